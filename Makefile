@@ -1,0 +1,110 @@
+# ward — GNU make with pkg-config. See README.md.
+.SUFFIXES:
+PREFIX   ?= /usr/local
+BUILD    ?= build
+CC       ?= cc
+PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
+
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+       -Wmissing-prototypes -Wswitch-enum -Wvla \
+       -Werror=implicit-function-declaration -Werror=return-type \
+       -Werror=incompatible-pointer-types -Werror=format-security
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+LDLIBS = $(PKG_LIBS)
+
+LIB_SRC  = $(wildcard config/*.c approvals/*.c)
+SUP_SRC  = $(wildcard supervisor/*.c)
+TUI_SRC  = $(wildcard tui/*.c)
+TEST_SRC = $(wildcard tests/test-*.c)
+# tui objects other than main.c are linked into the tui tests too
+TUI_LIBSRC = $(filter-out tui/main.c,$(TUI_SRC))
+SUP_LIBSRC = $(filter-out supervisor/main.c,$(SUP_SRC))
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+SUP_OBJ  = $(SUP_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ  = $(TUI_SRC:%.c=$(BUILD)/%.o)
+TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+HELPERS  = $(patsubst tests/live/%.c,$(BUILD)/tests/live/%,$(wildcard tests/live/*.c))
+
+all: ward ward-supervisor
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libward.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libtui.a: $(TUI_LIBSRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libsup.a: $(SUP_LIBSRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# tests/test-tui-*.c link the tui objects, tests/test-sup-*.c the
+# supervisor's, every other test only libward.a (config + approvals).
+$(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test-sup-%: $(BUILD)/tests/test-sup-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/live/%: $(BUILD)/tests/live/%.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+tests: $(TESTS) $(HELPERS)
+
+# Unit tests (cmocka), then the live tests that launch real sandboxes.
+check: all tests layers
+	@fail=0; for t in $(TESTS); do \
+		echo "== $$t"; $$t || fail=1; \
+	done; [ $$fail = 0 ]
+	WARD_BUILD=$(BUILD) tests/live/run-all.sh
+
+unit: all tests
+	@fail=0; for t in $(TESTS); do $$t || fail=1; done; [ $$fail = 0 ]
+
+# ASan+UBSan build in its own folder, unit tests only.
+asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" unit
+
+# Includes flow config <- approvals <- {supervisor, tui}; curses only in tui,
+# seccomp only in supervisor.
+layers:
+	@tests/layers.sh
+
+bench: all
+	tests/bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ward $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 ward ward-supervisor $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 share/ward.ini $(DESTDIR)$(PREFIX)/share/ward/
+	cp -r share/demo $(DESTDIR)$(PREFIX)/share/ward/
+	install -m 644 share/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(BUILD) build-asan ward ward-supervisor
+
+.PHONY: all check unit asan layers bench install clean tests
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,103 @@
+#pragma once
+/*
+ * The record: one sqlite3 database per user, WAL mode, versioned schema
+ * (PRAGMA user_version), written only by supervisors in batched
+ * transactions. Events and output are queued in memory by audit_event()
+ * and audit_output() (cheap, no I/O) and written by audit_flush() in one
+ * transaction. Readers (ward log) open it read-only.
+ *
+ * Schema v1:
+ *   runs(id TEXT PRIMARY KEY, name, command, policy_path, policy_hash,
+ *        uid, started_ms, ended_ms, exit_code, exit_signal, end_reason,
+ *        limits)
+ *   events(seq INTEGER PRIMARY KEY, run, time_ms, pid, kind, syscall,
+ *        subject, subject2, detail, verdict, how, rule, decided_by,
+ *        wait_ms, request_id)
+ *   output(seq INTEGER PRIMARY KEY, run, stream, time_ms, bytes BLOB)
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "approvals/request.h"
+
+struct audit;
+
+struct audit_run {
+	const char	*id;
+	const char	*name;		/* may be NULL */
+	const char	*command;	/* argv joined by spaces */
+	const char	*policy_path;
+	const char	*policy_hash;
+	uid_t		 uid;
+	int64_t		 started_ms;
+	const char	*limits;	/* "timeout=600s memory=2G pids=512 (rlimit)" */
+};
+
+struct audit_event {
+	const char	*run;
+	int64_t		 time_ms;
+	pid_t		 pid;
+	enum request_kind kind;
+	const char	*syscall;	/* may be NULL */
+	const char	*subject;
+	const char	*subject2;	/* may be NULL */
+	const char	*detail;	/* may be NULL */
+	enum verdict	 verdict;
+	enum how	 how;
+	const char	*rule;		/* may be NULL */
+	const char	*decided_by;	/* "uid 1000 (alice) via console", "policy", "timeout" */
+	int64_t		 wait_ms;
+	uint64_t	 request_id;	/* 0 if none */
+};
+
+enum audit_stream {
+	AUDIT_STDOUT = 1,
+	AUDIT_STDERR = 2,
+	AUDIT_PTY = 3,
+};
+
+/* Opens (creating folder, file and schema) read-write; *cause on error. */
+int	audit_open(const char *path, struct audit **ret, char **cause);
+/* Read-only; -ENOENT if the database does not exist yet. */
+int	audit_open_readonly(const char *path, struct audit **ret, char **cause);
+/* Flushes what is queued, then closes. NULL is a no-op. */
+void	audit_close(struct audit *);
+
+/* Written at once (not batched): a run's start and end. */
+int	audit_run_begin(struct audit *, const struct audit_run *);
+int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
+	    int exit_code, int exit_signal, const char *end_reason);
+
+/* Queued; copies everything. */
+void	audit_event(struct audit *, const struct audit_event *);
+void	audit_output(struct audit *, const char *run, enum audit_stream,
+	    int64_t time_ms, const void *buf, size_t len);
+size_t	audit_pending(const struct audit *);
+/* Writes everything queued in one transaction. On failure keeps the queue
+ * (nothing recorded is lost) and returns -errno-ish with *cause. */
+int	audit_flush(struct audit *, char **cause);
+
+/* Reading, for `ward log`. Events in time order; run NULL = all runs.
+ * cb returns 0 to go on, non-zero to stop (returned). */
+struct audit_event_row {
+	int64_t		 seq;
+	struct audit_event ev;		/* strings valid during the callback */
+};
+int	audit_each_event(struct audit *, const char *run,
+	    int (*cb)(const struct audit_event_row *, void *), void *ctx);
+
+struct audit_run_row {
+	struct audit_run run;
+	int64_t		 ended_ms;	/* 0 while running */
+	int		 exit_code;	/* -1 if none */
+	int		 exit_signal;	/* 0 if none */
+	const char	*end_reason;	/* NULL while running */
+};
+int	audit_each_run(struct audit *,
+	    int (*cb)(const struct audit_run_row *, void *), void *ctx);
+/* The most recent run's id (malloc'd), or -ENOENT. */
+int	audit_last_run(struct audit *, char **ret);
+/* Concatenated output of a run, for tests and `ward log --output`. */
+int	audit_read_output(struct audit *, const char *run, char **buf, size_t *len);

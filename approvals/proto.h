@@ -1,0 +1,87 @@
+#pragma once
+/*
+ * The control protocol between a supervisor and its consoles / CLI verbs,
+ * over a unix stream socket.
+ *
+ * Frame: a 4-byte big-endian length N (1 <= N <= PROTO_MAX_FRAME), then N
+ * bytes: one JSON object (UTF-8) with a string member "type". Anything else
+ * (zero or oversized length, bad JSON, not an object, no type) is a protocol
+ * error and the connection is dropped; a frame cut short by EOF is
+ * -EPROTO ("truncated frame").
+ *
+ * Client -> supervisor
+ *   {"type":"hello","version":1,"client":"console"|"cli","watch":bool}
+ *       -> {"type":"welcome","version":1,"run":RUN,"pending":[REQUEST...]}
+ *          and, when watch, the output backlog as "output" messages, then
+ *          every later message below as it happens.
+ *   {"type":"decide","request":ID,"verdict":"allow"|"deny",
+ *    "scope":"once"|"run","reason":STRING?}
+ *       -> {"type":"ack","request":ID,"ok":true}
+ *        | {"type":"ack","request":ID,"ok":false,"error":"already decided"}
+ *   {"type":"kill"} -> {"type":"ack","ok":true}
+ *
+ * Supervisor -> watching clients
+ *   {"type":"request","request":REQUEST}              a new pending request
+ *   {"type":"resolved","request":ID,"verdict":V,"how":H,"by":STRING}
+ *   {"type":"event","event":EVENT}    something decided without asking
+ *   {"type":"output","stream":"pty"|"stdout"|"stderr","data":BASE64}
+ *   {"type":"state","run":RUN}        the run's state changed
+ *
+ * RUN = {"id","name","command","state":"starting"|"running"|"exited",
+ *        "pid","started_ms","ended_ms","exit_code","exit_signal",
+ *        "end_reason","limits","policy","headless","ask_timeout"}
+ * REQUEST = request_to_json(); EVENT = {"kind","syscall","subject",
+ *        "subject2","detail","verdict","how","rule","pid","time_ms"}
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#define PROTO_VERSION		1
+#define PROTO_MAX_FRAME		(1u << 20)
+/* A peer that lets this much pile up unsent is dropped (never block). */
+#define PROTO_MAX_OUTBUF	(8u << 20)
+
+struct proto_conn;
+
+/* Takes fd (closed by proto_conn_free). fd should be non-blocking for the
+ * supervisor; blocking is fine for CLI use. */
+struct proto_conn *proto_conn_new(int fd);
+void		 proto_conn_free(struct proto_conn *);
+int		 proto_conn_fd(const struct proto_conn *);
+/* Peer credentials captured at accept/connect (SO_PEERCRED). */
+void		 proto_conn_set_peer(struct proto_conn *, uid_t, pid_t);
+uid_t		 proto_conn_peer_uid(const struct proto_conn *);
+pid_t		 proto_conn_peer_pid(const struct proto_conn *);
+
+/* Queues msg (does not steal the reference); -ENOBUFS past PROTO_MAX_OUTBUF. */
+int		 proto_send(struct proto_conn *, const json_t *msg);
+/* Writes what the socket takes; 0 when all is out, -EAGAIN when some is
+ * left (poll for POLLOUT), other -errno on failure. */
+int		 proto_flush(struct proto_conn *);
+bool		 proto_want_write(const struct proto_conn *);
+/* Reads what is available: >0 bytes read, 0 at EOF, -EAGAIN, -errno. */
+ssize_t		 proto_read(struct proto_conn *);
+/* Next complete message: 1 and *msg (new reference), 0 if none yet,
+ * -EBADMSG / -EMSGSIZE on a bad frame (with *cause). After EOF with a
+ * partial frame buffered, -EPROTO ("truncated frame"). */
+int		 proto_next(struct proto_conn *, json_t **msg, char **cause);
+bool		 proto_eof(const struct proto_conn *);
+
+/* Blocking helpers for the CLI: send msg and wait up to timeout_ms for the
+ * first reply whose "type" is reply_type; 0 and *reply, or -errno/cause. */
+int		 proto_call(struct proto_conn *, const json_t *msg,
+		    const char *reply_type, int timeout_ms, json_t **reply,
+		    char **cause);
+
+/* Encode / decode a frame by hand, for tests and the blocking helpers. */
+int		 proto_frame(const json_t *msg, char **buf, size_t *len);
+
+/* Output bytes travel as base64 (output is arbitrary bytes, JSON is UTF-8). */
+char		*proto_b64_encode(const void *, size_t);
+int		 proto_b64_decode(const char *, void **buf, size_t *len);
+
+/* Message builders (new references). */
+json_t		*proto_msg(const char *type);	/* {"type":type} */

@@ -1,0 +1,78 @@
+#pragma once
+/*
+ * Requests, verdicts and how they were decided. A request is plain data:
+ * the supervisor fills it, the queue owns it while pending, the protocol
+ * carries it to consoles, the audit store records it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+enum request_kind {
+	KIND_WRITE,	/* create or change a name or data outside the writable set */
+	KIND_CONNECT,
+	KIND_DNS,
+	KIND_PACKAGE,
+	KIND_EXEC,
+	KIND_BLOCKED,	/* a syscall the floor refuses outright (issue 3) */
+	KIND_RUN,	/* run lifecycle: start, exit, kill, timeout */
+};
+
+enum verdict {
+	VERDICT_NONE,	/* still pending */
+	VERDICT_ALLOW,
+	VERDICT_DENY,
+	VERDICT_ASK,
+	VERDICT_KILL,
+};
+
+enum scope {
+	SCOPE_ONCE,
+	SCOPE_RUN,
+};
+
+/* How a verdict came about. */
+enum how {
+	HOW_POLICY,	/* a rule of the policy file */
+	HOW_RUN_RULE,	/* an "for this run" answer given earlier */
+	HOW_PERSON,	/* a person, via console or CLI */
+	HOW_TIMEOUT,	/* nobody answered before the deadline */
+	HOW_DEFAULT,	/* no rule; the default for this mode */
+	HOW_FLOOR,	/* the kernel floor; no question asked */
+	HOW_SUPERVISOR,	/* the supervisor itself (lifecycle, errors) */
+};
+
+struct request {
+	uint64_t	 id;		/* per run, from 1 */
+	char		*run;		/* run id */
+	pid_t		 pid;		/* host pid of the asking thread */
+	enum request_kind kind;
+	char		*syscall;	/* "openat", "rename", ... */
+	char		*subject;	/* resolved path (host/sandbox view) */
+	char		*subject2;	/* second path for rename/link/symlink, or NULL */
+	char		*detail;	/* "flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644" */
+	char		*cmdline;	/* argv of the process, spaces between */
+	char		*cwd;		/* cwd of the process, sandbox view */
+	char		*why;		/* why asked: matching rule, or "no rule" */
+	int64_t		 created_ms;	/* wall clock */
+	int64_t		 deadline_ms;	/* wall clock; 0 = none */
+};
+
+struct request	*request_new(void);
+void		 request_free(struct request *);
+struct request	*request_dup(const struct request *);
+
+const char	*request_kind_name(enum request_kind);
+int		 request_kind_parse(const char *, enum request_kind *);
+const char	*verdict_name(enum verdict);
+int		 verdict_parse(const char *, enum verdict *);
+const char	*how_name(enum how);
+const char	*scope_name(enum scope);
+int		 scope_parse(const char *, enum scope *);
+
+/* JSON (jansson) form used by the control protocol and `--json` output. */
+json_t		*request_to_json(const struct request *);
+/* 0 or -EINVAL with *cause naming the bad field. */
+int		 request_from_json(const json_t *, struct request **, char **cause);

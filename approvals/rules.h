@@ -1,0 +1,46 @@
+#pragma once
+/*
+ * Rules: pattern -> verdict, by kind. Built from the policy file and from
+ * answers "for this run". Order of evaluation (DESIGN §7): run rules, then
+ * the policy's deny, then its allow, then the default. The first match
+ * names itself so that a request can say why it was decided or asked.
+ */
+#include <stddef.h>
+
+#include "approvals/request.h"
+#include "config/policy.h"
+
+enum rule_origin {
+	RULE_POLICY,
+	RULE_RUN,
+};
+
+struct rule {
+	enum request_kind kind;
+	char		*pattern;	/* glob for paths (fnmatch, FNM_PATHNAME off: '*' crosses '/') */
+	enum verdict	 verdict;	/* ALLOW or DENY */
+	enum rule_origin origin;
+};
+
+struct rules;
+
+struct rules	*rules_new(void);
+void		 rules_free(struct rules *);
+/* Adds [files] allow/deny of the policy as KIND_WRITE rules. */
+void		 rules_add_policy(struct rules *, const struct policy *);
+void		 rules_add(struct rules *, enum request_kind, const char *pattern,
+		    enum verdict, enum rule_origin);
+size_t		 rules_count(const struct rules *);
+
+/*
+ * The verdict for kind+subject, or VERDICT_NONE when no rule matches.
+ * *matched (may be NULL) points at the matching rule, owned by rules.
+ * subject2 (may be NULL): for two-path calls both must match an allow;
+ * either matching a deny denies.
+ */
+enum verdict	 rules_match(const struct rules *, enum request_kind,
+		    const char *subject, const char *subject2,
+		    const struct rule **matched);
+
+/* "allow write /etc/ward-test (run)" style text for the record and console. */
+char		*rule_describe(const struct rule *);

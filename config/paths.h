@@ -1,0 +1,23 @@
+#pragma once
+/*
+ * XDG paths. Every function returns a malloc'd string.
+ *   state:   $XDG_STATE_HOME/ward      (default ~/.local/state/ward)
+ *   runtime: $XDG_RUNTIME_DIR/ward     (fallback /tmp/ward-UID), 0700
+ *   config:  $XDG_CONFIG_HOME/ward     (default ~/.config/ward)
+ *   data:    the default policy: $WARD_SHARE or the folder ward was
+ *            installed with (share/ beside the binary in a build tree).
+ */
+char	*paths_state_dir(void);
+char	*paths_audit_db(void);		/* state/audit.db */
+char	*paths_runs_dir(void);		/* state/runs */
+char	*paths_config_dir(void);
+/*
+ * The runtime folder for control sockets, created 0700 if missing and
+ * checked: a real directory (not a symlink), owned by us, mode 0700.
+ * 0 or -errno; *cause says what was wrong.
+ */
+int	 paths_runtime_dir(char **ret, char **cause);
+/* The default policy file: $XDG_CONFIG_HOME/ward/ward.ini if it exists,
+ * else share/ward.ini beside the executable (build tree), else
+ * PREFIX/share/ward/ward.ini. */
+char	*paths_default_policy(const char *argv0);

@@ -1,0 +1,73 @@
+#pragma once
+/*
+ * The policy file (inih) read into plain structs. Callers fill or read the
+ * fields directly; policy_load*() is the only parser. See share/ward.ini.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+enum policy_action {
+	POLICY_ASK,
+	POLICY_DENY,
+	POLICY_ALLOW,
+};
+
+/* One [network] allow entry: host (name, *.suffix, address or CIDR) and port. */
+struct policy_host {
+	char		*host;
+	unsigned	 port_lo;	/* 0..65535; lo=0,hi=65535 = any */
+	unsigned	 port_hi;
+};
+
+struct policy {
+	char		*path;		/* the file it came from, for messages */
+
+	/* [run] */
+	unsigned	 timeout;	/* wall clock, seconds; 0 = none */
+	unsigned	 ask_timeout;	/* seconds a request waits before deny */
+	uint64_t	 memory;	/* bytes; 0 = no limit */
+	unsigned	 pids;		/* max tasks; 0 = no limit */
+
+	/* [files] */
+	char	       **writable;	/* host folders bound read-write */
+	size_t		 n_writable;
+	char	       **hidden;	/* host paths hidden from the sandbox */
+	size_t		 n_hidden;
+	char	       **allow;		/* globs: writes outside allowed w/o asking */
+	size_t		 n_allow;
+	char	       **deny;		/* globs: writes outside denied w/o asking */
+	size_t		 n_deny;
+	enum policy_action write;	/* other writes outside: ASK or DENY */
+
+	/* [network] (parsed only, for now) */
+	struct policy_host *net_allow;
+	size_t		 n_net_allow;
+	enum policy_action connect;	/* ASK or DENY */
+
+	/* [packages] (parsed only, for now) */
+	enum policy_action install;	/* ASK, DENY or ALLOW */
+};
+
+/* Defaults as documented in share/ward.ini. */
+void	policy_init(struct policy *);
+void	policy_done(struct policy *);
+
+/*
+ * Parse a file / a string into *p (which policy_load* initialises).
+ * On error returns -EINVAL (or -errno for I/O) and sets *cause to a
+ * message naming file, line and key: "ward.ini:12: [run] timeout: ...".
+ * name is used in messages for policy_load_string.
+ */
+int	policy_load(struct policy *, const char *path, char **cause);
+int	policy_load_string(struct policy *, const char *text, const char *name,
+	    char **cause);
+
+/* Parse "90", "90s", "5m", "2h" into seconds; 0 or -EINVAL. */
+int	policy_parse_duration(const char *, unsigned *);
+/* Parse "512M", "2G", "1048576", "none" into bytes; 0 or -EINVAL. */
+int	policy_parse_size(const char *, uint64_t *);
+/* "ask", "deny", "allow" */
+const char *policy_action_name(enum policy_action);
+/* A short stable hash (hex) of the file contents, for the record. */
+char	*policy_hash(const char *text, size_t len);

@@ -1,0 +1,69 @@
+#pragma once
+/*
+ * The few helpers every layer uses: allocation that cannot fail, cleanup
+ * attributes for owned locals, and time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+void	*xrealloc(void *, size_t);
+void	*xreallocarray(void *, size_t, size_t);
+char	*xstrdup(const char *);
+char	*xstrndup(const char *, size_t);
+char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
+
+/* Only before a sandbox runs, for out-of-memory, or for impossible states. */
+noreturn void fatal(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+static inline void
+freep(void *p)
+{
+	free(*(void **)p);
+}
+void	closep(int *);
+void	strvfreep(char ***);
+
+#define cleanup_free  __attribute__((cleanup(freep)))
+#define cleanup_fd    __attribute__((cleanup(closep)))
+#define cleanup_strv  __attribute__((cleanup(strvfreep)))
+
+static inline void *
+steal_ptr_impl(void **pp)
+{
+	void *p = *pp;
+
+	*pp = NULL;
+	return p;
+}
+#define steal_ptr(pp) steal_ptr_impl((void **)(pp))
+
+static inline int
+steal_fd(int *fdp)
+{
+	int fd = *fdp;
+
+	*fdp = -1;
+	return fd;
+}
+
+/* NULL-terminated string vectors. */
+size_t	 strv_len(char *const *);
+void	 strv_push(char ***, size_t *, char *);	/* takes the string */
+void	 strv_free(char **);
+
+/* Milliseconds: CLOCK_MONOTONIC for deadlines, CLOCK_REALTIME for records. */
+int64_t	 now_mono_ms(void);
+int64_t	 now_wall_ms(void);
+
+/* Write all of buf, retrying on EINTR; 0 or -errno. */
+int	 write_all(int, const void *, size_t);
+/* mkdir -p with mode for the folders it creates; 0 or -errno. */
+int	 mkdir_p(const char *, unsigned int);

@@ -1,0 +1,12 @@
+#pragma once
+/*
+ * The command-line verbs that talk to live supervisors or read the record.
+ * Each returns the process exit status: 0 ok, 1 a failure the user must
+ * see (no such run, already decided), 2 usage.
+ */
+int	cli_pending(int argc, char **argv);	/* ward pending [--json] */
+int	cli_approve(int argc, char **argv);	/* ward approve RUN ID */
+int	cli_deny(int argc, char **argv);	/* ward deny RUN ID [--reason TEXT] */
+int	cli_kill(int argc, char **argv);	/* ward kill RUN */
+int	cli_log(int argc, char **argv);		/* ward log [RUN] [--json] */
+int	cli_ps(int argc, char **argv);		/* ward ps [--json] */
