@@ -14,6 +14,9 @@
  *        subject, subject2, detail, verdict, how, rule, decided_by,
  *        wait_ms, request_id)
  *   output(seq INTEGER PRIMARY KEY, run, stream, time_ms, bytes BLOB)
+ * kind, verdict, how and stream are stored as their names ("write",
+ * "allow", "person", "stdout") so that the file reads well in sqlite3(1).
+ * Indexes: events(run), output(run), runs(started_ms).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,28 +61,43 @@ enum audit_stream {
 	AUDIT_PTY = 3,
 };
 
-/* Opens (creating folder, file and schema) read-write; *cause on error. */
+/* "stdout", "stderr", "pty"; parse gives 0 or -EINVAL. */
+const char *audit_stream_name(enum audit_stream);
+int	audit_stream_parse(const char *, enum audit_stream *);
+
+/* Opens (creating folder 0700, file and schema) read-write; *cause on
+ * error; -ENOTSUP when the file's schema is newer than this ward's.
+ * ":memory:" gives a private in-memory store (tests). */
 int	audit_open(const char *path, struct audit **ret, char **cause);
-/* Read-only; -ENOENT if the database does not exist yet. */
+/* Read-only; -ENOENT if the database does not exist yet (or has no
+ * schema yet), -ENOTSUP if its schema is newer. */
 int	audit_open_readonly(const char *path, struct audit **ret, char **cause);
+/* How long a write waits on another supervisor's transaction (default
+ * 5000 ms) before it fails with -EBUSY. */
+void	audit_set_busy_timeout(struct audit *, int ms);
 /* Flushes what is queued, then closes. NULL is a no-op. */
 void	audit_close(struct audit *);
 
-/* Written at once (not batched): a run's start and end. */
+/* Written at once (not batched): a run's start and end. 0 or -errno:
+ * -EEXIST when the run id is taken, -ENOENT when ending an unknown run,
+ * -EROFS on a read-only handle. */
 int	audit_run_begin(struct audit *, const struct audit_run *);
 int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
 	    int exit_code, int exit_signal, const char *end_reason);
 
-/* Queued; copies everything. */
+/* Queued; copies everything. Output queued back to back for the same
+ * run and stream is joined into one row of at most 64 KiB. */
 void	audit_event(struct audit *, const struct audit_event *);
 void	audit_output(struct audit *, const char *run, enum audit_stream,
 	    int64_t time_ms, const void *buf, size_t len);
 size_t	audit_pending(const struct audit *);
 /* Writes everything queued in one transaction. On failure keeps the queue
- * (nothing recorded is lost) and returns -errno-ish with *cause. */
+ * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
+ * when another writer held the file past the busy timeout). */
 int	audit_flush(struct audit *, char **cause);
 
-/* Reading, for `ward log`. Events in time order; run NULL = all runs.
+/* Reading, for `ward log`. Events in the order recorded (seq); run NULL =
+ * all runs.
  * cb returns 0 to go on, non-zero to stop (returned). */
 struct audit_event_row {
 	int64_t		 seq;
@@ -99,5 +117,6 @@ int	audit_each_run(struct audit *,
 	    int (*cb)(const struct audit_run_row *, void *), void *ctx);
 /* The most recent run's id (malloc'd), or -ENOENT. */
 int	audit_last_run(struct audit *, char **ret);
-/* Concatenated output of a run, for tests and `ward log --output`. */
+/* Concatenated output of a run, for tests and `ward log --output`: *buf is
+ * malloc'd and NUL-terminated (not counted in *len); "" if none. */
 int	audit_read_output(struct audit *, const char *run, char **buf, size_t *len);

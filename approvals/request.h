@@ -64,15 +64,22 @@ struct request	*request_new(void);
 void		 request_free(struct request *);
 struct request	*request_dup(const struct request *);
 
+/* *_name() gives "unknown" for a value out of range; *_parse() 0 or -EINVAL. */
 const char	*request_kind_name(enum request_kind);
 int		 request_kind_parse(const char *, enum request_kind *);
 const char	*verdict_name(enum verdict);
 int		 verdict_parse(const char *, enum verdict *);
 const char	*how_name(enum how);
+int		 how_parse(const char *, enum how *);
 const char	*scope_name(enum scope);
 int		 scope_parse(const char *, enum scope *);
 
-/* JSON (jansson) form used by the control protocol and `--json` output. */
+/* JSON (jansson) form used by the control protocol and `--json` output.
+ * Every member is always present; subject2 is null when there is none,
+ * other NULL strings are sent as "". Bytes that are not valid UTF-8 are
+ * sent as the text \xNN (JSON strings must be UTF-8). */
 json_t		*request_to_json(const struct request *);
-/* 0 or -EINVAL with *cause naming the bad field. */
+/* 0 or -EINVAL with *cause naming the bad field ("request: \"pid\": not
+ * an integer"). subject2 may be null or absent; every other member is
+ * required. */
 int		 request_from_json(const json_t *, struct request **, char **cause);

@@ -5,6 +5,7 @@
  * the policy's deny, then its allow, then the default. The first match
  * names itself so that a request can say why it was decided or asked.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "approvals/request.h"
@@ -36,7 +37,10 @@ size_t		 rules_count(const struct rules *);
  * The verdict for kind+subject, or VERDICT_NONE when no rule matches.
  * *matched (may be NULL) points at the matching rule, owned by rules.
  * subject2 (may be NULL): for two-path calls both must match an allow;
- * either matching a deny denies.
+ * either matching a deny denies. Each path is judged in the order above;
+ * the call gets the stronger result (kill > deny > ask > none > allow),
+ * and *matched is that path's rule (NULL when it is none).
+ * Policy rules other than deny (allow, ask) are tried in the order added.
  */
 enum verdict	 rules_match(const struct rules *, enum request_kind,
 		    const char *subject, const char *subject2,
@@ -44,3 +48,13 @@ enum verdict	 rules_match(const struct rules *, enum request_kind,
 
 /* "allow write /etc/ward-test (run)" style text for the record and console. */
 char		*rule_describe(const struct rule *);
+/* "policy", "run" */
+const char	*rule_origin_name(enum rule_origin);
+
+/*
+ * The pattern test rules_match uses: fnmatch(3) without FNM_PATHNAME, so
+ * '*' crosses '/' ("/etc/ward-*" covers "/etc/ward-a/b"), and a pattern
+ * whose last component is "**" also names the folder it is in: "/srv/"
+ * followed by "**" covers "/srv" as well as everything beneath it.
+ */
+bool		 rules_glob(const char *pattern, const char *subject);

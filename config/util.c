@@ -110,6 +110,7 @@ closep(int *fdp)
 		int saved = errno;
 
 		close(*fdp);
+		*fdp = -1;
 		errno = saved;
 	}
 }

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -21,13 +20,15 @@ char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
 char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
 
 /* Only before a sandbox runs, for out-of-memory, or for impossible states. */
-noreturn void fatal(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	fatal(const char *, ...)
+	    __attribute__((noreturn, format(printf, 1, 2)));
 
 static inline void
 freep(void *p)
 {
 	free(*(void **)p);
 }
+/* Closes *fd if >= 0 and sets it to -1. */
 void	closep(int *);
 void	strvfreep(char ***);
 

@@ -1,0 +1,782 @@
+#include "approvals/audit.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "config/util.h"
+
+#define AUDIT_VERSION		1
+/* Output of one run and stream queued back to back becomes one row of at
+ * most this much, so a chatty program writes few rows, none huge. */
+#define AUDIT_OUTPUT_MAX	(64 * 1024)
+/* Every supervisor of the user writes to the one file; a flush waits this
+ * long for another's transaction before it gives up (and retries later). */
+#define AUDIT_BUSY_MS		5000
+
+static const char audit_schema[] =
+	"CREATE TABLE IF NOT EXISTS runs ("
+	" id TEXT PRIMARY KEY, name TEXT, command TEXT, policy_path TEXT,"
+	" policy_hash TEXT, uid INTEGER, started_ms INTEGER, ended_ms INTEGER,"
+	" exit_code INTEGER, exit_signal INTEGER, end_reason TEXT,"
+	" limits TEXT);"
+	"CREATE TABLE IF NOT EXISTS events ("
+	" seq INTEGER PRIMARY KEY, run TEXT, time_ms INTEGER, pid INTEGER,"
+	" kind TEXT, syscall TEXT, subject TEXT, subject2 TEXT, detail TEXT,"
+	" verdict TEXT, how TEXT, rule TEXT, decided_by TEXT, wait_ms INTEGER,"
+	" request_id INTEGER);"
+	"CREATE TABLE IF NOT EXISTS output ("
+	" seq INTEGER PRIMARY KEY, run TEXT, stream TEXT, time_ms INTEGER,"
+	" bytes BLOB);"
+	"CREATE INDEX IF NOT EXISTS events_run ON events(run);"
+	"CREATE INDEX IF NOT EXISTS output_run ON output(run);"
+	"CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);"
+	"PRAGMA user_version = 1;";
+
+/*
+ * No NOT NULL or CHECK constraints above on purpose: a flush that fails
+ * keeps its batch and tries again, so a row the schema refused would
+ * block every later flush for good.
+ */
+
+enum audit_stmt {
+	AUDIT_BEGIN,
+	AUDIT_COMMIT,
+	AUDIT_ROLLBACK,
+	AUDIT_INSERT_EVENT,
+	AUDIT_INSERT_OUTPUT,
+	AUDIT_INSERT_RUN,
+	AUDIT_END_RUN,
+	AUDIT_N_STMT,
+};
+
+static const char *const audit_sql[AUDIT_N_STMT] = {
+	[AUDIT_BEGIN] = "BEGIN IMMEDIATE",
+	[AUDIT_COMMIT] = "COMMIT",
+	[AUDIT_ROLLBACK] = "ROLLBACK",
+	[AUDIT_INSERT_EVENT] = "INSERT INTO events (run, time_ms, pid, kind,"
+	    " syscall, subject, subject2, detail, verdict, how, rule,"
+	    " decided_by, wait_ms, request_id)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	    " ?14)",
+	[AUDIT_INSERT_OUTPUT] = "INSERT INTO output (run, stream, time_ms,"
+	    " bytes) VALUES (?1, ?2, ?3, ?4)",
+	[AUDIT_INSERT_RUN] = "INSERT INTO runs (id, name, command, policy_path,"
+	    " policy_hash, uid, started_ms, limits)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[AUDIT_END_RUN] = "UPDATE runs SET ended_ms = ?2, exit_code = ?3,"
+	    " exit_signal = ?4, end_reason = ?5 WHERE id = ?1",
+};
+
+/* A queued event: struct audit_event with owned strings. */
+struct audit_qevent {
+	char		*run;
+	int64_t		 time_ms;
+	pid_t		 pid;
+	enum request_kind kind;
+	char		*syscall;
+	char		*subject;
+	char		*subject2;
+	char		*detail;
+	enum verdict	 verdict;
+	enum how	 how;
+	char		*rule;
+	char		*decided_by;
+	int64_t		 wait_ms;
+	uint64_t	 request_id;
+};
+
+struct audit_qoutput {
+	char		*run;
+	enum audit_stream stream;
+	int64_t		 time_ms;
+	char		*buf;
+	size_t		 len;
+	size_t		 cap;
+};
+
+struct audit {
+	sqlite3		*db;
+	char		*path;
+	bool		 readonly;
+	sqlite3_stmt	*stmt[AUDIT_N_STMT];
+
+	struct audit_qevent *ev;
+	size_t		 n_ev;
+	size_t		 cap_ev;
+	struct audit_qoutput *out;
+	size_t		 n_out;
+	size_t		 cap_out;
+};
+
+const char *
+audit_stream_name(enum audit_stream s)
+{
+	switch (s) {
+	case AUDIT_STDOUT:
+		return "stdout";
+	case AUDIT_STDERR:
+		return "stderr";
+	case AUDIT_PTY:
+		return "pty";
+	}
+	return "unknown";
+}
+
+int
+audit_stream_parse(const char *s, enum audit_stream *ret)
+{
+	static const enum audit_stream all[] = {
+		AUDIT_STDOUT, AUDIT_STDERR, AUDIT_PTY,
+	};
+
+	for (size_t i = 0; s != NULL && i < ARRAY_SIZE(all); i++) {
+		if (strcmp(audit_stream_name(all[i]), s) == 0) {
+			*ret = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static char *
+audit_strdup(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+static void
+audit_qevent_done(struct audit_qevent *e)
+{
+	free(e->run);
+	free(e->syscall);
+	free(e->subject);
+	free(e->subject2);
+	free(e->detail);
+	free(e->rule);
+	free(e->decided_by);
+}
+
+static void
+audit_batch_clear(struct audit *a)
+{
+	for (size_t i = 0; i < a->n_ev; i++)
+		audit_qevent_done(&a->ev[i]);
+	a->n_ev = 0;
+	for (size_t i = 0; i < a->n_out; i++) {
+		free(a->out[i].run);
+		free(a->out[i].buf);
+	}
+	a->n_out = 0;
+}
+
+/* Closes without flushing: for a handle that failed to open. */
+static void
+audit_destroy(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	for (size_t i = 0; i < AUDIT_N_STMT; i++)
+		sqlite3_finalize(a->stmt[i]);
+	sqlite3_close(a->db);
+	audit_batch_clear(a);
+	free(a->ev);
+	free(a->out);
+	free(a->path);
+	free(a);
+}
+
+static void
+audit_destroyp(struct audit **ap)
+{
+	audit_destroy(*ap);
+}
+
+static void
+audit_finalizep(sqlite3_stmt **sp)
+{
+	sqlite3_finalize(*sp);
+}
+
+#define cleanup_audit	__attribute__((cleanup(audit_destroyp)))
+#define cleanup_stmt	__attribute__((cleanup(audit_finalizep)))
+
+/* An sqlite result code as -errno; the OS's own errno where it has one. */
+static int
+audit_errno(sqlite3 *db, int rc)
+{
+	int sys = db != NULL ? sqlite3_system_errno(db) : 0;
+
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CONSTRAINT:
+		return -EEXIST;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return -EBADMSG;
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+		return sys > 0 ? -sys : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+static int
+audit_fail(struct audit *a, int rc, char **cause, const char *what)
+{
+	int r = audit_errno(a->db, rc);
+
+	if (r == 0)
+		r = -EIO;
+	if (cause != NULL)
+		*cause = xasprintf("audit: %s: %s: %s", a->path, what,
+		    a->db != NULL ? sqlite3_errmsg(a->db) : sqlite3_errstr(rc));
+	return r;
+}
+
+static int
+audit_exec(struct audit *a, const char *sql, char **cause, const char *what)
+{
+	int rc = sqlite3_exec(a->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : audit_fail(a, rc, cause, what);
+}
+
+/* Runs a prepared statement to its end and makes it ready for reuse. */
+static int
+audit_step(sqlite3_stmt *s)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int
+audit_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v == NULL)
+		return sqlite3_bind_null(s, i);
+	return sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+static int
+audit_version(struct audit *a, int *ret, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(a->db, "PRAGMA user_version", -1, &s,
+	    NULL)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "reading schema version");
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW)
+		return audit_fail(a, rc, cause, "reading schema version");
+	*ret = sqlite3_column_int(s, 0);
+	return 0;
+}
+
+static int
+audit_check_version(struct audit *a, int v, char **cause)
+{
+	if (v <= AUDIT_VERSION)
+		return 0;
+	if (cause != NULL)
+		*cause = xasprintf("audit: %s: schema version %d is newer than "
+		    "this ward knows (%d); use a newer ward or another file",
+		    a->path, v, AUDIT_VERSION);
+	return -ENOTSUP;
+}
+
+/*
+ * Creates the schema unless someone has. Two supervisors may start at
+ * once on a fresh file: the version is read again under the write lock,
+ * so only one of them creates.
+ */
+static int
+audit_create(struct audit *a, char **cause)
+{
+	int v, r;
+
+	if ((r = audit_exec(a, "BEGIN IMMEDIATE", cause,
+	    "creating schema")) < 0)
+		return r;
+	if ((r = audit_version(a, &v, cause)) == 0 &&
+	    (r = audit_check_version(a, v, cause)) == 0 && v == 0)
+		r = audit_exec(a, audit_schema, cause, "creating schema");
+	if (r == 0)
+		r = audit_exec(a, "COMMIT", cause, "creating schema");
+	if (r < 0 && !sqlite3_get_autocommit(a->db))
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+static bool
+audit_is_file(const char *path)
+{
+	return path[0] != '\0' && strcmp(path, ":memory:") != 0 &&
+	    strncmp(path, "file:", 5) != 0;
+}
+
+static int
+audit_mkdir_parent(const char *path, char **cause)
+{
+	const char *slash = strrchr(path, '/');
+	cleanup_free char *dir = NULL;
+	int r;
+
+	if (!audit_is_file(path) || slash == NULL || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	if ((r = mkdir_p(dir, 0700)) < 0 && cause != NULL)
+		*cause = xasprintf("audit: cannot create %s: %s", dir,
+		    strerror(-r));
+	return r;
+}
+
+static int
+audit_connect(const char *path, int flags, struct audit **ret, char **cause)
+{
+	cleanup_audit struct audit *a = xcalloc(1, sizeof *a);
+	int rc;
+
+	a->path = xstrdup(path);
+	a->readonly = (flags & SQLITE_OPEN_READONLY) != 0;
+	if ((rc = sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX,
+	    NULL)) != SQLITE_OK) {
+		if (a->db == NULL)
+			fatal("out of memory");
+		return audit_fail(a, rc, cause, "cannot open");
+	}
+	sqlite3_busy_timeout(a->db, AUDIT_BUSY_MS);
+	*ret = steal_ptr(&a);
+	return 0;
+}
+
+int
+audit_open(const char *path, struct audit **ret, char **cause)
+{
+	cleanup_audit struct audit *a = NULL;
+	int r, rc, v;
+
+	if ((r = audit_mkdir_parent(path, cause)) < 0)
+		return r;
+	if ((r = audit_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+	    &a, cause)) < 0)
+		return r;
+	/* The version first: a newer ward's file is left exactly as it is.
+	 * WAL: readers (ward log, consoles) never block the supervisors, and
+	 * NORMAL sync is safe with WAL (a crash loses at most the last
+	 * commits, never the file). */
+	if ((r = audit_version(a, &v, cause)) < 0 ||
+	    (r = audit_check_version(a, v, cause)) < 0 ||
+	    (r = audit_exec(a, "PRAGMA journal_mode=WAL", cause,
+	    "setting WAL mode")) < 0 ||
+	    (r = audit_exec(a, "PRAGMA synchronous=NORMAL", cause,
+	    "setting synchronous")) < 0)
+		return r;
+	if (v == 0 && (r = audit_create(a, cause)) < 0)
+		return r;
+	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
+		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &a->stmt[i], NULL)) != SQLITE_OK)
+			return audit_fail(a, rc, cause, "preparing statements");
+	}
+	*ret = steal_ptr(&a);
+	return 0;
+}
+
+int
+audit_open_readonly(const char *path, struct audit **ret, char **cause)
+{
+	cleanup_audit struct audit *a = NULL;
+	struct stat st;
+	int r, v;
+
+	if (audit_is_file(path) && stat(path, &st) < 0) {
+		r = -errno;
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: %s", path,
+			    r == -ENOENT ? "no record yet" : strerror(-r));
+		return r;
+	}
+	if ((r = audit_connect(path, SQLITE_OPEN_READONLY, &a, cause)) < 0 ||
+	    (r = audit_version(a, &v, cause)) < 0 ||
+	    (r = audit_check_version(a, v, cause)) < 0)
+		return r;
+	if (v == 0) {
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: no record yet", path);
+		return -ENOENT;
+	}
+	*ret = steal_ptr(&a);
+	return 0;
+}
+
+void
+audit_set_busy_timeout(struct audit *a, int ms)
+{
+	sqlite3_busy_timeout(a->db, ms);
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	/* Nobody is left to report a failure to: what cannot be written now
+	 * is lost, as it would be if the process died. */
+	if (!a->readonly)
+		audit_flush(a, NULL);
+	audit_destroy(a);
+}
+
+int
+audit_run_begin(struct audit *a, const struct audit_run *run)
+{
+	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
+
+	if (a->readonly)
+		return -EROFS;
+	audit_bind_text(s, 1, run->id);
+	audit_bind_text(s, 2, run->name);
+	audit_bind_text(s, 3, run->command);
+	audit_bind_text(s, 4, run->policy_path);
+	audit_bind_text(s, 5, run->policy_hash);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid);
+	sqlite3_bind_int64(s, 7, run->started_ms);
+	audit_bind_text(s, 8, run->limits);
+	return audit_errno(a->db, audit_step(s));
+}
+
+int
+audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
+    int exit_code, int exit_signal, const char *end_reason)
+{
+	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
+	int rc;
+
+	if (a->readonly)
+		return -EROFS;
+	audit_bind_text(s, 1, run);
+	sqlite3_bind_int64(s, 2, ended_ms);
+	sqlite3_bind_int(s, 3, exit_code);
+	sqlite3_bind_int(s, 4, exit_signal);
+	audit_bind_text(s, 5, end_reason);
+	if ((rc = audit_step(s)) != SQLITE_OK)
+		return audit_errno(a->db, rc);
+	return sqlite3_changes(a->db) == 0 ? -ENOENT : 0;
+}
+
+void
+audit_event(struct audit *a, const struct audit_event *ev)
+{
+	struct audit_qevent *q;
+
+	if (a->n_ev == a->cap_ev) {
+		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
+		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
+	}
+	q = &a->ev[a->n_ev++];
+	q->run = xstrdup(ev->run != NULL ? ev->run : "");
+	q->time_ms = ev->time_ms;
+	q->pid = ev->pid;
+	q->kind = ev->kind;
+	q->syscall = audit_strdup(ev->syscall);
+	q->subject = audit_strdup(ev->subject);
+	q->subject2 = audit_strdup(ev->subject2);
+	q->detail = audit_strdup(ev->detail);
+	q->verdict = ev->verdict;
+	q->how = ev->how;
+	q->rule = audit_strdup(ev->rule);
+	q->decided_by = audit_strdup(ev->decided_by);
+	q->wait_ms = ev->wait_ms;
+	q->request_id = ev->request_id;
+}
+
+static struct audit_qoutput *
+audit_output_row(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms)
+{
+	struct audit_qoutput *o;
+
+	if (a->n_out == a->cap_out) {
+		a->cap_out = a->cap_out ? a->cap_out * 2 : 64;
+		a->out = xreallocarray(a->out, a->cap_out, sizeof *a->out);
+	}
+	o = &a->out[a->n_out++];
+	o->run = xstrdup(run);
+	o->stream = stream;
+	o->time_ms = time_ms;
+	o->buf = NULL;
+	o->len = 0;
+	o->cap = 0;
+	return o;
+}
+
+void
+audit_output(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	if (run == NULL)
+		run = "";
+	while (len > 0) {
+		struct audit_qoutput *o = a->n_out > 0 ? &a->out[a->n_out - 1] :
+		    NULL;
+		size_t n;
+
+		if (o == NULL || o->stream != stream ||
+		    o->len == AUDIT_OUTPUT_MAX || strcmp(o->run, run) != 0)
+			o = audit_output_row(a, run, stream, time_ms);
+		n = AUDIT_OUTPUT_MAX - o->len;
+		if (n > len)
+			n = len;
+		if (o->len + n > o->cap) {
+			o->cap = o->cap ? o->cap : 4096;
+			while (o->cap < o->len + n)
+				o->cap *= 2;
+			if (o->cap > AUDIT_OUTPUT_MAX)
+				o->cap = AUDIT_OUTPUT_MAX;
+			o->buf = xrealloc(o->buf, o->cap);
+		}
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		p += n;
+		len -= n;
+	}
+}
+
+size_t
+audit_pending(const struct audit *a)
+{
+	return a->n_ev + a->n_out;
+}
+
+static int
+audit_write_batch(struct audit *a)
+{
+	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_EVENT];
+	int rc;
+
+	for (size_t i = 0; i < a->n_ev; i++) {
+		const struct audit_qevent *e = &a->ev[i];
+
+		audit_bind_text(s, 1, e->run);
+		sqlite3_bind_int64(s, 2, e->time_ms);
+		sqlite3_bind_int64(s, 3, e->pid);
+		audit_bind_text(s, 4, request_kind_name(e->kind));
+		audit_bind_text(s, 5, e->syscall);
+		audit_bind_text(s, 6, e->subject);
+		audit_bind_text(s, 7, e->subject2);
+		audit_bind_text(s, 8, e->detail);
+		audit_bind_text(s, 9, verdict_name(e->verdict));
+		audit_bind_text(s, 10, how_name(e->how));
+		audit_bind_text(s, 11, e->rule);
+		audit_bind_text(s, 12, e->decided_by);
+		sqlite3_bind_int64(s, 13, e->wait_ms);
+		sqlite3_bind_int64(s, 14, (sqlite3_int64)e->request_id);
+		if ((rc = audit_step(s)) != SQLITE_OK)
+			return rc;
+	}
+	s = a->stmt[AUDIT_INSERT_OUTPUT];
+	for (size_t i = 0; i < a->n_out; i++) {
+		const struct audit_qoutput *o = &a->out[i];
+
+		audit_bind_text(s, 1, o->run);
+		audit_bind_text(s, 2, audit_stream_name(o->stream));
+		sqlite3_bind_int64(s, 3, o->time_ms);
+		sqlite3_bind_blob(s, 4, o->buf, (int)o->len, SQLITE_STATIC);
+		if ((rc = audit_step(s)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int
+audit_flush(struct audit *a, char **cause)
+{
+	int rc, r;
+
+	if (a->n_ev == 0 && a->n_out == 0)
+		return 0;
+	if (a->readonly) {
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: opened read-only",
+			    a->path);
+		return -EROFS;
+	}
+	if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "flush");
+	if ((rc = audit_write_batch(a)) == SQLITE_OK &&
+	    (rc = audit_step(a->stmt[AUDIT_COMMIT])) == SQLITE_OK) {
+		audit_batch_clear(a);
+		return 0;
+	}
+	/* The message first: ROLLBACK overwrites it. The batch stays for the
+	 * next flush; after the rollback none of it is in the file. */
+	r = audit_fail(a, rc, cause, "flush");
+	if (!sqlite3_get_autocommit(a->db))
+		audit_step(a->stmt[AUDIT_ROLLBACK]);
+	return r;
+}
+
+static const char *
+audit_col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+static int
+audit_query(struct audit *a, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v2(a->db, sql, -1, ret, NULL);
+
+	return rc == SQLITE_OK ? 0 : audit_errno(a->db, rc);
+}
+
+int
+audit_each_event(struct audit *a, const char *run,
+    int (*cb)(const struct audit_event_row *, void *), void *ctx)
+{
+	static const char cols[] = "SELECT seq, run, time_ms, pid, kind,"
+	    " syscall, subject, subject2, detail, verdict, how, rule,"
+	    " decided_by, wait_ms, request_id FROM events";
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
+	int rc, r;
+
+	sql = xasprintf("%s%s ORDER BY seq", cols,
+	    run != NULL ? " WHERE run = ?1" : "");
+	if ((r = audit_query(a, sql, &s)) < 0)
+		return r;
+	if (run != NULL)
+		audit_bind_text(s, 1, run);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct audit_event_row row = { 0 };
+
+		row.seq = sqlite3_column_int64(s, 0);
+		row.ev.run = audit_col_text(s, 1);
+		row.ev.time_ms = sqlite3_column_int64(s, 2);
+		row.ev.pid = (pid_t)sqlite3_column_int64(s, 3);
+		row.ev.syscall = audit_col_text(s, 5);
+		row.ev.subject = audit_col_text(s, 6);
+		row.ev.subject2 = audit_col_text(s, 7);
+		row.ev.detail = audit_col_text(s, 8);
+		row.ev.rule = audit_col_text(s, 11);
+		row.ev.decided_by = audit_col_text(s, 12);
+		row.ev.wait_ms = sqlite3_column_int64(s, 13);
+		row.ev.request_id = (uint64_t)sqlite3_column_int64(s, 14);
+		if (request_kind_parse(audit_col_text(s, 4),
+		    &row.ev.kind) < 0 ||
+		    verdict_parse(audit_col_text(s, 9), &row.ev.verdict) < 0 ||
+		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0)
+			return -EBADMSG;
+		if ((r = cb(&row, ctx)) != 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : audit_errno(a->db, rc);
+}
+
+int
+audit_each_run(struct audit *a,
+    int (*cb)(const struct audit_run_row *, void *), void *ctx)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, "SELECT id, name, command, policy_path,"
+	    " policy_hash, uid, started_ms, limits, ended_ms, exit_code,"
+	    " exit_signal, end_reason FROM runs ORDER BY started_ms, rowid",
+	    &s)) < 0)
+		return r;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct audit_run_row row = { 0 };
+
+		row.run.id = audit_col_text(s, 0);
+		row.run.name = audit_col_text(s, 1);
+		row.run.command = audit_col_text(s, 2);
+		row.run.policy_path = audit_col_text(s, 3);
+		row.run.policy_hash = audit_col_text(s, 4);
+		row.run.uid = (uid_t)sqlite3_column_int64(s, 5);
+		row.run.started_ms = sqlite3_column_int64(s, 6);
+		row.run.limits = audit_col_text(s, 7);
+		row.ended_ms = sqlite3_column_int64(s, 8);
+		row.exit_code = sqlite3_column_type(s, 9) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int(s, 9);
+		row.exit_signal = sqlite3_column_int(s, 10);
+		row.end_reason = audit_col_text(s, 11);
+		if ((r = cb(&row, ctx)) != 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : audit_errno(a->db, rc);
+}
+
+int
+audit_last_run(struct audit *a, char **ret)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, "SELECT id FROM runs"
+	    " ORDER BY started_ms DESC, rowid DESC LIMIT 1", &s)) < 0)
+		return r;
+	if ((rc = sqlite3_step(s)) == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return audit_errno(a->db, rc);
+	*ret = xstrdup(audit_col_text(s, 0) ? audit_col_text(s, 0) : "");
+	return 0;
+}
+
+int
+audit_read_output(struct audit *a, const char *run, char **buf, size_t *len)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *out = NULL;
+	size_t n = 0;
+	int rc, r;
+
+	if ((r = audit_query(a, "SELECT bytes FROM output WHERE run = ?1"
+	    " ORDER BY seq", &s)) < 0)
+		return r;
+	audit_bind_text(s, 1, run);
+	out = xmalloc(1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const void *p = sqlite3_column_blob(s, 0);
+		size_t m = (size_t)sqlite3_column_bytes(s, 0);
+
+		if (m == 0)
+			continue;
+		out = xrealloc(out, n + m + 1);
+		memcpy(out + n, p, m);
+		n += m;
+	}
+	if (rc != SQLITE_DONE)
+		return audit_errno(a->db, rc);
+	out[n] = '\0';
+	*buf = steal_ptr(&out);
+	*len = n;
+	return 0;
+}

@@ -1,0 +1,314 @@
+/*
+ * Approved escalations, performed by the supervisor itself on the host,
+ * with the arguments the person was shown. Decided on file descriptors,
+ * not strings: the host folder is opened without following any symlink
+ * and must be the very folder the sandbox sees at that path (same device
+ * and inode through the bind mount) before anything is changed in it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "config/util.h"
+#include "supervisor/sup.h"
+#include "supervisor/target.h"
+
+/* Sandbox folders that are the host's own, read-only, at the same path. */
+static const char *const identity[] = { "/usr", "/etc", "/opt", "/var" };
+
+char *
+emulate_host_path(const struct sup *s, const char *inside)
+{
+	const char *best_in = NULL, *best_host = NULL;
+	size_t best = 0;
+
+	for (size_t i = 0; i < s->policy.n_hidden; i++)
+		if (path_under(inside, s->policy.hidden[i]))
+			return NULL;
+	for (size_t i = 0; i < s->n_binds; i++) {
+		size_t n = strlen(s->binds[i].inside);
+
+		if (path_under(inside, s->binds[i].inside) && n > best) {
+			best = n;
+			best_in = s->binds[i].inside;
+			best_host = s->binds[i].host;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(identity); i++) {
+		size_t n = strlen(identity[i]);
+
+		if (path_under(inside, identity[i]) && n > best) {
+			best = n;
+			best_in = best_host = identity[i];
+		}
+	}
+	if (best_in == NULL)
+		return NULL;
+	return xasprintf("%s%s", best_host, inside + strlen(best_in));
+}
+
+static int
+split(const char *path, char *dir, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL || slash[1] == '\0')
+		return -EINVAL;
+	if (slash == path)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	}
+	*name = slash + 1;
+	if (strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+openat2_path(int dirfd, const char *path, uint64_t resolve)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = resolve,
+	};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/*
+ * Open the host folder that holds inside (a resolved sandbox path) and
+ * check that it is the folder the sandbox sees. Returns the fd, *name
+ * points into inside.
+ */
+static int
+open_parent(const struct sup *s, pid_t pid, const char *inside,
+    const char **name)
+{
+	char sdir[PATH_MAX], rootp[48];
+	cleanup_free char *host = NULL;
+	cleanup_fd int rootfd = -1, sfd = -1, hfd = -1;
+	const char *hname;
+	char hdir[PATH_MAX];
+	struct stat a, b;
+	int r;
+
+	if ((r = split(inside, sdir, name)) < 0)
+		return -EROFS;
+	if ((host = emulate_host_path(s, inside)) == NULL)
+		return -EROFS;
+	if ((r = split(host, hdir, &hname)) < 0)
+		return r;
+	hfd = openat2_path(AT_FDCWD, hdir,
+	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (hfd < 0)
+		return hfd;
+	snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
+	if ((rootfd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -ESRCH;
+	sfd = openat2_path(rootfd, sdir[1] ? sdir + 1 : ".", RESOLVE_IN_ROOT |
+	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (sfd < 0)
+		return sfd;
+	if (fstat(hfd, &a) < 0 || fstat(sfd, &b) < 0)
+		return -errno;
+	/* Not the same folder: something moved between the question and
+	 * the answer. Refuse rather than write somewhere not shown. */
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -EACCES;
+	return steal_fd(&hfd);
+}
+
+/*
+ * Keep the file as it was before the run's first approved change to it:
+ * <run>/before/<host path>. Best effort, and only once per path.
+ */
+static void
+before_image(const struct sup *s, const char *inside, int pfd,
+    const char *name)
+{
+	cleanup_free char *host = emulate_host_path(s, inside);
+	cleanup_free char *dest = NULL, *dir = NULL;
+	cleanup_fd int in = -1, out = -1;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+
+	if (host == NULL)
+		return;
+	dest = xasprintf("%s%s", s->before, host);
+	if (access(dest, F_OK) == 0)
+		return;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return;
+	if ((in = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK)) < 0)
+		return;
+	dir = xstrdup(dest);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir_p(dir, 0700) < 0)
+		return;
+	if ((out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) < 0)
+		return;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write_all(out, buf, (size_t)n) < 0)
+			return;
+}
+
+static int
+map_id(const struct sup *s, uint32_t in, bool gid, uint32_t *out)
+{
+	uint32_t inner = gid ? s->inner_gid : s->inner_uid;
+	uint32_t outer = gid ? (uint32_t)getgid() : (uint32_t)s->uid;
+
+	if (in == (uint32_t)-1) {
+		*out = in;
+		return 0;
+	}
+	if (in == inner) {
+		*out = s->uid == 0 ? inner : outer;
+		return 0;
+	}
+	if (s->uid == 0 && in == 0) {
+		*out = 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int64_t
+neg(int r)
+{
+	return r < 0 ? -errno : r;
+}
+
+int64_t
+emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
+{
+	const struct call *c = &pk->call;
+	pid_t pid = (pid_t)pk->req.pid;
+	cleanup_fd int pfd = -1, pfd2 = -1;
+	const char *name = NULL, *name2 = NULL;
+	mode_t um = target_umask(pid);
+	int r;
+
+	*inject_fd = -1;
+	if ((pfd = open_parent(s, pid, c->path, &name)) < 0)
+		return pfd;
+
+	switch (c->op) {
+	case OP_OPEN: {
+		int flags = (int)c->flags;
+		int fd;
+
+		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+			before_image(s, c->path, pfd, name);
+		/* The path was resolved; the last step must not be a
+		 * symlink planted since. */
+		flags |= O_NOFOLLOW | O_CLOEXEC;
+		if ((fd = openat(pfd, name, flags, (mode_t)c->mode & ~um &
+		    07777)) < 0)
+			return -errno;
+		*inject_fd = fd;
+		return 0;
+	}
+	case OP_MKDIR:
+		return neg(mkdirat(pfd, name, (mode_t)c->mode & ~um & 07777));
+	case OP_MKNOD: {
+		mode_t type = (mode_t)c->mode & S_IFMT;
+
+		if (type != 0 && type != S_IFREG && type != S_IFIFO &&
+		    type != S_IFSOCK)
+			return -EPERM;
+		return neg(mknodat(pfd, name, (mode_t)c->mode & ~um, 0));
+	}
+	case OP_UNLINK:
+		before_image(s, c->path, pfd, name);
+		return neg(unlinkat(pfd, name, 0));
+	case OP_RMDIR:
+		return neg(unlinkat(pfd, name, AT_REMOVEDIR));
+	case OP_RENAME:
+		if ((pfd2 = open_parent(s, pid, c->path2, &name2)) < 0)
+			return pfd2;
+		before_image(s, c->path2, pfd2, name2);
+		before_image(s, c->path, pfd, name);
+		r = (int)syscall(SYS_renameat2, pfd, name, pfd2, name2,
+		    (unsigned)c->flags);
+		return neg(r);
+	case OP_LINK: {
+		char lex[PATH_MAX], old[PATH_MAX], base[PATH_MAX];
+		char rootp[48];
+		cleanup_fd int rootfd = -1;
+
+		if (c->raw2[0] == '/')
+			r = path_normalize("/", c->raw2, lex, sizeof lex);
+		else if ((r = target_dir(pid, c->dirfd2, base, sizeof base)) == 0)
+			r = path_normalize(base, c->raw2, lex, sizeof lex);
+		if (r < 0)
+			return r;
+		snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
+		if ((rootfd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return -ESRCH;
+		if ((r = path_resolve(rootfd, lex, (c->flags & AT_SYMLINK_FOLLOW)
+		    != 0, old, sizeof old)) < 0)
+			return r;
+		if ((pfd2 = open_parent(s, pid, old, &name2)) < 0)
+			return pfd2;
+		return neg(linkat(pfd2, name2, pfd, name, 0));
+	}
+	case OP_SYMLINK:
+		return neg(symlinkat(c->raw2, pfd, name));
+	case OP_TRUNCATE: {
+		cleanup_fd int fd = -1;
+
+		before_image(s, c->path, pfd, name);
+		if ((fd = openat(pfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
+		    O_NONBLOCK)) < 0)
+			return -errno;
+		return neg(ftruncate(fd, (off_t)c->length));
+	}
+	case OP_CHMOD: {
+		struct stat st;
+
+		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (S_ISLNK(st.st_mode))
+			return -EOPNOTSUPP;
+		return neg(fchmodat(pfd, name, (mode_t)c->mode & 07777, 0));
+	}
+	case OP_CHOWN: {
+		uint32_t u, g;
+
+		if (map_id(s, c->uid, false, &u) < 0 ||
+		    map_id(s, c->gid, true, &g) < 0)
+			return -EINVAL;
+		return neg(fchownat(pfd, name, u, g, AT_SYMLINK_NOFOLLOW));
+	}
+	case OP_UTIMES:
+		return neg(utimensat(pfd, name, c->times_null ? NULL : c->times,
+		    AT_SYMLINK_NOFOLLOW));
+	case OP_SETXATTR:
+	case OP_REMOVEXATTR: {
+		char p[PATH_MAX + 32];
+
+		snprintf(p, sizeof p, "/proc/self/fd/%d/%s", pfd, name);
+		if (c->op == OP_SETXATTR)
+			return neg(lsetxattr(p, c->xname, c->xvalue, c->xsize,
+			    c->xflags));
+		return neg(lremovexattr(p, c->xname));
+	}
+	}
+	return -ENOSYS;
+}

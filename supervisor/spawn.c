@@ -1,0 +1,759 @@
+/*
+ * Everything between clone and exec lives here. The code after clone runs
+ * in a copy of a single-threaded supervisor; it reports the first failure
+ * on err_fd and ends in _exit, never returning into the supervisor's code.
+ */
+#include "supervisor/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "config/util.h"
+#include "supervisor/compat.h"
+
+extern char **environ;
+
+/* Host folders every sandbox sees read-only, and the root symlinks of a
+ * merged-/usr system, recreated as they are. */
+static const char *const host_ro_dirs[] = { "/usr", "/etc", "/opt", "/var" };
+static const char *const host_root_links[] = {
+	"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty",
+};
+
+struct child {
+	const struct spawn_config *cfg;
+	int	 err_fd;
+	int	 sync_fd;
+	int	 sock_fd;
+	int	 status_fd;
+	int	 go_fd;
+};
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+child_fail(const struct child *c, const char *fmt, ...)
+{
+	char buf[512];
+	int saved = errno;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf - 64, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof buf - 64)
+		n = (int)(sizeof buf - 64);
+	n += snprintf(buf + n, sizeof buf - (size_t)n, ": %s", strerror(saved));
+	(void)!write(c->err_fd, buf, (size_t)n);
+	_exit(125);
+}
+
+static void
+path_join(char *out, size_t size, const char *root, const char *p)
+{
+	snprintf(out, size, "%s%s", root, p);
+}
+
+static void
+mkdir_in(const struct child *c, const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *s = tmp + 1; *s != '\0'; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			child_fail(c, "mkdir %s", tmp);
+		*s = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		child_fail(c, "mkdir %s", tmp);
+}
+
+static void
+touch_in(const struct child *c, const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int fd;
+
+	snprintf(parent, sizeof parent, "%s", path);
+	if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
+		*slash = '\0';
+		mkdir_in(c, parent);
+	}
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		child_fail(c, "create %s", path);
+	close(fd);
+}
+
+/* The flags a remount must keep: in a user namespace the kernel refuses
+ * to clear nosuid/nodev/noexec/atime flags locked by the parent. */
+static unsigned long
+locked_flags(const char *path)
+{
+	struct statvfs sv;
+	unsigned long f = 0;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	if (sv.f_flag & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV)
+		f |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+static void
+remount_ro(const struct child *c, const char *path)
+{
+	unsigned long f = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+	    MS_NODEV | locked_flags(path);
+
+	if (mount(NULL, path, NULL, f, NULL) < 0)
+		child_fail(c, "remount %s read-only", path);
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void
+unescape_octal(char *s)
+{
+	char *o = s;
+
+	while (*s != '\0') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 4;
+		} else
+			*o++ = *s++;
+	}
+	*o = '\0';
+}
+
+/*
+ * A recursive bind brings the submounts of a host folder along (a
+ * container's /etc/resolv.conf, say); each must be made read-only on its
+ * own, or it stays writable under a read-only parent.
+ */
+static void
+remount_tree_ro(const struct child *c, const char *top)
+{
+	size_t len = strlen(top), cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap), *line, *save = NULL;
+	int fd;
+	ssize_t r;
+
+	remount_ro(c, top);
+	if ((fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0)
+		child_fail(c, "open /proc/self/mountinfo");
+	while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += (size_t)r;
+		if (n == cap - 1)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	close(fd);
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *f[5] = { 0 }, *s = line;
+
+		for (int i = 0; i < 5 && s != NULL; i++) {
+			f[i] = s;
+			if ((s = strchr(s, ' ')) != NULL)
+				*s++ = '\0';
+		}
+		if (f[4] == NULL)
+			continue;
+		unescape_octal(f[4]);
+		if (strncmp(f[4], top, len) == 0 && f[4][len] == '/')
+			remount_ro(c, f[4]);
+	}
+	free(buf);
+}
+
+static void
+bind_into(const struct child *c, const char *host, const char *target,
+    bool is_dir, bool writable)
+{
+	if (is_dir)
+		mkdir_in(c, target);
+	else
+		touch_in(c, target);
+	if (mount(host, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+		child_fail(c, "bind %s", host);
+	if (!writable)
+		remount_tree_ro(c, target);
+}
+
+static void
+build_root(const struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	const char *root = cfg->root;
+	char p[PATH_MAX], q[PATH_MAX];
+	struct stat st;
+
+	/* Nothing we mount may propagate back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(c, "make / private");
+	if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755,size=1m") < 0)
+		child_fail(c, "mount root tmpfs on %s", root);
+
+	for (size_t i = 0; i < ARRAY_SIZE(host_root_links); i++) {
+		const char *l = host_root_links[i];
+		ssize_t n;
+
+		if (lstat(l, &st) < 0)
+			continue;
+		path_join(p, sizeof p, root, l);
+		if (S_ISLNK(st.st_mode)) {
+			if ((n = readlink(l, q, sizeof q - 1)) < 0)
+				child_fail(c, "readlink %s", l);
+			q[n] = '\0';
+			if (symlink(q, p) < 0)
+				child_fail(c, "symlink %s", p);
+		} else if (S_ISDIR(st.st_mode))
+			bind_into(c, l, p, true, false);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(host_ro_dirs); i++) {
+		if (stat(host_ro_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		path_join(p, sizeof p, root, host_ro_dirs[i]);
+		bind_into(c, host_ro_dirs[i], p, true, false);
+	}
+	path_join(p, sizeof p, root, "/tmp");
+	mkdir_in(c, p);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		child_fail(c, "mount /tmp");
+
+	path_join(p, sizeof p, root, "/dev");
+	mkdir_in(c, p);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC,
+	    "mode=0755,size=64k") < 0)
+		child_fail(c, "mount /dev");
+	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
+		snprintf(q, sizeof q, "/dev/%s", dev_nodes[i]);
+		if (stat(q, &st) < 0)
+			continue;
+		path_join(p, sizeof p, root, q);
+		touch_in(c, p);
+		if (mount(q, p, NULL, MS_BIND, NULL) < 0)
+			child_fail(c, "bind %s", q);
+	}
+	path_join(p, sizeof p, root, "/dev/pts");
+	mkdir_in(c, p);
+	if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=0620") < 0)
+		child_fail(c, "mount /dev/pts");
+	path_join(p, sizeof p, root, "/dev/shm");
+	mkdir_in(c, p);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		child_fail(c, "mount /dev/shm");
+	{
+		static const char *const links[][2] = {
+			{ "pts/ptmx", "/dev/ptmx" },
+			{ "/proc/self/fd", "/dev/fd" },
+			{ "/proc/self/fd/0", "/dev/stdin" },
+			{ "/proc/self/fd/1", "/dev/stdout" },
+			{ "/proc/self/fd/2", "/dev/stderr" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(links); i++) {
+			path_join(p, sizeof p, root, links[i][1]);
+			if (symlink(links[i][0], p) < 0)
+				child_fail(c, "symlink %s", p);
+		}
+	}
+	path_join(p, sizeof p, root, "/dev");
+	remount_ro(c, p);
+
+	/* Our own pid namespace's /proc: we are its pid 1. */
+	path_join(p, sizeof p, root, "/proc");
+	mkdir_in(c, p);
+	if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) < 0)
+		child_fail(c, "mount /proc");
+
+	/* The run's folders and the policy's binds go last, so that a bind
+	 * beneath /tmp is not buried under the /tmp tmpfs. */
+	for (size_t i = 0; i < cfg->n_binds; i++) {
+		const struct bind *b = &cfg->binds[i];
+
+		path_join(p, sizeof p, root, b->inside);
+		bind_into(c, b->host, p, b->is_dir, b->writable);
+	}
+
+	for (size_t i = 0; i < cfg->n_hidden; i++) {
+		path_join(p, sizeof p, root, cfg->hidden[i]);
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (mount("tmpfs", p, "tmpfs",
+			    MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+			    "mode=0755,size=4k") < 0)
+				child_fail(c, "hide %s", cfg->hidden[i]);
+		} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
+			child_fail(c, "hide %s", cfg->hidden[i]);
+	}
+
+	/* The root tmpfs itself takes no new names. */
+	remount_ro(c, root);
+
+	if (chdir(root) < 0)
+		child_fail(c, "chdir %s", root);
+	/* pivot_root(".", ".") stacks the old root under the new one;
+	 * detaching it leaves the host's tree out of reach. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		child_fail(c, "pivot_root");
+	if (umount2(".", MNT_DETACH) < 0)
+		child_fail(c, "detach the host root");
+	if (chdir("/") < 0)
+		child_fail(c, "chdir /");
+}
+
+static int
+landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi < 0 ? 0 : (int)abi;
+}
+
+int
+spawn_landlock_abi(void)
+{
+	return landlock_abi();
+}
+
+/*
+ * Landlock, the second wall: write rights only beneath the writable
+ * folders. Applied before the seccomp filter (our filter does not trap
+ * landlock_*, but the order keeps the wall independent of the filter).
+ */
+static void
+apply_landlock(const struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	int abi = landlock_abi();
+	uint64_t handled, file_rights;
+	struct landlock_ruleset_attr attr = { 0 };
+	const char *always[] = { "/tmp", "/dev", "/proc" };
+	int rfd;
+
+	if (abi < 1)
+		child_fail(c, "landlock unavailable");
+	handled = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	if (abi >= 2)
+		handled |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	file_rights = LANDLOCK_ACCESS_FS_WRITE_FILE |
+	    (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
+	attr.handled_access_fs = handled;
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (rfd < 0)
+		child_fail(c, "landlock_create_ruleset");
+
+	for (size_t i = 0; i < ARRAY_SIZE(always) + cfg->n_binds; i++) {
+		struct landlock_path_beneath_attr pb = { 0 };
+		const char *path;
+		bool is_dir = true;
+		struct stat st;
+
+		if (i < ARRAY_SIZE(always))
+			path = always[i];
+		else {
+			const struct bind *b = &cfg->binds[i - ARRAY_SIZE(always)];
+
+			if (!b->writable)
+				continue;
+			path = b->inside;
+			is_dir = b->is_dir;
+		}
+		if ((pb.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+			child_fail(c, "landlock: open %s", path);
+		if (fstat(pb.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
+			is_dir = false;
+		pb.allowed_access = is_dir ? handled : file_rights;
+		if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH,
+		    &pb, 0) < 0)
+			child_fail(c, "landlock_add_rule %s", path);
+		close(pb.parent_fd);
+	}
+	if (syscall(SYS_landlock_restrict_self, rfd, 0) < 0)
+		child_fail(c, "landlock_restrict_self");
+	close(rfd);
+}
+
+static void
+send_fd(const struct child *c, int fd)
+{
+	char dummy = 'L';
+	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof u.buf,
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	memset(u.buf, 0, sizeof u.buf);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	if (sendmsg(c->sock_fd, &msg, MSG_NOSIGNAL) != 1)
+		child_fail(c, "send the seccomp listener");
+}
+
+static void __attribute__((noreturn))
+program_child(const struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	struct rlimit rl;
+	sigset_t none;
+	int listener;
+	char go;
+
+	if (setsid() < 0)
+		child_fail(c, "setsid");
+	/* The program gets its own terminal, never the console's:
+	 * TIOCSTI on it can only reach itself (CVE-2017-5226). */
+	if (cfg->set_ctty && ioctl(cfg->stdio[0], TIOCSCTTY, 0) < 0)
+		child_fail(c, "set the controlling terminal");
+	for (int i = 0; i < 3; i++)
+		if (dup2(cfg->stdio[i], i) < 0)
+			child_fail(c, "dup2");
+	/* Every inherited fd but stdio closes at exec. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		child_fail(c, "close_range");
+
+	rl.rlim_cur = rl.rlim_max = 0;
+	setrlimit(RLIMIT_CORE, &rl);
+	if (cfg->pids > 0) {
+		rl.rlim_cur = rl.rlim_max = cfg->pids;
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			child_fail(c, "limit pids");
+	}
+	if (cfg->memory > 0) {
+		rl.rlim_cur = rl.rlim_max = cfg->memory;
+		if (setrlimit(RLIMIT_DATA, &rl) < 0)
+			child_fail(c, "limit memory");
+	}
+
+	if (cfg->outer_uid == 0 && setgroups(0, NULL) < 0)
+		child_fail(c, "setgroups");
+	if (setresgid(cfg->inner_gid, cfg->inner_gid, cfg->inner_gid) < 0)
+		child_fail(c, "setresgid %u", (unsigned)cfg->inner_gid);
+	if (setresuid(cfg->inner_uid, cfg->inner_uid, cfg->inner_uid) < 0)
+		child_fail(c, "setresuid %u", (unsigned)cfg->inner_uid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(c, "no_new_privs");
+	if (cfg->landlock)
+		apply_landlock(c);
+	if (chdir(cfg->cwd) < 0)
+		child_fail(c, "chdir %s", cfg->cwd);
+
+	/* The filter goes on last: nothing after it but the hand-off, the
+	 * wait for go and exec, none of which it traps. */
+	if ((listener = filter_load(cfg->filter)) < 0) {
+		errno = -listener;
+		child_fail(c, "load the seccomp filter");
+	}
+	send_fd(c, listener);
+	/* The sandbox must not keep the listener: with it, the program could
+	 * answer its own notifications. */
+	close(listener);
+	if (read(c->go_fd, &go, 1) != 1)
+		_exit(125);
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	environ = (char **)cfg->envp;
+	execvp(cfg->argv[0], cfg->argv);
+	{
+		int e = errno;
+
+		dprintf(c->err_fd, "cannot run %s: %s", cfg->argv[0],
+		    strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+}
+
+static void __attribute__((noreturn))
+init_child(struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	pid_t prog;
+	char go;
+	int st;
+
+	/* If the supervisor dies, so does the sandbox: init is pid 1, and
+	 * every process in its namespace dies with it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(c, "PDEATHSIG");
+	/* Wait for the uid/gid maps; EOF means the supervisor is gone. */
+	if (read(c->sync_fd, &go, 1) != 1)
+		_exit(125);
+	close(c->sync_fd);
+	if (sethostname("ward", 4) < 0)
+		child_fail(c, "sethostname");
+	build_root(c);
+
+	if ((prog = fork()) < 0)
+		child_fail(c, "fork");
+	if (prog == 0)
+		program_child(c);
+
+	close(c->sock_fd);
+	close(c->go_fd);
+	close(c->err_fd);
+	for (int i = 0; i < 3; i++)
+		close(cfg->stdio[i]);
+	/* Reap everything (we are pid 1); report the program's status. */
+	for (;;) {
+		pid_t p = waitpid(-1, &st, 0);
+
+		if (p == prog) {
+			(void)!write(c->status_fd, &st, sizeof st);
+			_exit(0);
+		}
+		if (p < 0 && errno == ECHILD)
+			_exit(0);
+	}
+}
+
+static int
+write_file(const char *path, const char *text, char **cause)
+{
+	cleanup_fd int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0) {
+		int e = errno;
+
+		*cause = xasprintf("write %s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int
+write_maps(const struct spawn_config *cfg, pid_t pid, char **cause)
+{
+	char path[64], map[128];
+	int r;
+
+	if (cfg->outer_uid != 0) {
+		/* An unprivileged user may only map itself, and only once
+		 * setgroups is denied. */
+		snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+		if ((r = write_file(path, "deny", cause)) < 0)
+			return r;
+		snprintf(map, sizeof map, "%u %u 1\n",
+		    (unsigned)cfg->inner_uid, (unsigned)cfg->outer_uid);
+	} else
+		/* root: 0 for init's setup, inner for the program. */
+		snprintf(map, sizeof map, "0 0 1\n%u %u 1\n",
+		    (unsigned)cfg->inner_uid, (unsigned)cfg->inner_uid);
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	if ((r = write_file(path, map, cause)) < 0)
+		return r;
+	if (cfg->outer_uid != 0)
+		snprintf(map, sizeof map, "%u %u 1\n",
+		    (unsigned)cfg->inner_gid, (unsigned)cfg->outer_gid);
+	else
+		snprintf(map, sizeof map, "0 0 1\n%u %u 1\n",
+		    (unsigned)cfg->inner_gid, (unsigned)cfg->inner_gid);
+	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+	return write_file(path, map, cause);
+}
+
+static int
+recv_fd(int sock, int *fd)
+{
+	char dummy;
+	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof u.buf,
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
+		return -errno;
+	if (n != 1 || (msg.msg_flags & MSG_CTRUNC))
+		return -EPROTO;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm == NULL || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EPROTO;
+	memcpy(fd, CMSG_DATA(cm), sizeof *fd);
+	return 0;
+}
+
+/* Reads what the child wrote on err_fd after it failed. */
+static char *
+child_error(int err_fd, pid_t pid)
+{
+	char buf[600];
+	ssize_t n;
+	int st;
+
+	n = read(err_fd, buf, sizeof buf - 1);
+	waitpid(pid, &st, 0);
+	if (n <= 0)
+		return xstrdup("the sandbox did not start");
+	buf[n] = '\0';
+	return xasprintf("sandbox setup: %s", buf);
+}
+
+int
+spawn_sandbox(const struct spawn_config *cfg, struct spawn_result *res,
+    char **cause)
+{
+	int errp[2] = { -1, -1 }, syncp[2] = { -1, -1 },
+	    statp[2] = { -1, -1 }, gop[2] = { -1, -1 }, sv[2] = { -1, -1 };
+	struct child c = { .cfg = cfg };
+	struct pollfd pfd[2];
+	pid_t pid;
+	int r;
+
+	memset(res, 0, sizeof *res);
+	res->listener = res->status_fd = res->go_fd = res->err_fd = -1;
+	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(syncp, O_CLOEXEC) < 0 ||
+	    pipe2(statp, O_CLOEXEC) < 0 || pipe2(gop, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		r = -errno;
+		*cause = xasprintf("pipe: %s", strerror(errno));
+		goto fail;
+	}
+
+	/* A raw clone, as fork, so that the child gets the new pid
+	 * namespace itself and becomes its pid 1. */
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID |
+	    CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
+	    CLONE_NEWCGROUP | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid < 0) {
+		r = -errno;
+		*cause = xasprintf("clone into new namespaces: %s%s",
+		    strerror(errno), errno == EPERM || errno == ENOSPC ?
+		    " (are unprivileged user namespaces disabled?)" : "");
+		goto fail;
+	}
+	if (pid == 0) {
+		close(errp[0]);
+		close(syncp[1]);
+		close(statp[0]);
+		close(gop[1]);
+		close(sv[0]);
+		c.err_fd = errp[1];
+		c.sync_fd = syncp[0];
+		c.status_fd = statp[1];
+		c.go_fd = gop[0];
+		c.sock_fd = sv[1];
+		init_child(&c);
+	}
+	close(errp[1]);
+	close(syncp[0]);
+	close(statp[1]);
+	close(gop[0]);
+	close(sv[1]);
+	errp[1] = syncp[0] = statp[1] = gop[0] = sv[1] = -1;
+
+	if ((r = write_maps(cfg, pid, cause)) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto fail;
+	}
+	if (write(syncp[1], "g", 1) != 1) {
+		r = -errno;
+		*cause = child_error(errp[0], pid);
+		goto fail;
+	}
+	close(syncp[1]);
+	syncp[1] = -1;
+
+	pfd[0] = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
+	r = poll(pfd, 2, 30000);
+	if (r <= 0 || !(pfd[0].revents & POLLIN)) {
+		*cause = r == 0 ? xstrdup("sandbox setup timed out") :
+		    child_error(errp[0], pid);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		r = -EIO;
+		goto fail;
+	}
+	if ((r = recv_fd(sv[0], &res->listener)) < 0) {
+		*cause = xasprintf("receive the seccomp listener: %s",
+		    strerror(-r));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto fail;
+	}
+	close(sv[0]);
+	res->init_pid = pid;
+	res->status_fd = statp[0];
+	res->go_fd = gop[1];
+	res->err_fd = errp[0];
+	res->landlock_abi = cfg->landlock ? landlock_abi() : 0;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		closep(&errp[i]);
+		closep(&syncp[i]);
+		closep(&statp[i]);
+		closep(&gop[i]);
+		closep(&sv[i]);
+	}
+	return r;
+}

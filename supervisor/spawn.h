@@ -1,0 +1,56 @@
+#pragma once
+/*
+ * Starting the sandbox: clone into new user, pid, mount, net, ipc, uts and
+ * cgroup namespaces; the child (pid 1 inside) builds the private mount
+ * tree and forks the program, which loads the seccomp filter, hands the
+ * listener to the supervisor and execs.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "supervisor/filter.h"
+
+struct bind {
+	char	*host;		/* host path */
+	char	*inside;	/* path in the sandbox */
+	bool	 writable;
+	bool	 is_dir;
+};
+
+struct spawn_config {
+	char	*const *argv;
+	char	*const *envp;
+	const char *root;	/* empty host folder the root tmpfs is mounted on */
+	struct bind *binds;	/* in mount order; work, out included */
+	size_t	 n_binds;
+	char	*const *hidden;	/* sandbox paths to hide */
+	size_t	 n_hidden;
+	const char *cwd;	/* in the sandbox */
+	int	 stdio[3];	/* fds for the program (pty slave or pipes) */
+	bool	 set_ctty;	/* stdio[0] is a pty slave: make it the ctty */
+	uid_t	 outer_uid;	/* who runs ward */
+	gid_t	 outer_gid;
+	uid_t	 inner_uid;	/* the program's ids inside */
+	gid_t	 inner_gid;
+	uint64_t memory;	/* RLIMIT_DATA bytes, 0 = none */
+	unsigned pids;		/* RLIMIT_NPROC, 0 = none */
+	bool	 landlock;
+	const struct filter *filter;
+};
+
+struct spawn_result {
+	pid_t	 init_pid;	/* host pid of the sandbox's init */
+	int	 listener;	/* seccomp listener fd (supervisor owns it) */
+	int	 status_fd;	/* init writes the program's wait status here */
+	int	 go_fd;		/* write one byte to let the program exec */
+	int	 err_fd;	/* child errors ("mount /usr: ...") until exec */
+	int	 landlock_abi;	/* 0 = not applied */
+};
+
+/* 0 or -errno with *cause. On success the program waits for a byte on
+ * go_fd before it execs; errors after that arrive on err_fd. */
+int	spawn_sandbox(const struct spawn_config *, struct spawn_result *,
+	    char **cause);
+/* The best Landlock ABI of this kernel, or 0. */
+int	spawn_landlock_abi(void);

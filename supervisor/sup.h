@@ -1,0 +1,139 @@
+#pragma once
+/*
+ * The state of one supervised run, shared by the files of ward-supervisor:
+ * main.c (lifecycle and the poll loop), unotify.c (notifications),
+ * emulate.c (approved writes), control.c (consoles and CLI verbs).
+ */
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "approvals/audit.h"
+#include "approvals/proto.h"
+#include "approvals/queue.h"
+#include "approvals/request.h"
+#include "approvals/rules.h"
+#include "config/policy.h"
+#include "supervisor/spawn.h"
+
+enum op {
+	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RMDIR, OP_RENAME,
+	OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_CHMOD, OP_CHOWN, OP_UTIMES,
+	OP_SETXATTR, OP_REMOVEXATTR,
+};
+
+/* One trapped call, decoded and copied out of the target. */
+struct call {
+	enum op		 op;
+	const char	*name;		/* syscall name */
+	int		 dirfd, dirfd2;
+	char		 raw[PATH_MAX];	/* path as the program wrote it */
+	char		 raw2[PATH_MAX];
+	char		 path[PATH_MAX];	/* resolved, sandbox view */
+	char		 path2[PATH_MAX];	/* second path, or "" */
+	bool		 two;		/* path2 is a path to judge */
+	bool		 follow, follow2;
+	uint64_t	 flags;		/* open flags, unlinkat/renameat2/linkat flags */
+	uint64_t	 mode;
+	uint64_t	 length;	/* truncate */
+	uint32_t	 uid, gid;	/* chown, inside ids */
+	bool		 times_null;
+	struct timespec	 times[2];
+	char		 xname[256];	/* xattr name */
+	size_t		 xsize;
+	unsigned char	*xvalue;	/* malloc'd */
+	int		 xflags;
+};
+
+struct parked {
+	struct seccomp_notif req;	/* id, pid, nr, args as received */
+	struct call	 call;
+	int64_t		 asked_ms;	/* monotonic */
+};
+
+#define SUP_MAX_CLIENTS	32
+#define SUP_BACKLOG	(64u << 10)
+
+struct client {
+	struct proto_conn *conn;
+	bool		 watch;
+};
+
+enum run_state { RUN_STARTING, RUN_RUNNING, RUN_EXITED };
+
+struct sup {
+	char		 id[9];
+	char		*name;
+	char		*command;
+	char		*policy_path;
+	char		*policy_hash;
+	struct policy	 policy;
+	struct rules	*rules;
+	struct queue	*queue;
+	struct audit	*audit;
+	bool		 headless;
+	bool		 landlock;
+	uid_t		 uid;
+	uid_t		 inner_uid;
+	gid_t		 inner_gid;
+
+	char		*run_dir, *work, *out, *before, *root;
+	struct bind	*binds;		/* the mount map, for emulation */
+	size_t		 n_binds;
+
+	struct spawn_result sp;
+	int		 listener;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	size_t		 req_size, resp_size;
+	bool		 sync_wakeup;
+
+	int		 pty;		/* master, or -1 */
+	int		 out_fd, err_fd;	/* pipes (headless), or -1 */
+	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
+	size_t		 backlog_len;
+
+	int		 ctl_fd;
+	char		*ctl_path;
+	struct client	 clients[SUP_MAX_CLIENTS];
+
+	int		 sigfd, timerfd;
+	enum run_state	 state;
+	int64_t		 started_ms, ended_ms;
+	int64_t		 deadline_mono;	/* wall-clock limit, 0 = none */
+	int		 exit_code, exit_signal;
+	const char	*end_reason;	/* "exit", "signal", "timeout", "killed" */
+	uint64_t	 next_request;
+	bool		 dirty;
+};
+
+/* unotify.c */
+void	unotify_on_ready(struct sup *);
+/* Answer a parked request; how/by for the record. */
+void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
+	    enum how, const char *by, const char *reason);
+void	unotify_expire(struct sup *);
+void	unotify_parked_free(void *);	/* queue data destructor */
+
+/* emulate.c: perform an approved call on the host; the value to answer
+ * (>= 0, or -errno), or sets *inject_fd to a host fd to hand in. */
+int64_t	emulate_call(struct sup *, const struct parked *, int *inject_fd);
+/* The host path behind a sandbox path, or NULL (no host counterpart). */
+char	*emulate_host_path(const struct sup *, const char *inside);
+
+/* control.c */
+void	control_on_accept(struct sup *);
+void	control_on_client(struct sup *, int slot, short revents);
+void	control_broadcast(struct sup *, json_t *msg);	/* steals msg */
+json_t	*control_run_json(const struct sup *);
+void	control_output(struct sup *, const char *stream, const void *,
+	    size_t);
+void	control_close_all(struct sup *);
+
+/* main.c */
+void	sup_kill(struct sup *, const char *reason);
+void	sup_event(struct sup *, const struct audit_event *);	/* record + broadcast */

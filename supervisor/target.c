@@ -1,0 +1,300 @@
+#include "supervisor/target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config/util.h"
+
+#define PAGE 4096
+
+static int
+mem_open(pid_t pid)
+{
+	char p[32];
+
+	snprintf(p, sizeof p, "/proc/%d/mem", (int)pid);
+	return open(p, O_RDONLY | O_CLOEXEC);
+}
+
+int
+target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	cleanup_fd int fd = mem_open(pid);
+	ssize_t n;
+
+	if (fd < 0)
+		return -EFAULT;
+	n = pread(fd, buf, len, (off_t)addr);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+ssize_t
+target_read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	cleanup_fd int fd = mem_open(pid);
+	size_t got = 0;
+
+	if (fd < 0 || addr == 0)
+		return -EFAULT;
+	while (got < size) {
+		/* Never read across a page boundary in one go: the next
+		 * page may be unmapped while the string ends before it. */
+		size_t room = PAGE - ((addr + got) % PAGE);
+		ssize_t n;
+		char *nul;
+
+		if (room > size - got)
+			room = size - got;
+		n = pread(fd, buf + got, room, (off_t)(addr + got));
+		if (n <= 0)
+			return -EFAULT;
+		if ((nul = memchr(buf + got, '\0', (size_t)n)) != NULL)
+			return nul - buf;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+int
+target_dir(pid_t pid, int dirfd, char *buf, size_t size)
+{
+	char p[64];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd);
+	if ((n = readlink(p, buf, size - 1)) < 0)
+		return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -errno;
+	if ((size_t)n == size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	/* Not a folder (a pipe, a socket, a deleted one): the kernel would
+	 * refuse a relative path against it. */
+	if (buf[0] != '/' || strstr(buf, " (deleted)") != NULL)
+		return -ENOTDIR;
+	return 0;
+}
+
+char *
+target_cmdline(pid_t pid)
+{
+	char p[32], buf[4096];
+	cleanup_fd int fd = -1;
+	ssize_t n;
+
+	snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (n = read(fd, buf, sizeof buf - 1)) <= 0)
+		return xstrdup("?");
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return xstrdup(buf);
+}
+
+mode_t
+target_umask(pid_t pid)
+{
+	char p[32], line[256];
+	FILE *f;
+	unsigned m = 022;
+
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	if ((f = fopen(p, "re")) == NULL)
+		return 022;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "Umask: %o", &m) == 1)
+			break;
+	fclose(f);
+	return (mode_t)(m & 0777);
+}
+
+int
+path_normalize(const char *base, const char *path, char *out, size_t size)
+{
+	char tmp[PATH_MAX * 2];
+	size_t o = 0;
+	const char *s;
+
+	if (path[0] == '/')
+		snprintf(tmp, sizeof tmp, "%s", path);
+	else if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", base, path) >=
+	    sizeof tmp)
+		return -ENAMETOOLONG;
+
+	for (s = tmp; *s != '\0';) {
+		const char *e;
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		e = strchrnul(s, '/');
+		len = (size_t)(e - s);
+		if (len == 1 && s[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			if (o + 1 + len + 1 > size)
+				return -ENAMETOOLONG;
+			out[o++] = '/';
+			memcpy(out + o, s, len);
+			o += len;
+		}
+		s = e;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return 0;
+}
+
+bool
+path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+static int
+open_in_root(int rootfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		/* Symlinks met on the way stay inside the sandbox's root;
+		 * /proc magic links never lead out of it. */
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, rootfd, rel[0] ? rel : ".", &how,
+	    sizeof how);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int
+path_resolve(int rootfd, const char *abs, bool follow_last, char *out,
+    size_t size)
+{
+	char rest[PATH_MAX * 2], canon[PATH_MAX], link[PATH_MAX];
+	size_t clen = 0;
+	int links = 0;
+	bool missing = false;
+
+	if (strlen(abs) >= sizeof rest)
+		return -ENAMETOOLONG;
+	snprintf(rest, sizeof rest, "%s", abs);
+	canon[0] = '\0';
+
+	for (char *s = rest; *s != '\0';) {
+		char comp[NAME_MAX + 1];
+		char *e;
+		size_t len;
+		bool last;
+		int fd;
+		struct stat st;
+
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		e = strchrnul(s, '/');
+		len = (size_t)(e - s);
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(comp, s, len);
+		comp[len] = '\0';
+		s = e;
+		{
+			const char *t = s;
+
+			while (*t == '/')
+				t++;
+			last = *t == '\0';
+		}
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			while (clen > 0 && canon[clen - 1] != '/')
+				clen--;
+			if (clen > 0)
+				clen--;
+			canon[clen] = '\0';
+			continue;
+		}
+		if (clen + 1 + len + 1 > sizeof canon)
+			return -ENAMETOOLONG;
+		canon[clen] = '/';
+		memcpy(canon + clen + 1, comp, len + 1);
+		if (missing) {
+			clen += 1 + len;
+			continue;
+		}
+		if ((fd = open_in_root(rootfd, canon + 1)) < 0) {
+			if (fd != -ENOENT)
+				return fd;
+			/* The rest does not exist: keep it as written. */
+			missing = true;
+			clen += 1 + len;
+			continue;
+		}
+		if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode) ||
+		    (last && !follow_last)) {
+			close(fd);
+			clen += 1 + len;
+			continue;
+		}
+		{
+			ssize_t n = readlinkat(fd, "", link, sizeof link - 1);
+			char joined[PATH_MAX * 2];
+
+			close(fd);
+			if (n < 0)
+				return -errno;
+			link[n] = '\0';
+			if (++links > 40)
+				return -ELOOP;
+			if ((size_t)snprintf(joined, sizeof joined, "%s%s", link,
+			    s) >= sizeof joined)
+				return -ENAMETOOLONG;
+			snprintf(rest, sizeof rest, "%s", joined);
+			s = rest;
+			/* An absolute target starts again at the root; a
+			 * relative one from the folder holding the link. */
+			if (link[0] == '/')
+				clen = 0;
+			canon[clen] = '\0';
+		}
+	}
+	if (clen == 0) {
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(out, "/");
+		return 0;
+	}
+	if (clen + 1 > size)
+		return -ENAMETOOLONG;
+	memcpy(out, canon, clen + 1);
+	return 0;
+}

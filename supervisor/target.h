@@ -1,0 +1,38 @@
+#pragma once
+/*
+ * Reading the target: its memory, cwd, fds and command line, and paths
+ * resolved the way the kernel would resolve them inside the sandbox root.
+ * Everything is copied out first; decisions act on the copies.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exactly len bytes at addr, or -EFAULT. */
+int	target_read(pid_t, uint64_t addr, void *buf, size_t len);
+/* A NUL-terminated string of at most size-1 bytes; its length, or
+ * -EFAULT / -ENAMETOOLONG. Read page by page: a string ending just
+ * before an unmapped page is still read. */
+ssize_t	target_read_str(pid_t, uint64_t addr, char *buf, size_t size);
+/* The sandbox path of dirfd (AT_FDCWD: the cwd); 0 or -errno. */
+int	target_dir(pid_t, int dirfd, char *buf, size_t size);
+/* argv joined by spaces (malloc'd; "?" if gone). */
+char	*target_cmdline(pid_t);
+/* The umask from /proc/PID/status, or 022. */
+mode_t	 target_umask(pid_t);
+
+/* Make path absolute against base and collapse "//", "." and "..",
+ * without touching the file system. 0 or -ENAMETOOLONG. */
+int	path_normalize(const char *base, const char *path, char *out,
+	    size_t size);
+/* Is path dir itself or beneath it? Both normalised. */
+bool	path_under(const char *path, const char *dir);
+/*
+ * Canonicalise abs (normalised) inside the root rootfd: symlinks are
+ * followed as the kernel would inside that root (never out of it), the
+ * last one only if follow_last. Components that do not exist are kept
+ * as written. 0 or -ELOOP / -ENAMETOOLONG / -errno.
+ */
+int	path_resolve(int rootfd, const char *abs, bool follow_last, char *out,
+	    size_t size);

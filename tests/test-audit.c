@@ -1,0 +1,815 @@
+/*
+ * approvals/audit.c against real sqlite: in memory and in a temporary file,
+ * with a second raw connection where the test needs to see or disturb the
+ * file from outside (as another supervisor would).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "approvals/audit.h"
+#include "config/util.h"
+
+struct fixture {
+	char		*dir;	/* a fresh temporary folder */
+	char		*db;	/* dir/state/ward/audit.db (not created) */
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *fx = xcalloc(1, sizeof *fx);
+	const char *tmp = getenv("TMPDIR");
+
+	fx->dir = xasprintf("%s/ward-test-audit.XXXXXX", tmp ? tmp : "/tmp");
+	if (mkdtemp(fx->dir) == NULL)
+		return -1;
+	fx->db = xasprintf("%s/state/ward/audit.db", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(fx->dir);
+	free(fx->db);
+	free(fx);
+	return 0;
+}
+
+/* A raw connection to the file, as another process would have. */
+static sqlite3 *
+raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 0);
+	return db;
+}
+
+static void
+raw_exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+}
+
+static int64_t
+raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static char *
+raw_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	char *v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return v;
+}
+
+static const struct audit_run run_a = {
+	.id = "run-a",
+	.name = "alpha",
+	.command = "python3 agent.py --task fix",
+	.policy_path = "/home/u/.config/ward/ward.ini",
+	.policy_hash = "3f2a9c",
+	.uid = 1000,
+	.started_ms = 1000,
+	.limits = "timeout=600s memory=2G pids=512 (rlimit)",
+};
+
+static const struct audit_run run_b = {
+	.id = "run-b",
+	.name = NULL,
+	.command = "sh -c true",
+	.policy_path = "share/ward.ini",
+	.policy_hash = "77aa01",
+	.uid = 1001,
+	.started_ms = 2000,
+	.limits = NULL,
+};
+
+static const struct audit_event ev_full = {
+	.run = "run-a",
+	.time_ms = 1234,
+	.pid = 4242,
+	.kind = KIND_WRITE,
+	.syscall = "renameat2",
+	.subject = "/etc/ward-test",
+	.subject2 = "/etc/ward-test.new",
+	.detail = "flags=RENAME_NOREPLACE",
+	.verdict = VERDICT_ALLOW,
+	.how = HOW_PERSON,
+	.rule = "allow write /etc/ward-test (run)",
+	.decided_by = "uid 1000 (alice) via console",
+	.wait_ms = 3170,
+	.request_id = 17,
+};
+
+static const struct audit_event ev_sparse = {
+	.run = "run-a",
+	.time_ms = 1300,
+	.pid = 4243,
+	.kind = KIND_CONNECT,
+	.syscall = NULL,
+	.subject = "pypi.org (151.101.0.223):443",
+	.subject2 = NULL,
+	.detail = NULL,
+	.verdict = VERDICT_DENY,
+	.how = HOW_TIMEOUT,
+	.rule = NULL,
+	.decided_by = "timeout",
+	.wait_ms = 90000,
+	.request_id = 0,
+};
+
+/* Event rows copied out of the callback. */
+struct events {
+	struct audit_event ev[64];
+	int64_t		 seq[64];
+	size_t		 n;
+	size_t		 stop_after;	/* 0 = never */
+};
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static int
+collect_event(const struct audit_event_row *row, void *ctx)
+{
+	struct events *e = ctx;
+	struct audit_event *c = &e->ev[e->n];
+
+	assert_true(e->n < ARRAY_SIZE(e->ev));
+	*c = row->ev;
+	c->run = dup_or_null(row->ev.run);
+	c->syscall = dup_or_null(row->ev.syscall);
+	c->subject = dup_or_null(row->ev.subject);
+	c->subject2 = dup_or_null(row->ev.subject2);
+	c->detail = dup_or_null(row->ev.detail);
+	c->rule = dup_or_null(row->ev.rule);
+	c->decided_by = dup_or_null(row->ev.decided_by);
+	e->seq[e->n++] = row->seq;
+	if (e->stop_after != 0 && e->n == e->stop_after)
+		return 77;
+	return 0;
+}
+
+static void
+events_done(struct events *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free((char *)e->ev[i].run);
+		free((char *)e->ev[i].syscall);
+		free((char *)e->ev[i].subject);
+		free((char *)e->ev[i].subject2);
+		free((char *)e->ev[i].detail);
+		free((char *)e->ev[i].rule);
+		free((char *)e->ev[i].decided_by);
+	}
+	e->n = 0;
+}
+
+static void
+assert_str_eq_or_null(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void
+assert_event_equal(const struct audit_event *a, const struct audit_event *b)
+{
+	assert_string_equal(a->run, b->run);
+	assert_int_equal(a->time_ms, b->time_ms);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->kind, b->kind);
+	assert_str_eq_or_null(a->syscall, b->syscall);
+	assert_str_eq_or_null(a->subject, b->subject);
+	assert_str_eq_or_null(a->subject2, b->subject2);
+	assert_str_eq_or_null(a->detail, b->detail);
+	assert_int_equal(a->verdict, b->verdict);
+	assert_int_equal(a->how, b->how);
+	assert_str_eq_or_null(a->rule, b->rule);
+	assert_str_eq_or_null(a->decided_by, b->decided_by);
+	assert_int_equal(a->wait_ms, b->wait_ms);
+	assert_int_equal(a->request_id, b->request_id);
+}
+
+/* Runs copied out of the callback. */
+struct runs {
+	char		*id[8];
+	char		*name[8];
+	char		*end_reason[8];
+	int64_t		 started_ms[8];
+	int64_t		 ended_ms[8];
+	int		 exit_code[8];
+	int		 exit_signal[8];
+	uid_t		 uid[8];
+	char		*limits[8];
+	size_t		 n;
+};
+
+static int
+collect_run(const struct audit_run_row *row, void *ctx)
+{
+	struct runs *r = ctx;
+
+	assert_true(r->n < ARRAY_SIZE(r->id));
+	r->id[r->n] = xstrdup(row->run.id);
+	r->name[r->n] = dup_or_null(row->run.name);
+	r->end_reason[r->n] = dup_or_null(row->end_reason);
+	r->limits[r->n] = dup_or_null(row->run.limits);
+	r->started_ms[r->n] = row->run.started_ms;
+	r->ended_ms[r->n] = row->ended_ms;
+	r->exit_code[r->n] = row->exit_code;
+	r->exit_signal[r->n] = row->exit_signal;
+	r->uid[r->n] = row->run.uid;
+	r->n++;
+	return 0;
+}
+
+static void
+runs_done(struct runs *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->id[i]);
+		free(r->name[i]);
+		free(r->end_reason[i]);
+		free(r->limits[i]);
+	}
+	r->n = 0;
+}
+
+static void
+test_memory_runs(void **state)
+{
+	struct audit *a = NULL;
+	struct runs runs = { 0 };
+	char *cause = NULL, *last = NULL;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(audit_last_run(a, &last), -ENOENT);
+	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(runs.n, 0);
+
+	/* started out of order: listed by start time */
+	assert_int_equal(audit_run_begin(a, &run_b), 0);
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(a, &run_a), -EEXIST);
+	assert_int_equal(audit_last_run(a, &last), 0);
+	assert_string_equal(last, "run-b");
+	free(last);
+
+	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(runs.n, 2);
+	assert_string_equal(runs.id[0], "run-a");
+	assert_string_equal(runs.name[0], "alpha");
+	assert_string_equal(runs.limits[0], run_a.limits);
+	assert_int_equal(runs.uid[0], 1000);
+	assert_int_equal(runs.started_ms[0], 1000);
+	/* still running */
+	assert_int_equal(runs.ended_ms[0], 0);
+	assert_int_equal(runs.exit_code[0], -1);
+	assert_int_equal(runs.exit_signal[0], 0);
+	assert_null(runs.end_reason[0]);
+	assert_string_equal(runs.id[1], "run-b");
+	assert_null(runs.name[1]);
+	assert_null(runs.limits[1]);
+	runs_done(&runs);
+
+	assert_int_equal(audit_run_end(a, "run-a", 5000, 3, 0, "exited"), 0);
+	assert_int_equal(audit_run_end(a, "run-b", 6000, -1, 9, "killed"), 0);
+	assert_int_equal(audit_run_end(a, "run-zzz", 6000, 0, 0, "exited"),
+	    -ENOENT);
+	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(runs.ended_ms[0], 5000);
+	assert_int_equal(runs.exit_code[0], 3);
+	assert_int_equal(runs.exit_signal[0], 0);
+	assert_string_equal(runs.end_reason[0], "exited");
+	assert_int_equal(runs.ended_ms[1], 6000);
+	assert_int_equal(runs.exit_code[1], -1);
+	assert_int_equal(runs.exit_signal[1], 9);
+	assert_string_equal(runs.end_reason[1], "killed");
+	runs_done(&runs);
+	audit_close(a);
+	audit_close(NULL);
+}
+
+static void
+test_memory_events(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_event other = ev_full;
+	struct events got = { 0 };
+	char *cause = NULL;
+	char subject[64];
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_flush(a, &cause), 0);	/* nothing queued */
+
+	/* the queue copies: the caller's strings may go right away */
+	strcpy(subject, "/etc/ward-test");
+	other = ev_full;
+	other.subject = subject;
+	audit_event(a, &other);
+	memset(subject, 'X', sizeof subject - 1);
+	audit_event(a, &ev_sparse);
+	other = ev_full;
+	other.run = "run-b";
+	other.kind = KIND_RUN;
+	other.verdict = VERDICT_KILL;
+	other.how = HOW_SUPERVISOR;
+	audit_event(a, &other);
+	assert_int_equal(audit_pending(a), 3);
+
+	/* queued is not yet written */
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(got.n, 0);
+
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(audit_pending(a), 0);
+
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(got.n, 3);
+	assert_event_equal(&got.ev[0], &ev_full);
+	assert_event_equal(&got.ev[1], &ev_sparse);
+	assert_event_equal(&got.ev[2], &other);
+	assert_true(got.seq[0] < got.seq[1] && got.seq[1] < got.seq[2]);
+	events_done(&got);
+
+	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.ev[1].kind, KIND_CONNECT);
+	events_done(&got);
+	assert_int_equal(audit_each_event(a, "run-b", collect_event, &got), 0);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.ev[0].verdict, VERDICT_KILL);
+	events_done(&got);
+	assert_int_equal(audit_each_event(a, "nope", collect_event, &got), 0);
+	assert_int_equal(got.n, 0);
+
+	/* a callback's non-zero stops the walk and is returned */
+	got.stop_after = 2;
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 77);
+	assert_int_equal(got.n, 2);
+	events_done(&got);
+
+	/* every kind, verdict and how survives the trip */
+	for (int k = KIND_WRITE; k <= KIND_RUN; k++) {
+		other = ev_sparse;
+		other.kind = (enum request_kind)k;
+		other.verdict = (enum verdict)(k % (VERDICT_KILL + 1));
+		other.how = (enum how)(k % (HOW_SUPERVISOR + 1));
+		audit_event(a, &other);
+	}
+	assert_int_equal(audit_flush(a, &cause), 0);
+	got.stop_after = 0;
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(got.n, 3 + KIND_RUN + 1);
+	for (int k = KIND_WRITE; k <= KIND_RUN; k++) {
+		assert_int_equal(got.ev[3 + k].kind, k);
+		assert_int_equal(got.ev[3 + k].verdict, k % (VERDICT_KILL + 1));
+		assert_int_equal(got.ev[3 + k].how, k % (HOW_SUPERVISOR + 1));
+	}
+	events_done(&got);
+	audit_close(a);
+}
+
+static void
+test_output_coalescing(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, *buf = NULL, *big;
+	size_t len = 0;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_string_equal(audit_stream_name(AUDIT_PTY), "pty");
+
+	audit_output(a, "run-a", AUDIT_STDOUT, 10, "abc", 3);
+	audit_output(a, "run-a", AUDIT_STDOUT, 11, "def", 3);
+	assert_int_equal(audit_pending(a), 1);
+	audit_output(a, "run-a", AUDIT_STDERR, 12, "x", 1);
+	assert_int_equal(audit_pending(a), 2);
+	/* not consecutive with the first stdout any more */
+	audit_output(a, "run-a", AUDIT_STDOUT, 13, "g\0h", 3);
+	assert_int_equal(audit_pending(a), 3);
+	audit_output(a, "run-b", AUDIT_STDOUT, 14, "other", 5);
+	assert_int_equal(audit_pending(a), 4);
+	audit_output(a, "run-a", AUDIT_STDOUT, 15, "", 0);
+	assert_int_equal(audit_pending(a), 4);
+
+	/* 200 KiB in 1000-byte pieces: rows of 64 KiB, the last shorter */
+	big = xmalloc(200 * 1024);
+	for (size_t i = 0; i < 200 * 1024; i++)
+		big[i] = (char)('a' + i % 26);
+	for (size_t off = 0; off < 200 * 1024; off += 1000) {
+		size_t n = 200 * 1024 - off < 1000 ? 200 * 1024 - off : 1000;
+
+		audit_output(a, "run-c", AUDIT_PTY, 100, big + off, n);
+	}
+	assert_int_equal(audit_pending(a), 4 + 4);
+	/* one call bigger than a row is split too */
+	audit_output(a, "run-d", AUDIT_PTY, 200, big, 200 * 1024);
+	assert_int_equal(audit_pending(a), 8 + 4);
+	assert_int_equal(audit_flush(a, &cause), 0);
+
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_int_equal(len, 10);
+	assert_memory_equal(buf, "abcdefxg\0h", 10);
+	assert_int_equal(buf[len], '\0');
+	free(buf);
+	assert_int_equal(audit_read_output(a, "run-c", &buf, &len), 0);
+	assert_int_equal(len, 200 * 1024);
+	assert_memory_equal(buf, big, len);
+	free(buf);
+	assert_int_equal(audit_read_output(a, "run-d", &buf, &len), 0);
+	assert_int_equal(len, 200 * 1024);
+	assert_memory_equal(buf, big, len);
+	free(buf);
+	assert_int_equal(audit_read_output(a, "none", &buf, &len), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(buf, "");
+	free(buf);
+
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"), 12);
+	assert_int_equal(raw_int(raw, "SELECT max(length(bytes)) FROM output"),
+	    64 * 1024);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"
+	    " WHERE run = 'run-c' AND length(bytes) = 65536"), 3);
+	/* a row keeps the time of its first piece */
+	assert_int_equal(raw_int(raw, "SELECT time_ms FROM output"
+	    " WHERE run = 'run-a' ORDER BY seq LIMIT 1"), 10);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"
+	    " WHERE run = 'run-a' AND stream = 'stderr'"), 1);
+	sqlite3_close(raw);
+	free(big);
+	audit_close(a);
+}
+
+static void
+test_file_reopen(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct events got = { 0 };
+	struct stat st;
+	char *cause = NULL, *last = NULL, *buf = NULL, *s;
+	size_t len;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	/* the folders it made are private */
+	s = xasprintf("%s/state/ward", fx->dir);
+	assert_int_equal(stat(s, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	free(s);
+
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	audit_event(a, &ev_full);
+	audit_output(a, "run-a", AUDIT_PTY, 1, "hello\n", 6);
+	/* close flushes */
+	audit_close(a);
+
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1);
+	s = raw_text(raw, "PRAGMA journal_mode");
+	assert_string_equal(s, "wal");
+	free(s);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_master"
+	    " WHERE type = 'index' AND name IN ('events_run', 'output_run')"), 2);
+	s = raw_text(raw, "SELECT kind || ' ' || verdict || ' ' || how"
+	    " FROM events");
+	assert_string_equal(s, "write allow person");
+	free(s);
+	sqlite3_close(raw);
+
+	/* reopening keeps what is there */
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_b), 0);
+	audit_close(a);
+
+	assert_int_equal(audit_open_readonly(fx->db, &a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(audit_last_run(a, &last), 0);
+	assert_string_equal(last, "run-b");
+	free(last);
+	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got), 0);
+	assert_int_equal(got.n, 1);
+	assert_event_equal(&got.ev[0], &ev_full);
+	events_done(&got);
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_string_equal(buf, "hello\n");
+	free(buf);
+	/* a reader does not write */
+	assert_int_equal(audit_run_begin(a, &run_b), -EROFS);
+	assert_int_equal(audit_run_end(a, "run-a", 1, 0, 0, "exited"), -EROFS);
+	audit_event(a, &ev_full);
+	assert_int_equal(audit_flush(a, &cause), -EROFS);
+	assert_non_null(strstr(cause, "read-only"));
+	free(cause);
+	cause = NULL;
+	audit_close(a);
+}
+
+/* Another writer holds the file: the flush fails, keeps its batch, and a
+ * later flush writes it exactly once. */
+static void
+test_flush_busy(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct events got = { 0 };
+	char *cause = NULL, *buf = NULL;
+	size_t len;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	audit_set_busy_timeout(a, 50);
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	audit_event(a, &ev_full);
+	audit_event(a, &ev_sparse);
+	audit_output(a, "run-a", AUDIT_STDOUT, 1, "one ", 4);
+
+	raw = raw_open(fx->db);
+	raw_exec(raw, "BEGIN EXCLUSIVE");
+	assert_int_equal(audit_flush(a, &cause), -EBUSY);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, fx->db));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(audit_pending(a), 3);
+	/* more arrives while the file is busy; it joins the batch */
+	audit_output(a, "run-a", AUDIT_STDOUT, 2, "two", 3);
+	assert_int_equal(audit_pending(a), 3);
+	assert_int_equal(audit_flush(a, &cause), -EBUSY);
+	free(cause);
+	cause = NULL;
+	raw_exec(raw, "ROLLBACK");
+
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(audit_pending(a), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(got.n, 2);
+	assert_event_equal(&got.ev[0], &ev_full);
+	assert_event_equal(&got.ev[1], &ev_sparse);
+	events_done(&got);
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_string_equal(buf, "one two");
+	free(buf);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
+	sqlite3_close(raw);
+	audit_close(a);
+}
+
+/* A flush that fails half-way (events in, output refused) leaves nothing
+ * of the batch in the file, and the handle usable. */
+static void
+test_flush_atomic(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	sqlite3 *raw;
+	int r;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	raw = raw_open(fx->db);
+	raw_exec(raw, "CREATE TRIGGER refuse BEFORE INSERT ON output"
+	    " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
+
+	for (int i = 0; i < 10; i++)
+		audit_event(a, &ev_full);
+	audit_output(a, "run-a", AUDIT_STDOUT, 1, "out", 3);
+	r = audit_flush(a, &cause);
+	assert_true(r < 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "disk on fire"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(audit_pending(a), 11);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"), 0);
+
+	/* not left inside a transaction */
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM runs"), 1);
+
+	raw_exec(raw, "DROP TRIGGER refuse");
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_pending(a), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 10);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"), 1);
+	sqlite3_close(raw);
+	audit_close(a);
+}
+
+/* Two supervisors of one user share the file. */
+static void
+test_two_writers(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL, *b = NULL;
+	struct audit_event e = ev_sparse;
+	struct runs runs = { 0 };
+	struct events got = { 0 };
+	char *cause = NULL;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_open(fx->db, &b, &cause), 0);
+	assert_int_equal(audit_run_begin(b, &run_b), 0);
+	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	for (int i = 0; i < 5; i++) {
+		e.run = "run-a";
+		e.time_ms = i;
+		audit_event(a, &e);
+		e.run = "run-b";
+		audit_event(b, &e);
+		assert_int_equal(audit_flush(i % 2 ? a : b, &cause), 0);
+	}
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_flush(b, &cause), 0);
+	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(runs.n, 2);
+	assert_string_equal(runs.id[0], "run-a");
+	assert_string_equal(runs.id[1], "run-b");
+	runs_done(&runs);
+	assert_int_equal(audit_each_event(b, "run-a", collect_event, &got), 0);
+	assert_int_equal(got.n, 5);
+	for (size_t i = 0; i < got.n; i++)
+		assert_int_equal(got.ev[i].time_ms, (int64_t)i);
+	events_done(&got);
+	audit_close(a);
+	audit_close(b);
+}
+
+static void
+test_readonly_missing(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct stat st;
+	char *cause = NULL, *empty;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open_readonly(fx->db, &a, &cause), -ENOENT);
+	assert_null(a);
+	assert_non_null(cause);
+	free(cause);
+	cause = NULL;
+	/* and it did not create anything */
+	assert_int_equal(stat(fx->db, &st), -1);
+	assert_int_equal(errno, ENOENT);
+
+	/* a file without the schema has no record either */
+	empty = xasprintf("%s/empty.db", fx->dir);
+	raw = raw_open(empty);
+	raw_exec(raw, "CREATE TABLE unrelated (x)");
+	sqlite3_close(raw);
+	assert_int_equal(audit_open_readonly(empty, &a, &cause), -ENOENT);
+	assert_null(a);
+	free(cause);
+	free(empty);
+}
+
+static void
+test_version_newer(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, *path, *mode;
+	sqlite3 *raw;
+
+	path = xasprintf("%s/future.db", fx->dir);
+	raw = raw_open(path);
+	raw_exec(raw, "PRAGMA user_version = 2");
+	sqlite3_close(raw);
+
+	assert_int_equal(audit_open(path, &a, &cause), -ENOTSUP);
+	assert_null(a);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "schema version 2"));
+	assert_non_null(strstr(cause, path));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(audit_open_readonly(path, &a, &cause), -ENOTSUP);
+	assert_non_null(strstr(cause, "schema version 2"));
+	free(cause);
+	cause = NULL;
+
+	/* untouched: still version 2, no tables added, journal mode kept */
+	raw = raw_open(path);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_master"), 0);
+	mode = raw_text(raw, "PRAGMA journal_mode");
+	assert_string_equal(mode, "delete");
+	free(mode);
+	sqlite3_close(raw);
+	free(path);
+}
+
+static void
+test_not_a_database(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, *path, junk[4096];
+	int fd;
+
+	memset(junk, 'j', sizeof junk);
+	path = xasprintf("%s/garbage.db", fx->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write_all(fd, junk, sizeof junk), 0);
+	close(fd);
+	assert_true(audit_open(path, &a, &cause) < 0);
+	assert_null(a);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, path));
+	free(cause);
+	free(path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_memory_runs),
+		cmocka_unit_test(test_memory_events),
+		cmocka_unit_test_setup_teardown(test_output_coalescing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_file_reopen, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flush_busy, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flush_atomic, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_missing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_version_newer, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

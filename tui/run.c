@@ -1,0 +1,222 @@
+/*
+ * ward run: start ward-supervisor for one run. Headless (asked for, or
+ * without a terminal) the supervisor replaces us in the foreground, with
+ * the program's output passed through and its status returned. On a
+ * terminal it goes to the background in its own session and the console
+ * attaches to it.
+ */
+#include "tui/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config/util.h"
+#include "tui/console.h"
+
+static void
+run_usage(FILE *f)
+{
+	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
+	    "[--in PATH]...\n"
+	    "                [--timeout SECONDS] [--no-landlock] -- CMD "
+	    "[ARG...]\n"
+	    "\n"
+	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
+	    "program's output, and its requests to approve (a), deny (d) or\n"
+	    "kill the run (K). With --headless, or without a terminal, the\n"
+	    "output passes through and ward exits with the program's status;\n"
+	    "requests wait for `ward approve`/`ward deny` until the policy's\n"
+	    "ask_timeout, then are denied.\n"
+	    "\n"
+	    "  --headless        no console; stdout/stderr pass through\n"
+	    "  --policy FILE     the policy (default: ward.ini, see ward(1))\n"
+	    "  --name NAME       a name for the run, usable instead of its id\n"
+	    "  --in PATH         show a host path read-only at the same path\n"
+	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
+	    "  --no-landlock     run without the Landlock wall (not advised)\n"
+	    "\n"
+	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
+	    "failed; 126/127 cannot run / not found; 128+N killed by signal N.\n",
+	    f);
+}
+
+/* ward-supervisor beside our own executable, else on PATH. */
+static char *
+supervisor_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	if (n > 0) {
+		char *slash, *p;
+
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/ward-supervisor", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup("ward-supervisor");
+}
+
+int
+run_main(int argc, char **argv, const char *argv0)
+{
+	static const struct option opts[] = {
+		{ "headless", no_argument, NULL, 'H' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "no-landlock", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	cleanup_free char *sup = supervisor_path();
+	char **args = NULL;
+	size_t n = 0;
+	bool headless = false;
+	int opt, readyp[2];
+	pid_t pid;
+
+	(void)argv0;
+	strv_push(&args, &n, xstrdup("ward-supervisor"));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			headless = true;
+			break;
+		case 'p': case 'n': case 'i': case 't': {
+			const char *name = opt == 'p' ? "--policy" :
+			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
+			    "--timeout";
+
+			strv_push(&args, &n, xstrdup(name));
+			strv_push(&args, &n, xstrdup(optarg));
+			break;
+		}
+		case 'L':
+			strv_push(&args, &n, xstrdup("--no-landlock"));
+			break;
+		case 'h':
+			run_usage(stdout);
+			strv_free(args);
+			return 0;
+		default:
+			fputs("ward run: see `ward run --help`\n", stderr);
+			strv_free(args);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs("ward run: no command given; see `ward run --help`\n",
+		    stderr);
+		strv_free(args);
+		return 2;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		headless = true;
+
+	if (headless) {
+		strv_push(&args, &n, xstrdup("--headless"));
+		strv_push(&args, &n, xstrdup("--"));
+		for (int i = optind; i < argc; i++)
+			strv_push(&args, &n, xstrdup(argv[i]));
+		execv(sup, args);
+		execvp(sup, args);
+		fprintf(stderr, "ward: cannot start %s: %s\n", sup,
+		    strerror(errno));
+		return 125;
+	}
+
+	if (pipe2(readyp, O_CLOEXEC) < 0) {
+		fprintf(stderr, "ward: pipe: %s\n", strerror(errno));
+		return 125;
+	}
+	strv_push(&args, &n, xstrdup("--ready-fd"));
+	strv_push(&args, &n, xasprintf("%d", readyp[1]));
+	strv_push(&args, &n, xstrdup("--"));
+	for (int i = optind; i < argc; i++)
+		strv_push(&args, &n, xstrdup(argv[i]));
+
+	if ((pid = fork()) < 0) {
+		fprintf(stderr, "ward: fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		/* Its own session: the terminal's ^C and hang-up reach the
+		 * console, never the supervisor, which outlives a detach.
+		 * Its stderr comes to us until it is ready. */
+		setsid();
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(readyp[1], STDERR_FILENO);
+		fcntl(readyp[1], F_SETFD, 0);
+		execv(sup, args);
+		execvp(sup, args);
+		fprintf(stderr, "ward: cannot start %s: %s\n", sup,
+		    strerror(errno));
+		_exit(125);
+	}
+	close(readyp[1]);
+	strv_free(args);
+	{
+		char buf[4096], id[16] = "";
+		size_t len = 0;
+		ssize_t r;
+
+		/* The first line that is a run id means ready; anything
+		 * else is the supervisor telling why it could not start. */
+		while (len < sizeof buf - 1 &&
+		    (r = read(readyp[0], buf + len, sizeof buf - 1 - len)) > 0) {
+			char *nl;
+
+			len += (size_t)r;
+			buf[len] = '\0';
+			for (char *line = buf; (nl = strchr(line, '\n')) != NULL;
+			    line = nl + 1) {
+				*nl = '\0';
+				if (strlen(line) == 8 && strspn(line,
+				    "0123456789abcdef") == 8) {
+					snprintf(id, sizeof id, "%s", line);
+					break;
+				}
+				fprintf(stderr, "%s\n", line);
+				*nl = '\n';
+			}
+			if (id[0] != '\0')
+				break;
+			if ((nl = strrchr(buf, '\n')) != NULL) {
+				len -= (size_t)(nl + 1 - buf);
+				memmove(buf, nl + 1, len);
+			}
+		}
+		close(readyp[0]);
+		if (id[0] == '\0') {
+			int st;
+
+			waitpid(pid, &st, 0);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 125;
+		}
+		{
+			struct console_opts co = { .run = id,
+			    .exit_with_run = true };
+
+			return console_attach(&co);
+		}
+	}
+}
