@@ -196,7 +196,7 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	if (s->clients[slot].conn == NULL)
 		return;
 	s->clients[slot].watch = watch;
-	(void)client;
+	s->clients[slot].cli = client != NULL && strcmp(client, "cli") == 0;
 	if (watch && s->backlog_len > 0) {
 		json_t *o = output_msg(s->pty >= 0 ? "pty" : "stdout",
 		    s->backlog, s->backlog_len);
@@ -213,7 +213,6 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 	const char *verdict = json_string_value(json_object_get(msg, "verdict"));
 	const char *scope = json_string_value(json_object_get(msg, "scope"));
 	const char *reason = json_string_value(json_object_get(msg, "reason"));
-	const char *client = "console";
 	enum verdict v;
 	enum scope sc = SCOPE_ONCE;
 	const struct request *r;
@@ -236,9 +235,7 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, jid, false, err);
 		return;
 	}
-	if (json_is_string(json_object_get(msg, "client")))
-		client = json_string_value(json_object_get(msg, "client"));
-	by = who(s, slot, strcmp(client, "cli") == 0 ? "cli" : "console");
+	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
 	if (sc == SCOPE_RUN)
 		rules_add(s->rules, r->kind, r->subject, v, RULE_RUN);
 	/* Ack first: the answer below may end the run. */
@@ -256,7 +253,8 @@ on_message(struct sup *s, int slot, const json_t *msg)
 	else if (strcmp(type, "decide") == 0)
 		on_decide(s, slot, msg);
 	else if (strcmp(type, "kill") == 0) {
-		cleanup_free char *by = who(s, slot, "control socket");
+		cleanup_free char *by = who(s, slot,
+		    s->clients[slot].cli ? "cli" : "console");
 		struct audit_event ev = {
 			.run = s->id, .time_ms = now_wall_ms(),
 			.pid = s->sp.init_pid, .kind = KIND_RUN,

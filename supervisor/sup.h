@@ -61,6 +61,7 @@ struct parked {
 struct client {
 	struct proto_conn *conn;
 	bool		 watch;
+	bool		 cli;		/* said client "cli" in its hello */
 };
 
 enum run_state { RUN_STARTING, RUN_RUNNING, RUN_EXITED };

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,4 +220,84 @@ run_main(int argc, char **argv, const char *argv0)
 			return console_attach(&co);
 		}
 	}
+}
+
+/* The folder holding share/ files: beside the binary in a build tree,
+ * else PREFIX/share/ward. */
+static char *
+share_dir(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	char *slash, *p;
+
+	if (getenv("WARD_SHARE") != NULL)
+		return xstrdup(getenv("WARD_SHARE"));
+	if (n <= 0)
+		return xstrdup("/usr/local/share/ward");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	p = xasprintf("%s/share/demo/agent.sh", self);
+	if (access(p, R_OK) == 0) {
+		free(p);
+		return xasprintf("%s/share", self);
+	}
+	free(p);
+	return xasprintf("%s/../share/ward", self);
+}
+
+int
+run_demo(int argc, char **argv, const char *argv0)
+{
+	cleanup_free char *share = share_dir();
+	cleanup_free char *policy = xasprintf("%s/demo/demo.ini", share);
+	cleanup_free char *demo = xasprintf("%s/demo", share);
+	cleanup_free char *agent = xasprintf("%s/demo/agent.sh", share);
+	char dir[] = "/tmp/ward-demo-XXXXXX";
+	cleanup_free char *notes = NULL, *env = NULL;
+	char *args[16];
+	int i = 0;
+	FILE *f;
+
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0)) {
+		puts("usage: ward demo [--headless]\n\n"
+		    "Runs share/demo/agent.sh, a pretend agent, in the sandbox "
+		    "with the console:\nit works in /work and /out freely, then "
+		    "asks to change a file in a\nfresh /tmp/ward-demo-* folder "
+		    "and to write into /etc.\nApprove with a, deny with d, "
+		    "kill with K, leave with q.");
+		return 0;
+	}
+	if (mkdtemp(dir) == NULL) {
+		fprintf(stderr, "ward: mkdtemp: %s\n", strerror(errno));
+		return 125;
+	}
+	notes = xasprintf("%s/notes.txt", dir);
+	if ((f = fopen(notes, "w")) != NULL) {
+		fputs("notes kept on the host\n", f);
+		fclose(f);
+	}
+	chmod(dir, 0755);
+	env = xasprintf("WARD_DEMO_DIR=%s", dir);
+	args[i++] = (char *)"run";
+	if (argc > 1 && strcmp(argv[1], "--headless") == 0)
+		args[i++] = (char *)"--headless";
+	args[i++] = (char *)"--policy";
+	args[i++] = policy;
+	args[i++] = (char *)"--name";
+	args[i++] = (char *)"demo";
+	args[i++] = (char *)"--in";
+	args[i++] = demo;
+	args[i++] = (char *)"--in";
+	args[i++] = dir;
+	args[i++] = (char *)"--";
+	args[i++] = (char *)"env";
+	args[i++] = env;
+	args[i++] = (char *)"sh";
+	args[i++] = agent;
+	args[i] = NULL;
+	fprintf(stderr, "ward: demo folder %s (notes.txt lives there)\n", dir);
+	return run_main(i, args, argv0);
 }

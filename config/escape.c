@@ -1,0 +1,160 @@
+#include "config/escape.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/util.h"
+
+/*
+ * The worst case is four output bytes per input byte: a lone byte becomes
+ * "\xNN"; two-byte C1 controls become "\u0085" (6 for 2), three-byte format
+ * characters "\u{202e}" (8 for 3), four-byte tags "\u{e0001}" (9 for 4).
+ */
+#define ESCAPE_MAX_RATIO 4
+
+/* Invisible and bidi format characters: shown, never obeyed. */
+static bool
+escape_is_hidden(uint32_t c)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} ranges[] = {
+		{ 0x00ad, 0x00ad },	/* soft hyphen */
+		{ 0x061c, 0x061c },	/* arabic letter mark */
+		{ 0x180e, 0x180e },	/* mongolian vowel separator */
+		{ 0x200b, 0x200f },	/* zero widths, LRM, RLM */
+		{ 0x202a, 0x202e },	/* bidi embeddings and overrides */
+		{ 0x2060, 0x2064 },	/* word joiner, invisible operators */
+		{ 0x2066, 0x2069 },	/* bidi isolates */
+		{ 0xfeff, 0xfeff },	/* zero width no-break space, BOM */
+		{ 0xfff9, 0xfffb },	/* interlinear annotation */
+		{ 0xe0000, 0xe007f },	/* tags */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
+		if (c >= ranges[i].lo && c <= ranges[i].hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Decodes one UTF-8 sequence at s (n > 0 bytes left): its length, or 0 when
+ * the first byte does not start a valid sequence. Overlong forms, UTF-16
+ * surrogates and values above U+10FFFF are invalid (RFC 3629): a terminal
+ * or a later decoder could read them as something else than we showed.
+ */
+static size_t
+escape_decode(const unsigned char *s, size_t n, uint32_t *ret)
+{
+	uint32_t c;
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80) {
+		*ret = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		c = s[0] & 0x0f;
+		if (s[0] == 0xe0)
+			lo = 0xa0;	/* overlong below U+0800 */
+		else if (s[0] == 0xed)
+			hi = 0x9f;	/* surrogates U+D800..U+DFFF */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		c = s[0] & 0x07;
+		if (s[0] == 0xf0)
+			lo = 0x90;	/* overlong below U+10000 */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;	/* above U+10FFFF */
+	} else {
+		return 0;	/* continuation byte, 0xc0, 0xc1 or 0xf5..0xff */
+	}
+	if (n < len)
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	c = (c << 6) | (s[1] & 0x3f);
+	for (size_t i = 2; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	*ret = c;
+	return len;
+}
+
+static char *
+escape_any(const void *buf, size_t n, bool keep_tab)
+{
+	const unsigned char *s = buf;
+	char *out, *o;
+	size_t i = 0;
+
+	if (n > (SIZE_MAX - 1) / ESCAPE_MAX_RATIO)
+		fatal("escape: %zu bytes is too long", n);
+	out = o = xmalloc(n * ESCAPE_MAX_RATIO + 1);
+	while (i < n) {
+		uint32_t c;
+		size_t len = escape_decode(s + i, n - i, &c);
+
+		if (len == 0) {
+			o += sprintf(o, "\\x%02x", s[i]);
+			i++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			static const char named[] = {
+				['\a'] = 'a', ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+				['\v'] = 'v', ['\f'] = 'f', ['\r'] = 'r', [0x1b] = 'e',
+			};
+
+			if (c == '\t' && keep_tab)
+				*o++ = '\t';
+			else if (c < ARRAY_SIZE(named) && named[c] != '\0')
+				o += sprintf(o, "\\%c", named[c]);
+			else
+				o += sprintf(o, "\\x%02x", (unsigned)c);
+		} else if (c == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+		} else if (c >= 0x80 && c <= 0x9f) {
+			o += sprintf(o, "\\u%04x", (unsigned)c);
+		} else if (escape_is_hidden(c)) {
+			o += sprintf(o, "\\u{%04x}", (unsigned)c);
+		} else {
+			memcpy(o, s + i, len);
+			o += len;
+		}
+		i += len;
+	}
+	*o = '\0';
+	return xrealloc(out, (size_t)(o - out) + 1);
+}
+
+char *
+escape_mem(const void *buf, size_t n)
+{
+	return escape_any(buf, n, false);
+}
+
+char *
+escape_line(const void *buf, size_t n)
+{
+	return escape_any(buf, n, true);
+}
+
+char *
+escape_str(const char *s)
+{
+	if (s == NULL)
+		return xstrdup("");
+	return escape_any(s, strlen(s), false);
+}

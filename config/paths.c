@@ -1,0 +1,224 @@
+#include "config/paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/util.h"
+
+/* Where `make install` puts things; the Makefile may pass its PREFIX. */
+#ifndef WARD_PREFIX
+#define WARD_PREFIX "/usr/local"
+#endif
+
+/* The XDG spec: a relative path in an XDG variable is invalid; ignore it. */
+static const char *
+paths_env_abs(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
+
+static char *
+paths_home(void)
+{
+	const char *home = paths_env_abs("HOME");
+	struct passwd *pw;
+
+	if (home != NULL)
+		return xstrdup(home);
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
+	    pw->pw_dir[0] != '/')
+		fatal("cannot find a home folder: HOME is not set and uid %u has "
+		    "none in the user database", (unsigned)getuid());
+	return xstrdup(pw->pw_dir);
+}
+
+/* The length of dir without trailing slashes ("/" gives 0). */
+static int
+paths_trim(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 0 && dir[n - 1] == '/')
+		n--;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* $VAR/ward, else ~/FALLBACK/ward. */
+static char *
+paths_xdg(const char *var, const char *fallback)
+{
+	const char *base = paths_env_abs(var);
+	cleanup_free char *home = NULL;
+
+	if (base != NULL)
+		return xasprintf("%.*s/ward", paths_trim(base), base);
+	home = paths_home();
+	return xasprintf("%.*s/%s/ward", paths_trim(home), home, fallback);
+}
+
+char *
+paths_state_dir(void)
+{
+	return paths_xdg("XDG_STATE_HOME", ".local/state");
+}
+
+char *
+paths_audit_db(void)
+{
+	cleanup_free char *state = paths_state_dir();
+
+	return xasprintf("%s/audit.db", state);
+}
+
+char *
+paths_runs_dir(void)
+{
+	cleanup_free char *state = paths_state_dir();
+
+	return xasprintf("%s/runs", state);
+}
+
+char *
+paths_config_dir(void)
+{
+	return paths_xdg("XDG_CONFIG_HOME", ".config");
+}
+
+/*
+ * Ours but too open (or a umask got in the way of mkdir). Fixed through a
+ * descriptor of the very folder lstat saw, so that a swap of the name in
+ * between changes nothing. O_PATH, because a folder of mode 0000 cannot
+ * be opened for reading; fchmod does not take an O_PATH descriptor, so
+ * chmod goes through its /proc/self/fd link, which names that folder.
+ */
+static int
+paths_fix_mode(const char *path, const struct stat *seen)
+{
+	cleanup_fd int fd = -1;
+	cleanup_free char *link = NULL;
+	struct stat st;
+
+	fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino ||
+	    st.st_uid != seen->st_uid)
+		return -ESTALE;
+	link = xasprintf("/proc/self/fd/%d", fd);
+	if (chmod(link, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+int
+paths_runtime_dir(char **ret, char **cause)
+{
+	const char *base = paths_env_abs("XDG_RUNTIME_DIR");
+	cleanup_free char *path = NULL;
+	struct stat st;
+	uid_t uid = getuid();
+	int r;
+
+	if (base != NULL)
+		path = xasprintf("%.*s/ward", paths_trim(base), base);
+	else
+		path = xasprintf("/tmp/ward-%u", (unsigned)uid);
+
+	/* mkdir never follows a symlink in the last component: an existing
+	 * one, even dangling, is EEXIST and caught by lstat below. */
+	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+
+		*cause = xasprintf("%s: cannot create: %s", path, strerror(e));
+		return -e;
+	}
+	if (lstat(path, &st) < 0) {
+		int e = errno;
+
+		*cause = xasprintf("%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		*cause = xasprintf("%s: is a symlink; refusing it (remove it)", path);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("%s: not a directory; refusing it (remove it)", path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != uid) {
+		*cause = xasprintf("%s: owned by uid %u, not by us (uid %u); someone "
+		    "else may control it: remove it or set XDG_RUNTIME_DIR", path,
+		    (unsigned)st.st_uid, (unsigned)uid);
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0700 && (r = paths_fix_mode(path, &st)) < 0) {
+		*cause = xasprintf("%s: mode %04o, and cannot make it 0700: %s",
+		    path, (unsigned)(st.st_mode & 07777), r == -ESTALE ?
+		    "it changed while we looked" : strerror(-r));
+		return r;
+	}
+	*ret = steal_ptr(&path);
+	return 0;
+}
+
+static bool
+paths_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* The folder of the running executable (or of argv0 as a fallback). */
+static char *
+paths_exe_dir(const char *argv0)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	char *slash;
+
+	if (n > 0)
+		buf[n] = '\0';
+	else if (argv0 == NULL || strchr(argv0, '/') == NULL ||
+	    realpath(argv0, buf) == NULL)
+		return NULL;
+	if ((slash = strrchr(buf, '/')) == NULL)
+		return NULL;
+	*slash = '\0';
+	return xstrdup(buf);
+}
+
+char *
+paths_default_policy(const char *argv0)
+{
+	cleanup_free char *config = paths_config_dir();
+	cleanup_free char *user = xasprintf("%s/ward.ini", config);
+	cleanup_free char *exe = NULL;
+	cleanup_free char *beside = NULL;
+	const char *share = getenv("WARD_SHARE");
+	char *slash;
+
+	if (paths_exists(user))
+		return steal_ptr(&user);
+	if (share != NULL && share[0] != '\0')
+		return xasprintf("%.*s/ward.ini", paths_trim(share), share);
+	if ((exe = paths_exe_dir(argv0)) == NULL)
+		return xstrdup(WARD_PREFIX "/share/ward/ward.ini");
+	/* A build tree: the programs sit in the repository beside share/. */
+	beside = xasprintf("%s/share/ward.ini", exe);
+	if (paths_exists(beside))
+		return steal_ptr(&beside);
+	/* Installed: PREFIX/bin/ward and PREFIX/share/ward/ward.ini. */
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	return xasprintf("%s/share/ward/ward.ini", exe);
+}

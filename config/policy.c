@@ -1,0 +1,1002 @@
+#include "config/policy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "config/escape.h"
+#include "config/util.h"
+
+/* A policy is a page of text; anything much larger is a mistake. */
+#define POLICY_MAX_SIZE		(1u << 20)
+
+#define DURATION_HINT		"use 90, 90s, 5m, 2h"
+#define SIZE_HINT		"use 512M, 2G, 100K, a number of bytes, or none"
+
+/* Sets one value (a scalar, or one item of a list); *why explains a refusal. */
+typedef int (*policy_setter)(struct policy *, const char *, char **why);
+
+struct policy_key {
+	const char	*section;
+	const char	*name;
+	bool		 list;
+	policy_setter	 set;
+};
+
+struct policy_parse {
+	struct policy	*p;
+	const char	*name;		/* the file, for messages */
+	const char	*text;
+	const char	*next;		/* where the reader goes on */
+	unsigned	 lineno;	/* the line the reader handed out last */
+	bool		 indented;	/* ... and whether it starts with a blank */
+	const struct policy_key *prev;	/* the key above, for continuation lines */
+	const struct policy_key *empty;	/* a list key left empty, waiting for */
+	unsigned	 empty_line;	/*   indented lines to fill it */
+	unsigned	*set_on;	/* per key: line a scalar was set on, 0 = not yet */
+	unsigned	 err_line;
+	char		*cause;
+};
+
+static char *
+policy_quote(const char *s)
+{
+	cleanup_free char *e = escape_str(s);
+
+	return xasprintf("\"%s\"", e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Values */
+
+/* Digits only (no sign, no blanks: strtoul accepts both). */
+static int
+policy_parse_uint(const char *s, uint64_t max, uint64_t *ret, const char **end)
+{
+	uint64_t n = 0;
+	const char *c = s;
+
+	if (*c < '0' || *c > '9')
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		unsigned d = (unsigned)(*c - '0');
+
+		if (n > (max - d) / 10)
+			return -ERANGE;
+		n = n * 10 + d;
+	}
+	*ret = n;
+	*end = c;
+	return 0;
+}
+
+static int
+policy_duration(const char *s, unsigned *ret)
+{
+	uint64_t n, mul;
+	const char *end;
+	int r;
+
+	if (strcmp(s, "none") == 0) {
+		*ret = 0;
+		return 0;
+	}
+	if ((r = policy_parse_uint(s, UINT_MAX, &n, &end)) < 0)
+		return r;
+	switch (*end) {
+	case '\0':
+	case 's':
+		mul = 1;
+		break;
+	case 'm':
+		mul = 60;
+		break;
+	case 'h':
+		mul = 3600;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end != '\0' && end[1] != '\0')
+		return -EINVAL;
+	if (n > UINT_MAX / mul)
+		return -ERANGE;
+	*ret = (unsigned)(n * mul);
+	return 0;
+}
+
+int
+policy_parse_duration(const char *s, unsigned *ret)
+{
+	return policy_duration(s, ret) < 0 ? -EINVAL : 0;
+}
+
+static int
+policy_size(const char *s, uint64_t *ret)
+{
+	uint64_t n;
+	const char *end;
+	unsigned shift;
+	int r;
+
+	if (strcmp(s, "none") == 0) {
+		*ret = 0;
+		return 0;
+	}
+	if ((r = policy_parse_uint(s, UINT64_MAX, &n, &end)) < 0)
+		return r;
+	switch (*end) {
+	case '\0':
+		shift = 0;
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end != '\0' && end[1] != '\0')
+		return -EINVAL;
+	if (n > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*ret = n << shift;
+	return 0;
+}
+
+int
+policy_parse_size(const char *s, uint64_t *ret)
+{
+	return policy_size(s, ret) < 0 ? -EINVAL : 0;
+}
+
+const char *
+policy_action_name(enum policy_action a)
+{
+	switch (a) {
+	case POLICY_ASK:
+		return "ask";
+	case POLICY_DENY:
+		return "deny";
+	case POLICY_ALLOW:
+		return "allow";
+	}
+	return "?";
+}
+
+/*
+ * FNV-1a, 64 bits, as 16 hex digits. It names a version of a policy in the
+ * record so that runs can be grouped and compared; it is not a defence
+ * against someone crafting two policies with one hash.
+ */
+char *
+policy_hash(const char *text, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)text[i];
+		h *= 0x100000001b3ULL;
+	}
+	return xasprintf("%016" PRIx64, h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setters, one per key */
+
+static int
+policy_set_timeout(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_duration(v, &p->timeout)) == -ERANGE)
+		*why = xasprintf("%s is too long", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
+	return r;
+}
+
+static int
+policy_set_ask_timeout(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_duration(v, &p->ask_timeout)) == -ERANGE) {
+		*why = xasprintf("%s is too long", q);
+	} else if (r < 0) {
+		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
+	} else if (p->ask_timeout == 0) {
+		/* Fail closed: a request nobody answers is denied at its
+		 * deadline, so there must be one. */
+		*why = xasprintf("%s: a request must have a deadline (at least 1s)", q);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+static int
+policy_set_memory(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_size(v, &p->memory)) == -ERANGE)
+		*why = xasprintf("%s is too large", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
+	return r;
+}
+
+static int
+policy_set_pids(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	uint64_t n = 0;
+	const char *end = v;
+
+	if (strcmp(v, "none") != 0 &&
+	    (policy_parse_uint(v, UINT_MAX, &n, &end) < 0 || *end != '\0')) {
+		*why = xasprintf("%s is not a number of tasks (use 512, or none)", q);
+		return -EINVAL;
+	}
+	p->pids = (unsigned)n;
+	return 0;
+}
+
+static int
+policy_action(const char *v, bool allow_ok, enum policy_action *ret)
+{
+	if (strcmp(v, "ask") == 0)
+		*ret = POLICY_ASK;
+	else if (strcmp(v, "deny") == 0)
+		*ret = POLICY_DENY;
+	else if (allow_ok && strcmp(v, "allow") == 0)
+		*ret = POLICY_ALLOW;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int
+policy_set_write(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+
+	if (policy_action(v, false, &p->write) == 0)
+		return 0;
+	if (strcmp(v, "allow") == 0)
+		*why = xasprintf("%s is not one of ask, deny (name folders in "
+		    "writable, or globs in allow)", q);
+	else
+		*why = xasprintf("%s is not one of ask, deny", q);
+	return -EINVAL;
+}
+
+static int
+policy_set_connect(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+
+	if (policy_action(v, false, &p->connect) == 0)
+		return 0;
+	if (strcmp(v, "allow") == 0)
+		*why = xasprintf("%s is not one of ask, deny (name hosts in "
+		    "allow)", q);
+	else
+		*why = xasprintf("%s is not one of ask, deny", q);
+	return -EINVAL;
+}
+
+static int
+policy_set_install(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+
+	if (policy_action(v, true, &p->install) == 0)
+		return 0;
+	*why = xasprintf("%s is not one of ask, deny, allow", q);
+	return -EINVAL;
+}
+
+/*
+ * An absolute path or glob with single slashes and no trailing one. "." and
+ * ".." are refused rather than resolved: rules match the paths the kernel
+ * resolved, so "/work/../etc" would never match what it seems to say.
+ */
+static int
+policy_path(const char *v, const char *what, char **ret, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *out = NULL;
+	char *o;
+
+	if (v[0] != '/') {
+		*why = xasprintf("%s is not an absolute %s (start it with /)", q, what);
+		return -EINVAL;
+	}
+	o = out = xmalloc(strlen(v) + 1);
+	for (const char *c = v; *c != '\0';) {
+		size_t len;
+
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if (len == 0)
+			break;
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+			*why = xasprintf("%s: no . or .. in a %s (write the path "
+			    "it leads to)", q, what);
+			return -EINVAL;
+		}
+		*o++ = '/';
+		memcpy(o, c, len);
+		o += len;
+		c += len;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	*ret = steal_ptr(&out);
+	return 0;
+}
+
+static int
+policy_folder(const char *v, char ***list, size_t *n, const char *refuse_root,
+    char **why)
+{
+	char *path = NULL;
+	int r;
+
+	if ((r = policy_path(v, "path", &path, why)) < 0)
+		return r;
+	if (strcmp(path, "/") == 0) {
+		free(path);
+		*why = xasprintf("\"/\": %s", refuse_root);
+		return -EINVAL;
+	}
+	strv_push(list, n, path);
+	return 0;
+}
+
+static int
+policy_set_writable(struct policy *p, const char *v, char **why)
+{
+	return policy_folder(v, &p->writable, &p->n_writable,
+	    "would make the whole host writable", why);
+}
+
+static int
+policy_set_hidden(struct policy *p, const char *v, char **why)
+{
+	return policy_folder(v, &p->hidden, &p->n_hidden,
+	    "cannot hide the whole host", why);
+}
+
+static int
+policy_set_allow(struct policy *p, const char *v, char **why)
+{
+	char *glob = NULL;
+	int r;
+
+	if ((r = policy_path(v, "glob", &glob, why)) < 0)
+		return r;
+	strv_push(&p->allow, &p->n_allow, glob);
+	return 0;
+}
+
+static int
+policy_set_deny(struct policy *p, const char *v, char **why)
+{
+	char *glob = NULL;
+	int r;
+
+	if ((r = policy_path(v, "glob", &glob, why)) < 0)
+		return r;
+	strv_push(&p->deny, &p->n_deny, glob);
+	return 0;
+}
+
+/* "443" or "8000-8100", ports 1..65535. */
+static int
+policy_ports(const char *s, unsigned *lo, unsigned *hi)
+{
+	uint64_t a, b;
+	const char *end;
+
+	if (policy_parse_uint(s, 65535, &a, &end) < 0 || a == 0)
+		return -EINVAL;
+	b = a;
+	if (*end == '-' &&
+	    (policy_parse_uint(end + 1, 65535, &b, &end) < 0 || b < a))
+		return -EINVAL;
+	if (*end != '\0')
+		return -EINVAL;
+	*lo = (unsigned)a;
+	*hi = (unsigned)b;
+	return 0;
+}
+
+/* "10.0.0.0/8" or "fd00::/8" into canonical text; host bits must be 0. */
+static int
+policy_cidr(const char *s, char **ret, const char **why)
+{
+	cleanup_free char *addr = xstrdup(s);
+	char *slash = strchr(addr, '/');
+	unsigned char bytes[16];
+	char text[INET6_ADDRSTRLEN];
+	uint64_t prefix;
+	const char *end;
+	int af = AF_INET;
+	unsigned bits = 32;
+
+	*slash = '\0';
+	if (inet_pton(AF_INET, addr, bytes) != 1) {
+		af = AF_INET6;
+		bits = 128;
+		if (inet_pton(AF_INET6, addr, bytes) != 1) {
+			*why = "is not an address/prefix";
+			return -EINVAL;
+		}
+	}
+	if (policy_parse_uint(slash + 1, bits, &prefix, &end) < 0 || *end != '\0') {
+		*why = af == AF_INET ? "needs a prefix length 0..32" :
+		    "needs a prefix length 0..128";
+		return -EINVAL;
+	}
+	for (unsigned i = (unsigned)prefix; i < bits; i++) {
+		if (bytes[i / 8] & (0x80u >> (i % 8))) {
+			*why = "has bits set past its prefix length";
+			return -EINVAL;
+		}
+	}
+	inet_ntop(af, bytes, text, sizeof text);
+	*ret = xasprintf("%s/%u", text, (unsigned)prefix);
+	return 0;
+}
+
+/* A DNS name or "*.suffix", lowercased, without a trailing dot. */
+static int
+policy_hostname(const char *s, char **ret, const char **why)
+{
+	cleanup_free char *name = NULL;
+	const char *labels = s;
+	size_t len = strlen(s), label = 0;
+	bool digits_only = true;
+
+	if (strncmp(s, "*.", 2) == 0)
+		labels = s + 2;
+	if (len > 0 && s[len - 1] == '.')
+		len--;
+	if (labels >= s + len) {
+		*why = "is not a host name";
+		return -EINVAL;
+	}
+	if (len > 253) {
+		*why = "is longer than 253 characters";
+		return -EINVAL;
+	}
+	name = xstrndup(s, len);
+	for (char *c = name + (labels - s); *c != '\0'; c++) {
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+		if (*c == '.') {
+			if (label == 0 || c[-1] == '-') {
+				*why = "is not a host name";
+				return -EINVAL;
+			}
+			label = 0;
+			continue;
+		}
+		if (*c == '*') {
+			*why = "has a * that is not a leading *. (use *.example.com)";
+			return -EINVAL;
+		}
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+		    *c == '-' || *c == '_') || (*c == '-' && label == 0) ||
+		    ++label > 63) {
+			*why = "is not a host name";
+			return -EINVAL;
+		}
+		if (*c < '0' || *c > '9')
+			digits_only = false;
+	}
+	if (label == 0 || name[strlen(name) - 1] == '-') {
+		*why = "is not a host name";
+		return -EINVAL;
+	}
+	/* "1.2.3.256" or "10.1" is a mistyped address, not a name. */
+	if (digits_only) {
+		*why = "is not an IPv4 address";
+		return -EINVAL;
+	}
+	*ret = steal_ptr(&name);
+	return 0;
+}
+
+/*
+ * host, host:port, host:lo-hi, *.suffix[:port], 1.2.3.4[:port],
+ * 10.0.0.0/8[:port], [::1], [::1]:443, [fd00::/8]:443.
+ */
+static int
+policy_set_net_allow(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *host = NULL;
+	cleanup_free char *canon = NULL;
+	const char *port = NULL, *problem = NULL;
+	struct policy_host h = { .port_lo = 0, .port_hi = 65535 };
+	unsigned char bytes[16];
+	char text[INET6_ADDRSTRLEN];
+	bool v6 = false;
+
+	if (v[0] == '[') {
+		const char *close = strchr(v, ']');
+
+		if (close == NULL || (close[1] != '\0' && close[1] != ':')) {
+			*why = xasprintf("%s: write [address]:port", q);
+			return -EINVAL;
+		}
+		host = xstrndup(v + 1, (size_t)(close - v - 1));
+		if (close[1] == ':')
+			port = close + 2;
+		v6 = true;
+	} else {
+		const char *colon = strchr(v, ':');
+
+		if (colon != NULL && strchr(colon + 1, ':') != NULL) {
+			/* Is "::1:443" the address ::1:443 or ::1 port 443? */
+			*why = xasprintf("%s: write an IPv6 address in brackets: "
+			    "[::1] or [::1]:443", q);
+			return -EINVAL;
+		}
+		if (colon != NULL) {
+			host = xstrndup(v, (size_t)(colon - v));
+			port = colon + 1;
+		} else {
+			host = xstrdup(v);
+		}
+	}
+	if (port != NULL && policy_ports(port, &h.port_lo, &h.port_hi) < 0) {
+		*why = xasprintf("%s: the port must be 1..65535 or a range lo-hi", q);
+		return -EINVAL;
+	}
+
+	if (strchr(host, '/') != NULL) {
+		/* Without brackets there is no colon, so no IPv6 network. */
+		if (policy_cidr(host, &canon, &problem) == 0 &&
+		    v6 == (strchr(canon, ':') != NULL))
+			goto done;
+		if (problem == NULL)
+			problem = "is not an IPv6 network";
+	} else if (v6) {
+		if (inet_pton(AF_INET6, host, bytes) == 1) {
+			canon = xstrdup(inet_ntop(AF_INET6, bytes, text, sizeof text));
+			goto done;
+		}
+		problem = "is not an IPv6 address";
+	} else if (inet_pton(AF_INET, host, bytes) == 1) {
+		canon = xstrdup(host);
+		goto done;
+	} else if (strcmp(host, "*") == 0) {
+		problem = "would allow every host (name the hosts, or use *.example.com)";
+	} else if (policy_hostname(host, &canon, &problem) == 0) {
+		goto done;
+	}
+	*why = xasprintf("%s %s", q, problem);
+	return -EINVAL;
+
+done:
+	h.host = steal_ptr(&canon);
+	p->net_allow = xreallocarray(p->net_allow, p->n_net_allow + 1,
+	    sizeof *p->net_allow);
+	p->net_allow[p->n_net_allow++] = h;
+	return 0;
+}
+
+static const struct policy_key policy_keys[] = {
+	{ "run", "timeout", false, policy_set_timeout },
+	{ "run", "ask_timeout", false, policy_set_ask_timeout },
+	{ "run", "memory", false, policy_set_memory },
+	{ "run", "pids", false, policy_set_pids },
+	{ "files", "writable", true, policy_set_writable },
+	{ "files", "hidden", true, policy_set_hidden },
+	{ "files", "allow", true, policy_set_allow },
+	{ "files", "deny", true, policy_set_deny },
+	{ "files", "write", false, policy_set_write },
+	{ "network", "allow", true, policy_set_net_allow },
+	{ "network", "connect", false, policy_set_connect },
+	{ "packages", "install", false, policy_set_install },
+};
+
+/* ------------------------------------------------------------------ */
+/* Structs */
+
+void
+policy_init(struct policy *p)
+{
+	*p = (struct policy){
+		.timeout = 3600,
+		.ask_timeout = 120,
+		.memory = 0,
+		.pids = 512,
+		.write = POLICY_ASK,
+		.connect = POLICY_ASK,
+		.install = POLICY_ASK,
+	};
+}
+
+void
+policy_done(struct policy *p)
+{
+	free(p->path);
+	strv_free(p->writable);
+	strv_free(p->hidden);
+	strv_free(p->allow);
+	strv_free(p->deny);
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		free(p->net_allow[i].host);
+	free(p->net_allow);
+	policy_init(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The parser */
+
+static bool
+policy_section_known(const char *s, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++) {
+		if (strlen(policy_keys[i].section) == len &&
+		    strncmp(policy_keys[i].section, s, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+static char *
+policy_keys_of(const char *section)
+{
+	char *list = xstrdup("");
+
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++) {
+		char *old = list;
+
+		if (strcmp(policy_keys[i].section, section) != 0)
+			continue;
+		list = xasprintf("%s%s%s", old, *old ? ", " : "", policy_keys[i].name);
+		free(old);
+	}
+	return list;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void
+policy_fail(struct policy_parse *st, unsigned line, const char *fmt, ...)
+{
+	cleanup_free char *msg = NULL;
+	va_list ap;
+
+	if (st->cause != NULL)
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	st->cause = xasprintf("%s:%u: %s", st->name, line, msg);
+	st->err_line = line;
+}
+
+/*
+ * The reader inih calls for each line, like fgets. Debian's libinih is
+ * built without INI_HANDLER_LINENO, so counting lines here is how a message
+ * can name the line of each handler call (inih handles one line per read).
+ * It also refuses lines that do not fit inih's fixed buffer: inih would
+ * silently cut them and parse the rest as a line of its own.
+ */
+static char *
+policy_on_read(char *buf, int size, void *stream)
+{
+	struct policy_parse *st = stream;
+	const char *s = st->next, *nl;
+	size_t len;
+
+	if (st->cause != NULL || *s == '\0')
+		return NULL;
+	nl = strchr(s, '\n');
+	len = nl != NULL ? (size_t)(nl - s) + 1 : strlen(s);
+	st->lineno++;
+	if (len > (size_t)size - 1) {
+		policy_fail(st, st->lineno, "line too long (over %d bytes): split "
+		    "a list over indented lines", size - 2);
+		return NULL;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	st->next = s + len;
+	st->indented = *s == ' ' || *s == '\t';
+	s += strspn(s, " \t");
+	/* A section header, unless inih takes it as a continuation line.
+	 * Headers of empty sections never reach the handler: check here. */
+	if (*s == '[' && (!st->indented || st->prev == NULL)) {
+		size_t n = strcspn(s + 1, "]\n");
+
+		st->prev = NULL;
+		if (s[1 + n] == ']' && !policy_section_known(s + 1, n)) {
+			cleanup_free char *sec = xstrndup(s + 1, n);
+			cleanup_free char *q = escape_str(sec);
+
+			policy_fail(st, st->lineno, "unknown section [%s] (sections: "
+			    "run, files, network, packages)", q);
+			return NULL;
+		}
+	}
+	return buf;
+}
+
+static int
+policy_on_key(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct policy_parse *st = user;
+	const struct policy_key *k = NULL;
+	cleanup_free char *why = NULL;
+	cleanup_free char *comment_cut = NULL;
+	cleanup_free char *qsec = escape_str(section);
+	cleanup_free char *qname = escape_str(name);
+	unsigned line = st->lineno;
+	size_t idx;
+	bool cont;
+
+	if (st->cause != NULL)
+		return 0;
+	/* inih hands an indented line on as one more value of the key above. */
+	cont = st->indented && st->prev != NULL &&
+	    strcmp(st->prev->section, section) == 0 &&
+	    strcmp(st->prev->name, name) == 0;
+	if (st->empty != NULL) {
+		if (!cont) {
+			policy_fail(st, st->empty_line, "[%s] %s: empty value",
+			    st->empty->section, st->empty->name);
+			return 0;
+		}
+		st->empty = NULL;
+	}
+	if (*section == '\0') {
+		policy_fail(st, line, "%s: outside a section (start with [run], "
+		    "[files], [network] or [packages])", qname);
+		return 0;
+	}
+	for (idx = 0; idx < ARRAY_SIZE(policy_keys); idx++) {
+		if (strcmp(policy_keys[idx].section, section) == 0 &&
+		    strcmp(policy_keys[idx].name, name) == 0) {
+			k = &policy_keys[idx];
+			break;
+		}
+	}
+	if (k == NULL) {
+		cleanup_free char *known = policy_keys_of(section);
+
+		if (*known == '\0')
+			policy_fail(st, line, "unknown section [%s] (sections: run, "
+			    "files, network, packages)", qsec);
+		else
+			policy_fail(st, line, "[%s] unknown key \"%s\" (keys: %s)",
+			    qsec, qname, known);
+		return 0;
+	}
+	st->prev = k;
+
+	if (!k->list) {
+		if (cont) {
+			policy_fail(st, line, "[%s] %s: takes one value (an indented "
+			    "line continues the key above)", k->section, k->name);
+			return 0;
+		}
+		if (*value == '\0') {
+			policy_fail(st, line, "[%s] %s: empty value", k->section,
+			    k->name);
+			return 0;
+		}
+		if (st->set_on[idx] != 0) {
+			policy_fail(st, line, "[%s] %s: set twice (first on line %u)",
+			    k->section, k->name, st->set_on[idx]);
+			return 0;
+		}
+		st->set_on[idx] = line;
+		if (k->set(st->p, value, &why) < 0) {
+			policy_fail(st, line, "[%s] %s: %s", k->section, k->name, why);
+			return 0;
+		}
+		return 1;
+	}
+
+	if (*value == '\0') {
+		/* "hidden =" then the items on indented lines below. */
+		st->empty = k;
+		st->empty_line = line;
+		return 1;
+	}
+	/* inih 55 strips " ; comment" from key lines but not from indented
+	 * ones; strip it here so that both read alike. */
+	for (const char *c = value + 1; *c != '\0'; c++) {
+		if (*c == ';' && (c[-1] == ' ' || c[-1] == '\t')) {
+			value = comment_cut = xstrndup(value, (size_t)(c - value));
+			break;
+		}
+	}
+	for (const char *c = value; *c != '\0';) {
+		cleanup_free char *item = NULL;
+		size_t len;
+
+		c += strspn(c, " \t");
+		if ((len = strcspn(c, " \t")) == 0)
+			break;
+		item = xstrndup(c, len);
+		c += len;
+		if (k->set(st->p, item, &why) < 0) {
+			policy_fail(st, line, "[%s] %s: %s%s", k->section, k->name,
+			    why, cont ? "; an indented line continues the key "
+			    "above" : "");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void
+policy_syntax_error(struct policy_parse *st, unsigned line)
+{
+	const char *s = st->text;
+	cleanup_free char *text = NULL;
+	cleanup_free char *q = NULL;
+
+	for (unsigned i = 1; i < line && s != NULL; i++) {
+		if ((s = strchr(s, '\n')) != NULL)
+			s++;
+	}
+	if (s == NULL)
+		s = "";
+	text = xstrndup(s, strcspn(s, "\r\n"));
+	q = policy_quote(text);
+	free(st->cause);
+	st->cause = NULL;
+	policy_fail(st, line, "cannot read %s (expected [section], key = value, "
+	    "or a # comment)", q);
+}
+
+static int
+policy_parse_text(struct policy *p, const char *text, const char *name,
+    char **cause)
+{
+	unsigned set_on[ARRAY_SIZE(policy_keys)] = { 0 };
+	struct policy_parse st = {
+		.p = p,
+		.name = name,
+		.text = text,
+		.next = text,
+		.set_on = set_on,
+	};
+	int r;
+
+	r = ini_parse_stream(policy_on_read, &st, policy_on_key, &st);
+	if (r < 0) {
+		free(st.cause);
+		return -ENOMEM;
+	}
+	/* inih reports the first line it could not parse, or the first our
+	 * handler refused; a syntax error above ours comes first. */
+	if (r > 0 && (st.cause == NULL || (unsigned)r < st.err_line))
+		policy_syntax_error(&st, (unsigned)r);
+	if (st.cause == NULL && st.empty != NULL)
+		policy_fail(&st, st.empty_line, "[%s] %s: empty value",
+		    st.empty->section, st.empty->name);
+	if (st.cause != NULL) {
+		if (cause != NULL)
+			*cause = st.cause;
+		else
+			free(st.cause);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+policy_load_string(struct policy *p, const char *text, const char *name,
+    char **cause)
+{
+	int r;
+
+	policy_init(p);
+	if (name == NULL)
+		name = "<string>";
+	p->path = xstrdup(name);
+	if ((r = policy_parse_text(p, text, name, cause)) < 0) {
+		/* Leave the defaults, not half a policy. */
+		policy_done(p);
+	}
+	return r;
+}
+
+static int
+policy_read_file(const char *path, char **ret, size_t *len)
+{
+	cleanup_fd int fd = -1;
+	cleanup_free char *buf = NULL;
+	size_t n = 0, cap = 4096;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return -errno;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t got;
+
+		if (n > POLICY_MAX_SIZE)
+			return -EFBIG;
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	*len = n;
+	*ret = steal_ptr(&buf);
+	return 0;
+}
+
+int
+policy_load(struct policy *p, const char *path, char **cause)
+{
+	cleanup_free char *text = NULL;
+	const char *nul;
+	size_t len = 0;
+	int r;
+
+	policy_init(p);
+	if ((r = policy_read_file(path, &text, &len)) < 0) {
+		if (cause != NULL)
+			*cause = xasprintf("%s: cannot read: %s", path,
+			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		return r;
+	}
+	if ((nul = memchr(text, '\0', len)) != NULL) {
+		unsigned line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		if (cause != NULL)
+			*cause = xasprintf("%s:%u: a NUL byte: not a text file",
+			    path, line);
+		return -EINVAL;
+	}
+	return policy_load_string(p, text, path, cause);
+}

@@ -1,0 +1,444 @@
+/* config/paths.c: XDG variables, fallbacks, the runtime folder's checks. */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config/paths.h"
+#include "config/util.h"
+
+static const char *const vars[] = {
+	"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "WARD_SHARE",
+};
+
+struct fixture {
+	char	*base;			/* a fresh folder under /tmp */
+	char	*saved[ARRAY_SIZE(vars)];
+	mode_t	 umask;
+};
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		chmod(path, 0700);	/* a test may leave it mode 0 */
+	return remove(path) < 0 ? -1 : 0;
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof *f);
+
+	f->base = xstrdup("/tmp/test-paths.XXXXXX");
+	if (mkdtemp(f->base) == NULL)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+
+		f->saved[i] = v ? xstrdup(v) : NULL;
+		unsetenv(vars[i]);
+	}
+	f->umask = umask(022);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	umask(f->umask);
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		if (f->saved[i] != NULL)
+			setenv(vars[i], f->saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		free(f->saved[i]);
+	}
+	nftw(f->base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f->base);
+	free(f);
+	return 0;
+}
+
+/* base/sub, made if it is not there */
+static char *
+sub(const struct fixture *f, const char *name, mode_t mode)
+{
+	char *p = xasprintf("%s/%s", f->base, name);
+
+	if (mode != 0)
+		assert_int_equal(mkdir_p(p, mode), 0);
+	return p;
+}
+
+static void
+assert_path(char *got, const char *want)
+{
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void
+test_xdg(void **state)
+{
+	struct fixture *f = *state;
+	char *state_home = sub(f, "state", 0);
+	char *config = sub(f, "config", 0);
+	char *want;
+
+	setenv("HOME", "/nonexistent/home", 1);
+	setenv("XDG_STATE_HOME", state_home, 1);
+	setenv("XDG_CONFIG_HOME", config, 1);
+
+	want = xasprintf("%s/ward", state_home);
+	assert_path(paths_state_dir(), want);
+	free(want);
+	want = xasprintf("%s/ward/audit.db", state_home);
+	assert_path(paths_audit_db(), want);
+	free(want);
+	want = xasprintf("%s/ward/runs", state_home);
+	assert_path(paths_runs_dir(), want);
+	free(want);
+	want = xasprintf("%s/ward", config);
+	assert_path(paths_config_dir(), want);
+	free(want);
+	free(state_home);
+	free(config);
+}
+
+static void
+test_home_fallback(void **state)
+{
+	struct fixture *f = *state;
+	char *home = sub(f, "home", 0);
+	char *want;
+
+	setenv("HOME", home, 1);
+	want = xasprintf("%s/.local/state/ward", home);
+	assert_path(paths_state_dir(), want);
+	free(want);
+	want = xasprintf("%s//", home);
+	setenv("HOME", want, 1);
+	free(want);
+	want = xasprintf("%s/.local/state/ward/audit.db", home);
+	assert_path(paths_audit_db(), want);
+	free(want);
+	want = xasprintf("%s/.config/ward", home);
+	assert_path(paths_config_dir(), want);
+	free(want);
+	free(home);
+}
+
+/* The XDG spec: relative (or empty) values are invalid and ignored. */
+static void
+test_relative_ignored(void **state)
+{
+	struct fixture *f = *state;
+	char *home = sub(f, "home", 0);
+	char *want;
+
+	setenv("HOME", home, 1);
+	setenv("XDG_STATE_HOME", "relative/state", 1);
+	setenv("XDG_CONFIG_HOME", "", 1);
+	want = xasprintf("%s/.local/state/ward", home);
+	assert_path(paths_state_dir(), want);
+	free(want);
+	want = xasprintf("%s/.config/ward", home);
+	assert_path(paths_config_dir(), want);
+	free(want);
+	free(home);
+}
+
+static void
+test_home_unset(void **state)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char *want;
+
+	(void)state;
+	if (pw == NULL || pw->pw_dir == NULL || pw->pw_dir[0] != '/')
+		skip();
+	want = xasprintf("%s/.config/ward", pw->pw_dir);
+	assert_path(paths_config_dir(), want);
+	free(want);
+	/* A relative HOME is no better than none. */
+	setenv("HOME", "home", 1);
+	want = xasprintf("%s/.local/state/ward", pw->pw_dir);
+	assert_path(paths_state_dir(), want);
+	free(want);
+}
+
+static void
+assert_runtime_ok(const char *want)
+{
+	char *dir = NULL, *cause = NULL;
+	struct stat st;
+	int r = paths_runtime_dir(&dir, &cause);
+
+	if (r != 0)
+		fail_msg("paths_runtime_dir: %d %s", r, cause);
+	assert_null(cause);
+	assert_string_equal(dir, want);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, getuid());
+	free(dir);
+}
+
+static void
+assert_runtime_refused(int want_r, const char *want_cause)
+{
+	char *dir = NULL, *cause = NULL;
+	int r = paths_runtime_dir(&dir, &cause);
+
+	if (r != want_r)
+		fail_msg("paths_runtime_dir: %d (%s), want %d", r, cause, want_r);
+	assert_null(dir);
+	if (cause == NULL || strstr(cause, want_cause) == NULL)
+		fail_msg("cause \"%s\" lacks \"%s\"", cause, want_cause);
+	free(cause);
+}
+
+static void
+test_runtime_created(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *want = xasprintf("%s/ward", run);
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_runtime_ok(want);
+	/* again, now that it exists; and with a trailing slash */
+	free(run);
+	run = xasprintf("%s/run/", f->base);
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_runtime_ok(want);
+	free(want);
+	free(run);
+}
+
+/* A umask that strips our own bits must not leave an unusable folder. */
+static void
+test_runtime_umask(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *want = xasprintf("%s/ward", run);
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	umask(0777);
+	assert_runtime_ok(want);
+	umask(022);
+	free(want);
+	free(run);
+}
+
+static void
+test_runtime_mode_fixed(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *want = xasprintf("%s/ward", run);
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_int_equal(mkdir(want, 0700), 0);
+	assert_int_equal(chmod(want, 0777), 0);
+	assert_runtime_ok(want);
+	assert_int_equal(chmod(want, 01755), 0);
+	assert_runtime_ok(want);
+	free(want);
+	free(run);
+}
+
+static void
+test_runtime_symlink(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *target = sub(f, "elsewhere", 0700);
+	char *link = xasprintf("%s/ward", run);
+	struct stat st;
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	/* to a folder that would pass every other check */
+	assert_int_equal(symlink(target, link), 0);
+	assert_runtime_refused(-ELOOP, "/ward: is a symlink");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* dangling: mkdir must not create the target */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(rmdir(target), 0);
+	assert_int_equal(symlink(target, link), 0);
+	assert_runtime_refused(-ELOOP, "is a symlink");
+	assert_int_equal(stat(target, &st), -1);
+	free(link);
+	free(target);
+	free(run);
+}
+
+static void
+test_runtime_not_dir(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *file = xasprintf("%s/ward", run);
+	FILE *fp;
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_non_null(fp = fopen(file, "w"));
+	fclose(fp);
+	assert_runtime_refused(-ENOTDIR, "/ward: not a directory");
+	free(file);
+	free(run);
+}
+
+static void
+test_runtime_not_ours(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "run", 0700);
+	char *dir = xasprintf("%s/ward", run);
+	struct stat st;
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	if (chown(dir, getuid() == 65534 ? 65533 : 65534, (gid_t)-1) < 0) {
+		free(dir);
+		free(run);
+		skip();		/* needs root (or CAP_CHOWN) */
+	}
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_runtime_refused(-EPERM, "/ward: owned by uid 6553");
+	/* and its mode was left alone */
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0777);
+	free(dir);
+	free(run);
+}
+
+static void
+test_runtime_missing_base(void **state)
+{
+	struct fixture *f = *state;
+	char *run = sub(f, "no/such/run", 0);
+
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	assert_runtime_refused(-ENOENT, "/ward: cannot create: No such file");
+	free(run);
+}
+
+static void
+test_runtime_fallback(void **state)
+{
+	char *want = xasprintf("/tmp/ward-%u", (unsigned)getuid());
+	char *dir = NULL, *cause = NULL;
+
+	(void)state;
+	setenv("XDG_RUNTIME_DIR", "relative/run", 1);
+	if (paths_runtime_dir(&dir, &cause) == 0) {
+		assert_string_equal(dir, want);
+	} else {
+		/* someone else's /tmp/ward-UID: refused, and said so */
+		assert_non_null(strstr(cause, want));
+	}
+	free(dir);
+	free(cause);
+	free(want);
+}
+
+static void
+test_default_policy(void **state)
+{
+	struct fixture *f = *state;
+	char *config = sub(f, "config", 0);
+	char *user = xasprintf("%s/ward/ward.ini", config);
+	char exe[PATH_MAX], *beside, *share_dir, *want;
+	ssize_t n;
+	FILE *fp;
+
+	setenv("XDG_CONFIG_HOME", config, 1);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';	/* .../build/tests */
+
+	/* installed: PREFIX/bin/ward -> PREFIX/share/ward/ward.ini */
+	want = xstrdup(exe);
+	*strrchr(want, '/') = '\0';
+	{
+		char *w = xasprintf("%s/share/ward/ward.ini", want);
+
+		free(want);
+		want = w;
+	}
+	assert_path(paths_default_policy("ward"), want);
+	free(want);
+
+	/* a build tree: share/ beside the program */
+	share_dir = xasprintf("%s/share", exe);
+	beside = xasprintf("%s/ward.ini", share_dir);
+	if (mkdir(share_dir, 0755) == 0) {
+		assert_non_null(fp = fopen(beside, "w"));
+		fclose(fp);
+		assert_path(paths_default_policy("ward"), beside);
+		unlink(beside);
+		rmdir(share_dir);
+	}
+
+	setenv("WARD_SHARE", "/opt/ward-share/", 1);
+	assert_path(paths_default_policy("ward"), "/opt/ward-share/ward.ini");
+
+	/* the user's own file wins */
+	assert_int_equal(mkdir_p(config, 0700), 0);
+	want = xasprintf("%s/ward", config);
+	assert_int_equal(mkdir(want, 0700), 0);
+	free(want);
+	assert_non_null(fp = fopen(user, "w"));
+	fclose(fp);
+	assert_path(paths_default_policy("ward"), user);
+
+	free(share_dir);
+	free(beside);
+	free(user);
+	free(config);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_xdg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_home_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_home_unset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_umask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_mode_fixed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_not_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_missing_base, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_policy, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,562 @@
+/*
+ * config/policy.c: the tables tests/data/policy-good.tsv (ini text, then
+ * field=value checks) and tests/data/policy-bad.tsv (ini text, then a part
+ * of the message), then the cases a table cannot hold.
+ *
+ * In the tables, \n \t \\ and \xNN stand for those bytes, a row's two
+ * columns are separated by a tab, and # starts a comment line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config/policy.h"
+#include "config/util.h"
+
+#define GOOD_TSV	"tests/data/policy-good.tsv"
+#define BAD_TSV		"tests/data/policy-bad.tsv"
+
+struct row {
+	unsigned	 line;		/* in the .tsv */
+	char		*ini;
+	char		*expect;
+};
+
+static char *
+unescape(const char *s)
+{
+	char *out = xmalloc(strlen(s) + 1), *o = out;
+
+	while (*s != '\0') {
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		s++;
+		switch (*s) {
+		case 'n':
+			*o++ = '\n';
+			s++;
+			break;
+		case 't':
+			*o++ = '\t';
+			s++;
+			break;
+		case 'r':
+			*o++ = '\r';
+			s++;
+			break;
+		case '\\':
+			*o++ = '\\';
+			s++;
+			break;
+		case 'x': {
+			char hex[3] = { s[1], s[1] ? s[2] : '\0', '\0' };
+
+			*o++ = (char)strtoul(hex, NULL, 16);
+			s += 3;
+			break;
+		}
+		default:
+			fail_msg("bad escape \\%c in a table", *s);
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static struct row *
+rows_read(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	struct row *rows = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+
+	if (f == NULL)
+		fail_msg("%s: %s (run the tests from the repository root)", path,
+		    strerror(errno));
+	*n = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char *tab;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if ((tab = strchr(line, '\t')) == NULL)
+			fail_msg("%s:%u: no tab", path, lineno);
+		*tab = '\0';
+		rows = xreallocarray(rows, *n + 1, sizeof *rows);
+		rows[*n].line = lineno;
+		rows[*n].ini = unescape(line);
+		rows[*n].expect = xstrdup(tab + 1);
+		(*n)++;
+	}
+	free(line);
+	fclose(f);
+	return rows;
+}
+
+static void
+rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].ini);
+		free(rows[i].expect);
+	}
+	free(rows);
+}
+
+static char *
+join(char **v, size_t n)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		char *old = s;
+
+		s = xasprintf("%s%s%s", old, i ? "," : "", v[i]);
+		free(old);
+	}
+	return s;
+}
+
+/* One field of a policy as the tables spell it. */
+static char *
+field(const struct policy *p, const char *name)
+{
+	if (strcmp(name, "timeout") == 0)
+		return xasprintf("%u", p->timeout);
+	if (strcmp(name, "ask_timeout") == 0)
+		return xasprintf("%u", p->ask_timeout);
+	if (strcmp(name, "memory") == 0)
+		return xasprintf("%" PRIu64, p->memory);
+	if (strcmp(name, "pids") == 0)
+		return xasprintf("%u", p->pids);
+	if (strcmp(name, "write") == 0)
+		return xstrdup(policy_action_name(p->write));
+	if (strcmp(name, "connect") == 0)
+		return xstrdup(policy_action_name(p->connect));
+	if (strcmp(name, "install") == 0)
+		return xstrdup(policy_action_name(p->install));
+	if (strcmp(name, "writable") == 0)
+		return join(p->writable, p->n_writable);
+	if (strcmp(name, "hidden") == 0)
+		return join(p->hidden, p->n_hidden);
+	if (strcmp(name, "allow") == 0)
+		return join(p->allow, p->n_allow);
+	if (strcmp(name, "deny") == 0)
+		return join(p->deny, p->n_deny);
+	if (strcmp(name, "net") == 0) {
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			char *old = s;
+
+			s = xasprintf("%s%s%s@%u-%u", old, i ? "," : "",
+			    p->net_allow[i].host, p->net_allow[i].port_lo,
+			    p->net_allow[i].port_hi);
+			free(old);
+		}
+		return s;
+	}
+	fail_msg("unknown field %s in " GOOD_TSV, name);
+	return NULL;
+}
+
+static void
+test_good_table(void **state)
+{
+	size_t n;
+	struct row *rows = rows_read(GOOD_TSV, &n);
+	unsigned failed = 0;
+
+	(void)state;
+	assert_true(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		struct policy p;
+		char *cause = NULL;
+		char *checks = xstrdup(rows[i].expect), *save = NULL;
+		int r = policy_load_string(&p, rows[i].ini, "policy.ini", &cause);
+
+		if (r != 0) {
+			print_error(GOOD_TSV ":%u: %d %s\n", rows[i].line, r, cause);
+			failed++;
+			free(cause);
+		}
+		for (char *c = strtok_r(checks, " ", &save); c != NULL;
+		    c = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(c, '='), *got;
+
+			if (eq == NULL)
+				fail_msg(GOOD_TSV ":%u: check %s has no =",
+				    rows[i].line, c);
+			if (r != 0)
+				break;
+			*eq = '\0';
+			got = field(&p, c);
+			if (strcmp(got, eq + 1) != 0) {
+				print_error(GOOD_TSV ":%u: %s is \"%s\", want \"%s\"\n",
+				    rows[i].line, c, got, eq + 1);
+				failed++;
+			}
+			free(got);
+		}
+		free(checks);
+		policy_done(&p);
+	}
+	rows_free(rows, n);
+	assert_int_equal(failed, 0);
+}
+
+static void
+test_bad_table(void **state)
+{
+	size_t n;
+	struct row *rows = rows_read(BAD_TSV, &n);
+	unsigned failed = 0;
+
+	(void)state;
+	assert_true(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		struct policy p;
+		char *cause = NULL;
+		int r = policy_load_string(&p, rows[i].ini, "policy.ini", &cause);
+
+		if (r != -EINVAL || cause == NULL ||
+		    strstr(cause, rows[i].expect) == NULL) {
+			print_error(BAD_TSV ":%u: %d \"%s\", want -EINVAL "
+			    "\"%s\"\n", rows[i].line, r,
+			    cause ? cause : "(none)", rows[i].expect);
+			failed++;
+		} else {
+			/* Every message names the file and a line. */
+			assert_true(strncmp(cause, "policy.ini:", 11) == 0);
+			assert_true(cause[11] >= '1' && cause[11] <= '9');
+		}
+		/* On error the policy holds the defaults, safe to reuse. */
+		assert_null(p.path);
+		assert_int_equal(p.n_writable + p.n_hidden + p.n_allow +
+		    p.n_deny + p.n_net_allow, 0);
+		assert_int_equal(p.timeout, 3600);
+		policy_done(&p);
+		policy_done(&p);
+		free(cause);
+	}
+	rows_free(rows, n);
+	assert_int_equal(failed, 0);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct policy p;
+
+	(void)state;
+	policy_init(&p);
+	assert_int_equal(p.timeout, 3600);
+	assert_int_equal(p.ask_timeout, 120);
+	assert_int_equal(p.memory, 0);
+	assert_int_equal(p.pids, 512);
+	assert_int_equal(p.write, POLICY_ASK);
+	assert_int_equal(p.connect, POLICY_ASK);
+	assert_int_equal(p.install, POLICY_ASK);
+	assert_null(p.path);
+	assert_null(p.writable);
+	assert_null(p.net_allow);
+	policy_done(&p);
+}
+
+static void
+test_lists_accumulate(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+	const char *ini =
+	    "[files]\n"
+	    "writable = /srv/a /srv/b\n"
+	    "hidden =\n"
+	    "    /etc/ssh\n"
+	    "# a comment inside the list\n"
+	    "\t/var/lib//secrets/\n"
+	    "writable = /srv/c\n"
+	    "[network]\n"
+	    "allow = pypi.org:443 [::1]:8000-8100\n"
+	    "allow = 10.0.0.0/8\n";
+
+	(void)state;
+	assert_int_equal(policy_load_string(&p, ini, NULL, &cause), 0);
+	assert_string_equal(p.path, "<string>");
+	assert_int_equal(p.n_writable, 3);
+	assert_string_equal(p.writable[0], "/srv/a");
+	assert_string_equal(p.writable[1], "/srv/b");
+	assert_string_equal(p.writable[2], "/srv/c");
+	assert_null(p.writable[3]);
+	assert_int_equal(p.n_hidden, 2);
+	assert_string_equal(p.hidden[0], "/etc/ssh");
+	assert_string_equal(p.hidden[1], "/var/lib/secrets");
+	assert_null(p.hidden[2]);
+	assert_int_equal(p.n_allow, 0);
+	assert_int_equal(p.n_net_allow, 3);
+	assert_string_equal(p.net_allow[0].host, "pypi.org");
+	assert_int_equal(p.net_allow[0].port_lo, 443);
+	assert_int_equal(p.net_allow[0].port_hi, 443);
+	assert_string_equal(p.net_allow[1].host, "::1");
+	assert_int_equal(p.net_allow[1].port_lo, 8000);
+	assert_int_equal(p.net_allow[1].port_hi, 8100);
+	assert_string_equal(p.net_allow[2].host, "10.0.0.0/8");
+	assert_int_equal(p.net_allow[2].port_lo, 0);
+	assert_int_equal(p.net_allow[2].port_hi, 65535);
+	policy_done(&p);
+	assert_null(p.writable);
+	assert_int_equal(p.n_net_allow, 0);
+}
+
+static void
+test_share_ward_ini(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+	int r;
+
+	(void)state;
+	r = policy_load(&p, "share/ward.ini", &cause);
+	if (r != 0)
+		fail_msg("share/ward.ini: %s", cause);
+	assert_string_equal(p.path, "share/ward.ini");
+	assert_int_equal(p.timeout, 3600);
+	assert_int_equal(p.ask_timeout, 120);
+	assert_true(p.memory == 2ULL << 30);
+	assert_int_equal(p.pids, 512);
+	assert_int_equal(p.write, POLICY_ASK);
+	assert_int_equal(p.connect, POLICY_ASK);
+	assert_int_equal(p.install, POLICY_ASK);
+	assert_int_equal(p.n_writable, 0);
+	assert_int_equal(p.n_allow, 0);
+	assert_int_equal(p.n_net_allow, 0);
+	assert_true(p.n_deny > 0);
+	for (size_t i = 0; i < p.n_deny; i++)
+		assert_true(p.deny[i][0] == '/');
+	policy_done(&p);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(policy_load(&p, "nosuch.ini", &cause), -ENOENT);
+	assert_string_equal(cause, "nosuch.ini: cannot read: No such file or directory");
+	policy_done(&p);
+	free(cause);
+
+	cause = NULL;
+	assert_int_equal(policy_load(&p, "tests", &cause), -EISDIR);
+	assert_non_null(strstr(cause, "tests: cannot read: "));
+	policy_done(&p);
+	free(cause);
+}
+
+static char *
+write_temp(const void *text, size_t len)
+{
+	char *path = xstrdup("/tmp/test-policy.XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write_all(fd, text, len), 0);
+	close(fd);
+	return path;
+}
+
+static void
+test_file_messages(void **state)
+{
+	static const char text[] = "[run]\n\npids = lots\n";
+	static const char nul[] = "[run]\npids = 1\0\n";
+	struct policy p;
+	char *cause = NULL, *want;
+	char *path = write_temp(text, sizeof text - 1);
+
+	(void)state;
+	assert_int_equal(policy_load(&p, path, &cause), -EINVAL);
+	want = xasprintf("%s:3: [run] pids: \"lots\" is not a number", path);
+	assert_non_null(strstr(cause, want));
+	free(want);
+	free(cause);
+	policy_done(&p);
+	unlink(path);
+	free(path);
+
+	/* A NUL would end the text early for inih: refuse the file. */
+	cause = NULL;
+	path = write_temp(nul, sizeof nul - 1);
+	assert_int_equal(policy_load(&p, path, &cause), -EINVAL);
+	want = xasprintf("%s:2: a NUL byte", path);
+	assert_non_null(strstr(cause, want));
+	free(want);
+	free(cause);
+	policy_done(&p);
+	unlink(path);
+	free(path);
+
+	/* cause may be NULL. */
+	assert_int_equal(policy_load_string(&p, "[x]\n", "x.ini", NULL), -EINVAL);
+	policy_done(&p);
+}
+
+/* inih reads lines into a fixed buffer of 200 bytes and would cut a longer
+ * line in two; the parser refuses it instead, naming the line. */
+static void
+test_long_line(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+	char name[200];
+	char *ini;
+
+	(void)state;
+	/* "deny = /aaa...": exactly 198 bytes before the newline is fine. */
+	name[0] = '/';
+	memset(name + 1, 'a', 190);
+	name[191] = '\0';
+	ini = xasprintf("[files]\ndeny = %s\n", name);
+	assert_int_equal(strlen(ini), strlen("[files]\n") + 198 + 1);
+	assert_int_equal(policy_load_string(&p, ini, "policy.ini", &cause), 0);
+	assert_int_equal(p.n_deny, 1);
+	assert_string_equal(p.deny[0], name);
+	policy_done(&p);
+	free(ini);
+
+	ini = xasprintf("[files]\ndeny = %sa\nwrite = deny\n", name);
+	assert_int_equal(policy_load_string(&p, ini, "policy.ini", &cause), -EINVAL);
+	assert_non_null(strstr(cause, "policy.ini:2: line too long"));
+	policy_done(&p);
+	free(cause);
+	free(ini);
+}
+
+static void
+test_duration(void **state)
+{
+	static const struct {
+		const char	*in;
+		int		 r;
+		unsigned	 secs;
+	} t[] = {
+		{ "0", 0, 0 }, { "none", 0, 0 }, { "90", 0, 90 }, { "90s", 0, 90 },
+		{ "5m", 0, 300 }, { "2h", 0, 7200 }, { "0s", 0, 0 },
+		{ "4294967295", 0, 4294967295u }, { "4294967296", -EINVAL, 0 },
+		{ "1193047h", -EINVAL, 0 }, { "1193046h", 0, 1193046u * 3600 },
+		{ "", -EINVAL, 0 }, { "s", -EINVAL, 0 }, { "-5", -EINVAL, 0 },
+		{ "+5", -EINVAL, 0 }, { " 5", -EINVAL, 0 }, { "5 ", -EINVAL, 0 },
+		{ "5d", -EINVAL, 0 }, { "5ms", -EINVAL, 0 }, { "5M", -EINVAL, 0 },
+		{ "1.5h", -EINVAL, 0 }, { "0x10", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		unsigned v = 12345;
+		int r = policy_parse_duration(t[i].in, &v);
+
+		if (r != t[i].r || (r == 0 && v != t[i].secs))
+			fail_msg("duration \"%s\": %d %u, want %d %u", t[i].in,
+			    r, v, t[i].r, t[i].secs);
+	}
+}
+
+static void
+test_size(void **state)
+{
+	static const struct {
+		const char	*in;
+		int		 r;
+		uint64_t	 bytes;
+	} t[] = {
+		{ "0", 0, 0 }, { "none", 0, 0 }, { "1048576", 0, 1048576 },
+		{ "100K", 0, 102400 }, { "100k", 0, 102400 },
+		{ "512M", 0, 512ULL << 20 }, { "2G", 0, 2ULL << 30 },
+		{ "2g", 0, 2ULL << 30 }, { "1T", 0, 1ULL << 40 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -EINVAL, 0 },
+		{ "16777215T", 0, 16777215ULL << 40 }, { "16777216T", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { "G", -EINVAL, 0 }, { "2GB", -EINVAL, 0 },
+		{ "1.5G", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "2 G", -EINVAL, 0 },
+		{ "2P", -EINVAL, 0 }, { "NONE", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		uint64_t v = 12345;
+		int r = policy_parse_size(t[i].in, &v);
+
+		if (r != t[i].r || (r == 0 && v != t[i].bytes))
+			fail_msg("size \"%s\": %d %" PRIu64 ", want %d %" PRIu64,
+			    t[i].in, r, v, t[i].r, t[i].bytes);
+	}
+}
+
+static void
+test_hash(void **state)
+{
+	char *h;
+
+	(void)state;
+	/* FNV-1a 64 test vectors. */
+	h = policy_hash("", 0);
+	assert_string_equal(h, "cbf29ce484222325");
+	free(h);
+	h = policy_hash("a", 1);
+	assert_string_equal(h, "af63dc4c8601ec8c");
+	free(h);
+	h = policy_hash("foobar", 6);
+	assert_string_equal(h, "85944171f73967e8");
+	free(h);
+	/* Bytes after a NUL count. */
+	h = policy_hash("a\0b", 3);
+	assert_string_not_equal(h, "af63dc4c8601ec8c");
+	free(h);
+}
+
+static void
+test_action_name(void **state)
+{
+	(void)state;
+	assert_string_equal(policy_action_name(POLICY_ASK), "ask");
+	assert_string_equal(policy_action_name(POLICY_DENY), "deny");
+	assert_string_equal(policy_action_name(POLICY_ALLOW), "allow");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_good_table),
+		cmocka_unit_test(test_bad_table),
+		cmocka_unit_test(test_lists_accumulate),
+		cmocka_unit_test(test_share_ward_ini),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_file_messages),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_action_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,893 @@
+#include "tui/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "approvals/audit.h"
+#include "approvals/ctl.h"
+#include "approvals/proto.h"
+#include "approvals/request.h"
+#include "config/escape.h"
+#include "config/paths.h"
+#include "config/util.h"
+
+/* How long a verb waits for a supervisor's answer. */
+#define CLI_TIMEOUT_MS	5000
+
+enum cli_opt {
+	OPT_HELP = 'h',
+	OPT_JSON = 'j',
+	OPT_ALL = 'a',
+	OPT_REASON = 'r',
+};
+
+static const char cli_pending_help[] =
+"Usage: ward pending [--json] [RUN]\n"
+"\n"
+"List the requests that wait on a person, oldest first, for every live run\n"
+"or only for RUN (a run id or the --name given to 'ward run').\n"
+"\n"
+"One line per request, fields separated by tabs:\n"
+"  RUN  ID  KIND  SUBJECT  PID  AGE\n"
+"Every field is escaped: control characters, escape sequences, invisible\n"
+"and bidi characters are shown as \\n, \\e, \\u{202e} ..., never obeyed,\n"
+"so a hostile path cannot forge a line.\n"
+"\n"
+"Options:\n"
+"  -j, --json   print one JSON array of objects {run, id, kind, syscall,\n"
+"               subject, subject2, detail, pid, cmdline, cwd, why, age_ms,\n"
+"               deadline_ms (wall clock, ms since the epoch; 0 = none)}\n"
+"  -h, --help   show this help\n"
+"\n"
+"Answer with 'ward approve RUN ID' or 'ward deny RUN ID'.\n"
+"Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
+
+static const char cli_approve_help[] =
+"Usage: ward approve RUN ID\n"
+"\n"
+"Allow request ID of run RUN, this once. RUN is a run id or the --name\n"
+"given to 'ward run'; ID is the number 'ward pending' shows. Check the\n"
+"request with 'ward pending' first: what is approved is exactly what it\n"
+"shows.\n"
+"\n"
+"The first answer wins. If the request was already decided (by a console,\n"
+"its deadline or another approve or deny), ward says so and exits 1.\n"
+"\n"
+"Options:\n"
+"  -h, --help   show this help\n"
+"\n"
+"Prints \"approved RUN ID\". Exit status: 0 approved, 1 not (no such run\n"
+"or request, already decided), 2 usage.\n";
+
+static const char cli_deny_help[] =
+"Usage: ward deny [--reason TEXT] RUN ID\n"
+"\n"
+"Deny request ID of run RUN, this once: the call fails (EACCES for files,\n"
+"ECONNREFUSED for the network). RUN is a run id or the --name given to\n"
+"'ward run'; ID is the number 'ward pending' shows.\n"
+"\n"
+"Options:\n"
+"  -r, --reason TEXT  tell the denied process why: written to its stderr\n"
+"                     as \"ward: TEXT\" and recorded\n"
+"  -h, --help         show this help\n"
+"\n"
+"Prints \"denied RUN ID\". Exit status: 0 denied, 1 not (no such run or\n"
+"request, already decided), 2 usage.\n";
+
+static const char cli_kill_help[] =
+"Usage: ward kill RUN\n"
+"\n"
+"Stop run RUN (a run id or its --name): the supervisor kills the sandbox\n"
+"and every process in it; requests still pending are denied. The run's\n"
+"record stays ('ward log RUN').\n"
+"\n"
+"Options:\n"
+"  -h, --help   show this help\n"
+"\n"
+"Prints \"killed RUN\". Exit status: 0 ok, 1 no such run or refused,\n"
+"2 usage.\n";
+
+static const char cli_log_help[] =
+"Usage: ward log [--json] [--all | RUN]\n"
+"\n"
+"Show the record of what runs tried and how it was decided, oldest first:\n"
+"the most recent run by default, RUN (an id, or the most recent run with\n"
+"that --name), or every run with --all.\n"
+"\n"
+"One line per event, fields separated by tabs:\n"
+"  TIME  RUN  KIND  VERDICT  HOW  SUBJECT  PID  WAIT  DECIDED_BY\n"
+"TIME is local time (ISO 8601, seconds); a second path (rename, link) is\n"
+"shown as SUBJECT -> SUBJECT2. Every field is escaped as in 'ward pending'.\n"
+"\n"
+"Options:\n"
+"  -j, --json   one JSON object per line (JSON Lines) with every field of\n"
+"               the event: seq, run, time_ms, pid, kind, syscall, subject,\n"
+"               subject2, detail, verdict, how, rule, decided_by, wait_ms,\n"
+"               request_id\n"
+"  -a, --all    every run, not only the last\n"
+"  -h, --help   show this help\n"
+"\n"
+"The record is $XDG_STATE_HOME/ward/audit.db.\n"
+"Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
+
+static const char cli_ps_help[] =
+"Usage: ward ps [--json]\n"
+"\n"
+"List the live runs, one line each, fields separated by tabs:\n"
+"  ID  NAME  STATE  PID  PENDING  AGE  COMMAND\n"
+"NAME is \"-\" when the run has none; PENDING counts the requests waiting\n"
+"on a person. Every field is escaped as in 'ward pending'.\n"
+"\n"
+"Options:\n"
+"  -j, --json   print one JSON array of the runs as their supervisors\n"
+"               describe them (id, name, command, state, pid, started_ms,\n"
+"               ...), each with \"pending\" (a count) and \"age_ms\"\n"
+"  -h, --help   show this help\n"
+"\n"
+"Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
+
+static int cli_usage_error(const char *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One line on stderr, pointing at --help; the exit status for usage. */
+static int
+cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ward %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'ward %s --help'\n", verb);
+	return 2;
+}
+
+static void cli_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ward: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* getopt_long's '?' or ':' as a usage error. */
+static int
+cli_bad_option(const char *verb, char **argv, int c)
+{
+	const char *arg = argv[optind - 1];
+
+	if (strncmp(arg, "--", 2) == 0) {
+		cleanup_free char *e = escape_str(arg);
+
+		if (c == ':')
+			return cli_usage_error(verb, "option '%s' needs a value",
+			    e);
+		return cli_usage_error(verb, "unknown option '%s'", e);
+	}
+	if (c == ':')
+		return cli_usage_error(verb, "option '-%c' needs a value",
+		    optopt);
+	if (optopt > 32 && optopt < 127)
+		return cli_usage_error(verb, "unknown option '-%c'", optopt);
+	return cli_usage_error(verb, "unknown option");
+}
+
+/*
+ * getopt_long over a verb's own argv (argv[0] is the verb). Returns 0 to
+ * go on, or the exit status: 0 after --help, 2 on a usage error.
+ */
+struct cli_flags {
+	bool		 json;
+	bool		 all;
+	const char	*reason;
+	bool		 done;
+};
+
+static int
+cli_parse(const char *verb, const char *help, const char *shortopts,
+    const struct option *longopts, int argc, char **argv,
+    struct cli_flags *fl)
+{
+	int c;
+
+	memset(fl, 0, sizeof *fl);
+	optind = 0;	/* full reset: main already ran getopt */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_HELP:
+			fputs(help, stdout);
+			fl->done = true;
+			return 0;
+		case OPT_JSON:
+			fl->json = true;
+			break;
+		case OPT_ALL:
+			fl->all = true;
+			break;
+		case OPT_REASON:
+			fl->reason = optarg;
+			break;
+		default:
+			fl->done = true;
+			return cli_bad_option(verb, argv, c);
+		}
+	}
+	return 0;
+}
+
+/* Escaped for a terminal; NULL or "" as "-". */
+static char *
+cli_esc(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return xstrdup("-");
+	return escape_str(s);
+}
+
+/* A JSON string for s; s may be NULL (null) or not UTF-8 (escaped). */
+static json_t *
+cli_jstr(const char *s)
+{
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	if ((j = json_string(s)) == NULL) {
+		cleanup_free char *e = escape_str(s);
+
+		j = json_string(e);
+	}
+	if (j == NULL)
+		fatal("out of memory");
+	return j;
+}
+
+static void
+cli_set(json_t *o, const char *key, json_t *v)
+{
+	if (v == NULL || json_object_set_new(o, key, v) < 0)
+		fatal("out of memory");
+}
+
+/* "12s", "3m04s", "2h05m", "4d03h". */
+static void
+cli_age(int64_t ms, char *buf, size_t len)
+{
+	int64_t s = ms < 0 ? 0 : ms / 1000;
+
+	if (s < 60)
+		snprintf(buf, len, "%" PRId64 "s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%" PRId64 "m%02" PRId64 "s", s / 60,
+		    s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%" PRId64 "h%02" PRId64 "m", s / 3600,
+		    s / 60 % 60);
+	else
+		snprintf(buf, len, "%" PRId64 "d%02" PRId64 "h", s / 86400,
+		    s / 3600 % 24);
+}
+
+/* "850ms", "12.3s", then as cli_age. */
+static void
+cli_wait(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 0)
+		ms = 0;
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRId64 "ms", ms);
+	else if (ms < 60000)
+		snprintf(buf, len, "%" PRId64 ".%" PRId64 "s", ms / 1000,
+		    ms % 1000 / 100);
+	else
+		cli_age(ms, buf, len);
+}
+
+static bool
+cli_parse_id(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*ret = v;
+	return v != 0 && v <= INT64_MAX;
+}
+
+/* A connection to one live run, after hello/welcome. */
+struct cli_conn {
+	struct proto_conn *conn;
+	json_t		*welcome;
+	const char	*id;		/* welcome.run.id, or what was asked */
+};
+
+static void
+cli_conn_done(struct cli_conn *c)
+{
+	proto_conn_free(c->conn);
+	json_decref(c->welcome);
+	memset(c, 0, sizeof *c);
+}
+
+static int
+cli_connect(const char *run, struct cli_conn *c, char **cause)
+{
+	json_t *hello;
+	int fd = -1, r;
+
+	memset(c, 0, sizeof *c);
+	if ((r = ctl_connect(run, &fd, cause)) < 0) {
+		if (*cause == NULL)
+			*cause = xasprintf("run %s: %s", run, strerror(-r));
+		return r;
+	}
+	c->conn = proto_conn_new(fd);
+	hello = proto_msg("hello");
+	cli_set(hello, "version", json_integer(PROTO_VERSION));
+	cli_set(hello, "client", json_string("cli"));
+	cli_set(hello, "watch", json_false());
+	r = proto_call(c->conn, hello, "welcome", CLI_TIMEOUT_MS, &c->welcome,
+	    cause);
+	json_decref(hello);
+	if (r < 0) {
+		cleanup_free char *e = escape_str(run);
+		char *t = xasprintf("run %s: %s", e,
+		    *cause ? *cause : strerror(-r));
+
+		free(*cause);
+		*cause = t;
+		cli_conn_done(c);
+		return r;
+	}
+	c->id = json_string_value(json_object_get(json_object_get(c->welcome,
+	    "run"), "id"));
+	if (c->id == NULL)
+		c->id = run;
+	return 0;
+}
+
+/*
+ * Calls fn for RUN, or for every live run. A run that ended between the
+ * listing and the hello is skipped quietly; other failures are reported
+ * and make the status 1.
+ */
+static int
+cli_each_run(const char *only, int (*fn)(struct cli_conn *, void *),
+    void *ctx)
+{
+	cleanup_strv char **ids = NULL;
+	size_t n = 0;
+	int status = 0, r;
+
+	if (only != NULL) {
+		struct cli_conn c;
+		cleanup_free char *cause = NULL;
+
+		if (cli_connect(only, &c, &cause) < 0) {
+			cli_error("%s", cause);
+			return 1;
+		}
+		r = fn(&c, ctx);
+		cli_conn_done(&c);
+		return r;
+	}
+	if ((r = ctl_list(&ids, &n)) < 0) {
+		cli_error("cannot list live runs: %s", strerror(-r));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct cli_conn c;
+		cleanup_free char *cause = NULL;
+
+		r = cli_connect(ids[i], &c, &cause);
+		if (r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET)
+			continue;
+		if (r < 0) {
+			cli_error("%s", cause);
+			status = 1;
+			continue;
+		}
+		if (fn(&c, ctx) != 0)
+			status = 1;
+		cli_conn_done(&c);
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct cli_pending_ctx {
+	bool		 json;
+	json_t		*out;
+	int64_t		 now;
+};
+
+static int
+cli_pending_run(struct cli_conn *c, void *arg)
+{
+	struct cli_pending_ctx *ctx = arg;
+	json_t *pending = json_object_get(c->welcome, "pending");
+	json_t *item;
+	size_t i;
+	int status = 0;
+
+	json_array_foreach(pending, i, item) {
+		struct request *r = NULL;
+		cleanup_free char *cause = NULL;
+		const char *run;
+		char age[32];
+
+		if (request_from_json(item, &r, &cause) < 0) {
+			cleanup_free char *e = escape_str(cause);
+
+			cli_error("run %s: bad request from the supervisor: %s",
+			    c->id, e);
+			status = 1;
+			continue;
+		}
+		run = r->run != NULL && *r->run != '\0' ? r->run : c->id;
+		if (ctx->json) {
+			json_t *o = json_object();
+
+			cli_set(o, "run", cli_jstr(run));
+			cli_set(o, "id", json_integer((json_int_t)r->id));
+			cli_set(o, "kind",
+			    cli_jstr(request_kind_name(r->kind)));
+			cli_set(o, "syscall", cli_jstr(r->syscall));
+			cli_set(o, "subject", cli_jstr(r->subject));
+			cli_set(o, "subject2", cli_jstr(r->subject2));
+			cli_set(o, "detail", cli_jstr(r->detail));
+			cli_set(o, "pid", json_integer(r->pid));
+			cli_set(o, "cmdline", cli_jstr(r->cmdline));
+			cli_set(o, "cwd", cli_jstr(r->cwd));
+			cli_set(o, "why", cli_jstr(r->why));
+			cli_set(o, "age_ms",
+			    json_integer(ctx->now - r->created_ms));
+			cli_set(o, "deadline_ms", json_integer(r->deadline_ms));
+			json_array_append_new(ctx->out, o);
+		} else {
+			cleanup_free char *erun = cli_esc(run);
+			cleanup_free char *ekind =
+			    cli_esc(request_kind_name(r->kind));
+			cleanup_free char *esubj = cli_esc(r->subject);
+
+			cli_age(ctx->now - r->created_ms, age, sizeof age);
+			printf("%s\t%" PRIu64 "\t%s\t%s\t%d\t%s\n", erun, r->id,
+			    ekind, esubj, (int)r->pid, age);
+		}
+		request_free(r);
+	}
+	return status;
+}
+
+int
+cli_pending(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_pending_ctx ctx = { 0 };
+	struct cli_flags fl;
+	int status;
+
+	status = cli_parse("pending", cli_pending_help, ":jh", longopts, argc,
+	    argv, &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind > 1)
+		return cli_usage_error("pending", "too many arguments");
+	ctx.json = fl.json;
+	ctx.now = now_wall_ms();
+	if (ctx.json)
+		ctx.out = json_array();
+	status = cli_each_run(optind < argc ? argv[optind] : NULL,
+	    cli_pending_run, &ctx);
+	if (ctx.json) {
+		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(ctx.out);
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int
+cli_decide(const char *verb, const char *help, bool allow, int argc,
+    char **argv)
+{
+	static const struct option deny_opts[] = {
+		{ "reason", required_argument, NULL, OPT_REASON },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option approve_opts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	cleanup_free char *cause = NULL;
+	struct cli_conn c;
+	struct cli_flags fl;
+	json_t *msg, *ack = NULL;
+	uint64_t id;
+	int status, r;
+
+	status = cli_parse(verb, help, allow ? ":h" : ":r:h",
+	    allow ? approve_opts : deny_opts, argc, argv, &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind < 2)
+		return cli_usage_error(verb, "expected RUN and ID");
+	if (argc - optind > 2)
+		return cli_usage_error(verb, "too many arguments");
+	if (!cli_parse_id(argv[optind + 1], &id)) {
+		cleanup_free char *e = escape_str(argv[optind + 1]);
+
+		return cli_usage_error(verb, "ID must be a request number, "
+		    "not '%s'", e);
+	}
+	if (fl.reason != NULL) {
+		json_t *t = json_string(fl.reason);
+
+		if (t == NULL)
+			return cli_usage_error(verb, "the reason is not valid "
+			    "UTF-8");
+		json_decref(t);
+	}
+
+	if (cli_connect(argv[optind], &c, &cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	msg = proto_msg("decide");
+	cli_set(msg, "request", json_integer((json_int_t)id));
+	cli_set(msg, "verdict", json_string(allow ? "allow" : "deny"));
+	cli_set(msg, "scope", json_string("once"));
+	if (fl.reason != NULL)
+		cli_set(msg, "reason", json_string(fl.reason));
+	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	json_decref(msg);
+	if (r < 0) {
+		cli_error("request %" PRIu64 " of run %s: %s", id, c.id, cause);
+		cli_conn_done(&c);
+		return 1;
+	}
+	if (json_is_true(json_object_get(ack, "ok"))) {
+		printf("%s %s %" PRIu64 "\n", allow ? "approved" : "denied",
+		    c.id, id);
+		status = 0;
+	} else {
+		const char *err = json_string_value(json_object_get(ack,
+		    "error"));
+		cleanup_free char *e = escape_str(err ? err : "refused");
+
+		cli_error("request %" PRIu64 " of run %s: %s", id, c.id, e);
+		status = 1;
+	}
+	json_decref(ack);
+	cli_conn_done(&c);
+	return status;
+}
+
+int
+cli_approve(int argc, char **argv)
+{
+	return cli_decide("approve", cli_approve_help, true, argc, argv);
+}
+
+int
+cli_deny(int argc, char **argv)
+{
+	return cli_decide("deny", cli_deny_help, false, argc, argv);
+}
+
+int
+cli_kill(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	cleanup_free char *cause = NULL;
+	struct cli_conn c;
+	struct cli_flags fl;
+	json_t *msg, *ack = NULL;
+	int status, r;
+
+	status = cli_parse("kill", cli_kill_help, ":h", longopts, argc, argv,
+	    &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind < 1)
+		return cli_usage_error("kill", "expected RUN");
+	if (argc - optind > 1)
+		return cli_usage_error("kill", "too many arguments");
+
+	if (cli_connect(argv[optind], &c, &cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	msg = proto_msg("kill");
+	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	json_decref(msg);
+	if (r < 0) {
+		cli_error("run %s: %s", c.id, cause);
+		cli_conn_done(&c);
+		return 1;
+	}
+	if (json_is_true(json_object_get(ack, "ok"))) {
+		printf("killed %s\n", c.id);
+		status = 0;
+	} else {
+		const char *err = json_string_value(json_object_get(ack,
+		    "error"));
+		cleanup_free char *e = escape_str(err ? err : "refused");
+
+		cli_error("run %s: %s", c.id, e);
+		status = 1;
+	}
+	json_decref(ack);
+	cli_conn_done(&c);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct cli_log_ctx {
+	bool		 json;
+	const char	*want;		/* run id or name being resolved */
+	char		*found;		/* resolved id */
+	int64_t		 found_started;
+};
+
+/* An id matches itself; a name, its most recent run. */
+static int
+cli_log_find(const struct audit_run_row *row, void *arg)
+{
+	struct cli_log_ctx *ctx = arg;
+	const struct audit_run *run = &row->run;
+
+	if (run->id != NULL && strcmp(run->id, ctx->want) == 0) {
+		free(ctx->found);
+		ctx->found = xstrdup(run->id);
+		return 1;
+	}
+	if (run->name != NULL && strcmp(run->name, ctx->want) == 0 &&
+	    (ctx->found == NULL || run->started_ms >= ctx->found_started)) {
+		free(ctx->found);
+		ctx->found = xstrdup(run->id);
+		ctx->found_started = run->started_ms;
+	}
+	return 0;
+}
+
+static int
+cli_log_event(const struct audit_event_row *row, void *arg)
+{
+	struct cli_log_ctx *ctx = arg;
+	const struct audit_event *ev = &row->ev;
+
+	if (ctx->json) {
+		json_t *o = json_object();
+
+		cli_set(o, "seq", json_integer(row->seq));
+		cli_set(o, "run", cli_jstr(ev->run));
+		cli_set(o, "time_ms", json_integer(ev->time_ms));
+		cli_set(o, "pid", json_integer(ev->pid));
+		cli_set(o, "kind", cli_jstr(request_kind_name(ev->kind)));
+		cli_set(o, "syscall", cli_jstr(ev->syscall));
+		cli_set(o, "subject", cli_jstr(ev->subject));
+		cli_set(o, "subject2", cli_jstr(ev->subject2));
+		cli_set(o, "detail", cli_jstr(ev->detail));
+		cli_set(o, "verdict", cli_jstr(verdict_name(ev->verdict)));
+		cli_set(o, "how", cli_jstr(how_name(ev->how)));
+		cli_set(o, "rule", cli_jstr(ev->rule));
+		cli_set(o, "decided_by", cli_jstr(ev->decided_by));
+		cli_set(o, "wait_ms", json_integer(ev->wait_ms));
+		cli_set(o, "request_id",
+		    json_integer((json_int_t)ev->request_id));
+		json_dumpf(o, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		cleanup_free char *erun = cli_esc(ev->run);
+		cleanup_free char *ekind = cli_esc(request_kind_name(ev->kind));
+		cleanup_free char *everdict = cli_esc(verdict_name(ev->verdict));
+		cleanup_free char *ehow = cli_esc(how_name(ev->how));
+		cleanup_free char *esubj = cli_esc(ev->subject);
+		cleanup_free char *esubj2 = NULL;
+		cleanup_free char *eby = cli_esc(ev->decided_by);
+		time_t t = (time_t)(ev->time_ms / 1000);
+		char when[32] = "-", wait[32];
+		struct tm tm;
+
+		if (localtime_r(&t, &tm) != NULL)
+			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		cli_wait(ev->wait_ms, wait, sizeof wait);
+		if (ev->subject2 != NULL && *ev->subject2 != '\0')
+			esubj2 = escape_str(ev->subject2);
+		printf("%s\t%s\t%s\t%s\t%s\t%s%s%s\t%d\t%s\t%s\n", when, erun,
+		    ekind, everdict, ehow, esubj, esubj2 ? " -> " : "",
+		    esubj2 ? esubj2 : "", (int)ev->pid, wait, eby);
+	}
+	return 0;
+}
+
+int
+cli_log(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	cleanup_free char *db = NULL;
+	cleanup_free char *cause = NULL;
+	cleanup_free char *run = NULL;
+	struct cli_log_ctx ctx = { 0 };
+	struct cli_flags fl;
+	struct audit *a = NULL;
+	int status, r;
+
+	status = cli_parse("log", cli_log_help, ":jah", longopts, argc, argv,
+	    &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind > 1)
+		return cli_usage_error("log", "too many arguments");
+	if (fl.all && argc - optind == 1)
+		return cli_usage_error("log", "give RUN or --all, not both");
+
+	db = paths_audit_db();
+	if ((r = audit_open_readonly(db, &a, &cause)) < 0) {
+		if (r == -ENOENT)
+			cli_error("no runs recorded yet (%s)", db);
+		else
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+		return 1;
+	}
+	if (argc - optind == 1) {
+		ctx.want = argv[optind];
+		r = audit_each_run(a, cli_log_find, &ctx);
+		if (r < 0) {
+			cli_error("cannot read %s: %s", db, strerror(-r));
+			audit_close(a);
+			return 1;
+		}
+		if (ctx.found == NULL) {
+			cleanup_free char *e = escape_str(argv[optind]);
+
+			cli_error("no run \"%s\" in the record (%s)", e, db);
+			audit_close(a);
+			return 1;
+		}
+		run = steal_ptr(&ctx.found);
+	} else if (!fl.all) {
+		r = audit_last_run(a, &run);
+		if (r == -ENOENT) {
+			cli_error("no runs recorded yet (%s)", db);
+			audit_close(a);
+			return 1;
+		}
+		if (r < 0) {
+			cli_error("cannot read %s: %s", db, strerror(-r));
+			audit_close(a);
+			return 1;
+		}
+	}
+	ctx.json = fl.json;
+	r = audit_each_event(a, run, cli_log_event, &ctx);
+	audit_close(a);
+	if (r < 0) {
+		cli_error("cannot read %s: %s", db, strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct cli_ps_ctx {
+	bool		 json;
+	json_t		*out;
+	int64_t		 now;
+};
+
+static int
+cli_ps_run(struct cli_conn *c, void *arg)
+{
+	struct cli_ps_ctx *ctx = arg;
+	json_t *run = json_object_get(c->welcome, "run");
+	size_t pending = json_array_size(json_object_get(c->welcome,
+	    "pending"));
+	json_int_t started = json_integer_value(json_object_get(run,
+	    "started_ms"));
+	int64_t age = started > 0 ? ctx->now - started : 0;
+
+	if (ctx->json) {
+		json_t *o = json_is_object(run) ? json_deep_copy(run) :
+		    json_object();
+
+		if (o == NULL)
+			fatal("out of memory");
+		if (!json_is_string(json_object_get(o, "id")))
+			cli_set(o, "id", cli_jstr(c->id));
+		cli_set(o, "pending", json_integer((json_int_t)pending));
+		cli_set(o, "age_ms", json_integer(age));
+		json_array_append_new(ctx->out, o);
+	} else {
+		cleanup_free char *eid = cli_esc(c->id);
+		cleanup_free char *ename = cli_esc(json_string_value(
+		    json_object_get(run, "name")));
+		cleanup_free char *estate = cli_esc(json_string_value(
+		    json_object_get(run, "state")));
+		cleanup_free char *ecmd = cli_esc(json_string_value(
+		    json_object_get(run, "command")));
+		char agebuf[32] = "-";
+
+		if (started > 0)
+			cli_age(age, agebuf, sizeof agebuf);
+		printf("%s\t%s\t%s\t%" JSON_INTEGER_FORMAT "\t%zu\t%s\t%s\n",
+		    eid, ename, estate,
+		    json_integer_value(json_object_get(run, "pid")), pending,
+		    agebuf, ecmd);
+	}
+	return 0;
+}
+
+int
+cli_ps(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_ps_ctx ctx = { 0 };
+	struct cli_flags fl;
+	int status;
+
+	status = cli_parse("ps", cli_ps_help, ":jh", longopts, argc, argv,
+	    &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind > 0)
+		return cli_usage_error("ps", "too many arguments");
+	ctx.json = fl.json;
+	ctx.now = now_wall_ms();
+	if (ctx.json)
+		ctx.out = json_array();
+	status = cli_each_run(NULL, cli_ps_run, &ctx);
+	if (ctx.json) {
+		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(ctx.out);
+	}
+	return status;
+}

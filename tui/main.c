@@ -1,0 +1,180 @@
+/* ward: the command line. Dispatches to a verb; each verb parses its own
+ * options and returns the exit status. */
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/escape.h"
+#include "config/util.h"
+#include "tui/cli.h"
+#include "tui/console.h"
+#include "tui/run.h"
+
+#ifndef WARD_VERSION
+#define WARD_VERSION "0.1.0"
+#endif
+
+static const char ward_help[] =
+"Usage: ward [--help] [--version] COMMAND [ARG...]\n"
+"\n"
+"Run code written by an AI agent in a Linux sandbox and supervise it live:\n"
+"writes outside its folders, new network hosts and package installs wait\n"
+"for a person to approve or deny them.\n"
+"\n"
+"Commands:\n"
+"  run [OPTIONS] -- CMD [ARG...]  start a supervised run; on a terminal the\n"
+"                                 console attaches to it\n"
+"  demo                           the console on a pretend agent's run\n"
+"  console [RUN]                  attach the console to a live run\n"
+"  pending [--json] [RUN]         list the requests waiting on a person\n"
+"  approve RUN ID                 allow one pending request, once\n"
+"  deny [--reason TEXT] RUN ID    deny one pending request\n"
+"  kill RUN                       stop a run and everything in it\n"
+"  log [--json] [--all | RUN]     show the record of decisions\n"
+"  ps [--json]                    list the live runs\n"
+"  help [COMMAND]                 show this help, or a command's\n"
+"\n"
+"RUN is a run id or the --name given to 'ward run'. 'ward COMMAND --help'\n"
+"shows a command's options.\n"
+"\n"
+"Options:\n"
+"  -h, --help     show this help\n"
+"      --version  show the version\n"
+"\n"
+"Exit status: 0 ok, 1 a failure (no such run, already decided ...), 2 usage;\n"
+"'ward run' returns the status of the program it ran.\n";
+
+static const char *ward_argv0;
+
+static int
+ward_run(int argc, char **argv)
+{
+	return run_main(argc, argv, ward_argv0);
+}
+
+static int
+ward_demo(int argc, char **argv)
+{
+	return run_demo(argc, argv, ward_argv0);
+}
+
+static int ward_help_cmd(int, char **);
+
+static const struct ward_cmd {
+	const char	*name;
+	int		(*fn)(int, char **);
+} ward_cmds[] = {
+	{ "run", ward_run },
+	{ "demo", ward_demo },
+	{ "console", console_main },
+	{ "pending", cli_pending },
+	{ "approve", cli_approve },
+	{ "deny", cli_deny },
+	{ "kill", cli_kill },
+	{ "log", cli_log },
+	{ "ps", cli_ps },
+	{ "help", ward_help_cmd },
+};
+
+static const struct ward_cmd *
+ward_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ward_cmds); i++) {
+		if (strcmp(ward_cmds[i].name, name) == 0)
+			return &ward_cmds[i];
+	}
+	return NULL;
+}
+
+static int
+ward_unknown(const char *name)
+{
+	cleanup_free char *e = escape_str(name);
+
+	fprintf(stderr, "ward: unknown command '%s'; see 'ward --help'\n", e);
+	return 2;
+}
+
+/* ward help [COMMAND]: the same text as COMMAND --help. */
+static int
+ward_help_cmd(int argc, char **argv)
+{
+	const struct ward_cmd *cmd;
+	char *args[3];
+
+	if (argc < 2) {
+		fputs(ward_help, stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "ward help: too many arguments; see "
+		    "'ward --help'\n");
+		return 2;
+	}
+	if ((cmd = ward_find(argv[1])) == NULL)
+		return ward_unknown(argv[1]);
+	if (cmd->fn == ward_help_cmd) {
+		fputs(ward_help, stdout);
+		return 0;
+	}
+	args[0] = argv[1];
+	args[1] = (char *)"--help";
+	args[2] = NULL;
+	return cmd->fn(2, args);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct ward_cmd *cmd;
+	int c, status;
+
+	ward_argv0 = argv[0];
+	/* Wide characters for the console; messages and numbers stay C. */
+	setlocale(LC_CTYPE, "");
+
+	opterr = 0;
+	/* '+': stop at the command; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(ward_help, stdout);
+			return 0;
+		case 'V':
+			printf("ward %s\n", WARD_VERSION);
+			return 0;
+		default: {
+			cleanup_free char *e = escape_str(argv[optind - 1]);
+
+			fprintf(stderr, "ward: unknown option '%s'; see "
+			    "'ward --help'\n", e);
+			return 2;
+		}
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ward: no command given; see 'ward --help'\n");
+		return 2;
+	}
+	if ((cmd = ward_find(argv[optind])) == NULL)
+		return ward_unknown(argv[optind]);
+
+	status = cmd->fn(argc - optind, argv + optind);
+
+	/* A full disk or a closed pipe must not pass for success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (status == 0) {
+			fprintf(stderr, "ward: cannot write output: %s\n",
+			    strerror(errno));
+			status = 1;
+		}
+	}
+	return status;
+}
