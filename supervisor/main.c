@@ -64,9 +64,16 @@ usage(FILE *f)
 void
 sup_event(struct sup *s, const struct audit_event *ev)
 {
-	json_t *m = proto_msg("event"), *e = json_object();
+	json_t *m, *e;
 
 	audit_event(s->audit, ev);
+	s->dirty = true;
+	/* A request's answer reaches consoles as "resolved"; "event" is
+	 * for what was decided without asking. */
+	if (ev->request_id != 0)
+		return;
+	m = proto_msg("event");
+	e = json_object();
 	json_object_set_new(e, "kind", json_string(request_kind_name(ev->kind)));
 	json_object_set_new(e, "syscall", ev->syscall ?
 	    json_string(ev->syscall) : json_null());
@@ -87,7 +94,6 @@ sup_event(struct sup *s, const struct audit_event *ev)
 	json_object_set_new(e, "request", json_integer((json_int_t)ev->request_id));
 	json_object_set_new(m, "event", e);
 	control_broadcast(s, m);
-	s->dirty = true;
 }
 
 void

@@ -7,7 +7,7 @@ set -u
 say() { printf '\033[1;36magent:\033[0m %s\n' "$*"; sleep 1; }
 
 say "reading the task"
-say "working in $(pwd) as $(id -un 2>/dev/null || id -u)"
+say "working in $(pwd) as uid $(id -u)"
 mkdir -p /work/src
 printf 'def add(a, b):\n    return a + b\n' > /work/src/calc.py
 say "wrote /work/src/calc.py (inside the sandbox: no question asked)"
