@@ -247,27 +247,11 @@ emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
 		r = (int)syscall(SYS_renameat2, pfd, name, pfd2, name2,
 		    (unsigned)c->flags);
 		return neg(r);
-	case OP_LINK: {
-		char lex[PATH_MAX], old[PATH_MAX], base[PATH_MAX];
-		char rootp[48];
-		cleanup_fd int rootfd = -1;
-
-		if (c->raw2[0] == '/')
-			r = path_normalize("/", c->raw2, lex, sizeof lex);
-		else if ((r = target_dir(pid, c->dirfd2, base, sizeof base)) == 0)
-			r = path_normalize(base, c->raw2, lex, sizeof lex);
-		if (r < 0)
-			return r;
-		snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
-		if ((rootfd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			return -ESRCH;
-		if ((r = path_resolve(rootfd, lex, (c->flags & AT_SYMLINK_FOLLOW)
-		    != 0, old, sizeof old)) < 0)
-			return r;
-		if ((pfd2 = open_parent(s, pid, old, &name2)) < 0)
+	case OP_LINK:
+		/* path2 is the existing file, resolved like path. */
+		if ((pfd2 = open_parent(s, pid, c->path2, &name2)) < 0)
 			return pfd2;
 		return neg(linkat(pfd2, name2, pfd, name, 0));
-	}
 	case OP_SYMLINK:
 		return neg(symlinkat(c->raw2, pfd, name));
 	case OP_TRUNCATE: {

@@ -39,66 +39,100 @@ static const unsigned long open_write_bits[] = {
 	O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, 020000000,
 };
 
-/* Refused outright: the kernel attack surface and the ways around the
- * floor (DESIGN §3). More, and recording them, comes with `ward probe`. */
-static const struct {
-	int	nr;
-	int	err;
-} denied[] = {
-	{ SCMP_SYS(io_uring_setup), ENOSYS },
-	{ SCMP_SYS(io_uring_enter), ENOSYS },
-	{ SCMP_SYS(io_uring_register), ENOSYS },
+/*
+ * Refused outright: the kernel attack surface and the ways around the
+ * floor (DESIGN §3). They are trapped rather than failed in BPF so that
+ * every attempt is seen and recorded; the supervisor answers with the
+ * errno below. Should the supervisor be gone, the kernel answers ENOSYS:
+ * still a refusal.
+ */
+static const struct filter_blocked blocked[] = {
+	{ SCMP_SYS(io_uring_setup), ENOSYS, "io_uring_setup" },
+	{ SCMP_SYS(io_uring_enter), ENOSYS, "io_uring_enter" },
+	{ SCMP_SYS(io_uring_register), ENOSYS, "io_uring_register" },
 	/* clone3 keeps its flags in memory BPF cannot read: libc falls
-	 * back to clone, whose flags we can check. */
-	{ SCMP_SYS(clone3), ENOSYS },
+	 * back to clone, whose flags we can check. Not recorded: libc
+	 * tries it on every thread start. */
+	{ SCMP_SYS(clone3), ENOSYS, NULL },
 	/* openat2 hides its flags in struct open_how; glibc never calls it. */
-	{ SCMP_SYS(openat2), ENOSYS },
-	{ SCMP_SYS(ptrace), EPERM },
-	{ SCMP_SYS(process_vm_readv), EPERM },
-	{ SCMP_SYS(process_vm_writev), EPERM },
-	{ SCMP_SYS(bpf), EPERM },
-	{ SCMP_SYS(perf_event_open), EPERM },
-	{ SCMP_SYS(userfaultfd), EPERM },
-	{ SCMP_SYS(keyctl), EPERM },
-	{ SCMP_SYS(add_key), EPERM },
-	{ SCMP_SYS(request_key), EPERM },
-	{ SCMP_SYS(mount), EPERM },
-	{ SCMP_SYS(umount2), EPERM },
-	{ SCMP_SYS(pivot_root), EPERM },
-	{ SCMP_SYS(move_mount), EPERM },
-	{ SCMP_SYS(open_tree), EPERM },
-	{ SCMP_SYS(fsopen), EPERM },
-	{ SCMP_SYS(fsconfig), EPERM },
-	{ SCMP_SYS(fsmount), EPERM },
-	{ SCMP_SYS(fspick), EPERM },
-	{ SCMP_SYS(mount_setattr), EPERM },
-	{ SCMP_SYS(open_by_handle_at), EPERM },
-	{ SCMP_SYS(name_to_handle_at), EPERM },
-	{ SCMP_SYS(unshare), EPERM },
-	{ SCMP_SYS(setns), EPERM },
-	{ SCMP_SYS(kexec_load), EPERM },
-	{ SCMP_SYS(kexec_file_load), EPERM },
-	{ SCMP_SYS(init_module), EPERM },
-	{ SCMP_SYS(finit_module), EPERM },
-	{ SCMP_SYS(delete_module), EPERM },
-	{ SCMP_SYS(acct), EPERM },
-	{ SCMP_SYS(swapon), EPERM },
-	{ SCMP_SYS(swapoff), EPERM },
-	{ SCMP_SYS(reboot), EPERM },
-	{ SCMP_SYS(settimeofday), EPERM },
-	{ SCMP_SYS(clock_settime), EPERM },
-	{ SCMP_SYS(clock_adjtime), EPERM },
-	{ SCMP_SYS(adjtimex), EPERM },
+	{ SCMP_SYS(openat2), ENOSYS, "openat2" },
+	{ SCMP_SYS(ptrace), EPERM, "ptrace" },
+	{ SCMP_SYS(process_vm_readv), EPERM, "process_vm_readv" },
+	{ SCMP_SYS(process_vm_writev), EPERM, "process_vm_writev" },
+	{ SCMP_SYS(bpf), EPERM, "bpf" },
+	{ SCMP_SYS(perf_event_open), EPERM, "perf_event_open" },
+	{ SCMP_SYS(userfaultfd), EPERM, "userfaultfd" },
+	{ SCMP_SYS(keyctl), EPERM, "keyctl" },
+	{ SCMP_SYS(add_key), EPERM, "add_key" },
+	{ SCMP_SYS(request_key), EPERM, "request_key" },
+	{ SCMP_SYS(mount), EPERM, "mount" },
+	{ SCMP_SYS(umount2), EPERM, "umount2" },
+	{ SCMP_SYS(pivot_root), EPERM, "pivot_root" },
+	{ SCMP_SYS(move_mount), EPERM, "move_mount" },
+	{ SCMP_SYS(open_tree), EPERM, "open_tree" },
+	{ SCMP_SYS(fsopen), EPERM, "fsopen" },
+	{ SCMP_SYS(fsconfig), EPERM, "fsconfig" },
+	{ SCMP_SYS(fsmount), EPERM, "fsmount" },
+	{ SCMP_SYS(fspick), EPERM, "fspick" },
+	{ SCMP_SYS(mount_setattr), EPERM, "mount_setattr" },
+	{ SCMP_SYS(open_by_handle_at), EPERM, "open_by_handle_at" },
+	{ SCMP_SYS(name_to_handle_at), EPERM, "name_to_handle_at" },
+	{ SCMP_SYS(unshare), EPERM, "unshare" },
+	{ SCMP_SYS(setns), EPERM, "setns" },
+	{ SCMP_SYS(kexec_load), EPERM, "kexec_load" },
+	{ SCMP_SYS(kexec_file_load), EPERM, "kexec_file_load" },
+	{ SCMP_SYS(init_module), EPERM, "init_module" },
+	{ SCMP_SYS(finit_module), EPERM, "finit_module" },
+	{ SCMP_SYS(delete_module), EPERM, "delete_module" },
+	{ SCMP_SYS(acct), EPERM, "acct" },
+	{ SCMP_SYS(swapon), EPERM, "swapon" },
+	{ SCMP_SYS(swapoff), EPERM, "swapoff" },
+	{ SCMP_SYS(reboot), EPERM, "reboot" },
+	{ SCMP_SYS(settimeofday), EPERM, "settimeofday" },
+	{ SCMP_SYS(clock_settime), EPERM, "clock_settime" },
+	{ SCMP_SYS(clock_adjtime), EPERM, "clock_adjtime" },
+	{ SCMP_SYS(adjtimex), EPERM, "adjtimex" },
+	/* Trapped only for the argument values checked in BPF below. */
+	{ SCMP_SYS(clone), EPERM, "clone (new namespace)" },
+	{ SCMP_SYS(ioctl), EPERM, "ioctl (TIOCSTI/TIOCLINUX)" },
+	{ SCMP_SYS(seccomp), EPERM, "seccomp (new listener)" },
+	{ SCMP_SYS(personality), EPERM, "personality" },
 };
+
+/* Blocked only for some argument values (arg-checked rules below). */
+static bool
+blocked_by_args(int nr)
+{
+	return nr == SCMP_SYS(clone) || nr == SCMP_SYS(ioctl) ||
+	    nr == SCMP_SYS(seccomp) || nr == SCMP_SYS(personality);
+}
+
+const struct filter_blocked *
+filter_blocked(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(blocked); i++)
+		if (blocked[i].nr == nr)
+			return &blocked[i];
+	return NULL;
+}
 
 static const unsigned long clone_ns_bits[] = {
 	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
 	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
 };
 
+/* Personality flags that weaken the address space: READ_IMPLIES_EXEC,
+ * ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT. */
+static const unsigned long personality_bits[] = {
+	0x0400000, 0x0040000, 0x0100000, 0x0200000,
+};
+
 int
 filter_is_trapped(int nr)
 {
+	if (filter_blocked(nr) != NULL || nr == SCMP_SYS(execve) ||
+	    nr == SCMP_SYS(execveat) || nr == SCMP_SYS(connect))
+		return 1;
 	if (nr == SCMP_SYS(open) || nr == SCMP_SYS(openat) ||
 	    nr == SCMP_SYS(utimensat))
 		return 1;
@@ -138,9 +172,10 @@ filter_build(struct filter *f, char **cause)
 		*cause = xstrdup("seccomp_init failed");
 		return -ENOMEM;
 	}
-	/* int 0x80 (i386) and x32 numbers would bypass every rule below. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS);
+	/* int 0x80 (i386) and x32 numbers would bypass every rule below.
+	 * They are trapped so that the supervisor records the attempt and
+	 * kills the process; with no supervisor the call fails ENOSYS. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY);
 	if (r < 0) {
 		*cause = xasprintf("seccomp bad-arch action: %s", strerror(-r));
 		goto out;
@@ -170,18 +205,42 @@ filter_build(struct filter *f, char **cause)
 			goto out;
 	}
 
-	for (size_t i = 0; i < ARRAY_SIZE(denied); i++)
-		if ((r = add(ctx, SCMP_ACT_ERRNO(denied[i].err), denied[i].nr,
-		    0, NULL, cause)) < 0)
+	for (size_t i = 0; i < ARRAY_SIZE(blocked); i++) {
+		/* clone3 is answered in BPF: no record, no round trip. */
+		uint32_t act = blocked[i].name == NULL ?
+		    SCMP_ACT_ERRNO(blocked[i].err) : SCMP_ACT_NOTIFY;
+
+		if (blocked_by_args(blocked[i].nr))
+			continue;
+		if ((r = add(ctx, act, blocked[i].nr, 0, NULL, cause)) < 0)
 			goto out;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(clone_ns_bits); i++) {
 		unsigned long b = clone_ns_bits[i];
 		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, b, b);
 
-		if ((r = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
 		    &a, cause)) < 0)
 			goto out;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(personality_bits); i++) {
+		unsigned long b = personality_bits[i];
+		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, b, b);
+
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(personality), 1,
+		    &a, cause)) < 0)
+			goto out;
+	}
+	/* Recorded and continued: what ran (DESIGN §6), and where the
+	 * program tried to connect (the empty network namespace is the
+	 * floor until approvals of network hosts arrive). */
+	if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0, NULL,
+	    cause)) < 0 ||
+	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0, NULL,
+	    cause)) < 0 ||
+	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL,
+	    cause)) < 0)
+		goto out;
 	{
 		/* The kernel compares only the low 32 bits of the request. */
 		struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ,
@@ -193,11 +252,11 @@ filter_build(struct filter *f, char **cause)
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER,
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER);
 
-		if ((r = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
 		    &sti, cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
 		    &lnx, cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1,
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(seccomp), 1,
 		    &lis, cause)) < 0)
 			goto out;
 	}

@@ -314,6 +314,7 @@ main(int argc, char **argv)
 
 	memset(s, 0, sizeof *s);
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
+	s->rootfd = -1;
 	s->timerfd = -1;
 	s->landlock = true;
 	/* Keep 0..2 taken so that no fd we open lands on them. */
@@ -455,6 +456,13 @@ main(int argc, char **argv)
 		cfg.stdio[0] = cfg.stdio[1] = cfg.stdio[2] = slave;
 		cfg.set_ctty = true;
 	}
+	/* The program reopens its stdio by /dev/stdout and /proc/self/fd:
+	 * they must be its own, not the supervisor's (root's, mode 0600). */
+	if (s->uid == 0)
+		for (int i = s->headless ? 1 : 0; i < 3; i++)
+			if (fchown(cfg.stdio[i], s->inner_uid, s->inner_gid) < 0)
+				die("chown the program's stdio: %s",
+				    strerror(errno));
 	env = make_env(!s->headless);
 	cfg.envp = env;
 	cfg.root = s->root;
@@ -491,6 +499,15 @@ main(int argc, char **argv)
 	filter_done(&filter);
 	strv_free(env);
 	s->listener = s->sp.listener;
+	{
+		char rp[48];
+
+		/* Every process of the sandbox shares init's root (none can
+		 * chroot: no capabilities after exec). */
+		snprintf(rp, sizeof rp, "/proc/%d/root", (int)s->sp.init_pid);
+		if ((s->rootfd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			die("open %s: %s", rp, strerror(errno));
+	}
 	s->sync_wakeup = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    sync_flag) == 0;
 	{

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -347,6 +348,24 @@ build_root(const struct child *c)
 		child_fail(c, "chdir /");
 }
 
+/* The new network namespace has only lo, and it starts down. */
+static void
+loopback_up(const struct child *c)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		child_fail(c, "socket");
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		child_fail(c, "lo flags");
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		child_fail(c, "bring lo up");
+	close(fd);
+}
+
 static int
 landlock_abi(void)
 {
@@ -542,6 +561,7 @@ init_child(struct child *c)
 	close(c->sync_fd);
 	if (sethostname("ward", 4) < 0)
 		child_fail(c, "sethostname");
+	loopback_up(c);
 	build_root(c);
 
 	if ((prog = fork()) < 0)

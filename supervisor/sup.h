@@ -26,15 +26,12 @@ enum op {
 	OP_SETXATTR, OP_REMOVEXATTR,
 };
 
-/* One trapped call, decoded and copied out of the target. */
+/* One trapped call, decoded and copied out of the target. The path
+ * buffers come last: decode() clears everything before them. */
 struct call {
 	enum op		 op;
 	const char	*name;		/* syscall name */
 	int		 dirfd, dirfd2;
-	char		 raw[PATH_MAX];	/* path as the program wrote it */
-	char		 raw2[PATH_MAX];
-	char		 path[PATH_MAX];	/* resolved, sandbox view */
-	char		 path2[PATH_MAX];	/* second path, or "" */
 	bool		 two;		/* path2 is a path to judge */
 	bool		 follow, follow2;
 	uint64_t	 flags;		/* open flags, unlinkat/renameat2/linkat flags */
@@ -47,6 +44,10 @@ struct call {
 	size_t		 xsize;
 	unsigned char	*xvalue;	/* malloc'd */
 	int		 xflags;
+	char		 raw[PATH_MAX];	/* path as the program wrote it */
+	char		 raw2[PATH_MAX];	/* second path, or link text */
+	char		 path[PATH_MAX];	/* resolved, sandbox view */
+	char		 path2[PATH_MAX];	/* second path resolved, or "" */
 };
 
 struct parked {
@@ -87,6 +88,7 @@ struct sup {
 	size_t		 n_binds;
 
 	struct spawn_result sp;
+	int		 rootfd;	/* the sandbox's root, O_PATH */
 	int		 listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

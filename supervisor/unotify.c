@@ -7,27 +7,42 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config/escape.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
+#include "supervisor/filter.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
 /* Writes beneath these are continued: the floor (mounts, Landlock) holds
  * the same boundary, so a raced path cannot carry the write further. */
-static const char *const sandbox_writable[] = {
-	"/work", "/out", "/tmp", "/dev", "/proc",
+static const char *const sandbox_writable[] = { "/work", "/out", "/tmp" };
+/* Beneath these, writes reach devices and the sandbox's own processes:
+ * the floor alone decides (and /dev/stdout-style links are magic links
+ * that only the target itself can resolve). */
+static const char *const sandbox_floor[] = { "/dev", "/proc" };
+
+enum where {
+	WHERE_OUTSIDE,
+	WHERE_WRITABLE,	/* continue, once no symlink leads elsewhere */
+	WHERE_FLOOR,	/* continue as it is */
 };
 
-static bool
-is_writable(const struct sup *s, const char *path)
+static enum where
+where(const struct sup *s, const char *path)
 {
 	const struct bind *best = NULL;
 
@@ -38,10 +53,58 @@ is_writable(const struct sup *s, const char *path)
 		    strlen(s->binds[i].inside) > strlen(best->inside)))
 			best = &s->binds[i];
 	if (best != NULL)
-		return best->writable;
+		return best->writable ? WHERE_WRITABLE : WHERE_OUTSIDE;
 	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable); i++)
 		if (path_under(path, sandbox_writable[i]))
-			return true;
+			return WHERE_WRITABLE;
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox_floor); i++)
+		if (path_under(path, sandbox_floor[i]))
+			return WHERE_FLOOR;
+	return WHERE_OUTSIDE;
+}
+
+static bool
+is_writable(const struct sup *s, const char *path)
+{
+	return where(s, path) != WHERE_OUTSIDE;
+}
+
+/*
+ * The hot path's one check beyond the string: does any symlink stand on
+ * the way to lex inside the sandbox root? One openat2 that refuses
+ * symlinks answers it; a missing component is fine (nothing followed).
+ * A planted /work/link -> /etc/passwd then takes the slow path and is
+ * judged, and recorded, by where it really leads.
+ */
+static bool
+no_symlinks(const struct sup *s, const char *lex, bool follow)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, s->rootfd, lex[1] ? lex + 1 : ".",
+	    &how, sizeof how);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return true;
+	}
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
+static bool
+fast_continue(const struct sup *s, const char *lex, bool follow)
+{
+	switch (where(s, lex)) {
+	case WHERE_FLOOR:
+		return true;
+	case WHERE_WRITABLE:
+		return no_symlinks(s, lex, follow);
+	case WHERE_OUTSIDE:
+		break;
+	}
 	return false;
 }
 
@@ -302,9 +365,11 @@ decode(const struct seccomp_notif *req, struct call *c)
 		c->follow = c->follow2 = false;
 		break;
 	case OP_LINK:
-		/* The new name is what gets created; a link to a file on
-		 * another mount fails EXDEV whatever we decide. */
+		/* Both: the new name is created, and a link to a file
+		 * outside would be a writable name for it. */
+		c->two = true;
 		c->follow = false;
+		c->follow2 = (c->flags & AT_SYMLINK_FOLLOW) != 0;
 		break;
 	case OP_SYMLINK:
 		c->follow = false;
@@ -353,15 +418,9 @@ lexical(pid_t pid, int dirfd, const char *raw, char *out)
 }
 
 static int
-resolve(pid_t pid, const char *lex, bool follow, char *out)
+resolve(const struct sup *s, const char *lex, bool follow, char *out)
 {
-	char p[48];
-	cleanup_fd int rootfd = -1;
-
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	if ((rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -ESRCH;
-	return path_resolve(rootfd, lex, follow, out, PATH_MAX);
+	return path_resolve(s->rootfd, lex, follow, out, PATH_MAX);
 }
 
 static char *
@@ -527,6 +586,168 @@ park(struct sup *s, struct parked *scratch, const char *why)
 	s->dirty = true;
 }
 
+static void
+record_other(struct sup *s, const struct seccomp_notif *req,
+    enum request_kind kind, const char *syscall, const char *subject,
+    const char *detail, enum verdict v, enum how how, const char *rule)
+{
+	struct audit_event ev = {
+		.run = s->id,
+		.time_ms = now_wall_ms(),
+		.pid = (pid_t)req->pid,
+		.kind = kind,
+		.syscall = syscall,
+		.subject = subject,
+		.detail = detail,
+		.verdict = v,
+		.how = how,
+		.rule = rule,
+		.decided_by = "floor",
+	};
+
+	sup_event(s, &ev);
+}
+
+/* A refused syscall: answer its errno and record the attempt. */
+static void
+on_blocked(struct sup *s, const struct seccomp_notif *req,
+    const struct filter_blocked *b)
+{
+	char detail[160];
+
+	snprintf(detail, sizeof detail, "args=%#llx,%#llx,%#llx errno=%s",
+	    (unsigned long long)req->data.args[0],
+	    (unsigned long long)req->data.args[1],
+	    (unsigned long long)req->data.args[2], strerrorname_np(b->err));
+	respond(s, req->id, -b->err, 0);
+	record_other(s, req, KIND_BLOCKED, b->name, b->name, detail,
+	    VERDICT_DENY, HOW_FLOOR, "refused by the sandbox's filter");
+}
+
+/* int 0x80 or x32: another syscall table, past every rule. */
+static void
+on_foreign_abi(struct sup *s, const struct seccomp_notif *req)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof detail, "arch=%#x nr=%#x", req->data.arch,
+	    (unsigned)req->data.nr);
+	/* SIGKILL to one thread ends its whole process. */
+	kill((pid_t)req->pid, SIGKILL);
+	respond(s, req->id, -ENOSYS, 0);
+	record_other(s, req, KIND_BLOCKED, "non-native syscall",
+	    req->data.arch != AUDIT_ARCH_X86_64 ? "i386 syscall (int 0x80)" :
+	    "x32 syscall", detail, VERDICT_KILL, HOW_FLOOR,
+	    "non-native syscall ABI: process killed");
+}
+
+/* execve/execveat: recorded, then continued (DESIGN §6: an exec can only
+ * be continued; the file and network floor still hold for what runs). */
+static void
+on_exec(struct sup *s, const struct seccomp_notif *req)
+{
+	pid_t pid = (pid_t)req->pid;
+	bool at = req->data.nr == SYS_execveat;
+	uint64_t path_addr = at ? req->data.args[1] : req->data.args[0];
+	uint64_t argv_addr = at ? req->data.args[2] : req->data.args[1];
+	char path[PATH_MAX], argv[4096], arg[1024];
+	size_t used = 0;
+
+	if (target_read_str(pid, path_addr, path, sizeof path) < 0)
+		snprintf(path, sizeof path, "?");
+	if (at && path[0] == '\0' && (req->data.args[4] & AT_EMPTY_PATH)) {
+		char link[64];
+		ssize_t n;
+
+		/* fexecve: say what the fd is (a memfd shows as /memfd:). */
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid,
+		    (int)req->data.args[0]);
+		if ((n = readlink(link, path, sizeof path - 1)) < 0)
+			n = 0;
+		path[n] = '\0';
+	}
+	argv[0] = '\0';
+	for (int i = 0; i < 64 && argv_addr != 0; i++) {
+		uint64_t p;
+		ssize_t n;
+
+		if (target_read(pid, argv_addr + 8 * (uint64_t)i, &p,
+		    sizeof p) < 0 || p == 0)
+			break;
+		if ((n = target_read_str(pid, p, arg, sizeof arg)) < 0)
+			break;
+		if (used + (size_t)n + 2 >= sizeof argv)
+			break;
+		if (used > 0)
+			argv[used++] = ' ';
+		memcpy(argv + used, arg, (size_t)n + 1);
+		used += (size_t)n;
+	}
+	respond_continue(s, req->id);
+	record_other(s, req, KIND_EXEC, at ? "execveat" : "execve", path, argv,
+	    VERDICT_ALLOW, HOW_FLOOR,
+	    strncmp(path, "/memfd:", 7) == 0 ? "exec from memory (memfd)" :
+	    NULL);
+}
+
+/* connect: named and recorded; the empty network namespace is the floor
+ * (only the sandbox's own loopback exists). */
+static void
+on_connect(struct sup *s, const struct seccomp_notif *req)
+{
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_un un;
+	} u;
+	size_t len = req->data.args[2];
+	char host[INET6_ADDRSTRLEN], subject[PATH_MAX];
+
+	memset(&u, 0, sizeof u);
+	if (len > sizeof u)
+		len = sizeof u;
+	if (len < sizeof(sa_family_t) ||
+	    target_read((pid_t)req->pid, req->data.args[1], &u, len) < 0) {
+		respond(s, req->id, -EFAULT, 0);
+		return;
+	}
+	switch (u.sa.sa_family) {
+	case AF_INET:
+		inet_ntop(AF_INET, &u.in.sin_addr, host, sizeof host);
+		snprintf(subject, sizeof subject, "%s:%u", host,
+		    ntohs(u.in.sin_port));
+		break;
+	case AF_INET6:
+		inet_ntop(AF_INET6, &u.in6.sin6_addr, host, sizeof host);
+		snprintf(subject, sizeof subject, "[%s]:%u", host,
+		    ntohs(u.in6.sin6_port));
+		break;
+	case AF_UNIX:
+		if (len > offsetof(struct sockaddr_un, sun_path) &&
+		    u.un.sun_path[0] == '\0')
+			snprintf(subject, sizeof subject, "unix:@%.*s",
+			    (int)(len - offsetof(struct sockaddr_un, sun_path) - 1),
+			    u.un.sun_path + 1);
+		else
+			snprintf(subject, sizeof subject, "unix:%.*s",
+			    (int)sizeof u.un.sun_path, u.un.sun_path);
+		break;
+	default:
+		snprintf(subject, sizeof subject, "family %u",
+		    (unsigned)u.sa.sa_family);
+		break;
+	}
+	respond_continue(s, req->id);
+	/* Unix sockets stay inside (no host sockets are mounted, and the
+	 * abstract namespace is the network namespace's); not recorded. */
+	if (u.sa.sa_family == AF_UNIX)
+		return;
+	record_other(s, req, KIND_CONNECT, "connect", subject, NULL,
+	    VERDICT_ALLOW, HOW_FLOOR,
+	    "empty network namespace: only the sandbox's own loopback");
+}
+
 void
 unotify_on_ready(struct sup *s)
 {
@@ -542,8 +763,25 @@ unotify_on_ready(struct sup *s)
 	memset(req, 0, s->req_size);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 		return;	/* ENOENT: the target went away before we read it */
-	if (req->data.arch != AUDIT_ARCH_X86_64) {
-		respond(s, req->id, -ENOSYS, 0);
+	if (req->data.arch != AUDIT_ARCH_X86_64 ||
+	    (req->data.nr & 0x40000000) != 0) {
+		on_foreign_abi(s, req);
+		return;
+	}
+	{
+		const struct filter_blocked *b = filter_blocked(req->data.nr);
+
+		if (b != NULL) {
+			on_blocked(s, req, b);
+			return;
+		}
+	}
+	if (req->data.nr == SYS_execve || req->data.nr == SYS_execveat) {
+		on_exec(s, req);
+		return;
+	}
+	if (req->data.nr == SYS_connect) {
+		on_connect(s, req);
 		return;
 	}
 	scratch.req = *req;
@@ -569,7 +807,8 @@ unotify_on_ready(struct sup *s)
 		respond(s, req->id, r, 0);
 		goto out;
 	}
-	if (is_writable(s, lex) && (!c->two || is_writable(s, lex2))) {
+	if (fast_continue(s, lex, c->follow) &&
+	    (!c->two || fast_continue(s, lex2, c->follow2))) {
 		respond_continue(s, req->id);
 		goto out;
 	}
@@ -577,8 +816,8 @@ unotify_on_ready(struct sup *s)
 	/* Outside, as written: resolve it as the kernel would inside the
 	 * sandbox root; the resolved path is what the policy and the
 	 * person judge. */
-	if ((r = resolve((pid_t)req->pid, lex, c->follow, c->path)) < 0 ||
-	    (c->two && (r = resolve((pid_t)req->pid, lex2, c->follow2,
+	if ((r = resolve(s, lex, c->follow, c->path)) < 0 ||
+	    (c->two && (r = resolve(s, lex2, c->follow2,
 	    c->path2)) < 0)) {
 		respond(s, req->id, r, 0);
 		goto out;
