@@ -267,6 +267,65 @@ policy_set_pids(struct policy *p, const char *v, char **why)
 }
 
 static int
+policy_set_cpu(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_duration(v, &p->cpu)) == -ERANGE)
+		*why = xasprintf("%s is too long", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
+	return r;
+}
+
+static int
+policy_set_file_size(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_size(v, &p->file_size)) == -ERANGE)
+		*why = xasprintf("%s is too large", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
+	return r;
+}
+
+static int
+policy_set_open_files(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	uint64_t n = 0;
+	const char *end = v;
+
+	if (strcmp(v, "none") != 0 &&
+	    (policy_parse_uint(v, 1u << 20, &n, &end) < 0 || *end != '\0' ||
+	    (n > 0 && n < 16))) {
+		*why = xasprintf("%s is not a number of open files (16 to "
+		    "1048576, or none)", q);
+		return -EINVAL;
+	}
+	p->open_files = (unsigned)n;
+	return 0;
+}
+
+static int
+policy_set_env(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_");
+
+	if (n == 0 || v[n] != '\0' || (v[0] >= '0' && v[0] <= '9')) {
+		*why = xasprintf("%s is not an environment variable name", q);
+		return -EINVAL;
+	}
+	strv_push(&p->env, &p->n_env, xstrdup(v));
+	return 0;
+}
+
+static int
 policy_action(const char *v, bool allow_ok, enum policy_action *ret)
 {
 	if (strcmp(v, "ask") == 0)
@@ -621,6 +680,10 @@ static const struct policy_key policy_keys[] = {
 	{ "run", "ask_timeout", false, policy_set_ask_timeout },
 	{ "run", "memory", false, policy_set_memory },
 	{ "run", "pids", false, policy_set_pids },
+	{ "run", "cpu", false, policy_set_cpu },
+	{ "run", "file_size", false, policy_set_file_size },
+	{ "run", "open_files", false, policy_set_open_files },
+	{ "run", "env", true, policy_set_env },
 	{ "files", "writable", true, policy_set_writable },
 	{ "files", "hidden", true, policy_set_hidden },
 	{ "files", "allow", true, policy_set_allow },
@@ -654,6 +717,7 @@ policy_done(struct policy *p)
 	free(p->path);
 	strv_free(p->writable);
 	strv_free(p->hidden);
+	strv_free(p->env);
 	strv_free(p->allow);
 	strv_free(p->deny);
 	for (size_t i = 0; i < p->n_net_allow; i++)

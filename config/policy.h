@@ -28,6 +28,11 @@ struct policy {
 	unsigned	 ask_timeout;	/* seconds a request waits before deny */
 	uint64_t	 memory;	/* bytes; 0 = no limit */
 	unsigned	 pids;		/* max tasks; 0 = no limit */
+	unsigned	 cpu;		/* CPU seconds; 0 = no limit */
+	uint64_t	 file_size;	/* largest file written; 0 = no limit */
+	unsigned	 open_files;	/* max open fds; 0 = the host's */
+	char	       **env;		/* host variables passed in by name */
+	size_t		 n_env;
 
 	/* [files] */
 	char	       **writable;	/* host folders bound read-write */

@@ -27,3 +27,15 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
+
+/* struct landlock_ruleset_attr as of ABI 6 (the 6.1 header stops at
+ * handled_access_fs). Passed with the size the running ABI knows. */
+struct landlock_ruleset_attr_v6 {
+	__u64	handled_access_fs;
+	__u64	handled_access_net;
+	__u64	scoped;
+};
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET	(1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL			(1ULL << 1)
+#endif

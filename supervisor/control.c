@@ -32,12 +32,9 @@ json_t *
 control_run_json(const struct sup *s)
 {
 	json_t *o = json_object();
-	char limits[128];
+	char limits[256];
 
-	snprintf(limits, sizeof limits, "timeout=%us memory=%llu pids=%u "
-	    "(rlimit)%s", s->policy.timeout,
-	    (unsigned long long)s->policy.memory, s->policy.pids,
-	    s->landlock ? " landlock" : " no-landlock");
+	sup_limits(s, limits, sizeof limits);
 	json_object_set_new(o, "id", json_string(s->id));
 	json_object_set_new(o, "name", s->name ? json_string(s->name) :
 	    json_null());

@@ -109,6 +109,38 @@ sup_kill(struct sup *s, const char *reason)
 }
 
 static void
+size_text(char *buf, size_t size, uint64_t n)
+{
+	if (n == 0)
+		snprintf(buf, size, "none");
+	else if (n % (1ULL << 30) == 0)
+		snprintf(buf, size, "%lluG", (unsigned long long)(n >> 30));
+	else if (n % (1ULL << 20) == 0)
+		snprintf(buf, size, "%lluM", (unsigned long long)(n >> 20));
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)n);
+}
+
+/* The limits in force, as the console and `ward log` show them. */
+void
+sup_limits(const struct sup *s, char *buf, size_t size)
+{
+	char mem[32], fsz[32], t[32], cpu[32], nof[32];
+
+	size_text(mem, sizeof mem, s->policy.memory);
+	size_text(fsz, sizeof fsz, s->policy.file_size);
+	snprintf(t, sizeof t, s->policy.timeout ? "%us" : "none",
+	    s->policy.timeout);
+	snprintf(cpu, sizeof cpu, s->policy.cpu ? "%us" : "none",
+	    s->policy.cpu);
+	snprintf(nof, sizeof nof, s->policy.open_files ? "%u" : "host",
+	    s->policy.open_files);
+	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
+	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
+	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
+}
+
+static void
 make_run_id(char id[9])
 {
 	unsigned char b[4];
@@ -190,6 +222,14 @@ make_env(bool pty)
 	strv_push(&env, &n, xasprintf("LANG=%s", lang && *lang ? lang :
 	    "C.UTF-8"));
 	strv_push(&env, &n, xasprintf("WARD_RUN=%s", S.id));
+	/* Nothing else of the host's environment, but what the policy
+	 * names (credentials enter only this way). */
+	for (size_t i = 0; i < S.policy.n_env; i++) {
+		const char *v = getenv(S.policy.env[i]);
+
+		if (v != NULL)
+			strv_push(&env, &n, xasprintf("%s=%s", S.policy.env[i], v));
+	}
 	return env;
 }
 
@@ -408,15 +448,12 @@ main(int argc, char **argv)
 	/* The record. */
 	{
 		cleanup_free char *db = paths_audit_db();
-		char limits[128];
+		char limits[256];
 		struct audit_run ar;
 
 		if (audit_open(db, &s->audit, &cause) < 0)
 			die("%s", cause);
-		snprintf(limits, sizeof limits, "timeout=%us memory=%llu pids=%u "
-		    "(rlimit)%s", s->policy.timeout,
-		    (unsigned long long)s->policy.memory, s->policy.pids,
-		    s->landlock ? " landlock" : " no-landlock");
+		sup_limits(s, limits, sizeof limits);
 		s->started_ms = now_wall_ms();
 		ar = (struct audit_run){
 			.id = s->id, .name = s->name, .command = s->command,
@@ -477,6 +514,9 @@ main(int argc, char **argv)
 	cfg.inner_gid = s->inner_gid;
 	cfg.memory = s->policy.memory;
 	cfg.pids = s->policy.pids;
+	cfg.cpu = s->policy.cpu;
+	cfg.file_size = s->policy.file_size;
+	cfg.open_files = s->policy.open_files;
 	cfg.landlock = s->landlock;
 	cfg.filter = &filter;
 

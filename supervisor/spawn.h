@@ -35,6 +35,9 @@ struct spawn_config {
 	gid_t	 inner_gid;
 	uint64_t memory;	/* RLIMIT_DATA bytes, 0 = none */
 	unsigned pids;		/* RLIMIT_NPROC, 0 = none */
+	unsigned cpu;		/* RLIMIT_CPU seconds, 0 = none */
+	uint64_t file_size;	/* RLIMIT_FSIZE bytes, 0 = none */
+	unsigned open_files;	/* RLIMIT_NOFILE, 0 = inherited */
 	bool	 landlock;
 	const struct filter *filter;
 };

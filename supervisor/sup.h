@@ -138,5 +138,6 @@ void	control_output(struct sup *, const char *stream, const void *,
 void	control_close_all(struct sup *);
 
 /* main.c */
+void	sup_limits(const struct sup *, char *, size_t);
 void	sup_kill(struct sup *, const char *reason);
 void	sup_event(struct sup *, const struct audit_event *);	/* record + broadcast */

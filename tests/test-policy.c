@@ -144,6 +144,14 @@ field(const struct policy *p, const char *name)
 		return xasprintf("%" PRIu64, p->memory);
 	if (strcmp(name, "pids") == 0)
 		return xasprintf("%u", p->pids);
+	if (strcmp(name, "cpu") == 0)
+		return xasprintf("%u", p->cpu);
+	if (strcmp(name, "file_size") == 0)
+		return xasprintf("%" PRIu64, p->file_size);
+	if (strcmp(name, "open_files") == 0)
+		return xasprintf("%u", p->open_files);
+	if (strcmp(name, "env") == 0)
+		return join(p->env, p->n_env);
 	if (strcmp(name, "write") == 0)
 		return xstrdup(policy_action_name(p->write));
 	if (strcmp(name, "connect") == 0)

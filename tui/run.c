@@ -193,7 +193,7 @@ run_main(int argc, char **argv, const char *argv0)
 				*nl = '\0';
 				if (strlen(line) == 8 && strspn(line,
 				    "0123456789abcdef") == 8) {
-					snprintf(id, sizeof id, "%s", line);
+					snprintf(id, sizeof id, "%.8s", line);
 					break;
 				}
 				fprintf(stderr, "%s\n", line);

@@ -1,0 +1,358 @@
+#include "tui/console.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "approvals/ctl.h"
+#include "approvals/desktop.h"
+#include "approvals/proto.h"
+#include "config/escape.h"
+#include "config/util.h"
+#include "tui/grid.h"
+#include "tui/keys.h"
+#include "tui/model.h"
+#include "tui/screen.h"
+#include "tui/view.h"
+
+/* Countdowns move once a second; a quarter keeps them honest. */
+#define CONSOLE_TICK_MS 250
+
+static volatile sig_atomic_t console_signal;
+
+static void
+console_on_signal(int sig)
+{
+	console_signal = sig;
+}
+
+static const char console_usage[] =
+"Usage: ward console [RUN]\n"
+"\n"
+"Attach to a live run: its output, the requests waiting on a person, and\n"
+"its state. Without RUN, attaches to the only live run.\n"
+"\n"
+"Keys: a allow once (only after the request has been on screen for half a\n"
+"second), d deny, Enter show the whole request (it never approves),\n"
+"K kill the run (asks y/n), Tab switch pane, j/k move, ? help, q leave.\n"
+"Leaving does not stop the run; attach again with 'ward console RUN'.\n"
+"\n"
+"Options:\n"
+"  -h, --help  show this help\n"
+"\n"
+"Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
+"no such run, 2 usage (or several live runs and none named).\n";
+
+struct console {
+	struct model	*m;
+	struct proto_conn *conn;	/* NULL once dropped */
+	bool		 desktop;
+	bool		 exit_with_run;
+};
+
+static void
+console_drop(struct console *c, const char *why)
+{
+	proto_conn_free(c->conn);
+	c->conn = NULL;
+	model_set_disconnected(c->m, why);
+}
+
+static void
+console_send(struct console *c, json_t *msg)
+{
+	int e;
+
+	if (c->conn == NULL) {
+		model_message(c->m, MSG_ERROR, "not connected");
+	} else if ((e = proto_send(c->conn, msg)) < 0) {
+		console_drop(c, strerror(-e));
+	} else if ((e = proto_flush(c->conn)) < 0 && e != -EAGAIN) {
+		console_drop(c, strerror(-e));
+	}
+	json_decref(msg);
+}
+
+static void
+console_effect(struct console *c, const struct model_effect *eff)
+{
+	json_t *msg;
+
+	switch (eff->kind) {
+	case EFFECT_NONE:
+	case EFFECT_QUIT:
+		return;
+	case EFFECT_DECIDE:
+		msg = proto_msg("decide");
+		json_object_set_new(msg, "request",
+		    json_integer((json_int_t)eff->request));
+		json_object_set_new(msg, "verdict",
+		    json_string(verdict_name(eff->verdict)));
+		json_object_set_new(msg, "scope", json_string("once"));
+		console_send(c, msg);
+		return;
+	case EFFECT_KILL:
+		console_send(c, proto_msg("kill"));
+		return;
+	}
+}
+
+static void
+console_read(struct console *c)
+{
+	cleanup_free char *cause = NULL;
+	json_t *msg;
+	ssize_t n = 0;
+	int r;
+
+	/* A bounded number of reads a round: a program that floods its
+	 * output must not keep the keys (and `K`) from being read. */
+	for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
+		;
+	if (n < 0 && n != -EAGAIN && n != -EINTR) {
+		console_drop(c, strerror((int)-n));
+		return;
+	}
+	while ((r = proto_next(c->conn, &msg, &cause)) == 1) {
+		model_apply_message(c->m, msg);
+		json_decref(msg);
+	}
+	if (r < 0) {
+		console_drop(c, cause != NULL ? cause : strerror(-r));
+		return;
+	}
+	if (proto_eof(c->conn))
+		console_drop(c, "connection closed");
+}
+
+static void
+console_alerts(struct console *c)
+{
+	struct model_alerts a;
+	const struct pending *p;
+
+	model_take_alerts(c->m, &a);
+	if (a.flush)
+		screen_flush_input();
+	if (a.bell)
+		screen_beep();
+	if (a.notify != 0 && c->desktop &&
+	    (p = model_pending_find(c->m, a.notify)) != NULL) {
+		cleanup_free char *summary = xasprintf("ward: run %s waits for "
+		    "you", c->m->run.id);
+		cleanup_free char *body = xasprintf("#%" PRIu64 " %s %s\nby %s",
+		    p->id, request_kind_name(p->kind), p->subject, p->cmdline);
+
+		if (desktop_notify(summary, body) < 0)
+			c->desktop = false;
+	}
+}
+
+static void
+console_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = console_on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll() must come back and see the flag. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void
+console_loop(struct console *c)
+{
+	struct grid *g = NULL;
+	struct view_report rep;
+	int64_t next_tick = now_mono_ms();
+	int w, h;
+
+	view_report_init(&rep);
+	screen_size(&w, &h);
+	g = grid_new(w, h);
+	while (!c->m->quit && console_signal == 0) {
+		struct pollfd pfd[2] = {
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = -1, .events = POLLIN },
+		};
+		int64_t now = now_mono_ms();
+		int timeout = (int)(next_tick > now ? next_tick - now : 0);
+		int key;
+
+		if (c->conn != NULL) {
+			pfd[1].fd = proto_conn_fd(c->conn);
+			if (proto_want_write(c->conn))
+				pfd[1].events |= POLLOUT;
+		}
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			break;
+		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		if (now_mono_ms() >= next_tick)
+			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
+
+		if (c->conn != NULL && (pfd[1].revents & POLLOUT)) {
+			int e = proto_flush(c->conn);
+
+			if (e < 0 && e != -EAGAIN)
+				console_drop(c, strerror(-e));
+		}
+		if (c->conn != NULL &&
+		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			console_read(c);
+		/* Before reading keys: those typed before a new request
+		 * appeared are thrown away here. */
+		console_alerts(c);
+
+		while (!c->m->quit && (key = screen_key()) != -1) {
+			enum action a = keys_action(key);
+			struct model_effect eff;
+
+			if (a == ACTION_REDRAW)
+				screen_invalidate();
+			model_apply_action(c->m, a, &eff);
+			console_effect(c, &eff);
+		}
+		if (c->m->quit)
+			break;
+
+		screen_size(&w, &h);
+		if (w != g->w || h != g->h)
+			grid_resize(g, w, h);
+		view_draw(c->m, g, &rep);
+		screen_draw(g);
+		/* Arming counts from here: the request is on the terminal. */
+		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		model_note_view(c->m, &rep);
+	}
+	view_report_done(&rep);
+	grid_free(g);
+}
+
+int
+console_attach(const struct console_opts *opts)
+{
+	struct console c = { .exit_with_run = opts->exit_with_run };
+	cleanup_free char *cause = NULL;
+	cleanup_free char *leave = NULL;
+	json_t *hello;
+	int fd = -1, e, status;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ward console: needs a terminal\n");
+		return 1;
+	}
+	if ((e = ctl_connect(opts->run, &fd, &cause)) < 0) {
+		cleanup_free char *esc = escape_str(cause != NULL ? cause :
+		    strerror(-e));
+
+		fprintf(stderr, "ward console: %s\n", esc);
+		return 1;
+	}
+	/* The loop never blocks on the supervisor: a stuck peer must not
+	 * freeze the person's view of everything else. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	c.conn = proto_conn_new(fd);
+	c.m = model_new();
+	c.desktop = desktop_available();
+	model_set_now(c.m, now_mono_ms(), now_wall_ms());
+
+	hello = proto_msg("hello");
+	json_object_set_new(hello, "version", json_integer(PROTO_VERSION));
+	json_object_set_new(hello, "client", json_string("console"));
+	json_object_set_new(hello, "watch", json_true());
+	console_send(&c, hello);
+
+	setlocale(LC_CTYPE, "");
+	console_signals();
+	if ((e = screen_init()) < 0) {
+		fprintf(stderr, "ward console: cannot start the terminal\n");
+		proto_conn_free(c.conn);
+		model_free(c.m);
+		return 1;
+	}
+	console_loop(&c);
+	screen_done();
+
+	leave = model_leave_text(c.m);
+	if (leave != NULL)
+		fprintf(stderr, "%s\n", leave);
+	status = model_exit_status(c.m, c.exit_with_run);
+	if (console_signal != 0 && status == 0)
+		status = 128 + console_signal;
+	proto_conn_free(c.conn);
+	model_free(c.m);
+	return status;
+}
+
+int
+console_main(int argc, char **argv)
+{
+	struct console_opts opts = { 0 };
+	cleanup_strv char **ids = NULL;
+	size_t n = 0;
+	int i, e;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			fputs(console_usage, stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			cleanup_free char *esc = escape_str(argv[i]);
+
+			fprintf(stderr, "ward console: unknown option '%s'; "
+			    "see 'ward console --help'\n", esc);
+			return 2;
+		}
+		if (opts.run != NULL)
+			break;
+		opts.run = argv[i];
+	}
+	for (; i < argc; i++) {
+		if (opts.run != NULL) {
+			fprintf(stderr, "ward console: one run at a time; see "
+			    "'ward console --help'\n");
+			return 2;
+		}
+		opts.run = argv[i];
+	}
+	if (opts.run == NULL) {
+		if ((e = ctl_list(&ids, &n)) < 0) {
+			fprintf(stderr, "ward console: cannot list runs: %s\n",
+			    strerror(-e));
+			return 1;
+		}
+		if (n == 0) {
+			fprintf(stderr, "ward console: no live runs\n");
+			return 1;
+		}
+		if (n > 1) {
+			fprintf(stderr, "ward console: %zu live runs; "
+			    "name one:\n", n);
+			for (size_t k = 0; k < n; k++) {
+				cleanup_free char *esc = escape_str(ids[k]);
+
+				fprintf(stderr, "  ward console %s\n", esc);
+			}
+			return 2;
+		}
+		opts.run = ids[0];
+	}
+	return console_attach(&opts);
+}

@@ -1,0 +1,58 @@
+#pragma once
+/*
+ * Keys to actions. A key is a Unicode code point (printable keys and
+ * control characters as themselves) or one of KEYS_* below; tui/screen.c
+ * turns curses' key codes into these, so nothing here needs curses. The
+ * table is also what the help overlay lists.
+ */
+#include <stddef.h>
+
+enum action {
+	ACTION_NONE,
+	ACTION_UP,		/* selection up / scroll up a line */
+	ACTION_DOWN,
+	ACTION_PAGE_UP,		/* scroll output (or the detail view) a page */
+	ACTION_PAGE_DOWN,
+	ACTION_TOP,
+	ACTION_BOTTOM,
+	ACTION_NEXT_PANE,	/* output <-> pending */
+	ACTION_DETAIL,		/* Enter: the whole request; never approves */
+	ACTION_CLOSE,		/* Esc: close an overlay */
+	ACTION_ALLOW_ONCE,	/* a: only when armed */
+	ACTION_DENY_ONCE,	/* d */
+	ACTION_KILL,		/* K: asks first */
+	ACTION_YES,		/* y: answers "kill run? y/n" */
+	ACTION_NO,
+	ACTION_HELP,
+	ACTION_QUIT,		/* q: detach (closes an overlay first) */
+	ACTION_REDRAW,		/* ^L */
+	ACTION_RESIZE,
+	ACTION_NOT_YET,		/* A, D, r: answers that are not built yet */
+};
+
+/* Keys that are not characters; above the Unicode range. */
+enum {
+	KEYS_UP = 0x110001,
+	KEYS_DOWN,
+	KEYS_LEFT,
+	KEYS_RIGHT,
+	KEYS_PAGE_UP,
+	KEYS_PAGE_DOWN,
+	KEYS_HOME,
+	KEYS_END,
+	KEYS_ENTER,
+	KEYS_BACKTAB,
+	KEYS_RESIZE,
+};
+#define KEYS_TAB	'\t'
+#define KEYS_ESC	0x1b
+#define KEYS_CTRL(c)	((c) & 0x1f)
+
+enum action	 keys_action(int key);
+
+/* One line of the help overlay: the keys and what they do. */
+struct keys_help {
+	const char	*keys;
+	const char	*what;
+};
+const struct keys_help *keys_help(size_t *n);

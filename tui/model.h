@@ -1,0 +1,235 @@
+#pragma once
+/*
+ * The console's model: what one attached run looks like, fed by control
+ * protocol messages (approvals/proto.h) and changed by actions
+ * (tui/keys.h). No terminal here: tests drive it with JSON and a fake
+ * clock (model_set_now), and tui/view.h draws a const model.
+ *
+ * Every string that came from the sandboxed program is stored already
+ * escaped (config/escape.h); only the unfinished output line is kept raw,
+ * and the view escapes it when it draws it.
+ *
+ * Arming (DESIGN §9): `a` works on the selected request only after it has
+ * been on screen, whole, for MODEL_ARM_MS. The view reports what it drew
+ * (struct view_report) and model_note_view() keeps each request's
+ * shown_at_ms: set when the request is first drawn whole, cleared when it
+ * is not drawn at all (covered by help, scrolled off, terminal too small),
+ * and cleared for a request that becomes selected by something other than
+ * the person's own move (the one above it was decided or expired).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "approvals/request.h"
+#include "tui/keys.h"
+
+#define MODEL_OUTPUT_LINES	2000
+#define MODEL_LINE_MAX		4096	/* raw bytes; longer lines are split */
+#define MODEL_EVENTS		100
+#define MODEL_ARM_MS		500
+
+enum pane {
+	PANE_OUTPUT,
+	PANE_PENDING,
+};
+
+enum run_state {
+	RUN_UNKNOWN,		/* before the welcome */
+	RUN_STARTING,
+	RUN_RUNNING,
+	RUN_EXITED,
+};
+
+enum msg_level {
+	MSG_INFO,
+	MSG_WARN,
+	MSG_ERROR,
+};
+
+enum output_stream {
+	STREAM_PTY,
+	STREAM_STDOUT,
+	STREAM_STDERR,
+};
+#define STREAM_COUNT 3
+
+struct model_run {
+	char		*id;		/* these escaped; "" when unknown */
+	char		*name;
+	char		*command;
+	char		*limits;
+	char		*end_reason;
+	enum run_state	 state;
+	pid_t		 pid;
+	int		 exit_code;	/* -1 when none */
+	int		 exit_signal;	/* 0 when none */
+	int64_t		 started_ms;
+	int64_t		 ended_ms;
+	unsigned	 ask_timeout;	/* seconds */
+	bool		 headless;
+};
+
+/* A request waiting on a person; strings escaped. */
+struct pending {
+	uint64_t	 id;
+	enum request_kind kind;
+	pid_t		 pid;
+	char		*syscall;
+	char		*subject;
+	char		*subject2;	/* NULL when none */
+	char		*detail;
+	char		*cmdline;
+	char		*cwd;
+	char		*why;
+	int64_t		 created_ms;	/* wall */
+	int64_t		 deadline_ms;	/* wall; 0 = none */
+
+	bool		 shown;		/* drawn whole since last off screen */
+	int64_t		 shown_at_ms;	/* mono, when shown became true */
+	bool		 partial;	/* last frame drew only part of it */
+	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
+};
+
+struct model_event {
+	char		*text;		/* escaped */
+	enum verdict	 verdict;
+};
+
+struct output_line {
+	char		*text;		/* escaped, tabs expanded */
+	enum output_stream stream;
+};
+
+/* The unfinished line of one stream and where its escape-sequence filter is. */
+struct output_partial {
+	char		*buf;		/* raw bytes, sequences removed */
+	size_t		 len;
+	int		 esc;		/* filter state */
+	size_t		 esc_len;	/* bytes of the current sequence */
+	bool		 cr;		/* a '\r' waits: "\r\n" or overwrite */
+};
+
+/* What the console must do after an action. */
+enum effect {
+	EFFECT_NONE,
+	EFFECT_DECIDE,		/* send decide(request, verdict, once) */
+	EFFECT_KILL,		/* send kill */
+	EFFECT_QUIT,		/* leave */
+};
+
+struct model_effect {
+	enum effect	 kind;
+	uint64_t	 request;
+	enum verdict	 verdict;
+};
+
+/* Things the terminal must do after messages: ring, flush typeahead, notify. */
+struct model_alerts {
+	bool		 bell;
+	bool		 flush;		/* discard keys typed before now */
+	uint64_t	 notify;	/* newest new request id, 0 = none */
+};
+
+struct model {
+	int64_t		 now_mono;	/* ms; set by model_set_now */
+	int64_t		 now_wall;
+
+	struct model_run run;
+	bool		 welcomed;
+	bool		 disconnected;	/* the supervisor went away */
+
+	/* Output: a ring of finished lines, an unfinished one per stream. */
+	struct output_line lines[MODEL_OUTPUT_LINES];
+	size_t		 line_first;	/* index of the oldest */
+	size_t		 line_count;
+	struct output_partial partial[STREAM_COUNT];
+	size_t		 out_scroll;	/* lines above the bottom; 0 = follow */
+
+	struct pending **pending;	/* oldest (lowest id) first */
+	size_t		 n_pending;
+
+	struct model_event events[MODEL_EVENTS];	/* ring, newest last */
+	size_t		 event_first;
+	size_t		 event_count;
+
+	uint64_t	 sel;		/* selected request id, 0 = none */
+	enum pane	 focus;
+	bool		 detail;	/* whole-request view of sel */
+	int		 detail_scroll;
+	bool		 help;
+	bool		 confirm_kill;	/* "kill run? y/n" asked */
+	bool		 quit;
+
+	char		*message;	/* status line, or NULL */
+	enum msg_level	 message_level;
+
+	/* From the last frame (model_note_view). */
+	int		 page_rows;	/* output pane rows */
+	int		 detail_rows;	/* detail view body rows */
+	int		 detail_lines;	/* detail view body lines in all */
+
+	struct model_alerts alerts;
+};
+
+struct view_report;
+
+struct model	*model_new(void);
+void		 model_free(struct model *);
+
+void		 model_set_now(struct model *, int64_t mono_ms,
+		    int64_t wall_ms);
+
+/*
+ * Applies one control-protocol message (supervisor -> console). Unknown
+ * types are ignored; 0, or -EINVAL for a message of a known type that is
+ * malformed (the status line says what).
+ */
+int		 model_apply_message(struct model *, const json_t *msg);
+/* Feeds raw output bytes of one stream (what an "output" message carries). */
+void		 model_output_feed(struct model *, enum output_stream,
+		    const void *, size_t);
+/* The connection dropped. */
+void		 model_set_disconnected(struct model *, const char *why);
+
+/* Applies a key's action; *eff says what the console must send or do. */
+void		 model_apply_action(struct model *, enum action,
+		    struct model_effect *eff);
+
+/* After each frame: what the view drew (arming, page sizes). */
+void		 model_note_view(struct model *, const struct view_report *);
+
+/* Takes and clears the alerts raised since the last call. */
+void		 model_take_alerts(struct model *, struct model_alerts *);
+
+/* Sets the status line (printf format); level as enum msg_level. */
+void		 model_message(struct model *, enum msg_level, const char *,
+		    ...) __attribute__((format(printf, 3, 4)));
+
+/* Lookups for the view. */
+const struct pending *model_pending_find(const struct model *, uint64_t id);
+/* Index of id in pending, or -1. */
+ssize_t		 model_pending_index(const struct model *, uint64_t id);
+bool		 model_armed(const struct model *, uint64_t id);
+/* Finished lines, oldest first. */
+size_t		 model_output_count(const struct model *);
+const struct output_line *model_output_at(const struct model *, size_t i);
+/* The unfinished line of a stream, escaped (malloc'd), or NULL if empty. */
+char		*model_partial_text(const struct model *, enum output_stream);
+/* Finished lines plus the unfinished ones: what the output pane scrolls. */
+size_t		 model_output_total(const struct model *);
+const struct model_event *model_event_at(const struct model *, size_t i);
+bool		 model_run_ended(const struct model *);
+/* "running", "exited 0", "killed", "timeout", "signal 9", ... */
+void		 model_state_text(const struct model *, char *buf, size_t len);
+/* "denied in 1:54", "denied in 0:00", "no deadline" */
+void		 model_countdown(const struct model *, const struct pending *,
+		    char *buf, size_t len);
+/* What to tell the person after leaving (malloc'd), or NULL. */
+char		*model_leave_text(const struct model *);
+/* The exit status `ward` returns after q: 0, 1 when the supervisor
+ * went away, the run's own status when exit_with_run and it ended. */
+int		 model_exit_status(const struct model *, bool exit_with_run);

@@ -1,0 +1,185 @@
+#include "tui/screen.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <wchar.h>
+
+#include "config/util.h"
+#include "tui/keys.h"
+
+static bool screen_active;
+static bool screen_color;
+
+bool
+screen_no_color(void)
+{
+	const char *s = getenv("NO_COLOR");
+
+	return s != NULL && *s != '\0';
+}
+
+int
+screen_init(void)
+{
+	static const short colors[GRID_COLORS] = {
+		[GRID_DEFAULT] = -1,
+		[GRID_RED] = COLOR_RED,
+		[GRID_GREEN] = COLOR_GREEN,
+		[GRID_YELLOW] = COLOR_YELLOW,
+		[GRID_BLUE] = COLOR_BLUE,
+		[GRID_MAGENTA] = COLOR_MAGENTA,
+		[GRID_CYAN] = COLOR_CYAN,
+	};
+
+	if (initscr() == NULL)
+		return -ENOTTY;
+	screen_active = true;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	intrflush(stdscr, FALSE);
+	/* Esc closes overlays; don't make it wait a second for more bytes. */
+	set_escdelay(25);
+	curs_set(0);
+	screen_color = !screen_no_color() && has_colors();
+	if (screen_color) {
+		start_color();
+		use_default_colors();
+		for (short i = 1; i < GRID_COLORS; i++)
+			init_pair(i, colors[i], -1);
+	}
+	return 0;
+}
+
+void
+screen_done(void)
+{
+	if (!screen_active)
+		return;
+	screen_active = false;
+	curs_set(1);
+	endwin();
+}
+
+void
+screen_size(int *w, int *h)
+{
+	int y, x;
+
+	getmaxyx(stdscr, y, x);
+	*w = x;
+	*h = y;
+}
+
+static attr_t
+screen_attr(unsigned a)
+{
+	attr_t r = A_NORMAL;
+
+	if (a & GRID_BOLD)
+		r |= A_BOLD;
+	if (a & GRID_REVERSE)
+		r |= A_REVERSE;
+	if (a & GRID_DIM)
+		r |= A_DIM;
+	if (a & GRID_UNDERLINE)
+		r |= A_UNDERLINE;
+	return r;
+}
+
+void
+screen_draw(const struct grid *g)
+{
+	int w, h;
+
+	screen_size(&w, &h);
+	for (int y = 0; y < g->h && y < h; y++) {
+		for (int x = 0; x < g->w && x < w; x++) {
+			const struct grid_cell *c = grid_cell(g, y, x);
+			wchar_t wch[GRID_COMB + 2] = { 0 };
+			short pair = 0;
+			cchar_t cc;
+			size_t n = 0;
+
+			if (c->width == 0)
+				continue;	/* right half of a wide one */
+			wch[n++] = (wchar_t)c->cp;
+			for (size_t i = 0; i < GRID_COMB && c->comb[i]; i++)
+				wch[n++] = (wchar_t)c->comb[i];
+			if (screen_color)
+				pair = (short)GRID_COLOR_OF(c->attr);
+			if (setcchar(&cc, wch, screen_attr(c->attr), pair,
+			    NULL) == ERR)
+				continue;
+			/* The last cell returns ERR but is drawn. */
+			mvwadd_wch(stdscr, y, x, &cc);
+		}
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+void
+screen_invalidate(void)
+{
+	clearok(curscr, TRUE);
+}
+
+int
+screen_key(void)
+{
+	wint_t ch;
+	int r = wget_wch(stdscr, &ch);
+
+	if (r == ERR)
+		return -1;
+	if (r == OK)
+		return (int)ch;
+	switch (ch) {
+	case KEY_UP:
+		return KEYS_UP;
+	case KEY_DOWN:
+		return KEYS_DOWN;
+	case KEY_LEFT:
+		return KEYS_LEFT;
+	case KEY_RIGHT:
+		return KEYS_RIGHT;
+	case KEY_PPAGE:
+		return KEYS_PAGE_UP;
+	case KEY_NPAGE:
+		return KEYS_PAGE_DOWN;
+	case KEY_HOME:
+		return KEYS_HOME;
+	case KEY_END:
+		return KEYS_END;
+	case KEY_ENTER:
+		return KEYS_ENTER;
+	case KEY_BTAB:
+		return KEYS_BACKTAB;
+	case KEY_RESIZE:
+		return KEYS_RESIZE;
+	default:
+		return 0;	/* a function key we have no use for */
+	}
+}
+
+void
+screen_flush_input(void)
+{
+	wint_t ch;
+
+	flushinp();
+	/* flushinp() empties the tty's queue; keys curses already read
+	 * ahead sit in its own buffer. */
+	while (wget_wch(stdscr, &ch) != ERR)
+		;
+}
+
+void
+screen_beep(void)
+{
+	beep();
+}

@@ -1,0 +1,26 @@
+#pragma once
+/*
+ * The terminal: the only code that talks to curses. It copies a grid to
+ * the screen and turns curses' keys into tui/keys.h codes.
+ */
+#include <stdbool.h>
+
+#include "tui/grid.h"
+
+/* Starts curses on the terminal (cbreak, no echo, keypad, no delay,
+ * hidden cursor); colours unless NO_COLOR is set and not empty. */
+int	screen_init(void);
+/* Restores the terminal. Safe to call twice. */
+void	screen_done(void);
+void	screen_size(int *w, int *h);
+/* Makes the terminal show g (of the terminal's size). */
+void	screen_draw(const struct grid *);
+/* Forget what is on the terminal and draw it all again next time. */
+void	screen_invalidate(void);
+/* The next key (tui/keys.h), or -1 when none is waiting. */
+int	screen_key(void);
+/* Throws away keys typed but not read yet (typeahead). */
+void	screen_flush_input(void);
+void	screen_beep(void);
+/* NO_COLOR set and not empty (https://no-color.org). */
+bool	screen_no_color(void);

@@ -1,0 +1,61 @@
+#include "tui/view.h"
+
+#include <stdio.h>
+
+#include "config/util.h"
+
+/*
+ * The i-th line of what the output pane scrolls over: the finished lines,
+ * then each stream's unfinished one. *owned is set when the caller must
+ * free the result.
+ */
+static const char *
+view_output_line(const struct model *m, size_t i, char **owned)
+{
+	*owned = NULL;
+	if (i < model_output_count(m))
+		return model_output_at(m, i)->text;
+	i -= model_output_count(m);
+	for (int s = 0; s < STREAM_COUNT; s++) {
+		char *t = model_partial_text(m, (enum output_stream)s);
+
+		if (t == NULL)
+			continue;
+		if (i-- == 0)
+			return *owned = t;
+		free(t);
+	}
+	return "";
+}
+
+/* Draws the output pane in rows [top, bottom): header, then the lines
+ * that end out_scroll lines above the newest, wrapped, bottom up. */
+void
+view_output_draw(const struct model *m, struct grid *g, int top, int bottom)
+{
+	size_t total = model_output_total(m), scroll = m->out_scroll;
+	int body = top + 1, y = bottom;
+	char title[96];
+
+	if (scroll >= total)
+		scroll = total > 0 ? total - 1 : 0;
+	if (scroll > 0)
+		snprintf(title, sizeof title,
+		    "output (%zu lines below; End follows)", scroll);
+	else
+		snprintf(title, sizeof title, "output");
+	view_header(g, top, title, m->focus == PANE_OUTPUT && !m->detail);
+	if (total == 0)
+		return;
+	for (size_t i = total - scroll; i-- > 0 && y > body;) {
+		cleanup_free char *owned = NULL;
+		const char *text = view_output_line(m, i, &owned);
+		struct pen p = { .g = NULL, .y = 0, .top = body, .bottom = y };
+
+		view_wrap(&p, 0, g->w, text, 0);
+		p.g = g;
+		p.y = y - p.y;
+		y = p.y;
+		view_wrap(&p, 0, g->w, text, 0);
+	}
+}
