@@ -1,0 +1,984 @@
+/* tui/model.c and tui/keys.c: the console's state and its safety rules,
+ * driven by real protocol JSON and a fake clock, without a terminal. */
+#include <errno.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "approvals/proto.h"
+#include "config/util.h"
+#include "tui/keys.h"
+#include "tui/model.h"
+#include "tui/view.h"
+
+#define WALL0	1700000000000LL
+#define MONO0	5000LL
+
+struct fx {
+	struct model	*m;
+	int64_t		 mono, wall;
+	int		 w, h;
+};
+
+static void
+tick(struct fx *f, int64_t ms)
+{
+	f->mono += ms;
+	f->wall += ms;
+	model_set_now(f->m, f->mono, f->wall);
+}
+
+/* What the console does after each round: draw, then note what was drawn. */
+static void
+frame(struct fx *f)
+{
+	struct view_report rep;
+	char *text;
+
+	view_report_init(&rep);
+	text = view_render_text(f->m, f->w, f->h, &rep);
+	model_note_view(f->m, &rep);
+	view_report_done(&rep);
+	free(text);
+}
+
+static void
+feed(struct fx *f, const char *json)
+{
+	json_error_t err;
+	json_t *msg = json_loads(json, 0, &err);
+
+	if (msg == NULL)
+		fail_msg("bad test JSON: %s: %s", err.text, json);
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+}
+
+static json_t *
+request_json(uint64_t id, const char *subject, int64_t deadline)
+{
+	return json_pack("{s:I,s:s,s:i,s:s,s:s,s:s,s:n,s:s,s:s,s:s,s:s,s:I,s:I}",
+	    "id", (json_int_t)id, "run", "r1", "pid", 4242, "kind", "write",
+	    "syscall", "openat", "subject", subject, "subject2",
+	    "detail", "flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644",
+	    "cmdline", "python3 build.py", "cwd", "/work", "why", "no rule",
+	    "created_ms", (json_int_t)WALL0, "deadline_ms", (json_int_t)deadline);
+}
+
+static void
+feed_request(struct fx *f, uint64_t id, const char *subject)
+{
+	json_t *msg = json_pack("{s:s,s:o}", "type", "request", "request",
+	    request_json(id, subject, f->wall + 120000));
+
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+}
+
+static void
+feed_welcome(struct fx *f)
+{
+	feed(f, "{\"type\":\"welcome\",\"version\":1,\"run\":{\"id\":\"r1\","
+	    "\"name\":\"build\",\"command\":\"python3 build.py\","
+	    "\"state\":\"running\",\"pid\":4242,\"started_ms\":1,"
+	    "\"ended_ms\":null,\"exit_code\":null,\"exit_signal\":null,"
+	    "\"end_reason\":null,\"limits\":\"timeout=600s memory=2G\","
+	    "\"policy\":\"/etc/ward.ini\",\"headless\":false,"
+	    "\"ask_timeout\":120},\"pending\":[]}");
+}
+
+static void
+act(struct fx *f, int key, struct model_effect *eff)
+{
+	model_apply_action(f->m, keys_action(key), eff);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof *f);
+
+	f->m = model_new();
+	f->mono = MONO0;
+	f->wall = WALL0;
+	f->w = 80;
+	f->h = 24;
+	model_set_now(f->m, f->mono, f->wall);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	model_free(f->m);
+	free(f);
+	return 0;
+}
+
+static void
+assert_message(struct fx *f, const char *want)
+{
+	assert_non_null(f->m->message);
+	if (strstr(f->m->message, want) == NULL)
+		fail_msg("message \"%s\" lacks \"%s\"", f->m->message, want);
+}
+
+/* ---- keys ---- */
+
+static void
+test_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(keys_action('a'), ACTION_ALLOW_ONCE);
+	assert_int_equal(keys_action('d'), ACTION_DENY_ONCE);
+	assert_int_equal(keys_action('K'), ACTION_KILL);
+	assert_int_equal(keys_action('y'), ACTION_YES);
+	assert_int_equal(keys_action('q'), ACTION_QUIT);
+	assert_int_equal(keys_action('?'), ACTION_HELP);
+	assert_int_equal(keys_action('j'), ACTION_DOWN);
+	assert_int_equal(keys_action(KEYS_DOWN), ACTION_DOWN);
+	assert_int_equal(keys_action('k'), ACTION_UP);
+	assert_int_equal(keys_action(KEYS_UP), ACTION_UP);
+	assert_int_equal(keys_action(KEYS_TAB), ACTION_NEXT_PANE);
+	assert_int_equal(keys_action(KEYS_PAGE_UP), ACTION_PAGE_UP);
+	assert_int_equal(keys_action(KEYS_PAGE_DOWN), ACTION_PAGE_DOWN);
+	assert_int_equal(keys_action(KEYS_RESIZE), ACTION_RESIZE);
+	/* Enter, however the terminal sends it, never approves. */
+	assert_int_equal(keys_action('\r'), ACTION_DETAIL);
+	assert_int_equal(keys_action('\n'), ACTION_DETAIL);
+	assert_int_equal(keys_action(KEYS_ENTER), ACTION_DETAIL);
+	/* Nothing but 'a' allows. */
+	for (int k = 0; k < 0x80; k++) {
+		if (k != 'a')
+			assert_int_not_equal(keys_action(k), ACTION_ALLOW_ONCE);
+	}
+	assert_int_equal(keys_action('x'), ACTION_NONE);
+}
+
+/* ---- messages ---- */
+
+static void
+test_welcome(void **state)
+{
+	struct fx *f = *state;
+	struct model_alerts a;
+	char buf[64];
+
+	feed(f, "{\"type\":\"welcome\",\"version\":1,\"run\":{\"id\":\"r1\","
+	    "\"name\":\"build\",\"command\":\"make\",\"state\":\"running\","
+	    "\"pid\":7,\"limits\":{\"timeout\":\"600s\",\"pids\":512},"
+	    "\"ask_timeout\":120,\"headless\":true},\"pending\":[]}");
+	assert_string_equal(f->m->run.id, "r1");
+	assert_string_equal(f->m->run.name, "build");
+	assert_string_equal(f->m->run.limits, "timeout=600s pids=512");
+	assert_int_equal(f->m->run.pid, 7);
+	assert_int_equal(f->m->run.ask_timeout, 120);
+	assert_true(f->m->run.headless);
+	assert_true(f->m->welcomed);
+	model_state_text(f->m, buf, sizeof buf);
+	assert_string_equal(buf, "running");
+	model_take_alerts(f->m, &a);
+	assert_false(a.bell);
+	assert_int_equal(f->m->n_pending, 0);
+}
+
+static void
+test_welcome_pending_sorted(void **state)
+{
+	struct fx *f = *state;
+	struct model_alerts a;
+	json_t *msg = json_pack("{s:s,s:i,s:{s:s,s:s},s:[o,o,o]}", "type",
+	    "welcome", "version", 1, "run", "id", "r1", "state", "running",
+	    "pending", request_json(9, "/etc/c", 0),
+	    request_json(3, "/etc/a", 0), request_json(5, "/etc/b", 0));
+
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+	assert_int_equal(f->m->n_pending, 3);
+	assert_int_equal(f->m->pending[0]->id, 3);
+	assert_int_equal(f->m->pending[1]->id, 5);
+	assert_int_equal(f->m->pending[2]->id, 9);
+	/* The oldest is selected first. */
+	assert_int_equal(f->m->sel, 3);
+	model_take_alerts(f->m, &a);
+	assert_true(a.bell);
+	assert_true(a.flush);
+	assert_int_equal(a.notify, 9);
+	model_take_alerts(f->m, &a);
+	assert_false(a.bell);
+	assert_false(a.flush);
+}
+
+static void
+test_request_escaped(void **state)
+{
+	struct fx *f = *state;
+	const struct pending *p;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/\x1b[31mred\x1b]0;title\x07\xe2\x80\xae" "fdp.exe");
+	p = model_pending_find(f->m, 1);
+	assert_non_null(p);
+	assert_string_equal(p->subject,
+	    "/etc/\\e[31mred\\e]0;title\\a\\u{202e}fdp.exe");
+	assert_null(strchr(p->subject, 0x1b));
+	assert_null(p->subject2);
+	assert_string_equal(p->cmdline, "python3 build.py");
+	assert_int_equal(p->pid, 4242);
+	assert_int_equal(p->kind, KIND_WRITE);
+}
+
+static void
+test_bad_messages(void **state)
+{
+	struct fx *f = *state;
+	json_t *msg = json_pack("{s:s}", "kind", "nothing");
+
+	assert_int_equal(model_apply_message(f->m, msg), -EINVAL);
+	json_decref(msg);
+	msg = json_pack("{s:s,s:{s:s}}", "type", "request", "request", "id", "x");
+	assert_int_equal(model_apply_message(f->m, msg), -EINVAL);
+	assert_int_equal(f->m->n_pending, 0);
+	json_decref(msg);
+	msg = json_pack("{s:s,s:s,s:s}", "type", "output", "stream", "pty",
+	    "data", "!!not base64!!");
+	assert_int_equal(model_apply_message(f->m, msg), -EINVAL);
+	json_decref(msg);
+	/* Unknown types are for newer supervisors; ignored. */
+	msg = json_pack("{s:s}", "type", "from-the-future");
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+}
+
+/* ---- arming ---- */
+
+static void
+test_allow_needs_arming(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/hosts");
+	/* Not drawn yet: however long it waits, `a` does nothing. */
+	tick(f, 10000);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "wait: request just appeared");
+
+	frame(f);
+	tick(f, 100);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "wait: request just appeared");
+	assert_false(model_armed(f->m, 1));
+
+	tick(f, 399);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+
+	tick(f, 1);
+	frame(f);
+	assert_true(model_armed(f->m, 1));
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(eff.verdict, VERDICT_ALLOW);
+	assert_message(f, "allow #1 once");
+	/* A second press sends nothing more. */
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "already sent");
+}
+
+static void
+test_enter_never_approves(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	static const int enters[] = { '\r', '\n', KEYS_ENTER };
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/hosts");
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	for (size_t i = 0; i < 6; i++) {
+		act(f, enters[i % 3], &eff);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(f->m->detail, i % 2 == 0);
+		frame(f);
+	}
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	/* Esc and q close the detail view too, and q does not leave then. */
+	act(f, '\r', &eff);
+	assert_true(f->m->detail);
+	act(f, KEYS_ESC, &eff);
+	assert_false(f->m->detail);
+	act(f, '\r', &eff);
+	act(f, 'q', &eff);
+	assert_false(f->m->detail);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(f->m->quit);
+}
+
+static void
+test_deny(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 4, "/etc/hosts");
+	/* Deny is safe: no arming needed. */
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 4);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+	assert_int_equal(model_pending_find(f->m, 4)->sent, VERDICT_DENY);
+	feed(f, "{\"type\":\"resolved\",\"request\":4,\"verdict\":\"deny\","
+	    "\"how\":\"person\",\"by\":\"uid 1000 via console\"}");
+	assert_int_equal(f->m->n_pending, 0);
+	assert_int_equal(f->m->sel, 0);
+	assert_int_equal(f->m->event_count, 1);
+	assert_string_equal(model_event_at(f->m, 0)->text,
+	    "#4 write /etc/hosts: deny (person, uid 1000 via console)");
+	assert_int_equal(model_event_at(f->m, 0)->verdict, VERDICT_DENY);
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "no request selected");
+}
+
+static void
+test_new_request_flushes_and_keeps_selection(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct model_alerts a;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	model_take_alerts(f->m, &a);
+	frame(f);
+	tick(f, 600);
+	frame(f);
+	assert_true(model_armed(f->m, 1));
+
+	feed_request(f, 2, "/etc/two");
+	model_take_alerts(f->m, &a);
+	assert_true(a.flush);
+	assert_true(a.bell);
+	assert_int_equal(a.notify, 2);
+	/* The person's selection stays where they put it. */
+	assert_int_equal(f->m->sel, 1);
+	assert_true(model_armed(f->m, 1));
+	assert_false(model_armed(f->m, 2));
+
+	/* Moving to the new one: it arms on its own clock. */
+	frame(f);
+	act(f, 'j', &eff);
+	assert_int_equal(f->m->sel, 2);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	tick(f, 500);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 2);
+}
+
+/*
+ * The selected request is decided elsewhere (or expires) just as the
+ * person presses `a` twice: the selection moves on, and the second `a`
+ * must not approve the next one, however long that one was on screen.
+ */
+static void
+test_selection_moved_by_others_rearms(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct model_alerts a;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	feed_request(f, 2, "/etc/two");
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	assert_true(model_armed(f->m, 1));
+	assert_true(model_armed(f->m, 2));
+	model_take_alerts(f->m, &a);
+
+	feed(f, "{\"type\":\"resolved\",\"request\":1,\"verdict\":\"deny\","
+	    "\"how\":\"timeout\",\"by\":\"timeout\"}");
+	assert_int_equal(f->m->sel, 2);
+	assert_false(model_armed(f->m, 2));
+	model_take_alerts(f->m, &a);
+	assert_true(a.flush);
+	assert_message(f, "#1 write /etc/one: deny (timeout, timeout)");
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	frame(f);
+	tick(f, 500);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 2);
+}
+
+static void
+test_help_hides_and_disarms(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	frame(f);
+	tick(f, 1000);
+	frame(f);
+	assert_true(model_armed(f->m, 1));
+	act(f, '?', &eff);
+	assert_true(f->m->help);
+	frame(f);
+	assert_false(model_armed(f->m, 1));
+	/* Any key closes help and does only that: this `a` does not allow. */
+	act(f, 'a', &eff);
+	assert_false(f->m->help);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	tick(f, 500);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
+static void
+test_too_small_disarms(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	f->w = 79;
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	f->w = 80;
+	frame(f);
+	tick(f, 500);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
+/* A request taller than its pane is never armed from the pane: the person
+ * reads it whole in the detail view (Enter), to its last line. */
+static void
+test_tall_request_needs_detail(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char path[4200];
+
+	memset(path, 'x', sizeof path - 1);
+	path[0] = '/';
+	path[sizeof path - 1] = '\0';
+	feed_welcome(f);
+	feed_request(f, 1, path);
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "Enter shows all of it");
+
+	act(f, '\r', &eff);
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(f->m->detail_lines > f->m->detail_rows);
+	act(f, 'G', &eff);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	tick(f, 500);
+	frame(f);
+	/* Scrolling back up keeps it armed: it was read whole. */
+	act(f, 'g', &eff);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
+/* ---- kill, quit ---- */
+
+static void
+test_kill_confirm(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	frame(f);
+	tick(f, 1000);
+	frame(f);
+	act(f, 'K', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(f->m->confirm_kill);
+	assert_message(f, "kill run? y/n");
+	/* Any other key says no, and does nothing else: not even `a`. */
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(f->m->confirm_kill);
+	assert_message(f, "kill cancelled");
+	act(f, 'K', &eff);
+	act(f, 'n', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	act(f, 'K', &eff);
+	act(f, 'Y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);	/* y alone: nothing */
+	act(f, 'K', &eff);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_KILL);
+}
+
+static void
+test_quit(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char *leave;
+
+	feed_welcome(f);
+	act(f, 'q', &eff);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+	assert_true(f->m->quit);
+	leave = model_leave_text(f->m);
+	assert_string_equal(leave,
+	    "ward: run r1 continues; reattach with: ward console r1");
+	free(leave);
+	assert_int_equal(model_exit_status(f->m, false), 0);
+}
+
+static void
+test_run_ends(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char buf[64], *leave;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	feed(f, "{\"type\":\"state\",\"run\":{\"id\":\"r1\",\"state\":\"exited\","
+	    "\"exit_code\":3,\"exit_signal\":null,\"end_reason\":\"exit\","
+	    "\"ended_ms\":99}}");
+	assert_true(model_run_ended(f->m));
+	assert_int_equal(f->m->n_pending, 0);
+	model_state_text(f->m, buf, sizeof buf);
+	assert_string_equal(buf, "exited 3");
+	act(f, 'K', &eff);
+	assert_false(f->m->confirm_kill);
+	assert_message(f, "the run has ended");
+	/* The socket closing after the end is no failure. */
+	model_set_disconnected(f->m, "connection closed");
+	assert_int_equal(model_exit_status(f->m, false), 0);
+	assert_int_equal(model_exit_status(f->m, true), 3);
+	leave = model_leave_text(f->m);
+	assert_string_equal(leave, "ward: run r1: exited 3");
+	free(leave);
+
+	feed(f, "{\"type\":\"state\",\"run\":{\"exit_code\":null,"
+	    "\"exit_signal\":9,\"end_reason\":\"killed\"}}");
+	model_state_text(f->m, buf, sizeof buf);
+	assert_string_equal(buf, "killed");
+	assert_int_equal(model_exit_status(f->m, true), 137);
+	feed(f, "{\"type\":\"state\",\"run\":{\"end_reason\":\"timeout\"}}");
+	model_state_text(f->m, buf, sizeof buf);
+	assert_string_equal(buf, "timeout");
+}
+
+static void
+test_supervisor_gone(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char *leave;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	model_set_disconnected(f->m, "connection closed");
+	assert_true(f->m->disconnected);
+	assert_int_equal(f->m->n_pending, 0);
+	assert_message(f, "supervisor gone");
+	act(f, 'K', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(f->m->confirm_kill);
+	act(f, 'q', &eff);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+	assert_int_equal(model_exit_status(f->m, false), 1);
+	assert_int_equal(model_exit_status(f->m, true), 1);
+	leave = model_leave_text(f->m);
+	assert_string_equal(leave, "ward: run r1: supervisor gone");
+	free(leave);
+}
+
+static void
+test_ack_error(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	feed(f, "{\"type\":\"ack\",\"request\":1,\"ok\":false,"
+	    "\"error\":\"already decided\"}");
+	assert_message(f, "#1: already decided");
+	assert_int_equal(f->m->message_level, MSG_ERROR);
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	feed(f, "{\"type\":\"ack\",\"ok\":false,\"error\":\"\\u001b[2Jno\"}");
+	assert_message(f, "refused: \\e[2Jno");
+	feed(f, "{\"type\":\"ack\",\"request\":1,\"ok\":true}");
+}
+
+static void
+test_countdown(void **state)
+{
+	struct fx *f = *state;
+	char buf[64];
+	json_t *msg;
+
+	feed_welcome(f);
+	msg = json_pack("{s:s,s:o}", "type", "request", "request",
+	    request_json(1, "/etc/x", WALL0 + 114000));
+	model_apply_message(f->m, msg);
+	json_decref(msg);
+	model_countdown(f->m, model_pending_find(f->m, 1), buf, sizeof buf);
+	assert_string_equal(buf, "denied in 1:54");
+	tick(f, 500);
+	model_countdown(f->m, model_pending_find(f->m, 1), buf, sizeof buf);
+	assert_string_equal(buf, "denied in 1:54");
+	tick(f, 600);
+	model_countdown(f->m, model_pending_find(f->m, 1), buf, sizeof buf);
+	assert_string_equal(buf, "denied in 1:53");
+	tick(f, 200000);
+	model_countdown(f->m, model_pending_find(f->m, 1), buf, sizeof buf);
+	assert_string_equal(buf, "denied in 0:00");
+}
+
+static void
+test_moves_and_panes(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	for (uint64_t i = 1; i <= 3; i++)
+		feed_request(f, i, "/etc/x");
+	assert_int_equal(f->m->focus, PANE_PENDING);
+	act(f, 'j', &eff);
+	act(f, KEYS_DOWN, &eff);
+	act(f, 'j', &eff);
+	assert_int_equal(f->m->sel, 3);
+	act(f, 'k', &eff);
+	assert_int_equal(f->m->sel, 2);
+	act(f, 'g', &eff);
+	assert_int_equal(f->m->sel, 1);
+	act(f, 'G', &eff);
+	assert_int_equal(f->m->sel, 3);
+
+	for (int i = 0; i < 100; i++) {
+		char line[32];
+		int n = snprintf(line, sizeof line, "line %d\n", i);
+
+		model_output_feed(f->m, STREAM_PTY, line, (size_t)n);
+	}
+	frame(f);
+	act(f, KEYS_TAB, &eff);
+	assert_int_equal(f->m->focus, PANE_OUTPUT);
+	act(f, 'k', &eff);
+	assert_int_equal(f->m->out_scroll, 1);
+	act(f, KEYS_PAGE_UP, &eff);
+	assert_int_equal(f->m->out_scroll, 1 + (size_t)f->m->page_rows - 1);
+	act(f, 'g', &eff);
+	assert_int_equal(f->m->out_scroll, 99);
+	/* New lines keep a reader's place. */
+	model_output_feed(f->m, STREAM_PTY, "more\n", 5);
+	assert_int_equal(f->m->out_scroll, 100);
+	act(f, KEYS_END, &eff);
+	assert_int_equal(f->m->out_scroll, 0);
+	act(f, KEYS_TAB, &eff);
+	assert_int_equal(f->m->focus, PANE_PENDING);
+	assert_int_equal(f->m->sel, 3);
+}
+
+/* ---- output ---- */
+
+static const char *
+line(struct fx *f, size_t i)
+{
+	const struct output_line *l = model_output_at(f->m, i);
+
+	assert_non_null(l);
+	return l->text;
+}
+
+static void
+feed_chunks(struct fx *f, const char *s, size_t chunk)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n; i += chunk)
+		model_output_feed(f->m, STREAM_PTY, s + i,
+		    n - i < chunk ? n - i : chunk);
+}
+
+static void
+test_output_lines(void **state)
+{
+	struct fx *f = *state;
+	char *t;
+
+	/* Every split of the same bytes gives the same lines. */
+	for (size_t chunk = 1; chunk <= 7; chunk++) {
+		model_free(f->m);
+		f->m = model_new();
+		feed_chunks(f, "one\r\ntwo\nthree\rTHREE\n\ttab\x01\nfour", chunk);
+		assert_int_equal(model_output_count(f->m), 4);
+		assert_string_equal(line(f, 0), "one");
+		assert_string_equal(line(f, 1), "two");
+		assert_string_equal(line(f, 2), "THREE");
+		assert_string_equal(line(f, 3), "        tab\\x01");
+		t = model_partial_text(f->m, STREAM_PTY);
+		assert_string_equal(t, "four");
+		free(t);
+		assert_int_equal(model_output_total(f->m), 5);
+	}
+	/* Progress bars: CR, erase line, redraw. */
+	feed_chunks(f, "\r\x1b[K 10%\r\x1b[K 99%\r\n", 100);
+	assert_string_equal(line(f, 4), " 99%");
+	assert_null(model_partial_text(f->m, STREAM_PTY));
+}
+
+static void
+test_output_sequences(void **state)
+{
+	struct fx *f = *state;
+	static const char in[] =
+	    "\x1b[1;31mred\x1b[0m plain\n"			/* SGR */
+	    "\x1b]0;pwned title\x07" "after osc\n"			/* OSC, BEL */
+	    "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ text\n"	/* OSC 8, ST */
+	    "\x1bP1$r0m\x1b\\dcs gone\n"			/* DCS */
+	    "\x1b(Bcharset \x1b" "7saved\n"			/* ESC ( B, ESC 7 */
+	    "\x1b[?1049h\x1b[2J\x1b[Halt screen\n"
+	    "bidi \xe2\x80\xae" "gpj.exe\n"			/* U+202E */
+	    "bell\x07 bs\x08 del\x7f c1\xc2\x9b" "31m\n"
+	    "bad \xff\xfe" " utf8\n";
+
+	for (size_t chunk = 1; chunk <= 5; chunk += 4) {
+		model_free(f->m);
+		f->m = model_new();
+		feed_chunks(f, in, chunk);
+		assert_int_equal(model_output_count(f->m), 9);
+		assert_string_equal(line(f, 0), "red plain");
+		assert_string_equal(line(f, 1), "after osc");
+		assert_string_equal(line(f, 2), "link text");
+		assert_string_equal(line(f, 3), "dcs gone");
+		assert_string_equal(line(f, 4), "charset saved");
+		assert_string_equal(line(f, 5), "alt screen");
+		assert_string_equal(line(f, 6), "bidi \\u{202e}gpj.exe");
+		assert_string_equal(line(f, 7),
+		    "bell\\a bs\\b del\\x7f c1\\u009b31m");
+		assert_string_equal(line(f, 8), "bad \\xff\\xfe utf8");
+	}
+}
+
+/* A program must not be able to hide its output in an endless sequence. */
+static void
+test_output_unterminated(void **state)
+{
+	struct fx *f = *state;
+	char big[5000];
+
+	feed_chunks(f, "\x1b]0;never closed\nvisible\n", 3);
+	assert_string_equal(line(f, 0), "");
+	assert_string_equal(line(f, 1), "visible");
+	memset(big, 'z', sizeof big);
+	model_output_feed(f->m, STREAM_PTY, "\x1b_", 2);
+	model_output_feed(f->m, STREAM_PTY, big, sizeof big);
+	model_output_feed(f->m, STREAM_PTY, "\n", 1);
+	assert_int_equal(model_output_count(f->m), 3);
+	assert_true(strlen(line(f, 2)) > 800);
+	feed_chunks(f, "\x1b[111111111111111111111111111111111111111111111111111"
+	    "11111111111111111111111111111111x\n", 5);
+	assert_non_null(strchr(line(f, 3), 'x'));
+}
+
+static void
+test_output_streams_and_utf8(void **state)
+{
+	struct fx *f = *state;
+	char *t;
+
+	/* A character split across chunks is not shown as bytes meanwhile. */
+	model_output_feed(f->m, STREAM_STDOUT, "caf\xc3", 4);
+	t = model_partial_text(f->m, STREAM_STDOUT);
+	assert_string_equal(t, "caf");
+	free(t);
+	model_output_feed(f->m, STREAM_STDERR, "err", 3);
+	model_output_feed(f->m, STREAM_STDOUT, "\xa9 \xe6\x97", 4);
+	model_output_feed(f->m, STREAM_STDERR, "or\n", 3);
+	model_output_feed(f->m, STREAM_STDOUT, "\xa5\n", 2);
+	assert_int_equal(model_output_count(f->m), 2);
+	assert_string_equal(line(f, 0), "error");
+	assert_int_equal(model_output_at(f->m, 0)->stream, STREAM_STDERR);
+	assert_string_equal(line(f, 1), "caf\xc3\xa9 \xe6\x97\xa5");
+}
+
+static void
+test_output_message(void **state)
+{
+	struct fx *f = *state;
+	static const char bytes[] = "hi \x1b[32mthere\x1b[0m\r\nsecond";
+	char *b64 = proto_b64_encode(bytes, sizeof bytes - 1);
+	json_t *msg = json_pack("{s:s,s:s,s:s}", "type", "output", "stream",
+	    "pty", "data", b64);
+	char *t;
+
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+	free(b64);
+	assert_int_equal(model_output_count(f->m), 1);
+	assert_string_equal(line(f, 0), "hi there");
+	t = model_partial_text(f->m, STREAM_PTY);
+	assert_string_equal(t, "second");
+	free(t);
+}
+
+static void
+test_output_ring_and_long_lines(void **state)
+{
+	struct fx *f = *state;
+	char *big = xmalloc(MODEL_LINE_MAX * 2 + 10);
+
+	for (int i = 0; i < MODEL_OUTPUT_LINES + 50; i++) {
+		char l[32];
+		int n = snprintf(l, sizeof l, "%d\n", i);
+
+		model_output_feed(f->m, STREAM_PTY, l, (size_t)n);
+	}
+	assert_int_equal(model_output_count(f->m), MODEL_OUTPUT_LINES);
+	assert_string_equal(line(f, 0), "50");
+	assert_string_equal(line(f, MODEL_OUTPUT_LINES - 1), "2049");
+
+	model_free(f->m);
+	f->m = model_new();
+	/* A long line of 3-byte characters splits at a character boundary. */
+	for (size_t i = 0; i + 3 <= MODEL_LINE_MAX * 2; i += 3)
+		memcpy(big + i, "\xe6\x97\xa5", 3);
+	model_output_feed(f->m, STREAM_PTY, big, MODEL_LINE_MAX * 2 / 3 * 3);
+	model_output_feed(f->m, STREAM_PTY, "\n", 1);
+	assert_true(model_output_count(f->m) >= 2);
+	for (size_t i = 0; i < model_output_count(f->m); i++)
+		assert_null(strstr(line(f, i), "\\x"));
+	free(big);
+}
+
+static void
+test_events(void **state)
+{
+	struct fx *f = *state;
+
+	feed(f, "{\"type\":\"event\",\"event\":{\"kind\":\"write\",\"syscall\":"
+	    "\"openat\",\"subject\":\"/work/\\u001b[2Jx\",\"subject2\":null,"
+	    "\"detail\":\"\",\"verdict\":\"allow\",\"how\":\"policy\","
+	    "\"rule\":\"allow write /work/*\",\"pid\":3,\"time_ms\":1}}");
+	assert_int_equal(f->m->event_count, 1);
+	assert_string_equal(model_event_at(f->m, 0)->text,
+	    "write /work/\\e[2Jx: allow (policy: allow write /work/*)");
+	assert_int_equal(model_event_at(f->m, 0)->verdict, VERDICT_ALLOW);
+	for (int i = 0; i < MODEL_EVENTS + 5; i++)
+		feed(f, "{\"type\":\"resolved\",\"request\":77,\"verdict\":"
+		    "\"deny\",\"how\":\"timeout\"}");
+	assert_int_equal(f->m->event_count, MODEL_EVENTS);
+	assert_string_equal(model_event_at(f->m, 0)->text,
+	    "#77: deny (timeout)");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test_setup_teardown(test_welcome, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_welcome_pending_sorted, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_request_escaped, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_bad_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_needs_arming, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_enter_never_approves, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_deny, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_new_request_flushes_and_keeps_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_selection_moved_by_others_rearms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_hides_and_disarms, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_too_small_disarms, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_tall_request_needs_detail,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kill_confirm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supervisor_gone, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ack_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_countdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moves_and_panes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_output_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_output_sequences, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_output_unterminated, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_output_streams_and_utf8, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_output_message, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_output_ring_and_long_lines,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+	};
+
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		setlocale(LC_CTYPE, "en_US.UTF-8");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,486 @@
+/* tui/view*.c and tui/grid.c: screens rendered to text and compared with
+ * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the
+ * repository root. The clock is fake, so countdowns are fixed. */
+#include <errno.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "approvals/proto.h"
+#include "config/util.h"
+#include "tui/grid.h"
+#include "tui/keys.h"
+#include "tui/model.h"
+#include "tui/view.h"
+
+#define WALL0	1700000000000LL
+#define MONO0	5000LL
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = xmalloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+golden(const char *name, const char *text)
+{
+	cleanup_free char *path = xasprintf("tests/golden/%s.txt", name);
+	cleanup_free char *want = NULL;
+	const char *update = getenv("UPDATE_GOLDEN");
+
+	if (update != NULL && strcmp(update, "1") == 0) {
+		FILE *f = fopen(path, "wb");
+
+		assert_non_null(f);
+		fputs(text, f);
+		assert_int_equal(fclose(f), 0);
+		return;
+	}
+	want = slurp(path);
+	if (want == NULL)
+		fail_msg("%s: missing; run with UPDATE_GOLDEN=1 from the "
+		    "repository root", path);
+	if (strcmp(want, text) != 0) {
+		const char *a = want, *b = text;
+		int line = 1;
+
+		while (*a != '\0' && *b != '\0') {
+			const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+			size_t la = ea ? (size_t)(ea - a) : strlen(a);
+			size_t lb = eb ? (size_t)(eb - b) : strlen(b);
+
+			if (la != lb || memcmp(a, b, la) != 0) {
+				print_error("%s:%d:\n  want |%.*s|\n  got  |%.*s|\n",
+				    path, line, (int)la, a, (int)lb, b);
+				break;
+			}
+			a += la + (ea != NULL);
+			b += lb + (eb != NULL);
+			line++;
+		}
+		print_error("--- got:\n%s", text);
+		fail_msg("%s differs (UPDATE_GOLDEN=1 rewrites it)", path);
+	}
+}
+
+static void
+feed(struct model *m, const char *json)
+{
+	json_error_t err;
+	json_t *msg = json_loads(json, 0, &err);
+
+	if (msg == NULL)
+		fail_msg("bad test JSON: %s: %s", err.text, json);
+	assert_int_equal(model_apply_message(m, msg), 0);
+	json_decref(msg);
+}
+
+static void
+out(struct model *m, const char *s)
+{
+	model_output_feed(m, STREAM_PTY, s, strlen(s));
+}
+
+static void
+request(struct model *m, uint64_t id, const char *kind, const char *syscall,
+    const char *subject, const char *subject2, const char *detail,
+    const char *cmdline, const char *why, int64_t left_ms)
+{
+	json_t *msg = json_pack("{s:s,s:{s:I,s:s,s:i,s:s,s:s,s:s,s:s?,s:s,"
+	    "s:s,s:s,s:s,s:I,s:I}}", "type", "request", "request",
+	    "id", (json_int_t)id, "run", "r-7f3a", "pid", 4242 + (int)id,
+	    "kind", kind, "syscall", syscall, "subject", subject,
+	    "subject2", subject2, "detail", detail, "cmdline", cmdline,
+	    "cwd", "/work", "why", why, "created_ms", (json_int_t)WALL0,
+	    "deadline_ms", (json_int_t)(WALL0 + left_ms));
+
+	assert_non_null(msg);
+	assert_int_equal(model_apply_message(m, msg), 0);
+	json_decref(msg);
+}
+
+static struct model *
+base(void)
+{
+	struct model *m = model_new();
+
+	model_set_now(m, MONO0, WALL0);
+	feed(m, "{\"type\":\"welcome\",\"version\":1,\"run\":{\"id\":\"r-7f3a\","
+	    "\"name\":\"build\",\"command\":\"python3 build.py\","
+	    "\"state\":\"running\",\"pid\":4242,\"started_ms\":1,"
+	    "\"ended_ms\":null,\"exit_code\":null,\"exit_signal\":null,"
+	    "\"end_reason\":null,\"limits\":\"timeout=600s memory=2G pids=512\","
+	    "\"policy\":\"share/ward.ini\",\"headless\":false,"
+	    "\"ask_timeout\":120},\"pending\":[]}");
+	out(m, "$ python3 build.py\n");
+	out(m, "collecting sources ...\n");
+	out(m, "compiling 12 files\n");
+	out(m, "\x1b[32mok\x1b[0m  build/lib.so\n");
+	out(m, "writing report");
+	return m;
+}
+
+/* Draws like the console does (so arming state is real), then renders. */
+static char *
+render(struct model *m, int w, int h)
+{
+	struct view_report rep;
+	char *text;
+
+	view_report_init(&rep);
+	text = view_render_text(m, w, h, &rep);
+	model_note_view(m, &rep);
+	view_report_done(&rep);
+	return text;
+}
+
+static void
+check(struct model *m, const char *name, int w, int h)
+{
+	cleanup_free char *text = render(m, w, h);
+
+	golden(name, text);
+	/* Nothing the program sent reaches the screen raw. */
+	for (const char *p = text; *p != '\0'; p++) {
+		if ((unsigned char)*p < 0x20 && *p != '\n')
+			fail_msg("%s: control character 0x%02x on screen", name,
+			    (unsigned char)*p);
+	}
+	assert_null(strstr(text, "\xe2\x80\xae"));
+}
+
+static void
+pending_write(struct model *m)
+{
+	request(m, 1, "write", "openat",
+	    "/home/alice/.config/autostart/\x1b[8mhidden\x1b[0m/"
+	    "a-very-long-directory-name-that-keeps-going-and-going/"
+	    "update\xe2\x80\xae" "exe.sh\nrm -rf ~",
+	    NULL, "flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644",
+	    "python3 -c import os; open(os.path.expanduser('~/.config/"
+	    "autostart/x'), 'w')", "no rule", 114000);
+}
+
+/* ---- goldens ---- */
+
+static void
+test_idle(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	feed(m, "{\"type\":\"event\",\"event\":{\"kind\":\"write\",\"syscall\":"
+	    "\"openat\",\"subject\":\"/work/build/lib.so\",\"subject2\":null,"
+	    "\"detail\":\"\",\"verdict\":\"allow\",\"how\":\"floor\","
+	    "\"rule\":null,\"pid\":4243,\"time_ms\":1}}");
+	check(m, "idle-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_pending_write(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	pending_write(m);
+	check(m, "pending-write-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_output_ansi_bidi(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	out(m, "\n\x1b[1;31merror:\x1b[0m \x1b[4munderlined\x1b[24m "
+	    "\x1b]0;set the title\x07" "done\n");
+	out(m, "invoice_\xe2\x80\xae" "fdp.exe and \xe2\x81\xa6isolate\xe2\x81\xa9\n");
+	out(m, "\x1b[2J\x1b[H\x1b[?25lcursor games\r\n");
+	out(m, "tab\tstop\tcolumns|\n");
+	out(m, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe5\x87\xba"
+	    "\xe5\x8a\x9b wide: \xe6\xbc\xa2\xe5\xad\x97 caf\x65\xcc\x81\n");
+	out(m, "progress  10%\rprogress  55%\rprogress 100%\n");
+	check(m, "output-ansi-bidi-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_exited(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	out(m, "\nall done\n");
+	feed(m, "{\"type\":\"state\",\"run\":{\"id\":\"r-7f3a\",\"state\":"
+	    "\"exited\",\"exit_code\":0,\"exit_signal\":null,\"end_reason\":"
+	    "\"exit\",\"ended_ms\":99}}");
+	check(m, "exited-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_help(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	pending_write(m);
+	model_apply_action(m, keys_action('?'), &eff);
+	check(m, "help-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_big(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		char line[64];
+
+		snprintf(line, sizeof line, "test_%02d ... ok\n", i);
+		out(m, line);
+	}
+	pending_write(m);
+	request(m, 2, "write", "renameat2", "/work/out/report.tmp",
+	    "/etc/cron.d/report", "flags=0", "sh -c mv out/report.tmp "
+	    "/etc/cron.d/report", "policy: ask write /etc/*", 119000);
+	request(m, 3, "connect", "connect", "pypi.org (151.101.0.223):443",
+	    NULL, "tcp", "pip install requests", "no rule", 45000);
+	feed(m, "{\"type\":\"resolved\",\"request\":9,\"verdict\":\"deny\","
+	    "\"how\":\"timeout\",\"by\":\"timeout\"}");
+	check(m, "pending-120x40", 120, 40);
+	model_free(m);
+}
+
+static void
+test_detail(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	pending_write(m);
+	model_apply_action(m, keys_action('\r'), &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	check(m, "detail-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_several_pending_scroll(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	for (uint64_t i = 1; i <= 4; i++)
+		request(m, i, "write", "mkdir", "/opt/tool/cache", NULL,
+		    "mode=0755", "make install", "no rule", 30000 * (int64_t)i);
+	model_apply_action(m, keys_action('G'), &eff);
+	check(m, "pending-scrolled-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_kill_confirm(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	model_apply_action(m, keys_action('K'), &eff);
+	check(m, "kill-confirm-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_disconnected(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	pending_write(m);
+	model_set_disconnected(m, "connection closed");
+	check(m, "disconnected-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_too_small(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	pending_write(m);
+	view_report_init(&rep);
+	text = view_render_text(m, 60, 20, &rep);
+	assert_int_equal(rep.n_seen, 0);
+	view_report_done(&rep);
+	golden("too-small-60x20", text);
+	model_free(m);
+}
+
+/* ---- what the view reports ---- */
+
+static void
+test_report(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	pending_write(m);
+	view_report_init(&rep);
+	text = view_render_text(m, 80, 24, &rep);
+	assert_int_equal(rep.n_seen, 1);
+	assert_int_equal(rep.seen[0].id, 1);
+	assert_true(rep.seen[0].whole);
+	assert_true(rep.page_rows >= 3);
+	view_report_done(&rep);
+	model_free(m);
+}
+
+static void
+test_selected_is_reversed(void **state)
+{
+	struct model *m = base();
+	struct grid *g = grid_new(80, 24);
+	struct view_report rep;
+	int y;
+
+	(void)state;
+	pending_write(m);
+	view_report_init(&rep);
+	view_draw(m, g, &rep);
+	for (y = 0; y < g->h; y++) {
+		if (grid_cell(g, y, 0)->cp == '>')
+			break;
+	}
+	assert_true(y < g->h);
+	assert_true(grid_cell(g, y, 0)->attr & GRID_REVERSE);
+	assert_true(grid_cell(g, y, 79)->attr & GRID_REVERSE);
+	assert_true(grid_cell(g, 0, 0)->attr & GRID_REVERSE);
+	view_report_done(&rep);
+	grid_free(g);
+	model_free(m);
+}
+
+/* ---- grid ---- */
+
+static void
+test_grid_wide(void **state)
+{
+	struct grid *g = grid_new(6, 2);
+	cleanup_free char *text = NULL;
+	int x;
+
+	(void)state;
+	/* Three wide characters do not fit 5 columns: the third waits. */
+	x = grid_put(g, 0, 0, 5, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 0);
+	assert_int_equal(x, 4);
+	assert_int_equal(grid_cell(g, 0, 0)->width, 2);
+	assert_int_equal(grid_cell(g, 0, 1)->width, 0);
+	/* Overwriting half of a wide character blanks the other half. */
+	grid_put(g, 0, 1, 6, "ab", 0);
+	assert_int_equal(grid_cell(g, 0, 0)->cp, ' ');
+	/* A mark joins the character before it. */
+	grid_put(g, 1, 0, 6, "e\xcc\x81x", 0);
+	assert_int_equal(grid_cell(g, 1, 0)->comb[0], 0x301);
+	assert_int_equal(grid_cell(g, 1, 1)->cp, 'x');
+	text = grid_text(g);
+	assert_string_equal(text, " ab\ne\xcc\x81x\n");
+	grid_free(g);
+}
+
+static void
+test_grid_controls(void **state)
+{
+	struct grid *g = grid_new(20, 1);
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	/* Even if something unescaped slipped through, no control reaches a cell. */
+	grid_put(g, 0, 0, 20, "a\x1b" "b\xc2\x9b" "c", 0);
+	text = grid_text(g);
+	assert_string_equal(text, "a\\u{001b}b\\u{009b}c\n");
+	grid_free(g);
+}
+
+static void
+test_grid_fit_tabs(void **state)
+{
+	int used;
+	cleanup_free char *t = grid_expand_tabs("a\tb\xe6\x97\xa5\tc");
+
+	(void)state;
+	assert_string_equal(t, "a       b\xe6\x97\xa5     c");
+	assert_int_equal(grid_fit("abcdef", 4, &used), 4);
+	assert_int_equal(used, 4);
+	/* A wide character that does not fit waits for the next row... */
+	assert_int_equal(grid_fit("abc\xe6\x97\xa5", 4, &used), 3);
+	assert_int_equal(used, 3);
+	/* ...unless nothing else fits: wrapping always moves on. */
+	assert_int_equal(grid_fit("\xe6\x97\xa5", 1, &used), 3);
+	assert_int_equal(grid_width("a\xe6\x97\xa5" "e\xcc\x81"), 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_pending_write),
+		cmocka_unit_test(test_output_ansi_bidi),
+		cmocka_unit_test(test_exited),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_big),
+		cmocka_unit_test(test_detail),
+		cmocka_unit_test(test_several_pending_scroll),
+		cmocka_unit_test(test_kill_confirm),
+		cmocka_unit_test(test_disconnected),
+		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_selected_is_reversed),
+		cmocka_unit_test(test_grid_wide),
+		cmocka_unit_test(test_grid_controls),
+		cmocka_unit_test(test_grid_fit_tabs),
+	};
+
+	/* Widths (wcwidth) need a UTF-8 locale; the goldens assume one. */
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL &&
+	    setlocale(LC_CTYPE, "en_US.UTF-8") == NULL) {
+		fprintf(stderr, "test-tui-view: no UTF-8 locale\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
