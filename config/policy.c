@@ -600,7 +600,8 @@ policy_hostname(const char *s, char **ret, const char **why)
  * 10.0.0.0/8[:port], [::1], [::1]:443, [fd00::/8]:443.
  */
 static int
-policy_set_net_allow(struct policy *p, const char *v, char **why)
+policy_parse_host(const char *v, struct policy_host *ret, bool is_never,
+    char **why)
 {
 	cleanup_free char *q = policy_quote(v);
 	cleanup_free char *host = NULL;
@@ -661,6 +662,9 @@ policy_set_net_allow(struct policy *p, const char *v, char **why)
 		goto done;
 	} else if (strcmp(host, "*") == 0) {
 		problem = "would allow every host (name the hosts, or use *.example.com)";
+	} else if (is_never) {
+		problem = "is not an address or network (never takes 10.0.0.0/8, "
+		    "169.254.169.254, [fe80::]/10 ...)";
 	} else if (policy_hostname(host, &canon, &problem) == 0) {
 		goto done;
 	}
@@ -669,9 +673,39 @@ policy_set_net_allow(struct policy *p, const char *v, char **why)
 
 done:
 	h.host = steal_ptr(&canon);
+	*ret = h;
+	return 0;
+}
+
+static int
+policy_set_net_allow(struct policy *p, const char *v, char **why)
+{
+	struct policy_host h;
+	int r;
+
+	if ((r = policy_parse_host(v, &h, false, why)) < 0)
+		return r;
 	p->net_allow = xreallocarray(p->net_allow, p->n_net_allow + 1,
 	    sizeof *p->net_allow);
 	p->net_allow[p->n_net_allow++] = h;
+	return 0;
+}
+
+/* The first never line replaces the built-in list; "none" empties it. */
+static int
+policy_set_net_never(struct policy *p, const char *v, char **why)
+{
+	struct policy_host h;
+	int r;
+
+	p->never_set = true;
+	if (strcmp(v, "none") == 0)
+		return 0;
+	if ((r = policy_parse_host(v, &h, true, why)) < 0)
+		return r;
+	p->net_never = xreallocarray(p->net_never, p->n_net_never + 1,
+	    sizeof *p->net_never);
+	p->net_never[p->n_net_never++] = h;
 	return 0;
 }
 
@@ -690,6 +724,7 @@ static const struct policy_key policy_keys[] = {
 	{ "files", "deny", true, policy_set_deny },
 	{ "files", "write", false, policy_set_write },
 	{ "network", "allow", true, policy_set_net_allow },
+	{ "network", "never", true, policy_set_net_never },
 	{ "network", "connect", false, policy_set_connect },
 	{ "packages", "install", false, policy_set_install },
 };
@@ -723,6 +758,9 @@ policy_done(struct policy *p)
 	for (size_t i = 0; i < p->n_net_allow; i++)
 		free(p->net_allow[i].host);
 	free(p->net_allow);
+	for (size_t i = 0; i < p->n_net_never; i++)
+		free(p->net_never[i].host);
+	free(p->net_never);
 	policy_init(p);
 }
 

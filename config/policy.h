@@ -49,6 +49,12 @@ struct policy {
 	struct policy_host *net_allow;
 	size_t		 n_net_allow;
 	enum policy_action connect;	/* ASK or DENY */
+	/* Never reachable, whatever a person says. Empty and !never_set:
+	 * the built-in list (link-local, the host's loopback, private
+	 * ranges; see approvals/netrules.h). */
+	struct policy_host *net_never;
+	size_t		 n_net_never;
+	bool		 never_set;
 
 	/* [packages] (parsed only, for now) */
 	enum policy_action install;	/* ASK, DENY or ALLOW */

@@ -166,6 +166,19 @@ field(const struct policy *p, const char *name)
 		return join(p->allow, p->n_allow);
 	if (strcmp(name, "deny") == 0)
 		return join(p->deny, p->n_deny);
+	if (strcmp(name, "never") == 0) {
+		char *s = xstrdup(p->never_set ? "set:" : "default:");
+
+		for (size_t i = 0; i < p->n_net_never; i++) {
+			char *old = s;
+
+			s = xasprintf("%s%s%s@%u-%u", old, i ? "," : "",
+			    p->net_never[i].host, p->net_never[i].port_lo,
+			    p->net_never[i].port_hi);
+			free(old);
+		}
+		return s;
+	}
 	if (strcmp(name, "net") == 0) {
 		char *s = xstrdup("");
 

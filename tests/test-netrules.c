@@ -1,0 +1,163 @@
+/* approvals/netrules.c: destinations against [network] rules, from a
+ * data table (tests/data/netrules.tsv). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "approvals/netrules.h"
+#include "config/util.h"
+
+#define TSV "tests/data/netrules.tsv"
+
+static char *
+unescape(const char *s)
+{
+	char *o = xmalloc(strlen(s) + 1), *p = o;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] == 'n') {
+			*p++ = '\n';
+			s++;
+		} else
+			*p++ = *s;
+	}
+	*p = '\0';
+	return o;
+}
+
+static void
+sockaddr_of(const char *addr, unsigned port, struct sockaddr_storage *ss,
+    size_t *len)
+{
+	memset(ss, 0, sizeof *ss);
+	if (strchr(addr, ':') != NULL) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		assert_int_equal(inet_pton(AF_INET6, addr, &in6->sin6_addr), 1);
+		*len = sizeof *in6;
+	} else {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		assert_int_equal(inet_pton(AF_INET, addr, &in->sin_addr), 1);
+		*len = sizeof *in;
+	}
+}
+
+static void
+test_table(void **state)
+{
+	FILE *f = fopen(TSV, "r");
+	char line[1024];
+	int lineno = 0, rows = 0, bad = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *col[6], *save = NULL, *ini, *cause = NULL;
+		struct policy p;
+		struct net_dest d;
+		struct sockaddr_storage ss;
+		size_t len;
+		char *which = NULL;
+		const char *got;
+		int n = 0;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		for (char *t = strtok_r(line, "\t", &save); t && n < 6;
+		    t = strtok_r(NULL, "\t", &save))
+			col[n++] = t;
+		assert_int_equal(n, 6);
+		ini = unescape(col[0]);
+		assert_int_equal(policy_load_string(&p, ini, "policy.ini",
+		    &cause), 0);
+		sockaddr_of(col[1], (unsigned)atoi(col[2]), &ss, &len);
+		assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+		d.name = strcmp(col[3], "-") == 0 ? NULL : col[3];
+		if (netrules_never(&p, &d, &which))
+			got = "never";
+		else if (netrules_allowed(&p, &d, &which))
+			got = "allow";
+		else
+			got = "none";
+		if (strcmp(got, col[4]) != 0 ||
+		    strcmp(which ? which : "-", col[5]) != 0) {
+			print_error(TSV ":%d: got %s \"%s\", want %s \"%s\"\n",
+			    lineno, got, which ? which : "-", col[4], col[5]);
+			bad++;
+		}
+		rows++;
+		free(which);
+		free(ini);
+		policy_done(&p);
+	}
+	fclose(f);
+	assert_true(rows >= 20);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_describe(void **state)
+{
+	struct sockaddr_storage ss;
+	struct net_dest d;
+	size_t len;
+	char *s;
+
+	(void)state;
+	sockaddr_of("151.101.0.223", 443, &ss, &len);
+	assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+	s = net_dest_describe(&d);
+	assert_string_equal(s, "151.101.0.223:443");
+	free(s);
+	d.name = "pypi.org";
+	s = net_dest_describe(&d);
+	assert_string_equal(s, "pypi.org (151.101.0.223):443");
+	free(s);
+	s = net_dest_key(&d);
+	assert_string_equal(s, "pypi.org:443");
+	free(s);
+	sockaddr_of("2001:db8::1", 8443, &ss, &len);
+	assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+	s = net_dest_describe(&d);
+	assert_string_equal(s, "[2001:db8::1]:8443");
+	free(s);
+	assert_false(net_dest_loopback(&d));
+	sockaddr_of("::1", 1, &ss, &len);
+	assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+	assert_true(net_dest_loopback(&d));
+	sockaddr_of("127.8.9.10", 1, &ss, &len);
+	assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+	assert_true(net_dest_loopback(&d));
+	/* Too short, other families. */
+	assert_int_equal(net_dest_from_sockaddr(&ss, 1, &d), -EINVAL);
+	ss.ss_family = AF_UNIX;
+	assert_int_equal(net_dest_from_sockaddr(&ss, sizeof ss, &d),
+	    -EAFNOSUPPORT);
+	sockaddr_of("1.2.3.4", 1, &ss, &len);
+	assert_int_equal(net_dest_from_sockaddr(&ss, len - 1, &d), -EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
