@@ -233,7 +233,11 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		return;
 	}
 	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
-	if (sc == SCOPE_RUN)
+	if (sc == SCOPE_RUN && r->kind == KIND_CONNECT && v == VERDICT_ALLOW) {
+		const struct parked *pk = queue_data(s->queue, id);
+
+		net_grant(s, pk->call.raw2);
+	} else if (sc == SCOPE_RUN)
 		rules_add(s->rules, r->kind, r->subject, v, RULE_RUN);
 	/* Ack first: the answer below may end the run. */
 	ack(s, slot, jid, true, NULL);

@@ -355,6 +355,8 @@ main(int argc, char **argv)
 	memset(s, 0, sizeof *s);
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
 	s->rootfd = -1;
+	for (int i = 0; i < SUP_MAX_CONNS; i++)
+		s->conns[i].hostfd = -1;
 	s->timerfd = -1;
 	s->landlock = true;
 	/* Keep 0..2 taken so that no fd we open lands on them. */
@@ -585,11 +587,11 @@ main(int argc, char **argv)
 
 	/* The loop. */
 	for (;;) {
-		struct pollfd p[8 + SUP_MAX_CLIENTS];
+		struct pollfd p[8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS];
 		int idx_listener = -1, idx_out = -1, idx_err = -1,
 		    idx_status = -1, idx_cerr = -1, idx_ctl = -1, idx_sig = -1;
-		int client_idx[SUP_MAX_CLIENTS];
-		int np = 0, timeout_ms = -1;
+		int client_idx[SUP_MAX_CLIENTS], conn_slot[SUP_MAX_CONNS];
+		int np = 0, timeout_ms = -1, idx_conns, n_conns;
 		int64_t now, next;
 
 		if (listener_open) {
@@ -631,12 +633,23 @@ main(int argc, char **argv)
 				    s->clients[i].conn) ? POLLOUT : 0)), 0 };
 		}
 
+		idx_conns = np;
+		n_conns = (int)net_pollfds(s, p + np, conn_slot, SUP_MAX_CONNS);
+		np += n_conns;
+
 		now = now_mono_ms();
+		if ((next = net_next_deadline(s)) > 0) {
+			int64_t d = next - now;
+
+			timeout_ms = d < 0 ? 0 : (int)d;
+		}
 		next = queue_next_deadline(s->queue);
 		if (next > 0) {
 			int64_t d = next - now_wall_ms();
 
-			timeout_ms = d < 0 ? 0 : (int)(d > 60000 ? 60000 : d);
+			d = d < 0 ? 0 : (d > 60000 ? 60000 : d);
+			if (timeout_ms < 0 || d < timeout_ms)
+				timeout_ms = (int)d;
 		}
 		if (s->deadline_mono > 0 && s->state == RUN_RUNNING) {
 			int64_t d = s->deadline_mono - now;
@@ -720,6 +733,10 @@ main(int argc, char **argv)
 			    p[client_idx[i]].revents)
 				control_on_client(s, i, p[client_idx[i]].revents);
 
+		for (int i = 0; i < n_conns; i++)
+			if (p[idx_conns + i].revents)
+				net_on_ready(s, conn_slot[i], p[idx_conns + i].revents);
+		net_tick(s);
 		unotify_expire(s);
 		now = now_mono_ms();
 		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&

@@ -5,9 +5,11 @@
  * emulate.c (approved writes), control.c (consoles and CLI verbs).
  */
 #include <limits.h>
+#include <poll.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -23,7 +25,7 @@
 enum op {
 	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RMDIR, OP_RENAME,
 	OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_CHMOD, OP_CHOWN, OP_UTIMES,
-	OP_SETXATTR, OP_REMOVEXATTR,
+	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT,
 };
 
 /* One trapped call, decoded and copied out of the target. The path
@@ -44,6 +46,9 @@ struct call {
 	size_t		 xsize;
 	unsigned char	*xvalue;	/* malloc'd */
 	int		 xflags;
+	int		 sockfd;	/* connect: the target's fd */
+	socklen_t	 salen;
+	struct sockaddr_storage sa;	/* connect: the copied address */
 	char		 raw[PATH_MAX];	/* path as the program wrote it */
 	char		 raw2[PATH_MAX];	/* second path, or link text */
 	char		 path[PATH_MAX];	/* resolved, sandbox view */
@@ -57,6 +62,19 @@ struct parked {
 };
 
 #define SUP_MAX_CLIENTS	32
+#define SUP_MAX_CONNS	64
+
+/* A connection made for a blocking connect(), answered once it is up. */
+struct pending_conn {
+	int		 hostfd;	/* -1 = free slot */
+	uint64_t	 notif_id;
+	pid_t		 pid;
+	int		 target_fd;
+	bool		 cloexec;
+	int64_t		 deadline;	/* monotonic ms */
+};
+
+struct dns;
 #define SUP_BACKLOG	(64u << 10)
 
 struct client {
@@ -100,6 +118,11 @@ struct sup {
 	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
 	size_t		 backlog_len;
 
+	struct pending_conn conns[SUP_MAX_CONNS];
+	char	       **net_grants;	/* "for this run" answers: name:port keys */
+	size_t		 n_net_grants;
+	struct dns	*dns;
+
 	int		 ctl_fd;
 	char		*ctl_path;
 	struct client	 clients[SUP_MAX_CLIENTS];
@@ -127,6 +150,17 @@ void	unotify_parked_free(void *);	/* queue data destructor */
 int64_t	emulate_call(struct sup *, const struct parked *, int *inject_fd);
 /* The host path behind a sandbox path, or NULL (no host counterpart). */
 char	*emulate_host_path(const struct sup *, const char *inside);
+
+/* net.c */
+int	net_on_connect(struct sup *, const struct seccomp_notif *, struct call *,
+	    char **why);
+int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
+	    int64_t *result);
+void	net_grant(struct sup *, const char *key);
+size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
+void	net_on_ready(struct sup *, int slot, short revents);
+void	net_tick(struct sup *);
+int64_t	net_next_deadline(const struct sup *);
 
 /* control.c */
 void	control_on_accept(struct sup *);

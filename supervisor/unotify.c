@@ -379,6 +379,7 @@ decode(const struct seccomp_notif *req, struct call *c)
 		c->follow = !(c->flags & AT_SYMLINK_NOFOLLOW);
 		break;
 	case OP_TRUNCATE:
+	case OP_CONNECT:
 		break;
 	}
 	/* "" with AT_EMPTY_PATH works on the fd itself: the floor decides. */
@@ -468,6 +469,8 @@ describe_detail(const struct call *c)
 		    (unsigned long long)c->flags) : xstrdup("");
 	case OP_UNLINK: case OP_RMDIR: case OP_LINK: case OP_UTIMES:
 		return xstrdup("");
+	case OP_CONNECT:
+		return xasprintf("tcp, fd %d", c->sockfd);
 	}
 	return xstrdup("");
 }
@@ -482,7 +485,7 @@ record(struct sup *s, const struct seccomp_notif *req, const struct call *c,
 		.run = s->id,
 		.time_ms = now_wall_ms(),
 		.pid = (pid_t)req->pid,
-		.kind = KIND_WRITE,
+		.kind = c->op == OP_CONNECT ? KIND_CONNECT : KIND_WRITE,
 		.syscall = c->name,
 		.subject = c->path,
 		.subject2 = c->two ? c->path2 : NULL,
@@ -520,7 +523,13 @@ static int64_t
 allow(struct sup *s, const struct parked *pk)
 {
 	int fd = -1;
-	int64_t r = emulate_call(s, pk, &fd);
+	int64_t r;
+
+	if (pk->call.op == OP_CONNECT) {
+		(void)net_swap(s, pk->req.id, (pid_t)pk->req.pid, &pk->call, &r);
+		return r == -EINPROGRESS ? 0 : r;
+	}
+	r = emulate_call(s, pk, &fd);
 
 	if (fd >= 0) {
 		r = respond_fd(s, pk->req.id, fd,
@@ -535,7 +544,8 @@ allow(struct sup *s, const struct parked *pk)
 }
 
 static void
-park(struct sup *s, struct parked *scratch, const char *why)
+park(struct sup *s, struct parked *scratch, enum request_kind kind,
+    const char *why)
 {
 	struct parked *pk = xmalloc(sizeof *pk);
 	struct request *r = request_new();
@@ -549,7 +559,7 @@ park(struct sup *s, struct parked *scratch, const char *why)
 	r->id = ++s->next_request;
 	r->run = xstrdup(s->id);
 	r->pid = (pid_t)pk->req.pid;
-	r->kind = KIND_WRITE;
+	r->kind = kind;
 	r->syscall = xstrdup(pk->call.name);
 	r->subject = xstrdup(pk->call.path);
 	r->subject2 = pk->call.two ? xstrdup(pk->call.path2) : NULL;
@@ -565,9 +575,10 @@ park(struct sup *s, struct parked *scratch, const char *why)
 	if (s->headless) {
 		cleanup_free char *subj = escape_str(r->subject);
 
-		fprintf(stderr, "ward: run %s request %llu pending: write %s "
+		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
 		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
-		    s->id, (unsigned long long)r->id, subj, (int)r->pid,
+		    s->id, (unsigned long long)r->id, request_kind_name(kind),
+		    subj, (int)r->pid,
 		    s->id, (unsigned long long)r->id, s->id,
 		    (unsigned long long)r->id);
 	}
@@ -690,64 +701,6 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	    NULL);
 }
 
-/* connect: named and recorded; the empty network namespace is the floor
- * (only the sandbox's own loopback exists). */
-static void
-on_connect(struct sup *s, const struct seccomp_notif *req)
-{
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-		struct sockaddr_un un;
-	} u;
-	size_t len = req->data.args[2];
-	char host[INET6_ADDRSTRLEN], subject[PATH_MAX];
-
-	memset(&u, 0, sizeof u);
-	if (len > sizeof u)
-		len = sizeof u;
-	if (len < sizeof(sa_family_t) ||
-	    target_read((pid_t)req->pid, req->data.args[1], &u, len) < 0) {
-		respond(s, req->id, -EFAULT, 0);
-		return;
-	}
-	switch (u.sa.sa_family) {
-	case AF_INET:
-		inet_ntop(AF_INET, &u.in.sin_addr, host, sizeof host);
-		snprintf(subject, sizeof subject, "%s:%u", host,
-		    ntohs(u.in.sin_port));
-		break;
-	case AF_INET6:
-		inet_ntop(AF_INET6, &u.in6.sin6_addr, host, sizeof host);
-		snprintf(subject, sizeof subject, "[%s]:%u", host,
-		    ntohs(u.in6.sin6_port));
-		break;
-	case AF_UNIX:
-		if (len > offsetof(struct sockaddr_un, sun_path) &&
-		    u.un.sun_path[0] == '\0')
-			snprintf(subject, sizeof subject, "unix:@%.*s",
-			    (int)(len - offsetof(struct sockaddr_un, sun_path) - 1),
-			    u.un.sun_path + 1);
-		else
-			snprintf(subject, sizeof subject, "unix:%.*s",
-			    (int)sizeof u.un.sun_path, u.un.sun_path);
-		break;
-	default:
-		snprintf(subject, sizeof subject, "family %u",
-		    (unsigned)u.sa.sa_family);
-		break;
-	}
-	respond_continue(s, req->id);
-	/* Unix sockets stay inside (no host sockets are mounted, and the
-	 * abstract namespace is the network namespace's); not recorded. */
-	if (u.sa.sa_family == AF_UNIX)
-		return;
-	record_other(s, req, KIND_CONNECT, "connect", subject, NULL,
-	    VERDICT_ALLOW, HOW_FLOOR,
-	    "empty network namespace: only the sandbox's own loopback");
-}
-
 void
 unotify_on_ready(struct sup *s)
 {
@@ -780,11 +733,28 @@ unotify_on_ready(struct sup *s)
 		on_exec(s, req);
 		return;
 	}
+	scratch.req = *req;
 	if (req->data.nr == SYS_connect) {
-		on_connect(s, req);
+		cleanup_free char *why = NULL;
+		size_t len = req->data.args[2];
+
+		memset(c, 0, offsetof(struct call, raw));
+		c->op = OP_CONNECT;
+		c->name = "connect";
+		c->sockfd = (int)req->data.args[0];
+		if (len > sizeof c->sa)
+			len = sizeof c->sa;
+		c->salen = (socklen_t)len;
+		if (len < sizeof(sa_family_t) || target_read((pid_t)req->pid,
+		    req->data.args[1], &c->sa, len) < 0) {
+			respond(s, req->id, -EFAULT, 0);
+			return;
+		}
+		if (net_on_connect(s, req, c, &why) == 1 &&
+		    id_valid(s, req->id))
+			park(s, &scratch, KIND_CONNECT, why);
 		return;
 	}
-	scratch.req = *req;
 	r = decode(req, c);
 	if (r == 1) {
 		respond_continue(s, req->id);
@@ -870,7 +840,7 @@ unotify_on_ready(struct sup *s)
 		    "[files] write = deny", "policy", 0, 0);
 		goto out;
 	}
-	park(s, &scratch, "no rule matches; [files] write = ask");
+	park(s, &scratch, KIND_WRITE, "no rule matches; [files] write = ask");
 out:
 	free_call(c);
 }
@@ -909,7 +879,8 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	case VERDICT_DENY:
 	case VERDICT_NONE:
 	case VERDICT_ASK:
-		respond(s, pk->req.id, -EACCES, 0);
+		respond(s, pk->req.id, pk->call.op == OP_CONNECT ?
+		    -ECONNREFUSED : -EACCES, 0);
 		if (reason != NULL && *reason != '\0') {
 			char p[48];
 			cleanup_fd int fd = -1;
