@@ -131,7 +131,8 @@ int
 filter_is_trapped(int nr)
 {
 	if (filter_blocked(nr) != NULL || nr == SCMP_SYS(execve) ||
-	    nr == SCMP_SYS(execveat) || nr == SCMP_SYS(connect))
+	    nr == SCMP_SYS(execveat) || nr == SCMP_SYS(connect) ||
+	    nr == SCMP_SYS(sendto))
 		return 1;
 	if (nr == SCMP_SYS(open) || nr == SCMP_SYS(openat) ||
 	    nr == SCMP_SYS(utimensat))
@@ -241,6 +242,15 @@ filter_build(struct filter *f, char **cause)
 	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL,
 	    cause)) < 0)
 		goto out;
+	{
+		/* sendto with an address: a datagram to somewhere. Without
+		 * one it is a write on a connected socket: not trapped. */
+		struct scmp_arg_cmp a = SCMP_A4(SCMP_CMP_NE, 0);
+
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &a,
+		    cause)) < 0)
+			goto out;
+	}
 	{
 		/* The kernel compares only the low 32 bits of the request. */
 		struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ,

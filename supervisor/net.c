@@ -381,3 +381,52 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	    "approving for the run adds: allow %s", key);
 	return 1;
 }
+
+/*
+ * sendto with an address. Inside (unix sockets, the sandbox's loopback,
+ * including the DNS stub) it goes on; a datagram for anywhere else never
+ * leaves: the empty namespace would drop it, and we say so in the record.
+ */
+void
+net_on_sendto(struct sup *s, const struct seccomp_notif *req)
+{
+	struct sockaddr_storage sa;
+	size_t len = req->data.args[5];
+	struct net_dest d;
+	cleanup_free char *subject = NULL, *rule = NULL;
+	bool never;
+
+	if (len > sizeof sa)
+		len = sizeof sa;
+	memset(&sa, 0, sizeof sa);
+	if (len < sizeof(sa_family_t) || target_read((pid_t)req->pid,
+	    req->data.args[4], &sa, len) < 0) {
+		respond_val(s, req->id, -EFAULT);
+		return;
+	}
+	if (net_dest_from_sockaddr(&sa, len, &d) < 0 || net_dest_loopback(&d)) {
+		memset(s->resp, 0, s->resp_size);
+		s->resp->id = req->id;
+		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+		return;
+	}
+	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
+	subject = net_dest_describe(&d);
+	never = netrules_never(&s->policy, &d, &rule);
+	respond_val(s, req->id, -ENETUNREACH);
+	{
+		struct audit_event ev = {
+			.run = s->id, .time_ms = now_wall_ms(),
+			.pid = (pid_t)req->pid, .kind = KIND_CONNECT,
+			.syscall = "sendto", .subject = subject,
+			.detail = "datagram", .verdict = VERDICT_DENY,
+			.how = never ? HOW_POLICY : HOW_FLOOR,
+			.rule = never ? rule : "no host-side datagrams; "
+			    "names go through the DNS stub",
+			.decided_by = never ? "policy" : "floor",
+		};
+
+		sup_event(s, &ev);
+	}
+}

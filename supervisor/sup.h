@@ -157,6 +157,7 @@ int	net_on_connect(struct sup *, const struct seccomp_notif *, struct call *,
 int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
 	    int64_t *result);
 void	net_grant(struct sup *, const char *key);
+void	net_on_sendto(struct sup *, const struct seccomp_notif *);
 size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
 void	net_on_ready(struct sup *, int slot, short revents);
 void	net_tick(struct sup *);

@@ -733,6 +733,10 @@ unotify_on_ready(struct sup *s)
 		on_exec(s, req);
 		return;
 	}
+	if (req->data.nr == SYS_sendto) {
+		net_on_sendto(s, req);
+		return;
+	}
 	scratch.req = *req;
 	if (req->data.nr == SYS_connect) {
 		cleanup_free char *why = NULL;
