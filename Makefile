@@ -17,7 +17,7 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS = $(PKG_LIBS)
+LDLIBS = $(PKG_LIBS) -lresolv
 
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
 SUP_SRC  = $(wildcard supervisor/*.c)

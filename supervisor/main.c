@@ -25,6 +25,12 @@
 #include "config/paths.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
+#include "supervisor/dns.h"
+
+#pragma weak dns_pollfds
+#pragma weak dns_on_ready
+#pragma weak dns_next_deadline
+#pragma weak dns_tick
 #include "supervisor/sup.h"
 
 /* When ward runs as root, the program runs as this unprivileged id, in
@@ -521,6 +527,18 @@ main(int argc, char **argv)
 	cfg.open_files = s->policy.open_files;
 	cfg.landlock = s->landlock;
 	cfg.filter = &filter;
+	{
+		/* The sandbox's resolver asks the DNS stub, on its loopback. */
+		cleanup_free char *rc = xasprintf("%s/resolv.conf", s->run_dir);
+		FILE *f = fopen(rc, "we");
+
+		if (f == NULL || fputs("# ward: the DNS stub of this run\n"
+		    "nameserver 127.0.0.1\noptions edns0\n", f) < 0 ||
+		    fclose(f) != 0)
+			die("write %s: %s", rc, strerror(errno));
+		s->resolv_conf = steal_ptr(&rc);
+		cfg.resolv_conf = s->resolv_conf;
+	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -541,6 +559,8 @@ main(int argc, char **argv)
 	filter_done(&filter);
 	strv_free(env);
 	s->listener = s->sp.listener;
+	if (net_dns_start(s, s->sp.dns[0], s->sp.dns[1], &cause) < 0)
+		die("DNS stub: %s", cause);
 	{
 		char rp[48];
 
@@ -587,7 +607,10 @@ main(int argc, char **argv)
 
 	/* The loop. */
 	for (;;) {
-		struct pollfd p[8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS];
+		struct pollfd p[8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS +
+		    DNS_POLLFDS_MAX];
+		size_t n_dns;
+		int idx_dns;
 		int idx_listener = -1, idx_out = -1, idx_err = -1,
 		    idx_status = -1, idx_cerr = -1, idx_ctl = -1, idx_sig = -1;
 		int client_idx[SUP_MAX_CLIENTS], conn_slot[SUP_MAX_CONNS];
@@ -636,12 +659,23 @@ main(int argc, char **argv)
 		idx_conns = np;
 		n_conns = (int)net_pollfds(s, p + np, conn_slot, SUP_MAX_CONNS);
 		np += n_conns;
+		idx_dns = np;
+		n_dns = s->dns != NULL ? dns_pollfds(s->dns, p + np,
+		    DNS_POLLFDS_MAX) : 0;
+		np += (int)n_dns;
 
 		now = now_mono_ms();
 		if ((next = net_next_deadline(s)) > 0) {
 			int64_t d = next - now;
 
 			timeout_ms = d < 0 ? 0 : (int)d;
+		}
+		if (s->dns != NULL && (next = dns_next_deadline(s->dns)) > 0) {
+			int64_t d = next - now;
+
+			d = d < 0 ? 0 : d;
+			if (timeout_ms < 0 || d < timeout_ms)
+				timeout_ms = (int)d;
 		}
 		next = queue_next_deadline(s->queue);
 		if (next > 0) {
@@ -737,6 +771,10 @@ main(int argc, char **argv)
 			if (p[idx_conns + i].revents)
 				net_on_ready(s, conn_slot[i], p[idx_conns + i].revents);
 		net_tick(s);
+		if (s->dns != NULL) {
+			dns_on_ready(s->dns, p + idx_dns, n_dns);
+			dns_tick(s->dns, now_mono_ms());
+		}
 		unotify_expire(s);
 		now = now_mono_ms();
 		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&

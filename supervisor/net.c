@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -22,6 +23,7 @@
 #include "approvals/netrules.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
+#include "supervisor/dns.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
@@ -31,9 +33,7 @@
 
 #define CONNECT_TIMEOUT_MS	30000
 
-/* supervisor/dns.c */
-const char *dns_name_of(const struct dns *, int family, const void *addr)
-    __attribute__((weak));
+
 
 /* Our own handle on the target's socket (same open file description). */
 static int
@@ -429,4 +429,105 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 
 		sup_event(s, &ev);
 	}
+}
+
+static bool
+name_allowed(const struct sup *s, const char *name)
+{
+	struct net_dest d = { .family = AF_INET, .name = name };
+
+	for (size_t i = 0; i < s->n_dns_grants; i++)
+		if (strcasecmp(s->dns_grants[i], name) == 0)
+			return true;
+	/* A name the policy allows on any port may be looked up. */
+	for (size_t i = 0; i < s->policy.n_net_allow; i++) {
+		struct policy_host h = s->policy.net_allow[i];
+
+		h.port_lo = 0;
+		h.port_hi = 65535;
+		if (netrules_entry_match(&h, &d))
+			return true;
+	}
+	return false;
+}
+
+static enum dns_decision
+dns_decide(void *ctx, const char *name, int qtype)
+{
+	struct sup *s = ctx;
+	struct request *r;
+	struct parked *pk;
+	const char *kinds = qtype == 28 ? "AAAA" : qtype == 1 ? "A" : "other";
+
+	if (name_allowed(s, name))
+		return DNS_ALLOW;
+	if (s->policy.connect == POLICY_DENY) {
+		struct audit_event ev = {
+			.run = s->id, .time_ms = now_wall_ms(),
+			.kind = KIND_DNS, .syscall = "dns", .subject = name,
+			.detail = kinds, .verdict = VERDICT_DENY,
+			.how = HOW_DEFAULT, .rule = "[network] connect = deny",
+			.decided_by = "policy",
+		};
+
+		sup_event(s, &ev);
+		return DNS_DENY;
+	}
+	/* A lookup of an unknown name is a request too: DNS carries data
+	 * out as well as any socket (DESIGN §5). */
+	pk = xcalloc(1, sizeof *pk);
+	pk->call.op = OP_DNS;
+	pk->call.name = "dns";
+	snprintf(pk->call.path, sizeof pk->call.path, "%s", name);
+	pk->asked_ms = now_mono_ms();
+	r = request_new();
+	r->id = ++s->next_request;
+	r->run = xstrdup(s->id);
+	r->kind = KIND_DNS;
+	r->syscall = xstrdup("dns");
+	r->subject = xstrdup(name);
+	r->detail = xasprintf("lookup %s; approving lets the name resolve for "
+	    "this run (connecting to it is asked apart)", kinds);
+	r->cmdline = xstrdup("(the DNS stub: a process looked the name up)");
+	r->cwd = xstrdup("-");
+	r->why = xasprintf("no [network] allow names %s", name);
+	r->created_ms = now_wall_ms();
+	r->deadline_ms = r->created_ms + (int64_t)s->policy.ask_timeout * 1000;
+	unotify_park_request(s, r, pk);
+	return DNS_ASK;
+}
+
+void
+net_dns_answered(struct sup *s, const char *name, bool allow)
+{
+	if (allow && !name_allowed(s, name))
+		strv_push(&s->dns_grants, &s->n_dns_grants, xstrdup(name));
+	if (s->dns != NULL)
+		dns_answer(s->dns, name, allow);
+}
+
+/* TEMPORARY until supervisor/dns.c lands. */
+#pragma weak dns_new
+#pragma weak dns_answer
+#pragma weak dns_name_of
+#pragma weak dns_pollfds
+#pragma weak dns_on_ready
+#pragma weak dns_next_deadline
+#pragma weak dns_tick
+
+int
+net_dns_start(struct sup *s, int udp_fd, int tcp_fd, char **cause)
+{
+	if (dns_new == NULL) {
+		close(udp_fd);
+		close(tcp_fd);
+		return 0;
+	}
+	struct dns_hooks hooks = {
+		.decide = dns_decide,
+		.resolved = NULL,
+		.ctx = s,
+	};
+
+	return dns_new(udp_fd, tcp_fd, &hooks, &s->dns, cause);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -51,6 +52,8 @@ struct child {
 	int	 status_fd;
 	int	 go_fd;
 };
+
+static void send_fds(const struct child *, const int *, size_t);
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 child_fail(const struct child *c, const char *fmt, ...)
@@ -108,6 +111,9 @@ touch_in(const struct child *c, const char *path)
 		*slash = '\0';
 		mkdir_in(c, parent);
 	}
+	/* An existing file (in a read-only bind) is already a mount point. */
+	if (access(path, F_OK) == 0)
+		return;
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		child_fail(c, "create %s", path);
 	close(fd);
@@ -221,6 +227,73 @@ bind_into(const struct child *c, const char *host, const char *target,
 		remount_tree_ro(c, target);
 }
 
+/*
+ * The sandbox's /etc/resolv.conf names the DNS stub. Where the host's is
+ * a symlink into /run (systemd-resolved), /run is the sandbox's own
+ * tmpfs and the stub's file goes where the link points.
+ */
+static void
+bind_resolv_conf(const struct child *c)
+{
+	const char *root = c->cfg->root;
+	char p[PATH_MAX], link[PATH_MAX - 8], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (lstat("/etc/resolv.conf", &st) == 0 && S_ISLNK(st.st_mode)) {
+		if ((n = readlink("/etc/resolv.conf", link, sizeof link - 1)) < 0)
+			child_fail(c, "readlink /etc/resolv.conf");
+		link[n] = '\0';
+		if (link[0] == '/')
+			snprintf(target, sizeof target, "%s", link);
+		else
+			snprintf(target, sizeof target, "/etc/%s", link);
+		/* Only the common shape: a file under /run. */
+		if (strncmp(target, "/etc/../run/", 12) == 0)
+			memmove(target, target + 7, strlen(target + 7) + 1);
+		if (strncmp(target, "/run/", 5) != 0 || strstr(target, "/../"))
+			child_fail(c, "/etc/resolv.conf links to %s, outside /run",
+			    target);
+		path_join(p, sizeof p, root, "/run");
+		mkdir_in(c, p);
+		if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		    "mode=0755,size=64k") < 0)
+			child_fail(c, "mount /run");
+		path_join(p, sizeof p, root, target);
+	} else
+		path_join(p, sizeof p, root, "/etc/resolv.conf");
+	touch_in(c, p);
+	if (mount(c->cfg->resolv_conf, p, NULL, MS_BIND, NULL) < 0)
+		child_fail(c, "bind %s", c->cfg->resolv_conf);
+	remount_ro(c, p);
+}
+
+/* The DNS stub's sockets, made here, in the sandbox's network namespace,
+ * on its loopback, and handed to the supervisor (which lives outside). */
+static void
+dns_sockets(const struct child *c)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(53),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int fds[2], one = 1;
+
+	fds[0] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fds[1] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fds[0] < 0 || fds[1] < 0)
+		child_fail(c, "DNS stub socket");
+	setsockopt(fds[1], SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fds[0], (struct sockaddr *)&a, sizeof a) < 0 ||
+	    bind(fds[1], (struct sockaddr *)&a, sizeof a) < 0 ||
+	    listen(fds[1], 16) < 0)
+		child_fail(c, "DNS stub on 127.0.0.1:53");
+	send_fds(c, fds, 2);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 static void
 build_root(const struct child *c)
 {
@@ -310,6 +383,9 @@ build_root(const struct child *c)
 	if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    NULL) < 0)
 		child_fail(c, "mount /proc");
+
+	if (cfg->resolv_conf != NULL)
+		bind_resolv_conf(c);
 
 	/* The run's folders and the policy's binds go last, so that a bind
 	 * beneath /tmp is not buried under the /tmp tmpfs. */
@@ -455,27 +531,27 @@ apply_landlock(const struct child *c)
 }
 
 static void
-send_fd(const struct child *c, int fd)
+send_fds(const struct child *c, const int *fds, size_t n)
 {
 	char dummy = 'L';
 	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof u.buf,
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)),
 	};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
 	memset(u.buf, 0, sizeof u.buf);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
 	if (sendmsg(c->sock_fd, &msg, MSG_NOSIGNAL) != 1)
-		child_fail(c, "send the seccomp listener");
+		child_fail(c, "send fds to the supervisor");
 }
 
 static void __attribute__((noreturn))
@@ -548,7 +624,7 @@ program_child(const struct child *c)
 		errno = -listener;
 		child_fail(c, "load the seccomp filter");
 	}
-	send_fd(c, listener);
+	send_fds(c, &listener, 1);
 	/* The sandbox must not keep the listener: with it, the program could
 	 * answer its own notifications. */
 	close(listener);
@@ -587,6 +663,8 @@ init_child(struct child *c)
 	if (sethostname("ward", 4) < 0)
 		child_fail(c, "sethostname");
 	loopback_up(c);
+	if (cfg->resolv_conf != NULL)
+		dns_sockets(c);
 	build_root(c);
 
 	if ((prog = fork()) < 0)
@@ -657,32 +735,55 @@ write_maps(const struct spawn_config *cfg, pid_t pid, char **cause)
 	return write_file(path, map, cause);
 }
 
+static char *child_error(int, pid_t);
+
 static int
-recv_fd(int sock, int *fd)
+recv_fds(int sock, int *fds, size_t n)
 {
 	char dummy;
 	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof u.buf,
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)),
 	};
 	struct cmsghdr *cm;
-	ssize_t n;
+	ssize_t r;
 
-	if ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
+	if ((r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
 		return -errno;
-	if (n != 1 || (msg.msg_flags & MSG_CTRUNC))
+	if (r != 1 || (msg.msg_flags & MSG_CTRUNC))
 		return -EPROTO;
 	cm = CMSG_FIRSTHDR(&msg);
 	if (cm == NULL || cm->cmsg_level != SOL_SOCKET ||
-	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(n * sizeof(int)))
 		return -EPROTO;
-	memcpy(fd, CMSG_DATA(cm), sizeof *fd);
+	memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
 	return 0;
+}
+
+/* Wait for the next fds from the child, or its error. */
+static int
+await_fds(int sock, int err_fd, pid_t pid, int *fds, size_t n, char **cause)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sock, .events = POLLIN },
+		{ .fd = err_fd, .events = POLLIN },
+	};
+	int r = poll(pfd, 2, 30000);
+
+	if (r <= 0 || !(pfd[0].revents & POLLIN)) {
+		*cause = r == 0 ? xstrdup("sandbox setup timed out") :
+		    child_error(err_fd, pid);
+		return -EIO;
+	}
+	if ((r = recv_fds(sock, fds, n)) < 0)
+		*cause = xasprintf("receive fds from the sandbox: %s",
+		    strerror(-r));
+	return r;
 }
 
 /* Reads what the child wrote on err_fd after it failed. */
@@ -708,12 +809,12 @@ spawn_sandbox(const struct spawn_config *cfg, struct spawn_result *res,
 	int errp[2] = { -1, -1 }, syncp[2] = { -1, -1 },
 	    statp[2] = { -1, -1 }, gop[2] = { -1, -1 }, sv[2] = { -1, -1 };
 	struct child c = { .cfg = cfg };
-	struct pollfd pfd[2];
 	pid_t pid;
 	int r;
 
 	memset(res, 0, sizeof *res);
 	res->listener = res->status_fd = res->go_fd = res->err_fd = -1;
+	res->dns[0] = res->dns[1] = -1;
 	if (pipe2(errp, O_CLOEXEC) < 0 || pipe2(syncp, O_CLOEXEC) < 0 ||
 	    pipe2(statp, O_CLOEXEC) < 0 || pipe2(gop, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -767,20 +868,15 @@ spawn_sandbox(const struct spawn_config *cfg, struct spawn_result *res,
 	close(syncp[1]);
 	syncp[1] = -1;
 
-	pfd[0] = (struct pollfd){ .fd = sv[0], .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
-	r = poll(pfd, 2, 30000);
-	if (r <= 0 || !(pfd[0].revents & POLLIN)) {
-		*cause = r == 0 ? xstrdup("sandbox setup timed out") :
-		    child_error(errp[0], pid);
+	if (cfg->resolv_conf != NULL &&
+	    (r = await_fds(sv[0], errp[0], pid, res->dns, 2, cause)) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		r = -EIO;
 		goto fail;
 	}
-	if ((r = recv_fd(sv[0], &res->listener)) < 0) {
-		*cause = xasprintf("receive the seccomp listener: %s",
-		    strerror(-r));
+	if ((r = await_fds(sv[0], errp[0], pid, &res->listener, 1, cause)) < 0) {
+		closep(&res->dns[0]);
+		closep(&res->dns[1]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		goto fail;

@@ -39,6 +39,7 @@ struct spawn_config {
 	uint64_t file_size;	/* RLIMIT_FSIZE bytes, 0 = none */
 	unsigned open_files;	/* RLIMIT_NOFILE, 0 = inherited */
 	bool	 landlock;
+	const char *resolv_conf;	/* host file naming the DNS stub; NULL = no stub */
 	const struct filter *filter;
 };
 
@@ -49,6 +50,7 @@ struct spawn_result {
 	int	 go_fd;		/* write one byte to let the program exec */
 	int	 err_fd;	/* child errors ("mount /usr: ...") until exec */
 	int	 landlock_abi;	/* 0 = not applied */
+	int	 dns[2];	/* the stub's UDP and TCP sockets, or -1 */
 };
 
 /* 0 or -errno with *cause. On success the program waits for a byte on

@@ -25,7 +25,7 @@
 enum op {
 	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RMDIR, OP_RENAME,
 	OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_CHMOD, OP_CHOWN, OP_UTIMES,
-	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT,
+	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT, OP_DNS,
 };
 
 /* One trapped call, decoded and copied out of the target. The path
@@ -102,6 +102,7 @@ struct sup {
 	gid_t		 inner_gid;
 
 	char		*run_dir, *work, *out, *before, *root;
+	char		*resolv_conf;	/* host file bound on /etc/resolv.conf */
 	struct bind	*binds;		/* the mount map, for emulation */
 	size_t		 n_binds;
 
@@ -121,6 +122,8 @@ struct sup {
 	struct pending_conn conns[SUP_MAX_CONNS];
 	char	       **net_grants;	/* "for this run" answers: name:port keys */
 	size_t		 n_net_grants;
+	char	       **dns_grants;	/* names a person let resolve */
+	size_t		 n_dns_grants;
 	struct dns	*dns;
 
 	int		 ctl_fd;
@@ -144,6 +147,7 @@ void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
 	    enum how, const char *by, const char *reason);
 void	unotify_expire(struct sup *);
 void	unotify_parked_free(void *);	/* queue data destructor */
+void	unotify_park_request(struct sup *, struct request *, struct parked *);
 
 /* emulate.c: perform an approved call on the host; the value to answer
  * (>= 0, or -errno), or sets *inject_fd to a host fd to hand in. */
@@ -158,6 +162,9 @@ int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
 	    int64_t *result);
 void	net_grant(struct sup *, const char *key);
 void	net_on_sendto(struct sup *, const struct seccomp_notif *);
+/* The DNS stub's hooks (ctx is the sup). */
+int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
+void	net_dns_answered(struct sup *, const char *name, bool allow);
 size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
 void	net_on_ready(struct sup *, int slot, short revents);
 void	net_tick(struct sup *);

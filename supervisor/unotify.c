@@ -380,6 +380,7 @@ decode(const struct seccomp_notif *req, struct call *c)
 		break;
 	case OP_TRUNCATE:
 	case OP_CONNECT:
+	case OP_DNS:
 		break;
 	}
 	/* "" with AT_EMPTY_PATH works on the fd itself: the floor decides. */
@@ -471,6 +472,8 @@ describe_detail(const struct call *c)
 		return xstrdup("");
 	case OP_CONNECT:
 		return xasprintf("tcp, fd %d", c->sockfd);
+	case OP_DNS:
+		return xstrdup("lookup");
 	}
 	return xstrdup("");
 }
@@ -543,6 +546,35 @@ allow(struct sup *s, const struct parked *pk)
 	return r;
 }
 
+/* Show a new pending request to everyone and queue it. */
+void
+unotify_park_request(struct sup *s, struct request *r, struct parked *pk)
+{
+	if (s->headless) {
+		cleanup_free char *subj = escape_str(r->subject);
+
+		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
+		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
+		    s->id, (unsigned long long)r->id, request_kind_name(r->kind),
+		    subj, (int)r->pid,
+		    s->id, (unsigned long long)r->id, s->id,
+		    (unsigned long long)r->id);
+	}
+	{
+		json_t *m = proto_msg("request");
+
+		json_object_set_new(m, "request", request_to_json(r));
+		control_broadcast(s, m);
+	}
+	if (queue_add(s->queue, r, pk) < 0) {
+		/* Cannot happen: ids are ours. Fail closed. */
+		respond(s, pk->req.id, -EACCES, 0);
+		request_free(r);
+		unotify_parked_free(pk);
+	}
+	s->dirty = true;
+}
+
 static void
 park(struct sup *s, struct parked *scratch, enum request_kind kind,
     const char *why)
@@ -572,29 +604,7 @@ park(struct sup *s, struct parked *scratch, enum request_kind kind,
 	r->deadline_ms = s->policy.ask_timeout > 0 ?
 	    r->created_ms + (int64_t)s->policy.ask_timeout * 1000 : 0;
 
-	if (s->headless) {
-		cleanup_free char *subj = escape_str(r->subject);
-
-		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
-		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
-		    s->id, (unsigned long long)r->id, request_kind_name(kind),
-		    subj, (int)r->pid,
-		    s->id, (unsigned long long)r->id, s->id,
-		    (unsigned long long)r->id);
-	}
-	{
-		json_t *m = proto_msg("request");
-
-		json_object_set_new(m, "request", request_to_json(r));
-		control_broadcast(s, m);
-	}
-	if (queue_add(s->queue, r, pk) < 0) {
-		/* Cannot happen: ids are ours. Fail closed. */
-		respond(s, pk->req.id, -EACCES, 0);
-		request_free(r);
-		unotify_parked_free(pk);
-	}
-	s->dirty = true;
+	unotify_park_request(s, r, pk);
 }
 
 static void
@@ -870,6 +880,21 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	if (r == NULL)
 		return;
 	wait_ms = now_mono_ms() - pk->asked_ms;
+	if (pk->call.op == OP_DNS) {
+		struct audit_event ev = {
+			.run = s->id, .time_ms = now_wall_ms(),
+			.kind = KIND_DNS, .syscall = "dns",
+			.subject = pk->call.path,
+			.verdict = v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY,
+			.how = how, .rule = reason, .decided_by = by,
+			.wait_ms = wait_ms, .request_id = id,
+		};
+
+		net_dns_answered(s, pk->call.path, v == VERDICT_ALLOW);
+		sup_event(s, &ev);
+		done = ev.verdict;
+		goto resolved;
+	}
 	switch (v) {
 	case VERDICT_ALLOW:
 		if (!id_valid(s, pk->req.id)) {
@@ -905,6 +930,7 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 		    NULL, "target gone", wait_ms, id);
 	} else
 		record(s, &pk->req, &pk->call, done, how, reason, by, wait_ms, id);
+resolved:
 	{
 		json_t *m = proto_msg("resolved");
 

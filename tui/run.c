@@ -161,8 +161,12 @@ run_main(int argc, char **argv, const char *argv0)
 
 		/* Its own session: the terminal's ^C and hang-up reach the
 		 * console, never the supervisor, which outlives a detach.
-		 * Its stderr comes to us until it is ready. */
+		 * Forked twice, so that it is not our child: nobody would
+		 * reap it while the console waits. Its stderr comes to us
+		 * until it is ready. */
 		setsid();
+		if ((pid = fork()) != 0)
+			_exit(pid < 0 ? 125 : 0);
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
 		dup2(readyp[1], STDERR_FILENO);
@@ -207,12 +211,9 @@ run_main(int argc, char **argv, const char *argv0)
 			}
 		}
 		close(readyp[0]);
-		if (id[0] == '\0') {
-			int st;
-
-			waitpid(pid, &st, 0);
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 125;
-		}
+		waitpid(pid, NULL, 0);
+		if (id[0] == '\0')
+			return 125;	/* it said why on stderr */
 		{
 			struct console_opts co = { .run = id,
 			    .exit_with_run = true };

@@ -22,7 +22,7 @@ else
 fi
 
 say "and trying to install a helper into /etc -- deny this one"
-if echo 'alias ls=rm' > /etc/ward-demo-profile 2>/dev/null; then
+if echo 'alias ls=rm' 2>/dev/null > /etc/ward-demo-profile; then
 	say "/etc/ward-demo-profile written"
 else
 	say "/etc/ward-demo-profile refused"

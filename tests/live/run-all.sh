@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# Live tests: run every tests/live/t-*.sh against the built ./ward and
+# ./ward-supervisor, once as the current user and, when that is root, once
+# more as the unprivileged user "wardtest" (created if missing). Each test
+# gets fresh XDG_STATE_HOME, XDG_RUNTIME_DIR, XDG_CONFIG_HOME and HOME
+# folders of its own and a time limit.
+#
+#   tests/live/run-all.sh [t-NAME ...]
+#
+# Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
+# skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90),
+# WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
+# WARD_LIVE_KEEP=1 (keep the temp folder).
+# A test exits 0 (pass), 77 (skip) or anything else (fail). Failed tests
+# leave their log, screens and run output in $WARD_BUILD/live-artifacts/.
+# The last line is "N passed, N failed[, N skipped]".
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${WARD_BUILD:-build}
+case $build in /*) ;; *) build=$repo/$build ;; esac
+limit=${WARD_LIVE_TIMEOUT:-90}
+ci=${CI:-false}
+testuser=wardtest
+
+passed=0 failed=0 skipped=0
+failures=()
+
+summary() {
+	echo
+	if [ ${#failures[@]} -gt 0 ]; then
+		echo "live: failed: ${failures[*]}"
+		echo "live: logs and screens in $build/live-artifacts/"
+	fi
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+}
+
+# --- which tests -------------------------------------------------------
+
+tests=()
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		t=${t%.sh}
+		t=${t##*/}
+		[ -f "$here/$t.sh" ] || { echo "live: no test $here/$t.sh" >&2; exit 2; }
+		tests+=("$t")
+	done
+else
+	for f in "$here"/t-*.sh; do
+		tests+=("$(basename "$f" .sh)")
+	done
+fi
+
+# --- the binaries ------------------------------------------------------
+
+if [ ! -x "$repo/ward" ] || [ ! -x "$repo/ward-supervisor" ]; then
+	echo "live: $repo/ward and $repo/ward-supervisor are not built (run make)"
+	failed=1
+	failures+=(build)
+	summary
+	exit 1
+fi
+for tool in sqlite3 jq pgrep timeout setpriv; do
+	command -v "$tool" >/dev/null || {
+		echo "live: $tool is missing (.ci/run installs it)"
+		failed=1
+		failures+=("$tool")
+		summary
+		exit 1
+	}
+done
+
+rm -rf "$build/live-artifacts"
+base=$(mktemp -d /tmp/ward-live.XXXXXX)
+chmod 755 "$base"
+# The tests run from a copy every user can read: a checkout under a
+# private home (a CI clone in /root) is not.
+mkdir -p "$base/tests"
+cp "$here"/*.sh "$base/tests/"
+chmod -R a+rX "$base/tests"
+keep=${WARD_LIVE_KEEP:-0}
+cleanup() {
+	if [ "$keep" = 1 ]; then
+		echo "live: kept $base"
+	else
+		rm -rf "$base"
+	fi
+}
+trap cleanup EXIT
+
+# --- who runs the tests ------------------------------------------------
+
+me=$(id -un)
+users=("$me")
+if [ "$(id -u)" = 0 ]; then
+	if ! id "$testuser" >/dev/null 2>&1; then
+		echo "live: creating the unprivileged user $testuser"
+		useradd --system --user-group --no-create-home \
+		    --home-dir /nonexistent --shell /usr/sbin/nologin "$testuser"
+	fi
+	users+=("$testuser")
+else
+	echo "live: not root: running as $me only (run as root to test an unprivileged user too)"
+fi
+if [ -n "${WARD_LIVE_USERS:-}" ]; then
+	read -r -a users <<<"$WARD_LIVE_USERS"
+fi
+
+# user_cmd USER: sets cmd to the prefix that runs a command as USER with
+# only the environment in env_args; as_user USER CMD... runs it.
+user_cmd() {
+	cmd=()
+	if [ "$1" != "$me" ]; then
+		cmd=(setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")"
+		    --clear-groups --)
+	fi
+	cmd+=(env -i "${env_args[@]}")
+}
+as_user() {
+	user_cmd "$1"
+	shift
+	"${cmd[@]}" "$@"
+}
+
+# --- what the kernel offers -------------------------------------------
+
+echo "live: kernel $(uname -r)"
+notif=no
+if grep -qw user_notif /proc/sys/kernel/seccomp/actions_avail 2>/dev/null; then
+	notif=yes
+fi
+echo "live: seccomp user notification: $notif"
+for k in kernel/unprivileged_userns_clone user/max_user_namespaces \
+    kernel/apparmor_restrict_unprivileged_userns; do
+	[ -r "/proc/sys/$k" ] && echo "live: /proc/sys/$k = $(cat "/proc/sys/$k")"
+done
+
+declare -A userns binroot
+for u in "${users[@]}"; do
+	env_args=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/)
+	if as_user "$u" unshare --user --map-root-user true 2>/dev/null; then
+		userns[$u]=yes
+	else
+		userns[$u]=no
+	fi
+	echo "live: user namespaces as $u (uid $(id -u "$u")): ${userns[$u]}"
+
+	# The binaries and share/ must be readable by the user; a checkout
+	# under a private home is not, so copy them where they are.
+	if as_user "$u" test -x "$repo/ward" -a -x "$repo/ward-supervisor" \
+	    -a -x "$repo/share" 2>/dev/null; then
+		binroot[$u]=$repo
+	else
+		if [ ! -d "$base/bin" ]; then
+			mkdir -p "$base/bin"
+			cp "$repo/ward" "$repo/ward-supervisor" "$base/bin/"
+			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"
+			chmod -R a+rX "$base/bin"
+		fi
+		binroot[$u]=$base/bin
+		echo "live: $repo is not readable by $u: testing copies in $base/bin"
+	fi
+done
+
+# --- running -----------------------------------------------------------
+
+# record NAME USER VERDICT SECONDS LOG ARTIFACTS
+record() {
+	local name=$1 u=$2 verdict=$3 secs=$4 log=$5 art=$6
+	printf '%-5s %-24s %-10s %ss\n' "$verdict" "$name" "($u)" "$secs"
+	case $verdict in
+	PASS) passed=$((passed + 1)) ;;
+	SKIP) skipped=$((skipped + 1)) ;;
+	*)
+		failed=$((failed + 1))
+		failures+=("$name($u)")
+		[ -s "$log" ] && sed 's/^/    /' "$log"
+		local keepdir=$build/live-artifacts/$u/$name
+		mkdir -p "$keepdir"
+		[ -s "$log" ] && cp "$log" "$keepdir/test.log"
+		[ -d "$art" ] && cp -r "$art/." "$keepdir/" 2>/dev/null || true
+		;;
+	esac
+}
+
+for u in "${users[@]}"; do
+	echo
+	echo "== as $u"
+	for name in "${tests[@]}"; do
+		d=$base/$u/$name
+		mkdir -p "$d"/{state,runtime,config,home,scratch,scratch/artifacts}
+		[ "$u" = "$me" ] || chown -R "$u:$(id -gn "$u")" "$base/$u"
+		chmod 700 "$base/$u" "$d/runtime"
+		log=$base/$name.$u.log
+
+		why=""
+		[ "$notif" = yes ] || why="seccomp user notification is not available in this kernel"
+		[ "${userns[$u]}" = yes ] || why="user namespaces are not available to $u"
+		if [ -n "$why" ]; then
+			echo "SKIP: $why" >"$log"
+			if [ "$ci" = true ]; then
+				echo "      (CI=true: a skip is a failure)" >>"$log"
+				record "$name" "$u" FAIL 0 "$log" ""
+			else
+				record "$name" "$u" SKIP 0 "$log" ""
+				sed 's/^/    /' "$log"
+			fi
+			continue
+		fi
+
+		env_args=(
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+			HOME="$d/home" USER="$u" LOGNAME="$u" SHELL=/bin/sh LANG=C.UTF-8
+			TERM=xterm-256color CI="$ci"
+			XDG_STATE_HOME="$d/state" XDG_RUNTIME_DIR="$d/runtime"
+			XDG_CONFIG_HOME="$d/config"
+			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
+			WT_ARTIFACTS="$d/scratch/artifacts"
+		)
+		t0=$(date +%s%N)
+		rc=0
+		# timeout runs the test in a process group of its own and, at
+		# the limit, signals all of it (the test's EXIT trap then kills
+		# what it started in the background).
+		user_cmd "$u"
+		(cd "$d/scratch" && timeout -k 5 "$limit" "${cmd[@]}" \
+		    bash "$base/tests/$name.sh") >"$log" 2>&1 </dev/null || rc=$?
+		secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+		case $rc in
+		0) record "$name" "$u" PASS "$secs" "$log" "$d/scratch/artifacts" ;;
+		77)
+			if [ "$ci" = true ]; then
+				echo "      (CI=true: a skip is a failure)" >>"$log"
+				record "$name" "$u" FAIL "$secs" "$log" "$d/scratch/artifacts"
+			else
+				record "$name" "$u" SKIP "$secs" "$log" "$d/scratch/artifacts"
+				grep -h '^ *SKIP' "$log" | sed 's/^ */    /' || true
+			fi
+			;;
+		124 | 137)
+			echo "  (timed out after $limit s)" >>"$log"
+			record "$name" "$u" FAIL "$secs" "$log" "$d/scratch/artifacts"
+			;;
+		*) record "$name" "$u" FAIL "$secs" "$log" "$d/scratch/artifacts" ;;
+		esac
+	done
+done
+
+summary
+[ "$failed" = 0 ]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Fail closed: SIGKILL to ward-supervisor takes the sandbox with it.
+. "$(dirname "$0")/lib.sh"
+
+marker='^sleep 300[34]$'
+no_process_matching "$marker" || die "leftover processes matching /$marker/ before the test: $(pids_matching "$marker" | tr '\n' ' ')"
+
+ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
+    run --headless -- sh -c 'sleep 3003 & sleep 3004 & wait'
+two() { [ "$(pids_matching "$marker" | wc -l)" -ge 2 ]; }
+wait_for 10 two || die "the two sleeps never showed up in the host's process list"
+
+# ward --headless execs ward-supervisor: our child is the supervisor. If
+# it forked instead, take the supervisor among its children.
+sup=""
+if [ "$(readlink "/proc/$WT_PID/exe" 2>/dev/null)" != "" ] &&
+    [[ $(readlink "/proc/$WT_PID/exe") == */ward-supervisor ]]; then
+	sup=$WT_PID
+else
+	note "ward (pid $WT_PID) is $(readlink "/proc/$WT_PID/exe" 2>/dev/null || echo gone), not ward-supervisor: looking at its children"
+	sup=$(pgrep -P "$WT_PID" -f ward-supervisor | head -n 1 || true)
+fi
+[ -n "$sup" ] || die "cannot find the ward-supervisor of run $WT_RUN"
+note "killing ward-supervisor pid $sup with SIGKILL"
+kill -KILL "$sup"
+
+if wait_for 5 no_process_matching "$marker"; then
+	note "ok: no sleep survives the supervisor"
+else
+	ps -eo pid,ppid,stat,cmd >"$WT_ARTIFACTS/ps" || true
+	fail "survivors 5 s after SIGKILL to the supervisor: $(pids_matching "$marker" | tr '\n' ' ')"
+	kill_matching "$marker"
+fi
+ward_wait 10
+assert_ne "ward's exit status" 0 "$WT_STATUS"
+finish
