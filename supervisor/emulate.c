@@ -30,8 +30,8 @@ emulate_host_path(const struct sup *s, const char *inside)
 	const char *best_in = NULL, *best_host = NULL;
 	size_t best = 0;
 
-	for (size_t i = 0; i < s->policy.n_hidden; i++)
-		if (path_under(inside, s->policy.hidden[i]))
+	for (size_t i = 0; i < s->n_hidden; i++)
+		if (path_under(inside, s->hidden[i]))
 			return NULL;
 	for (size_t i = 0; i < s->n_binds; i++) {
 		size_t n = strlen(s->binds[i].inside);

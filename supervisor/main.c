@@ -513,8 +513,32 @@ main(int argc, char **argv)
 	cfg.root = s->root;
 	cfg.binds = s->binds;
 	cfg.n_binds = s->n_binds;
-	cfg.hidden = s->policy.hidden;
-	cfg.n_hidden = s->policy.n_hidden;
+	/* Hidden: the policy's list, and whatever of the user's own the
+	 * read-only host folders would show: a home, ward's state (other
+	 * runs' folders), its sockets. */
+	{
+		const char *home = getenv("HOME");
+		char *mine[] = {
+			home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
+			paths_state_dir(),
+			NULL,
+		};
+		cleanup_free char *rt = NULL, *rtcause = NULL;
+
+		if (paths_runtime_dir(&rt, &rtcause) == 0)
+			mine[2] = realpath(rt, NULL);
+		for (size_t i = 0; i < s->policy.n_hidden; i++)
+			strv_push(&s->hidden, &s->n_hidden,
+			    xstrdup(s->policy.hidden[i]));
+		for (size_t i = 0; i < ARRAY_SIZE(mine); i++) {
+			if (mine[i] != NULL && strcmp(mine[i], "/") != 0)
+				strv_push(&s->hidden, &s->n_hidden, mine[i]);
+			else
+				free(mine[i]);
+		}
+	}
+	cfg.hidden = s->hidden;
+	cfg.n_hidden = s->n_hidden;
 	cfg.cwd = "/work";
 	cfg.outer_uid = s->uid;
 	cfg.outer_gid = getgid();

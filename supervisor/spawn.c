@@ -387,6 +387,21 @@ build_root(const struct child *c)
 	if (cfg->resolv_conf != NULL)
 		bind_resolv_conf(c);
 
+	/* Hidden paths first, writable for a moment, so that a bind the
+	 * user asked for beneath one (--in ~/project under a hidden home)
+	 * still finds its mount point; read-only once the binds are in. */
+	for (size_t i = 0; i < cfg->n_hidden; i++) {
+		path_join(p, sizeof p, root, cfg->hidden[i]);
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (mount("tmpfs", p, "tmpfs",
+			    MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k") < 0)
+				child_fail(c, "hide %s", cfg->hidden[i]);
+		} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
+			child_fail(c, "hide %s", cfg->hidden[i]);
+	}
+
 	/* The run's folders and the policy's binds go last, so that a bind
 	 * beneath /tmp is not buried under the /tmp tmpfs. */
 	for (size_t i = 0; i < cfg->n_binds; i++) {
@@ -398,15 +413,8 @@ build_root(const struct child *c)
 
 	for (size_t i = 0; i < cfg->n_hidden; i++) {
 		path_join(p, sizeof p, root, cfg->hidden[i]);
-		if (lstat(p, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			if (mount("tmpfs", p, "tmpfs",
-			    MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-			    "mode=0755,size=4k") < 0)
-				child_fail(c, "hide %s", cfg->hidden[i]);
-		} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
-			child_fail(c, "hide %s", cfg->hidden[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			remount_ro(c, p);
 	}
 
 	/* The root tmpfs itself takes no new names. */

@@ -103,6 +103,8 @@ struct sup {
 
 	char		*run_dir, *work, *out, *before, *root;
 	char		*resolv_conf;	/* host file bound on /etc/resolv.conf */
+	char	       **hidden;	/* the policy's hidden paths and ours */
+	size_t		 n_hidden;
 	struct bind	*binds;		/* the mount map, for emulation */
 	size_t		 n_binds;
 

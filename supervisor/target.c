@@ -73,11 +73,20 @@ target_dir(pid_t pid, int dirfd, char *buf, size_t size)
 		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
 	else
 		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd);
-	if ((n = readlink(p, buf, size - 1)) < 0)
+	if ((n = readlink(p, buf, size)) < 0)
 		return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -errno;
-	if ((size_t)n == size - 1)
+	if ((size_t)n >= size)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
+	if (dirfd != AT_FDCWD) {
+		struct stat st;
+
+		/* A relative path against a file that is not a folder. */
+		if (stat(p, &st) < 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+	}
 	/* Not a folder (a pipe, a socket, a deleted one): the kernel would
 	 * refuse a relative path against it. */
 	if (buf[0] != '/' || strstr(buf, " (deleted)") != NULL)
@@ -125,15 +134,23 @@ target_umask(pid_t pid)
 int
 path_normalize(const char *base, const char *path, char *out, size_t size)
 {
-	char tmp[PATH_MAX * 2];
+	char tmp[PATH_MAX * 2], *o_buf = out;
+	size_t osize = size;
+	char work[PATH_MAX * 2];
 	size_t o = 0;
 	const char *s;
+	int n;
 
 	if (path[0] == '/')
-		snprintf(tmp, sizeof tmp, "%s", path);
-	else if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", base, path) >=
-	    sizeof tmp)
+		n = snprintf(tmp, sizeof tmp, "%s", path);
+	else
+		n = snprintf(tmp, sizeof tmp, "%s/%s", base, path);
+	if (n < 0 || (size_t)n >= sizeof tmp)
 		return -ENAMETOOLONG;
+	/* Build in a buffer as large as the input: names that a later ".."
+	 * removes must not count against size. */
+	out = work;
+	size = sizeof work;
 
 	for (s = tmp; *s != '\0';) {
 		const char *e;
@@ -164,6 +181,9 @@ path_normalize(const char *base, const char *path, char *out, size_t size)
 	if (o == 0)
 		out[o++] = '/';
 	out[o] = '\0';
+	if (o + 1 > osize)
+		return -ENAMETOOLONG;
+	memcpy(o_buf, work, o + 1);
 	return 0;
 }
 

@@ -402,10 +402,11 @@ decode(const struct seccomp_notif *req, struct call *c)
 	return 0;
 }
 
-/* Lexical absolute path of raw against dirfd: cheap, for the in-bounds
- * test. 0 or -errno. */
+/* raw made absolute against dirfd (the cwd for AT_FDCWD), as written:
+ * "." and ".." are left for path_resolve, which takes them after the
+ * symlinks before them, as the kernel does. 0 or -errno. */
 static int
-lexical(pid_t pid, int dirfd, const char *raw, char *out)
+absolute(pid_t pid, int dirfd, const char *raw, char *out, size_t size)
 {
 	char base[PATH_MAX];
 	int r;
@@ -413,10 +414,23 @@ lexical(pid_t pid, int dirfd, const char *raw, char *out)
 	if (raw[0] == '\0')
 		return -ENOENT;
 	if (raw[0] == '/')
-		return path_normalize("/", raw, out, PATH_MAX);
-	if ((r = target_dir(pid, dirfd, base, sizeof base)) < 0)
+		r = snprintf(out, size, "%s", raw);
+	else if ((r = target_dir(pid, dirfd, base, sizeof base)) < 0)
 		return r;
-	return path_normalize(base, raw, out, PATH_MAX);
+	else
+		r = snprintf(out, size, "%s/%s", base, raw);
+	return (size_t)r >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Does a ".." component appear? Then the lexical view may not be the
+ * kernel's (a symlink before it), and only resolution tells. */
+static bool
+has_dotdot(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")) != NULL; s += 2)
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	return false;
 }
 
 static int
@@ -719,6 +733,7 @@ unotify_on_ready(struct sup *s)
 	struct call *c = &scratch.call;
 	const struct rule *rule = NULL;
 	cleanup_free char *rule_text = NULL;
+	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
 	char lex[PATH_MAX], lex2[PATH_MAX];
 	enum verdict v;
 	int r;
@@ -781,17 +796,16 @@ unotify_on_ready(struct sup *s)
 
 	/* The hot path: a lexical look at where the write lands. Inside
 	 * the writable set the floor holds whatever the path really is. */
-	if ((r = lexical((pid_t)req->pid, c->dirfd, c->raw, lex)) < 0) {
+	if ((r = absolute((pid_t)req->pid, c->dirfd, c->raw, abs1,
+	    sizeof abs1)) < 0 || (c->two && (r = absolute((pid_t)req->pid,
+	    c->dirfd2, c->raw2, abs2, sizeof abs2)) < 0)) {
 		respond(s, req->id, r, 0);
 		goto out;
 	}
-	lex2[0] = '\0';
-	if (c->two && (r = lexical((pid_t)req->pid, c->dirfd2, c->raw2,
-	    lex2)) < 0) {
-		respond(s, req->id, r, 0);
-		goto out;
-	}
-	if (fast_continue(s, lex, c->follow) &&
+	if (!has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
+	    path_normalize("/", abs1, lex, sizeof lex) == 0 &&
+	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
+	    fast_continue(s, lex, c->follow) &&
 	    (!c->two || fast_continue(s, lex2, c->follow2))) {
 		respond_continue(s, req->id);
 		goto out;
@@ -800,9 +814,8 @@ unotify_on_ready(struct sup *s)
 	/* Outside, as written: resolve it as the kernel would inside the
 	 * sandbox root; the resolved path is what the policy and the
 	 * person judge. */
-	if ((r = resolve(s, lex, c->follow, c->path)) < 0 ||
-	    (c->two && (r = resolve(s, lex2, c->follow2,
-	    c->path2)) < 0)) {
+	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
+	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
 		respond(s, req->id, r, 0);
 		goto out;
 	}

@@ -1,0 +1,90 @@
+#pragma once
+/*
+ * The DNS stub the sandbox's resolv.conf points at. Its two sockets live in
+ * the sandbox's network namespace (UDP and TCP on 127.0.0.1:53, opened there
+ * by the sandbox's init); the queries it forwards leave from the
+ * supervisor's own namespace, to the host's resolvers. Everything is
+ * non-blocking and driven from the supervisor's poll loop.
+ *
+ * Answers: a name the policy denies gets NXDOMAIN (a final answer: the
+ * program fails at once with "name not known" instead of retrying as it
+ * would on REFUSED or SERVFAIL); a query the stub does not serve (class
+ * other than IN, types other than A AAAA CNAME HTTPS SVCB MX TXT SRV,
+ * opcodes other than QUERY, names that are not host names) gets REFUSED;
+ * an upstream that stays silent or a full stub gets SERVFAIL. Malformed
+ * queries get nothing (UDP) or a closed connection (TCP).
+ */
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define DNS_MAX_TCP		16	/* TCP clients at once */
+#define DNS_MAX_QUERIES		64	/* parked + in flight, all clients */
+#define DNS_MAX_PER_NAME	8	/* parked on one undecided name */
+#define DNS_MAX_ASKING		32	/* names waiting for a decision */
+#define DNS_MAX_SEEN		4096	/* name/address pairs remembered */
+/* Enough pollfds for everything: both sockets, each TCP client, and one
+ * upstream socket per query. */
+#define DNS_POLLFDS_MAX		(2 + DNS_MAX_TCP + DNS_MAX_QUERIES)
+
+#define DNS_TRY_MS		2000	/* per upstream try; two tries */
+#define DNS_TCP_UP_MS		4000	/* an upstream TCP exchange */
+#define DNS_TCP_IDLE_MS		10000	/* a client with nothing in flight */
+
+struct dns;
+
+enum dns_decision { DNS_ALLOW, DNS_DENY, DNS_ASK };
+
+/* Hooks run from inside dns_on_ready()/dns_tick()/dns_answer(); they may
+ * call dns_name_of(), dns_name_has() and dns_answer() (decide may settle
+ * its own name at once and still return ASK), nothing else of this
+ * module. */
+struct dns_hooks {
+	/* Is this name (lowercase, no trailing dot) allowed? ASK parks the
+	 * query, and every later query for the same name, until
+	 * dns_answer(); decide is not asked again for it meanwhile. */
+	enum dns_decision (*decide)(void *ctx, const char *name, int qtype);
+	/* Each A/AAAA address of an answer, under the name that was asked
+	 * (CNAME chains followed); addr is a struct in_addr or in6_addr. */
+	void	(*resolved)(void *ctx, const char *name, int family,
+		    const void *addr);
+	void	*ctx;
+};
+
+/*
+ * Takes both fds (either may be -1), also on failure: udp_fd a bound
+ * datagram socket, tcp_fd a listening stream socket. The upstream servers
+ * are the host's, from res_ninit() (its resolv.conf). 0 or -errno.
+ */
+int	dns_new(int udp_fd, int tcp_fd, const struct dns_hooks *,
+	    struct dns **ret, char **cause);
+void	dns_free(struct dns *);
+/* Replace the upstream list by this one server (tests). 0 or -EINVAL. */
+int	dns_set_upstream(struct dns *, const struct sockaddr *, socklen_t);
+
+/* Every fd it wants polled, with its events; at most max of them (pass
+ * DNS_POLLFDS_MAX). Then pass the same slice to dns_on_ready(). */
+size_t	dns_pollfds(struct dns *, struct pollfd *out, size_t max);
+void	dns_on_ready(struct dns *, const struct pollfd *, size_t n);
+/* Monotonic ms (now_mono_ms()) of the next retry or timeout, 0 = none;
+ * call dns_tick() once it has passed. */
+int64_t	dns_next_deadline(const struct dns *);
+void	dns_tick(struct dns *, int64_t now_mono_ms);
+
+/* The decision for a name decide() answered ASK for: forward every query
+ * parked on it, or answer them NXDOMAIN. Later queries for the name go to
+ * decide() again. No-op for a name not waiting. */
+void	dns_answer(struct dns *, const char *name, bool allow);
+
+/*
+ * What the stub resolved, newest first, for "an allow by name covers only
+ * the addresses the stub resolved for it" and to show
+ * "pypi.org (151.101.0.223):443". family AF_INET/AF_INET6, addr a struct
+ * in_addr/in6_addr. The string stays valid until the next call into this
+ * module other than these two.
+ */
+const char *dns_name_of(const struct dns *, int family, const void *addr);
+bool	dns_name_has(const struct dns *, const char *name, int family,
+	    const void *addr);
