@@ -102,8 +102,8 @@ struct dns {
 	size_t		 n_queries;
 	char		*asking[DNS_MAX_ASKING];
 	size_t		 n_asking;
-	struct dns_seen	*seen;
-	size_t		 n_seen;
+	struct dns_seen	*seen;		/* LRU by seq, linear: a few thousand */
+	size_t		 n_seen, cap_seen;
 	uint64_t	 seen_seq;
 
 	/* What the last dns_pollfds() handed out, slot by slot: objects
@@ -279,8 +279,9 @@ static void
 dns_client_flush(struct dns_client *c)
 {
 	while (c->out_off < c->out_len) {
-		ssize_t n = write(c->fd, c->out + c->out_off,
-		    c->out_len - c->out_off);
+		/* A client gone already is EPIPE here, never SIGPIPE. */
+		ssize_t n = send(c->fd, c->out + c->out_off,
+		    c->out_len - c->out_off, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -402,7 +403,11 @@ dns_seen_add(struct dns *d, const char *name, int family, const void *addr)
 			oldest = i;
 	}
 	if (d->n_seen < DNS_MAX_SEEN) {
-		d->seen = xreallocarray(d->seen, d->n_seen + 1, sizeof *d->seen);
+		if (d->n_seen == d->cap_seen) {
+			d->cap_seen = d->cap_seen ? d->cap_seen * 2 : 64;
+			d->seen = xreallocarray(d->seen, d->cap_seen,
+			    sizeof *d->seen);
+		}
 		e = &d->seen[d->n_seen++];
 	} else {
 		e = &d->seen[oldest];
@@ -693,7 +698,8 @@ dns_on_upstream_tcp(struct dns *d, struct dns_query *q, short revents)
 	if (q->sent < 2 + q->msglen) {
 		if (!(revents & (POLLOUT | POLLERR | POLLHUP)))
 			return;
-		n = write(q->fd, q->msg + q->sent, 2 + q->msglen - q->sent);
+		n = send(q->fd, q->msg + q->sent, 2 + q->msglen - q->sent,
+		    MSG_NOSIGNAL);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {

@@ -26,11 +26,6 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
-
-#pragma weak dns_pollfds
-#pragma weak dns_on_ready
-#pragma weak dns_next_deadline
-#pragma weak dns_tick
 #include "supervisor/sup.h"
 
 /* When ward runs as root, the program runs as this unprivileged id, in
@@ -836,6 +831,7 @@ main(int argc, char **argv)
 	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
 	    s->exit_signal, s->end_reason);
 	audit_close(s->audit);
+	dns_free(s->dns);
 	control_close_all(s);
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&

@@ -461,6 +461,12 @@ dns_decide(void *ctx, const char *name, int qtype)
 
 	if (name_allowed(s, name))
 		return DNS_ALLOW;
+	/* One lookup asks for A and AAAA, and resolvers retry: a name just
+	 * refused stays refused for a moment rather than asking again. */
+	for (size_t i = 0; i < SUP_DNS_DENIED; i++)
+		if (s->dns_denied[i].until > now_mono_ms() &&
+		    strcasecmp(s->dns_denied[i].name, name) == 0)
+			return DNS_DENY;
 	if (s->policy.connect == POLICY_DENY) {
 		struct audit_event ev = {
 			.run = s->id, .time_ms = now_wall_ms(),
@@ -502,27 +508,24 @@ net_dns_answered(struct sup *s, const char *name, bool allow)
 {
 	if (allow && !name_allowed(s, name))
 		strv_push(&s->dns_grants, &s->n_dns_grants, xstrdup(name));
+	if (!allow) {
+		size_t oldest = 0;
+
+		for (size_t i = 1; i < SUP_DNS_DENIED; i++)
+			if (s->dns_denied[i].until < s->dns_denied[oldest].until)
+				oldest = i;
+		snprintf(s->dns_denied[oldest].name,
+		    sizeof s->dns_denied[oldest].name, "%s", name);
+		s->dns_denied[oldest].until = now_mono_ms() + SUP_DNS_DENIED_MS;
+	}
 	if (s->dns != NULL)
 		dns_answer(s->dns, name, allow);
 }
 
-/* TEMPORARY until supervisor/dns.c lands. */
-#pragma weak dns_new
-#pragma weak dns_answer
-#pragma weak dns_name_of
-#pragma weak dns_pollfds
-#pragma weak dns_on_ready
-#pragma weak dns_next_deadline
-#pragma weak dns_tick
-
 int
 net_dns_start(struct sup *s, int udp_fd, int tcp_fd, char **cause)
 {
-	if (dns_new == NULL) {
-		close(udp_fd);
-		close(tcp_fd);
-		return 0;
-	}
+
 	struct dns_hooks hooks = {
 		.decide = dns_decide,
 		.resolved = NULL,

@@ -7,6 +7,7 @@
  * never touch the target, and everything they return is shown, not obeyed
  * (escape before printing; packages_describe does).
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/policy.h"
@@ -22,6 +23,10 @@
 struct pkg_item {
 	char		*name;
 	char		*version;	/* or NULL */
+	/* Not a registry package: a path, a URL, an npm alias or git spec,
+	 * or a name taken from a local or git source (cargo --path/--git).
+	 * Allow patterns never match it. */
+	bool		 local;
 };
 
 struct pkg_install {
@@ -53,10 +58,14 @@ struct pkg_install {
 
 /*
  * Is this exec an install? The program is the basename of path, or of
- * argv[0] when path names none (execveat with AT_EMPTY_PATH, /proc/self/
- * fd/N); also python[3[.N]] -m pip|uv, python SCRIPT where SCRIPT is pip,
- * node npm-cli.js|npx-cli.js. 1: an install, *out filled (release it with
- * pkg_install_done); 0: not an install, *out zeroed; -EINVAL: no out.
+ * argv[0] when path names none (NULL, "", /proc/self/fd/N, /dev/fd/N:
+ * execveat with AT_EMPTY_PATH, fexecve). Interpreters running a manager
+ * count too: python[3[.N]] -m pip|uv, python .../pip3 ..., node .../npm-cli.js
+ * (or .../npm, npx, pnpm, yarn). That is also how a "#!/usr/bin/env node"
+ * script reaches its interpreter, so one install may come twice from one
+ * pid (npm, then node npm): the caller answers the second from the first.
+ * 1: an install, *out filled (release it with pkg_install_done); 0: not an
+ * install, *out zeroed; -EINVAL: out is NULL.
  */
 int	packages_parse(const char *path, char *const argv[],
 	    struct pkg_install *out);

@@ -75,6 +75,9 @@ struct pending_conn {
 };
 
 struct dns;
+
+#define SUP_DNS_DENIED		16
+#define SUP_DNS_DENIED_MS	15000
 #define SUP_BACKLOG	(64u << 10)
 
 struct client {
@@ -126,6 +129,10 @@ struct sup {
 	size_t		 n_net_grants;
 	char	       **dns_grants;	/* names a person let resolve */
 	size_t		 n_dns_grants;
+	struct {
+		char	 name[256];
+		int64_t	 until;		/* monotonic ms */
+	} dns_denied[SUP_DNS_DENIED];	/* names just refused */
 	struct dns	*dns;
 
 	int		 ctl_fd;
