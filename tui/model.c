@@ -831,6 +831,16 @@ model_on_event(struct model *m, const json_t *msg)
 	rule = model_json_escaped(e, "rule");
 	if (verdict != NULL && verdict_parse(verdict, &v) < 0)
 		v = VERDICT_NONE;
+	if (kind != NULL && (strcmp(kind, "run") == 0 ||
+	    strcmp(kind, "exec") == 0)) {
+		/* What ran, and the run's own life: facts, not decisions. */
+		cleanup_free char *detail = model_json_escaped(e, "detail");
+
+		text = xasprintf("%s %s%s%s", kind, subject ? subject : "",
+		    detail && *detail ? ": " : "", detail ? detail : "");
+		model_event_push(m, text, VERDICT_NONE);
+		return 0;
+	}
 	text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind ? kind : "?",
 	    subject ? subject : "", subject2 && *subject2 ? " -> " : "",
 	    subject2 && *subject2 ? subject2 : "", verdict ? verdict : "?",
