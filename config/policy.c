@@ -24,12 +24,16 @@
 
 /* Sets one value (a scalar, or one item of a list); *why explains a refusal. */
 typedef int (*policy_setter)(struct policy *, const char *, char **why);
+/* The same for a key of a section with an argument: [manager pip]. */
+typedef int (*policy_arg_setter)(struct policy *, const char *arg,
+    const char *, char **why);
 
 struct policy_key {
 	const char	*section;
 	const char	*name;
 	bool		 list;
 	policy_setter	 set;
+	policy_arg_setter set_arg;	/* instead of set */
 };
 
 struct policy_parse {
@@ -42,6 +46,7 @@ struct policy_parse {
 	const struct policy_key *prev;	/* the key above, for continuation lines */
 	const struct policy_key *empty;	/* a list key left empty, waiting for */
 	unsigned	 empty_line;	/*   indented lines to fill it */
+	char		*empty_sect;	/*   in this section (as written, escaped) */
 	unsigned	*set_on;	/* per key: line a scalar was set on, 0 = not yet */
 	unsigned	 err_line;
 	char		*cause;
@@ -709,24 +714,174 @@ policy_set_net_never(struct policy *p, const char *v, char **why)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Package managers */
+
+/* Canonical names first, in the order messages list them. */
+static const struct {
+	const char	*name;
+	const char	*canonical;
+} policy_managers[] = {
+	{ "pip", "pip" }, { "uv", "uv" }, { "npm", "npm" }, { "pnpm", "pnpm" },
+	{ "yarn", "yarn" }, { "npx", "npx" }, { "apt", "apt" },
+	{ "dpkg", "dpkg" }, { "gem", "gem" }, { "cargo", "cargo" },
+	{ "go", "go" }, { "conda", "conda" },
+	{ "pip3", "pip" }, { "uvx", "uv" }, { "pnpx", "pnpm" },
+	{ "yarnpkg", "yarn" }, { "apt-get", "apt" }, { "aptitude", "apt" },
+	{ "mamba", "conda" }, { "micromamba", "conda" },
+};
+
+#define POLICY_MANAGER_NAMES \
+	"pip, uv, npm, pnpm, yarn, npx, apt, dpkg, gem, cargo, go, conda"
+
+const char *
+policy_manager_name(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(policy_managers); i++)
+		if (strcmp(policy_managers[i].name, name) == 0)
+			return policy_managers[i].canonical;
+	return NULL;
+}
+
+const char *
+policy_manager_names(void)
+{
+	return POLICY_MANAGER_NAMES;
+}
+
+const struct policy_manager *
+policy_manager_find(const struct policy *p, const char *name)
+{
+	const char *canon = policy_manager_name(name);
+
+	if (p == NULL || canon == NULL)
+		return NULL;
+	for (size_t i = 0; i < p->n_managers; i++)
+		if (strcmp(p->managers[i].name, canon) == 0)
+			return &p->managers[i];
+	return NULL;
+}
+
+/*
+ * "manager:glob". The glob is matched against package names only (see
+ * supervisor/packages.c), so it may hold any printable bytes but blanks;
+ * a "*" manager is refused like a "*" host: name what you mean.
+ */
+static int
+policy_pkg_pattern(const char *v, char ***list, size_t *n, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *mgr = NULL;
+	const char *colon = strchr(v, ':'), *canon;
+
+	if (colon == NULL) {
+		*why = xasprintf("%s is not manager:package (pip:requests, "
+		    "npm:@types/*, apt:*)", q);
+		return -EINVAL;
+	}
+	mgr = xstrndup(v, (size_t)(colon - v));
+	if (strcmp(mgr, "*") == 0 || *mgr == '\0') {
+		*why = xasprintf("%s: name the manager (one of " POLICY_MANAGER_NAMES
+		    "); * stands for packages, not managers", q);
+		return -EINVAL;
+	}
+	if ((canon = policy_manager_name(mgr)) == NULL) {
+		cleanup_free char *qm = policy_quote(mgr);
+
+		*why = xasprintf("%s: %s is not a package manager (managers: "
+		    POLICY_MANAGER_NAMES ")", q, qm);
+		return -EINVAL;
+	}
+	if (colon[1] == '\0') {
+		*why = xasprintf("%s: no package after the colon (write %s:* for "
+		    "every package)", q, canon);
+		return -EINVAL;
+	}
+	for (const char *c = colon + 1; *c != '\0'; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			*why = xasprintf("%s: a control character in the package", q);
+			return -EINVAL;
+		}
+	}
+	strv_push(list, n, xasprintf("%s:%s", canon, colon + 1));
+	return 0;
+}
+
+static int
+policy_set_pkg_allow(struct policy *p, const char *v, char **why)
+{
+	return policy_pkg_pattern(v, &p->pkg_allow, &p->n_pkg_allow, why);
+}
+
+static int
+policy_set_pkg_deny(struct policy *p, const char *v, char **why)
+{
+	return policy_pkg_pattern(v, &p->pkg_deny, &p->n_pkg_deny, why);
+}
+
+static struct policy_manager *
+policy_manager_get(struct policy *p, const char *canon)
+{
+	struct policy_manager *m;
+
+	for (size_t i = 0; i < p->n_managers; i++)
+		if (strcmp(p->managers[i].name, canon) == 0)
+			return &p->managers[i];
+	p->managers = xreallocarray(p->managers, p->n_managers + 1,
+	    sizeof *p->managers);
+	m = &p->managers[p->n_managers++];
+	*m = (struct policy_manager){ .name = xstrdup(canon) };
+	return m;
+}
+
+/* [manager NAME] hosts: the first line replaces the built-in hosts of that
+ * manager; "none" leaves it none. */
+static int
+policy_set_mgr_hosts(struct policy *p, const char *canon, const char *v,
+    char **why)
+{
+	struct policy_manager *m = policy_manager_get(p, canon);
+	struct policy_host h;
+	int r;
+
+	if (strcmp(v, "none") == 0)
+		return 0;
+	if ((r = policy_parse_host(v, &h, false, why)) < 0)
+		return r;
+	m->hosts = xreallocarray(m->hosts, m->n_hosts + 1, sizeof *m->hosts);
+	m->hosts[m->n_hosts++] = h;
+	return 0;
+}
+
+int
+policy_host_parse(const char *v, struct policy_host *ret, char **why)
+{
+	return policy_parse_host(v, ret, false, why);
+}
+
 static const struct policy_key policy_keys[] = {
-	{ "run", "timeout", false, policy_set_timeout },
-	{ "run", "ask_timeout", false, policy_set_ask_timeout },
-	{ "run", "memory", false, policy_set_memory },
-	{ "run", "pids", false, policy_set_pids },
-	{ "run", "cpu", false, policy_set_cpu },
-	{ "run", "file_size", false, policy_set_file_size },
-	{ "run", "open_files", false, policy_set_open_files },
-	{ "run", "env", true, policy_set_env },
-	{ "files", "writable", true, policy_set_writable },
-	{ "files", "hidden", true, policy_set_hidden },
-	{ "files", "allow", true, policy_set_allow },
-	{ "files", "deny", true, policy_set_deny },
-	{ "files", "write", false, policy_set_write },
-	{ "network", "allow", true, policy_set_net_allow },
-	{ "network", "never", true, policy_set_net_never },
-	{ "network", "connect", false, policy_set_connect },
-	{ "packages", "install", false, policy_set_install },
+	{ "run", "timeout", false, policy_set_timeout, NULL },
+	{ "run", "ask_timeout", false, policy_set_ask_timeout, NULL },
+	{ "run", "memory", false, policy_set_memory, NULL },
+	{ "run", "pids", false, policy_set_pids, NULL },
+	{ "run", "cpu", false, policy_set_cpu, NULL },
+	{ "run", "file_size", false, policy_set_file_size, NULL },
+	{ "run", "open_files", false, policy_set_open_files, NULL },
+	{ "run", "env", true, policy_set_env, NULL },
+	{ "files", "writable", true, policy_set_writable, NULL },
+	{ "files", "hidden", true, policy_set_hidden, NULL },
+	{ "files", "allow", true, policy_set_allow, NULL },
+	{ "files", "deny", true, policy_set_deny, NULL },
+	{ "files", "write", false, policy_set_write, NULL },
+	{ "network", "allow", true, policy_set_net_allow, NULL },
+	{ "network", "never", true, policy_set_net_never, NULL },
+	{ "network", "connect", false, policy_set_connect, NULL },
+	{ "packages", "install", false, policy_set_install, NULL },
+	{ "packages", "allow", true, policy_set_pkg_allow, NULL },
+	{ "packages", "deny", true, policy_set_pkg_deny, NULL },
+	{ "manager", "hosts", true, NULL, policy_set_mgr_hosts },
 };
 
 /* ------------------------------------------------------------------ */
@@ -761,11 +916,67 @@ policy_done(struct policy *p)
 	for (size_t i = 0; i < p->n_net_never; i++)
 		free(p->net_never[i].host);
 	free(p->net_never);
+	strv_free(p->pkg_allow);
+	strv_free(p->pkg_deny);
+	for (size_t i = 0; i < p->n_managers; i++) {
+		for (size_t j = 0; j < p->managers[i].n_hosts; j++)
+			free(p->managers[i].hosts[j].host);
+		free(p->managers[i].hosts);
+		free(p->managers[i].name);
+	}
+	free(p->managers);
 	policy_init(p);
 }
 
 /* ------------------------------------------------------------------ */
 /* The parser */
+
+/*
+ * Is s (len bytes, as inih hands it on: not trimmed inside) a [manager NAME]
+ * section? 0 no, 1 yes and *canon is the manager, -EINVAL yes but it names
+ * no known manager (*why says so).
+ */
+static int
+policy_manager_section(const char *s, size_t len, const char **canon,
+    char **why)
+{
+	static const char word[] = "manager";
+	cleanup_free char *name = NULL;
+	size_t w = sizeof word - 1, b, rest;
+
+	if (len < w || strncmp(s, word, w) != 0 ||
+	    (len > w && s[w] != ' ' && s[w] != '\t'))
+		return 0;
+	b = w + strspn(s + w, " \t");
+	if (b > len)
+		b = len;
+	name = xstrndup(s + b, len - b);
+	name[strcspn(name, " \t")] = '\0';
+	if (*name == '\0') {
+		*why = xstrdup("[manager] names no manager (write [manager pip]; "
+		    "managers: " POLICY_MANAGER_NAMES ")");
+		return -EINVAL;
+	}
+	rest = b + strlen(name);
+	rest += strspn(s + rest, " \t");
+	if (rest < len) {
+		cleanup_free char *sec = xstrndup(s, len);
+		cleanup_free char *qs = escape_str(sec);
+
+		*why = xasprintf("[%s]: one manager per section", qs);
+		return -EINVAL;
+	}
+	if ((*canon = policy_manager_name(name)) == NULL) {
+		cleanup_free char *sec = xstrndup(s, len);
+		cleanup_free char *qs = escape_str(sec);
+		cleanup_free char *qn = policy_quote(name);
+
+		*why = xasprintf("[%s]: %s is not a package manager (managers: "
+		    POLICY_MANAGER_NAMES ")", qs, qn);
+		return -EINVAL;
+	}
+	return 1;
+}
 
 static bool
 policy_section_known(const char *s, size_t len)
@@ -843,14 +1054,23 @@ policy_on_read(char *buf, int size, void *stream)
 	 * Headers of empty sections never reach the handler: check here. */
 	if (*s == '[' && (!st->indented || st->prev == NULL)) {
 		size_t n = strcspn(s + 1, "]\n");
+		cleanup_free char *why = NULL;
+		const char *canon;
+		int m;
 
 		st->prev = NULL;
-		if (s[1 + n] == ']' && !policy_section_known(s + 1, n)) {
+		if (s[1 + n] != ']')
+			return buf;
+		if ((m = policy_manager_section(s + 1, n, &canon, &why)) < 0) {
+			policy_fail(st, st->lineno, "%s", why);
+			return NULL;
+		}
+		if (m == 0 && !policy_section_known(s + 1, n)) {
 			cleanup_free char *sec = xstrndup(s + 1, n);
 			cleanup_free char *q = escape_str(sec);
 
 			policy_fail(st, st->lineno, "unknown section [%s] (sections: "
-			    "run, files, network, packages)", q);
+			    "run, files, network, packages, manager NAME)", q);
 			return NULL;
 		}
 	}
@@ -867,20 +1087,26 @@ policy_on_key(void *user, const char *section, const char *name,
 	cleanup_free char *comment_cut = NULL;
 	cleanup_free char *qsec = escape_str(section);
 	cleanup_free char *qname = escape_str(name);
+	const char *tsec = section, *arg = NULL;
 	unsigned line = st->lineno;
 	size_t idx;
 	bool cont;
 
 	if (st->cause != NULL)
 		return 0;
+	/* [manager pip] holds the keys of "manager"; the reader refused
+	 * a header naming no known manager before any key got here. */
+	if (policy_manager_section(section, strlen(section), &arg, &why) > 0)
+		tsec = "manager";
+	free(steal_ptr(&why));
 	/* inih hands an indented line on as one more value of the key above. */
 	cont = st->indented && st->prev != NULL &&
-	    strcmp(st->prev->section, section) == 0 &&
+	    strcmp(st->prev->section, tsec) == 0 &&
 	    strcmp(st->prev->name, name) == 0;
 	if (st->empty != NULL) {
 		if (!cont) {
 			policy_fail(st, st->empty_line, "[%s] %s: empty value",
-			    st->empty->section, st->empty->name);
+			    st->empty_sect, st->empty->name);
 			return 0;
 		}
 		st->empty = NULL;
@@ -891,18 +1117,18 @@ policy_on_key(void *user, const char *section, const char *name,
 		return 0;
 	}
 	for (idx = 0; idx < ARRAY_SIZE(policy_keys); idx++) {
-		if (strcmp(policy_keys[idx].section, section) == 0 &&
+		if (strcmp(policy_keys[idx].section, tsec) == 0 &&
 		    strcmp(policy_keys[idx].name, name) == 0) {
 			k = &policy_keys[idx];
 			break;
 		}
 	}
 	if (k == NULL) {
-		cleanup_free char *known = policy_keys_of(section);
+		cleanup_free char *known = policy_keys_of(tsec);
 
 		if (*known == '\0')
 			policy_fail(st, line, "unknown section [%s] (sections: run, "
-			    "files, network, packages)", qsec);
+			    "files, network, packages, manager NAME)", qsec);
 		else
 			policy_fail(st, line, "[%s] unknown key \"%s\" (keys: %s)",
 			    qsec, qname, known);
@@ -913,22 +1139,21 @@ policy_on_key(void *user, const char *section, const char *name,
 	if (!k->list) {
 		if (cont) {
 			policy_fail(st, line, "[%s] %s: takes one value (an indented "
-			    "line continues the key above)", k->section, k->name);
+			    "line continues the key above)", qsec, k->name);
 			return 0;
 		}
 		if (*value == '\0') {
-			policy_fail(st, line, "[%s] %s: empty value", k->section,
-			    k->name);
+			policy_fail(st, line, "[%s] %s: empty value", qsec, k->name);
 			return 0;
 		}
 		if (st->set_on[idx] != 0) {
 			policy_fail(st, line, "[%s] %s: set twice (first on line %u)",
-			    k->section, k->name, st->set_on[idx]);
+			    qsec, k->name, st->set_on[idx]);
 			return 0;
 		}
 		st->set_on[idx] = line;
 		if (k->set(st->p, value, &why) < 0) {
-			policy_fail(st, line, "[%s] %s: %s", k->section, k->name, why);
+			policy_fail(st, line, "[%s] %s: %s", qsec, k->name, why);
 			return 0;
 		}
 		return 1;
@@ -938,6 +1163,8 @@ policy_on_key(void *user, const char *section, const char *name,
 		/* "hidden =" then the items on indented lines below. */
 		st->empty = k;
 		st->empty_line = line;
+		free(st->empty_sect);
+		st->empty_sect = steal_ptr(&qsec);
 		return 1;
 	}
 	/* inih 55 strips " ; comment" from key lines but not from indented
@@ -951,14 +1178,17 @@ policy_on_key(void *user, const char *section, const char *name,
 	for (const char *c = value; *c != '\0';) {
 		cleanup_free char *item = NULL;
 		size_t len;
+		int r;
 
 		c += strspn(c, " \t");
 		if ((len = strcspn(c, " \t")) == 0)
 			break;
 		item = xstrndup(c, len);
 		c += len;
-		if (k->set(st->p, item, &why) < 0) {
-			policy_fail(st, line, "[%s] %s: %s%s", k->section, k->name,
+		r = k->set_arg != NULL ? k->set_arg(st->p, arg, item, &why) :
+		    k->set(st->p, item, &why);
+		if (r < 0) {
+			policy_fail(st, line, "[%s] %s: %s%s", qsec, k->name,
 			    why, cont ? "; an indented line continues the key "
 			    "above" : "");
 			return 0;
@@ -1005,6 +1235,7 @@ policy_parse_text(struct policy *p, const char *text, const char *name,
 	r = ini_parse_stream(policy_on_read, &st, policy_on_key, &st);
 	if (r < 0) {
 		free(st.cause);
+		free(st.empty_sect);
 		return -ENOMEM;
 	}
 	/* inih reports the first line it could not parse, or the first our
@@ -1013,7 +1244,8 @@ policy_parse_text(struct policy *p, const char *text, const char *name,
 		policy_syntax_error(&st, (unsigned)r);
 	if (st.cause == NULL && st.empty != NULL)
 		policy_fail(&st, st.empty_line, "[%s] %s: empty value",
-		    st.empty->section, st.empty->name);
+		    st.empty_sect, st.empty->name);
+	free(st.empty_sect);
 	if (st.cause != NULL) {
 		if (cause != NULL)
 			*cause = st.cause;

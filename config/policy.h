@@ -56,8 +56,24 @@ struct policy {
 	size_t		 n_net_never;
 	bool		 never_set;
 
-	/* [packages] (parsed only, for now) */
+	/* [packages] */
 	enum policy_action install;	/* ASK, DENY or ALLOW */
+	char	       **pkg_allow;	/* "manager:glob", manager canonical */
+	size_t		 n_pkg_allow;
+	char	       **pkg_deny;
+	size_t		 n_pkg_deny;
+	/* [manager NAME] sections, one per manager named (canonical, once
+	 * each however often the section appears). */
+	struct policy_manager *managers;
+	size_t		 n_managers;
+};
+
+/* A [manager NAME] section: its hosts replace the built-in registry hosts
+ * of that manager (supervisor/packages.c); "hosts = none" leaves none. */
+struct policy_manager {
+	char		*name;		/* canonical: "pip", "npm", ... */
+	struct policy_host *hosts;
+	size_t		 n_hosts;
 };
 
 /* Defaults as documented in share/ward.ini. */
@@ -80,5 +96,23 @@ int	policy_parse_duration(const char *, unsigned *);
 int	policy_parse_size(const char *, uint64_t *);
 /* "ask", "deny", "allow" */
 const char *policy_action_name(enum policy_action);
+/*
+ * The canonical name of a package manager known to ward ("pip", "uv", "npm",
+ * "pnpm", "yarn", "npx", "apt", "dpkg", "gem", "cargo", "go", "conda"), also
+ * for the aliases pip3, apt-get, aptitude, yarnpkg, pnpx, uvx, mamba and
+ * micromamba; NULL for anything else.
+ */
+const char *policy_manager_name(const char *);
+/* "pip, uv, npm, ..." for messages. */
+const char *policy_manager_names(void);
+/* The [manager NAME] section of a manager (canonical or alias), or NULL. */
+const struct policy_manager *policy_manager_find(const struct policy *,
+	    const char *name);
+/*
+ * One host pattern as [network] allow takes it (host, host:port,
+ * host:lo-hi, *.suffix, address, CIDR, [IPv6]...) into *ret, the host
+ * canonical (lower case, no brackets); 0, or -EINVAL and *why.
+ */
+int	policy_host_parse(const char *, struct policy_host *ret, char **why);
 /* A short stable hash (hex) of the file contents, for the record. */
 char	*policy_hash(const char *text, size_t len);

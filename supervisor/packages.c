@@ -58,13 +58,13 @@ struct pkg_parse {
 };
 
 static bool
-str_prefix(const char *s, const char *prefix)
+pkg_has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 static bool
-str_suffix(const char *s, const char *suffix)
+pkg_has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -72,7 +72,7 @@ str_suffix(const char *s, const char *suffix)
 }
 
 static void
-str_set(char **dst, char *s)
+pkg_str_set(char **dst, char *s)
 {
 	free(*dst);
 	*dst = s;
@@ -93,8 +93,8 @@ pkg_item_add(struct pkg_install *out, char *name, char *version, bool local)
 static bool
 pkg_is_url(const char *s)
 {
-	return strstr(s, "://") != NULL || str_prefix(s, "git+") ||
-	    str_prefix(s, "file:");
+	return strstr(s, "://") != NULL || pkg_has_prefix(s, "git+") ||
+	    pkg_has_prefix(s, "file:");
 }
 
 static bool
@@ -106,7 +106,7 @@ pkg_is_archive(const char *s)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
-		if (str_suffix(s, suffixes[i]))
+		if (pkg_has_suffix(s, suffixes[i]))
 			return true;
 	return false;
 }
@@ -116,8 +116,8 @@ static bool
 pkg_is_path(const char *s)
 {
 	return s[0] == '/' || s[0] == '~' || strcmp(s, ".") == 0 ||
-	    strcmp(s, "..") == 0 || str_prefix(s, "./") ||
-	    str_prefix(s, "../");
+	    strcmp(s, "..") == 0 || pkg_has_prefix(s, "./") ||
+	    pkg_has_prefix(s, "../");
 }
 
 static bool
@@ -141,7 +141,7 @@ pkg_looks_local(const char *manager, const char *name)
 		return true;
 	if (pkg_npm_family(manager)) {
 		for (size_t i = 0; i < ARRAY_SIZE(npm_schemes); i++)
-			if (str_prefix(name, npm_schemes[i]))
+			if (pkg_has_prefix(name, npm_schemes[i]))
 				return true;
 		/* "user/repo" is GitHub; "@scope/name" is the registry. */
 		return name[0] != '@' && strchr(name, '/') != NULL;
@@ -152,7 +152,7 @@ pkg_looks_local(const char *manager, const char *name)
 }
 
 static char *
-str_trim(const char *s, size_t len)
+pkg_trim(const char *s, size_t len)
 {
 	while (len > 0 && (*s == ' ' || *s == '\t')) {
 		s++;
@@ -189,7 +189,7 @@ pkg_pep508(struct pkg_install *out, const char *s)
 		k = (size_t)(strchr(s + k, ']') - s) + 1;
 	k += strspn(s + k, " \t");
 	if (n == 0 || n > len || (k < len && strchr("<>=!~(@", s[k]) == NULL)) {
-		pkg_item_add(out, str_trim(s, len), NULL, false);
+		pkg_item_add(out, pkg_trim(s, len), NULL, false);
 		return;
 	}
 	spec = xstrndup(s + n, len - n);
@@ -326,14 +326,14 @@ pkg_conda(struct pkg_install *out, const char *s)
 	v = s + n;
 	v += strspn(v, " ");
 	if (*v == '\0' || n == 0) {
-		pkg_item_add(out, str_trim(s, strlen(s)), NULL, false);
+		pkg_item_add(out, pkg_trim(s, strlen(s)), NULL, false);
 		return;
 	}
 	if (v[0] == '=' && v[1] == '=')
 		v += 2;
 	else if (v[0] == '=')
 		v += 1;
-	pkg_item_add(out, xstrndup(s, n), *v ? str_trim(v, strlen(v)) : NULL,
+	pkg_item_add(out, xstrndup(s, n), *v ? pkg_trim(v, strlen(v)) : NULL,
 	    false);
 }
 
@@ -380,7 +380,7 @@ struct pkg_syntax {
 };
 
 static bool
-opt_has_value(enum pkg_opt_kind k)
+pkg_opt_has_value(enum pkg_opt_kind k)
 {
 	switch (k) {
 	case OPT_FLAG:
@@ -406,7 +406,7 @@ opt_has_value(enum pkg_opt_kind k)
 }
 
 static void
-opt_apply(struct pkg_parse *st, const struct pkg_opt *o, const char *v)
+pkg_opt_apply(struct pkg_parse *st, const struct pkg_opt *o, const char *v)
 {
 	struct pkg_install *out = st->out;
 
@@ -419,10 +419,10 @@ opt_apply(struct pkg_parse *st, const struct pkg_opt *o, const char *v)
 		strv_push(&out->files, &out->n_files, xstrdup(v));
 		break;
 	case OPT_TARGET:
-		str_set(&out->target, xstrdup(v));
+		pkg_str_set(&out->target, xstrdup(v));
 		break;
 	case OPT_ENV:
-		str_set(&out->target, xasprintf("env:%s", v));
+		pkg_str_set(&out->target, xasprintf("env:%s", v));
 		break;
 	case OPT_SOURCE:
 		st->local_source = true;
@@ -443,22 +443,22 @@ opt_apply(struct pkg_parse *st, const struct pkg_opt *o, const char *v)
 		pkg_item_add(out, xstrdup(v), NULL, true);
 		break;
 	case OPT_VERSION:
-		str_set(&st->version, xstrdup(v));
+		pkg_str_set(&st->version, xstrdup(v));
 		break;
 	case OPT_SETTARGET:
-		str_set(&out->target, xstrdup(o->fixed));
+		pkg_str_set(&out->target, xstrdup(o->fixed));
 		break;
 	case OPT_NOT:
 		st->not_install = true;
 		break;
 	case OPT_ACTION:
-		str_set(&out->action, xstrdup(o->fixed));
+		pkg_str_set(&out->action, xstrdup(o->fixed));
 		break;
 	}
 }
 
 static const struct pkg_opt *
-opt_long(const struct pkg_syntax *sx, const char *name, size_t len)
+pkg_opt_long(const struct pkg_syntax *sx, const char *name, size_t len)
 {
 	static const struct pkg_opt scoped_registry = { NULL, 0, OPT_INDEX, NULL };
 	const struct pkg_opt *hit = NULL;
@@ -487,7 +487,7 @@ opt_long(const struct pkg_syntax *sx, const char *name, size_t len)
 }
 
 static const struct pkg_opt *
-opt_short(const struct pkg_syntax *sx, char c)
+pkg_opt_short(const struct pkg_syntax *sx, char c)
 {
 	for (const struct pkg_opt *o = sx->opts; o->name || o->letter; o++)
 		if (o->letter == c)
@@ -527,47 +527,47 @@ pkg_walk(struct pkg_parse *st, const struct pkg_syntax *sx,
 			const char *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 
-			if ((o = opt_long(sx, name, len)) == NULL)
+			if ((o = pkg_opt_long(sx, name, len)) == NULL)
 				continue;
 			if (o->kind == OPT_FILE_OPT) {
 				if (eq != NULL)
-					opt_apply(st, o, eq + 1);
+					pkg_opt_apply(st, o, eq + 1);
 				else if (argv[i] != NULL && argv[i][0] != '-')
-					opt_apply(st, o, argv[i++]);
+					pkg_opt_apply(st, o, argv[i++]);
 				else
-					opt_apply(st, o, o->fixed);
-			} else if (!opt_has_value(o->kind)) {
-				opt_apply(st, o, NULL);
+					pkg_opt_apply(st, o, o->fixed);
+			} else if (!pkg_opt_has_value(o->kind)) {
+				pkg_opt_apply(st, o, NULL);
 				if (sx->nopt && argv[i] != NULL &&
 				    (strcmp(argv[i], "true") == 0 ||
 				    strcmp(argv[i], "false") == 0))
 					i++;
 			} else if (eq != NULL) {
-				opt_apply(st, o, eq + 1);
+				pkg_opt_apply(st, o, eq + 1);
 			} else if (argv[i] != NULL) {
-				opt_apply(st, o, argv[i++]);
+				pkg_opt_apply(st, o, argv[i++]);
 			}
 			continue;
 		}
 		for (const char *c = a + 1; *c != '\0'; c++) {
-			if ((o = opt_short(sx, *c)) == NULL)
+			if ((o = pkg_opt_short(sx, *c)) == NULL)
 				continue;
 			if (o->kind == OPT_FILE_OPT) {
 				if (argv[i] != NULL && argv[i][0] != '-')
-					opt_apply(st, o, argv[i++]);
+					pkg_opt_apply(st, o, argv[i++]);
 				else
-					opt_apply(st, o, o->fixed);
+					pkg_opt_apply(st, o, o->fixed);
 				continue;
 			}
-			if (!opt_has_value(o->kind)) {
-				opt_apply(st, o, NULL);
+			if (!pkg_opt_has_value(o->kind)) {
+				pkg_opt_apply(st, o, NULL);
 				continue;
 			}
 			/* -rreq.txt, -o=Opt=1, -r req.txt */
 			if (c[1] != '\0')
-				opt_apply(st, o, c[1] == '=' ? c + 2 : c + 1);
+				pkg_opt_apply(st, o, c[1] == '=' ? c + 2 : c + 1);
 			else if (argv[i] != NULL)
-				opt_apply(st, o, argv[i++]);
+				pkg_opt_apply(st, o, argv[i++]);
 			break;
 		}
 	}
@@ -593,7 +593,7 @@ static int
 pkg_set(struct pkg_parse *st, const char *manager, const char *action)
 {
 	st->out->manager = manager;
-	str_set(&st->out->action, xstrdup(action));
+	pkg_str_set(&st->out->action, xstrdup(action));
 	return 1;
 }
 
@@ -847,7 +847,7 @@ pkg_uv(struct pkg_parse *st, char *const argv[], size_t i)
 }
 
 static bool
-name_versioned(const char *base, const char *stem)
+pkg_name_versioned(const char *base, const char *stem)
 {
 	size_t n = strlen(stem);
 
@@ -868,7 +868,7 @@ pkg_python(struct pkg_parse *st, char *const argv[])
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
 			const char *base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
 
-			if (name_versioned(base, "pip"))
+			if (pkg_name_versioned(base, "pip"))
 				return pkg_pip(st, argv, i);
 			return 0;
 		}
@@ -1261,7 +1261,7 @@ pkg_yarn(struct pkg_parse *st, char *const argv[], size_t i)
 		k = pkg_walk(st, &yarn_syntax, argv, j + 1, true);
 		if (argv[k] == NULL || strcmp(argv[k], "add") != 0)
 			return 0;
-		str_set(&st->out->target, xstrdup("global"));
+		pkg_str_set(&st->out->target, xstrdup("global"));
 		j = k;
 		cmd = "add";
 	}
@@ -1731,13 +1731,13 @@ pkg_prog_of(const char *s)
 		if (strcmp(base, names[i].name) == 0)
 			return names[i].prog;
 	/* pip3, pip3.11, python3.11, gem3.1, go1.22.0 */
-	if (name_versioned(base, "pip"))
+	if (pkg_name_versioned(base, "pip"))
 		return PROG_PIP;
-	if (name_versioned(base, "python"))
+	if (pkg_name_versioned(base, "python"))
 		return PROG_PYTHON;
-	if (name_versioned(base, "gem"))
+	if (pkg_name_versioned(base, "gem"))
 		return PROG_GEM;
-	if (name_versioned(base, "go"))
+	if (pkg_name_versioned(base, "go"))
 		return PROG_GO;
 	return PROG_NONE;
 }
@@ -1751,7 +1751,7 @@ pkg_path_names(const char *path)
 
 	if (path == NULL || *path == '\0')
 		return false;
-	if (str_prefix(path, "/proc/") || str_prefix(path, "/dev/fd/"))
+	if (pkg_has_prefix(path, "/proc/") || pkg_has_prefix(path, "/dev/fd/"))
 		return false;
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	return *base != '\0' && strspn(base, "0123456789") != strlen(base);
@@ -1856,7 +1856,7 @@ packages_parse(const char *path, char *const argv[], struct pkg_install *out)
 /* Hosts */
 
 static void
-hosts_add(struct policy_host **v, size_t *n, struct policy_host h)
+pkg_hosts_add(struct policy_host **v, size_t *n, struct policy_host h)
 {
 	for (size_t i = 0; i < *n; i++) {
 		if (strcmp((*v)[i].host, h.host) == 0 &&
@@ -1872,7 +1872,7 @@ hosts_add(struct policy_host **v, size_t *n, struct policy_host h)
 /* host:port of an http(s), ssh or git URL anywhere in s ("pkg @ https://..",
  * "git+https://.."), parsed as a [network] allow entry; -EINVAL if none. */
 static int
-url_host(const char *s, struct policy_host *ret)
+pkg_url_host(const char *s, struct policy_host *ret)
 {
 	static const struct {
 		const char	*scheme;
@@ -1946,7 +1946,7 @@ packages_hosts(const struct policy *p, const struct pkg_install *inst,
 			struct policy_host h = m->hosts[i];
 
 			h.host = xstrdup(h.host);
-			hosts_add(&v, &n, h);
+			pkg_hosts_add(&v, &n, h);
 		}
 	} else {
 		for (size_t i = 0; i < ARRAY_SIZE(packages_builtin_hosts); i++) {
@@ -1963,24 +1963,24 @@ packages_hosts(const struct policy *p, const struct pkg_install *inst,
 
 				if (policy_host_parse(*s, &h, &why) < 0)
 					fatal("built-in host %s: %s", *s, why);
-				hosts_add(&v, &n, h);
+				pkg_hosts_add(&v, &n, h);
 			}
 		}
 	}
 	for (size_t i = 0; i < inst->n_index_urls; i++) {
 		struct policy_host h;
 
-		if (url_host(inst->index_urls[i], &h) == 0)
-			hosts_add(&v, &n, h);
+		if (pkg_url_host(inst->index_urls[i], &h) == 0)
+			pkg_hosts_add(&v, &n, h);
 	}
 	for (size_t i = 0; i < inst->n_items; i++) {
 		struct policy_host h;
 
-		if (url_host(inst->items[i].name, &h) == 0)
-			hosts_add(&v, &n, h);
+		if (pkg_url_host(inst->items[i].name, &h) == 0)
+			pkg_hosts_add(&v, &n, h);
 		else if (inst->items[i].version != NULL &&
-		    url_host(inst->items[i].version, &h) == 0)
-			hosts_add(&v, &n, h);
+		    pkg_url_host(inst->items[i].version, &h) == 0)
+			pkg_hosts_add(&v, &n, h);
 	}
 	*ret = v;
 	return n;
@@ -2126,7 +2126,7 @@ packages_verdict_install(const struct policy *p, const struct pkg_install *inst,
 /* Files */
 
 static int
-read_bounded(int fd, char **ret, size_t *len)
+pkg_read_bounded(int fd, char **ret, size_t *len)
 {
 	cleanup_free char *buf = xmalloc(PACKAGES_FILE_MAX + 2);
 	size_t n = 0;
@@ -2151,7 +2151,7 @@ read_bounded(int fd, char **ret, size_t *len)
 }
 
 static int
-read_json(const char *buf, size_t len, struct pkg_install *add, size_t room)
+pkg_read_json(const char *buf, size_t len, struct pkg_install *add, size_t room)
 {
 	static const char *const keys[] = {
 		"dependencies", "devDependencies", "optionalDependencies",
@@ -2185,7 +2185,7 @@ read_json(const char *buf, size_t len, struct pkg_install *add, size_t room)
 
 /* A file named in file "name": relative to its folder, as pip reads it. */
 static char *
-req_relative(const char *name, const char *file)
+pkg_req_relative(const char *name, const char *file)
 {
 	const char *slash = strrchr(name, '/');
 
@@ -2196,7 +2196,7 @@ req_relative(const char *name, const char *file)
 
 /* One "-x value" / "--xx=value" line of a requirements file. */
 static void
-req_option(const char *name, char *line, struct pkg_install *add)
+pkg_req_option(const char *name, char *line, struct pkg_install *add)
 {
 	static const struct {
 		const char	*opt;
@@ -2230,7 +2230,7 @@ req_option(const char *name, char *line, struct pkg_install *add)
 		}
 		if (opts[i].kind == OPT_FILE) {
 			strv_push(&add->files, &add->n_files,
-			    req_relative(name, v));
+			    pkg_req_relative(name, v));
 			free(v);
 		} else if (opts[i].kind == OPT_LOCAL) {
 			pkg_item_add(add, v, NULL, true);
@@ -2242,7 +2242,7 @@ req_option(const char *name, char *line, struct pkg_install *add)
 }
 
 static int
-read_requirements(const char *name, char *buf, struct pkg_install *add,
+pkg_read_requirements(const char *name, char *buf, struct pkg_install *add,
     size_t room)
 {
 	bool conda = strcmp(add->manager, "conda") == 0;
@@ -2284,7 +2284,7 @@ read_requirements(const char *name, char *buf, struct pkg_install *add,
 			continue;
 		}
 		if (line[0] == '-') {
-			req_option(name, line, add);
+			pkg_req_option(name, line, add);
 		} else if (conda) {
 			pkg_conda(add, line);
 		} else {
@@ -2305,7 +2305,7 @@ read_requirements(const char *name, char *buf, struct pkg_install *add,
 }
 
 static void
-strv_add_new(char ***v, size_t *n, char *s)
+pkg_strv_add_new(char ***v, size_t *n, char *s)
 {
 	for (size_t i = 0; i < *n; i++) {
 		if (strcmp((*v)[i], s) == 0) {
@@ -2325,13 +2325,13 @@ packages_read_file(int fd, const char *name, struct pkg_install *inout)
 	cleanup_free char *buf = NULL;
 	struct pkg_install add = { .manager = inout->manager };
 	size_t len = 0, room;
-	bool json = str_suffix(name, ".json");
+	bool json = pkg_has_suffix(name, ".json");
 	int r;
 
 	if (inout->manager == NULL)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(unread); i++)
-		if (str_suffix(name, unread[i]))
+		if (pkg_has_suffix(name, unread[i]))
 			return -EOPNOTSUPP;
 	if (!json && strcmp(inout->manager, "pip") != 0 &&
 	    strcmp(inout->manager, "uv") != 0 &&
@@ -2340,14 +2340,14 @@ packages_read_file(int fd, const char *name, struct pkg_install *inout)
 	if (inout->n_items >= PACKAGES_ITEMS_MAX)
 		return -E2BIG;
 	room = PACKAGES_ITEMS_MAX - inout->n_items;
-	if ((r = read_bounded(fd, &buf, &len)) < 0)
+	if ((r = pkg_read_bounded(fd, &buf, &len)) < 0)
 		return r;
 	if (memchr(buf, '\0', len) != NULL)
 		return -EINVAL;
 	if (json)
-		r = read_json(buf, len, &add, room);
+		r = pkg_read_json(buf, len, &add, room);
 	else
-		r = read_requirements(name, buf, &add, room);
+		r = pkg_read_requirements(name, buf, &add, room);
 	if (r == 0 && add.n_items > room)
 		r = -E2BIG;
 	if (r < 0) {
@@ -2361,9 +2361,9 @@ packages_read_file(int fd, const char *name, struct pkg_install *inout)
 	add.items = NULL;
 	add.n_items = 0;
 	for (size_t i = 0; i < add.n_files; i++)
-		strv_add_new(&inout->files, &inout->n_files, steal_ptr(&add.files[i]));
+		pkg_strv_add_new(&inout->files, &inout->n_files, steal_ptr(&add.files[i]));
 	for (size_t i = 0; i < add.n_index_urls; i++)
-		strv_add_new(&inout->index_urls, &inout->n_index_urls,
+		pkg_strv_add_new(&inout->index_urls, &inout->n_index_urls,
 		    steal_ptr(&add.index_urls[i]));
 	pkg_install_done(&add);
 	return 0;
@@ -2391,10 +2391,10 @@ pkg_version_sep(const char *manager, const char *version)
 }
 
 static void
-buf_add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+pkg_buf_add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
-buf_add(char **s, const char *fmt, ...)
+pkg_buf_add(char **s, const char *fmt, ...)
 {
 	cleanup_free char *more = NULL;
 	char *old = *s;
@@ -2408,12 +2408,12 @@ buf_add(char **s, const char *fmt, ...)
 }
 
 static void
-buf_list(char **s, const char *lead, char *const *v, size_t n)
+pkg_buf_list(char **s, const char *lead, char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n && i < DESCRIBE_MAX; i++)
-		buf_add(s, "%s%s", i == 0 ? lead : " ", v[i]);
+		pkg_buf_add(s, "%s%s", i == 0 ? lead : " ", v[i]);
 	if (n > DESCRIBE_MAX)
-		buf_add(s, " +%zu more", n - DESCRIBE_MAX);
+		pkg_buf_add(s, " +%zu more", n - DESCRIBE_MAX);
 }
 
 char *
@@ -2428,34 +2428,34 @@ packages_describe(const struct pkg_install *inst,
 		const struct pkg_item *it = &inst->items[i];
 
 		if (it->version != NULL && !it->local)
-			buf_add(&s, " %s%s%s", it->name,
+			pkg_buf_add(&s, " %s%s%s", it->name,
 			    pkg_version_sep(manager, it->version), it->version);
 		else if (it->version != NULL)
-			buf_add(&s, " %s@%s", it->name, it->version);
+			pkg_buf_add(&s, " %s@%s", it->name, it->version);
 		else
-			buf_add(&s, " %s", it->name);
+			pkg_buf_add(&s, " %s", it->name);
 	}
 	if (inst->n_items > DESCRIBE_MAX)
-		buf_add(&s, " +%zu more", inst->n_items - DESCRIBE_MAX);
+		pkg_buf_add(&s, " +%zu more", inst->n_items - DESCRIBE_MAX);
 	if (inst->n_items > 0)
-		buf_add(&s, " (%zu package%s)", inst->n_items,
+		pkg_buf_add(&s, " (%zu package%s)", inst->n_items,
 		    inst->n_items == 1 ? "" : "s");
-	buf_list(&s, " from ", inst->files, inst->n_files);
+	pkg_buf_list(&s, " from ", inst->files, inst->n_files);
 	if (inst->target != NULL)
-		buf_add(&s, " -> %s", inst->target);
-	buf_list(&s, "; index ", inst->index_urls, inst->n_index_urls);
+		pkg_buf_add(&s, " -> %s", inst->target);
+	pkg_buf_list(&s, "; index ", inst->index_urls, inst->n_index_urls);
 	if (n_hosts == 0)
-		buf_add(&s, "; no hosts");
+		pkg_buf_add(&s, "; no hosts");
 	for (size_t i = 0; i < n_hosts; i++) {
 		const struct policy_host *h = &hosts[i];
 		bool v6 = strchr(h->host, ':') != NULL;
 
-		buf_add(&s, "%s%s%s%s", i == 0 ? "; hosts " : " ", v6 ? "[" : "",
+		pkg_buf_add(&s, "%s%s%s%s", i == 0 ? "; hosts " : " ", v6 ? "[" : "",
 		    h->host, v6 ? "]" : "");
 		if (h->port_lo == h->port_hi)
-			buf_add(&s, ":%u", h->port_lo);
+			pkg_buf_add(&s, ":%u", h->port_lo);
 		else if (h->port_lo != 0 || h->port_hi != 65535)
-			buf_add(&s, ":%u-%u", h->port_lo, h->port_hi);
+			pkg_buf_add(&s, ":%u-%u", h->port_lo, h->port_hi);
 	}
 	return escape_str(s);
 }

@@ -179,6 +179,33 @@ field(const struct policy *p, const char *name)
 		}
 		return s;
 	}
+	if (strcmp(name, "pkg_allow") == 0)
+		return join(p->pkg_allow, p->n_pkg_allow);
+	if (strcmp(name, "pkg_deny") == 0)
+		return join(p->pkg_deny, p->n_pkg_deny);
+	if (strcmp(name, "managers") == 0) {
+		/* pip[pypi.org@443-443,...];npm[] */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_managers; i++) {
+			const struct policy_manager *m = &p->managers[i];
+			char *old = s;
+
+			s = xasprintf("%s%s%s[", old, i ? ";" : "", m->name);
+			free(old);
+			for (size_t j = 0; j < m->n_hosts; j++) {
+				old = s;
+				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
+				    m->hosts[j].host, m->hosts[j].port_lo,
+				    m->hosts[j].port_hi);
+				free(old);
+			}
+			old = s;
+			s = xasprintf("%s]", old);
+			free(old);
+		}
+		return s;
+	}
 	if (strcmp(name, "net") == 0) {
 		char *s = xstrdup("");
 
@@ -269,7 +296,8 @@ test_bad_table(void **state)
 		/* On error the policy holds the defaults, safe to reuse. */
 		assert_null(p.path);
 		assert_int_equal(p.n_writable + p.n_hidden + p.n_allow +
-		    p.n_deny + p.n_net_allow, 0);
+		    p.n_deny + p.n_net_allow + p.n_pkg_allow + p.n_pkg_deny +
+		    p.n_managers, 0);
 		assert_int_equal(p.timeout, 3600);
 		policy_done(&p);
 		policy_done(&p);
@@ -366,6 +394,7 @@ test_share_ward_ini(void **state)
 	assert_int_equal(p.n_writable, 0);
 	assert_int_equal(p.n_allow, 0);
 	assert_int_equal(p.n_net_allow, 0);
+	assert_int_equal(p.n_pkg_allow + p.n_pkg_deny + p.n_managers, 0);
 	assert_true(p.n_deny > 0);
 	for (size_t i = 0; i < p.n_deny; i++)
 		assert_true(p.deny[i][0] == '/');
