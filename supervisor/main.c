@@ -832,6 +832,7 @@ main(int argc, char **argv)
 	    s->exit_signal, s->end_reason);
 	audit_close(s->audit);
 	dns_free(s->dns);
+	install_done(s);
 	control_close_all(s);
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&

@@ -358,8 +358,17 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 		    HOW_FLOOR, "no host-side datagram sockets", "floor");
 		return 0;
 	}
-	if (granted(s, key) || netrules_allowed(&s->policy, &d, &rule)) {
-		enum how how = rule == NULL ? HOW_RUN_RULE : HOW_POLICY;
+	{
+		const char *manager = NULL;
+
+		if (rule == NULL && install_allows(s, pid, &d, &manager))
+			rule = xasprintf("registry of an approved %s install",
+			    manager);
+	}
+	if (rule != NULL || granted(s, key) ||
+	    netrules_allowed(&s->policy, &d, &rule)) {
+		enum how how = rule == NULL ? HOW_RUN_RULE :
+		    strncmp(rule, "registry", 8) == 0 ? HOW_RUN_RULE : HOW_POLICY;
 
 		if (!(ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
 		    &req->id) == 0))
@@ -459,7 +468,7 @@ dns_decide(void *ctx, const char *name, int qtype)
 	struct parked *pk;
 	const char *kinds = qtype == 28 ? "AAAA" : qtype == 1 ? "A" : "other";
 
-	if (name_allowed(s, name))
+	if (name_allowed(s, name) || install_allows_name(s, name))
 		return DNS_ALLOW;
 	/* One lookup asks for A and AAAA, and resolvers retry: a name just
 	 * refused stays refused for a moment rather than asking again. */

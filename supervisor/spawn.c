@@ -639,6 +639,10 @@ program_child(const struct child *c)
 	if (read(c->go_fd, &go, 1) != 1)
 		_exit(125);
 
+	/* The supervisor ignores SIGPIPE; an ignored signal would stay
+	 * ignored across exec. The program starts with every default. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	environ = (char **)cfg->envp;

@@ -25,7 +25,7 @@
 enum op {
 	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RMDIR, OP_RENAME,
 	OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_CHMOD, OP_CHOWN, OP_UTIMES,
-	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT, OP_DNS,
+	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT, OP_DNS, OP_EXEC,
 };
 
 /* One trapped call, decoded and copied out of the target. The path
@@ -47,6 +47,8 @@ struct call {
 	unsigned char	*xvalue;	/* malloc'd */
 	int		 xflags;
 	int		 sockfd;	/* connect: the target's fd */
+	struct policy_host *hosts;	/* install: registry hosts (owned) */
+	size_t		 n_hosts;
 	socklen_t	 salen;
 	struct sockaddr_storage sa;	/* connect: the copied address */
 	char		 raw[PATH_MAX];	/* path as the program wrote it */
@@ -75,6 +77,17 @@ struct pending_conn {
 };
 
 struct dns;
+struct net_dest;
+
+/* An approved install: its process tree may reach these hosts while it
+ * runs. */
+struct pkg_grant {
+	pid_t		 pid;		/* host pid of the install */
+	uint64_t	 start;		/* its start time, against pid reuse */
+	char		 manager[16];
+	struct policy_host *hosts;
+	size_t		 n_hosts;
+};
 
 #define SUP_DNS_DENIED		16
 #define SUP_DNS_DENIED_MS	15000
@@ -134,6 +147,8 @@ struct sup {
 		int64_t	 until;		/* monotonic ms */
 	} dns_denied[SUP_DNS_DENIED];	/* names just refused */
 	struct dns	*dns;
+	struct pkg_grant *grants;
+	size_t		 n_grants;
 
 	int		 ctl_fd;
 	char		*ctl_path;
@@ -178,6 +193,17 @@ size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
 void	net_on_ready(struct sup *, int slot, short revents);
 void	net_tick(struct sup *);
 int64_t	net_next_deadline(const struct sup *);
+
+/* install.c */
+int	install_on_exec(struct sup *, const struct seccomp_notif *,
+	    const char *path, char *const argv[], const char *joined);
+void	install_resolve(struct sup *, struct parked *, enum verdict,
+	    enum how, const char *by, const char *reason, int64_t wait_ms,
+	    uint64_t request);
+bool	install_allows(struct sup *, pid_t, const struct net_dest *,
+	    const char **which);
+bool	install_allows_name(struct sup *, const char *name);
+void	install_done(struct sup *);
 
 /* control.c */
 void	control_on_accept(struct sup *);

@@ -24,6 +24,7 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/filter.h"
+#include "supervisor/packages.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
@@ -381,6 +382,7 @@ decode(const struct seccomp_notif *req, struct call *c)
 	case OP_TRUNCATE:
 	case OP_CONNECT:
 	case OP_DNS:
+	case OP_EXEC:
 		break;
 	}
 	/* "" with AT_EMPTY_PATH works on the fd itself: the floor decides. */
@@ -488,6 +490,8 @@ describe_detail(const struct call *c)
 		return xasprintf("tcp, fd %d", c->sockfd);
 	case OP_DNS:
 		return xstrdup("lookup");
+	case OP_EXEC:
+		return xstrdup(c->raw2);
 	}
 	return xstrdup("");
 }
@@ -523,6 +527,9 @@ free_call(struct call *c)
 {
 	free(c->xvalue);
 	c->xvalue = NULL;
+	packages_hosts_free(c->hosts, c->n_hosts);
+	c->hosts = NULL;
+	c->n_hosts = 0;
 }
 
 void
@@ -685,8 +692,10 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	bool at = req->data.nr == SYS_execveat;
 	uint64_t path_addr = at ? req->data.args[1] : req->data.args[0];
 	uint64_t argv_addr = at ? req->data.args[2] : req->data.args[1];
-	char path[PATH_MAX], argv[4096], arg[1024];
-	size_t used = 0;
+	static char argbuf[64][1024];
+	char *args[65];
+	char path[PATH_MAX], argv[4096];
+	size_t used = 0, n_args = 0;
 
 	if (target_read_str(pid, path_addr, path, sizeof path) < 0)
 		snprintf(path, sizeof path, "?");
@@ -709,15 +718,22 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		if (target_read(pid, argv_addr + 8 * (uint64_t)i, &p,
 		    sizeof p) < 0 || p == 0)
 			break;
-		if ((n = target_read_str(pid, p, arg, sizeof arg)) < 0)
+		if ((n = target_read_str(pid, p, argbuf[i], sizeof argbuf[i])) < 0)
 			break;
+		args[n_args++] = argbuf[i];
 		if (used + (size_t)n + 2 >= sizeof argv)
-			break;
+			continue;
 		if (used > 0)
 			argv[used++] = ' ';
-		memcpy(argv + used, arg, (size_t)n + 1);
+		memcpy(argv + used, argbuf[i], (size_t)n + 1);
 		used += (size_t)n;
 	}
+	args[n_args] = NULL;
+	/* The argv read here is what the person judges; a thread could
+	 * change it before the kernel reads it again. An exec can only be
+	 * continued: what it then does still meets the floor. */
+	if (n_args > 0 && install_on_exec(s, req, path, args, argv) == 1)
+		return;
 	respond_continue(s, req->id);
 	record_other(s, req, KIND_EXEC, at ? "execveat" : "execve", path, argv,
 	    VERDICT_ALLOW, HOW_FLOOR,
@@ -893,6 +909,11 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	if (r == NULL)
 		return;
 	wait_ms = now_mono_ms() - pk->asked_ms;
+	if (pk->call.op == OP_EXEC) {
+		install_resolve(s, pk, v, how, by, reason, wait_ms, id);
+		done = v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+		goto resolved;
+	}
 	if (pk->call.op == OP_DNS) {
 		struct audit_event ev = {
 			.run = s->id, .time_ms = now_wall_ms(),

@@ -10,6 +10,7 @@
 #include "config/util.h"
 #include "tui/cli.h"
 #include "tui/console.h"
+#include "tui/probe.h"
 #include "tui/run.h"
 
 #ifndef WARD_VERSION
@@ -34,6 +35,9 @@ static const char ward_help[] =
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  ps [--json]                    list the live runs\n"
+"  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
+"                                 sandboxes of the policy; report what\n"
+"                                 stopped each and whether it is logged\n"
 "  help [COMMAND]                 show this help, or a command's\n"
 "\n"
 "RUN is a run id or the --name given to 'ward run'. 'ward COMMAND --help'\n"
@@ -60,6 +64,12 @@ ward_demo(int argc, char **argv)
 	return run_demo(argc, argv, ward_argv0);
 }
 
+static int
+ward_probe(int argc, char **argv)
+{
+	return probe_main(argc, argv, ward_argv0);
+}
+
 static int ward_help_cmd(int, char **);
 
 static const struct ward_cmd {
@@ -75,6 +85,9 @@ static const struct ward_cmd {
 	{ "kill", cli_kill },
 	{ "log", cli_log },
 	{ "ps", cli_ps },
+	{ "probe", ward_probe },
+	/* Hidden: the program `ward probe` runs inside each sandbox. */
+	{ "probe-inside", probe_inside_main },
 	{ "help", ward_help_cmd },
 };
 

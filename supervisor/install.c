@@ -1,0 +1,430 @@
+/*
+ * Package installs as requests (DESIGN §6). An exec that a package
+ * manager's argv says is an install becomes a request naming the manager,
+ * the packages and the registry hosts it will need. Approving lets the
+ * exec go on (an exec can only be continued) and opens those hosts for
+ * that process tree, for as long as the install runs; the file and
+ * network floor still hold for everything it does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "approvals/netrules.h"
+#include "config/escape.h"
+#include "config/util.h"
+#include "supervisor/packages.h"
+#include "supervisor/sup.h"
+#include "supervisor/target.h"
+
+/* A process's start time (field 22 of /proc/PID/stat), to tell a live
+ * install from a later process that reuses its pid; 0 if gone. */
+static uint64_t
+start_time(pid_t pid)
+{
+	char p[48], buf[1024], *s;
+	FILE *f;
+	unsigned long long st = 0;
+	size_t n;
+
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(p, "re")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': skip to the last ')'. */
+	if ((s = strrchr(buf, ')')) == NULL)
+		return 0;
+	if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	    "%*u %*d %*d %*d %*d %*d %*d %llu", &st) != 1)
+		return 0;
+	return st;
+}
+
+static pid_t
+parent_of(pid_t pid)
+{
+	char p[48], line[256];
+	FILE *f;
+	int ppid = 0;
+
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	if ((f = fopen(p, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)ppid;
+}
+
+static pid_t
+tgid_of(pid_t tid)
+{
+	char p[48], line[256];
+	FILE *f;
+	int tgid = tid;
+
+	snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
+	if ((f = fopen(p, "re")) == NULL)
+		return tid;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+static bool
+grant_live(const struct pkg_grant *g)
+{
+	return g->pid > 0 && start_time(g->pid) == g->start;
+}
+
+/* Forget the installs that have ended. */
+static void
+grants_prune(struct sup *s)
+{
+	for (size_t i = 0; i < s->n_grants;) {
+		if (grant_live(&s->grants[i])) {
+			i++;
+			continue;
+		}
+		packages_hosts_free(s->grants[i].hosts, s->grants[i].n_hosts);
+		s->grants[i] = s->grants[--s->n_grants];
+	}
+}
+
+static void
+grant_add(struct sup *s, pid_t tid, const char *manager,
+    struct policy_host *hosts, size_t n_hosts)
+{
+	pid_t pid = tgid_of(tid);
+	struct pkg_grant g = {
+		.pid = pid,
+		.start = start_time(pid),
+		.hosts = hosts,
+		.n_hosts = n_hosts,
+	};
+
+	snprintf(g.manager, sizeof g.manager, "%s", manager);
+	grants_prune(s);
+	s->grants = xreallocarray(s->grants, s->n_grants + 1,
+	    sizeof *s->grants);
+	s->grants[s->n_grants++] = g;
+}
+
+/* Is pid (a thread id) inside the process tree of a live approved
+ * install whose hosts cover d? *which names the install. */
+bool
+install_allows(struct sup *s, pid_t tid, const struct net_dest *d,
+    const char **which)
+{
+	grants_prune(s);
+	if (s->n_grants == 0)
+		return false;
+	/* Walk up from the caller to the sandbox's init. */
+	for (pid_t p = tgid_of(tid); p > 1 && p != s->sp.init_pid;
+	    p = parent_of(p)) {
+		uint64_t st = start_time(p);
+
+		for (size_t i = 0; i < s->n_grants; i++) {
+			const struct pkg_grant *g = &s->grants[i];
+
+			if (g->pid != p || g->start != st)
+				continue;
+			for (size_t j = 0; j < g->n_hosts; j++)
+				if (netrules_entry_match(&g->hosts[j], d)) {
+					*which = g->manager;
+					return true;
+				}
+		}
+	}
+	return false;
+}
+
+/* May name be looked up because a live approved install needs it? The
+ * DNS stub cannot tell which process asks; the connection itself is
+ * still judged per process tree. */
+bool
+install_allows_name(struct sup *s, const char *name)
+{
+	struct net_dest d = { .family = AF_INET, .name = name };
+
+	grants_prune(s);
+	for (size_t i = 0; i < s->n_grants; i++)
+		for (size_t j = 0; j < s->grants[i].n_hosts; j++) {
+			struct policy_host h = s->grants[i].hosts[j];
+
+			h.port_lo = 0;
+			h.port_hi = 65535;
+			if (netrules_entry_match(&h, &d))
+				return true;
+		}
+	return false;
+}
+
+/* Read the requirement files the command line names, through the
+ * sandbox's root, one level of nesting. */
+static void
+read_files(struct sup *s, pid_t pid, struct pkg_install *inst)
+{
+	char cwd[PATH_MAX];
+	size_t n = inst->n_files;
+
+	if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) < 0)
+		return;
+	for (size_t i = 0; i < inst->n_files && i < n + 8; i++) {
+		char abs[PATH_MAX * 2];
+		struct open_how how = {
+			.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd;
+
+		if (inst->files[i][0] == '/')
+			snprintf(abs, sizeof abs, "%s", inst->files[i] + 1);
+		else
+			snprintf(abs, sizeof abs, "%s/%s", cwd + 1, inst->files[i]);
+		fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
+		    sizeof how);
+		if (fd < 0)
+			continue;
+		(void)packages_read_file((int)fd, inst->files[i], inst);
+		close((int)fd);
+	}
+}
+
+static void
+respond(struct sup *s, uint64_t id, int err, bool cont)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = id;
+	if (cont)
+		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else
+		s->resp->error = -err;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+static void
+record(struct sup *s, pid_t pid, const char *subject, const char *detail,
+    enum verdict v, enum how how, const char *rule, const char *by,
+    int64_t wait_ms, uint64_t request)
+{
+	struct audit_event ev = {
+		.run = s->id, .time_ms = now_wall_ms(), .pid = pid,
+		.kind = KIND_PACKAGE, .syscall = "execve", .subject = subject,
+		.detail = detail, .verdict = v, .how = how, .rule = rule,
+		.decided_by = by, .wait_ms = wait_ms, .request_id = request,
+	};
+
+	sup_event(s, &ev);
+}
+
+/* An install just refused, by process and what it asked: a shell's
+ * execvp tries every PATH folder in turn, and must not ask again. */
+static struct {
+	pid_t	 pid;
+	uint64_t hash;
+	int64_t	 until;
+} refused[8];
+
+static uint64_t
+hash_text(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static void
+refused_add(pid_t pid, const char *subject)
+{
+	size_t oldest = 0;
+
+	for (size_t i = 1; i < ARRAY_SIZE(refused); i++)
+		if (refused[i].until < refused[oldest].until)
+			oldest = i;
+	refused[oldest].pid = pid;
+	refused[oldest].hash = hash_text(subject);
+	refused[oldest].until = now_mono_ms() + 5000;
+}
+
+static bool
+refused_recently(pid_t pid, const char *subject)
+{
+	uint64_t h = hash_text(subject);
+
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		if (refused[i].pid == pid && refused[i].hash == h &&
+		    refused[i].until > now_mono_ms())
+			return true;
+	return false;
+}
+
+/* Does the file to exec exist in the sandbox? If not the kernel answers
+ * ENOENT, and there is nothing to ask about. */
+static bool
+exists_inside(const struct sup *s, pid_t pid, const char *path)
+{
+	char abs[PATH_MAX * 2], cwd[PATH_MAX];
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (path[0] == '/')
+		snprintf(abs, sizeof abs, "%s", path + 1);
+	else if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0)
+		snprintf(abs, sizeof abs, "%s/%s", cwd + 1, path);
+	else
+		return true;
+	fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
+	    sizeof how);
+	if (fd < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	close((int)fd);
+	return true;
+}
+
+/*
+ * An exec, copied out: 1 when it was an install and was answered or
+ * parked here, 0 when it is an ordinary exec for the caller to record.
+ */
+int
+install_on_exec(struct sup *s, const struct seccomp_notif *req,
+    const char *path, char *const argv[], const char *joined)
+{
+	pid_t pid = (pid_t)req->pid;
+	struct pkg_install inst = { 0 };
+	struct policy_host *hosts = NULL;
+	size_t n_hosts;
+	cleanup_free char *subject = NULL, *why = NULL;
+	const char *which = NULL;
+	enum policy_action v;
+	int r;
+
+	if ((r = packages_parse(path, argv, &inst)) <= 0)
+		return 0;
+	if (path[0] != '\0' && !exists_inside(s, pid, path)) {
+		pkg_install_done(&inst);
+		return 0;
+	}
+	/* A manager's script re-execs its interpreter (npm -> node
+	 * npm-cli.js): the same process, already approved. */
+	grants_prune(s);
+	for (size_t i = 0; i < s->n_grants; i++)
+		if (s->grants[i].pid == tgid_of(pid) &&
+		    strcmp(s->grants[i].manager, inst.manager) == 0) {
+			respond(s, req->id, 0, true);
+			pkg_install_done(&inst);
+			return 1;
+		}
+	read_files(s, pid, &inst);
+	n_hosts = packages_hosts(&s->policy, &inst, &hosts);
+	subject = packages_describe(&inst, hosts, n_hosts);
+	v = packages_verdict_install(&s->policy, &inst, &which);
+	if (v != POLICY_ALLOW && refused_recently(tgid_of(pid), subject)) {
+		respond(s, req->id, EACCES, false);
+		record(s, pid, subject, joined, VERDICT_DENY, HOW_RUN_RULE,
+		    "the same install, just refused", "policy", 0, 0);
+		packages_hosts_free(hosts, n_hosts);
+		pkg_install_done(&inst);
+		return 1;
+	}
+
+	if (v == POLICY_DENY) {
+		refused_add(tgid_of(pid), subject);
+		respond(s, req->id, EACCES, false);
+		record(s, pid, subject, joined, VERDICT_DENY, HOW_POLICY,
+		    which ? which : "[packages] install = deny", "policy", 0, 0);
+		packages_hosts_free(hosts, n_hosts);
+	} else if (v == POLICY_ALLOW) {
+		grant_add(s, pid, inst.manager, hosts, n_hosts);
+		respond(s, req->id, 0, true);
+		record(s, pid, subject, joined, VERDICT_ALLOW, HOW_POLICY,
+		    which ? which : "[packages] install = allow", "policy", 0, 0);
+	} else {
+		struct parked *pk = xcalloc(1, sizeof *pk);
+		struct request *rq = request_new();
+		char cwd[PATH_MAX];
+
+		pk->req = *req;
+		pk->call.op = OP_EXEC;
+		pk->call.name = "execve";
+		pk->call.hosts = hosts;
+		pk->call.n_hosts = n_hosts;
+		snprintf(pk->call.path, sizeof pk->call.path, "%s", subject);
+		snprintf(pk->call.raw2, sizeof pk->call.raw2, "%s", joined);
+		snprintf(pk->call.xname, sizeof pk->call.xname, "%s",
+		    inst.manager);
+		pk->asked_ms = now_mono_ms();
+		why = xasprintf("%s install: no [packages] allow pattern covers "
+		    "it; [packages] install = ask", inst.manager);
+		rq->id = ++s->next_request;
+		rq->run = xstrdup(s->id);
+		rq->pid = pid;
+		rq->kind = KIND_PACKAGE;
+		rq->syscall = xstrdup("execve");
+		rq->subject = xstrdup(subject);
+		rq->detail = xstrdup(joined);
+		rq->cmdline = xstrdup(joined);
+		rq->cwd = xstrdup(target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0 ?
+		    cwd : "?");
+		rq->why = steal_ptr(&why);
+		rq->created_ms = now_wall_ms();
+		rq->deadline_ms = rq->created_ms +
+		    (int64_t)s->policy.ask_timeout * 1000;
+		unotify_park_request(s, rq, pk);
+	}
+	pkg_install_done(&inst);
+	return 1;
+}
+
+/* A person's answer to a parked install. */
+void
+install_resolve(struct sup *s, struct parked *pk, enum verdict v,
+    enum how how, const char *by, const char *reason, int64_t wait_ms,
+    uint64_t request)
+{
+	bool ok = v == VERDICT_ALLOW &&
+	    ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->req.id) == 0;
+
+	if (ok) {
+		grant_add(s, (pid_t)pk->req.pid, pk->call.xname, pk->call.hosts,
+		    pk->call.n_hosts);
+		pk->call.hosts = NULL;
+		pk->call.n_hosts = 0;
+		respond(s, pk->req.id, 0, true);
+	} else {
+		refused_add(tgid_of((pid_t)pk->req.pid), pk->call.path);
+		respond(s, pk->req.id, EACCES, false);
+	}
+	record(s, (pid_t)pk->req.pid, pk->call.path, pk->call.raw2,
+	    ok ? VERDICT_ALLOW : VERDICT_DENY,
+	    v == VERDICT_ALLOW && !ok ? HOW_SUPERVISOR : how,
+	    reason, v == VERDICT_ALLOW && !ok ? "target gone" : by, wait_ms,
+	    request);
+}
+
+void
+install_done(struct sup *s)
+{
+	for (size_t i = 0; i < s->n_grants; i++)
+		packages_hosts_free(s->grants[i].hosts, s->grants[i].n_hosts);
+	free(s->grants);
+	s->grants = NULL;
+	s->n_grants = 0;
+}

@@ -1,0 +1,16 @@
+#pragma once
+/*
+ * ward probe [--policy FILE] [--json] [--keep]
+ * Runs a battery of hostile actions, each in a headless sandbox of its
+ * own made from the policy, denies every request at once, judges every
+ * result from outside (canary files, a planted secret, a host listener,
+ * the supervisor, the sandbox's processes, the record) and prints a report
+ * card ending in "N blocked and logged, M escaped". Exit status 0 when
+ * nothing escaped and nothing went unrecorded, 1 otherwise, 125 when the
+ * harness itself failed.
+ */
+int	probe_main(int argc, char **argv, const char *argv0);
+/* ward probe-inside NAME [ARG...]: one hostile action, the program that
+ * probe_main runs inside each sandbox. It reports what it tried on stdout;
+ * nothing it says decides a verdict. Not for people: not in the help. */
+int	probe_inside_main(int argc, char **argv);
