@@ -217,7 +217,17 @@ make_env(bool pty)
 	strv_push(&env, &n, xstrdup("USER=ward"));
 	strv_push(&env, &n, xstrdup("LOGNAME=ward"));
 	strv_push(&env, &n, xstrdup("PATH=/usr/local/sbin:/usr/local/bin:"
-	    "/usr/sbin:/usr/bin:/sbin:/bin"));
+	    "/usr/sbin:/usr/bin:/sbin:/bin:/work/.local/bin:"
+	    "/work/.npm-global/bin"));
+	/* Installs land in the run (DESIGN §6): user prefixes and caches
+	 * under /work, whatever the manager's default. */
+	strv_push(&env, &n, xstrdup("XDG_CACHE_HOME=/work/.cache"));
+	strv_push(&env, &n, xstrdup("PYTHONUSERBASE=/work/.local"));
+	strv_push(&env, &n, xstrdup("NPM_CONFIG_PREFIX=/work/.npm-global"));
+	strv_push(&env, &n, xstrdup("NPM_CONFIG_CACHE=/work/.npm"));
+	strv_push(&env, &n, xstrdup("GEM_HOME=/work/.gem"));
+	strv_push(&env, &n, xstrdup("CARGO_HOME=/work/.cargo"));
+	strv_push(&env, &n, xstrdup("GOPATH=/work/go"));
 	strv_push(&env, &n, xasprintf("TERM=%s", term && *term ? term :
 	    pty ? "xterm-256color" : "dumb"));
 	strv_push(&env, &n, xasprintf("LANG=%s", lang && *lang ? lang :

@@ -11,6 +11,11 @@
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder).
+# Network tests (t-net-*.sh) need root: for each of them and each user,
+# root builds a fake outside world of network namespaces (networld.sh up),
+# the test runs as the user inside its client namespace (ip netns exec,
+# then setpriv) with WT_WORLD naming the world's folder, and root tears the
+# world down after (networld.sh down). Not root: they are skipped.
 # A test exits 0 (pass), 77 (skip) or anything else (fail). Failed tests
 # leave their log, screens and run output in $WARD_BUILD/live-artifacts/.
 # The last line is "N passed, N failed[, N skipped]".
@@ -82,9 +87,15 @@ chmod 755 "$base"
 # private home (a CI clone in /root) is not.
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
+cp "$here"/net-*.py "$base/tests/" 2>/dev/null || true
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
+worlds=()
 cleanup() {
+	local w
+	for w in "${worlds[@]}"; do
+		bash "$base/tests/networld.sh" down "$w" >/dev/null 2>&1 || true
+	done
 	if [ "$keep" = 1 ]; then
 		echo "live: kept $base"
 	else
@@ -201,6 +212,22 @@ for u in "${users[@]}"; do
 		why=""
 		[ "$notif" = yes ] || why="seccomp user notification is not available in this kernel"
 		[ "${userns[$u]}" = yes ] || why="user namespaces are not available to $u"
+		net=no
+		case $name in t-net-*) net=yes ;; esac
+		if [ "$net" = yes ] && [ -z "$why" ] && [ "$(id -u)" != 0 ]; then
+			why="network tests need root (to make and enter network namespaces)"
+		fi
+		if [ "$net" = yes ] && [ -z "$why" ]; then
+			missing=""
+			for tool in ip dnsmasq python3 curl; do
+				command -v "$tool" >/dev/null || missing+=" $tool"
+			done
+			if [ -n "$missing" ]; then
+				echo "FAIL: missing for the network tests:$missing (.ci/run installs them)" >"$log"
+				record "$name" "$u" FAIL 0 "$log" ""
+				continue
+			fi
+		fi
 		if [ -n "$why" ]; then
 			echo "SKIP: $why" >"$log"
 			if [ "$ci" = true ]; then
@@ -224,12 +251,37 @@ for u in "${users[@]}"; do
 		)
 		t0=$(date +%s%N)
 		rc=0
+		nscmd=()
+		world=""
+		if [ "$net" = yes ]; then
+			# root builds the world; the test enters its client side
+			world=$base/worlds/$u.$name
+			worlds+=("$world")
+			if ! bash "$base/tests/networld.sh" up "$world" \
+			    "$((limit + 30))" >"$log" 2>&1 </dev/null; then
+				echo "FAIL: could not build the fake world" >>"$log"
+				record "$name" "$u" FAIL 0 "$log" ""
+				continue
+			fi
+			. "$world/world.env"
+			nscmd=(ip netns exec "$NW_CLIENT_NS")
+			env_args+=(WT_WORLD="$world")
+		fi
 		# timeout runs the test in a process group of its own and, at
 		# the limit, signals all of it (the test's EXIT trap then kills
 		# what it started in the background).
 		user_cmd "$u"
-		(cd "$d/scratch" && timeout -k 5 "$limit" "${cmd[@]}" \
-		    bash "$base/tests/$name.sh") >"$log" 2>&1 </dev/null || rc=$?
+		(cd "$d/scratch" && timeout -k 5 "$limit" "${nscmd[@]}" \
+		    "${cmd[@]}" bash "$base/tests/$name.sh") >>"$log" 2>&1 \
+		    </dev/null || rc=$?
+		if [ -n "$world" ]; then
+			# what the world saw, kept with the test's artifacts
+			mkdir -p "$d/scratch/artifacts/world"
+			cp "$world"/*.count "$world"/*.log "$world"/*.out \
+			    "$d/scratch/artifacts/world/" 2>/dev/null || true
+			bash "$base/tests/networld.sh" down "$world" >>"$log" 2>&1 ||
+			    echo "live: networld.sh down $world failed" >>"$log"
+		fi
 		secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 		case $rc in
 		0) record "$name" "$u" PASS "$secs" "$log" "$d/scratch/artifacts" ;;
