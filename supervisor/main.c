@@ -542,6 +542,9 @@ main(int argc, char **argv)
 				free(mine[i]);
 		}
 	}
+	if (s->n_hidden > SPAWN_MAX_HIDDEN)
+		die("%s: [files] hidden names %zu paths; %d at most",
+		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
 	cfg.hidden = s->hidden;
 	cfg.n_hidden = s->n_hidden;
 	cfg.cwd = "/work";

@@ -295,11 +295,24 @@ dns_sockets(const struct child *c)
 }
 
 static void
+hide(const struct child *c, const char *p, const char *what,
+    const struct stat *st, bool ro)
+{
+	if (S_ISDIR(st->st_mode)) {
+		if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC |
+		    (ro ? MS_RDONLY : 0), "mode=0755,size=64k") < 0)
+			child_fail(c, "hide %s", what);
+	} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
+		child_fail(c, "hide %s", what);
+}
+
+static void
 build_root(const struct child *c)
 {
 	const struct spawn_config *cfg = c->cfg;
 	const char *root = cfg->root;
 	char p[PATH_MAX], q[PATH_MAX];
+	bool hidden_done[SPAWN_MAX_HIDDEN] = { false };
 	struct stat st;
 
 	/* Nothing we mount may propagate back to the host. */
@@ -389,17 +402,14 @@ build_root(const struct child *c)
 
 	/* Hidden paths first, writable for a moment, so that a bind the
 	 * user asked for beneath one (--in ~/project under a hidden home)
-	 * still finds its mount point; read-only once the binds are in. */
+	 * still finds its mount point; read-only once the binds are in.
+	 * A hidden path that only a bind brings in (ward's own state in an
+	 * --in folder) is hidden after the binds. */
 	for (size_t i = 0; i < cfg->n_hidden; i++) {
 		path_join(p, sizeof p, root, cfg->hidden[i]);
-		if (lstat(p, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			if (mount("tmpfs", p, "tmpfs",
-			    MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k") < 0)
-				child_fail(c, "hide %s", cfg->hidden[i]);
-		} else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
-			child_fail(c, "hide %s", cfg->hidden[i]);
+		hidden_done[i] = lstat(p, &st) == 0;
+		if (hidden_done[i])
+			hide(c, p, cfg->hidden[i], &st, false);
 	}
 
 	/* The run's folders and the policy's binds go last, so that a bind
@@ -413,7 +423,11 @@ build_root(const struct child *c)
 
 	for (size_t i = 0; i < cfg->n_hidden; i++) {
 		path_join(p, sizeof p, root, cfg->hidden[i]);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		if (lstat(p, &st) < 0)
+			continue;
+		if (!hidden_done[i])
+			hide(c, p, cfg->hidden[i], &st, true);
+		else if (S_ISDIR(st.st_mode))
 			remount_ro(c, p);
 	}
 

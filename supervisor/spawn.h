@@ -11,6 +11,8 @@
 
 #include "supervisor/filter.h"
 
+#define SPAWN_MAX_HIDDEN	64
+
 struct bind {
 	char	*host;		/* host path */
 	char	*inside;	/* path in the sandbox */

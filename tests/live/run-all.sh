@@ -103,6 +103,11 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# bash skips the EXIT trap when a signal kills it: turn them into exits
+# (the worlds' namespaces and processes must not outlive us).
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 130' INT
 
 # --- who runs the tests ------------------------------------------------
 
