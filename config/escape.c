@@ -22,15 +22,22 @@ escape_is_hidden(uint32_t c)
 		uint32_t lo, hi;
 	} ranges[] = {
 		{ 0x00ad, 0x00ad },	/* soft hyphen */
+		{ 0x034f, 0x034f },	/* combining grapheme joiner */
 		{ 0x061c, 0x061c },	/* arabic letter mark */
+		{ 0x115f, 0x1160 },	/* hangul fillers */
 		{ 0x180e, 0x180e },	/* mongolian vowel separator */
 		{ 0x200b, 0x200f },	/* zero widths, LRM, RLM */
+		{ 0x2028, 0x2029 },	/* line and paragraph separators */
 		{ 0x202a, 0x202e },	/* bidi embeddings and overrides */
 		{ 0x2060, 0x2064 },	/* word joiner, invisible operators */
 		{ 0x2066, 0x2069 },	/* bidi isolates */
+		{ 0x3164, 0x3164 },	/* hangul filler */
+		{ 0xfe00, 0xfe0f },	/* variation selectors */
 		{ 0xfeff, 0xfeff },	/* zero width no-break space, BOM */
+		{ 0xffa0, 0xffa0 },	/* halfwidth hangul filler */
 		{ 0xfff9, 0xfffb },	/* interlinear annotation */
 		{ 0xe0000, 0xe007f },	/* tags */
+		{ 0xe0100, 0xe01ef },	/* variation selectors supplement */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
@@ -46,8 +53,8 @@ escape_is_hidden(uint32_t c)
  * surrogates and values above U+10FFFF are invalid (RFC 3629): a terminal
  * or a later decoder could read them as something else than we showed.
  */
-static size_t
-escape_decode(const unsigned char *s, size_t n, uint32_t *ret)
+size_t
+escape_utf8(const unsigned char *s, size_t n, uint32_t *ret)
 {
 	uint32_t c;
 	size_t len;
@@ -103,7 +110,7 @@ escape_any(const void *buf, size_t n, bool keep_tab)
 	out = o = xmalloc(n * ESCAPE_MAX_RATIO + 1);
 	while (i < n) {
 		uint32_t c;
-		size_t len = escape_decode(s + i, n - i, &c);
+		size_t len = escape_utf8(s + i, n - i, &c);
 
 		if (len == 0) {
 			o += sprintf(o, "\\x%02x", s[i]);

@@ -52,35 +52,19 @@ start_time(pid_t pid)
 static pid_t
 parent_of(pid_t pid)
 {
-	char p[48], line[256];
-	FILE *f;
-	int ppid = 0;
+	unsigned long v;
 
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	if ((f = fopen(p, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "PPid: %d", &ppid) == 1)
-			break;
-	fclose(f);
-	return (pid_t)ppid;
+	return target_proc_field(pid, "status", "PPid", 10, &v) == 0 ?
+	    (pid_t)v : 0;
 }
 
 static pid_t
 tgid_of(pid_t tid)
 {
-	char p[48], line[256];
-	FILE *f;
-	int tgid = tid;
+	unsigned long v;
 
-	snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
-	if ((f = fopen(p, "re")) == NULL)
-		return tid;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return (pid_t)tgid;
+	return target_proc_field(tid, "status", "Tgid", 10, &v) == 0 ?
+	    (pid_t)v : tid;
 }
 
 static bool

@@ -55,17 +55,12 @@ target_socket(pid_t tid, int fd)
 static bool
 target_cloexec(pid_t tid, int fd)
 {
-	char p[64], line[128];
-	FILE *f;
+	char file[32];
 	unsigned long flags = 0;
 
-	snprintf(p, sizeof p, "/proc/%d/fdinfo/%d", (int)tid, fd);
-	if ((f = fopen(p, "re")) == NULL)
+	snprintf(file, sizeof file, "fdinfo/%d", fd);
+	if (target_proc_field(tid, file, "flags", 8, &flags) < 0)
 		return false;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "flags: %lo", &flags) == 1)
-			break;
-	fclose(f);
 	return (flags & O_CLOEXEC) != 0;
 }
 

@@ -114,20 +114,39 @@ target_cmdline(pid_t pid)
 	return xstrdup(buf);
 }
 
+int
+target_proc_field(pid_t pid, const char *file, const char *key, int base,
+    unsigned long *ret)
+{
+	char p[64], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+	int r = -ENOENT;
+
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, file);
+	if ((f = fopen(p, "re")) == NULL)
+		return -errno;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *end;
+
+		if (strncmp(line, key, klen) != 0 || line[klen] != ':')
+			continue;
+		errno = 0;
+		*ret = strtoul(line + klen + 1, &end, base);
+		r = errno != 0 || end == line + klen + 1 ? -EINVAL : 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
 mode_t
 target_umask(pid_t pid)
 {
-	char p[32], line[256];
-	FILE *f;
-	unsigned m = 022;
+	unsigned long m;
 
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	if ((f = fopen(p, "re")) == NULL)
+	if (target_proc_field(pid, "status", "Umask", 8, &m) < 0)
 		return 022;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "Umask: %o", &m) == 1)
-			break;
-	fclose(f);
 	return (mode_t)(m & 0777);
 }
 

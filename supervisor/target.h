@@ -19,6 +19,10 @@ ssize_t	target_read_str(pid_t, uint64_t addr, char *buf, size_t size);
 int	target_dir(pid_t, int dirfd, char *buf, size_t size);
 /* argv joined by spaces (malloc'd; "?" if gone). */
 char	*target_cmdline(pid_t);
+/* A "Key:\tvalue" line of /proc/PID/FILE ("status", "fdinfo/3") read as
+ * a number in base; 0 or -errno. */
+int	target_proc_field(pid_t, const char *file, const char *key, int base,
+	    unsigned long *ret);
 /* The umask from /proc/PID/status, or 022. */
 mode_t	 target_umask(pid_t);
 

@@ -86,7 +86,10 @@ static const struct esc_case cases[] = {
 	  "\xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", NULL },
 	{ "\xf0\x9f\x98\x80\xf0\x9f\x9a\x80", 0, "\xf0\x9f\x98\x80\xf0\x9f\x9a\x80", NULL },
 	{ "\xf4\x8f\xbf\xbf", 0, "\xf4\x8f\xbf\xbf", NULL },		/* U+10FFFF */
-	{ "\xe2\x80\xa8", 0, "\xe2\x80\xa8", NULL },	/* U+2028: not in the list */
+	{ "\xe2\x80\xa8", 0, "\\u{2028}", NULL },	/* line separator */
+	{ "a\xcd\x8f" "b", 0, "a\\u{034f}b", NULL },	/* grapheme joiner */
+	{ "\xe3\x85\xa4", 0, "\\u{3164}", NULL },	/* hangul filler */
+	{ "x\xef\xb8\x8f", 0, "x\\u{fe0f}", NULL },	/* variation selector */
 
 	/* invalid UTF-8: each bad byte as \xNN, then go on */
 	{ "\xff\xfe", 0, "\\xff\\xfe", NULL },

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "config/escape.h"
 #include "config/util.h"
 
 /* One code point as the grid draws it: a cell of width 1 or 2, a mark
@@ -20,43 +21,12 @@ struct glyph {
 static size_t
 grid_decode(const unsigned char *s, size_t n, uint32_t *ret)
 {
-	uint32_t c;
-	size_t len;
+	size_t len = escape_utf8(s, n, ret);
 
-	if (s[0] < 0x80) {
-		*ret = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else {
+	if (len == 0) {
 		*ret = 0xfffd;
 		return 1;
 	}
-	if (n < len) {
-		*ret = 0xfffd;
-		return 1;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*ret = 0xfffd;
-			return 1;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff))) {
-		*ret = 0xfffd;
-		return 1;
-	}
-	*ret = c;
 	return len;
 }
 
