@@ -24,22 +24,6 @@
 /* How long a name lookup waits for each run's welcome. */
 #define CTL_HELLO_TIMEOUT_MS	2000
 
-static void ctl_set_cause(char **, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-ctl_set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cause == NULL)
-		return;
-	va_start(ap, fmt);
-	free(*cause);
-	*cause = xvasprintf(fmt, ap);
-	va_end(ap);
-}
-
 /*
  * A run id becomes a file name: letters, digits, '.', '_', '-', not
  * starting with '.', so it can never climb out of the runtime folder.
@@ -69,7 +53,7 @@ ctl_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 	size_t n = strlen(path);
 
 	if (n >= sizeof sa->sun_path) {
-		ctl_set_cause(cause, "socket path %s is too long (%zu bytes, "
+		set_cause(cause, "socket path %s is too long (%zu bytes, "
 		    "at most %zu)", path, n, sizeof sa->sun_path - 1);
 		return -ENAMETOOLONG;
 	}
@@ -92,7 +76,7 @@ ctl_socket_path(const char *run, char **ret, char **cause)
 	if (!ctl_valid_id(run)) {
 		cleanup_free char *e = escape_str(run);
 
-		ctl_set_cause(cause, "bad run id \"%s\": use up to %d letters, "
+		set_cause(cause, "bad run id \"%s\": use up to %d letters, "
 		    "digits, '.', '_' and '-'", e, CTL_ID_MAX);
 		return -EINVAL;
 	}
@@ -125,7 +109,7 @@ ctl_dial(const char *path, int *ret_fd, uid_t *uid, char **cause)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		r = -errno;
-		ctl_set_cause(cause, "socket: %s", strerror(errno));
+		set_cause(cause, "socket: %s", strerror(errno));
 		return r;
 	}
 	while (connect(fd, (struct sockaddr *)&sa, len) < 0) {
@@ -134,13 +118,13 @@ ctl_dial(const char *path, int *ret_fd, uid_t *uid, char **cause)
 		r = -errno;
 		if (errno == EWOULDBLOCK)
 			r = -EAGAIN;
-		ctl_set_cause(cause, "cannot connect to %s: %s", path,
+		set_cause(cause, "cannot connect to %s: %s", path,
 		    strerror(errno));
 		return r;
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
 		r = -errno;
-		ctl_set_cause(cause, "SO_PEERCRED on %s: %s", path,
+		set_cause(cause, "SO_PEERCRED on %s: %s", path,
 		    strerror(errno));
 		return r;
 	}
@@ -161,7 +145,7 @@ ctl_dial_ours(const char *path, int *ret_fd, char **cause)
 	if ((r = ctl_dial(path, &fd, &uid, cause)) < 0)
 		return r;
 	if (uid != geteuid()) {
-		ctl_set_cause(cause, "%s is served by uid %u, not by you "
+		set_cause(cause, "%s is served by uid %u, not by you "
 		    "(uid %u); refusing to talk to it", path, (unsigned)uid,
 		    (unsigned)geteuid());
 		return -EPERM;
@@ -198,7 +182,7 @@ ctl_listen(const char *path, int *ret_fd, char **cause)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		r = -errno;
-		ctl_set_cause(cause, "socket: %s", strerror(errno));
+		set_cause(cause, "socket: %s", strerror(errno));
 		return r;
 	}
 	r = ctl_bind(fd, &sa, len);
@@ -209,46 +193,46 @@ ctl_listen(const char *path, int *ret_fd, char **cause)
 
 		if (lstat(path, &st) < 0) {
 			r = -errno;
-			ctl_set_cause(cause, "%s: %s", path, strerror(errno));
+			set_cause(cause, "%s: %s", path, strerror(errno));
 			return r;
 		}
 		if (!S_ISSOCK(st.st_mode)) {
-			ctl_set_cause(cause, "%s exists and is not a socket; "
+			set_cause(cause, "%s exists and is not a socket; "
 			    "not removing it", path);
 			return -EEXIST;
 		}
 		if (st.st_uid != geteuid()) {
-			ctl_set_cause(cause, "%s belongs to uid %u; not "
+			set_cause(cause, "%s belongs to uid %u; not "
 			    "removing it", path, (unsigned)st.st_uid);
 			return -EPERM;
 		}
 		r = ctl_dial(path, &probe, &uid, NULL);
 		if (r == 0 || r == -EAGAIN) {
-			ctl_set_cause(cause, "a supervisor already listens on "
+			set_cause(cause, "a supervisor already listens on "
 			    "%s", path);
 			return -EADDRINUSE;
 		}
 		if (r != -ECONNREFUSED && r != -ENOENT) {
-			ctl_set_cause(cause, "cannot tell whether %s is stale: "
+			set_cause(cause, "cannot tell whether %s is stale: "
 			    "%s", path, strerror(-r));
 			return r;
 		}
 		/* Stale: its supervisor died without removing it. */
 		if (unlink(path) < 0 && errno != ENOENT) {
 			r = -errno;
-			ctl_set_cause(cause, "cannot remove stale socket %s: "
+			set_cause(cause, "cannot remove stale socket %s: "
 			    "%s", path, strerror(errno));
 			return r;
 		}
 		r = ctl_bind(fd, &sa, len);
 	}
 	if (r < 0) {
-		ctl_set_cause(cause, "cannot bind %s: %s", path, strerror(-r));
+		set_cause(cause, "cannot bind %s: %s", path, strerror(-r));
 		return r;
 	}
 	if (listen(fd, SOMAXCONN) < 0) {
 		r = -errno;
-		ctl_set_cause(cause, "cannot listen on %s: %s", path,
+		set_cause(cause, "cannot listen on %s: %s", path,
 		    strerror(errno));
 		unlink(path);
 		return r;
@@ -426,18 +410,18 @@ ctl_connect(const char *run, int *ret_fd, char **cause)
 		if (r == -ECONNREFUSED)
 			stale = xstrdup(path);
 		else if (r == -EAGAIN) {
-			ctl_set_cause(cause, "run %s is not accepting "
+			set_cause(cause, "run %s is not accepting "
 			    "connections on %s (backlog full)", erun, path);
 			return r;
 		} else if (r != -ENOENT) {
-			ctl_set_cause(cause, "run %s: %s", erun, why);
+			set_cause(cause, "run %s: %s", erun, why);
 			return r;
 		}
 	}
 
 	/* Otherwise it may be a --name: ask every live run for its own. */
 	if ((r = ctl_list_in(dir, &ids, &n)) < 0) {
-		ctl_set_cause(cause, "cannot list %s: %s", dir, strerror(-r));
+		set_cause(cause, "cannot list %s: %s", dir, strerror(-r));
 		return r;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -455,7 +439,7 @@ ctl_connect(const char *run, int *ret_fd, char **cause)
 		cleanup_free char *why = NULL;
 
 		if ((r = ctl_dial_ours(path, ret_fd, &why)) < 0) {
-			ctl_set_cause(cause, "run %s (%s): %s", matches[0],
+			set_cause(cause, "run %s (%s): %s", matches[0],
 			    erun, why);
 			return r == -ECONNREFUSED ? -ENOENT : r;
 		}
@@ -471,18 +455,18 @@ ctl_connect(const char *run, int *ret_fd, char **cause)
 			free(list);
 			list = t;
 		}
-		ctl_set_cause(cause, "run name \"%s\" is ambiguous: runs %s "
+		set_cause(cause, "run name \"%s\" is ambiguous: runs %s "
 		    "have it; use a run id", erun, list);
 		return -ENOTUNIQ;
 	}
 
 	live = n ? ctl_describe_runs(dir, ids, n) : NULL;
 	if (stale != NULL)
-		ctl_set_cause(cause, "run %s has ended (stale socket %s); %s%s",
+		set_cause(cause, "run %s has ended (stale socket %s); %s%s",
 		    erun, stale, live ? "live runs: " : "no runs are live",
 		    live ? live : "");
 	else
-		ctl_set_cause(cause, "no live run \"%s\" in %s; %s%s", erun,
+		set_cause(cause, "no live run \"%s\" in %s; %s%s", erun,
 		    dir, live ? "live runs: " : "no runs are live",
 		    live ? live : "");
 	return -ENOENT;

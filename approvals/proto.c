@@ -41,22 +41,6 @@ struct proto_conn {
 	char		*error_cause;
 };
 
-static void proto_set_cause(char **, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-proto_set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cause == NULL)
-		return;
-	va_start(ap, fmt);
-	free(*cause);
-	*cause = xvasprintf(fmt, ap);
-	va_end(ap);
-}
-
 struct proto_conn *
 proto_conn_new(int fd)
 {
@@ -294,7 +278,7 @@ proto_fail(struct proto_conn *c, int error, char **cause, const char *fmt, ...)
 	c->error_cause = xvasprintf(fmt, ap);
 	va_end(ap);
 	c->error = error;
-	proto_set_cause(cause, "%s", c->error_cause);
+	set_cause(cause, "%s", c->error_cause);
 	return error;
 }
 
@@ -308,7 +292,7 @@ proto_next(struct proto_conn *c, json_t **msg, char **cause)
 	json_t *m;
 
 	if (c->error != 0) {
-		proto_set_cause(cause, "%s", c->error_cause);
+		set_cause(cause, "%s", c->error_cause);
 		return c->error;
 	}
 	if (avail < PROTO_HEADER) {
@@ -366,7 +350,7 @@ proto_call(struct proto_conn *c, const json_t *msg, const char *reply_type,
 	int r;
 
 	if ((r = proto_send(c, msg)) < 0) {
-		proto_set_cause(cause, "cannot queue a message: %s",
+		set_cause(cause, "cannot queue a message: %s",
 		    strerror(-r));
 		return r;
 	}
@@ -389,20 +373,20 @@ proto_call(struct proto_conn *c, const json_t *msg, const char *reply_type,
 		if (r < 0)
 			return r;
 		if (c->eof) {
-			proto_set_cause(cause, "connection closed before a "
+			set_cause(cause, "connection closed before a "
 			    "\"%s\" reply", reply_type);
 			return -ECONNRESET;
 		}
 		r = proto_flush(c);
 		if (r < 0 && r != -EAGAIN) {
-			proto_set_cause(cause, "cannot send: %s", strerror(-r));
+			set_cause(cause, "cannot send: %s", strerror(-r));
 			return r;
 		}
 		if (deadline >= 0) {
 			int64_t left = deadline - now_mono_ms();
 
 			if (left <= 0) {
-				proto_set_cause(cause, "no \"%s\" reply within "
+				set_cause(cause, "no \"%s\" reply within "
 				    "%d ms", reply_type, timeout_ms);
 				return -ETIMEDOUT;
 			}
@@ -415,14 +399,14 @@ proto_call(struct proto_conn *c, const json_t *msg, const char *reply_type,
 			if (errno == EINTR)
 				continue;
 			r = -errno;
-			proto_set_cause(cause, "poll: %s", strerror(errno));
+			set_cause(cause, "poll: %s", strerror(errno));
 			return r;
 		}
 		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
 			ssize_t n = proto_read(c);
 
 			if (n < 0 && n != -EAGAIN) {
-				proto_set_cause(cause, "cannot read: %s",
+				set_cause(cause, "cannot read: %s",
 				    strerror((int)-n));
 				return (int)n;
 			}

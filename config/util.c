@@ -91,6 +91,19 @@ xasprintf(const char *fmt, ...)
 }
 
 void
+set_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cause == NULL)
+		return;
+	va_start(ap, fmt);
+	free(*cause);
+	*cause = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;

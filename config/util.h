@@ -19,6 +19,11 @@ char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
 char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
 
+/* Set *cause (when cause is not NULL) to a new message, freeing the old:
+ * the one way libraries say why they failed. */
+void	set_cause(char **cause, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
 /* Only before a sandbox runs, for out-of-memory, or for impossible states. */
 void	fatal(const char *, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));
