@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,34 +16,82 @@
 
 #define PAGE 4096
 
-static int
-mem_open(pid_t pid)
-{
-	char p[32];
+/*
+ * /proc/TID/mem, kept open for a short while: the notify loop reads the
+ * same few threads over and over. The fd is bound to the memory of the
+ * process it was opened for; an entry older than MEM_FD_MS is reopened,
+ * far sooner than a thread id could be reused by another process.
+ */
+#define MEM_FDS		16
+#define MEM_FD_MS	200
 
-	snprintf(p, sizeof p, "/proc/%d/mem", (int)pid);
-	return open(p, O_RDONLY | O_CLOEXEC);
+static struct {
+	pid_t	 tid;
+	int	 fd;
+	int64_t	 opened;
+} mem_fds[MEM_FDS];
+
+static int
+mem_fd(pid_t tid, bool fresh)
+{
+	int64_t now = now_mono_ms();
+	size_t slot = 0;
+	char p[32];
+	int fd;
+
+	for (size_t i = 0; i < MEM_FDS; i++) {
+		if (mem_fds[i].tid == tid && mem_fds[i].fd > 0) {
+			if (!fresh && now - mem_fds[i].opened < MEM_FD_MS)
+				return mem_fds[i].fd;
+			slot = i;
+			goto reopen;
+		}
+		if (mem_fds[i].opened < mem_fds[slot].opened)
+			slot = i;
+	}
+reopen:
+	if (mem_fds[slot].fd > 0)
+		close(mem_fds[slot].fd);
+	mem_fds[slot].tid = 0;
+	mem_fds[slot].fd = 0;
+	snprintf(p, sizeof p, "/proc/%d/mem", (int)tid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	mem_fds[slot].tid = tid;
+	mem_fds[slot].fd = fd;
+	mem_fds[slot].opened = now;
+	return fd;
+}
+
+/* pread through the cached fd; once more through a fresh one if that
+ * fails (the thread may be new since). */
+static ssize_t
+mem_pread(pid_t tid, void *buf, size_t len, uint64_t addr)
+{
+	for (int fresh = 0; fresh < 2; fresh++) {
+		int fd = mem_fd(tid, fresh);
+		ssize_t n;
+
+		if (fd < 0)
+			return -1;
+		if ((n = pread(fd, buf, len, (off_t)addr)) > 0)
+			return n;
+	}
+	return -1;
 }
 
 int
 target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	cleanup_fd int fd = mem_open(pid);
-	ssize_t n;
-
-	if (fd < 0)
-		return -EFAULT;
-	n = pread(fd, buf, len, (off_t)addr);
-	return n == (ssize_t)len ? 0 : -EFAULT;
+	return mem_pread(pid, buf, len, addr) == (ssize_t)len ? 0 : -EFAULT;
 }
 
 ssize_t
 target_read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
 {
-	cleanup_fd int fd = mem_open(pid);
 	size_t got = 0;
 
-	if (fd < 0 || addr == 0)
+	if (addr == 0)
 		return -EFAULT;
 	while (got < size) {
 		/* Never read across a page boundary in one go: the next
@@ -53,7 +102,7 @@ target_read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
 
 		if (room > size - got)
 			room = size - got;
-		n = pread(fd, buf + got, room, (off_t)(addr + got));
+		n = mem_pread(pid, buf + got, room, addr + got);
 		if (n <= 0)
 			return -EFAULT;
 		if ((nul = memchr(buf + got, '\0', (size_t)n)) != NULL)
