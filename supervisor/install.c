@@ -259,8 +259,8 @@ refused_recently(pid_t pid, const char *subject)
 
 /* Does the file to exec exist in the sandbox? If not the kernel answers
  * ENOENT, and there is nothing to ask about. */
-static bool
-exists_inside(const struct sup *s, pid_t pid, const char *path)
+bool
+install_exists_inside(const struct sup *s, pid_t pid, const char *path)
 {
 	char abs[PATH_MAX * 2], cwd[PATH_MAX];
 	struct open_how how = {
@@ -302,7 +302,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 
 	if ((r = packages_parse(path, argv, &inst)) <= 0)
 		return 0;
-	if (path[0] != '\0' && !exists_inside(s, pid, path)) {
+	if (path[0] != '\0' && !install_exists_inside(s, pid, path)) {
 		pkg_install_done(&inst);
 		return 0;
 	}
@@ -312,7 +312,19 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	for (size_t i = 0; i < s->n_grants; i++)
 		if (s->grants[i].pid == tgid_of(pid) &&
 		    strcmp(s->grants[i].manager, inst.manager) == 0) {
+			struct audit_event ev = {
+				.run = s->id, .time_ms = now_wall_ms(),
+				.pid = pid, .kind = KIND_EXEC,
+				.syscall = req->data.nr == SYS_execveat ?
+				    "execveat" : "execve",
+				.subject = path, .detail = joined,
+				.verdict = VERDICT_ALLOW, .how = HOW_RUN_RULE,
+				.rule = "the approved install, going on",
+				.decided_by = "policy",
+			};
+
 			respond(s, req->id, 0, true);
+			sup_event(s, &ev);
 			pkg_install_done(&inst);
 			return 1;
 		}

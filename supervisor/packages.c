@@ -1939,7 +1939,16 @@ packages_hosts(const struct policy *p, const struct pkg_install *inst,
 {
 	const struct policy_manager *m = policy_manager_find(p, inst->manager);
 	struct policy_host *v = NULL;
-	size_t n = 0;
+	size_t n = 0, url_indexes = 0;
+
+	for (size_t i = 0; i < inst->n_index_urls; i++) {
+		struct policy_host h;
+
+		if (pkg_url_host(inst->index_urls[i], &h) == 0) {
+			url_indexes++;
+			free(h.host);
+		}
+	}
 
 	if (m != NULL) {
 		for (size_t i = 0; i < m->n_hosts; i++) {
@@ -1948,7 +1957,10 @@ packages_hosts(const struct policy *p, const struct pkg_install *inst,
 			h.host = xstrdup(h.host);
 			pkg_hosts_add(&v, &n, h);
 		}
-	} else {
+	} else if (url_indexes == 0) {
+		/* A command line that names its index (-i, --registry ...)
+		 * gets that index, not the default registries as well: an
+		 * --extra-index-url install's other hosts are asked apart. */
 		for (size_t i = 0; i < ARRAY_SIZE(packages_builtin_hosts); i++) {
 			if (inst->manager == NULL ||
 			    strcmp(packages_builtin_hosts[i].manager,

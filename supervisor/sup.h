@@ -204,6 +204,8 @@ bool	install_allows(struct sup *, pid_t, const struct net_dest *,
 	    const char **which);
 bool	install_allows_name(struct sup *, const char *name);
 void	install_done(struct sup *);
+/* Does path (as an exec names it) exist in the sandbox? */
+bool	install_exists_inside(const struct sup *, pid_t, const char *path);
 
 /* control.c */
 void	control_on_accept(struct sup *);

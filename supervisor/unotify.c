@@ -732,6 +732,12 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	/* The argv read here is what the person judges; a thread could
 	 * change it before the kernel reads it again. An exec can only be
 	 * continued: what it then does still meets the floor. */
+	/* A PATH lookup that finds nothing: the kernel says ENOENT, and
+	 * nothing ran that the record should show. */
+	if (path[0] == '/' && !install_exists_inside(s, pid, path)) {
+		respond_continue(s, req->id);
+		return;
+	}
 	if (n_args > 0 && install_on_exec(s, req, path, args, argv) == 1)
 		return;
 	respond_continue(s, req->id);

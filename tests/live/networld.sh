@@ -9,7 +9,12 @@
 #              203.0.113.10     web: HTTP on :8080 (web.count), UDP on
 #                               :9999 (udp.count)
 #              169.254.169.254  metadata: HTTP on :80 (meta.count)
-#              203.0.113.53     dnsmasq: pypi.test, other.test -> .10,
+#              203.0.113.10     fake package registries (pkg-registry.py,
+#                               when it is next to this script): a PyPI
+#                               simple index on :8091 (pypi.log), an npm
+#                               registry on :8092 (npm.log), each serving
+#                               a tiny package "wardtiny"
+#              203.0.113.53     dnsmasq: pypi.test, npm.test, other.test -> .10,
 #                               meta.test -> 169.254.169.254, any other
 #                               *.test NXDOMAIN; every query it receives
 #                               in dnsmasq.log
@@ -30,6 +35,8 @@ NW_WEB=203.0.113.10
 NW_WEB_PORT=8080
 NW_UDP_PORT=9999
 NW_META=169.254.169.254
+NW_PYPI_PORT=8091
+NW_NPM_PORT=8092
 NW_META_PORT=80
 NW_DNS=203.0.113.53
 NW_CLIENT_ADDR=198.51.100.2
@@ -100,18 +107,29 @@ nw_build() {
 	    --udp "udp=$NW_WEB:$NW_UDP_PORT" \
 	    </dev/null >"$dir/listen.out" 2>&1 &
 	echo $! >>"$dir/pids"
+	if [ -r "$nw_here/pkg-registry.py" ]; then
+		"${nsx[@]}" "$w" python3 "$nw_here/pkg-registry.py" --dir "$dir" \
+		    --lifetime "$lifetime" \
+		    --pypi "$NW_WEB:$NW_PYPI_PORT" --pypi-name "pypi.test:$NW_PYPI_PORT" \
+		    --npm "$NW_WEB:$NW_NPM_PORT" --npm-name "npm.test:$NW_NPM_PORT" \
+		    </dev/null >"$dir/pkg.out" 2>&1 &
+		echo $! >>"$dir/pids"
+	else
+		: >"$dir/pkg.ready"
+	fi
 	"${nsx[@]}" "$w" timeout "$lifetime" dnsmasq --keep-in-foreground \
 	    --conf-file=/dev/null --pid-file= --user=root --group=root \
 	    --no-resolv --no-hosts --bind-interfaces \
 	    --listen-address="$NW_DNS" --port=53 \
 	    --address=/pypi.test/"$NW_WEB" --address=/other.test/"$NW_WEB" \
+	    --address=/npm.test/"$NW_WEB" \
 	    --address=/meta.test/"$NW_META" --local=/test/ \
 	    --log-queries --log-facility="$dir/dnsmasq.log" \
 	    </dev/null >"$dir/dnsmasq.out" 2>&1 &
 	echo $! >>"$dir/pids"
 
 	for i in $(seq 100); do
-		[ -e "$dir/listen.ready" ] &&
+		[ -e "$dir/listen.ready" ] && [ -e "$dir/pkg.ready" ] &&
 		    [ -n "$("${nsx[@]}" "$w" ss -Hlun "src $NW_DNS:53" 2>/dev/null)" ] &&
 		    break
 		sleep 0.1
@@ -119,6 +137,11 @@ nw_build() {
 	if [ ! -e "$dir/listen.ready" ]; then
 		nw_log "listeners not up in 10 s:"
 		sed 's/^/  | /' "$dir/listen.out" >&2
+		return 1
+	fi
+	if [ ! -e "$dir/pkg.ready" ]; then
+		nw_log "package registries not up in 10 s:"
+		sed 's/^/  | /' "$dir/pkg.out" >&2
 		return 1
 	fi
 	if [ -z "$("${nsx[@]}" "$w" ss -Hlun "src $NW_DNS:53" 2>/dev/null)" ]; then
@@ -170,13 +193,35 @@ meta.test $NW_META"
 		    "$(world_count web)/$(world_count meta)/$(world_count udp), not 1/1/1"
 		return 1
 	fi
+	if [ -r "$nw_here/pkg-registry.py" ]; then
+		out=$(ip netns exec "$c" timeout 10 python3 - "$NW_PYPI_PORT" \
+		    "$NW_NPM_PORT" 2>&1 <<-'EOF'
+			import json, sys, urllib.request
+			pp, np = sys.argv[1:]
+			u = "http://pypi.test:%s/simple/wardtiny/" % pp
+			r = urllib.request.urlopen(u, timeout=5).read().decode()
+			print("pypi", "wardtiny-1.0.0-py3-none-any.whl" in r)
+			u = "http://npm.test:%s/wardtiny" % np
+			r = json.load(urllib.request.urlopen(u, timeout=5))
+			print("npm", r["dist-tags"]["latest"])
+		EOF
+		) || true
+		if [ "$out" != "pypi True
+npm 1.0.0" ]; then
+			nw_log "self-check: the package registries answer wrong:"
+			printf '%s\n' "$out" | sed 's/^/  | /' >&2
+			return 1
+		fi
+		: >"$dir/pypi.log"
+		: >"$dir/npm.log"
+	fi
 	: >"$dir/web.count"
 	: >"$dir/meta.count"
 	: >"$dir/udp.count"
 	# where the test's part of dnsmasq's log begins (dnsmasq writes the
 	# log itself: nothing of ours goes into it)
 	wc -l <"$dir/dnsmasq.log" | tr -d ' ' >"$dir/dnsmasq.mark"
-	nw_log "self-check: web, meta, udp and DNS answer from the client side"
+	nw_log "self-check: web, meta, udp, DNS (and the registries) answer from the client side"
 }
 
 # networld_down DIR: ends the world's processes (those we started and any

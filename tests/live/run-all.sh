@@ -11,7 +11,8 @@
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder).
-# Network tests (t-net-*.sh) need root: for each of them and each user,
+# Network tests (t-net-*.sh, and t-pkg-*.sh: package installs from the
+# world's fake registries) need root: for each of them and each user,
 # root builds a fake outside world of network namespaces (networld.sh up),
 # the test runs as the user inside its client namespace (ip netns exec,
 # then setpriv) with WT_WORLD naming the world's folder, and root tears the
@@ -87,7 +88,7 @@ chmod 755 "$base"
 # private home (a CI clone in /root) is not.
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
-cp "$here"/net-*.py "$base/tests/" 2>/dev/null || true
+cp "$here"/net-*.py "$here"/pkg-*.py "$base/tests/" 2>/dev/null || true
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
@@ -218,7 +219,7 @@ for u in "${users[@]}"; do
 		[ "$notif" = yes ] || why="seccomp user notification is not available in this kernel"
 		[ "${userns[$u]}" = yes ] || why="user namespaces are not available to $u"
 		net=no
-		case $name in t-net-*) net=yes ;; esac
+		case $name in t-net-* | t-pkg-*) net=yes ;; esac
 		if [ "$net" = yes ] && [ -z "$why" ] && [ "$(id -u)" != 0 ]; then
 			why="network tests need root (to make and enter network namespaces)"
 		fi
