@@ -5,7 +5,11 @@ BUILD    ?= build
 CC       ?= cc
 PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+# Each program links what it uses; libnotify is loaded at run time by
+# approvals/desktop.c (dlopen), so its headers are needed, not its library.
+LIB_LIBS   := $(shell pkg-config --libs inih sqlite3 jansson) -lresolv -ldl
+SUP_LIBS   := $(shell pkg-config --libs libseccomp) $(LIB_LIBS)
+TUI_LIBS   := $(shell pkg-config --libs ncursesw) $(LIB_LIBS)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
 
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -17,7 +21,7 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS = $(PKG_LIBS) -lresolv
+LDFLAGS += -Wl,--as-needed
 
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
 SUP_SRC  = $(wildcard supervisor/*.c)
@@ -52,21 +56,21 @@ $(BUILD)/libsup.a: $(SUP_LIBSRC:%.c=$(BUILD)/%.o)
 	ar rcs $@ $^
 
 ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
 ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 # tests/test-tui-*.c link the tui objects, tests/test-sup-*.c the
 # supervisor's, every other test only libward.a (config + approvals).
 $(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test-sup-%: $(BUILD)/tests/test-sup-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/live/%: $(BUILD)/tests/live/%.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread

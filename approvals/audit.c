@@ -393,7 +393,11 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	    (r = audit_exec(a, "PRAGMA journal_mode=WAL", cause,
 	    "setting WAL mode")) < 0 ||
 	    (r = audit_exec(a, "PRAGMA synchronous=NORMAL", cause,
-	    "setting synchronous")) < 0)
+	    "setting synchronous")) < 0 ||
+	    /* A supervisor writes in batches and reads nothing back: a
+	     * small page cache keeps its memory flat whatever the output. */
+	    (r = audit_exec(a, "PRAGMA cache_size=-256", cause,
+	    "setting the cache size")) < 0)
 		return r;
 	if (v == 0 && (r = audit_create(a, cause)) < 0)
 		return r;

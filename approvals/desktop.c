@@ -1,5 +1,6 @@
 #include "approvals/desktop.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,46 @@
 #include "config/util.h"
 
 static bool desktop_initialised;
+
+/*
+ * libnotify is loaded when a notification is first due, not linked: it
+ * brings glib, gio and gdk-pixbuf, which every `ward run` and every CLI
+ * verb would otherwise load for nothing, and ward works without it.
+ */
+static struct {
+	gboolean	(*init)(const char *);
+	NotifyNotification *(*new_)(const char *, const char *, const char *);
+	void		(*set_urgency)(NotifyNotification *, NotifyUrgency);
+	void		(*set_timeout)(NotifyNotification *, gint);
+	gboolean	(*show)(NotifyNotification *, GError **);
+	void		(*unref)(gpointer);
+	void		(*error_free)(GError *);
+} nf;
+
+static int
+desktop_load(void)
+{
+	void *h;
+
+	if (nf.init != NULL)
+		return 0;
+	if ((h = dlopen("libnotify.so.4", RTLD_NOW | RTLD_LOCAL)) == NULL)
+		return -ENOTSUP;
+	*(void **)&nf.init = dlsym(h, "notify_init");
+	*(void **)&nf.new_ = dlsym(h, "notify_notification_new");
+	*(void **)&nf.set_urgency = dlsym(h, "notify_notification_set_urgency");
+	*(void **)&nf.set_timeout = dlsym(h, "notify_notification_set_timeout");
+	*(void **)&nf.show = dlsym(h, "notify_notification_show");
+	*(void **)&nf.unref = dlsym(h, "g_object_unref");
+	*(void **)&nf.error_free = dlsym(h, "g_error_free");
+	if (nf.init == NULL || nf.new_ == NULL || nf.set_urgency == NULL ||
+	    nf.set_timeout == NULL || nf.show == NULL || nf.unref == NULL ||
+	    nf.error_free == NULL) {
+		nf.init = NULL;
+		return -ENOTSUP;
+	}
+	return 0;
+}
 
 static bool
 desktop_env_set(const char *name)
@@ -78,7 +119,7 @@ desktop_notify(const char *summary, const char *body)
 	if (!desktop_available())
 		return -ENOTSUP;
 	if (!desktop_initialised) {
-		if (!notify_init("ward"))
+		if (desktop_load() < 0 || !nf.init("ward"))
 			return -ENOTSUP;
 		desktop_initialised = true;
 	}
@@ -86,18 +127,18 @@ desktop_notify(const char *summary, const char *body)
 	 * body is read as markup. */
 	s = escape_str(summary != NULL ? summary : "ward");
 	b = body != NULL ? desktop_markup_escape(body) : NULL;
-	n = notify_notification_new(s, b, NULL);
+	n = nf.new_(s, b, NULL);
 	if (n == NULL)
 		return -ENOMEM;
-	notify_notification_set_urgency(n, NOTIFY_URGENCY_CRITICAL);
-	notify_notification_set_timeout(n, NOTIFY_EXPIRES_DEFAULT);
-	ok = notify_notification_show(n, &err);
-	g_object_unref(n);
+	nf.set_urgency(n, NOTIFY_URGENCY_CRITICAL);
+	nf.set_timeout(n, NOTIFY_EXPIRES_DEFAULT);
+	ok = nf.show(n, &err);
+	nf.unref(n);
 	if (!ok) {
 		/* No server on the bus (or no bus): the session is not a
 		 * desktop after all. Best effort, so no cause is kept. */
 		if (err != NULL)
-			g_error_free(err);
+			nf.error_free(err);
 		return -ENOTSUP;
 	}
 	return 0;

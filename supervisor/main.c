@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +140,48 @@ sup_limits(const struct sup *s, char *buf, size_t size)
 	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
 	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
 	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
+}
+
+/*
+ * When ward runs as root the program's uid (ROOT_INNER_ID) is nobody in
+ * the host's /etc/passwd: `id -un`, `whoami`, git, ssh and Python's
+ * pwd-based home lookup all stumble. The run gets copies of passwd and
+ * group that name it.
+ */
+static void
+ids_files(struct sup *s, struct spawn_config *cfg)
+{
+	static const char *const files[2][2] = {
+		{ "/etc/passwd", "passwd" }, { "/etc/group", "group" },
+	};
+
+	if (s->uid != 0 || getpwuid(s->inner_uid) != NULL)
+		return;
+	for (int i = 0; i < 2; i++) {
+		cleanup_free char *dest = xasprintf("%s/%s", s->run_dir,
+		    files[i][1]);
+		FILE *in = fopen(files[i][0], "re"), *out = fopen(dest, "we");
+		char buf[8192];
+		size_t n;
+
+		if (out == NULL)
+			die("write %s: %s", dest, strerror(errno));
+		while (in != NULL && (n = fread(buf, 1, sizeof buf, in)) > 0)
+			fwrite(buf, 1, n, out);
+		if (i == 0)
+			fprintf(out, "ward:x:%u:%u:ward sandbox:/work:/bin/sh\n",
+			    (unsigned)s->inner_uid, (unsigned)s->inner_gid);
+		else
+			fprintf(out, "ward:x:%u:\n", (unsigned)s->inner_gid);
+		if (in != NULL)
+			fclose(in);
+		if (fclose(out) != 0)
+			die("write %s: %s", dest, strerror(errno));
+		if (i == 0)
+			cfg->passwd = s->passwd = steal_ptr(&dest);
+		else
+			cfg->group = s->group = steal_ptr(&dest);
+	}
 }
 
 static void
@@ -360,7 +403,7 @@ main(int argc, char **argv)
 	bool listener_open = true, status_seen = false, init_gone = false;
 	bool out_open = true, err_open = true;
 	int status = 0;
-	int64_t drain_until = 0;
+	int64_t drain_until = 0, last_flush = 0;
 	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 
 	memset(s, 0, sizeof *s);
@@ -559,6 +602,7 @@ main(int argc, char **argv)
 	cfg.open_files = s->policy.open_files;
 	cfg.landlock = s->landlock;
 	cfg.filter = &filter;
+	ids_files(s, &cfg);
 	{
 		/* The sandbox's resolver asks the DNS stub, on its loopback. */
 		cleanup_free char *rc = xasprintf("%s/resolv.conf", s->run_dir);
@@ -732,8 +776,8 @@ main(int argc, char **argv)
 				timeout_ms = (int)d;
 		}
 		if (audit_pending(s->audit) > 0 &&
-		    (timeout_ms < 0 || timeout_ms > 200))
-			timeout_ms = 200;
+		    (timeout_ms < 0 || timeout_ms > 100))
+			timeout_ms = 100;
 
 		if (poll(p, (nfds_t)np, timeout_ms) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
@@ -832,12 +876,16 @@ main(int argc, char **argv)
 		if (s->state == RUN_EXITED && ((!out_open && !err_open) ||
 		    now >= drain_until))
 			break;
-		if (audit_pending(s->audit) > 0) {
+		/* Batched: one transaction per 100 ms (or 512 events), not
+		 * one per event; never on the hot path of a notification. */
+		if (audit_pending(s->audit) > 0 && (audit_pending(s->audit) >=
+		    512 || now_mono_ms() - last_flush >= 100)) {
 			cleanup_free char *fcause = NULL;
 
 			if (audit_flush(s->audit, &fcause) < 0 && fcause)
 				fprintf(stderr, "ward: record: %s (kept, will "
 				    "retry)\n", fcause);
+			last_flush = now_mono_ms();
 		}
 	}
 

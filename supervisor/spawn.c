@@ -268,6 +268,19 @@ bind_resolv_conf(const struct child *c)
 	remount_ro(c, p);
 }
 
+/* A file of the run over one of /etc (read-only). */
+static void
+bind_etc_file(const struct child *c, const char *host, const char *inside)
+{
+	char p[PATH_MAX];
+
+	path_join(p, sizeof p, c->cfg->root, inside);
+	touch_in(c, p);
+	if (mount(host, p, NULL, MS_BIND, NULL) < 0)
+		child_fail(c, "bind %s on %s", host, inside);
+	remount_ro(c, p);
+}
+
 /* The DNS stub's sockets, made here, in the sandbox's network namespace,
  * on its loopback, and handed to the supervisor (which lives outside). */
 static void
@@ -399,6 +412,10 @@ build_root(const struct child *c)
 
 	if (cfg->resolv_conf != NULL)
 		bind_resolv_conf(c);
+	if (cfg->passwd != NULL)
+		bind_etc_file(c, cfg->passwd, "/etc/passwd");
+	if (cfg->group != NULL)
+		bind_etc_file(c, cfg->group, "/etc/group");
 
 	/* Hidden paths first, writable for a moment, so that a bind the
 	 * user asked for beneath one (--in ~/project under a hidden home)

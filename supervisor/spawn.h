@@ -42,6 +42,8 @@ struct spawn_config {
 	unsigned open_files;	/* RLIMIT_NOFILE, 0 = inherited */
 	bool	 landlock;
 	const char *resolv_conf;	/* host file naming the DNS stub; NULL = no stub */
+	const char *passwd;	/* host files bound on /etc/passwd and /etc/group */
+	const char *group;	/* (naming the program's ids), or NULL */
 	const struct filter *filter;
 };
 

@@ -119,6 +119,7 @@ struct sup {
 
 	char		*run_dir, *work, *out, *before, *root;
 	char		*resolv_conf;	/* host file bound on /etc/resolv.conf */
+	char		*passwd, *group;	/* bound on /etc/passwd, /etc/group */
 	char	       **hidden;	/* the policy's hidden paths and ours */
 	size_t		 n_hidden;
 	struct bind	*binds;		/* the mount map, for emulation */

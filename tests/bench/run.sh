@@ -1,0 +1,409 @@
+#!/usr/bin/env bash
+# tests/bench/run.sh -- ward against native and bubblewrap, in one run
+# (issue 6). `make bench` runs it after building ./ward and ./ward-supervisor.
+#
+# Each workload runs natively, under
+#   bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind W W \
+#         --unshare-all --die-with-parent --new-session
+# and under `ward run --headless` with a policy that allows what the workload
+# needs (nothing past /work and /tmp; every other write, connection and
+# install is denied without asking, so nothing can stall on a question).
+# The three sandboxes take turns within each round (the order rotates from
+# round to round) and the table gives ratios measured in the same run,
+# because absolute times on shared machines drift. It prints one table and
+# writes build/bench.tsv. It prints figures, never verdicts, and exits 0
+# unless the harness itself breaks.
+#
+# Workloads
+#   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
+#   files       tests/bench/files.c: create+write+close FILES_N files in the
+#               working folder, read back, stat, rename, delete
+#   python      python3 -m test test_json test_csv test_pathlib test_tempfile
+#               test_shutil test_subprocess (Debian's python3 and its
+#               libpythonX.Y-testsuite); pass/fail noted per sandbox
+#   cc_sqlite3  cc -O0 -c sqlite3.c: SQLite's amalgamation (the copy that
+#               the npm package better-sqlite3 ships, fetched with `npm pack`
+#               into build/bench/src once). Without npm: cc_ward, ward's own
+#               C sources compiled one by one (the sandbox sees them by --in)
+#   approvals   tests/bench/outside.c creates APPROVALS files in a host folder
+#               that the sandbox has read-only (--in): each create is trapped
+#               and asked; tests/bench/approver.py allows each over the
+#               control socket. Latency per create, timed in the workload:
+#               p50 and p99, without and with a console-like second watcher,
+#               and allowed by a policy glob with no client at all. Natively
+#               and under bwrap (folder bound read-write) the same creates
+#               simply happen: the reference.
+#   scale       SCALE_N concurrent runs of a small shell workload (200 small
+#               files written, read, removed, then `sleep 0.5`), started
+#               together: all wait on a FIFO until every one is up (and under
+#               ward watched), then go at once. Wall time from the go to the
+#               last exit, peak RSS of each supervisor, CPU of all the
+#               supervisors; under ward one console-like watcher (scale.py)
+#               is attached to every run
+#
+# Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
+# python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
+# REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), WORKLOADS (all of
+# "true files python cc approvals scale"), KEEP=1 keeps the temporary folder.
+# About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
+#
+# Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
+# process hyperfine starts becomes the supervisor; tests/bench/sampler.py
+# reads its VmHWM from /proc (every 100 ms during the long timed runs; for
+# true and files, whose timed runs go unsampled, during extra runs sampled
+# every 5 ms). For bwrap the same figure is of the outer bwrap. Not
+# /usr/bin/time: the kernel carries a process's peak RSS across exec into
+# ru_maxrss, so it would report the ward CLI's own peak before its exec
+# (about 5 MiB) rather than the supervisor's.
+
+set -u
+set -o pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH=$ROOT/tests/bench
+BUILD=$ROOT/build/bench
+TSV=$ROOT/build/bench.tsv
+PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1        # no __pycache__ in tests/bench
+
+ROUNDS=${ROUNDS:-5}
+REAL_ROUNDS=${REAL_ROUNDS:-3}
+PY_ROUNDS=${PY_ROUNDS:-2}
+TRUE_RUNS=${TRUE_RUNS:-20}
+FILES_N=${FILES_N:-20000}
+APPROVALS=${APPROVALS:-1000}
+APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
+SCALE_N=${SCALE_N:-50}
+SCALE_ROUNDS=${SCALE_ROUNDS:-3}
+WORKLOADS=${WORKLOADS:-"true files python cc approvals scale"}
+SQLITE_NPM=better-sqlite3@12.11.1
+
+say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
+broke() { say "harness failure: $*"; exit 2; }
+want() { case " $WORKLOADS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+T_START=$(date +%s)
+
+# ---------------------------------------------------------------- tools
+APT_UPDATED=
+apt_install() {
+	if [ "$(id -u)" != 0 ]; then
+		say "not root: not installing $* (apt-get); install it to bench that part"
+		return 1
+	fi
+	if [ -z "$APT_UPDATED" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 ||
+			say "apt-get update failed (going on)"
+		APT_UPDATED=1
+	fi
+	say "installing $* (apt-get)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" \
+		>/dev/null 2>&1 || { say "apt-get install $* failed"; return 1; }
+}
+
+command -v hyperfine >/dev/null || apt_install hyperfine
+command -v bwrap >/dev/null || apt_install bubblewrap
+command -v sqlite3 >/dev/null || apt_install sqlite3
+[ -x "$PY" ] || apt_install python3
+
+if ! command -v hyperfine >/dev/null || [ ! -x "$PY" ]; then
+	say "no hyperfine or no $PY: nothing can be timed; skipping the benchmark"
+	exit 0
+fi
+HAVE_BWRAP=1
+command -v bwrap >/dev/null || { HAVE_BWRAP=; say "no bwrap: its rows are left out"; }
+
+PY_TESTS="test_json test_csv test_pathlib test_tempfile test_shutil test_subprocess"
+py_tests_present() {
+	local t
+	for t in $PY_TESTS; do
+		"$PY" -c "import test.$t" 2>/dev/null || return 1
+	done
+}
+if want python && ! py_tests_present; then
+	apt_install "$("$PY" -c 'import sys; print("libpython%d.%d-testsuite" % sys.version_info[:2])')"
+	if ! py_tests_present; then
+		say "CPython's test modules are missing: skipping the python workload"
+		WORKLOADS=${WORKLOADS/python/}
+	fi
+fi
+
+# ---------------------------------------------------------------- build
+if [ ! -x "$ROOT/ward" ] || [ ! -x "$ROOT/ward-supervisor" ]; then
+	make -C "$ROOT" all >/dev/null || broke "make all failed"
+fi
+mkdir -p "$BUILD" "$BUILD/src" || broke "cannot create $BUILD"
+cc -O2 -Wall -o "$BUILD/files" "$BENCH/files.c" || broke "cannot build files.c"
+cc -O2 -Wall -o "$BUILD/outside" "$BENCH/outside.c" || broke "cannot build outside.c"
+
+TMPD=$(mktemp -d /var/tmp/ward-bench.XXXXXX) || broke "mktemp"
+# Below /var, which ward shows its sandboxes read-only: the scale workload's
+# FIFO must be reachable there by the sandbox's unprivileged uid.
+chmod 755 "$TMPD"
+cleanup() {
+	if [ -n "${KEEP:-}" ]; then
+		say "kept $TMPD"
+	else
+		rm -rf "$TMPD"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A snapshot of the two programs: others may rebuild the tree meanwhile.
+mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-supervisor" "$TMPD/bin/" ||
+	broke "cannot copy ward"
+WARD=$TMPD/bin/ward
+
+export XDG_STATE_HOME=$TMPD/state XDG_RUNTIME_DIR=$TMPD/run XDG_CONFIG_HOME=$TMPD/config
+mkdir -p "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" && chmod 700 "$XDG_RUNTIME_DIR"
+SOCKDIR=$XDG_RUNTIME_DIR/ward
+RES=$TMPD/results
+W=$TMPD/w                       # the working folder of native and bwrap runs
+mkdir -p "$RES" "$W"
+
+POLICY=$TMPD/policy.ini
+cat >"$POLICY" <<'EOF'
+# The workloads need /work and /tmp only; deny the rest without asking.
+[run]
+timeout = 30m
+[files]
+write = deny
+[network]
+connect = deny
+[packages]
+install = deny
+EOF
+ASK_POLICY=$TMPD/ask.ini
+cat >"$ASK_POLICY" <<'EOF'
+# Writes outside are asked; the approver answers.
+[run]
+timeout = 10m
+ask_timeout = 60
+[files]
+write = ask
+[network]
+connect = deny
+[packages]
+install = deny
+EOF
+
+BWRAP=(bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$W" "$W"
+	--unshare-all --die-with-parent --new-session)
+
+# ---------------------------------------------------------------- cc source
+CC_WL=
+if want cc; then
+	if [ ! -s "$BUILD/src/sqlite3.c" ] && command -v npm >/dev/null; then
+		say "fetching SQLite's amalgamation ($SQLITE_NPM, npm pack)"
+		if (cd "$TMPD" && timeout 300 npm pack --silent "$SQLITE_NPM" >npm.log 2>&1) &&
+			tar -xzf "$TMPD"/better-sqlite3-*.tgz -C "$TMPD" \
+				package/deps/sqlite3/sqlite3.c package/deps/sqlite3/sqlite3.h; then
+			mv "$TMPD/package/deps/sqlite3/sqlite3.c" "$TMPD/package/deps/sqlite3/sqlite3.h" "$BUILD/src/"
+		else
+			say "npm pack $SQLITE_NPM failed (see below); falling back to ward's sources"
+			tail -3 "$TMPD/npm.log" >&2
+		fi
+	fi
+	if [ -s "$BUILD/src/sqlite3.c" ]; then
+		CC_WL=cc_sqlite3
+		CC_IN=$BUILD/src
+		CC_DESC="cc -O0 -pipe -c sqlite3.c ($(grep -m1 -o 'SQLITE_VERSION  *"[^"]*"' "$BUILD/src/sqlite3.c" | grep -o '"[^"]*"'), $(wc -l <"$BUILD/src/sqlite3.c") lines; from npm $SQLITE_NPM)"
+		CC_CMD="cc -O0 -pipe -c $BUILD/src/sqlite3.c -o sqlite3.o"
+	else
+		CC_WL=cc_ward
+		CC_IN=$ROOT
+		CC_DESC="ward's own C sources, cc -O0 -c one by one (no sqlite3.c to hand)"
+		CC_CMD="sh -c 'for f in $ROOT/config/*.c $ROOT/approvals/*.c $ROOT/supervisor/*.c $ROOT/tui/*.c; do cc -O0 -pipe -I$ROOT -c \"\$f\" -o \"\$(basename \"\$f\" .c).o\" || exit 1; done'"
+	fi
+fi
+
+# ---------------------------------------------------------------- timing
+# cmd_for WORKLOAD SANDBOX: the command line for hyperfine -N
+cmd_for() {
+	local wl=$1 sb=$2 cmd in=()
+	case $wl in
+	true) cmd="/usr/bin/true" ;;
+	files) cmd="$BUILD/files $FILES_N"; in=(--in "$BUILD") ;;
+	python) cmd="$PY -m test $PY_TESTS" ;;
+	cc_*) cmd=$CC_CMD; in=(--in "$CC_IN") ;;
+	esac
+	case $sb in
+	native) printf '%s' "$cmd" ;;
+	bwrap) printf '%s ' "${BWRAP[@]}"; printf '%s' "$cmd" ;;
+	ward) printf '%s run --headless --policy %s ' "$WARD" "$POLICY"
+		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
+		printf -- '-- %s' "$cmd" ;;
+	esac
+}
+
+sandboxes() {
+	if [ -n "$HAVE_BWRAP" ]; then echo native bwrap ward; else echo native ward; fi
+}
+
+# rotate N WORDS...: the words, starting at the (N mod count)th
+rotate() {
+	local n=$1; shift
+	local a=("$@") i k=${#a[@]}
+	for ((i = 0; i < k; i++)); do printf '%s ' "${a[$(((i + n) % k))]}"; done
+}
+
+# time_one WORKLOAD SANDBOX ROUND RUNS WARMUP SAMPLE_INTERVAL [RESULT_BASE]
+# One hyperfine invocation (sync before each run, so that the journal and
+# discards of the run before are not charged to this one). With a sample
+# interval other than 0, sampler.py records the peak RSS of the top process.
+time_one() {
+	local wl=$1 sb=$2 r=$3 runs=$4 warm=$5 every=$6 base=${7:-$RES/t.$1.$2.$3} hp sp=
+	(cd "$W" && exec hyperfine -N -i --style basic --runs "$runs" --warmup "$warm" \
+		--prepare sync --output "$base.out" --export-json "$base.json" -n "$sb" \
+		"$(cmd_for "$wl" "$sb")") >"$base.hf" 2>&1 &
+	hp=$!
+	if [ "$every" != 0 ]; then
+		"$PY" "$BENCH/sampler.py" --parent "$hp" --interval "$every" --out "$base.rss.json" &
+		sp=$!
+	fi
+	wait "$hp" || { say "hyperfine failed on $wl/$sb:"; tail -5 "$base.hf" >&2; }
+	[ -n "$sp" ] && wait "$sp"
+	[ -s "$base.json" ] || broke "no timings for $wl/$sb (see $base.hf)"
+	printf '  %-10s %-6s round %d: median %s s\n' "$wl" "$sb" "$r" \
+		"$("$PY" -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$base.json")" >&2
+}
+
+# timed_workload WORKLOAD ROUNDS RUNS WARMUP SAMPLE_INTERVAL
+timed_workload() {
+	local wl=$1 rounds=$2 runs=$3 warm=$4 every=$5 r sb
+	say "workload $wl: $rounds rounds x $runs runs per sandbox"
+	for ((r = 1; r <= rounds; r++)); do
+		for sb in $(rotate "$r" $(sandboxes)); do
+			time_one "$wl" "$sb" "$r" "$runs" "$warm" "$every"
+		done
+	done
+}
+
+# rss_pass WORKLOAD RUNS: short runs are timed without the sampler (its
+# polling would weigh on them); their RSS comes from extra runs sampled
+# every 5 ms, not counted in the times.
+rss_pass() {
+	local wl=$1 runs=$2 sb
+	for sb in $(sandboxes); do
+		[ "$sb" = native ] && continue
+		time_one "$wl" "$sb" 0 "$runs" 0 0.005 "$RES/r.$wl.$sb"
+	done
+}
+
+TIMED=()
+if want true; then
+	timed_workload true "$ROUNDS" "$TRUE_RUNS" 3 0
+	rss_pass true 10
+	TIMED+=(true)
+fi
+if want files; then
+	timed_workload files "$ROUNDS" 1 0 0
+	rss_pass files 1
+	TIMED+=(files)
+fi
+if want python; then
+	timed_workload python "$PY_ROUNDS" 1 0 0.1
+	TIMED+=(python)
+fi
+if [ -n "$CC_WL" ]; then
+	say "$CC_WL: $CC_DESC"
+	timed_workload "$CC_WL" "$REAL_ROUNDS" 1 0 0.1
+	TIMED+=("$CC_WL")
+fi
+
+# ---------------------------------------------------------------- approvals
+# approvals_one VARIANT ROUND
+approvals_one() {
+	local v=$1 r=$2 h=$TMPD/appr/$1.$2 base=$RES/a.$1.$2 wp ap= cp= pol run
+	mkdir -p "$h"
+	sync
+	case $v in
+	native)
+		"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ;;
+	bwrap)
+		bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$h" "$h" \
+			--unshare-all --die-with-parent --new-session \
+			"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ;;
+	ward | ward-console | ward-allow)
+		pol=$ASK_POLICY
+		if [ "$v" = ward-allow ]; then
+			pol=$TMPD/allow.$r.ini
+			printf '[run]\ntimeout = 10m\nask_timeout = 60\n[files]\nwrite = ask\nallow = %s/*\n' "$h" >"$pol"
+		fi
+		"$WARD" run --headless --policy "$pol" --in "$h" --in "$BUILD" -- \
+			"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" &
+		wp=$!
+		if [ "$v" != ward-allow ]; then
+			"$PY" "$BENCH/approver.py" --stderr "$base.err" --sockdir "$SOCKDIR" \
+				--stats "$base.stats.json" &
+			ap=$!
+		fi
+		if [ "$v" = ward-console ]; then
+			"$PY" "$BENCH/approver.py" --stderr "$base.err" --sockdir "$SOCKDIR" \
+				--watch-only --client console &
+			cp=$!
+		fi
+		wait "$wp" || say "approvals $v round $r: ward exited $?"
+		[ -n "$ap" ] && { wait "$ap" || say "approver exited $?"; }
+		[ -n "$cp" ] && { wait "$cp" || say "watcher exited $?"; }
+		run=$(sed -n 's/^ward: run \([0-9a-f]*\) started.*/\1/p' "$base.err" | head -1)
+		if [ -n "$run" ]; then
+			sqlite3 "$XDG_STATE_HOME/ward/audit.db" \
+				"SELECT wait_ms FROM events WHERE run = '$run' AND request_id > 0" \
+				>"$base.waitms" 2>/dev/null || true
+		fi
+		;;
+	esac
+	find "$h" -type f | wc -l >"$base.count"
+	printf '  approvals %-12s round %d: %s creates timed, %s files on the host\n' \
+		"$v" "$r" "$(wc -l <"$base.lat")" "$(cat "$base.count")" >&2
+}
+
+if want approvals; then
+	say "workload approvals: $APPROVAL_ROUNDS rounds x $APPROVALS creates"
+	variants="native ward ward-console ward-allow"
+	[ -n "$HAVE_BWRAP" ] && variants="native bwrap ward ward-console ward-allow"
+	for ((r = 1; r <= APPROVAL_ROUNDS; r++)); do
+		for v in $(rotate "$r" $variants); do
+			approvals_one "$v" "$r"
+		done
+	done
+fi
+
+# ---------------------------------------------------------------- scale
+if want scale; then
+	say "workload scale: $SCALE_ROUNDS rounds x $SCALE_N concurrent runs"
+	for ((r = 1; r <= SCALE_ROUNDS; r++)); do
+		mkdir -p "$TMPD/scale/$r"
+		# All copies wait on one FIFO (below /var: visible under ward too)
+		# and go together once every one is up (and watched).
+		SCALE_CMD="read x < $TMPD/scale/$r/go || exit 3; for i in \$(seq 200); do echo \$i > f\$i; done; cat f* >/dev/null; rm -f f*; sleep 0.5"
+		for m in $(rotate "$r" $(sandboxes)); do
+			"$PY" "$BENCH/scale.py" --mode "$m" --n "$SCALE_N" \
+				--workdir "$TMPD/scale/$r" --out "$RES/s.$m.$r.json" \
+				--ward "$WARD" --policy "$POLICY" --sockdir "$SOCKDIR" \
+				-- sh -c "$SCALE_CMD" || broke "scale.py failed ($m)"
+			printf '  scale %-6s round %d: %s\n' "$m" "$r" \
+				"$("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("all up in %.2f s, then all done in %.2f s" % (d["start_s"], d["wall_s"]))' "$RES/s.$m.$r.json")" >&2
+		done
+	done
+fi
+
+# ---------------------------------------------------------------- report
+timed_json=$(printf '"%s",' "${TIMED[@]}")
+cat >"$RES/meta.json" <<EOF
+{"timed": [${timed_json%,}]}
+EOF
+T_END=$(date +%s)
+echo
+echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
+echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; files N = $FILES_N"
+[ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+"$PY" "$BENCH/summarize.py" "$RES" "$TSV" || broke "summarize.py failed"
+echo
+echo "written: $TSV"
+exit 0

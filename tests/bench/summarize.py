@@ -1,0 +1,346 @@
+#!/usr/bin/python3
+"""Turn the raw results of tests/bench/run.sh into one table and a TSV.
+
+    summarize.py RESULTS_DIR TSV_PATH
+
+Reads what run.sh left in RESULTS_DIR (see run.sh for the file names),
+prints the table on stdout and writes TSV_PATH with the header
+workload sandbox median_s ratio_native ratio_bwrap min_ratio max_ratio rss_kib
+
+Definitions (the same in the table and the TSV):
+  median_s      median wall time over every run of every round (for the
+                approval rows: the p50 or p99 latency, in seconds; for
+                scale50: from the go of N concurrent runs to their last exit, median over
+                rounds; for scale50_cpu: the CPU seconds of all the
+                supervisors (outer bwraps) of one round, median over rounds)
+  ratio_native  median_s / median_s of native, same workload
+  ratio_bwrap   median_s / median_s of bwrap, same workload
+  min_ratio, max_ratio
+                the least and greatest over rounds of (this sandbox's
+                median in that round / native's median in the same round):
+                rounds interleave the sandboxes, so this is the spread of
+                the ratio on a machine whose speed drifts
+  rss_kib       peak resident set (VmHWM, sampled from /proc) of the
+                supervisor, ward-supervisor (ward execs it in place), or of
+                the outer bwrap; the largest seen over the workload's sampled
+                runs (scale50: the median over the concurrent supervisors);
+                NA natively and for the approval rows
+Ratios only: no verdicts.
+"""
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+SANDBOXES = ("native", "bwrap", "ward")
+CLI_HWM = {}    # workload -> peak RSS of the ward CLI before its exec
+NA = "NA"
+
+
+def load(path):
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    v = sorted(values)
+    if not v:
+        return None
+    k = max(0, math.ceil(p / 100.0 * len(v)) - 1)
+    return v[k]
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(x, spec):
+    return NA if x is None else format(x, spec)
+
+
+class Row:
+    def __init__(self, workload, sandbox, median, per_round, rss=None,
+                 note=""):
+        self.workload = workload
+        self.sandbox = sandbox
+        self.median = median
+        self.per_round = per_round      # round -> value
+        self.rss = rss
+        self.note = note
+        self.r_native = self.r_bwrap = self.min_r = self.max_r = None
+
+
+def against(r, nat, bw):
+    """Fill r's ratios against the native and bwrap rows nat, bw."""
+    r.r_native = ratio(r.median, nat.median if nat else None)
+    r.r_bwrap = ratio(r.median, bw.median if bw else None)
+    if nat:
+        rs = [ratio(v, nat.per_round.get(k)) for k, v in r.per_round.items()]
+        rs = [x for x in rs if x is not None]
+        if rs:
+            r.min_r, r.max_r = min(rs), max(rs)
+
+
+def finish(rows):
+    """Fill the ratios of the rows of one workload."""
+    by = {r.sandbox: r for r in rows}
+    for r in rows:
+        against(r, by.get("native"), by.get("bwrap"))
+
+
+def timed_rows(res, workload, meta):
+    """Rows of a hyperfine-timed workload: t.W.S.R.json (+ .rss.json)."""
+    rows = []
+    for s in SANDBOXES:
+        times, per_round, codes, rss = [], {}, [], None
+        for f in sorted(glob.glob(os.path.join(res, "t.%s.%s.*.json" %
+                                               (workload, s)))):
+            if f.endswith(".rss.json"):
+                continue
+            rnd = int(f.split(".")[-2])
+            d = load(f)["results"][0]
+            times += d["times"]
+            per_round[rnd] = statistics.median(d["times"])
+            codes += d.get("exit_codes", [])
+        if not times:
+            continue
+        # peak RSS: sampled timed runs and the extra sampled runs (r.*)
+        want = {"ward": "ward-supervisor", "bwrap": "bwrap"}.get(s)
+        for rf in glob.glob(os.path.join(res, "t.%s.%s.*.rss.json" %
+                                         (workload, s))) + \
+                glob.glob(os.path.join(res, "r.%s.%s.rss.json" %
+                                       (workload, s))):
+            procs = load(rf)["procs"]
+            hw = [p["hwm_kib"] for p in procs if p["name"] == want]
+            if want and hw:
+                rss = max(rss or 0, max(hw))
+            cli = [p["hwm_kib"] for p in procs if p["name"] == "ward"]
+            if s == "ward" and cli:
+                CLI_HWM[workload] = max(CLI_HWM.get(workload, 0), max(cli))
+        ok = sum(1 for c in codes if c == 0)
+        note = "exit 0 in %d/%d runs" % (ok, len(codes))
+        outs = sorted(glob.glob(os.path.join(res, "t.%s.%s.*.out" %
+                                             (workload, s))))
+        failed = set()
+        for o in outs:
+            with open(o, errors="replace") as fh:
+                text = fh.read()
+            m = re.search(r"\d+ tests? failed:\n((?:    .*\n)+)", text)
+            if m:
+                failed.update(m.group(1).split())
+        if failed:
+            note += "; failed: " + " ".join(sorted(failed))
+        rows.append(Row(workload, s, statistics.median(times), per_round,
+                        rss, note))
+    finish(rows)
+    return rows
+
+
+def read_lat(path):
+    with open(path) as fh:
+        return [float(x) for x in fh.read().split()]
+
+
+def approval_rows(res):
+    """a.V.R.lat: one latency (µs) a line, V in native bwrap ward
+    ward-console ward-allow."""
+    variants = {}
+    for f in glob.glob(os.path.join(res, "a.*.lat")):
+        _, v, rnd, _ = os.path.basename(f).split(".")
+        variants.setdefault(v, {})[int(rnd)] = read_lat(f)
+    if not variants:
+        return [], []
+    rows, extra = [], []
+    for p in (50, 99):
+        group = {}
+        for v, label, sandbox in (
+                ("native", "approvals_p%d", "native"),
+                ("bwrap", "approvals_p%d", "bwrap"),
+                ("ward", "approvals_p%d", "ward"),
+                ("ward-console", "approvals_console_p%d", "ward"),
+                ("ward-allow", "approvals_allow_p%d", "ward")):
+            rounds = variants.get(v)
+            if not rounds:
+                continue
+            allv = [x for r in rounds.values() for x in r]
+            per_round = {k: pct(r, p) / 1e6 for k, r in rounds.items() if r}
+            row = Row(label % p, sandbox, pct(allv, p) / 1e6, per_round)
+            row.note = {"native": "create in a host folder",
+                        "bwrap": "create in a folder bound rw",
+                        "ward": "trapped, asked, auto-approved via socket",
+                        "ward-console": "same, a console-like watcher too",
+                        "ward-allow": "trapped, allowed by policy glob"}[v]
+            row.note += "; %d creates" % len(allv)
+            group[v] = row
+        for v, row in group.items():
+            against(row, group.get("native"), group.get("bwrap"))
+            rows.append(row)
+    # client-side and audit.db figures, for the notes
+    for v in ("ward", "ward-console"):
+        rtt, waits, counts, decided = [], [], [], 0
+        for f in glob.glob(os.path.join(res, "a.%s.*.stats.json" % v)):
+            d = load(f)
+            rtt += d["client_rtt_us"]
+            decided += d["decided"]
+        for f in glob.glob(os.path.join(res, "a.%s.*.waitms" % v)):
+            waits += read_lat(f)
+        for f in glob.glob(os.path.join(res, "a.%s.*.count" % v)):
+            with open(f) as fh:
+                counts.append(fh.read().strip())
+        if rtt:
+            extra.append("%-13s approver's view (request seen -> ack): "
+                         "p50 %.0f us, p99 %.0f us over %d decisions"
+                         % (v, pct(rtt, 50), pct(rtt, 99), decided))
+        if waits:
+            extra.append("%-13s audit.db wait_ms: p50 %g ms, p99 %g ms "
+                         "(whole ms)" % (v, pct(waits, 50), pct(waits, 99)))
+        if counts:
+            extra.append("%-13s files really created on the host per run: %s"
+                         % (v, " ".join(counts)))
+    return rows, extra
+
+
+def scale_rows(res):
+    runs = {}
+    for f in glob.glob(os.path.join(res, "s.*.json")):
+        _, mode, rnd, _ = os.path.basename(f).split(".")
+        runs.setdefault(mode, {})[int(rnd)] = load(f)
+    if not runs:
+        return [], []
+    rows, cpu_rows, extra = [], [], []
+    for s in SANDBOXES:
+        rr = runs.get(s)
+        if not rr:
+            continue
+        walls = {k: d["wall_s"] for k, d in rr.items()}
+        hwm = [x for d in rr.values() for x in d["hwm_kib"]]
+        n = list(rr.values())[0]["n"]
+        codes = [c for d in rr.values() for c in d["exit_codes"]]
+        note = ("%d concurrent runs x %d rounds; exit 0 in %d/%d; all up in "
+                "%.2f s (median)" % (
+                    n, len(rr), sum(1 for c in codes if c == 0), len(codes),
+                    statistics.median(d["start_s"] for d in rr.values())))
+        rows.append(Row("scale%d" % n, s, statistics.median(walls.values()),
+                        walls, statistics.median(hwm) if hwm else None, note))
+        if s != "native":
+            cpus = {k: sum(d["cpu_s"]) for k, d in rr.items()}
+            cpu_rows.append(Row("scale%d_cpu" % n, s,
+                                statistics.median(cpus.values()), cpus))
+            if hwm:
+                extra.append(
+                    "%-6s per-%s peak RSS over %d runs: median %d KiB, "
+                    "max %d KiB; CPU per %s: %.1f ms (median round)"
+                    % (s, "supervisor" if s == "ward" else "outer bwrap",
+                       len(hwm), statistics.median(hwm), max(hwm),
+                       "supervisor" if s == "ward" else "bwrap",
+                       1000 * statistics.median(cpus.values()) / n))
+            if s == "ward":
+                fl = [len(d.get("console_failed", [])) for d in rr.values()]
+                if any(fl):
+                    extra.append("ward   runs gone before the watcher "
+                                 "reached them: %s" % "/".join(map(str, fl)))
+                cc = [d.get("console_connected", 0) for d in rr.values()]
+                cm = [d.get("console_messages", 0) for d in rr.values()]
+                extra.append("ward   console-like watcher attached to %s of "
+                             "%d runs per round; messages received: %s"
+                             % ("/".join(map(str, cc)), n,
+                                "/".join(map(str, cm))))
+    finish(rows)
+    # CPU: no native figure; ratio to bwrap only
+    bw = [r for r in cpu_rows if r.sandbox == "bwrap"]
+    for r in cpu_rows:
+        r.r_bwrap = ratio(r.median, bw[0].median if bw else None)
+    return rows + cpu_rows, extra
+
+
+def main():
+    res, tsv = sys.argv[1], sys.argv[2]
+    meta = load(os.path.join(res, "meta.json"))
+    rows = []
+    for w in meta["timed"]:
+        rows += timed_rows(res, w, meta)
+    arows, aextra = approval_rows(res)
+    srows, sextra = scale_rows(res)
+    rows += arows + srows
+
+    os.makedirs(os.path.dirname(os.path.abspath(tsv)), exist_ok=True)
+    with open(tsv, "w") as fh:
+        fh.write("workload\tsandbox\tmedian_s\tratio_native\tratio_bwrap\t"
+                 "min_ratio\tmax_ratio\trss_kib\n")
+        for r in rows:
+            fh.write("\t".join([
+                r.workload, r.sandbox, fmt(r.median, ".6f"),
+                fmt(r.r_native, ".3f"), fmt(r.r_bwrap, ".3f"),
+                fmt(r.min_r, ".3f"), fmt(r.max_r, ".3f"),
+                NA if r.rss is None else "%d" % r.rss]) + "\n")
+
+    hdr = ("%-22s %-7s %11s %8s %8s %15s %8s  %s"
+           % ("workload", "sandbox", "median_s", "x native", "x bwrap",
+              "min..max x nat", "rss_kib", "notes"))
+    print(hdr)
+    print("-" * len(hdr))
+    last = None
+    for r in rows:
+        if last is not None and r.workload.split("_p")[0] != last:
+            print()
+        last = r.workload.split("_p")[0]
+        spread = NA if r.min_r is None else "%.2f..%.2f" % (r.min_r, r.max_r)
+        print("%-22s %-7s %11s %8s %8s %15s %8s  %s" % (
+            r.workload, r.sandbox, fmt(r.median, ".6f"),
+            fmt(r.r_native, ".2f"), fmt(r.r_bwrap, ".2f"), spread,
+            NA if r.rss is None else "%d" % r.rss, r.note))
+    cli = ["%s %d" % (w, k) for w, k in CLI_HWM.items()]
+    if cli:
+        aextra.append("ward CLI's own peak RSS before it execs the supervisor "
+                      "(KiB, sampled): " + ", ".join(cli))
+    if aextra or sextra:
+        print()
+        for line in aextra + sextra:
+            print(line)
+
+    # The issue's targets, as ratios side by side (no verdicts).
+    def get(w, s):
+        for r in rows:
+            if r.workload == w and r.sandbox == s:
+                return r
+        return None
+    print()
+    print("issue 6 targets, measured figure beside each (no verdicts):")
+    t = get("true", "ward")
+    if t:
+        print("  start-up ward / bwrap        %6s   (target: within 2x)"
+              % fmt(t.r_bwrap, ".2f"))
+    t = get("files", "ward")
+    if t:
+        print("  files ward / bwrap           %6s   (target: within 1.5x)"
+              % fmt(t.r_bwrap, ".2f"))
+    for w in meta["timed"]:
+        if w in ("true", "files"):
+            continue
+        t = get(w, "ward")
+        if t:
+            print("  %-28s %6s   (target: within 1.05x)"
+                  % (w + " ward / native", fmt(t.r_native, ".3f")))
+    t = get("approvals_p99", "ward")
+    if t:
+        print("  approval round trip p99      %6s ms (target: under 2 ms)"
+              % fmt(t.median * 1e3, ".2f"))
+    t = [r for r in rows if r.workload.startswith("scale") and
+         r.sandbox == "ward" and not r.workload.endswith("_cpu")]
+    if t and t[0].rss:
+        print("  supervisor RSS (scale, median) %5.2f MiB (target: under 4 MiB)"
+              % (t[0].rss / 1024))
+    t = get("true", "ward")
+    if t and t.rss:
+        print("  supervisor peak RSS (true)   %5.2f MiB" % (t.rss / 1024))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
