@@ -101,11 +101,12 @@ bench: all
 	tests/bench/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ward $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ward $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 ward ward-supervisor $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 share/ward.ini $(DESTDIR)$(PREFIX)/share/ward/
 	cp -r share/demo $(DESTDIR)$(PREFIX)/share/ward/
 	install -m 644 share/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 share/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
 	rm -rf $(BUILD) build-asan ward ward-supervisor

@@ -669,7 +669,7 @@ policy_parse_host(const char *v, struct policy_host *ret, bool is_never,
 		problem = "would allow every host (name the hosts, or use *.example.com)";
 	} else if (is_never) {
 		problem = "is not an address or network (never takes 10.0.0.0/8, "
-		    "169.254.169.254, [fe80::]/10 ...)";
+		    "169.254.169.254, [fe80::/10] ...)";
 	} else if (policy_hostname(host, &canon, &problem) == 0) {
 		goto done;
 	}

@@ -694,6 +694,7 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	uint64_t argv_addr = at ? req->data.args[2] : req->data.args[1];
 	static char argbuf[64][1024];
 	char *args[65];
+	bool from_fd = false;
 	char path[PATH_MAX], argv[4096];
 	size_t used = 0, n_args = 0;
 
@@ -703,6 +704,7 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		char link[64];
 		ssize_t n;
 
+		from_fd = true;
 		/* fexecve: say what the fd is (a memfd shows as /memfd:). */
 		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid,
 		    (int)req->data.args[0]);
@@ -734,7 +736,8 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	 * continued: what it then does still meets the floor. */
 	/* A PATH lookup that finds nothing: the kernel says ENOENT, and
 	 * nothing ran that the record should show. */
-	if (path[0] == '/' && !install_exists_inside(s, pid, path)) {
+	if (!from_fd && path[0] == '/' &&
+	    !install_exists_inside(s, pid, path)) {
 		respond_continue(s, req->id);
 		return;
 	}

@@ -77,7 +77,7 @@ static const char cli_deny_help[] =
 "\n"
 "Options:\n"
 "  -r, --reason TEXT  tell the denied process why: written to its stderr\n"
-"                     as \"ward: TEXT\" and recorded\n"
+"                     as \"ward: denied: TEXT\" and recorded\n"
 "  -h, --help         show this help\n"
 "\n"
 "Prints \"denied RUN ID\". Exit status: 0 denied, 1 not (no such run or\n"
