@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -105,6 +106,7 @@ static const struct filter_blocked blocked[] = {
 	{ SCMP_SYS(ioctl), EPERM, "ioctl (TIOCSTI/TIOCLINUX)" },
 	{ SCMP_SYS(seccomp), EPERM, "seccomp (new listener)" },
 	{ SCMP_SYS(personality), EPERM, "personality" },
+	{ SCMP_SYS(socket), EPERM, "socket (raw or packet)" },
 };
 
 /* Blocked only for some argument values (arg-checked rules below). */
@@ -112,7 +114,8 @@ static bool
 blocked_by_args(int nr)
 {
 	return nr == SCMP_SYS(clone) || nr == SCMP_SYS(ioctl) ||
-	    nr == SCMP_SYS(seccomp) || nr == SCMP_SYS(personality);
+	    nr == SCMP_SYS(seccomp) || nr == SCMP_SYS(personality) ||
+	    nr == SCMP_SYS(socket);
 }
 
 const struct filter_blocked *
@@ -232,6 +235,23 @@ filter_build(struct filter *f, char **cause)
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
 		    &a, cause)) < 0)
+			goto out;
+	}
+	{
+		/* Raw and packet sockets: the program has no CAP_NET_RAW, so
+		 * the kernel would refuse them; trapped to be seen. */
+		struct scmp_arg_cmp pkt = SCMP_A0(SCMP_CMP_EQ, AF_PACKET);
+		struct scmp_arg_cmp raw = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+		    SOCK_RAW);
+		struct scmp_arg_cmp pk2 = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+		    SOCK_PACKET);
+
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &raw,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pk2,
+		    cause)) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(personality_bits); i++) {

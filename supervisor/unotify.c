@@ -738,7 +738,10 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	 * nothing ran that the record should show. */
 	if (!from_fd && path[0] == '/' &&
 	    !install_exists_inside(s, pid, path)) {
-		respond_continue(s, req->id);
+		/* Answered here, not continued: continuing would let the
+		 * kernel read the path again, which a thread may have
+		 * turned into a program that exists (an exec nobody saw). */
+		respond(s, req->id, -ENOENT, 0);
 		return;
 	}
 	if (n_args > 0 && install_on_exec(s, req, path, args, argv) == 1)

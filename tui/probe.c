@@ -6,8 +6,16 @@
  * shown to the sandbox with --in; its libraries live in /usr, which every
  * sandbox sees. Nothing it says decides a verdict: what it prints only
  * names the errno it met, for the report. The verdict comes from the
- * canary folder, the planted secret, the host listener, the supervisor's
- * fate, the sandbox's processes sampled from /proc, and the record.
+ * canary folder, the planted secret, the host's TCP and UDP listeners,
+ * the supervisor's fate and its sockets, the sandbox's processes and
+ * socket tables sampled from /proc, the opens of the race's script
+ * (inotify), with root a packet watch on the host's interfaces, and the
+ * record.
+ *
+ * The network probes reach only 127.0.0.1 (the sandbox's own loopback,
+ * where the host's listeners must hear nothing), 192.0.2.1 (TEST-NET-1,
+ * denied before any packet), 169.254.169.254 (refused by the never list)
+ * and a made-up name under .invalid (denied, so never forwarded).
  *
  * The first half of the file is the inside (probe_in_*), the second the
  * battery (probe_*).
@@ -23,11 +31,17 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <arpa/nameser.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <resolv.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,6 +50,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -696,6 +712,422 @@ probe_in_connect(char **a)
 	return 0;
 }
 
+/* ---- the network ---- */
+
+/* The documentation address (TEST-NET-1) and cloud metadata. */
+#define PROBE_OUT_ADDR		0xc0000201U	/* 192.0.2.1 */
+#define PROBE_META_ADDR		0xa9fea9feU	/* 169.254.169.254 */
+#define PROBE_META_PORT		80
+
+static struct sockaddr_in
+probe_in_sa4(uint32_t addr, unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+
+	sa.sin_addr.s_addr = htonl(addr);
+	sa.sin_port = htons((uint16_t)port);
+	return sa;
+}
+
+/* The same IPv4 address as an IPv4-mapped IPv6 one (::ffff:a.b.c.d). */
+static struct sockaddr_in6
+probe_in_sa6_mapped(uint32_t addr, unsigned port)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6 };
+	uint32_t be = htonl(addr);
+
+	sa.sin6_port = htons((uint16_t)port);
+	sa.sin6_addr.s6_addr[10] = 0xff;
+	sa.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&sa.sin6_addr.s6_addr[12], &be, 4);
+	return sa;
+}
+
+/* A fresh socket, then connect: say how it went. */
+static void
+probe_in_connect_to(const char *what, int family, int type,
+    const void *sa, socklen_t len)
+{
+	int s = socket(family, type | SOCK_CLOEXEC, 0);
+
+	if (s < 0) {
+		probe_in_say(what, errno);
+		return;
+	}
+	probe_in_check(what, connect(s, sa, len));
+	close(s);
+}
+
+/*
+ * The host's listener on 127.0.0.1 by other roads than the plain connect
+ * probe: as an IPv4-mapped IPv6 address, at another address of 127/8,
+ * with TCP Fast Open (a connect made by sendto), and a connect out that a
+ * non-blocking socket makes.
+ */
+static int
+probe_in_outside_listener(char **a)
+{
+	unsigned port = (unsigned)atoi(a[0]);
+	struct sockaddr_in lo = probe_in_sa4(INADDR_LOOPBACK, port);
+	struct sockaddr_in lo2 = probe_in_sa4(0x7f000002, port);
+	struct sockaddr_in out = probe_in_sa4(PROBE_OUT_ADDR, port);
+	struct sockaddr_in6 mapped = probe_in_sa6_mapped(INADDR_LOOPBACK, port);
+	int s, r, e;
+
+	probe_in_connect_to("connect tcp [::ffff:127.0.0.1]", AF_INET6,
+	    SOCK_STREAM, &mapped, sizeof mapped);
+	probe_in_connect_to("connect tcp 127.0.0.2", AF_INET, SOCK_STREAM,
+	    &lo2, sizeof lo2);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	probe_in_check("sendto MSG_FASTOPEN 127.0.0.1", sendto(s, "x", 1,
+	    MSG_FASTOPEN, (struct sockaddr *)&lo, sizeof lo));
+	close(s);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	r = connect(s, (struct sockaddr *)&out, sizeof out);
+	e = errno;
+	probe_in_say("connect tcp 192.0.2.1 non-blocking", r < 0 ? e : 0);
+	if (r < 0 && e == EINPROGRESS) {
+		struct pollfd pf = { s, POLLOUT, 0 };
+		int err = 0;
+		socklen_t l = sizeof err;
+
+		(void)poll(&pf, 1, 2000);
+		getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &l);
+		probe_in_say("connect tcp 192.0.2.1 non-blocking, SO_ERROR",
+		    err);
+	}
+	close(s);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	probe_in_check("sendto MSG_FASTOPEN 192.0.2.1", sendto(s, "x", 1,
+	    MSG_FASTOPEN, (struct sockaddr *)&out, sizeof out));
+	close(s);
+	return 0;
+}
+
+/* Cloud metadata: over IPv4, IPv4-mapped IPv6, and a datagram. */
+static int
+probe_in_metadata(char **a)
+{
+	struct sockaddr_in m4 = probe_in_sa4(PROBE_META_ADDR, PROBE_META_PORT);
+	struct sockaddr_in6 m6 = probe_in_sa6_mapped(PROBE_META_ADDR,
+	    PROBE_META_PORT);
+	int s;
+
+	(void)a;
+	probe_in_connect_to("connect tcp 169.254.169.254:80", AF_INET,
+	    SOCK_STREAM, &m4, sizeof m4);
+	probe_in_connect_to("connect tcp [::ffff:169.254.169.254]:80",
+	    AF_INET6, SOCK_STREAM, &m6, sizeof m6);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	probe_in_check("sendto udp 169.254.169.254:80", sendto(s, "x", 1, 0,
+	    (struct sockaddr *)&m4, sizeof m4));
+	close(s);
+	return 0;
+}
+
+/* A name made up for the run, carrying data out in its first label:
+ * looked up as A/AAAA over UDP, and as TXT over TCP. */
+static int
+probe_in_dns_exfil(char **a)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+	    .ai_socktype = SOCK_STREAM }, *res = NULL;
+	struct __res_state st;
+	unsigned char ans[1024];
+	char what[400], txt[300];
+	const char *e;
+	int r;
+
+	snprintf(what, sizeof what, "getaddrinfo %s", a[0]);
+	r = getaddrinfo(a[0], "443", &hints, &res);
+	e = r == 0 ? "ok" : r == EAI_NONAME ? "EAI_NONAME" :
+	    r == EAI_AGAIN ? "EAI_AGAIN" : r == EAI_FAIL ? "EAI_FAIL" :
+	    r == EAI_NODATA ? "EAI_NODATA" : r == EAI_SYSTEM ? "EAI_SYSTEM" :
+	    "EAI_OTHER";
+	dprintf(STDOUT_FILENO, "ward-probe: %s: %s: %s\n", probe_in_name,
+	    what, e);
+	if (res != NULL) {
+		for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+			char h[INET6_ADDRSTRLEN] = "?";
+
+			if (ai->ai_family == AF_INET)
+				inet_ntop(AF_INET, &((struct sockaddr_in *)
+				    ai->ai_addr)->sin_addr, h, sizeof h);
+			else if (ai->ai_family == AF_INET6)
+				inet_ntop(AF_INET6, &((struct sockaddr_in6 *)
+				    ai->ai_addr)->sin6_addr, h, sizeof h);
+			dprintf(STDOUT_FILENO, "ward-probe: %s: resolved to "
+			    "%s\n", probe_in_name, h);
+		}
+		freeaddrinfo(res);
+	}
+	memset(&st, 0, sizeof st);
+	snprintf(txt, sizeof txt, "txt.%s", a[0]);
+	snprintf(what, sizeof what, "res_nquery TXT %s over TCP", txt);
+	if (res_ninit(&st) != 0) {
+		probe_in_say("res_ninit", errno != 0 ? errno : EINVAL);
+		return 0;
+	}
+	st.options |= RES_USEVC;
+	r = res_nquery(&st, txt, ns_c_in, ns_t_txt, ans, sizeof ans);
+	e = r >= 0 ? "ok" : st.res_h_errno == HOST_NOT_FOUND ? "NXDOMAIN" :
+	    st.res_h_errno == TRY_AGAIN ? "SERVFAIL" :
+	    st.res_h_errno == NO_RECOVERY ? "REFUSED" :
+	    st.res_h_errno == NO_DATA ? "NODATA" : "EAI_FAIL";
+	dprintf(STDOUT_FILENO, "ward-probe: %s: %s: %s\n", probe_in_name,
+	    what, e);
+	res_nclose(&st);
+	return 0;
+}
+
+/*
+ * Raw and packet sockets need CAP_NET_RAW. Should one open, hold it
+ * long enough to be seen in the sandbox's socket tables from outside,
+ * and try to send with it.
+ */
+static int
+probe_in_raw_socket(char **a)
+{
+	static const struct {
+		const char	*what;
+		int		 family, type, proto;
+	} socks[] = {
+		{ "socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)", AF_INET, SOCK_RAW,
+		  IPPROTO_ICMP },
+		{ "socket(AF_INET, SOCK_RAW, IPPROTO_RAW)", AF_INET, SOCK_RAW,
+		  IPPROTO_RAW },
+		{ "socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6)", AF_INET6,
+		  SOCK_RAW, IPPROTO_ICMPV6 },
+		{ "socket(AF_PACKET, SOCK_RAW, ETH_P_ALL)", AF_PACKET, SOCK_RAW,
+		  0x0300 /* htons(ETH_P_ALL) */ },
+		{ "socket(AF_PACKET, SOCK_DGRAM, ETH_P_IP)", AF_PACKET,
+		  SOCK_DGRAM, 0x0008 /* htons(ETH_P_IP) */ },
+	};
+	/* An ICMP echo request with a valid checksum. */
+	unsigned char echo[8] = { 8, 0, 0xf7, 0xfe, 0, 1, 0, 0 };
+	struct sockaddr_in out = probe_in_sa4(PROBE_OUT_ADDR, 0);
+	bool held = false;
+
+	(void)a;
+	for (size_t i = 0; i < ARRAY_SIZE(socks); i++) {
+		int s = socket(socks[i].family, socks[i].type | SOCK_CLOEXEC,
+		    socks[i].proto);
+
+		probe_in_check(socks[i].what, s);
+		if (s < 0)
+			continue;
+		held = true;
+		if (socks[i].family == AF_INET)
+			probe_in_check("sendto 192.0.2.1 (ICMP echo)",
+			    sendto(s, echo, sizeof echo, 0,
+			    (struct sockaddr *)&out, sizeof out));
+		/* Left open: the harness looks for it from outside. */
+	}
+	if (held)
+		usleep(300 * 1000);
+	return 0;
+}
+
+/* Datagrams out: sendto, sendmsg, sendmmsg, connect; and one to
+ * the host's UDP listener's port on 127.0.0.1 (the sandbox's own). */
+static int
+probe_in_udp(char **a)
+{
+	unsigned port = (unsigned)atoi(a[0]);
+	struct sockaddr_in out = probe_in_sa4(PROBE_OUT_ADDR, port);
+	struct sockaddr_in lo = probe_in_sa4(INADDR_LOOPBACK, port);
+	char data[] = "ward-probe";
+	struct iovec iov = { data, sizeof data - 1 };
+	struct msghdr mh = { .msg_name = &out, .msg_namelen = sizeof out,
+	    .msg_iov = &iov, .msg_iovlen = 1 };
+	struct mmsghdr mm = { .msg_hdr = mh };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0) {
+		probe_in_say("socket(AF_INET, SOCK_DGRAM)", errno);
+		return 3;
+	}
+	probe_in_check("sendto udp 192.0.2.1", sendto(s, data, sizeof data - 1,
+	    0, (struct sockaddr *)&out, sizeof out));
+	probe_in_check("sendmsg udp 192.0.2.1", sendmsg(s, &mh, 0));
+	probe_in_check("sendmmsg udp 192.0.2.1", sendmmsg(s, &mm, 1, 0));
+	probe_in_check("sendto udp 127.0.0.1", sendto(s, data, sizeof data - 1,
+	    0, (struct sockaddr *)&lo, sizeof lo));
+	probe_in_check("connect udp 192.0.2.1", connect(s,
+	    (struct sockaddr *)&out, sizeof out));
+	close(s);
+	return 0;
+}
+
+/* ---- the exec argv-swap race ---- */
+
+#define PROBE_RACE_ARGV_MS	400	/* flip argv[1] install <-> list */
+#define PROBE_RACE_PATH_MS	600	/* flip the path pip <-> pix */
+#define PROBE_RACE_LIVE_MS	80	/* each exec that ran lives this long */
+#define PROBE_RACE_PACKAGE	"wardprobe-x"
+#define PROBE_RACE_SCRIPT	"pip"	/* in the tools folder: #!ward probe-inside */
+
+struct probe_in_exec {
+	char		 path[PATH_MAX];
+	size_t		 last;		/* the path's last byte: 'p' or 'x' */
+	char		*argv[4];
+	int		 mode;		/* 0: flip argv[1], 1: flip the path */
+	atomic_bool	 stop;
+};
+
+/* Shared with the children: what they met, for the report. */
+struct probe_in_exec_counts {
+	atomic_uint	 attempts[2], runs[2], errs[2][160];
+};
+
+static void *
+probe_in_exec_flip(void *arg)
+{
+	static char install[] = "install", list[] = "list";
+	struct probe_in_exec *x = arg;
+	char *volatile *slot = (char *volatile *)&x->argv[1];
+	volatile char *last = &x->path[x->last];
+
+	while (!atomic_load_explicit(&x->stop, memory_order_relaxed)) {
+		if (x->mode == 0) {
+			*slot = install;
+			*slot = list;
+		} else {
+			*last = 'p';
+			*last = 'x';
+		}
+	}
+	return NULL;
+}
+
+/* One child: a flipping thread, and execve until one runs or the phase
+ * ends (exit 3). */
+static void
+probe_in_exec_child(struct probe_in_exec *x,
+    struct probe_in_exec_counts *c, int64_t end)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, probe_in_exec_flip, x) != 0)
+		_exit(4);
+	while (now_mono_ms() < end) {
+		int e;
+
+		atomic_fetch_add(&c->attempts[x->mode], 1);
+		execve(x->path, x->argv, environ);
+		e = errno;
+		if (e > 0 && e < (int)ARRAY_SIZE(c->errs[0]))
+			atomic_fetch_add(&c->errs[x->mode][e], 1);
+	}
+	_exit(3);
+}
+
+/*
+ * The race: while the main thread execs `pip install wardprobe-x` (pip
+ * being a script in a folder of ours whose #! line runs this binary),
+ * another flips argv[1] to "list", or the path's last letter to a name
+ * that does not exist, so that the supervisor may judge one exec and the
+ * kernel run another. Each exec that runs lives a moment, so that the
+ * harness sees it from outside, and meets the floor meanwhile.
+ */
+static int
+probe_in_exec_race(char **a)
+{
+	static char arg0[] = "pip", pkg[] = PROBE_RACE_PACKAGE,
+	    install[] = "install";
+	static const char *const phase[] = { "argv[1] install/list",
+	    "path pip/pix" };
+	struct probe_in_exec_counts *c;
+	struct probe_in_exec x;
+
+	memset(&x, 0, sizeof x);
+	snprintf(x.path, sizeof x.path, "%s/%s", a[0], PROBE_RACE_SCRIPT);
+	x.last = strlen(x.path) - 1;
+	x.argv[0] = arg0;
+	x.argv[1] = install;
+	x.argv[2] = pkg;
+	c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED) {
+		probe_in_say("mmap", errno);
+		return 3;
+	}
+	setenv("WARD_PROBE_CANARY", a[1], 1);
+	setenv("WARD_PROBE_PORT", a[2], 1);
+	for (x.mode = 0; x.mode < 2; x.mode++) {
+		int64_t end = now_mono_ms() + (x.mode == 0 ?
+		    PROBE_RACE_ARGV_MS : PROBE_RACE_PATH_MS);
+		char what[96];
+
+		x.argv[1] = install;
+		x.path[x.last] = 'p';
+		while (now_mono_ms() < end) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid == 0)
+				probe_in_exec_child(&x, c, end);
+			if (pid < 0) {
+				probe_in_say("fork", errno);
+				break;
+			}
+			if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+			    WEXITSTATUS(st) == 0)
+				atomic_fetch_add(&c->runs[x.mode], 1);
+		}
+		dprintf(STDOUT_FILENO, "ward-probe: %s: flip %s: %u execve, "
+		    "%u ran\n", probe_in_name, phase[x.mode],
+		    atomic_load(&c->attempts[x.mode]),
+		    atomic_load(&c->runs[x.mode]));
+		for (size_t e = 1; e < ARRAY_SIZE(c->errs[0]); e++)
+			if (atomic_load(&c->errs[x.mode][e]) > 0) {
+				snprintf(what, sizeof what, "flip %s: execve "
+				    "x%u", phase[x.mode],
+				    atomic_load(&c->errs[x.mode][e]));
+				probe_in_say(what, (int)e);
+			}
+	}
+	return 0;
+}
+
+/* What the race got to run (through the #! line of tools/pip): it tries
+ * the canary and the outside, then lives a moment to be seen. */
+static int
+probe_in_exec_raced(int argc, char **argv)
+{
+	const char *canary = getenv("WARD_PROBE_CANARY");
+	const char *port = getenv("WARD_PROBE_PORT");
+	int64_t t0 = now_mono_ms();
+	char what[PATH_MAX + 64], args[256] = "";
+	size_t used = 0;
+
+	probe_in_name = "argv-race";
+	for (int i = 0; i < argc && used + 2 < sizeof args; i++)
+		used += (size_t)snprintf(args + used, sizeof args - used, "%s%s",
+		    i ? " " : "", argv[i]);
+	if (canary != NULL) {
+		char p[PATH_MAX];
+
+		snprintf(what, sizeof what, "ran (pip %s): open canary/raced "
+		    "O_CREAT", args);
+		snprintf(p, sizeof p, "%s/raced", canary);
+		probe_in_fd(what, open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
+		    0644));
+	}
+	if (port != NULL) {
+		struct sockaddr_in out = probe_in_sa4(PROBE_OUT_ADDR,
+		    (unsigned)atoi(port));
+
+		snprintf(what, sizeof what, "ran (pip %s): connect tcp "
+		    "192.0.2.1", args);
+		probe_in_connect_to(what, AF_INET, SOCK_STREAM, &out,
+		    sizeof out);
+	}
+	while (now_mono_ms() < t0 + PROBE_RACE_LIVE_MS)
+		usleep(5 * 1000);
+	return 0;
+}
+
 static int
 probe_in_fork_bomb(char **a)
 {
@@ -782,6 +1214,12 @@ static const struct probe_in {
 	{ "int80", 1, probe_in_int80 },
 	{ "memfd-exec", 0, probe_in_memfd_exec },
 	{ "connect", 1, probe_in_connect },
+	{ "outside-listener", 1, probe_in_outside_listener },
+	{ "metadata", 0, probe_in_metadata },
+	{ "dns-exfil", 1, probe_in_dns_exfil },
+	{ "raw-socket", 0, probe_in_raw_socket },
+	{ "udp", 1, probe_in_udp },
+	{ "argv-race", 3, probe_in_exec_race },
 	{ "fork-bomb", 0, probe_in_fork_bomb },
 	{ "memory-hog", 0, probe_in_memory_hog },
 	{ "wall-clock", 0, probe_in_wall_clock },
@@ -794,6 +1232,14 @@ probe_inside_main(int argc, char **argv)
 		fputs("ward probe-inside: used by `ward probe`; see "
 		    "`ward probe --help`\n", stderr);
 		return 2;
+	}
+	/* The argv-race's tools/pip, run by its #! line: NAME is the
+	 * script's path. */
+	if (strchr(argv[1], '/') != NULL) {
+		const char *base = strrchr(argv[1], '/') + 1;
+
+		if (strcmp(base, PROBE_RACE_SCRIPT) == 0)
+			return probe_in_exec_raced(argc - 2, argv + 2);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(probe_ins); i++) {
 		if (strcmp(probe_ins[i].name, argv[1]) != 0)
@@ -833,8 +1279,10 @@ enum probe_verdict {
 };
 
 /* One event the record must hold: kind, verdict, and where given the
- * syscall, the rule, and the subject (or subject2). In subjects, "%c"
- * stands for the canary folder and "%p" for the listener's port. */
+ * syscall, the rule (a final '*' matches any end), and the subject (or
+ * subject2). In subjects, "%c" stands for the canary folder, "%p" for
+ * the TCP listener's port, "%u" for the UDP listener's, "%t" for the
+ * tools folder and "%n" for the made-up DNS name. */
 struct probe_expect {
 	enum verdict	 verdict;	/* VERDICT_NONE ends the list */
 	enum request_kind kind;
@@ -842,17 +1290,27 @@ struct probe_expect {
 	const char	*subject;
 	const char	*rule;
 	bool		 int80;		/* only where the host kernel has int $0x80 */
+	unsigned	 count;		/* at least this many (0: one) */
 };
 
 struct probe_def {
 	const char	*name;
 	const char	*tried;
-	const char	*args;		/* c canary, p port, s secret file */
+	/* c canary, p TCP port, u UDP port, s secret file, t tools
+	 * folder, n made-up DNS name */
+	const char	*args;
 	enum probe_limit limit;
 	enum probe_proof proof;
 	int		 status;	/* the run's expected exit status */
 	bool		 allowed;	/* allowed by design, must be recorded */
 	const char	*floor;		/* what stops it, where no event says */
+	/* Attempts no trap sees (the kernel refuses them): named in the
+	 * record column as such. */
+	const char	*untrapped;
+	bool		 net;		/* watch the network from outside */
+	bool		 never;		/* refused by the never list: nobody asked */
+	bool		 dns;		/* looks up the made-up name */
+	bool		 race;		/* the exec race: every exec that ran */
 	struct probe_expect expect[4];
 };
 
@@ -927,10 +1385,61 @@ static const struct probe_def probe_defs[] = {
 	/* 127.0.0.1 inside is the sandbox's own loopback: the supervisor
 	 * lets it be and records nothing, so the host listener is the
 	 * judge there; the connect out to 192.0.2.1 must be in the record. */
-	{ .name = "connect", .args = "p",
+	{ .name = "connect", .args = "p", .net = true,
 	  .tried = "reach a host listener on 127.0.0.1; connect out",
 	  .floor = "127.0.0.1 is the sandbox's own loopback",
 	  .expect = { { VERDICT_DENY, KIND_CONNECT, NULL, "192.0.2.1:%p",
+		  NULL } } },
+	{ .name = "outside-listener", .args = "p", .net = true,
+	  .tried = "reach the host listener as ::ffff:127.0.0.1, 127.0.0.2, "
+	      "by TCP Fast Open; connect out non-blocking and by Fast Open",
+	  .floor = "127/8 is the sandbox's own loopback",
+	  .expect = {
+		{ VERDICT_DENY, KIND_CONNECT, "connect", "192.0.2.1:%p", NULL },
+		{ VERDICT_DENY, KIND_CONNECT, "sendto", "192.0.2.1:%p",
+		  NULL } } },
+	/* Never-listed: refused at once, nobody is asked. */
+	{ .name = "metadata", .net = true, .never = true,
+	  .tried = "reach 169.254.169.254:80 over IPv4, IPv4-mapped IPv6, UDP",
+	  .expect = {
+		{ VERDICT_DENY, KIND_CONNECT, "connect", "169.254.169.254:80",
+		  "never *", false, 2 },
+		{ VERDICT_DENY, KIND_CONNECT, "sendto", "169.254.169.254:80",
+		  "never *" } } },
+	/* The made-up name is denied at once by our watcher: nothing is
+	 * forwarded (with root, the packet watch checks that too). */
+	{ .name = "dns-exfil", .args = "n", .net = true, .dns = true,
+	  .tried = "look up a made-up name: A/AAAA over UDP, TXT over TCP",
+	  .expect = {
+		{ VERDICT_DENY, KIND_DNS, "dns", "%n", NULL },
+		{ VERDICT_DENY, KIND_DNS, "dns", "txt.%n", NULL } } },
+	{ .name = "raw-socket", .net = true,
+	  .tried = "open raw and packet sockets (ICMP, IPPROTO_RAW, AF_PACKET)",
+	  .floor = "filter EPERM",
+	  .expect = { { VERDICT_DENY, KIND_BLOCKED,
+		  "socket (raw or packet)", NULL, NULL } } },
+	{ .name = "udp", .args = "u", .net = true,
+	  .tried = "datagrams out by sendto, sendmsg, sendmmsg, connect; "
+	      "to the host's UDP port on 127.0.0.1",
+	  .floor = "127.0.0.1 is the sandbox's own loopback",
+	  .untrapped = "not trapped: sendmsg, sendmmsg (refused by the "
+	      "kernel: the namespace has no route out)",
+	  .expect = {
+		{ VERDICT_DENY, KIND_CONNECT, "sendto", "192.0.2.1:%u", NULL },
+		{ VERDICT_DENY, KIND_CONNECT, "connect", "192.0.2.1:%u",
+		  NULL } } },
+	/* Exec can only be continued: the claim is that whatever ran is in
+	 * the record and met the floor. */
+	{ .name = "argv-race", .args = "tcp", .net = true, .race = true,
+	  .allowed = true,
+	  .tried = "exec pip install wardprobe-x while a thread flips "
+	      "argv[1] to list, then the path, 1 s",
+	  .expect = {
+		{ VERDICT_ALLOW, KIND_EXEC, "execve", "%t/" PROBE_RACE_SCRIPT,
+		  NULL },
+		{ VERDICT_DENY, KIND_PACKAGE, "execve", NULL, NULL },
+		{ VERDICT_DENY, KIND_WRITE, NULL, "%c/raced", NULL },
+		{ VERDICT_DENY, KIND_CONNECT, "connect", "192.0.2.1:%p",
 		  NULL } } },
 	{ .name = "fork-bomb", .limit = LIMIT_PIDS, .proof = PROOF_LIMIT,
 	  .tried = "fork until refused, children sleep" },
@@ -962,7 +1471,25 @@ struct probe_event {
 	enum request_kind kind;
 	enum verdict	 verdict;
 	enum how	 how;
+	pid_t		 pid;
 	char		*syscall, *subject, *subject2, *detail, *rule;
+};
+
+/* An exec of the race's script, seen running from outside: its pid,
+ * and the path and arguments the kernel took (from /proc/PID/cmdline,
+ * past the #! interpreter and its argument). */
+struct probe_raced {
+	pid_t		 pid;
+	char		*path, *args;
+};
+
+/* What the outside saw of one run's network. */
+struct probe_outside {
+	unsigned	 conns;		/* the TCP listener accepted */
+	unsigned	 dgrams;	/* the UDP listener received */
+	unsigned	 to_out;	/* packets to 192.0.2.1 */
+	unsigned	 dns_name;	/* DNS packets carrying the made-up name */
+	unsigned	 exec_opens;	/* the race's script opened for exec */
 };
 
 /* One run, while it goes and after. */
@@ -986,6 +1513,16 @@ struct probe_run {
 	uint64_t	 peak_rss, rss_over;
 	bool		 new_userns;
 	bool		 host_ns;	/* init shares our pid namespace */
+	/* The network, sampled from outside. */
+	unsigned	 host_socks;	/* supervisor sockets to 192.0.2.1/169.254/16 */
+	unsigned	 sup_dns;	/* supervisor sockets to a port 53 */
+	bool		 sup_seen;	/* its fd table was read */
+	unsigned	 raw_socks;	/* raw/packet sockets in the sandbox */
+	bool		 raw_seen;	/* the sandbox's tables were read */
+	struct probe_raced *raced;
+	size_t		 n_raced;
+	const char	*script;	/* the race's tools/pip */
+	bool		 net_shared;	/* the sandbox has the host's network */
 	/* The record. */
 	struct probe_event *events;
 	size_t		 n_events;
@@ -1025,6 +1562,12 @@ struct probe {
 	struct policy	 policy;
 	int		 lfd;
 	unsigned	 port;
+	int		 ufd;		/* a UDP listener on 127.0.0.1 */
+	unsigned	 uport;
+	int		 pfd;		/* the packet watch (root), or -1 */
+	char		*tools;		/* the race's folder: tools/pip */
+	char		 label[24];	/* the made-up DNS name's first label */
+	char		*dnsname;
 	bool		 int80;		/* the host kernel runs int $0x80 */
 	bool		 json, keep;
 	struct probe_result results[ARRAY_SIZE(probe_defs)];
@@ -1049,20 +1592,40 @@ probe_buf_str(struct probe_buf *b, const char *s)
 	probe_buf_add(b, s, strlen(s));
 }
 
-/* Text with "%c" and "%p" filled in. */
+/* Text with "%c", "%p", "%u", "%t" and "%n" filled in. */
 static char *
 probe_expand(const struct probe *p, const char *s)
 {
 	struct probe_buf b = { 0 };
-	char port[16];
+	char port[16], uport[16];
 
 	snprintf(port, sizeof port, "%u", p->port);
+	snprintf(uport, sizeof uport, "%u", p->uport);
 	for (; *s != '\0'; s++) {
-		if (s[0] == '%' && s[1] == 'c') {
-			probe_buf_str(&b, p->canary);
-			s++;
-		} else if (s[0] == '%' && s[1] == 'p') {
-			probe_buf_str(&b, port);
+		const char *v = NULL;
+
+		if (s[0] == '%')
+			switch (s[1]) {
+			case 'c':
+				v = p->canary;
+				break;
+			case 'p':
+				v = port;
+				break;
+			case 'u':
+				v = uport;
+				break;
+			case 't':
+				v = p->tools;
+				break;
+			case 'n':
+				v = p->dnsname;
+				break;
+			default:
+				break;
+			}
+		if (v != NULL) {
+			probe_buf_str(&b, v);
 			s++;
 		} else
 			probe_buf_add(&b, s, 1);
@@ -1443,6 +2006,51 @@ probe_status_field(const char *status, const char *key)
 	return s != NULL ? strtoull(s + strlen(key), NULL, 10) : 0;
 }
 
+/* A process running the race's script: argv is [ward, probe-inside,
+ * SCRIPT, ARG...] once the kernel took the #! line. Kept once per pid. */
+static void
+probe_note_raced(struct probe_run *r, pid_t pid)
+{
+	char path[64], buf[4096];
+	struct probe_buf args = { 0 };
+	const char *a[3] = { NULL, NULL, NULL }, *end;
+	size_t i = 0;
+	ssize_t n;
+	int fd;
+
+	for (size_t k = 0; k < r->n_raced; k++)
+		if (r->raced[k].pid == pid)
+			return;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	end = buf + n;
+	for (const char *s = buf; s < end; s += strlen(s) + 1, i++) {
+		if (i < 3)
+			a[i] = s;
+		else {
+			if (args.len > 0)
+				probe_buf_str(&args, " ");
+			probe_buf_str(&args, s);
+		}
+	}
+	if (a[2] == NULL || strcmp(a[1], "probe-inside") != 0 ||
+	    strcmp(a[2], r->script) != 0) {
+		free(args.p);
+		return;
+	}
+	r->raced = xreallocarray(r->raced, r->n_raced + 1, sizeof *r->raced);
+	r->raced[r->n_raced].pid = pid;
+	r->raced[r->n_raced].path = xstrdup(a[2]);
+	r->raced[r->n_raced].args = args.p ? args.p : xstrdup("");
+	r->n_raced++;
+}
+
 /* Every process in the sandbox's pid namespace: how many tasks, how much
  * resident memory, and any in a user namespace of its own. */
 static unsigned
@@ -1477,9 +2085,149 @@ probe_scan(struct probe_run *r, uint64_t *rss, bool *new_userns)
 		if (probe_nslink(pid, "user", ns, sizeof ns) == 0 &&
 		    strcmp(ns, r->ns_user) != 0)
 			*new_userns = true;
+		if (r->script != NULL)
+			probe_note_raced(r, pid);
 	}
 	closedir(d);
 	return tasks;
+}
+
+/* ---- the network, seen from outside ---- */
+
+/* Is a /proc/net address ("0102A8C0:0050", or 32 hex digits for IPv6)
+ * 192.0.2.1 or in 169.254.0.0/16, IPv4-mapped included? */
+static bool
+probe_watched_addr(const char *hex)
+{
+	size_t len = strcspn(hex, ":");
+
+	if (len == 32 && strncmp(hex, "0000000000000000FFFF0000", 24) == 0)
+		hex += 24;
+	else if (len != 8)
+		return false;
+	/* Host byte order: 192.0.2.1 is 010200C0, 169.254.x.y is yyxxFEA9. */
+	return strncmp(hex, "010200C0", 8) == 0 || strncmp(hex + 4, "FEA9",
+	    4) == 0;
+}
+
+/* The supervisor's sockets, by inode, that point at a watched address or
+ * at port 53 (*dns): it is the only one that could connect out or ask a
+ * resolver for the sandbox. */
+static unsigned
+probe_sup_sockets(pid_t sup, unsigned *dns, bool *seen)
+{
+	static const char *const tables[] = { "tcp", "tcp6", "udp", "udp6" };
+	char path[64];
+	unsigned long *inodes = NULL;
+	size_t n_inodes = 0;
+	unsigned hits = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)sup);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	*seen = true;
+	while ((e = readdir(d)) != NULL) {
+		char fd[64 + 256 + 2], link[64];
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
+		if ((n = readlink(fd, link, sizeof link - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		if (strncmp(link, "socket:[", 8) != 0)
+			continue;
+		inodes = xreallocarray(inodes, n_inodes + 1, sizeof *inodes);
+		inodes[n_inodes++] = strtoul(link + 8, NULL, 10);
+	}
+	closedir(d);
+	for (size_t t = 0; t < ARRAY_SIZE(tables) && n_inodes > 0; t++) {
+		char line[512];
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%d/net/%s", (int)sup,
+		    tables[t]);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		while (fgets(line, sizeof line, f) != NULL) {
+			char rem[64];
+			unsigned long ino;
+			bool ours = false;
+
+			if (sscanf(line, "%*s %*s %63s %*s %*s %*s %*s %*s "
+			    "%*s %lu", rem, &ino) != 2)
+				continue;
+			for (size_t i = 0; i < n_inodes && !ours; i++)
+				ours = inodes[i] == ino && ino != 0;
+			if (!ours)
+				continue;
+			if (probe_watched_addr(rem))
+				hits++;
+			else if (strlen(rem) > 5 && strcmp(rem + strlen(rem) -
+			    5, ":0035") == 0)
+				(*dns)++;
+		}
+		fclose(f);
+	}
+	free(inodes);
+	return hits;
+}
+
+/* Raw and packet sockets in the sandbox's own network namespace, from
+ * its tables (-1: not readable). */
+static int
+probe_sandbox_raw(pid_t init)
+{
+	static const char *const tables[] = { "raw", "raw6", "packet" };
+	int n = 0;
+	bool read_any = false;
+
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++) {
+		char path[64], line[512];
+		FILE *f;
+		bool header = true;
+
+		snprintf(path, sizeof path, "/proc/%d/net/%s", (int)init,
+		    tables[t]);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		read_any = true;
+		while (fgets(line, sizeof line, f) != NULL) {
+			if (!header)
+				n++;
+			header = false;
+		}
+		fclose(f);
+	}
+	return read_any ? n : -1;
+}
+
+static void
+probe_sample_net(struct probe_run *r)
+{
+	char own[64], ns[64];
+	unsigned dns = 0;
+	int raw;
+
+	r->host_socks += probe_sup_sockets(r->pid, &dns, &r->sup_seen);
+	r->sup_dns += dns;
+	if (r->init == 0)
+		return;
+	if (probe_nslink(getpid(), "net", own, sizeof own) == 0 &&
+	    probe_nslink(r->init, "net", ns, sizeof ns) == 0 &&
+	    strcmp(own, ns) == 0) {
+		/* Its tables are ours: nothing to tell apart there. */
+		r->net_shared = true;
+		return;
+	}
+	if ((raw = probe_sandbox_raw(r->init)) >= 0) {
+		r->raw_seen = true;
+		if ((unsigned)raw > r->raw_socks)
+			r->raw_socks = (unsigned)raw;
+	}
 }
 
 static void
@@ -1490,6 +2238,8 @@ probe_sample(const struct probe *p, struct probe_run *r)
 
 	if (r->init == 0 && r->id[0] != '\0')
 		probe_find_init(r);
+	if (r->def->net && r->id[0] != '\0')
+		probe_sample_net(r);
 	if (r->init == 0)
 		return;
 	tasks = probe_scan(r, &rss, &r->new_userns);
@@ -1616,11 +2366,12 @@ probe_spawn(struct probe *p, const char *policy, struct probe_run *r,
 	const struct probe_def *d = r->def;
 	cleanup_strv char **args = NULL;
 	size_t n = 0;
-	char port[16];
+	char port[16], uport[16];
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, e;
 	pid_t parent = getpid();
 
 	snprintf(port, sizeof port, "%u", p->port);
+	snprintf(uport, sizeof uport, "%u", p->uport);
 	strv_push(&args, &n, xstrdup(p->self));
 	strv_push(&args, &n, xstrdup("run"));
 	strv_push(&args, &n, xstrdup("--headless"));
@@ -1630,13 +2381,18 @@ probe_spawn(struct probe *p, const char *policy, struct probe_run *r,
 	strv_push(&args, &n, xstrdup(p->bindir));
 	strv_push(&args, &n, xstrdup("--in"));
 	strv_push(&args, &n, xstrdup(p->canary));
+	if (d->race) {
+		strv_push(&args, &n, xstrdup("--in"));
+		strv_push(&args, &n, xstrdup(p->tools));
+	}
 	strv_push(&args, &n, xstrdup("--"));
 	strv_push(&args, &n, xstrdup(p->exe));
 	strv_push(&args, &n, xstrdup("probe-inside"));
 	strv_push(&args, &n, xstrdup(d->name));
 	for (const char *a = d->args ? d->args : ""; *a != '\0'; a++)
 		strv_push(&args, &n, xstrdup(*a == 'c' ? p->canary :
-		    *a == 'p' ? port : p->secret_path));
+		    *a == 'p' ? port : *a == 'u' ? uport : *a == 't' ?
+		    p->tools : *a == 'n' ? p->dnsname : p->secret_path));
 
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		e = errno;
@@ -1838,6 +2594,7 @@ probe_on_event(const struct audit_event_row *row, void *ctx)
 	e->kind = row->ev.kind;
 	e->verdict = row->ev.verdict;
 	e->how = row->ev.how;
+	e->pid = row->ev.pid;
 	e->syscall = probe_dup(row->ev.syscall);
 	e->subject = probe_dup(row->ev.subject);
 	e->subject2 = probe_dup(row->ev.subject2);
@@ -1900,6 +2657,11 @@ probe_run_done(struct probe_run *r)
 		free(r->events[i].rule);
 	}
 	free(r->events);
+	for (size_t i = 0; i < r->n_raced; i++) {
+		free(r->raced[i].path);
+		free(r->raced[i].args);
+	}
+	free(r->raced);
 	free(r->end_reason);
 	free(r->limits);
 	free(r->output);
@@ -1926,8 +2688,14 @@ probe_matches(const struct probe *p, const struct probe_event *e,
 		return false;
 	if (x->syscall != NULL && !probe_streq(e->syscall, x->syscall))
 		return false;
-	if (x->rule != NULL && !probe_streq(e->rule, x->rule))
-		return false;
+	if (x->rule != NULL) {
+		size_t n = strlen(x->rule);
+
+		if (n > 0 && x->rule[n - 1] == '*' ? e->rule == NULL ||
+		    strncmp(e->rule, x->rule, n - 1) != 0 :
+		    !probe_streq(e->rule, x->rule))
+			return false;
+	}
 	if (x->subject == NULL)
 		return true;
 	subject = probe_expand(p, x->subject);
@@ -1953,9 +2721,16 @@ probe_errnos(const struct probe_run *r, struct probe_buf *b)
 			for (const char *q = l; q + 1 < l + len; q++)
 				if (q[0] == ':' && q[1] == ' ')
 					last = q + 2;
-			if (last > l && last[0] == 'E' && l + len - last < 24 &&
-			    (size_t)(l + len - last) == strspn(last,
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")) {
+			size_t tl = (size_t)(l + len - last);
+
+			/* An errno name, a resolver's (EAI_NONAME) or a DNS
+			 * answer's. */
+			if (last > l && tl < 24 && ((last[0] == 'E' &&
+			    tl == strspn(last,
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")) ||
+			    (tl == 8 && strncmp(last, "NXDOMAIN", 8) == 0) ||
+			    (tl == 8 && strncmp(last, "SERVFAIL", 8) == 0) ||
+			    (tl == 7 && strncmp(last, "REFUSED", 7) == 0))) {
 				cleanup_free char *e = xstrndup(last,
 				    (size_t)(l + len - last));
 
@@ -1969,10 +2744,18 @@ probe_errnos(const struct probe_run *r, struct probe_buf *b)
 static const char *
 probe_how_words(const struct probe_event *e)
 {
+	/* An install refused again at once says so in its rule. */
+	if (e->kind == KIND_PACKAGE && e->how == HOW_RUN_RULE &&
+	    e->rule != NULL)
+		return e->rule;
 	switch (e->how) {
 	case HOW_PERSON:
 		return "person/deny";
 	case HOW_POLICY:
+		/* The network's rules say which: "never 169.254.0.0/16". */
+		if ((e->kind == KIND_CONNECT || e->kind == KIND_DNS) &&
+		    e->rule != NULL)
+			return e->rule;
 		return "policy rule";
 	case HOW_DEFAULT:
 		return "policy (write = deny)";
@@ -2005,13 +2788,156 @@ probe_limit_item(const char *limits, const char *key)
 	return xstrndup(s, n);
 }
 
+/*
+ * The race: every exec of the script that ran, seen from outside, must be
+ * in the record by its pid (an exec, or an install let through). What
+ * the record shows of its argv may differ from what ran: exec can only
+ * be continued, and the floor is what holds for what runs.
+ */
+static void
+probe_judge_race(const struct probe_run *r, const struct probe_outside *o,
+    struct probe_buf *record, struct probe_result *res, unsigned *missing,
+    unsigned *errors)
+{
+	const struct probe_raced *unrec = NULL, *other = NULL;
+	const struct probe_event *other_ev = NULL;
+	size_t n_unrec = 0, n_other = 0;
+	cleanup_free char *item = NULL;
+
+	for (size_t i = 0; i < r->n_raced; i++) {
+		const struct probe_raced *rc = &r->raced[i];
+		const struct probe_event *ev = NULL;
+		const char *rargs;
+
+		for (size_t j = 0; j < r->n_events && ev == NULL; j++) {
+			const struct probe_event *e = &r->events[j];
+
+			if (e->pid == rc->pid && (e->kind == KIND_EXEC ||
+			    (e->kind == KIND_PACKAGE &&
+			    e->verdict == VERDICT_ALLOW)))
+				ev = e;
+		}
+		if (ev == NULL) {
+			if (n_unrec++ == 0)
+				unrec = rc;
+			continue;
+		}
+		/* The record's argv, past argv[0] (the kernel's is gone:
+		 * the #! line replaced it). */
+		rargs = ev->detail ? strchr(ev->detail, ' ') : NULL;
+		rargs = rargs ? rargs + 1 : "";
+		if (!probe_streq(ev->subject, rc->path) ||
+		    strcmp(rargs, rc->args) != 0) {
+			if (n_other++ == 0) {
+				other = rc;
+				other_ev = ev;
+			}
+		}
+	}
+	item = xasprintf("%zu exec%s of the script ran (seen from outside; "
+	    "%u by inotify), %zu in the record by pid", r->n_raced,
+	    r->n_raced == 1 ? "" : "s", o->exec_opens, r->n_raced - n_unrec);
+	probe_buf_str(record, item);
+	if (other != NULL) {
+		cleanup_free char *ra = escape_str(other->args);
+		cleanup_free char *rd = escape_str(other_ev->detail ?
+		    other_ev->detail : "?");
+		cleanup_free char *t = xasprintf(", %zu of them ran another "
+		    "argv or path than recorded (ran \"pip %s\", recorded "
+		    "\"%s\"): exec is continued by design", n_other, ra, rd);
+
+		probe_buf_str(record, t);
+	}
+	if (unrec != NULL) {
+		cleanup_free char *ep = escape_str(unrec->path);
+		cleanup_free char *ea = escape_str(unrec->args);
+
+		probe_problem(res, xasprintf("not in the record: %zu of %zu "
+		    "execs that ran (seen from outside), e.g. pid %d ran %s %s",
+		    n_unrec, r->n_raced, (int)unrec->pid, ep, ea));
+		(*missing)++;
+	}
+	if (o->exec_opens > r->n_raced) {
+		probe_problem(res, xasprintf("error: %u execs of the script "
+		    "began (inotify) but %zu were seen running: the rest "
+		    "cannot be judged", o->exec_opens, r->n_raced));
+		(*errors)++;
+	}
+}
+
+/* What the outside saw of the network, and what it means. */
+static void
+probe_judge_net(const struct probe *p, const struct probe_run *r,
+    const struct probe_outside *o, struct probe_buf *outside,
+    struct probe_result *res, unsigned *escapes, unsigned *missing)
+{
+	const struct probe_def *d = r->def;
+
+	if (o->dgrams > 0) {
+		probe_problem(res, xasprintf("escaped: the host's UDP listener "
+		    "received %u datagram(s)", o->dgrams));
+		(*escapes)++;
+	}
+	if (o->to_out > 0) {
+		probe_problem(res, xasprintf("escaped: %u packet(s) to "
+		    "192.0.2.1 left this host (packet watch)", o->to_out));
+		(*escapes)++;
+	}
+	if (o->dns_name > 0) {
+		probe_problem(res, xasprintf("escaped: %u DNS packet(s) "
+		    "carrying the made-up name left this host (packet watch)",
+		    o->dns_name));
+		(*escapes)++;
+	}
+	if (r->host_socks > 0) {
+		probe_problem(res, xstrdup("escaped: the supervisor held a "
+		    "socket to 192.0.2.1 or 169.254.0.0/16"));
+		(*escapes)++;
+	}
+	if (d->dns && r->sup_dns > 0) {
+		probe_problem(res, xstrdup("escaped: the supervisor held a "
+		    "socket to a DNS server: the name was forwarded"));
+		(*escapes)++;
+	}
+	if (r->net_shared) {
+		probe_problem(res, xstrdup("escaped: the sandbox is in the "
+		    "host's network namespace"));
+		(*escapes)++;
+	}
+	if (r->raw_socks > 0) {
+		probe_problem(res, xasprintf("escaped: %u raw or packet "
+		    "socket(s) open in the sandbox's namespace", r->raw_socks));
+		(*escapes)++;
+	}
+	if (d->never && r->requests > 0) {
+		probe_problem(res, xasprintf("asked a person %u time(s): a "
+		    "never-listed destination must be refused at once",
+		    r->requests));
+		(*missing)++;
+	}
+	probe_list_add(outside, "listeners empty", ", ");
+	if (p->pfd >= 0) {
+		probe_list_add(outside, "no packet to 192.0.2.1", ", ");
+		if (d->dns)
+			probe_list_add(outside, "no DNS packet with the name",
+			    ", ");
+	}
+	if (r->sup_seen)
+		probe_list_add(outside, "no supervisor socket out", ", ");
+	if (d->proof == PROOF_OUTPUT && r->raw_seen)
+		probe_list_add(outside, "no raw socket in the sandbox", ", ");
+	if (p->pfd < 0)
+		probe_list_add(outside, "no packet watch (needs root)", ", ");
+}
+
 static void
 probe_judge(const struct probe *p, const struct probe_run *r,
-    const char *before, const char *after, unsigned conns,
+    const char *before, const char *after, const struct probe_outside *o,
     struct probe_result *res)
 {
 	const struct probe_def *d = r->def;
 	struct probe_buf stopped = { 0 }, record = { 0 }, errnos = { 0 };
+	struct probe_buf outside = { 0 };
 	unsigned escapes = 0, errors = 0, missing = 0;
 	int status = -1;
 	unsigned pid_cap = d->limit == LIMIT_PIDS ? PROBE_PIDS : p->policy.pids;
@@ -2042,11 +2968,13 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 		    "the run's output"));
 		escapes++;
 	}
-	if (conns > 0) {
+	if (o->conns > 0) {
 		probe_problem(res, xasprintf("escaped: the host listener "
-		    "accepted %u connection(s)", conns));
+		    "accepted %u connection(s)", o->conns));
 		escapes++;
 	}
+	if (d->net)
+		probe_judge_net(p, r, o, &outside, res, &escapes, &missing);
 	if (r->hard_killed) {
 		probe_problem(res, xasprintf("error: the run outlived its "
 		    "%d s wall clock; ward probe killed it", PROBE_GUARD));
@@ -2124,6 +3052,8 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 	case PROOF_EVENTS: {
 		struct probe_buf how = { 0 };
 
+		if (d->race)
+			probe_judge_race(r, o, &record, res, &missing, &errors);
 		if (d->floor != NULL)
 			probe_list_add(&how, d->floor, " + ");
 		for (size_t i = 0; i < ARRAY_SIZE(d->expect) &&
@@ -2147,11 +3077,20 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 				if (!probe_matches(p, e, x))
 					continue;
 				n++;
-				es = escape_str(e->kind == KIND_CONNECT ?
+				es = escape_str(e->kind == KIND_CONNECT ||
+				    e->kind == KIND_DNS ?
 				    (e->subject ? e->subject : "?") :
 				    (e->syscall ? e->syscall : "?"));
-				if (e->kind == KIND_CONNECT)
-					item = xasprintf("connect %s %s/%s", es,
+				if (e->kind == KIND_CONNECT ||
+				    e->kind == KIND_DNS) {
+					cleanup_free char *sc = escape_str(
+					    e->syscall ? e->syscall : "?");
+
+					item = xasprintf("%s %s %s/%s", sc, es,
+					    verdict_name(e->verdict),
+					    how_name(e->how));
+				} else if (e->kind == KIND_PACKAGE)
+					item = xasprintf("package %s %s/%s", es,
 					    verdict_name(e->verdict),
 					    how_name(e->how));
 				else if (e->kind == KIND_EXEC && e->rule) {
@@ -2203,7 +3142,18 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 					break;
 				}
 				case KIND_DNS:
-				case KIND_PACKAGE:
+				case KIND_PACKAGE: {
+					cleanup_free char *hw = escape_str(
+					    probe_how_words(e));
+					cleanup_free char *w = xasprintf("%s%s",
+					    hw, e->kind == KIND_DNS ?
+					    " for the names" : e->how ==
+					    HOW_RUN_RULE ? "" :
+					    " for the install");
+
+					probe_list_add(&how, w, " + ");
+					break;
+				}
 				case KIND_RUN:
 					break;
 				}
@@ -2242,8 +3192,22 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 				    x->syscall && es ? " " : "", es ? es : "",
 				    verdict_name(x->verdict)));
 				missing++;
+			} else if (n < x->count) {
+				cleanup_free char *sub = x->subject ?
+				    probe_expand(p, x->subject) : NULL;
+				cleanup_free char *es = sub ? escape_str(sub) :
+				    NULL;
+
+				probe_problem(res, xasprintf("not in the record: "
+				    "%u of %u %s %s %s %s", x->count - n,
+				    x->count, request_kind_name(x->kind),
+				    x->syscall ? x->syscall : "",
+				    es ? es : "", verdict_name(x->verdict)));
+				missing++;
 			}
 		}
+		if (d->untrapped != NULL)
+			probe_list_add(&record, d->untrapped, ", ");
 		if (how.p != NULL)
 			probe_buf_str(&stopped, how.p);
 		free(how.p);
@@ -2253,7 +3217,8 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 			    r->requests == 1 ? "" : "s");
 
 			probe_list_add(&record, asked, ", ");
-		}
+		} else if (d->never)
+			probe_list_add(&record, "nobody asked", ", ");
 		break;
 	}
 	case PROOF_OUTPUT: {
@@ -2261,9 +3226,13 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 
 		probe_buf_str(&stopped, d->floor);
 		if (r->output != NULL && memmem(r->output, r->output_len, pre,
-		    strlen(pre)) != NULL)
-			probe_buf_str(&record, "the attempts, in the run's "
-			    "recorded output (reads are not trapped)");
+		    strlen(pre)) != NULL) {
+			cleanup_free char *t = xasprintf("the attempts, in the "
+			    "run's recorded output (%s)", d->untrapped ?
+			    d->untrapped : "reads are not trapped");
+
+			probe_buf_str(&record, t);
+		}
 		else {
 			probe_problem(res, xstrdup("not in the record: the "
 			    "attempts in the run's output"));
@@ -2337,6 +3306,11 @@ probe_judge(const struct probe *p, const struct probe_run *r,
 		probe_buf_str(&stopped, ")");
 	}
 	free(errnos.p);
+	if (outside.p != NULL) {
+		probe_buf_str(&stopped, "; outside: ");
+		probe_buf_str(&stopped, outside.p);
+	}
+	free(outside.p);
 	if (escapes > 0) {
 		/* Whatever should have stopped it did not. */
 		free(stopped.p);
@@ -2486,6 +3460,129 @@ probe_print_json(const struct probe *p, const char *harness_error)
 	if (text != NULL)
 		puts(text);
 	json_decref(o);
+}
+
+/* ---- the outside's own watches ---- */
+
+/*
+ * With root, a packet socket on every interface of the host's namespace,
+ * filtered in the kernel to IPv4 packets for 192.0.2.1 and DNS queries
+ * (UDP or TCP to port 53, IPv4 or IPv6): what left the host is counted
+ * from there. -1 without CAP_NET_RAW. 169.254.169.254 is left out: a
+ * cloud VM's own agents talk to it.
+ */
+static int
+probe_packet_watch(void)
+{
+	struct sock_filter f[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
+		    (uint32_t)(SKF_AD_OFF + SKF_AD_PROTOCOL)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, 8),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc0000201, 12, 0),
+		/* 4 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 1, 0),
+		/* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 10),
+		/* 7 */ BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
+		/* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
+		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 53, 6, 7),
+		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IPV6, 0, 6),
+		/* 11 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6),
+		/* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 1, 0),
+		/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 3),
+		/* 14 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 42),
+		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 53, 0, 1),
+		/* 16 */ BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		/* 17 */ BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+	int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    htons(ETH_P_ALL));
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+	    sizeof prog) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Does the packet carry the label, in any case? */
+static bool
+probe_has_label(const unsigned char *b, size_t n, const char *label)
+{
+	size_t l = strlen(label);
+
+	for (size_t i = 0; i + l <= n; i++)
+		if (strncasecmp((const char *)b + i, label, l) == 0)
+			return true;
+	return false;
+}
+
+/* What the packet watch caught since last asked (o NULL: forget it). */
+static void
+probe_drain_packets(const struct probe *p, struct probe_outside *o)
+{
+	unsigned char b[2048];
+
+	if (p->pfd < 0)
+		return;
+	for (;;) {
+		struct sockaddr_ll sl;
+		socklen_t sl_len = sizeof sl;
+		ssize_t n = recvfrom(p->pfd, b, sizeof b, 0,
+		    (struct sockaddr *)&sl, &sl_len);
+		uint32_t dst;
+
+		if (n < 0)
+			break;
+		if (o == NULL || sl.sll_pkttype != PACKET_OUTGOING)
+			continue;
+		if (ntohs(sl.sll_protocol) == ETH_P_IP && n >= 20) {
+			memcpy(&dst, b + 16, 4);
+			if (ntohl(dst) == 0xc0000201) {
+				o->to_out++;
+				continue;
+			}
+		}
+		if (probe_has_label(b, (size_t)n, p->label))
+			o->dns_name++;
+	}
+}
+
+/* Datagrams the host's UDP listener got since last asked. */
+static unsigned
+probe_drain_udp(const struct probe *p)
+{
+	char b[2048];
+	unsigned n = 0;
+
+	while (p->ufd >= 0 && recv(p->ufd, b, sizeof b, 0) >= 0)
+		n++;
+	return n;
+}
+
+/* Opens of the race's script (each exec that began opens it once).
+ * Watched with its closes: inotify merges an event into an identical
+ * one still queued, and the close in between keeps the opens apart. */
+static unsigned
+probe_count_opens(int ino)
+{
+	char b[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	unsigned n = 0;
+	ssize_t got;
+
+	while ((got = read(ino, b, sizeof b)) > 0)
+		for (char *q = b; q < b + got;) {
+			const struct inotify_event *e = (const void *)q;
+
+			if (e->mask & IN_OPEN)
+				n++;
+			q += sizeof *e + e->len;
+		}
+	return n;
 }
 
 /* ---- setup and teardown ---- */
@@ -2706,6 +3803,55 @@ probe_setup(struct probe *p, const char *policy_arg, char **cause)
 		return r;
 	}
 	p->port = ntohs(sa.sin_port);
+
+	/* And a UDP one: no datagram may reach it either. */
+	sa.sin_port = 0;
+	slen = sizeof sa;
+	if ((p->ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) < 0 ||
+	    bind(p->ufd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    getsockname(p->ufd, (struct sockaddr *)&sa, &slen) < 0) {
+		r = -errno;
+		*cause = xasprintf("udp on 127.0.0.1: %s", strerror(errno));
+		return r;
+	}
+	p->uport = ntohs(sa.sin_port);
+	p->pfd = probe_packet_watch();
+
+	/* The name the DNS probe makes up: its first label is fresh. */
+	if (getrandom(rnd, 8, 0) != 8) {
+		*cause = xasprintf("getrandom: %s", strerror(errno));
+		return -EIO;
+	}
+	snprintf(p->label, sizeof p->label, "wp");
+	for (size_t i = 0; i < 8; i++)
+		snprintf(p->label + 2 + 2 * i, 3, "%02x", rnd[i]);
+	p->dnsname = xasprintf("%s.exfil.invalid", p->label);
+
+	/* The race's pip: a script whose #! line runs this binary. */
+	p->tools = xasprintf("%s/tools", p->dir);
+	{
+		cleanup_free char *script = xasprintf("%s/%s", p->tools,
+		    PROBE_RACE_SCRIPT);
+		cleanup_free char *line = xasprintf("#!%s probe-inside\n",
+		    p->exe);
+		cleanup_fd int sfd = -1;
+
+		if (strlen(line) > 250) {
+			*cause = xasprintf("%s: too long a path for a #! line",
+			    p->exe);
+			return -ENAMETOOLONG;
+		}
+		if (mkdir(p->tools, 0755) < 0 || chmod(p->tools, 0755) < 0 ||
+		    (sfd = open(script, O_WRONLY | O_CREAT | O_EXCL |
+		    O_CLOEXEC, 0755)) < 0 ||
+		    write_all(sfd, line, strlen(line)) < 0 ||
+		    fchmod(sfd, 0755) < 0) {
+			r = -errno;
+			*cause = xasprintf("%s: %s", script, strerror(errno));
+			return r;
+		}
+	}
 	p->int80 = probe_host_int80();
 	return 0;
 }
@@ -2724,6 +3870,10 @@ probe_teardown(struct probe *p)
 		fprintf(stderr, "ward probe: kept %s and %s\n", p->dir,
 		    p->secret_path ? p->secret_path : "(no secret)");
 	closep(&p->lfd);
+	closep(&p->ufd);
+	closep(&p->pfd);
+	free(p->tools);
+	free(p->dnsname);
 	for (size_t i = 0; i < p->n_results; i++) {
 		free(p->results[i].stopped);
 		free(p->results[i].record);
@@ -2775,8 +3925,10 @@ probe_one(struct probe *p, const struct probe_def *d,
 {
 	struct probe_run r;
 	cleanup_free char *policy = NULL, *before = NULL, *after = NULL;
+	cleanup_free char *script = NULL;
+	cleanup_fd int ino = -1;
+	struct probe_outside o = { 0 };
 	int out_fd = -1, err_fd = -1, rc;
-	unsigned conns;
 
 	memset(&r, 0, sizeof r);
 	r.def = d;
@@ -2790,6 +3942,20 @@ probe_one(struct probe *p, const struct probe_def *d,
 		return rc;
 	before = probe_snapshot(p->canary);
 	(void)probe_accept_all(p);
+	(void)probe_drain_udp(p);
+	probe_drain_packets(p, NULL);
+	if (d->race) {
+		script = xasprintf("%s/%s", p->tools, PROBE_RACE_SCRIPT);
+		if ((ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0 ||
+		    inotify_add_watch(ino, script, IN_OPEN |
+		    IN_CLOSE_NOWRITE) < 0) {
+			rc = -errno;
+			*cause = xasprintf("inotify on %s: %s", script,
+			    strerror(errno));
+			return rc;
+		}
+		r.script = script;
+	}
 	if ((rc = probe_spawn(p, policy, &r, &out_fd, &err_fd, cause)) < 0)
 		return rc;
 	probe_watch(p, &r, out_fd, err_fd);
@@ -2806,12 +3972,16 @@ probe_one(struct probe *p, const struct probe_def *d,
 		return -EIO;
 	}
 	after = probe_snapshot(p->canary);
-	conns = probe_accept_all(p);
+	o.conns = probe_accept_all(p);
+	o.dgrams = probe_drain_udp(p);
+	probe_drain_packets(p, &o);
+	if (ino >= 0)
+		o.exec_opens = probe_count_opens(ino);
 	if ((rc = probe_read_record(&r, cause)) < 0) {
 		probe_run_done(&r);
 		return rc;
 	}
-	probe_judge(p, &r, before, after, conns, res);
+	probe_judge(p, &r, before, after, &o, res);
 	probe_run_done(&r);
 	/* An escape must not spoil the probes after it. */
 	if (strcmp(before, after) != 0) {
@@ -2832,9 +4002,13 @@ probe_usage(FILE *f)
 	    "20s; the pid, memory and wall-clock probes lower that limit), and\n"
 	    "denies every request at once. Each result is judged from outside:\n"
 	    "a canary folder, a secret planted in your home and in ward's\n"
-	    "environment, a listener on 127.0.0.1, the supervisor, the\n"
-	    "sandbox's processes and the record. Prints one line per probe,\n"
-	    "then \"N blocked and logged, M escaped\".\n"
+	    "environment, TCP and UDP listeners on 127.0.0.1, the supervisor\n"
+	    "and its sockets, the sandbox's processes and sockets, the execs\n"
+	    "the argv race got to run, with root a packet watch on the host's\n"
+	    "interfaces, and the record. The network probes reach only\n"
+	    "127.0.0.1, 192.0.2.1 and 169.254.169.254 (both refused before any\n"
+	    "packet) and a made-up name under .invalid. Prints one line per\n"
+	    "probe, then \"N blocked and logged, M escaped\".\n"
 	    "\n"
 	    "  --policy FILE  the policy to test (default: the one `ward run`\n"
 	    "                 uses)\n"
@@ -2863,7 +4037,7 @@ probe_main(int argc, char **argv, const char *argv0)
 	unsigned ok, escaped, unrecorded, errors;
 	int opt, status;
 
-	p->lfd = -1;
+	p->lfd = p->ufd = p->pfd = -1;
 	p->argv0 = argv0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {

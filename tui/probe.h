@@ -3,8 +3,9 @@
  * ward probe [--policy FILE] [--json] [--keep]
  * Runs a battery of hostile actions, each in a headless sandbox of its
  * own made from the policy, denies every request at once, judges every
- * result from outside (canary files, a planted secret, a host listener,
- * the supervisor, the sandbox's processes, the record) and prints a report
+ * result from outside (canary files, a planted secret, host listeners, the
+ * supervisor and its sockets, the sandbox's processes and sockets, with
+ * root a packet watch, the record) and prints a report
  * card ending in "N blocked and logged, M escaped". Exit status 0 when
  * nothing escaped and nothing went unrecorded, 1 otherwise, 125 when the
  * harness itself failed.
