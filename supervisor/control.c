@@ -203,6 +203,20 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	}
 }
 
+static char *
+glob_literal(const char *s)
+{
+	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
+
+	for (; *s; s++) {
+		if (strchr("*?[]\\", *s) != NULL)
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	*p = '\0';
+	return o;
+}
+
 static void
 on_decide(struct sup *s, int slot, const json_t *msg)
 {
@@ -237,8 +251,13 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		const struct parked *pk = queue_data(s->queue, id);
 
 		net_grant(s, pk->call.raw2);
-	} else if (sc == SCOPE_RUN)
-		rules_add(s->rules, r->kind, r->subject, v, RULE_RUN);
+	} else if (sc == SCOPE_RUN) {
+		/* The subject is a literal path: a file whose name holds a
+		 * star must not become a rule for a whole folder. */
+		cleanup_free char *lit = glob_literal(r->subject);
+
+		rules_add(s->rules, r->kind, lit, v, RULE_RUN);
+	}
 	/* Ack first: the answer below may end the run. */
 	ack(s, slot, jid, true, NULL);
 	unotify_resolve(s, id, v, HOW_PERSON, by, reason);

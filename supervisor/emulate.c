@@ -181,11 +181,23 @@ map_id(const struct sup *s, uint32_t in, bool gid, uint32_t *out)
 		*out = s->uid == 0 ? inner : outer;
 		return 0;
 	}
-	if (s->uid == 0 && in == 0) {
-		*out = 0;
-		return 0;
-	}
-	return -EINVAL;
+	/* Nobody else: not root, which the program never was. */
+	return -EPERM;
+}
+
+/*
+ * The mode bits an approved write may set. When ward runs as root the
+ * supervisor's writes are root's: a setuid or setgid bit on them would
+ * turn a program's file into a host root program. The program itself,
+ * as its own uid, could never have made one.
+ */
+static mode_t
+safe_mode(const struct sup *s, mode_t mode)
+{
+	mode &= 07777;
+	if (s->uid == 0)
+		mode &= ~(mode_t)(S_ISUID | S_ISGID);
+	return mode;
 }
 
 static int64_t
@@ -211,28 +223,41 @@ emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
 	switch (c->op) {
 	case OP_OPEN: {
 		int flags = (int)c->flags;
+		struct stat st;
 		int fd;
 
 		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
 			before_image(s, c->path, pfd, name);
 		/* The path was resolved; the last step must not be a
-		 * symlink planted since. */
-		flags |= O_NOFOLLOW | O_CLOEXEC;
-		if ((fd = openat(pfd, name, flags, (mode_t)c->mode & ~um &
-		    07777)) < 0)
+		 * symlink planted since. Non-blocking, so that a FIFO cannot
+		 * hang the supervisor; and only a regular file is handed in:
+		 * a host folder's fd would lead out of the sandbox by "..". */
+		flags |= O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+		flags &= ~(O_DIRECTORY | O_PATH);
+		if ((fd = openat(pfd, name, flags, safe_mode(s, (mode_t)c->mode) &
+		    ~um)) < 0)
 			return -errno;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			int err = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
+
+			close(fd);
+			return -err;
+		}
+		if (!(c->flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		*inject_fd = fd;
 		return 0;
 	}
 	case OP_MKDIR:
-		return neg(mkdirat(pfd, name, (mode_t)c->mode & ~um & 07777));
+		return neg(mkdirat(pfd, name, safe_mode(s, (mode_t)c->mode) & ~um));
 	case OP_MKNOD: {
 		mode_t type = (mode_t)c->mode & S_IFMT;
 
 		if (type != 0 && type != S_IFREG && type != S_IFIFO &&
 		    type != S_IFSOCK)
 			return -EPERM;
-		return neg(mknodat(pfd, name, (mode_t)c->mode & ~um, 0));
+		return neg(mknodat(pfd, name, type | (safe_mode(s,
+		    (mode_t)c->mode) & ~um), 0));
 	}
 	case OP_UNLINK:
 		before_image(s, c->path, pfd, name);
@@ -270,6 +295,8 @@ emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
 			return -errno;
 		if (S_ISLNK(st.st_mode))
 			return -EOPNOTSUPP;
+		if (safe_mode(s, (mode_t)c->mode) != ((mode_t)c->mode & 07777))
+			return -EPERM;
 		return neg(fchmodat(pfd, name, (mode_t)c->mode & 07777, 0));
 	}
 	case OP_CHOWN: {
@@ -287,6 +314,12 @@ emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
 	case OP_REMOVEXATTR: {
 		char p[PATH_MAX + 32];
 
+		/* Only attributes an ordinary owner could set: never file
+		 * capabilities or security labels, which the supervisor (root,
+		 * maybe) could write and the program could not. */
+		if (strncmp(c->xname, "user.", 5) != 0 &&
+		    strncmp(c->xname, "system.posix_acl_", 17) != 0)
+			return -EPERM;
 		snprintf(p, sizeof p, "/proc/self/fd/%d/%s", pfd, name);
 		if (c->op == OP_SETXATTR)
 			return neg(lsetxattr(p, c->xname, c->xvalue, c->xsize,

@@ -106,7 +106,8 @@ static const struct filter_blocked blocked[] = {
 	{ SCMP_SYS(ioctl), EPERM, "ioctl (TIOCSTI/TIOCLINUX)" },
 	{ SCMP_SYS(seccomp), EPERM, "seccomp (new listener)" },
 	{ SCMP_SYS(personality), EPERM, "personality" },
-	{ SCMP_SYS(socket), EPERM, "socket (raw or packet)" },
+	/* errno by arguments: see unotify.c on_blocked. */
+	{ SCMP_SYS(socket), EPERM, "socket" },
 };
 
 /* Blocked only for some argument values (arg-checked rules below). */
@@ -133,9 +134,9 @@ static const unsigned long clone_ns_bits[] = {
 };
 
 /* Personality flags that weaken the address space: READ_IMPLIES_EXEC,
- * ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT. The mask also
- * takes bit 31, which no flag uses but the query 0xffffffff sets: a
- * query is not a change. */
+ * ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT. The query
+ * 0xffffffff has them all set too: the supervisor lets exactly that value
+ * through (unotify.c). */
 static const unsigned long personality_bits[] = {
 	0x0400000, 0x0040000, 0x0100000, 0x0200000,
 };
@@ -145,7 +146,9 @@ filter_is_trapped(int nr)
 {
 	if (filter_blocked(nr) != NULL || nr == SCMP_SYS(execve) ||
 	    nr == SCMP_SYS(execveat) || nr == SCMP_SYS(connect) ||
-	    nr == SCMP_SYS(sendto))
+	    nr == SCMP_SYS(sendto) || nr == SCMP_SYS(sendmsg) ||
+	    nr == SCMP_SYS(sendmmsg) || nr == SCMP_SYS(bind) ||
+	    nr == SCMP_SYS(listen))
 		return 1;
 	if (nr == SCMP_SYS(open) || nr == SCMP_SYS(openat) ||
 	    nr == SCMP_SYS(utimensat))
@@ -246,6 +249,26 @@ filter_build(struct filter *f, char **cause)
 		struct scmp_arg_cmp pk2 = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 		    SOCK_PACKET);
 
+		/* Families beyond unix, inet, inet6 and netlink (vsock,
+		 * bluetooth, can ...) reach past the network namespace or
+		 * into drivers: refused, recorded. */
+		for (unsigned long fam = 0; fam < 18; fam++) {
+			struct scmp_arg_cmp fc = SCMP_A0(SCMP_CMP_EQ, fam);
+
+			if (fam == AF_UNIX || fam == AF_INET || fam == AF_INET6 ||
+			    fam == AF_NETLINK || fam == AF_PACKET)
+				continue;
+			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+			    &fc, cause)) < 0)
+				goto out;
+		}
+		{
+			struct scmp_arg_cmp fc = SCMP_A0(SCMP_CMP_GE, 18);
+
+			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+			    &fc, cause)) < 0)
+				goto out;
+		}
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
 		    cause)) < 0 ||
 		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &raw,
@@ -256,8 +279,7 @@ filter_build(struct filter *f, char **cause)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(personality_bits); i++) {
 		unsigned long b = personality_bits[i];
-		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ,
-		    b | 0x80000000UL, b);
+		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, b, b);
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(personality), 1,
 		    &a, cause)) < 0)
@@ -277,8 +299,25 @@ filter_build(struct filter *f, char **cause)
 		/* sendto with an address: a datagram to somewhere. Without
 		 * one it is a write on a connected socket: not trapped. */
 		struct scmp_arg_cmp a = SCMP_A4(SCMP_CMP_NE, 0);
+		/* TCP Fast Open: a connect hidden in a send. */
+		struct scmp_arg_cmp fo3 = SCMP_A3(SCMP_CMP_MASKED_EQ,
+		    MSG_FASTOPEN, MSG_FASTOPEN);
+		struct scmp_arg_cmp fo2 = SCMP_A2(SCMP_CMP_MASKED_EQ,
+		    MSG_FASTOPEN, MSG_FASTOPEN);
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &a,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &fo3,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 1, &fo2,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 1, &fo3,
+		    cause)) < 0 ||
+		    /* Only the sandbox's own sockets may bind or listen: a
+		     * connection swapped in from the host's may not. */
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0, NULL,
+		    cause)) < 0 ||
+		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0, NULL,
 		    cause)) < 0)
 			goto out;
 	}

@@ -635,6 +635,10 @@ main(int argc, char **argv)
 	filter_done(&filter);
 	strv_free(env);
 	s->listener = s->sp.listener;
+	net_learn_netns(s, s->sp.dns[0]);
+	if (s->netns_cookie == 0)
+		die("cannot tell the sandbox's network namespace apart "
+		    "(SO_NETNS_COOKIE needs Linux 5.14)");
 	if (net_dns_start(s, s->sp.dns[0], s->sp.dns[1], &cause) < 0)
 		die("DNS stub: %s", cause);
 	{
@@ -645,6 +649,7 @@ main(int argc, char **argv)
 		snprintf(rp, sizeof rp, "/proc/%d/root", (int)s->sp.init_pid);
 		if ((s->rootfd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			die("open %s: %s", rp, strerror(errno));
+		net_learn_mounts(s);
 	}
 	s->sync_wakeup = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    sync_flag) == 0;
@@ -855,8 +860,11 @@ main(int argc, char **argv)
 		now = now_mono_ms();
 		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
 		    now >= s->deadline_mono) {
-			record_run_event(s, "timeout", VERDICT_KILL,
-			    HOW_SUPERVISOR, "wall-clock limit", NULL);
+			/* Once: the run's end is in hand, the clock is done. */
+			s->deadline_mono = 0;
+			if (s->end_reason == NULL)
+				record_run_event(s, "timeout", VERDICT_KILL,
+				    HOW_SUPERVISOR, "wall-clock limit", NULL);
 			sup_kill(s, "timeout");
 		}
 

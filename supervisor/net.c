@@ -17,7 +17,10 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "approvals/netrules.h"
@@ -112,6 +115,204 @@ record(struct sup *s, pid_t pid, const char *subject, const char *detail,
 	};
 
 	sup_event(s, &ev);
+}
+
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+/* The network namespace a socket belongs to, by cookie (no capability
+ * needed); 0 if unknown. */
+static uint64_t
+netns_cookie(int fd)
+{
+	uint64_t c = 0;
+	socklen_t l = sizeof c;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) < 0)
+		return 0;
+	return c;
+}
+
+/* Remember the sandbox's namespace: the DNS stub's sockets were made
+ * in it. */
+void
+net_learn_netns(struct sup *s, int fd_inside)
+{
+	s->netns_cookie = netns_cookie(fd_inside);
+}
+
+/*
+ * Is the target's socket one of the sandbox's own namespace? A socket
+ * the supervisor swapped in lives in the host's: nothing but the
+ * connection that was approved may be done with it (no disconnect and
+ * reconnect, no bind, no listen).
+ */
+static bool
+sock_inside(const struct sup *s, int copy)
+{
+	uint64_t c = netns_cookie(copy);
+
+	return c != 0 && c == s->netns_cookie;
+}
+
+/* The mounts that belong to this run alone: a unix socket there is the
+ * sandbox's own; anywhere else (read-only host folders, --in, writable
+ * host folders) it may be a host daemon's. */
+static bool
+on_private_mount(const struct sup *s, int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(s->private_mnt); i++)
+		if (s->private_mnt[i] != 0 && s->private_mnt[i] == sx.stx_mnt_id)
+			return true;
+	return false;
+}
+
+void
+net_learn_mounts(struct sup *s)
+{
+	static const char *const own[] = { "work", "out", "tmp", "dev/shm" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(own) &&
+	    i < ARRAY_SIZE(s->private_mnt); i++) {
+		struct statx sx;
+
+		if (statx(s->rootfd, own[i], AT_NO_AUTOMOUNT, STATX_MNT_ID,
+		    &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
+			s->private_mnt[i] = sx.stx_mnt_id;
+	}
+}
+
+/* The socket file a path-named unix address leads to, opened O_PATH in
+ * the sandbox's root; -errno. */
+static int
+unix_target(const struct sup *s, pid_t pid, const struct sockaddr_un *un,
+    size_t len)
+{
+	char path[sizeof un->sun_path + 1], cwd[PATH_MAX], abs[PATH_MAX * 2];
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (n > sizeof un->sun_path)
+		n = sizeof un->sun_path;
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	if (path[0] == '/')
+		snprintf(abs, sizeof abs, "%s", path + 1);
+	else if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0)
+		snprintf(abs, sizeof abs, "%s/%s", cwd + 1, path);
+	else
+		return -ENOENT;
+	fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
+	    sizeof how);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static bool
+unix_abstract(const struct sockaddr_un *un, size_t len)
+{
+	return len > offsetof(struct sockaddr_un, sun_path) &&
+	    un->sun_path[0] == '\0';
+}
+
+static void
+refuse(struct sup *s, const struct seccomp_notif *req, int err,
+    const char *syscall, const char *subject, const char *detail,
+    const char *rule)
+{
+	struct audit_event ev = {
+		.run = s->id, .time_ms = now_wall_ms(),
+		.pid = (pid_t)req->pid, .kind = KIND_CONNECT,
+		.syscall = syscall, .subject = subject, .detail = detail,
+		.verdict = VERDICT_DENY, .how = HOW_FLOOR, .rule = rule,
+		.decided_by = "floor",
+	};
+
+	respond_val(s, req->id, -err);
+	sup_event(s, &ev);
+}
+
+static void
+respond_continue(struct sup *s, uint64_t id)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = id;
+	s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+/*
+ * connect to a path-named unix socket: only to one on the run's own
+ * mounts, and made by us on the file we judged (continuing would let the
+ * kernel read a path a thread may have changed). 0 when answered.
+ */
+static void
+unix_connect(struct sup *s, const struct seccomp_notif *req,
+    const struct call *c, int copy)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sa;
+	cleanup_fd int fd = -1;
+	struct sockaddr_un via = { .sun_family = AF_UNIX };
+	char subject[PATH_MAX];
+	int fl, r;
+
+	if (unix_abstract(un, c->salen)) {
+		/* The abstract namespace is the network namespace's. */
+		respond_continue(s, req->id);
+		return;
+	}
+	snprintf(subject, sizeof subject, "unix:%.*s",
+	    (int)(c->salen - offsetof(struct sockaddr_un, sun_path)),
+	    un->sun_path);
+	if ((fd = unix_target(s, (pid_t)req->pid, un, c->salen)) < 0) {
+		respond_val(s, req->id, fd);
+		return;
+	}
+	if (!on_private_mount(s, fd)) {
+		refuse(s, req, ECONNREFUSED, "connect", subject, NULL,
+		    "a unix socket outside the run's own folders (a host's)");
+		return;
+	}
+	snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d", fd);
+	/* Never block the loop: the file description is shared with the
+	 * target, so its blocking mode is put back at once. */
+	fl = fcntl(copy, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(copy, F_SETFL, fl | O_NONBLOCK);
+	r = connect(copy, (struct sockaddr *)&via, sizeof via) < 0 ? -errno : 0;
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(copy, F_SETFL, fl);
+	respond_val(s, req->id, r);
+}
+
+/* bind and listen: only on the sandbox's own sockets. */
+void
+net_on_bind(struct sup *s, const struct seccomp_notif *req)
+{
+	cleanup_fd int copy = target_socket((pid_t)req->pid,
+	    (int)req->data.args[0]);
+	const char *name = req->data.nr == SYS_bind ? "bind" : "listen";
+
+	if (copy < 0) {
+		respond_val(s, req->id, -EBADF);
+		return;
+	}
+	if (!sock_inside(s, copy)) {
+		refuse(s, req, EACCES, name, "a connection made for the sandbox",
+		    NULL, "a swapped-in connection cannot bind or listen");
+		return;
+	}
+	respond_continue(s, req->id);
 }
 
 static void
@@ -318,14 +519,45 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	socklen_t tl = sizeof type;
 	int64_t result;
 
-	if (net_dest_from_sockaddr(&c->sa, c->salen, &d) < 0 ||
-	    net_dest_loopback(&d)) {
-		/* Unix sockets, AF_UNSPEC, the sandbox's own loopback: the
-		 * empty namespace keeps them inside. */
-		memset(s->resp, 0, s->resp_size);
-		s->resp->id = req->id;
-		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	if ((copy = target_socket(pid, c->sockfd)) < 0 ||
+	    getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
+		respond_val(s, req->id, -EBADF);
+		return 0;
+	}
+	/* A connection we made for it lives in the host's namespace:
+	 * disconnecting (AF_UNSPEC) and connecting it elsewhere would be a
+	 * host socket of its own. */
+	if (!sock_inside(s, copy)) {
+		refuse(s, req, c->sa.ss_family == AF_UNSPEC ? EOPNOTSUPP :
+		    EISCONN, "connect", "a connection made for the sandbox",
+		    c->sa.ss_family == AF_UNSPEC ? "disconnect" : "reconnect",
+		    "a swapped-in connection stays where it was approved to");
+		return 0;
+	}
+	switch (c->sa.ss_family) {
+	case AF_UNIX:
+		unix_connect(s, req, c, copy);
+		return 0;
+	case AF_UNSPEC:
+	case AF_NETLINK:
+		/* Inside the sandbox's own namespace. */
+		respond_continue(s, req->id);
+		return 0;
+	case AF_INET:
+	case AF_INET6:
+		break;
+	default:
+		refuse(s, req, EAFNOSUPPORT, "connect", "another address family",
+		    NULL, "only unix, inet, inet6 and netlink sockets");
+		return 0;
+	}
+	if (net_dest_from_sockaddr(&c->sa, c->salen, &d) < 0) {
+		respond_val(s, req->id, -EINVAL);
+		return 0;
+	}
+	if (net_dest_loopback(&d)) {
+		/* The sandbox's own loopback. */
+		respond_continue(s, req->id);
 		return 0;
 	}
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
@@ -334,11 +566,6 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	snprintf(c->path, sizeof c->path, "%s", subject);
 	snprintf(c->raw2, sizeof c->raw2, "%s", key);
 
-	if ((copy = target_socket(pid, c->sockfd)) < 0 ||
-	    getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
-		respond_val(s, req->id, -EBADF);
-		return 0;
-	}
 	if (netrules_never(&s->policy, &d, &rule)) {
 		respond_val(s, req->id, -ECONNREFUSED);
 		record(s, pid, subject, "never reachable", VERDICT_DENY,
@@ -408,11 +635,34 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		respond_val(s, req->id, -EFAULT);
 		return;
 	}
+	if (req->data.args[3] & MSG_FASTOPEN) {
+		/* A connect in disguise, past the connect trap. */
+		refuse(s, req, EOPNOTSUPP, "sendto", "TCP Fast Open", NULL,
+		    "connections go through connect()");
+		return;
+	}
+	if (sa.ss_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const struct sockaddr_un *)&sa;
+		cleanup_fd int fd = -1;
+
+		if (unix_abstract(un, len)) {
+			respond_continue(s, req->id);
+			return;
+		}
+		if ((fd = unix_target(s, (pid_t)req->pid, un, len)) < 0) {
+			respond_val(s, req->id, fd);
+			return;
+		}
+		if (!on_private_mount(s, fd)) {
+			refuse(s, req, ECONNREFUSED, "sendto", "unix datagram",
+			    NULL, "a unix socket outside the run's own folders");
+			return;
+		}
+		respond_continue(s, req->id);
+		return;
+	}
 	if (net_dest_from_sockaddr(&sa, len, &d) < 0 || net_dest_loopback(&d)) {
-		memset(s->resp, 0, s->resp_size);
-		s->resp->id = req->id;
-		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+		respond_continue(s, req->id);
 		return;
 	}
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
@@ -537,4 +787,13 @@ net_dns_start(struct sup *s, int udp_fd, int tcp_fd, char **cause)
 	};
 
 	return dns_new(udp_fd, tcp_fd, &hooks, &s->dns, cause);
+}
+
+/* sendmsg/sendmmsg with MSG_FASTOPEN (trapped only then). */
+void
+net_on_fastopen(struct sup *s, const struct seccomp_notif *req)
+{
+	refuse(s, req, EOPNOTSUPP, req->data.nr == SYS_sendmsg ? "sendmsg" :
+	    "sendmmsg", "TCP Fast Open", NULL,
+	    "connections go through connect()");
 }

@@ -687,6 +687,35 @@ program_child(const struct child *c)
 	}
 }
 
+/* init runs as root of its namespace: it keeps none of the supervisor's
+ * fds (the record, its terminal, the signalfd) but those it hands on. */
+static void
+close_others(const struct child *c)
+{
+	int keep[8] = {
+		c->err_fd, c->sync_fd, c->sock_fd, c->status_fd, c->go_fd,
+		c->cfg->stdio[0], c->cfg->stdio[1], c->cfg->stdio[2],
+	};
+	unsigned int from = 3;
+
+	/* Sort the few fds to keep, then close the gaps between them. */
+	for (int i = 1; i < 8; i++)
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (int i = 0; i < 8; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned int)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+}
+
 static void __attribute__((noreturn))
 init_child(struct child *c)
 {
@@ -695,6 +724,7 @@ init_child(struct child *c)
 	char go;
 	int st;
 
+	close_others(c);
 	/* If the supervisor dies, so does the sandbox: init is pid 1, and
 	 * every process in its namespace dies with it. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -720,6 +750,15 @@ init_child(struct child *c)
 	close(c->err_fd);
 	for (int i = 0; i < 3; i++)
 		close(cfg->stdio[i]);
+	{
+		/* Nor the supervisor's own terminal. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		for (int i = 0; null >= 0 && i < 3; i++)
+			dup2(null, i);
+		if (null > 2)
+			close(null);
+	}
 	/* Reap everything (we are pid 1); report the program's status. */
 	for (;;) {
 		pid_t p = waitpid(-1, &st, 0);

@@ -148,6 +148,8 @@ struct sup {
 		int64_t	 until;		/* monotonic ms */
 	} dns_denied[SUP_DNS_DENIED];	/* names just refused */
 	struct dns	*dns;
+	uint64_t	 netns_cookie;	/* the sandbox's network namespace */
+	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
 	struct pkg_grant *grants;
 	size_t		 n_grants;
 
@@ -187,6 +189,10 @@ int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
 	    int64_t *result);
 void	net_grant(struct sup *, const char *key);
 void	net_on_sendto(struct sup *, const struct seccomp_notif *);
+void	net_on_bind(struct sup *, const struct seccomp_notif *);
+void	net_on_fastopen(struct sup *, const struct seccomp_notif *);
+void	net_learn_netns(struct sup *, int fd_inside);
+void	net_learn_mounts(struct sup *);
 /* The DNS stub's hooks (ctx is the sup). */
 int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
 void	net_dns_answered(struct sup *, const char *name, bool allow);

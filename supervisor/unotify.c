@@ -655,7 +655,29 @@ static void
 on_blocked(struct sup *s, const struct seccomp_notif *req,
     const struct filter_blocked *b)
 {
-	char detail[160];
+	char detail[160], name[64];
+	struct filter_blocked sb;
+
+	/* personality(0xffffffff) asks, it does not change: let it be. */
+	if (req->data.nr == SYS_personality &&
+	    (uint32_t)req->data.args[0] == 0xffffffffU) {
+		respond_continue(s, req->id);
+		return;
+	}
+	if (req->data.nr == SYS_socket) {
+		int fam = (int)req->data.args[0], type = (int)req->data.args[1] & 0xf;
+
+		sb = *b;
+		if (fam == AF_PACKET || type == SOCK_RAW || type == SOCK_PACKET) {
+			sb.err = EPERM;
+			snprintf(name, sizeof name, "socket (raw or packet)");
+		} else {
+			sb.err = EAFNOSUPPORT;
+			snprintf(name, sizeof name, "socket (family %d)", fam);
+		}
+		sb.name = name;
+		b = &sb;
+	}
 
 	snprintf(detail, sizeof detail, "args=%#llx,%#llx,%#llx errno=%s",
 	    (unsigned long long)req->data.args[0],
@@ -788,6 +810,14 @@ unotify_on_ready(struct sup *s)
 	}
 	if (req->data.nr == SYS_sendto) {
 		net_on_sendto(s, req);
+		return;
+	}
+	if (req->data.nr == SYS_bind || req->data.nr == SYS_listen) {
+		net_on_bind(s, req);
+		return;
+	}
+	if (req->data.nr == SYS_sendmsg || req->data.nr == SYS_sendmmsg) {
+		net_on_fastopen(s, req);
 		return;
 	}
 	scratch.req = *req;
