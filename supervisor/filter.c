@@ -270,12 +270,24 @@ filter_build(struct filter *f, char **cause)
 				goto out;
 		}
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
-		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &raw,
-		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pk2,
 		    cause)) < 0)
 			goto out;
+		/* Raw IP only: netlink sockets are SOCK_RAW too, and every
+		 * libuv and iproute2 opens one (inside its own namespace). */
+		for (int i = 0; i < 2; i++) {
+			struct scmp_arg_cmp fam[2] = {
+				SCMP_A0(SCMP_CMP_EQ, AF_INET),
+				SCMP_A0(SCMP_CMP_EQ, AF_INET6),
+			};
+			struct scmp_arg_cmp both[2] = { fam[i], raw };
+			struct scmp_arg_cmp both2[2] = { fam[i], pk2 };
+
+			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
+			    both, cause)) < 0 ||
+			    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
+			    both2, cause)) < 0)
+				goto out;
+		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(personality_bits); i++) {
 		unsigned long b = personality_bits[i];

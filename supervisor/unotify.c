@@ -668,7 +668,8 @@ on_blocked(struct sup *s, const struct seccomp_notif *req,
 		int fam = (int)req->data.args[0], type = (int)req->data.args[1] & 0xf;
 
 		sb = *b;
-		if (fam == AF_PACKET || type == SOCK_RAW || type == SOCK_PACKET) {
+		if (fam == AF_PACKET || ((fam == AF_INET || fam == AF_INET6) &&
+		    (type == SOCK_RAW || type == SOCK_PACKET))) {
 			sb.err = EPERM;
 			snprintf(name, sizeof name, "socket (raw or packet)");
 		} else {

@@ -46,8 +46,8 @@ assert_grep "metadata refused by the never list, nobody asked" \
     '^blocked +metadata .*never 169\.254\.0\.0/16 \(built in\) for 169\.254\.169\.254:80.*record: connect 169\.254\.169\.254:80 deny/policy, sendto 169\.254\.169\.254:80 deny/policy, nobody asked' "$card"
 assert_grep "the made-up name is a denied dns request" \
     '^blocked +dns-exfil .*record: dns wp[0-9a-f]{16}\.exfil\.invalid deny/person, dns txt\.wp[0-9a-f]{16}\.exfil\.invalid deny/person' "$card"
-assert_grep "raw and packet sockets refused by the kernel, none seen open" \
-    '^blocked +raw-socket .*no CAP_NET_RAW \(EPERM\).*no raw socket in the sandbox.*not trapped' "$card"
+assert_grep "raw and packet sockets refused by the filter and recorded" \
+    '^blocked +raw-socket .*filter EPERM \(EPERM\).*record: socket \(raw or packet\) deny/floor' "$card"
 assert_grep "datagrams out never leave; sendto and connect recorded" \
     '^blocked +udp .*\(ENETUNREACH\).*record: sendto 192\.0\.2\.1:[0-9]+ deny/floor, connect 192\.0\.2\.1:[0-9]+ deny/floor' "$card"
 if [ "$(id -u)" = 0 ]; then
