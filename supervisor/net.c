@@ -637,8 +637,12 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 	}
 	if (req->data.args[3] & MSG_FASTOPEN) {
 		/* A connect in disguise, past the connect trap. */
-		refuse(s, req, EOPNOTSUPP, "sendto", "TCP Fast Open", NULL,
-		    "connections go through connect()");
+		cleanup_free char *to = NULL;
+
+		if (net_dest_from_sockaddr(&sa, len, &d) == 0)
+			to = net_dest_describe(&d);
+		refuse(s, req, EOPNOTSUPP, "sendto", to ? to : "TCP Fast Open",
+		    "TCP Fast Open", "connections go through connect()");
 		return;
 	}
 	if (sa.ss_family == AF_UNIX) {
