@@ -324,7 +324,7 @@ build_root(const struct child *c)
 {
 	const struct spawn_config *cfg = c->cfg;
 	const char *root = cfg->root;
-	char p[PATH_MAX], q[PATH_MAX];
+	char p[PATH_MAX], q[PATH_MAX], tmpopts[64];
 	bool hidden_done[SPAWN_MAX_HIDDEN] = { false };
 	struct stat st;
 
@@ -357,9 +357,16 @@ build_root(const struct child *c)
 		path_join(p, sizeof p, root, host_ro_dirs[i]);
 		bind_into(c, host_ro_dirs[i], p, true, false);
 	}
+	/* The sandbox's own tmpfs take memory: no more than the run may
+	 * use (tmpfs' default is half the host's RAM each). */
+	if (cfg->memory > 0)
+		snprintf(tmpopts, sizeof tmpopts, "mode=1777,size=%llu",
+		    (unsigned long long)cfg->memory);
+	else
+		snprintf(tmpopts, sizeof tmpopts, "mode=1777");
 	path_join(p, sizeof p, root, "/tmp");
 	mkdir_in(c, p);
-	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, tmpopts) < 0)
 		child_fail(c, "mount /tmp");
 
 	path_join(p, sizeof p, root, "/dev");
@@ -383,7 +390,7 @@ build_root(const struct child *c)
 		child_fail(c, "mount /dev/pts");
 	path_join(p, sizeof p, root, "/dev/shm");
 	mkdir_in(c, p);
-	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, tmpopts) < 0)
 		child_fail(c, "mount /dev/shm");
 	{
 		static const char *const links[][2] = {
