@@ -112,4 +112,6 @@ clean:
 	rm -rf $(BUILD) build-asan ward ward-supervisor
 
 .PHONY: all check unit asan layers bench install clean tests
+# Keep the test objects: make would otherwise delete them as intermediates.
+.SECONDARY:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
