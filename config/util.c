@@ -104,15 +104,31 @@ set_cause(char **cause, const char *fmt, ...)
 }
 
 void
+warn_msgv(const char *fmt, va_list ap)
+{
+	fputs("ward: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_msgv(fmt, ap);
+	va_end(ap);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ward: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	warn_msgv(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(125);
 }
 

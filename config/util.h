@@ -24,6 +24,11 @@ char	*xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
 void	set_cause(char **cause, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
+/* "ward: MESSAGE" and a newline on stderr: how programs (never the
+ * libraries) report. */
+void	warn_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	warn_msgv(const char *, va_list) __attribute__((format(printf, 1, 0)));
+
 /* Only before a sandbox runs, for out-of-memory, or for impossible states. */
 void	fatal(const char *, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));

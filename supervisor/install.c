@@ -187,17 +187,6 @@ read_files(struct sup *s, pid_t pid, struct pkg_install *inst)
 	}
 }
 
-static void
-respond(struct sup *s, uint64_t id, int err, bool cont)
-{
-	memset(s->resp, 0, s->resp_size);
-	s->resp->id = id;
-	if (cont)
-		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else
-		s->resp->error = -err;
-	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
-}
 
 static void
 record(struct sup *s, pid_t pid, const char *subject, const char *detail,
@@ -323,7 +312,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 				.decided_by = "policy",
 			};
 
-			respond(s, req->id, 0, true);
+			sup_continue(s, req->id);
 			sup_event(s, &ev);
 			pkg_install_done(&inst);
 			return 1;
@@ -333,7 +322,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	subject = packages_describe(&inst, hosts, n_hosts);
 	v = packages_verdict_install(&s->policy, &inst, &which);
 	if (v != POLICY_ALLOW && refused_recently(tgid_of(pid), subject)) {
-		respond(s, req->id, EACCES, false);
+		sup_respond(s, req->id, -EACCES, 0);
 		record(s, pid, subject, joined, VERDICT_DENY, HOW_RUN_RULE,
 		    "the same install, just refused", "policy", 0, 0);
 		packages_hosts_free(hosts, n_hosts);
@@ -343,13 +332,13 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 
 	if (v == POLICY_DENY) {
 		refused_add(tgid_of(pid), subject);
-		respond(s, req->id, EACCES, false);
+		sup_respond(s, req->id, -EACCES, 0);
 		record(s, pid, subject, joined, VERDICT_DENY, HOW_POLICY,
 		    which ? which : "[packages] install = deny", "policy", 0, 0);
 		packages_hosts_free(hosts, n_hosts);
 	} else if (v == POLICY_ALLOW) {
 		grant_add(s, pid, inst.manager, hosts, n_hosts);
-		respond(s, req->id, 0, true);
+		sup_continue(s, req->id);
 		record(s, pid, subject, joined, VERDICT_ALLOW, HOW_POLICY,
 		    which ? which : "[packages] install = allow", "policy", 0, 0);
 	} else {
@@ -403,10 +392,10 @@ install_resolve(struct sup *s, struct parked *pk, enum verdict v,
 		    pk->call.n_hosts);
 		pk->call.hosts = NULL;
 		pk->call.n_hosts = 0;
-		respond(s, pk->req.id, 0, true);
+		sup_continue(s, pk->req.id);
 	} else {
 		refused_add(tgid_of((pid_t)pk->req.pid), pk->call.path);
-		respond(s, pk->req.id, EACCES, false);
+		sup_respond(s, pk->req.id, -EACCES, 0);
 	}
 	record(s, (pid_t)pk->req.pid, pk->call.path, pk->call.raw2,
 	    ok ? VERDICT_ALLOW : VERDICT_DENY,

@@ -40,11 +40,9 @@ die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ward: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	warn_msgv(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (S.sp.init_pid > 0)
 		kill(S.sp.init_pid, SIGKILL);
 	if (S.ctl_path != NULL)

@@ -67,17 +67,6 @@ target_cloexec(pid_t tid, int fd)
 	return (flags & O_CLOEXEC) != 0;
 }
 
-static void
-respond_val(struct sup *s, uint64_t id, int64_t val)
-{
-	memset(s->resp, 0, s->resp_size);
-	s->resp->id = id;
-	if (val < 0)
-		s->resp->error = (int32_t)val;
-	else
-		s->resp->val = val;
-	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
-}
 
 /* Put hostfd in the target's place of fd, then answer val. */
 static int
@@ -238,18 +227,10 @@ refuse(struct sup *s, const struct seccomp_notif *req, int err,
 		.decided_by = "floor",
 	};
 
-	respond_val(s, req->id, -err);
+	sup_respond(s, req->id, -err, 0);
 	sup_event(s, &ev);
 }
 
-static void
-respond_continue(struct sup *s, uint64_t id)
-{
-	memset(s->resp, 0, s->resp_size);
-	s->resp->id = id;
-	s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
-}
 
 /*
  * connect to a path-named unix socket: only to one on the run's own
@@ -268,14 +249,14 @@ unix_connect(struct sup *s, const struct seccomp_notif *req,
 
 	if (unix_abstract(un, c->salen)) {
 		/* The abstract namespace is the network namespace's. */
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return;
 	}
 	snprintf(subject, sizeof subject, "unix:%.*s",
 	    (int)(c->salen - offsetof(struct sockaddr_un, sun_path)),
 	    un->sun_path);
 	if ((fd = unix_target(s, (pid_t)req->pid, un, c->salen)) < 0) {
-		respond_val(s, req->id, fd);
+		sup_respond(s, req->id, fd, 0);
 		return;
 	}
 	if (!on_private_mount(s, fd)) {
@@ -292,7 +273,7 @@ unix_connect(struct sup *s, const struct seccomp_notif *req,
 	r = connect(copy, (struct sockaddr *)&via, sizeof via) < 0 ? -errno : 0;
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(copy, F_SETFL, fl);
-	respond_val(s, req->id, r);
+	sup_respond(s, req->id, r, 0);
 }
 
 /* bind and listen: only on the sandbox's own sockets. */
@@ -304,7 +285,7 @@ net_on_bind(struct sup *s, const struct seccomp_notif *req)
 	const char *name = req->data.nr == SYS_bind ? "bind" : "listen";
 
 	if (copy < 0) {
-		respond_val(s, req->id, -EBADF);
+		sup_respond(s, req->id, -EBADF, 0);
 		return;
 	}
 	if (!sock_inside(s, copy)) {
@@ -312,7 +293,7 @@ net_on_bind(struct sup *s, const struct seccomp_notif *req)
 		    NULL, "a swapped-in connection cannot bind or listen");
 		return;
 	}
-	respond_continue(s, req->id);
+	sup_continue(s, req->id);
 }
 
 static void
@@ -341,7 +322,7 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 	*result = -ECONNREFUSED;
 	if ((copy = target_socket(pid, c->sockfd)) < 0) {
 		*result = copy == -ESRCH ? -ECONNREFUSED : -EBADF;
-		respond_val(s, id, *result);
+		sup_respond(s, id, *result, 0);
 		return 0;
 	}
 	getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &ol);
@@ -355,7 +336,7 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 	    proto);
 	if (hostfd < 0) {
 		*result = -errno;
-		respond_val(s, id, *result);
+		sup_respond(s, id, *result, 0);
 		return 0;
 	}
 	/* The options a client sets before connecting. */
@@ -370,7 +351,7 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 	    errno : 0;
 	if (cerr != 0 && cerr != EINPROGRESS) {
 		*result = -cerr;
-		respond_val(s, id, *result);
+		sup_respond(s, id, *result, 0);
 		return 0;
 	}
 	if (nonblock || cerr == 0) {
@@ -379,11 +360,11 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 			blocking(hostfd, true);
 		if ((r = inject(s, id, hostfd, c->sockfd, cloexec)) < 0) {
 			*result = r;
-			respond_val(s, id, r);
+			sup_respond(s, id, r, 0);
 			return 0;
 		}
 		*result = cerr == EINPROGRESS ? -EINPROGRESS : 0;
-		respond_val(s, id, *result);
+		sup_respond(s, id, *result, 0);
 		return 0;
 	}
 	/* A blocking caller: park the answer until the connection is made,
@@ -403,7 +384,7 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 		return 1;
 	}
 	*result = -EAGAIN;
-	respond_val(s, id, *result);
+	sup_respond(s, id, *result, 0);
 	return 0;
 }
 
@@ -429,7 +410,7 @@ conn_done(struct sup *s, struct pending_conn *pc, int err)
 		blocking(pc->hostfd, true);
 		err = -inject(s, id, pc->hostfd, pc->target_fd, pc->cloexec);
 	}
-	respond_val(s, id, -err);
+	sup_respond(s, id, -err, 0);
 	closep(&pc->hostfd);
 }
 
@@ -521,7 +502,7 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 
 	if ((copy = target_socket(pid, c->sockfd)) < 0 ||
 	    getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
-		respond_val(s, req->id, -EBADF);
+		sup_respond(s, req->id, -EBADF, 0);
 		return 0;
 	}
 	/* A connection we made for it lives in the host's namespace:
@@ -541,7 +522,7 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	case AF_UNSPEC:
 	case AF_NETLINK:
 		/* Inside the sandbox's own namespace. */
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return 0;
 	case AF_INET:
 	case AF_INET6:
@@ -552,12 +533,12 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 		return 0;
 	}
 	if (net_dest_from_sockaddr(&c->sa, c->salen, &d) < 0) {
-		respond_val(s, req->id, -EINVAL);
+		sup_respond(s, req->id, -EINVAL, 0);
 		return 0;
 	}
 	if (net_dest_loopback(&d)) {
 		/* The sandbox's own loopback. */
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return 0;
 	}
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
@@ -567,7 +548,7 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	snprintf(c->raw2, sizeof c->raw2, "%s", key);
 
 	if (netrules_never(&s->policy, &d, &rule)) {
-		respond_val(s, req->id, -ECONNREFUSED);
+		sup_respond(s, req->id, -ECONNREFUSED, 0);
 		record(s, pid, subject, "never reachable", VERDICT_DENY,
 		    HOW_POLICY, rule, "policy");
 		return 0;
@@ -575,7 +556,7 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	if (type != SOCK_STREAM) {
 		/* A host-side UDP socket could send anywhere: names go
 		 * through the DNS stub instead. */
-		respond_val(s, req->id, -ENETUNREACH);
+		sup_respond(s, req->id, -ENETUNREACH, 0);
 		record(s, pid, subject, "datagram socket", VERDICT_DENY,
 		    HOW_FLOOR, "no host-side datagram sockets", "floor");
 		return 0;
@@ -603,7 +584,7 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 		return 0;
 	}
 	if (s->policy.connect == POLICY_DENY) {
-		respond_val(s, req->id, -ECONNREFUSED);
+		sup_respond(s, req->id, -ECONNREFUSED, 0);
 		record(s, pid, subject, NULL, VERDICT_DENY, HOW_DEFAULT,
 		    "[network] connect = deny", "policy");
 		return 0;
@@ -632,7 +613,7 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 	memset(&sa, 0, sizeof sa);
 	if (len < sizeof(sa_family_t) || target_read((pid_t)req->pid,
 	    req->data.args[4], &sa, len) < 0) {
-		respond_val(s, req->id, -EFAULT);
+		sup_respond(s, req->id, -EFAULT, 0);
 		return;
 	}
 	if (req->data.args[3] & MSG_FASTOPEN) {
@@ -650,11 +631,11 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		cleanup_fd int fd = -1;
 
 		if (unix_abstract(un, len)) {
-			respond_continue(s, req->id);
+			sup_continue(s, req->id);
 			return;
 		}
 		if ((fd = unix_target(s, (pid_t)req->pid, un, len)) < 0) {
-			respond_val(s, req->id, fd);
+			sup_respond(s, req->id, fd, 0);
 			return;
 		}
 		if (!on_private_mount(s, fd)) {
@@ -662,17 +643,17 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 			    NULL, "a unix socket outside the run's own folders");
 			return;
 		}
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return;
 	}
 	if (net_dest_from_sockaddr(&sa, len, &d) < 0 || net_dest_loopback(&d)) {
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return;
 	}
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
 	subject = net_dest_describe(&d);
 	never = netrules_never(&s->policy, &d, &rule);
-	respond_val(s, req->id, -ENETUNREACH);
+	sup_respond(s, req->id, -ENETUNREACH, 0);
 	{
 		struct audit_event ev = {
 			.run = s->id, .time_ms = now_wall_ms(),

@@ -168,6 +168,10 @@ struct sup {
 };
 
 /* unotify.c */
+/* Answer a notification: val >= 0 or -errno; flags CONTINUE lets the
+ * call go on as the program made it. */
+void	sup_respond(struct sup *, uint64_t id, int64_t val, uint32_t flags);
+void	sup_continue(struct sup *, uint64_t id);
 void	unotify_on_ready(struct sup *);
 /* Answer a parked request; how/by for the record. */
 void	unotify_resolve(struct sup *, uint64_t request, enum verdict,

@@ -109,8 +109,8 @@ fast_continue(const struct sup *s, const char *lex, bool follow)
 	return false;
 }
 
-static void
-respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
+void
+sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 {
 	memset(s->resp, 0, s->resp_size);
 	s->resp->id = id;
@@ -125,10 +125,10 @@ respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
-static void
-respond_continue(struct sup *s, uint64_t id)
+void
+sup_continue(struct sup *s, uint64_t id)
 {
-	respond(s, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+	sup_respond(s, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
 /* Hand a host fd in as the syscall's return value, atomically. */
@@ -560,10 +560,10 @@ allow(struct sup *s, const struct parked *pk)
 		    (pk->call.flags & O_CLOEXEC) != 0);
 		close(fd);
 		if (r < 0)
-			respond(s, pk->req.id, r, 0);
+			sup_respond(s, pk->req.id, r, 0);
 		return r;
 	}
-	respond(s, pk->req.id, r, 0);
+	sup_respond(s, pk->req.id, r, 0);
 	return r;
 }
 
@@ -589,7 +589,7 @@ unotify_park_request(struct sup *s, struct request *r, struct parked *pk)
 	}
 	if (queue_add(s->queue, r, pk) < 0) {
 		/* Cannot happen: ids are ours. Fail closed. */
-		respond(s, pk->req.id, -EACCES, 0);
+		sup_respond(s, pk->req.id, -EACCES, 0);
 		request_free(r);
 		unotify_parked_free(pk);
 	}
@@ -661,7 +661,7 @@ on_blocked(struct sup *s, const struct seccomp_notif *req,
 	/* personality(0xffffffff) asks, it does not change: let it be. */
 	if (req->data.nr == SYS_personality &&
 	    (uint32_t)req->data.args[0] == 0xffffffffU) {
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		return;
 	}
 	if (req->data.nr == SYS_socket) {
@@ -684,7 +684,7 @@ on_blocked(struct sup *s, const struct seccomp_notif *req,
 	    (unsigned long long)req->data.args[0],
 	    (unsigned long long)req->data.args[1],
 	    (unsigned long long)req->data.args[2], strerrorname_np(b->err));
-	respond(s, req->id, -b->err, 0);
+	sup_respond(s, req->id, -b->err, 0);
 	record_other(s, req, KIND_BLOCKED, b->name, b->name, detail,
 	    VERDICT_DENY, HOW_FLOOR, "refused by the sandbox's filter");
 }
@@ -699,7 +699,7 @@ on_foreign_abi(struct sup *s, const struct seccomp_notif *req)
 	    (unsigned)req->data.nr);
 	/* SIGKILL to one thread ends its whole process. */
 	kill((pid_t)req->pid, SIGKILL);
-	respond(s, req->id, -ENOSYS, 0);
+	sup_respond(s, req->id, -ENOSYS, 0);
 	record_other(s, req, KIND_BLOCKED, "non-native syscall",
 	    req->data.arch != AUDIT_ARCH_X86_64 ? "i386 syscall (int 0x80)" :
 	    "x32 syscall", detail, VERDICT_KILL, HOW_FLOOR,
@@ -764,12 +764,12 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		/* Answered here, not continued: continuing would let the
 		 * kernel read the path again, which a thread may have
 		 * turned into a program that exists (an exec nobody saw). */
-		respond(s, req->id, -ENOENT, 0);
+		sup_respond(s, req->id, -ENOENT, 0);
 		return;
 	}
 	if (n_args > 0 && install_on_exec(s, req, path, args, argv) == 1)
 		return;
-	respond_continue(s, req->id);
+	sup_continue(s, req->id);
 	record_other(s, req, KIND_EXEC, at ? "execveat" : "execve", path, argv,
 	    VERDICT_ALLOW, HOW_FLOOR,
 	    strncmp(path, "/memfd:", 7) == 0 ? "exec from memory (memfd)" :
@@ -835,7 +835,7 @@ unotify_on_ready(struct sup *s)
 		c->salen = (socklen_t)len;
 		if (len < sizeof(sa_family_t) || target_read((pid_t)req->pid,
 		    req->data.args[1], &c->sa, len) < 0) {
-			respond(s, req->id, -EFAULT, 0);
+			sup_respond(s, req->id, -EFAULT, 0);
 			return;
 		}
 		if (net_on_connect(s, req, c, &why) == 1 &&
@@ -845,11 +845,11 @@ unotify_on_ready(struct sup *s)
 	}
 	r = decode(req, c);
 	if (r == 1) {
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		goto out;
 	}
 	if (r < 0) {
-		respond(s, req->id, r, 0);
+		sup_respond(s, req->id, r, 0);
 		goto out;
 	}
 
@@ -858,7 +858,7 @@ unotify_on_ready(struct sup *s)
 	if ((r = absolute((pid_t)req->pid, c->dirfd, c->raw, abs1,
 	    sizeof abs1)) < 0 || (c->two && (r = absolute((pid_t)req->pid,
 	    c->dirfd2, c->raw2, abs2, sizeof abs2)) < 0)) {
-		respond(s, req->id, r, 0);
+		sup_respond(s, req->id, r, 0);
 		goto out;
 	}
 	if (!has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
@@ -866,7 +866,7 @@ unotify_on_ready(struct sup *s)
 	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
 	    fast_continue(s, lex, c->follow) &&
 	    (!c->two || fast_continue(s, lex2, c->follow2))) {
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		goto out;
 	}
 
@@ -875,11 +875,11 @@ unotify_on_ready(struct sup *s)
 	 * person judge. */
 	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
 	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
-		respond(s, req->id, r, 0);
+		sup_respond(s, req->id, r, 0);
 		goto out;
 	}
 	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {
-		respond_continue(s, req->id);
+		sup_continue(s, req->id);
 		goto out;
 	}
 	/* Only what has a host counterpart can be approved: the rest (the
@@ -891,7 +891,7 @@ unotify_on_ready(struct sup *s)
 
 		if ((h1 == NULL && !is_writable(s, c->path)) ||
 		    (c->two && h2 == NULL && !is_writable(s, c->path2))) {
-			respond(s, req->id, -EROFS, 0);
+			sup_respond(s, req->id, -EROFS, 0);
 			record(s, req, c, VERDICT_DENY, HOW_FLOOR,
 			    "read-only sandbox root", "floor", 0, 0);
 			goto out;
@@ -903,7 +903,7 @@ unotify_on_ready(struct sup *s)
 	if (rule != NULL)
 		rule_text = rule_describe(rule);
 	if (v == VERDICT_DENY) {
-		respond(s, req->id, -EACCES, 0);
+		sup_respond(s, req->id, -EACCES, 0);
 		record(s, req, c, VERDICT_DENY,
 		    rule->origin == RULE_RUN ? HOW_RUN_RULE : HOW_POLICY,
 		    rule_text, "policy", 0, 0);
@@ -921,7 +921,7 @@ unotify_on_ready(struct sup *s)
 		goto out;
 	}
 	if (s->policy.write == POLICY_DENY) {
-		respond(s, req->id, -EACCES, 0);
+		sup_respond(s, req->id, -EACCES, 0);
 		record(s, req, c, VERDICT_DENY, HOW_DEFAULT,
 		    "[files] write = deny", "policy", 0, 0);
 		goto out;
@@ -985,7 +985,7 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	case VERDICT_DENY:
 	case VERDICT_NONE:
 	case VERDICT_ASK:
-		respond(s, pk->req.id, pk->call.op == OP_CONNECT ?
+		sup_respond(s, pk->req.id, pk->call.op == OP_CONNECT ?
 		    -ECONNREFUSED : -EACCES, 0);
 		if (reason != NULL && *reason != '\0') {
 			char p[48];

@@ -152,19 +152,7 @@ cli_usage_error(const char *verb, const char *fmt, ...)
 	return 2;
 }
 
-static void cli_error(const char *, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ward: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#define cli_error warn_msg
 
 /* getopt_long's '?' or ':' as a usage error. */
 static int
