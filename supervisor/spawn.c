@@ -207,8 +207,15 @@ remount_tree_ro(const struct child *c, const char *top)
 		if (f[4] == NULL)
 			continue;
 		unescape_octal(f[4]);
-		if (strncmp(f[4], top, len) == 0 && f[4][len] == '/')
-			remount_ro(c, f[4]);
+		if (strncmp(f[4], top, len) != 0 || f[4][len] != '/')
+			continue;
+		/* EINVAL, ENOENT: a mount shadowed by the bind itself (one
+		 * of our hidden tmpfs beneath it, or the run's own root when
+		 * the folder holds ward's state), out of reach at this path. */
+		if (mount(NULL, f[4], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | locked_flags(f[4]), NULL) < 0 &&
+		    errno != EINVAL && errno != ENOENT)
+			child_fail(c, "remount %s read-only", f[4]);
 	}
 	free(buf);
 }
@@ -449,10 +456,20 @@ build_root(const struct child *c)
 		path_join(p, sizeof p, root, cfg->hidden[i]);
 		if (lstat(p, &st) < 0)
 			continue;
-		if (!hidden_done[i])
+		if (!hidden_done[i]) {
 			hide(c, p, cfg->hidden[i], &st, true);
-		else if (S_ISDIR(st.st_mode))
-			remount_ro(c, p);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		/* A bind made since may have covered our tmpfs (an --in
+		 * folder holding the hidden path): then hide it again. */
+		if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | locked_flags(p), NULL) < 0) {
+			if (errno != EINVAL)
+				child_fail(c, "remount %s read-only", p);
+			hide(c, p, cfg->hidden[i], &st, true);
+		}
 	}
 
 	/* The root tmpfs itself takes no new names. */

@@ -405,5 +405,7 @@ echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 "$PY" "$BENCH/summarize.py" "$RES" "$TSV" || broke "summarize.py failed"
 echo
+"$BENCH/trap-cost.sh" || broke "trap-cost.sh failed"
+echo
 echo "written: $TSV"
 exit 0

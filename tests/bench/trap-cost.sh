@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The cost of one trapped, in-bounds write-open against an untrapped
+# (read-only) one, native and under ward, a few rounds; prints medians.
+# Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+N=${1:-20000}
+ROUNDS=${TRAP_ROUNDS:-5}
+tmp=$(mktemp -d /var/tmp/ward-trap.XXXXXX)
+st=$(mktemp -d /var/tmp/ward-trap-state.XXXXXX)
+trap 'rm -rf "$tmp" "$st"' EXIT
+chmod 755 "$tmp"
+cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
+export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
+mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
+nat_w=() nat_r=() w_w=() w_r=()
+for ((i = 0; i < ROUNDS; i++)); do
+	out=$(cd "$tmp" && ./opens "$N")
+	nat_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
+	nat_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
+	out=$("$ROOT/ward" run --headless --in "$tmp" -- "$tmp/opens" "$N" 2>/dev/null)
+	w_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
+	w_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
+ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}")
+echo "trap cost, median of $ROUNDS rounds x $N calls (microseconds per open+close):"
+printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
+printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
+printf '  %-28s %8.2f %8.2f %8.2f\n' "read-only open (not trapped)" "$nr" "$wr" "$(awk -v a="$wr" -v b="$nr" 'BEGIN{print a/b}')"
