@@ -163,11 +163,15 @@ netrules_entry_match(const struct policy_host *h, const struct net_dest *d)
 static char *
 entry_text(const char *verb, const struct policy_host *h)
 {
-	if (h->port_lo == 0 && h->port_hi == 65535)
-		return xasprintf("%s %s", verb, h->host);
+	char ports[32] = "";
+	const char *r = h->reason;
+
 	if (h->port_lo == h->port_hi)
-		return xasprintf("%s %s:%u", verb, h->host, h->port_lo);
-	return xasprintf("%s %s:%u-%u", verb, h->host, h->port_lo, h->port_hi);
+		snprintf(ports, sizeof ports, ":%u", h->port_lo);
+	else if (h->port_lo != 0 || h->port_hi != 65535)
+		snprintf(ports, sizeof ports, ":%u-%u", h->port_lo, h->port_hi);
+	return xasprintf("%s %s%s%s%s%s", verb, h->host, ports,
+	    r ? " (" : "", r ? r : "", r ? ")" : "");
 }
 
 bool

@@ -910,8 +910,10 @@ policy_done(struct policy *p)
 	strv_free(p->env);
 	strv_free(p->allow);
 	strv_free(p->deny);
-	for (size_t i = 0; i < p->n_net_allow; i++)
+	for (size_t i = 0; i < p->n_net_allow; i++) {
 		free(p->net_allow[i].host);
+		free(p->net_allow[i].reason);
+	}
 	free(p->net_allow);
 	for (size_t i = 0; i < p->n_net_never; i++)
 		free(p->net_never[i].host);
@@ -1077,6 +1079,9 @@ policy_on_read(char *buf, int size, void *stream)
 	return buf;
 }
 
+static int policy_list_items(struct policy_parse *, const struct policy_key *,
+    const char *, const char *, unsigned, bool, const char *);
+
 static int
 policy_on_key(void *user, const char *section, const char *name,
     const char *value)
@@ -1175,6 +1180,49 @@ policy_on_key(void *user, const char *section, const char *name,
 			break;
 		}
 	}
+	/* [network] allow: "(a reason)" at the end of a line goes with
+	 * every host on it, shown wherever the entry is named. */
+	if (k->set == policy_set_net_allow) {
+		const char *open = strchr(value, '('), *close = strrchr(value, ')');
+		size_t before = st->p->n_net_allow;
+		cleanup_free char *items = NULL, *reason = NULL;
+		int r;
+
+		if (open != NULL) {
+			const char *rest = close != NULL ? close + 1 : NULL;
+
+			if (close == NULL || close < open ||
+			    rest[strspn(rest, " \t")] != '\0' || close == open + 1) {
+				policy_fail(st, line, "[%s] %s: a reason is written "
+				    "last on the line, in parentheses: (why)", qsec,
+				    k->name);
+				return 0;
+			}
+			items = xstrndup(value, (size_t)(open - value));
+			reason = xstrndup(open + 1, (size_t)(close - open - 1));
+			if ((r = policy_list_items(st, k, arg, items, line, cont,
+			    qsec)) == 0)
+				return 0;
+			if (st->p->n_net_allow == before) {
+				policy_fail(st, line, "[%s] %s: a reason with no "
+				    "host before it", qsec, k->name);
+				return 0;
+			}
+			for (size_t i = before; i < st->p->n_net_allow; i++)
+				st->p->net_allow[i].reason = xstrdup(reason);
+			return 1;
+		}
+	}
+	return policy_list_items(st, k, arg, value, line, cont, qsec);
+}
+
+static int
+policy_list_items(struct policy_parse *st, const struct policy_key *k,
+    const char *arg, const char *value, unsigned line, bool cont,
+    const char *qsec)
+{
+	cleanup_free char *why = NULL;
+
 	for (const char *c = value; *c != '\0';) {
 		cleanup_free char *item = NULL;
 		size_t len;

@@ -18,6 +18,7 @@ struct policy_host {
 	char		*host;
 	unsigned	 port_lo;	/* 0..65535; lo=0,hi=65535 = any */
 	unsigned	 port_hi;
+	char		*reason;	/* [network] allow: "(why)" on its line, or NULL */
 };
 
 struct policy {
