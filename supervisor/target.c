@@ -20,7 +20,9 @@
  * /proc/TID/mem, kept open for a short while: the notify loop reads the
  * same few threads over and over. The fd is bound to the memory of the
  * process it was opened for; an entry older than MEM_FD_MS is reopened,
- * far sooner than a thread id could be reused by another process.
+ * far sooner than a thread id could be reused by another process, and
+ * an exec drops it (target_forget): after a vfork the child's fd would
+ * otherwise go on reading its parent's memory, which is still alive.
  */
 #define MEM_FDS		16
 #define MEM_FD_MS	200
@@ -61,6 +63,17 @@ reopen:
 	mem_fds[slot].fd = fd;
 	mem_fds[slot].opened = now;
 	return fd;
+}
+
+void
+target_forget(pid_t tid)
+{
+	for (size_t i = 0; i < MEM_FDS; i++)
+		if (mem_fds[i].tid == tid && mem_fds[i].fd > 0) {
+			close(mem_fds[i].fd);
+			mem_fds[i].fd = 0;
+			mem_fds[i].tid = 0;
+		}
 }
 
 /* pread through the cached fd; once more through a fresh one if that

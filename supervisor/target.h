@@ -11,6 +11,8 @@
 
 /* Exactly len bytes at addr, or -EFAULT. */
 int	target_read(pid_t, uint64_t addr, void *buf, size_t len);
+/* Drop what is cached of this thread's memory: it is about to exec. */
+void	target_forget(pid_t);
 /* A NUL-terminated string of at most size-1 bytes; its length, or
  * -EFAULT / -ENAMETOOLONG. Read page by page: a string ending just
  * before an unmapped page is still read. */

@@ -754,6 +754,9 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		used += (size_t)n;
 	}
 	args[n_args] = NULL;
+	/* Whatever happens next, this thread's memory is about to be
+	 * another (a vfork child shared its parent's until now). */
+	target_forget(pid);
 	/* The argv read here is what the person judges; a thread could
 	 * change it before the kernel reads it again. An exec can only be
 	 * continued: what it then does still meets the floor. */
