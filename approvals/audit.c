@@ -399,6 +399,9 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	    (r = audit_exec(a, "PRAGMA cache_size=-256", cause,
 	    "setting the cache size")) < 0)
 		return r;
+	/* No checkpoint (and its fsyncs) at every run's end: the WAL is
+	 * folded in by sqlite's own automatic checkpoints as it grows. */
+	sqlite3_db_config(a->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (v == 0 && (r = audit_create(a, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {

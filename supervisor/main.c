@@ -373,6 +373,33 @@ finish(struct sup *s, int status, bool have_status)
 	}
 }
 
+/* The record: opened while the sandbox's child builds its mount tree. */
+static int
+open_record(void *ctx, char **cause)
+{
+	struct sup *s = ctx;
+	cleanup_free char *db = paths_audit_db();
+	char limits[256];
+	struct audit_run ar;
+	int r;
+
+	if ((r = audit_open(db, &s->audit, cause)) < 0)
+		return r;
+	sup_limits(s, limits, sizeof limits);
+	s->started_ms = now_wall_ms();
+	ar = (struct audit_run){
+		.id = s->id, .name = s->name, .command = s->command,
+		.policy_path = s->policy_path,
+		.policy_hash = s->policy_hash, .uid = s->uid,
+		.started_ms = s->started_ms, .limits = limits,
+	};
+	if ((r = audit_run_begin(s->audit, &ar)) < 0) {
+		set_cause(cause, "cannot record the run in %s", db);
+		return r;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -499,26 +526,6 @@ main(int argc, char **argv)
 		add_bind(s, ins[i], NULL, false);
 	strv_free(ins);
 
-	/* The record. */
-	{
-		cleanup_free char *db = paths_audit_db();
-		char limits[256];
-		struct audit_run ar;
-
-		if (audit_open(db, &s->audit, &cause) < 0)
-			die("%s", cause);
-		sup_limits(s, limits, sizeof limits);
-		s->started_ms = now_wall_ms();
-		ar = (struct audit_run){
-			.id = s->id, .name = s->name, .command = s->command,
-			.policy_path = s->policy_path,
-			.policy_hash = s->policy_hash, .uid = s->uid,
-			.started_ms = s->started_ms, .limits = limits,
-		};
-		if (audit_run_begin(s->audit, &ar) < 0)
-			die("cannot record the run in %s", db);
-	}
-
 	if (filter_build(&filter, &cause) < 0)
 		die("%s", cause);
 	if (s->landlock && spawn_landlock_abi() < 1)
@@ -600,6 +607,8 @@ main(int argc, char **argv)
 	cfg.open_files = s->policy.open_files;
 	cfg.landlock = s->landlock;
 	cfg.filter = &filter;
+	cfg.meanwhile = open_record;
+	cfg.ctx = s;
 	ids_files(s, &cfg);
 	{
 		/* The sandbox's resolver asks the DNS stub, on its loopback. */

@@ -973,6 +973,11 @@ spawn_sandbox(const struct spawn_config *cfg, struct spawn_result *res,
 	}
 	close(syncp[1]);
 	syncp[1] = -1;
+	if (cfg->meanwhile != NULL && (r = cfg->meanwhile(cfg->ctx, cause)) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto fail;
+	}
 
 	if (cfg->resolv_conf != NULL &&
 	    (r = await_fds(sv[0], errp[0], pid, res->dns, 2, cause)) < 0) {

@@ -45,6 +45,10 @@ struct spawn_config {
 	const char *passwd;	/* host files bound on /etc/passwd and /etc/group */
 	const char *group;	/* (naming the program's ids), or NULL */
 	const struct filter *filter;
+	/* Called while the child builds its mount tree (the supervisor
+	 * would only wait): 0, or -errno with *cause to stop the start. */
+	int	(*meanwhile)(void *ctx, char **cause);
+	void	*ctx;
 };
 
 struct spawn_result {
