@@ -161,32 +161,20 @@ install_allows_name(struct sup *s, const char *name)
 static void
 read_files(struct sup *s, pid_t pid, struct pkg_install *inst)
 {
-	char cwd[PATH_MAX];
 	size_t n = inst->n_files;
 
-	if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) < 0)
-		return;
 	for (size_t i = 0; i < inst->n_files && i < n + 8; i++) {
-		char abs[PATH_MAX * 2];
-		struct open_how how = {
-			.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
-		long fd;
+		int fd = target_open(s->rootfd, pid, inst->files[i],
+		    O_RDONLY | O_NONBLOCK);
 
-		if (inst->files[i][0] == '/')
-			snprintf(abs, sizeof abs, "%s", inst->files[i] + 1);
-		else
-			snprintf(abs, sizeof abs, "%s/%s", cwd + 1, inst->files[i]);
-		fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
-		    sizeof how);
+		if (fd == -ESRCH)
+			return;
 		if (fd < 0)
 			continue;
-		(void)packages_read_file((int)fd, inst->files[i], inst);
-		close((int)fd);
+		(void)packages_read_file(fd, inst->files[i], inst);
+		close(fd);
 	}
 }
-
 
 static void
 record(struct sup *s, pid_t pid, const char *subject, const char *detail,
@@ -251,24 +239,12 @@ refused_recently(pid_t pid, const char *subject)
 bool
 install_exists_inside(const struct sup *s, pid_t pid, const char *path)
 {
-	char abs[PATH_MAX * 2], cwd[PATH_MAX];
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
+	int fd = target_open(s->rootfd, pid, path, O_PATH);
 
-	if (path[0] == '/')
-		snprintf(abs, sizeof abs, "%s", path + 1);
-	else if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0)
-		snprintf(abs, sizeof abs, "%s/%s", cwd + 1, path);
-	else
-		return true;
-	fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
-	    sizeof how);
 	if (fd < 0)
-		return errno != ENOENT && errno != ENOTDIR;
-	close((int)fd);
+		/* Only a clear "no such file" says so; else assume it does. */
+		return fd != -ENOENT && fd != -ENOTDIR;
+	close(fd);
 	return true;
 }
 

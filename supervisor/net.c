@@ -184,27 +184,16 @@ static int
 unix_target(const struct sup *s, pid_t pid, const struct sockaddr_un *un,
     size_t len)
 {
-	char path[sizeof un->sun_path + 1], cwd[PATH_MAX], abs[PATH_MAX * 2];
+	char path[sizeof un->sun_path + 1];
 	size_t n = len - offsetof(struct sockaddr_un, sun_path);
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
+	int fd;
 
 	if (n > sizeof un->sun_path)
 		n = sizeof un->sun_path;
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
-	if (path[0] == '/')
-		snprintf(abs, sizeof abs, "%s", path + 1);
-	else if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0)
-		snprintf(abs, sizeof abs, "%s/%s", cwd + 1, path);
-	else
-		return -ENOENT;
-	fd = syscall(SYS_openat2, s->rootfd, abs[0] ? abs : ".", &how,
-	    sizeof how);
-	return fd < 0 ? -errno : (int)fd;
+	fd = target_open(s->rootfd, pid, path, O_PATH);
+	return fd == -ESRCH ? -ENOENT : fd;
 }
 
 static bool

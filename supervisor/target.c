@@ -213,6 +213,26 @@ target_umask(pid_t pid)
 }
 
 int
+target_open(int rootfd, pid_t pid, const char *path, int flags)
+{
+	char abs[PATH_MAX * 2], cwd[PATH_MAX];
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (path[0] == '/')
+		snprintf(abs, sizeof abs, "%s", path + 1);
+	else if (target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0)
+		snprintf(abs, sizeof abs, "%s/%s", cwd + 1, path);
+	else
+		return -ESRCH;
+	fd = syscall(SYS_openat2, rootfd, abs[0] ? abs : ".", &how, sizeof how);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int
 path_normalize(const char *base, const char *path, char *out, size_t size)
 {
 	char tmp[PATH_MAX * 2], *o_buf = out;

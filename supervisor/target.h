@@ -19,6 +19,11 @@ void	target_forget(pid_t);
 ssize_t	target_read_str(pid_t, uint64_t addr, char *buf, size_t size);
 /* The sandbox path of dirfd (AT_FDCWD: the cwd); 0 or -errno. */
 int	target_dir(pid_t, int dirfd, char *buf, size_t size);
+/* Open path as the program named it (a relative one against its cwd)
+ * inside the sandbox's root rootfd: symlinks followed as the kernel would,
+ * never out of that root, no /proc magic links. fd, -ESRCH when the cwd
+ * cannot be read, or -errno. */
+int	target_open(int rootfd, pid_t, const char *path, int flags);
 /* argv joined by spaces (malloc'd; "?" if gone). */
 char	*target_cmdline(pid_t);
 /* A "Key:\tvalue" line of /proc/PID/FILE ("status", "fdinfo/3") read as
