@@ -641,31 +641,30 @@ program_child(const struct child *c)
 
 	rl.rlim_cur = rl.rlim_max = 0;
 	setrlimit(RLIMIT_CORE, &rl);
-	if (cfg->pids > 0) {
-		rl.rlim_cur = rl.rlim_max = cfg->pids;
-		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			child_fail(c, "limit pids");
-	}
-	if (cfg->memory > 0) {
-		rl.rlim_cur = rl.rlim_max = cfg->memory;
-		if (setrlimit(RLIMIT_DATA, &rl) < 0)
-			child_fail(c, "limit memory");
-	}
-	if (cfg->cpu > 0) {
-		rl.rlim_cur = cfg->cpu;
-		rl.rlim_max = cfg->cpu + 1;	/* SIGXCPU first, then SIGKILL */
-		if (setrlimit(RLIMIT_CPU, &rl) < 0)
-			child_fail(c, "limit cpu");
-	}
-	if (cfg->file_size > 0) {
-		rl.rlim_cur = rl.rlim_max = cfg->file_size;
-		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
-			child_fail(c, "limit file size");
-	}
-	if (cfg->open_files > 0) {
-		rl.rlim_cur = rl.rlim_max = cfg->open_files;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			child_fail(c, "limit open files");
+	{
+		const struct {
+			int		 res;
+			uint64_t	 cur, max;	/* 0 = no limit */
+			const char	*what;
+		} limits[] = {
+			{ RLIMIT_NPROC, cfg->pids, cfg->pids, "pids" },
+			{ RLIMIT_DATA, cfg->memory, cfg->memory, "memory" },
+			/* SIGXCPU first, then SIGKILL a second later. */
+			{ RLIMIT_CPU, cfg->cpu, cfg->cpu ? cfg->cpu + 1 : 0, "cpu" },
+			{ RLIMIT_FSIZE, cfg->file_size, cfg->file_size,
+			    "file size" },
+			{ RLIMIT_NOFILE, cfg->open_files, cfg->open_files,
+			    "open files" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+			if (limits[i].cur == 0)
+				continue;
+			rl.rlim_cur = limits[i].cur;
+			rl.rlim_max = limits[i].max;
+			if (setrlimit(limits[i].res, &rl) < 0)
+				child_fail(c, "limit %s", limits[i].what);
+		}
 	}
 
 	if (cfg->outer_uid == 0 && setgroups(0, NULL) < 0)
