@@ -235,3 +235,45 @@ mkdir_p(const char *path, unsigned int mode)
 		return -errno;
 	return 0;
 }
+
+int
+passwd_file_name(const char *file, unsigned int uid, char *name, size_t size)
+{
+	FILE *f = fopen(file, "re");
+	char line[1024];
+	int r = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (r == -ENOENT && fgets(line, sizeof line, f) != NULL) {
+		char *colon1 = strchr(line, ':'), *colon2, *end;
+		size_t len = strlen(line);
+		unsigned long v;
+		int ch;
+
+		/* A line too long to read whole is skipped, tail and all. */
+		if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		/* name:password:uid:... */
+		if (colon1 == NULL || colon1 == line ||
+		    (colon2 = strchr(colon1 + 1, ':')) == NULL)
+			continue;
+		errno = 0;
+		v = strtoul(colon2 + 1, &end, 10);
+		if (errno != 0 || end == colon2 + 1 || *end != ':' ||
+		    v != uid || colon2[1] < '0' || colon2[1] > '9')
+			continue;
+		*colon1 = '\0';
+		if ((size_t)(colon1 - line) >= size)
+			r = -ENAMETOOLONG;
+		else {
+			memcpy(name, line, (size_t)(colon1 - line) + 1);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
+}

@@ -78,3 +78,12 @@ int64_t	 now_wall_ms(void);
 int	 write_all(int, const void *, size_t);
 /* mkdir -p with mode for the folders it creates; 0 or -errno. */
 int	 mkdir_p(const char *, unsigned int);
+
+/*
+ * The name of uid in a passwd-format file (/etc/passwd), copied into name;
+ * 0 if found, -ENOENT if not, or -errno. The file alone, not NSS: the
+ * sandbox sees that file and nothing else, and NSS modules (systemd,
+ * LDAP) would cost a run a millisecond and half a megabyte to load.
+ */
+int	 passwd_file_name(const char *file, unsigned int uid, char *name,
+	    size_t size);

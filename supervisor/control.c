@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +168,12 @@ static char *
 who(const struct sup *s, int slot, const char *via)
 {
 	uid_t uid = proto_conn_peer_uid(s->clients[slot].conn);
-	struct passwd *pw = getpwuid(uid);
+	char name[64];
 
-	return xasprintf("uid %u (%s) pid %d via %s", (unsigned)uid,
-	    pw ? pw->pw_name : "?", (int)proto_conn_peer_pid(s->clients[slot].conn),
-	    via);
+	if (passwd_file_name("/etc/passwd", uid, name, sizeof name) < 0)
+		snprintf(name, sizeof name, "?");
+	return xasprintf("uid %u (%s) pid %d via %s", (unsigned)uid, name,
+	    (int)proto_conn_peer_pid(s->clients[slot].conn), via);
 }
 
 static void

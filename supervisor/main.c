@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,8 +151,10 @@ ids_files(struct sup *s, struct spawn_config *cfg)
 	static const char *const files[2][2] = {
 		{ "/etc/passwd", "passwd" }, { "/etc/group", "group" },
 	};
+	char name[64];
 
-	if (s->uid != 0 || getpwuid(s->inner_uid) != NULL)
+	if (s->uid != 0 || passwd_file_name("/etc/passwd", s->inner_uid, name,
+	    sizeof name) != -ENOENT)
 		return;
 	for (int i = 0; i < 2; i++) {
 		cleanup_free char *dest = xasprintf("%s/%s", s->run_dir,

@@ -421,6 +421,54 @@ test_default_policy(void **state)
 	free(config);
 }
 
+/* passwd_file_name reads the file alone; every malformed line is passed
+ * over, a line too long for its buffer with its tail. */
+static void
+test_passwd_file_name(void **state)
+{
+	struct fixture *f = *state;
+	char *file = xasprintf("%s/passwd", f->base), name[16], *longline;
+	FILE *fp;
+
+	/* 1023 bytes fill the reader's buffer: read on its own, the tail
+	 * would say uid 42 */
+	longline = xmalloc(1100);
+	memset(longline, 'x', 1023);
+	strcpy(longline + 1023, "fake:x:42:0::/:/bin/sh");
+	assert_non_null(fp = fopen(file, "w"));
+	fprintf(fp, "root:x:0:0:root:/root:/bin/bash\n"
+	    "nocolon\n"
+	    ":x:7:7::/:/bin/sh\n"
+	    "neg:x:-8:0::/:/bin/sh\n"
+	    "plus:x:+9:0::/:/bin/sh\n"
+	    "junk:x:10x:0::/:/bin/sh\n"
+	    "%s\n"
+	    "alice:x:1000:1000:Alice:/home/alice:/bin/sh\n"
+	    "averyveryverylongname:x:1001:1001::/:/bin/sh\n"
+	    "last:x:1002:1002::/:/bin/sh", longline);
+	fclose(fp);
+
+	assert_int_equal(passwd_file_name(file, 0, name, sizeof name), 0);
+	assert_string_equal(name, "root");
+	assert_int_equal(passwd_file_name(file, 1000, name, sizeof name), 0);
+	assert_string_equal(name, "alice");
+	/* the last line needs no newline */
+	assert_int_equal(passwd_file_name(file, 1002, name, sizeof name), 0);
+	assert_string_equal(name, "last");
+	assert_int_equal(passwd_file_name(file, 1001, name, sizeof name),
+	    -ENAMETOOLONG);
+	for (unsigned int uid = 7; uid <= 10; uid++)
+		assert_int_equal(passwd_file_name(file, uid, name, sizeof name),
+		    -ENOENT);
+	assert_int_equal(passwd_file_name(file, 42, name, sizeof name), -ENOENT);
+	assert_int_equal(passwd_file_name(file, 1000000, name, sizeof name),
+	    -ENOENT);
+	unlink(file);
+	assert_int_equal(passwd_file_name(file, 0, name, sizeof name), -ENOENT);
+	free(longline);
+	free(file);
+}
+
 int
 main(void)
 {
@@ -438,6 +486,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runtime_missing_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runtime_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_passwd_file_name, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
