@@ -34,12 +34,6 @@ static const int trapped_always[] = {
 	SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
 };
 
-/* The flags that make an open a write. O_TMPFILE is matched by its own
- * bit (__O_TMPFILE), not by O_TMPFILE, which contains O_DIRECTORY. */
-static const unsigned long open_write_bits[] = {
-	O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, 020000000,
-};
-
 /*
  * Refused outright: the kernel attack surface and the ways around the
  * floor (DESIGN §3). They are trapped rather than failed in BPF so that
@@ -110,13 +104,31 @@ static const struct filter_blocked blocked[] = {
 	{ SCMP_SYS(socket), EPERM, "socket" },
 };
 
-/* Blocked only for some argument values (arg-checked rules below). */
-static bool
-blocked_by_args(int nr)
+#ifndef WARD_FILTER_COMPILE
+#include "filter-bpf.h"
+
+const struct sock_fprog *
+filter_program(void)
 {
-	return nr == SCMP_SYS(clone) || nr == SCMP_SYS(ioctl) ||
-	    nr == SCMP_SYS(seccomp) || nr == SCMP_SYS(personality) ||
-	    nr == SCMP_SYS(socket);
+	static const struct sock_fprog prog = {
+		.len = ARRAY_SIZE(filter_bpf),
+		.filter = (struct sock_filter *)filter_bpf,
+	};
+
+	return &prog;
+}
+
+int
+filter_load(const struct sock_fprog *prog)
+{
+	long fd;
+
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, prog);
+	if (fd < 0)
+		return -errno;
+	return (int)fd;
 }
 
 const struct filter_blocked *
@@ -127,19 +139,6 @@ filter_blocked(int nr)
 			return &blocked[i];
 	return NULL;
 }
-
-static const unsigned long clone_ns_bits[] = {
-	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
-};
-
-/* Personality flags that weaken the address space: READ_IMPLIES_EXEC,
- * ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT. The query
- * 0xffffffff has them all set too: the supervisor lets exactly that value
- * through (unotify.c). */
-static const unsigned long personality_bits[] = {
-	0x0400000, 0x0040000, 0x0100000, 0x0200000,
-};
 
 int
 filter_is_trapped(int nr)
@@ -159,6 +158,36 @@ filter_is_trapped(int nr)
 	return 0;
 }
 
+#else /* WARD_FILTER_COMPILE: libseccomp, in filter-gen and the tests */
+
+/* The flags that make an open a write. O_TMPFILE is matched by its own
+ * bit (__O_TMPFILE), not by O_TMPFILE, which contains O_DIRECTORY. */
+static const unsigned long open_write_bits[] = {
+	O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, 020000000,
+};
+
+/* Blocked only for some argument values (arg-checked rules below). */
+static bool
+blocked_by_args(int nr)
+{
+	return nr == SCMP_SYS(clone) || nr == SCMP_SYS(ioctl) ||
+	    nr == SCMP_SYS(seccomp) || nr == SCMP_SYS(personality) ||
+	    nr == SCMP_SYS(socket);
+}
+
+static const unsigned long clone_ns_bits[] = {
+	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
+};
+
+/* Personality flags that weaken the address space: READ_IMPLIES_EXEC,
+ * ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT. The query
+ * 0xffffffff has them all set too: the supervisor lets exactly that value
+ * through (unotify.c). */
+static const unsigned long personality_bits[] = {
+	0x0400000, 0x0040000, 0x0100000, 0x0200000,
+};
+
 static int
 add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n,
     const struct scmp_arg_cmp *cmp, char **cause)
@@ -177,14 +206,14 @@ add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n,
 }
 
 int
-filter_build(struct filter *f, char **cause)
+filter_compile(struct sock_fprog *prog, char **cause)
 {
 	scmp_filter_ctx ctx;
 	cleanup_fd int mfd = -1;
 	struct stat st;
 	int r;
 
-	memset(f, 0, sizeof *f);
+	memset(prog, 0, sizeof *prog);
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		*cause = xstrdup("seccomp_init failed");
 		return -ENOMEM;
@@ -368,12 +397,13 @@ filter_build(struct filter *f, char **cause)
 		*cause = xstrdup("seccomp_export_bpf wrote no program");
 		goto out;
 	}
-	f->prog.len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
-	f->prog.filter = xmalloc((size_t)st.st_size);
-	if (pread(mfd, f->prog.filter, (size_t)st.st_size, 0) != st.st_size) {
+	prog->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	prog->filter = xmalloc((size_t)st.st_size);
+	if (pread(mfd, prog->filter, (size_t)st.st_size, 0) != st.st_size) {
 		r = -EIO;
 		*cause = xstrdup("reading the exported filter failed");
-		filter_done(f);
+		free(prog->filter);
+		memset(prog, 0, sizeof *prog);
 		goto out;
 	}
 	r = 0;
@@ -381,24 +411,4 @@ out:
 	seccomp_release(ctx);
 	return r;
 }
-
-void
-filter_done(struct filter *f)
-{
-	free(f->prog.filter);
-	f->prog.filter = NULL;
-	f->prog.len = 0;
-}
-
-int
-filter_load(const struct filter *f)
-{
-	long fd;
-
-	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
-	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &f->prog);
-	if (fd < 0)
-		return -errno;
-	return (int)fd;
-}
+#endif

@@ -1,23 +1,25 @@
 #pragma once
 /*
- * The seccomp filter: built with libseccomp, exported as classic BPF and
- * loaded by the sandbox child with the raw seccomp() call, because
- * libseccomp 2.5.4 cannot set WAIT_KILLABLE_RECV.
+ * The seccomp filter. Its rules are fixed, so libseccomp compiles them to
+ * classic BPF once, when ward is built (filter_compile() in filter-gen,
+ * which writes build/gen/filter-bpf.h); the supervisor carries the
+ * program and never runs libseccomp: a millisecond and a library less at
+ * every start. The sandbox child loads it with the raw seccomp() call,
+ * because libseccomp 2.5.4 cannot set WAIT_KILLABLE_RECV.
  */
 #include <linux/filter.h>
 #include <stdbool.h>
 
-struct filter {
-	struct sock_fprog prog;		/* prog.filter is owned */
-};
-
-/* Builds the program in the supervisor, before clone (no allocation in
- * the child). 0 or -errno with *cause. */
-int	filter_build(struct filter *, char **cause);
-void	filter_done(struct filter *);
+/* The program ward was built with. */
+const struct sock_fprog *filter_program(void);
 /* In the child: load with NEW_LISTENER|WAIT_KILLABLE_RECV; returns the
  * listener fd or -errno. Async-signal-safe. */
-int	filter_load(const struct filter *);
+int	filter_load(const struct sock_fprog *);
+
+/* libseccomp, at build time (filter-gen) and in the tests, which check
+ * that the carried program is what the rules compile to now. Fills *prog
+ * (prog->filter is the caller's to free); 0 or -errno with *cause. */
+int	filter_compile(struct sock_fprog *prog, char **cause);
 /* A syscall the floor refuses: the supervisor answers -err and records
  * it under name (NULL: answered in BPF, not recorded). */
 struct filter_blocked {

@@ -422,7 +422,6 @@ main(int argc, char **argv)
 	int ready_fd = -1, opt, slave = -1, outp[2] = { -1, -1 },
 	    errp[2] = { -1, -1 }, in_fd = -1;
 	cleanup_free char *cause = NULL;
-	struct filter filter;
 	struct spawn_config cfg = { 0 };
 	char **env;
 	sigset_t mask;
@@ -527,8 +526,6 @@ main(int argc, char **argv)
 		add_bind(s, ins[i], NULL, false);
 	strv_free(ins);
 
-	if (filter_build(&filter, &cause) < 0)
-		die("%s", cause);
 	if (s->landlock && spawn_landlock_abi() < 1)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
@@ -607,7 +604,7 @@ main(int argc, char **argv)
 	cfg.file_size = s->policy.file_size;
 	cfg.open_files = s->policy.open_files;
 	cfg.landlock = s->landlock;
-	cfg.filter = &filter;
+	cfg.filter = filter_program();
 	cfg.meanwhile = open_record;
 	cfg.ctx = s;
 	ids_files(s, &cfg);
@@ -640,7 +637,6 @@ main(int argc, char **argv)
 	closep(&outp[1]);
 	closep(&errp[1]);
 	closep(&in_fd);
-	filter_done(&filter);
 	strv_free(env);
 	s->listener = s->sp.listener;
 	net_learn_netns(s, s->sp.dns[0]);

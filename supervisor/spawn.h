@@ -44,7 +44,7 @@ struct spawn_config {
 	const char *resolv_conf;	/* host file naming the DNS stub; NULL = no stub */
 	const char *passwd;	/* host files bound on /etc/passwd and /etc/group */
 	const char *group;	/* (naming the program's ids), or NULL */
-	const struct filter *filter;
+	const struct sock_fprog *filter;	/* filter_program() */
 	/* Called while the child builds its mount tree (the supervisor
 	 * would only wait): 0, or -errno with *cause to stop the start. */
 	int	(*meanwhile)(void *ctx, char **cause);
