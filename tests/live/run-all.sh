@@ -92,11 +92,16 @@ cp "$here"/net-*.py "$here"/pkg-*.py "$base/tests/" 2>/dev/null || true
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
+submount=""
 cleanup() {
 	local w
 	for w in "${worlds[@]}"; do
 		bash "$base/tests/networld.sh" down "$w" >/dev/null 2>&1 || true
 	done
+	if [ -n "$submount" ]; then
+		umount "$submount" 2>/dev/null || true
+		rmdir "$submount" 2>/dev/null || true
+	fi
 	if [ "$keep" = 1 ]; then
 		echo "live: kept $base"
 	else
@@ -126,6 +131,17 @@ else
 fi
 if [ -n "${WARD_LIVE_USERS:-}" ]; then
 	read -r -a users <<<"$WARD_LIVE_USERS"
+fi
+
+# A mount below a host folder the sandbox sees read-only (/var), for
+# t-ro-submount: ward must make it read-only too. Only root can mount.
+if [ "$(id -u)" = 0 ]; then
+	submount=$(mktemp -d /var/tmp/ward-live-sub.XXXXXX)
+	if ! mount -t tmpfs -o mode=1777,size=1m ward-live-sub "$submount"; then
+		echo "live: cannot mount a tmpfs on $submount"
+		rmdir "$submount"
+		submount=""
+	fi
 fi
 
 # user_cmd USER: sets cmd to the prefix that runs a command as USER with
@@ -254,6 +270,7 @@ for u in "${users[@]}"; do
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
 			WT_ARTIFACTS="$d/scratch/artifacts"
+			WT_SUBMOUNT="$submount"
 		)
 		t0=$(date +%s%N)
 		rc=0
