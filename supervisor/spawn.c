@@ -81,22 +81,25 @@ path_join(char *out, size_t size, const char *root, const char *p)
 	snprintf(out, size, "%s%s", root, p);
 }
 
+/* mkdir -p, but from the bottom: a path whose parent exists (nearly all
+ * of them, below the root we made) costs one mkdir, not one per level. */
 static void
 mkdir_in(const struct child *c, const char *path)
 {
-	char tmp[PATH_MAX];
+	char parent[PATH_MAX];
+	char *slash;
 
-	snprintf(tmp, sizeof tmp, "%s", path);
-	for (char *s = tmp + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			child_fail(c, "mkdir %s", tmp);
-		*s = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		child_fail(c, "mkdir %s", tmp);
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return;
+	if (errno != ENOENT)
+		child_fail(c, "mkdir %s", path);
+	snprintf(parent, sizeof parent, "%s", path);
+	if ((slash = strrchr(parent, '/')) == NULL || slash == parent)
+		child_fail(c, "mkdir %s", path);
+	*slash = '\0';
+	mkdir_in(c, parent);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		child_fail(c, "mkdir %s", path);
 }
 
 static void
@@ -175,17 +178,18 @@ unescape_octal(char *s)
 /*
  * A recursive bind brings the submounts of a host folder along (a
  * container's /etc/resolv.conf, say); each must be made read-only on its
- * own, or it stays writable under a read-only parent.
+ * own, or it stays writable under a read-only parent. One read of
+ * mountinfo for all the tops (prefix + tops[i]) bound so far.
  */
 static void
-remount_tree_ro(const struct child *c, const char *top)
+remount_submounts_ro(const struct child *c, const char *prefix,
+    const char *const *tops, size_t n_tops)
 {
-	size_t len = strlen(top), cap = 1 << 16, n = 0;
+	size_t plen = strlen(prefix), cap = 1 << 16, n = 0;
 	char *buf = xmalloc(cap), *line, *save = NULL;
 	int fd;
 	ssize_t r;
 
-	remount_ro(c, top);
 	if ((fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0)
 		child_fail(c, "open /proc/self/mountinfo");
 	while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
@@ -197,7 +201,8 @@ remount_tree_ro(const struct child *c, const char *top)
 	buf[n] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		char *f[5] = { 0 }, *s = line;
+		char *f[5] = { 0 }, *s = line, *m;
+		bool under = false;
 
 		for (int i = 0; i < 5 && s != NULL; i++) {
 			f[i] = s;
@@ -206,22 +211,31 @@ remount_tree_ro(const struct child *c, const char *top)
 		}
 		if (f[4] == NULL)
 			continue;
-		unescape_octal(f[4]);
-		if (strncmp(f[4], top, len) != 0 || f[4][len] != '/')
+		unescape_octal(m = f[4]);
+		if (strncmp(m, prefix, plen) != 0)
+			continue;
+		for (size_t i = 0; i < n_tops && !under; i++) {
+			size_t len = strlen(tops[i]);
+
+			under = strncmp(m + plen, tops[i], len) == 0 &&
+			    m[plen + len] == '/';
+		}
+		if (!under)
 			continue;
 		/* EINVAL, ENOENT: a mount shadowed by the bind itself (one
 		 * of our hidden tmpfs beneath it, or the run's own root when
 		 * the folder holds ward's state), out of reach at this path. */
-		if (mount(NULL, f[4], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
-		    MS_NOSUID | MS_NODEV | locked_flags(f[4]), NULL) < 0 &&
+		if (mount(NULL, m, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | locked_flags(m), NULL) < 0 &&
 		    errno != EINVAL && errno != ENOENT)
-			child_fail(c, "remount %s read-only", f[4]);
+			child_fail(c, "remount %s read-only", m);
 	}
 	free(buf);
 }
 
+/* A read-only bind's submounts are the caller's to remount (above). */
 static void
-bind_into(const struct child *c, const char *host, const char *target,
+bind_one(const struct child *c, const char *host, const char *target,
     bool is_dir, bool writable)
 {
 	if (is_dir)
@@ -231,7 +245,16 @@ bind_into(const struct child *c, const char *host, const char *target,
 	if (mount(host, target, NULL, MS_BIND | MS_REC, NULL) < 0)
 		child_fail(c, "bind %s", host);
 	if (!writable)
-		remount_tree_ro(c, target);
+		remount_ro(c, target);
+}
+
+static void
+bind_into(const struct child *c, const char *host, const char *target,
+    bool is_dir, bool writable)
+{
+	bind_one(c, host, target, is_dir, writable);
+	if (!writable)
+		remount_submounts_ro(c, "", &target, 1);
 }
 
 /*
@@ -333,6 +356,9 @@ build_root(const struct child *c)
 	const char *root = cfg->root;
 	char p[PATH_MAX], q[PATH_MAX], tmpopts[64];
 	bool hidden_done[SPAWN_MAX_HIDDEN] = { false };
+	const char *ro_tops[ARRAY_SIZE(host_root_links) +
+	    ARRAY_SIZE(host_ro_dirs)];
+	size_t n_ro = 0;
 	struct stat st;
 
 	/* Nothing we mount may propagate back to the host. */
@@ -355,15 +381,19 @@ build_root(const struct child *c)
 			q[n] = '\0';
 			if (symlink(q, p) < 0)
 				child_fail(c, "symlink %s", p);
-		} else if (S_ISDIR(st.st_mode))
-			bind_into(c, l, p, true, false);
+		} else if (S_ISDIR(st.st_mode)) {
+			bind_one(c, l, p, true, false);
+			ro_tops[n_ro++] = l;
+		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(host_ro_dirs); i++) {
 		if (stat(host_ro_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		path_join(p, sizeof p, root, host_ro_dirs[i]);
-		bind_into(c, host_ro_dirs[i], p, true, false);
+		bind_one(c, host_ro_dirs[i], p, true, false);
+		ro_tops[n_ro++] = host_ro_dirs[i];
 	}
+	remount_submounts_ro(c, root, ro_tops, n_ro);
 	/* The sandbox's own tmpfs take memory: no more than the run may
 	 * use (tmpfs' default is half the host's RAM each). */
 	if (cfg->memory > 0)
