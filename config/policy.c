@@ -905,6 +905,8 @@ void
 policy_done(struct policy *p)
 {
 	free(p->path);
+	free(p->text);
+	free(p->hash);
 	strv_free(p->writable);
 	strv_free(p->hidden);
 	strv_free(p->env);
@@ -1317,8 +1319,14 @@ policy_load_string(struct policy *p, const char *text, const char *name,
 	if ((r = policy_parse_text(p, text, name, cause)) < 0) {
 		/* Leave the defaults, not half a policy. */
 		policy_done(p);
+		return r;
 	}
-	return r;
+	/* What was parsed is what the record hashes and the run keeps: the
+	 * file is read once, and a change to it meanwhile cannot split them. */
+	p->text_len = strlen(text);
+	p->text = xstrdup(text);
+	p->hash = policy_hash(p->text, p->text_len);
+	return 0;
 }
 
 static int

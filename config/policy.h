@@ -23,6 +23,9 @@ struct policy_host {
 
 struct policy {
 	char		*path;		/* the file it came from, for messages */
+	char		*text;		/* the bytes parsed, for the run's copy */
+	size_t		 text_len;
+	char		*hash;		/* policy_hash() of text */
 
 	/* [run] */
 	unsigned	 timeout;	/* wall clock, seconds; 0 = none */

@@ -230,22 +230,6 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 	};
 }
 
-static void
-copy_file(const char *from, const char *to)
-{
-	char buf[8192];
-	cleanup_fd int in = open(from, O_RDONLY | O_CLOEXEC);
-	cleanup_fd int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600);
-	ssize_t n;
-
-	if (in < 0 || out < 0)
-		die("copy %s to %s: %s", from, to, strerror(errno));
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write_all(out, buf, (size_t)n) < 0)
-			die("write %s: %s", to, strerror(errno));
-}
-
 static char **
 make_env(bool pty)
 {
@@ -480,15 +464,7 @@ main(int argc, char **argv)
 	    &s->policy.timeout) < 0)
 		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
 		    timeout);
-	{
-		FILE *f = fopen(s->policy_path, "re");
-		char buf[1 << 16];
-		size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
-
-		if (f)
-			fclose(f);
-		s->policy_hash = policy_hash(buf, n);
-	}
+	s->policy_hash = xstrdup(s->policy.hash);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->queue = queue_new(unotify_parked_free);
@@ -513,10 +489,15 @@ main(int argc, char **argv)
 		    chown(s->out, s->inner_uid, s->inner_gid) < 0))
 			die("chown %s: %s", s->run_dir, strerror(errno));
 		{
+			/* The bytes the policy was parsed from. */
 			cleanup_free char *copy = xasprintf("%s/policy.ini",
 			    s->run_dir);
+			cleanup_fd int fd = open(copy, O_WRONLY | O_CREAT |
+			    O_EXCL | O_CLOEXEC, 0600);
 
-			copy_file(s->policy_path, copy);
+			if (fd < 0 || write_all(fd, s->policy.text,
+			    s->policy.text_len) < 0)
+				die("write %s: %s", copy, strerror(errno));
 		}
 	}
 	add_bind(s, s->work, "/work", true);

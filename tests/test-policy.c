@@ -398,7 +398,25 @@ test_share_ward_ini(void **state)
 	assert_true(p.n_deny > 0);
 	for (size_t i = 0; i < p.n_deny; i++)
 		assert_true(p.deny[i][0] == '/');
+	/* It keeps the bytes it parsed, and their hash, for the record. */
+	{
+		FILE *f = fopen("share/ward.ini", "r");
+		char *want = xcalloc(1, p.text_len + 2), *h;
+		size_t n;
+
+		assert_non_null(f);
+		n = fread(want, 1, p.text_len + 1, f);
+		fclose(f);
+		assert_int_equal(n, p.text_len);
+		assert_memory_equal(p.text, want, n);
+		h = policy_hash(want, n);
+		assert_string_equal(p.hash, h);
+		free(h);
+		free(want);
+	}
 	policy_done(&p);
+	assert_null(p.text);
+	assert_null(p.hash);
 }
 
 static void
