@@ -354,6 +354,23 @@ audit_mkdir_parent(const char *path, char **cause)
 	return r;
 }
 
+/*
+ * Before sqlite's first use in the process: no bulk page-cache block at
+ * each connection's first read (20 pages, each written at once, whatever
+ * the cache then holds). A supervisor reads a handful of pages; its pages
+ * come one by one.
+ */
+static void
+audit_configure_once(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+}
+
 static int
 audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 {
@@ -362,6 +379,7 @@ audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 
 	a->path = xstrdup(path);
 	a->readonly = (flags & SQLITE_OPEN_READONLY) != 0;
+	audit_configure_once();
 	if ((rc = sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX,
 	    NULL)) != SQLITE_OK) {
 		if (a->db == NULL)
