@@ -37,9 +37,9 @@
 #               files written, read, removed, then `sleep 0.5`), started
 #               together: all wait on a FIFO until every one is up (and under
 #               ward watched), then go at once. Wall time from the go to the
-#               last exit, peak RSS of each supervisor, CPU of all the
-#               supervisors; under ward one console-like watcher (scale.py)
-#               is attached to every run
+#               last exit, peak RSS and largest sampled PSS of each
+#               supervisor, CPU of all the supervisors; under ward one
+#               console-like watcher (scale.py) is attached to every run
 #
 # Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),

@@ -37,9 +37,22 @@ CLK = os.sysconf("SC_CLK_TCK")
 TOP_NAMES = ("ward-supervisor", "bwrap")
 
 
+def pss_kib(pid):
+    """Proportional set size (KiB): the shared pages (libc's text, say)
+    divided among the processes that map them. None if unreadable."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def sample(pid):
-    """(VmRSS KiB, VmHWM KiB, CPU s) of pid, or None once it is gone
-    (or while it is not yet the supervisor)."""
+    """(VmRSS KiB, VmHWM KiB, CPU s, PSS KiB) of pid, or None once it is
+    gone (or while it is not yet the supervisor)."""
     try:
         with open("/proc/%d/status" % pid) as fh:
             st = fh.read()
@@ -60,7 +73,7 @@ def sample(pid):
         return None     # a zombie
     f = stat[stat.rindex(")") + 2:].split()
     cpu = (int(f[11]) + int(f[12])) / CLK     # utime, stime
-    return rss, hwm, cpu
+    return rss, hwm, cpu, pss_kib(pid)
 
 
 def descendants(pid):
@@ -201,7 +214,7 @@ def main():
             procs.append(subprocess.Popen(argv, cwd=d, stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=e))
 
-    last, ends = {}, {}
+    last, ends, pss_max = {}, {}, {}
 
     def poll_all():
         alive = 0
@@ -215,6 +228,8 @@ def main():
             s = sample(p.pid) if a.mode != "native" else None
             if s:
                 last[k] = s
+                if s[3] is not None:
+                    pss_max[k] = max(pss_max.get(k, 0), s[3])
         return alive
 
     # Ready: every copy waits on the FIFO (and, under ward, is watched).
@@ -249,6 +264,7 @@ def main():
         "exit_codes": [p.returncode for p in procs],
         "hwm_kib": [last[k][1] for k in sorted(last)],
         "cpu_s": [last[k][2] for k in sorted(last)],
+        "pss_kib": [pss_max[k] for k in sorted(pss_max)],
         "max_alive": max_alive,
         "console_connected": len(watcher.connected) if watcher else 0,
         "console_failed": watcher.failed if watcher else [],

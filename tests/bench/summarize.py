@@ -233,11 +233,15 @@ def scale_rows(res):
             cpu_rows.append(Row("scale%d_cpu" % n, s,
                                 statistics.median(cpus.values()), cpus))
             if hwm:
+                pss = [x for d in rr.values() for x in d.get("pss_kib", [])]
                 extra.append(
                     "%-6s per-%s peak RSS over %d runs: median %d KiB, "
-                    "max %d KiB; CPU per %s: %.1f ms (median round)"
+                    "max %d KiB%s; CPU per %s: %.1f ms (median round)"
                     % (s, "supervisor" if s == "ward" else "outer bwrap",
                        len(hwm), statistics.median(hwm), max(hwm),
+                       "; largest PSS sampled (shared pages divided among "
+                       "the %d runs): median %d KiB" % (
+                           n, statistics.median(pss)) if pss else "",
                        "supervisor" if s == "ward" else "bwrap",
                        1000 * statistics.median(cpus.values()) / n))
             if s == "ward":
