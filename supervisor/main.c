@@ -375,7 +375,7 @@ open_record(void *ctx, char **cause)
 	ar = (struct audit_run){
 		.id = s->id, .name = s->name, .command = s->command,
 		.policy_path = s->policy_path,
-		.policy_hash = s->policy_hash, .uid = s->uid,
+		.policy_hash = s->policy.hash, .uid = s->uid,
 		.started_ms = s->started_ms, .limits = limits,
 	};
 	if ((r = audit_run_begin(s->audit, &ar)) < 0) {
@@ -464,7 +464,6 @@ main(int argc, char **argv)
 	    &s->policy.timeout) < 0)
 		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
 		    timeout);
-	s->policy_hash = xstrdup(s->policy.hash);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->queue = queue_new(unotify_parked_free);

@@ -106,7 +106,6 @@ struct sup {
 	char		*name;
 	char		*command;
 	char		*policy_path;
-	char		*policy_hash;
 	struct policy	 policy;
 	struct rules	*rules;
 	struct queue	*queue;
