@@ -715,22 +715,22 @@ test_moves_and_panes(void **state)
 		char line[32];
 		int n = snprintf(line, sizeof line, "line %d\n", i);
 
-		model_output_feed(f->m, STREAM_PTY, line, (size_t)n);
+		output_feed(&f->m->out, STREAM_PTY, line, (size_t)n);
 	}
 	frame(f);
 	act(f, KEYS_TAB, &eff);
 	assert_int_equal(f->m->focus, PANE_OUTPUT);
 	act(f, 'k', &eff);
-	assert_int_equal(f->m->out_scroll, 1);
+	assert_int_equal(f->m->out.scroll, 1);
 	act(f, KEYS_PAGE_UP, &eff);
-	assert_int_equal(f->m->out_scroll, 1 + (size_t)f->m->page_rows - 1);
+	assert_int_equal(f->m->out.scroll, 1 + (size_t)f->m->page_rows - 1);
 	act(f, 'g', &eff);
-	assert_int_equal(f->m->out_scroll, 99);
+	assert_int_equal(f->m->out.scroll, 99);
 	/* New lines keep a reader's place. */
-	model_output_feed(f->m, STREAM_PTY, "more\n", 5);
-	assert_int_equal(f->m->out_scroll, 100);
+	output_feed(&f->m->out, STREAM_PTY, "more\n", 5);
+	assert_int_equal(f->m->out.scroll, 100);
 	act(f, KEYS_END, &eff);
-	assert_int_equal(f->m->out_scroll, 0);
+	assert_int_equal(f->m->out.scroll, 0);
 	act(f, KEYS_TAB, &eff);
 	assert_int_equal(f->m->focus, PANE_PENDING);
 	assert_int_equal(f->m->sel, 3);
@@ -741,122 +741,10 @@ test_moves_and_panes(void **state)
 static const char *
 line(struct fx *f, size_t i)
 {
-	const struct output_line *l = model_output_at(f->m, i);
+	const struct output_line *l = output_at(&f->m->out, i);
 
 	assert_non_null(l);
 	return l->text;
-}
-
-static void
-feed_chunks(struct fx *f, const char *s, size_t chunk)
-{
-	size_t n = strlen(s);
-
-	for (size_t i = 0; i < n; i += chunk)
-		model_output_feed(f->m, STREAM_PTY, s + i,
-		    n - i < chunk ? n - i : chunk);
-}
-
-static void
-test_output_lines(void **state)
-{
-	struct fx *f = *state;
-	char *t;
-
-	/* Every split of the same bytes gives the same lines. */
-	for (size_t chunk = 1; chunk <= 7; chunk++) {
-		model_free(f->m);
-		f->m = model_new();
-		feed_chunks(f, "one\r\ntwo\nthree\rTHREE\n\ttab\x01\nfour", chunk);
-		assert_int_equal(model_output_count(f->m), 4);
-		assert_string_equal(line(f, 0), "one");
-		assert_string_equal(line(f, 1), "two");
-		assert_string_equal(line(f, 2), "THREE");
-		assert_string_equal(line(f, 3), "        tab\\x01");
-		t = model_partial_text(f->m, STREAM_PTY);
-		assert_string_equal(t, "four");
-		free(t);
-		assert_int_equal(model_output_total(f->m), 5);
-	}
-	/* Progress bars: CR, erase line, redraw. */
-	feed_chunks(f, "\r\x1b[K 10%\r\x1b[K 99%\r\n", 100);
-	assert_string_equal(line(f, 4), " 99%");
-	assert_null(model_partial_text(f->m, STREAM_PTY));
-}
-
-static void
-test_output_sequences(void **state)
-{
-	struct fx *f = *state;
-	static const char in[] =
-	    "\x1b[1;31mred\x1b[0m plain\n"			/* SGR */
-	    "\x1b]0;pwned title\x07" "after osc\n"			/* OSC, BEL */
-	    "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ text\n"	/* OSC 8, ST */
-	    "\x1bP1$r0m\x1b\\dcs gone\n"			/* DCS */
-	    "\x1b(Bcharset \x1b" "7saved\n"			/* ESC ( B, ESC 7 */
-	    "\x1b[?1049h\x1b[2J\x1b[Halt screen\n"
-	    "bidi \xe2\x80\xae" "gpj.exe\n"			/* U+202E */
-	    "bell\x07 bs\x08 del\x7f c1\xc2\x9b" "31m\n"
-	    "bad \xff\xfe" " utf8\n";
-
-	for (size_t chunk = 1; chunk <= 5; chunk += 4) {
-		model_free(f->m);
-		f->m = model_new();
-		feed_chunks(f, in, chunk);
-		assert_int_equal(model_output_count(f->m), 9);
-		assert_string_equal(line(f, 0), "red plain");
-		assert_string_equal(line(f, 1), "after osc");
-		assert_string_equal(line(f, 2), "link text");
-		assert_string_equal(line(f, 3), "dcs gone");
-		assert_string_equal(line(f, 4), "charset saved");
-		assert_string_equal(line(f, 5), "alt screen");
-		assert_string_equal(line(f, 6), "bidi \\u{202e}gpj.exe");
-		assert_string_equal(line(f, 7),
-		    "bell\\a bs\\b del\\x7f c1\\u009b31m");
-		assert_string_equal(line(f, 8), "bad \\xff\\xfe utf8");
-	}
-}
-
-/* A program must not be able to hide its output in an endless sequence. */
-static void
-test_output_unterminated(void **state)
-{
-	struct fx *f = *state;
-	char big[5000];
-
-	feed_chunks(f, "\x1b]0;never closed\nvisible\n", 3);
-	assert_string_equal(line(f, 0), "");
-	assert_string_equal(line(f, 1), "visible");
-	memset(big, 'z', sizeof big);
-	model_output_feed(f->m, STREAM_PTY, "\x1b_", 2);
-	model_output_feed(f->m, STREAM_PTY, big, sizeof big);
-	model_output_feed(f->m, STREAM_PTY, "\n", 1);
-	assert_int_equal(model_output_count(f->m), 3);
-	assert_true(strlen(line(f, 2)) > 800);
-	feed_chunks(f, "\x1b[111111111111111111111111111111111111111111111111111"
-	    "11111111111111111111111111111111x\n", 5);
-	assert_non_null(strchr(line(f, 3), 'x'));
-}
-
-static void
-test_output_streams_and_utf8(void **state)
-{
-	struct fx *f = *state;
-	char *t;
-
-	/* A character split across chunks is not shown as bytes meanwhile. */
-	model_output_feed(f->m, STREAM_STDOUT, "caf\xc3", 4);
-	t = model_partial_text(f->m, STREAM_STDOUT);
-	assert_string_equal(t, "caf");
-	free(t);
-	model_output_feed(f->m, STREAM_STDERR, "err", 3);
-	model_output_feed(f->m, STREAM_STDOUT, "\xa9 \xe6\x97", 4);
-	model_output_feed(f->m, STREAM_STDERR, "or\n", 3);
-	model_output_feed(f->m, STREAM_STDOUT, "\xa5\n", 2);
-	assert_int_equal(model_output_count(f->m), 2);
-	assert_string_equal(line(f, 0), "error");
-	assert_int_equal(model_output_at(f->m, 0)->stream, STREAM_STDERR);
-	assert_string_equal(line(f, 1), "caf\xc3\xa9 \xe6\x97\xa5");
 }
 
 static void
@@ -872,40 +760,11 @@ test_output_message(void **state)
 	assert_int_equal(model_apply_message(f->m, msg), 0);
 	json_decref(msg);
 	free(b64);
-	assert_int_equal(model_output_count(f->m), 1);
+	assert_int_equal(output_count(&f->m->out), 1);
 	assert_string_equal(line(f, 0), "hi there");
-	t = model_partial_text(f->m, STREAM_PTY);
+	t = output_partial_text(&f->m->out, STREAM_PTY);
 	assert_string_equal(t, "second");
 	free(t);
-}
-
-static void
-test_output_ring_and_long_lines(void **state)
-{
-	struct fx *f = *state;
-	char *big = xmalloc(MODEL_LINE_MAX * 2 + 10);
-
-	for (int i = 0; i < MODEL_OUTPUT_LINES + 50; i++) {
-		char l[32];
-		int n = snprintf(l, sizeof l, "%d\n", i);
-
-		model_output_feed(f->m, STREAM_PTY, l, (size_t)n);
-	}
-	assert_int_equal(model_output_count(f->m), MODEL_OUTPUT_LINES);
-	assert_string_equal(line(f, 0), "50");
-	assert_string_equal(line(f, MODEL_OUTPUT_LINES - 1), "2049");
-
-	model_free(f->m);
-	f->m = model_new();
-	/* A long line of 3-byte characters splits at a character boundary. */
-	for (size_t i = 0; i + 3 <= MODEL_LINE_MAX * 2; i += 3)
-		memcpy(big + i, "\xe6\x97\xa5", 3);
-	model_output_feed(f->m, STREAM_PTY, big, MODEL_LINE_MAX * 2 / 3 * 3);
-	model_output_feed(f->m, STREAM_PTY, "\n", 1);
-	assert_true(model_output_count(f->m) >= 2);
-	for (size_t i = 0; i < model_output_count(f->m); i++)
-		assert_null(strstr(line(f, i), "\\x"));
-	free(big);
 }
 
 static void
@@ -964,17 +823,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_countdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_moves_and_panes, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_output_lines, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_output_sequences, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_output_unterminated, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_output_streams_and_utf8, setup,
-		    teardown),
 		cmocka_unit_test_setup_teardown(test_output_message, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_output_ring_and_long_lines,
-		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};
 

@@ -100,7 +100,7 @@ feed(struct model *m, const char *json)
 static void
 out(struct model *m, const char *s)
 {
-	model_output_feed(m, STREAM_PTY, s, strlen(s));
+	output_feed(&m->out, STREAM_PTY, s, strlen(s));
 }
 
 static void

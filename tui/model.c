@@ -9,27 +9,7 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
-#include "tui/grid.h"
 #include "tui/view.h"
-
-/* Where the output filter is inside an escape sequence. */
-enum {
-	OUT_TEXT,
-	OUT_ESC,	/* after ESC */
-	OUT_INTER,	/* ESC and intermediates 0x20..0x2f */
-	OUT_CSI,	/* ESC [ params */
-	OUT_OSC,	/* ESC ] ... BEL or ST */
-	OUT_STR,	/* DCS, SOS, PM, APC ... ST */
-	OUT_STR_ESC,	/* ESC inside an OSC or string: ST or a new sequence */
-};
-
-/*
- * Longest sequences we let swallow output. A program could otherwise
- * open an OSC string and never close it, and hide everything it prints
- * after from the person watching; past these, the rest is shown.
- */
-#define OUT_CSI_MAX	64
-#define OUT_STR_MAX	4096
 
 struct model *
 model_new(void)
@@ -70,10 +50,7 @@ model_free(struct model *m)
 	free(m->run.command);
 	free(m->run.limits);
 	free(m->run.end_reason);
-	for (size_t i = 0; i < m->line_count; i++)
-		free(m->lines[(m->line_first + i) % MODEL_OUTPUT_LINES].text);
-	for (size_t s = 0; s < STREAM_COUNT; s++)
-		free(m->partial[s].buf);
+	output_done(&m->out);
 	for (size_t i = 0; i < m->n_pending; i++)
 		model_pending_free(m->pending[i]);
 	free(m->pending);
@@ -143,20 +120,6 @@ model_armed(const struct model *m, uint64_t id)
 
 	return p != NULL && p->shown &&
 	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS;
-}
-
-size_t
-model_output_count(const struct model *m)
-{
-	return m->line_count;
-}
-
-const struct output_line *
-model_output_at(const struct model *m, size_t i)
-{
-	if (i >= m->line_count)
-		return NULL;
-	return &m->lines[(m->line_first + i) % MODEL_OUTPUT_LINES];
 }
 
 const struct model_event *
@@ -258,208 +221,6 @@ model_exit_status(const struct model *m, bool exit_with_run)
 		return 1;
 	}
 	return m->disconnected ? 1 : 0;
-}
-
-/* ---- output ---- */
-
-static void
-model_line_push(struct model *m, enum output_stream s, const char *raw,
-    size_t len)
-{
-	cleanup_free char *esc = escape_line(raw, len);
-	struct output_line *l;
-
-	if (m->line_count == MODEL_OUTPUT_LINES) {
-		free(m->lines[m->line_first].text);
-		m->line_first = (m->line_first + 1) % MODEL_OUTPUT_LINES;
-		m->line_count--;
-	}
-	l = &m->lines[(m->line_first + m->line_count) % MODEL_OUTPUT_LINES];
-	l->text = grid_expand_tabs(esc);
-	l->stream = s;
-	m->line_count++;
-	/* Someone reading back keeps their place while more comes in. */
-	if (m->out_scroll > 0 && m->out_scroll + 1 < m->line_count)
-		m->out_scroll++;
-}
-
-static void
-model_partial_end(struct model *m, enum output_stream s)
-{
-	struct output_partial *p = &m->partial[s];
-
-	model_line_push(m, s, p->buf != NULL ? p->buf : "", p->len);
-	p->len = 0;
-}
-
-static void
-model_partial_add(struct model *m, enum output_stream s, unsigned char c)
-{
-	struct output_partial *p = &m->partial[s];
-
-	if (p->len >= MODEL_LINE_MAX) {
-		/* Split, but not inside a UTF-8 sequence c continues. */
-		size_t cut = p->len, k = p->len;
-
-		if ((c & 0xc0) == 0x80) {
-			while (k > 0 && p->len - k < 3 &&
-			    ((unsigned char)p->buf[k - 1] & 0xc0) == 0x80)
-				k--;
-			if (k > 0 && (unsigned char)p->buf[k - 1] >= 0xc0)
-				cut = k - 1;
-		}
-		model_line_push(m, s, p->buf, cut);
-		memmove(p->buf, p->buf + cut, p->len - cut);
-		p->len -= cut;
-	}
-	if (p->buf == NULL)
-		p->buf = xmalloc(MODEL_LINE_MAX + 1);
-	p->buf[p->len++] = (char)c;
-}
-
-static void
-model_feed_byte(struct model *m, enum output_stream s, unsigned char c)
-{
-	struct output_partial *p = &m->partial[s];
-
-again:
-	switch (p->esc) {
-	case OUT_TEXT:
-		if (p->cr) {
-			p->cr = false;
-			if (c == '\n') {
-				model_partial_end(m, s);
-				return;
-			}
-			/* A lone carriage return: what follows overwrites. */
-			p->len = 0;
-		}
-		if (c == 0x1b) {
-			p->esc = OUT_ESC;
-			p->esc_len = 0;
-		} else if (c == '\r') {
-			p->cr = true;
-		} else if (c == '\n') {
-			model_partial_end(m, s);
-		} else {
-			model_partial_add(m, s, c);
-		}
-		return;
-	case OUT_ESC:
-		if (c == '[') {
-			p->esc = OUT_CSI;
-		} else if (c == ']') {
-			p->esc = OUT_OSC;
-		} else if (c == 'P' || c == 'X' || c == '^' || c == '_') {
-			p->esc = OUT_STR;
-		} else if (c >= 0x20 && c <= 0x2f) {
-			p->esc = OUT_INTER;
-		} else if (c == 0x1b) {
-			p->esc_len = 0;
-		} else if (c < 0x20 || c == 0x7f) {
-			/* A control character ends the sequence and counts. */
-			p->esc = OUT_TEXT;
-			goto again;
-		} else {
-			p->esc = OUT_TEXT;	/* ESC 7, ESC c ... */
-		}
-		return;
-	case OUT_INTER:
-	case OUT_CSI:
-		if (c >= 0x20 && c <= (p->esc == OUT_CSI ? 0x3f : 0x2f)) {
-			if (++p->esc_len > OUT_CSI_MAX) {
-				p->esc = OUT_TEXT;
-				goto again;
-			}
-			return;
-		}
-		p->esc = OUT_TEXT;
-		if (c >= 0x30 && c <= 0x7e)
-			return;		/* the final byte */
-		goto again;
-	case OUT_OSC:
-	case OUT_STR:
-		if (c == 0x07) {
-			p->esc = OUT_TEXT;
-		} else if (c == 0x1b) {
-			p->esc = OUT_STR_ESC;
-		} else if (c == '\n' || ++p->esc_len > OUT_STR_MAX) {
-			p->esc = OUT_TEXT;
-			goto again;
-		}
-		return;
-	case OUT_STR_ESC:
-		if (c == '\\') {
-			p->esc = OUT_TEXT;
-			return;
-		}
-		p->esc = OUT_ESC;
-		p->esc_len = 0;
-		goto again;
-	default:
-		p->esc = OUT_TEXT;
-		goto again;
-	}
-}
-
-void
-model_output_feed(struct model *m, enum output_stream s, const void *buf,
-    size_t len)
-{
-	const unsigned char *b = buf;
-
-	if ((unsigned)s >= STREAM_COUNT)
-		return;
-	for (size_t i = 0; i < len; i++)
-		model_feed_byte(m, s, b[i]);
-}
-
-/* Bytes of a UTF-8 sequence at the end of buf that is not complete yet. */
-static size_t
-model_utf8_tail(const char *buf, size_t len)
-{
-	for (size_t k = 1; k <= 3 && k <= len; k++) {
-		unsigned char c = (unsigned char)buf[len - k];
-		size_t need;
-
-		if ((c & 0xc0) == 0x80)
-			continue;
-		if (c >= 0xf0)
-			need = 4;
-		else if (c >= 0xe0)
-			need = 3;
-		else if (c >= 0xc0)
-			need = 2;
-		else
-			return 0;
-		return need > k ? k : 0;
-	}
-	return 0;
-}
-
-char *
-model_partial_text(const struct model *m, enum output_stream s)
-{
-	const struct output_partial *p = &m->partial[s];
-	cleanup_free char *esc = NULL;
-	size_t len;
-
-	if (p->len == 0)
-		return NULL;
-	/* Still arriving: don't show half a character as \xNN. */
-	len = p->len - model_utf8_tail(p->buf, p->len);
-	esc = escape_line(p->buf, len);
-	return grid_expand_tabs(esc);
-}
-
-size_t
-model_output_total(const struct model *m)
-{
-	size_t n = m->line_count;
-
-	for (size_t s = 0; s < STREAM_COUNT; s++)
-		n += m->partial[s].len > 0;
-	return n;
 }
 
 /* ---- events ---- */
@@ -874,7 +635,7 @@ model_on_output(struct model *m, const json_t *msg)
 		model_message(m, MSG_ERROR, "protocol: output is not base64");
 		return -EINVAL;
 	}
-	model_output_feed(m, s, buf, len);
+	output_feed(&m->out, s, buf, len);
 	return 0;
 }
 
@@ -953,7 +714,7 @@ model_set_disconnected(struct model *m, const char *why)
 static size_t
 model_out_max_scroll(const struct model *m)
 {
-	size_t n = model_output_total(m);
+	size_t n = output_total(&m->out);
 
 	return n > 0 ? n - 1 : 0;
 }
@@ -961,13 +722,13 @@ model_out_max_scroll(const struct model *m)
 static void
 model_out_scroll(struct model *m, long by)
 {
-	long max = (long)model_out_max_scroll(m), s = (long)m->out_scroll + by;
+	long max = (long)model_out_max_scroll(m), s = (long)m->out.scroll + by;
 
 	if (s > max)
 		s = max;
 	if (s < 0)
 		s = 0;
-	m->out_scroll = (size_t)s;
+	m->out.scroll = (size_t)s;
 }
 
 static void
@@ -1108,7 +869,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		else if (m->focus == PANE_PENDING && m->n_pending > 0)
 			model_select_step(m, up ? -far : far);
 		else
-			m->out_scroll = up ? model_out_max_scroll(m) : 0;
+			m->out.scroll = up ? model_out_max_scroll(m) : 0;
 		break;
 	case ACTION_NEXT_PANE:
 		if (!m->detail)

@@ -26,9 +26,8 @@
 
 #include "approvals/request.h"
 #include "tui/keys.h"
+#include "tui/output.h"
 
-#define MODEL_OUTPUT_LINES	2000
-#define MODEL_LINE_MAX		4096	/* raw bytes; longer lines are split */
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500
 
@@ -49,13 +48,6 @@ enum msg_level {
 	MSG_WARN,
 	MSG_ERROR,
 };
-
-enum output_stream {
-	STREAM_PTY,
-	STREAM_STDOUT,
-	STREAM_STDERR,
-};
-#define STREAM_COUNT 3
 
 struct model_run {
 	char		*id;		/* these escaped; "" when unknown */
@@ -99,20 +91,6 @@ struct model_event {
 	enum verdict	 verdict;
 };
 
-struct output_line {
-	char		*text;		/* escaped, tabs expanded */
-	enum output_stream stream;
-};
-
-/* The unfinished line of one stream and where its escape-sequence filter is. */
-struct output_partial {
-	char		*buf;		/* raw bytes, sequences removed */
-	size_t		 len;
-	int		 esc;		/* filter state */
-	size_t		 esc_len;	/* bytes of the current sequence */
-	bool		 cr;		/* a '\r' waits: "\r\n" or overwrite */
-};
-
 /* What the console must do after an action. */
 enum effect {
 	EFFECT_NONE,
@@ -142,12 +120,9 @@ struct model {
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
-	/* Output: a ring of finished lines, an unfinished one per stream. */
-	struct output_line lines[MODEL_OUTPUT_LINES];
-	size_t		 line_first;	/* index of the oldest */
-	size_t		 line_count;
-	struct output_partial partial[STREAM_COUNT];
-	size_t		 out_scroll;	/* lines above the bottom; 0 = follow */
+	/* Output: a ring of finished lines, an unfinished one per stream,
+	 * and where the reader is (out.scroll). */
+	struct output	 out;
 
 	struct pending **pending;	/* oldest (lowest id) first */
 	size_t		 n_pending;
@@ -189,9 +164,6 @@ void		 model_set_now(struct model *, int64_t mono_ms,
  * malformed (the status line says what).
  */
 int		 model_apply_message(struct model *, const json_t *msg);
-/* Feeds raw output bytes of one stream (what an "output" message carries). */
-void		 model_output_feed(struct model *, enum output_stream,
-		    const void *, size_t);
 /* The connection dropped. */
 void		 model_set_disconnected(struct model *, const char *why);
 
@@ -214,13 +186,6 @@ const struct pending *model_pending_find(const struct model *, uint64_t id);
 /* Index of id in pending, or -1. */
 ssize_t		 model_pending_index(const struct model *, uint64_t id);
 bool		 model_armed(const struct model *, uint64_t id);
-/* Finished lines, oldest first. */
-size_t		 model_output_count(const struct model *);
-const struct output_line *model_output_at(const struct model *, size_t i);
-/* The unfinished line of a stream, escaped (malloc'd), or NULL if empty. */
-char		*model_partial_text(const struct model *, enum output_stream);
-/* Finished lines plus the unfinished ones: what the output pane scrolls. */
-size_t		 model_output_total(const struct model *);
 const struct model_event *model_event_at(const struct model *, size_t i);
 bool		 model_run_ended(const struct model *);
 /* "running", "exited 0", "killed", "timeout", "signal 9", ... */

@@ -13,11 +13,11 @@ static const char *
 view_output_line(const struct model *m, size_t i, char **owned)
 {
 	*owned = NULL;
-	if (i < model_output_count(m))
-		return model_output_at(m, i)->text;
-	i -= model_output_count(m);
+	if (i < output_count(&m->out))
+		return output_at(&m->out, i)->text;
+	i -= output_count(&m->out);
 	for (int s = 0; s < STREAM_COUNT; s++) {
-		char *t = model_partial_text(m, (enum output_stream)s);
+		char *t = output_partial_text(&m->out, (enum output_stream)s);
 
 		if (t == NULL)
 			continue;
@@ -29,11 +29,11 @@ view_output_line(const struct model *m, size_t i, char **owned)
 }
 
 /* Draws the output pane in rows [top, bottom): header, then the lines
- * that end out_scroll lines above the newest, wrapped, bottom up. */
+ * that end out.scroll lines above the newest, wrapped, bottom up. */
 void
 view_output_draw(const struct model *m, struct grid *g, int top, int bottom)
 {
-	size_t total = model_output_total(m), scroll = m->out_scroll;
+	size_t total = output_total(&m->out), scroll = m->out.scroll;
 	int body = top + 1, y = bottom;
 	char title[96];
 
