@@ -9,7 +9,7 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
-#include "tui/view.h"
+#include "tui/view-report.h"
 
 struct model *
 model_new(void)

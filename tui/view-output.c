@@ -1,8 +1,9 @@
-#include "tui/view.h"
+#include "tui/view-output.h"
 
 #include <stdio.h>
 
 #include "config/util.h"
+#include "tui/pen.h"
 
 /*
  * The i-th line of what the output pane scrolls over: the finished lines,
@@ -44,7 +45,7 @@ view_output_draw(const struct model *m, struct grid *g, int top, int bottom)
 		    "output (%zu lines below; End follows)", scroll);
 	else
 		snprintf(title, sizeof title, "output");
-	view_header(g, top, title, m->focus == PANE_OUTPUT && !m->detail);
+	pen_header(g, top, title, m->focus == PANE_OUTPUT && !m->detail);
 	if (total == 0)
 		return;
 	for (size_t i = total - scroll; i-- > 0 && y > body;) {
@@ -52,10 +53,10 @@ view_output_draw(const struct model *m, struct grid *g, int top, int bottom)
 		const char *text = view_output_line(m, i, &owned);
 		struct pen p = { .g = NULL, .y = 0, .top = body, .bottom = y };
 
-		view_wrap(&p, 0, g->w, text, 0);
+		pen_wrap(&p, 0, g->w, text, 0);
 		p.g = g;
 		p.y = y - p.y;
 		y = p.y;
-		view_wrap(&p, 0, g->w, text, 0);
+		pen_wrap(&p, 0, g->w, text, 0);
 	}
 }

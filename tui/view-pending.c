@@ -1,10 +1,11 @@
-#include "tui/view.h"
+#include "tui/view-pending.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config/util.h"
+#include "tui/pen.h"
 
 #define PEND_LABEL_X	4
 #define PEND_VALUE_X	13
@@ -39,7 +40,7 @@ view_pending_field(struct pen *p, int lx, int vx, int w, const char *label,
 {
 	if (p->g != NULL && p->y >= p->top && p->y < p->bottom)
 		grid_put(p->g, p->y, lx, vx - 1, label, GRID_DIM);
-	view_wrap(p, vx, w, value, attr);
+	pen_wrap(p, vx, w, value, attr);
 }
 
 /* The fields of a request, in the order a person reads them: what, by
@@ -141,7 +142,7 @@ view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
 	bool cut_selected = false;
 
 	if (m->n_pending == 0) {
-		view_header(g, top, "pending: none", focused);
+		pen_header(g, top, "pending: none", focused);
 		return;
 	}
 	if (sel < 0)
@@ -188,7 +189,7 @@ view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
 	else
 		snprintf(title, sizeof title, "pending: %zu, oldest first",
 		    m->n_pending);
-	view_header(g, top, title, focused);
+	pen_header(g, top, title, focused);
 }
 
 /*
@@ -225,7 +226,7 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 		    " (%zd of %zu); Enter or Esc closes", p->id, idx + 1,
 		    m->n_pending);
 	}
-	view_header(g, top, title, true);
+	pen_header(g, top, title, true);
 
 	pen = (struct pen){ .g = g, .y = body - m->detail_scroll, .top = body,
 	    .bottom = bottom };

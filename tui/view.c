@@ -5,104 +5,13 @@
 #include <string.h>
 
 #include "config/util.h"
+#include "tui/pen.h"
+#include "tui/view-help.h"
+#include "tui/view-output.h"
+#include "tui/view-pending.h"
 
 #define VIEW_OUT_MIN	4	/* output header + 3 lines, always */
 #define VIEW_EVENTS	3
-
-void
-view_report_init(struct view_report *rep)
-{
-	memset(rep, 0, sizeof *rep);
-}
-
-void
-view_report_done(struct view_report *rep)
-{
-	free(rep->seen);
-	memset(rep, 0, sizeof *rep);
-}
-
-void
-view_report_reset(struct view_report *rep)
-{
-	rep->n_seen = 0;
-	rep->page_rows = 0;
-	rep->detail_rows = 0;
-	rep->detail_lines = 0;
-}
-
-void
-view_report_seen(struct view_report *rep, uint64_t id, bool whole)
-{
-	if (rep == NULL)
-		return;
-	if (rep->n_seen == rep->cap) {
-		rep->cap = rep->cap ? rep->cap * 2 : 8;
-		rep->seen = xreallocarray(rep->seen, rep->cap,
-		    sizeof *rep->seen);
-	}
-	rep->seen[rep->n_seen].id = id;
-	rep->seen[rep->n_seen].whole = whole;
-	rep->n_seen++;
-}
-
-void
-view_wrap(struct pen *p, int x, int xend, const char *s, unsigned attr)
-{
-	int cols = xend - x > 0 ? xend - x : 1;
-
-	if (*s == '\0') {
-		p->y++;
-		return;
-	}
-	while (*s != '\0') {
-		size_t n = grid_fit(s, cols, NULL);
-
-		if (p->g != NULL && p->y >= p->top && p->y < p->bottom)
-			grid_putn(p->g, p->y, x, xend, s, n, attr);
-		s += n;
-		p->y++;
-	}
-}
-
-/* Like view_wrap(), but breaks prose at spaces where it can. */
-static void
-view_wrap_words(struct pen *p, int x, int xend, const char *s, unsigned attr)
-{
-	int cols = xend - x > 0 ? xend - x : 1;
-
-	while (*s != '\0') {
-		size_t n = grid_fit(s, cols, NULL), cut = n;
-
-		if (s[n] != '\0') {
-			while (cut > 0 && s[cut - 1] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = n;
-		}
-		if (p->g != NULL && p->y >= p->top && p->y < p->bottom)
-			grid_putn(p->g, p->y, x, xend, s, cut, attr);
-		s += cut;
-		while (*s == ' ')
-			s++;
-		p->y++;
-	}
-}
-
-void
-view_header(struct grid *g, int y, const char *title, bool focused)
-{
-	unsigned attr = GRID_COLOR(GRID_CYAN) | (focused ? GRID_BOLD : 0);
-	const char *rule = focused ? "=" : "-";
-	int x;
-
-	grid_fill(g, y, 0, g->w, attr);
-	x = grid_put(g, y, 0, g->w, focused ? "== " : "-- ", attr);
-	x = grid_put(g, y, x, g->w, title, attr | GRID_BOLD);
-	x = grid_put(g, y, x, g->w, " ", attr);
-	while (x < g->w)
-		x = grid_put(g, y, x, g->w, rule, attr);
-}
 
 static void
 view_title(const struct model *m, struct grid *g)
@@ -155,7 +64,7 @@ view_events_draw(const struct model *m, struct grid *g, int top, int bottom)
 {
 	size_t n = (size_t)(bottom - top - 1), first;
 
-	view_header(g, top, "recent decisions", false);
+	pen_header(g, top, "recent decisions", false);
 	if (n > m->event_count)
 		n = m->event_count;
 	first = m->event_count - n;
@@ -254,7 +163,7 @@ view_too_small(const struct model *m, struct grid *g)
 	struct pen p = { .g = g, .y = 0, .top = 0, .bottom = g->h };
 
 	(void)m;
-	view_wrap(&p, 0, g->w, text, GRID_BOLD);
+	pen_wrap(&p, 0, g->w, text, GRID_BOLD);
 }
 
 static void
@@ -302,35 +211,6 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 		view_main(m, g, rep);
 	view_status(m, g);
 	view_keys(m, g);
-}
-
-void
-view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
-{
-	static const char *notes[] = {
-		"Allow (a) works only once the selected request has been on "
-		"screen, whole, for half a second; keys typed before a request "
-		"appears are thrown away. Enter never approves.",
-		"A request nobody answers is denied at its deadline.",
-		"Everything the sandboxed program prints or names is shown "
-		"escaped (\\e, \\x07, \\u{202e}), never obeyed.",
-		"After q the run goes on; come back with: ward console RUN",
-	};
-	struct pen p = { .g = g, .y = top + 1, .top = top, .bottom = bottom };
-	const struct keys_help *k;
-	size_t n;
-
-	(void)m;
-	view_header(g, top, "help", true);
-	p.y++;
-	k = keys_help(&n);
-	for (size_t i = 0; i < n; i++) {
-		grid_put(g, p.y, 2, 18, k[i].keys, GRID_BOLD);
-		view_wrap_words(&p, 18, g->w, k[i].what, 0);
-	}
-	p.y++;
-	for (size_t i = 0; i < ARRAY_SIZE(notes); i++)
-		view_wrap_words(&p, 2, g->w - 1, notes[i], 0);
 }
 
 char *

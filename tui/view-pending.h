@@ -1,0 +1,15 @@
+#pragma once
+/* The pending pane, and the whole selected request (the detail view). */
+#include "tui/grid.h"
+#include "tui/model.h"
+#include "tui/view-report.h"
+
+/* Rows view_pending_draw() would like: header + every request whole. */
+int	view_pending_rows(const struct model *, int w);
+/* Draws the pending pane in rows [top, bottom) and reports each request
+ * drawn, and whether whole. */
+void	view_pending_draw(const struct model *, struct grid *, int top,
+	    int bottom, struct view_report *);
+/* Draws the whole request m->sel, scrolled by m->detail_scroll. */
+void	view_pending_detail_draw(const struct model *, struct grid *, int top,
+	    int bottom, struct view_report *);

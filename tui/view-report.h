@@ -1,0 +1,30 @@
+#pragma once
+/*
+ * What a frame drew, as the views report it: which requests were on
+ * screen and whether whole, and the sizes a page scrolls by. The console
+ * hands it to model_note_view() after each frame, which is how arming
+ * (DESIGN §9) is measured from what the person could see.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct view_seen {
+	uint64_t	 id;
+	bool		 whole;		/* every line of it was drawn */
+};
+
+struct view_report {
+	struct view_seen *seen;
+	size_t		 n_seen, cap;
+	int		 page_rows;	/* output pane rows */
+	int		 detail_rows;	/* detail body rows, 0 when not open */
+	int		 detail_lines;	/* detail body lines in all */
+};
+
+void	view_report_init(struct view_report *);
+void	view_report_done(struct view_report *);
+/* Forgets the last frame (view_draw does it before drawing). */
+void	view_report_reset(struct view_report *);
+/* Notes request id as drawn, whole or in part; rep may be NULL. */
+void	view_report_seen(struct view_report *, uint64_t id, bool whole);
