@@ -164,6 +164,36 @@ test_keys(void **state)
 	assert_int_equal(keys_action('x'), ACTION_NONE);
 }
 
+/* The table the help screen is drawn from: one row per key (so lookup
+ * order cannot matter), and every key it lists does something. */
+static void
+test_keys_table(void **state)
+{
+	const struct keys_binding *b;
+	char buf[KEYS_NAME_MAX];
+	size_t n;
+
+	(void)state;
+	b = keys_bindings(&n);
+	assert_true(n > 0);
+	assert_non_null(b[0].help);
+	assert_string_not_equal(b[0].help, KEYS_ALSO);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = i + 1; j < n; j++)
+			assert_int_not_equal(b[i].key, b[j].key);
+		assert_int_equal(keys_action(b[i].key), b[i].action);
+		if (b[i].help != NULL) {
+			assert_int_not_equal(b[i].action, ACTION_NONE);
+			assert_int_not_equal(b[i].action, ACTION_NOT_YET);
+		}
+	}
+	assert_string_equal(keys_name('j', buf, sizeof buf), "j");
+	assert_string_equal(keys_name(KEYS_PAGE_DOWN, buf, sizeof buf), "PgDn");
+	assert_string_equal(keys_name('\r', buf, sizeof buf), "Enter");
+	assert_string_equal(keys_name(KEYS_CTRL('l'), buf, sizeof buf), "^L");
+	assert_string_equal(keys_name(0x263a, buf, sizeof buf), "U+263A");
+}
+
 /* ---- messages ---- */
 
 static void
@@ -793,6 +823,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_keys_table),
 		cmocka_unit_test_setup_teardown(test_welcome, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_welcome_pending_sorted, setup,
 		    teardown),

@@ -1,61 +1,52 @@
 #include "tui/keys.h"
 
+#include <stdio.h>
+
 #include "config/util.h"
 
 /*
  * Enter is deliberately bound to the detail view only: it is the key a
  * person presses by habit, so it must never approve (DESIGN §9). Allow is
  * a lone lower-case letter that nothing else is bound near.
+ *
+ * The order is the help screen's: each help line's keys together, its
+ * characters before its named keys.
  */
-static const struct {
-	int		 key;
-	enum action	 action;
-} keys_table[] = {
-	{ 'j', ACTION_DOWN },
-	{ KEYS_DOWN, ACTION_DOWN },
-	{ 'k', ACTION_UP },
-	{ KEYS_UP, ACTION_UP },
-	{ KEYS_PAGE_UP, ACTION_PAGE_UP },
-	{ KEYS_CTRL('b'), ACTION_PAGE_UP },
-	{ KEYS_PAGE_DOWN, ACTION_PAGE_DOWN },
-	{ KEYS_CTRL('f'), ACTION_PAGE_DOWN },
-	{ ' ', ACTION_PAGE_DOWN },
-	{ 'g', ACTION_TOP },
-	{ KEYS_HOME, ACTION_TOP },
-	{ 'G', ACTION_BOTTOM },
-	{ KEYS_END, ACTION_BOTTOM },
-	{ KEYS_TAB, ACTION_NEXT_PANE },
-	{ KEYS_BACKTAB, ACTION_NEXT_PANE },
-	{ '\r', ACTION_DETAIL },
-	{ '\n', ACTION_DETAIL },
-	{ KEYS_ENTER, ACTION_DETAIL },
-	{ KEYS_ESC, ACTION_CLOSE },
-	{ 'a', ACTION_ALLOW_ONCE },
-	{ 'd', ACTION_DENY_ONCE },
-	{ 'K', ACTION_KILL },
-	{ 'y', ACTION_YES },
-	{ 'n', ACTION_NO },
-	{ '?', ACTION_HELP },
-	{ KEYS_CTRL('l'), ACTION_REDRAW },
-	{ KEYS_RESIZE, ACTION_RESIZE },
-	{ 'q', ACTION_QUIT },
-	{ 'A', ACTION_NOT_YET },
-	{ 'D', ACTION_NOT_YET },
-	{ 'r', ACTION_NOT_YET },
-	{ '/', ACTION_NOT_YET },
-};
-
-static const struct keys_help keys_help_table[] = {
-	{ "j k  Up Down", "select a request / scroll a line" },
-	{ "PgUp PgDn", "scroll the output (or the open request)" },
-	{ "g G  Home End", "first / last; End follows the output again" },
-	{ "Tab", "switch pane: output / pending" },
-	{ "Enter", "show the whole request; again (or Esc) closes" },
-	{ "a", "allow the selected request once" },
-	{ "d", "deny the selected request once" },
-	{ "K", "kill the run (asks: y/n)" },
-	{ "?", "this help; any key closes it" },
-	{ "q", "leave the console; the run goes on" },
+static const struct keys_binding keys_table[] = {
+	{ 'j', ACTION_DOWN, "select a request / scroll a line" },
+	{ 'k', ACTION_UP, KEYS_ALSO },
+	{ KEYS_UP, ACTION_UP, KEYS_ALSO },
+	{ KEYS_DOWN, ACTION_DOWN, KEYS_ALSO },
+	{ KEYS_PAGE_UP, ACTION_PAGE_UP,
+	    "scroll the output (or the open request)" },
+	{ KEYS_PAGE_DOWN, ACTION_PAGE_DOWN, KEYS_ALSO },
+	{ KEYS_CTRL('b'), ACTION_PAGE_UP, NULL },
+	{ KEYS_CTRL('f'), ACTION_PAGE_DOWN, NULL },
+	{ ' ', ACTION_PAGE_DOWN, NULL },
+	{ 'g', ACTION_TOP, "first / last; End follows the output again" },
+	{ 'G', ACTION_BOTTOM, KEYS_ALSO },
+	{ KEYS_HOME, ACTION_TOP, KEYS_ALSO },
+	{ KEYS_END, ACTION_BOTTOM, KEYS_ALSO },
+	{ KEYS_TAB, ACTION_NEXT_PANE, "switch pane: output / pending" },
+	{ KEYS_BACKTAB, ACTION_NEXT_PANE, NULL },
+	{ '\r', ACTION_DETAIL,
+	    "show the whole request; again (or Esc) closes" },
+	{ '\n', ACTION_DETAIL, NULL },
+	{ KEYS_ENTER, ACTION_DETAIL, NULL },
+	{ KEYS_ESC, ACTION_CLOSE, NULL },
+	{ 'a', ACTION_ALLOW_ONCE, "allow the selected request once" },
+	{ 'd', ACTION_DENY_ONCE, "deny the selected request once" },
+	{ 'K', ACTION_KILL, "kill the run (asks: y/n)" },
+	{ 'y', ACTION_YES, NULL },
+	{ 'n', ACTION_NO, NULL },
+	{ '?', ACTION_HELP, "this help; any key closes it" },
+	{ KEYS_CTRL('l'), ACTION_REDRAW, NULL },
+	{ KEYS_RESIZE, ACTION_RESIZE, NULL },
+	{ 'q', ACTION_QUIT, "leave the console; the run goes on" },
+	{ 'A', ACTION_NOT_YET, NULL },
+	{ 'D', ACTION_NOT_YET, NULL },
+	{ 'r', ACTION_NOT_YET, NULL },
+	{ '/', ACTION_NOT_YET, NULL },
 };
 
 enum action
@@ -68,9 +59,47 @@ keys_action(int key)
 	return ACTION_NONE;
 }
 
-const struct keys_help *
-keys_help(size_t *n)
+const struct keys_binding *
+keys_bindings(size_t *n)
 {
-	*n = ARRAY_SIZE(keys_help_table);
-	return keys_help_table;
+	*n = ARRAY_SIZE(keys_table);
+	return keys_table;
+}
+
+const char *
+keys_name(int key, char *buf, size_t len)
+{
+	static const struct {
+		int		 key;
+		const char	*name;
+	} names[] = {
+		{ KEYS_UP, "Up" },
+		{ KEYS_DOWN, "Down" },
+		{ KEYS_LEFT, "Left" },
+		{ KEYS_RIGHT, "Right" },
+		{ KEYS_PAGE_UP, "PgUp" },
+		{ KEYS_PAGE_DOWN, "PgDn" },
+		{ KEYS_HOME, "Home" },
+		{ KEYS_END, "End" },
+		{ KEYS_ENTER, "Enter" },
+		{ '\r', "Enter" },
+		{ '\n', "Enter" },
+		{ KEYS_TAB, "Tab" },
+		{ KEYS_BACKTAB, "S-Tab" },
+		{ KEYS_ESC, "Esc" },
+		{ ' ', "Space" },
+		{ KEYS_RESIZE, "resize" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (names[i].key == key)
+			return names[i].name;
+	}
+	if (key > ' ' && key < 0x7f)
+		snprintf(buf, len, "%c", key);
+	else if (key >= 0 && key < ' ')
+		snprintf(buf, len, "^%c", key + '@');
+	else
+		snprintf(buf, len, "U+%04X", (unsigned)key);
+	return buf;
 }

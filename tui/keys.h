@@ -2,8 +2,11 @@
 /*
  * Keys to actions. A key is a Unicode code point (printable keys and
  * control characters as themselves) or one of KEYS_* below; tui/screen.c
- * turns curses' key codes into these, so nothing here needs curses. The
- * table is also what the help overlay lists.
+ * turns curses' key codes into these, so nothing here needs curses.
+ *
+ * One table (keys.c) holds each key, its action and what the help screen
+ * says of it; tui/view-help.c draws the help from that table, so a key
+ * cannot be bound one way and described another.
  */
 #include <stddef.h>
 
@@ -50,9 +53,23 @@ enum {
 
 enum action	 keys_action(int key);
 
-/* One line of the help overlay: the keys and what they do. */
-struct keys_help {
-	const char	*keys;
-	const char	*what;
+/*
+ * A row of the key table. help says how the help screen lists the key:
+ * NULL, not at all; KEYS_ALSO, named on the help line a row above began;
+ * any other text starts a help line (this key first) and says what its
+ * keys do.
+ */
+struct keys_binding {
+	int		 key;
+	enum action	 action;
+	const char	*help;
 };
-const struct keys_help *keys_help(size_t *n);
+#define KEYS_ALSO	""
+
+/* The table, in the order the help screen lists it. */
+const struct keys_binding *keys_bindings(size_t *n);
+
+/* How the help screen names a key: "j", "Up", "PgUp", "Enter", "^L";
+ * buf (KEYS_NAME_MAX bytes will do) holds it when it is not a constant. */
+#define KEYS_NAME_MAX	12
+const char	*keys_name(int key, char *buf, size_t len);
