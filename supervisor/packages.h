@@ -6,6 +6,13 @@
  * functions over strings the caller already copied out of the target: they
  * never touch the target, and everything they return is shown, not obeyed
  * (escape before printing; packages_describe does).
+ *
+ * packages.c recognises the program and dispatches, finds the hosts and
+ * describes; the command lines are read in pkg-python.c (pip, uv),
+ * pkg-node.c (npm, npx, pnpm, yarn), pkg-system.c (apt, dpkg, gem,
+ * cargo, go, conda) over pkg-args.c's option walker and item syntaxes;
+ * pkg-files.c reads requirement files and package.json. What they share
+ * is in pkg-int.h, for them alone.
  */
 #include <stdbool.h>
 #include <stddef.h>
