@@ -42,67 +42,6 @@ pkg_item_add(struct pkg_install *out, char *name, char *version, bool local)
 	};
 }
 
-static bool
-pkg_is_url(const char *s)
-{
-	return strstr(s, "://") != NULL || pkg_has_prefix(s, "git+") ||
-	    pkg_has_prefix(s, "file:");
-}
-
-static bool
-pkg_is_archive(const char *s)
-{
-	static const char *const suffixes[] = {
-		".whl", ".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz",
-		".tar", ".deb", ".gem", ".crate", ".conda",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
-		if (pkg_has_suffix(s, suffixes[i]))
-			return true;
-	return false;
-}
-
-/* Written as a path: ./x, ../x, /x, ~/x, ., .. */
-static bool
-pkg_is_path(const char *s)
-{
-	return s[0] == '/' || s[0] == '~' || strcmp(s, ".") == 0 ||
-	    strcmp(s, "..") == 0 || pkg_has_prefix(s, "./") ||
-	    pkg_has_prefix(s, "../");
-}
-
-static bool
-pkg_npm_family(const char *m)
-{
-	return strcmp(m, "npm") == 0 || strcmp(m, "npx") == 0 ||
-	    strcmp(m, "pnpm") == 0 || strcmp(m, "yarn") == 0;
-}
-
-/* Does a name, as a manager reads it, stand for something other than a
- * registry package? */
-bool
-pkg_looks_local(const char *manager, const char *name)
-{
-	static const char *const npm_schemes[] = {
-		"git:", "github:", "gitlab:", "bitbucket:", "gist:", "link:",
-		"workspace:", "npm:",
-	};
-
-	if (pkg_is_url(name) || pkg_is_path(name) || pkg_is_archive(name))
-		return true;
-	if (pkg_npm_family(manager)) {
-		for (size_t i = 0; i < ARRAY_SIZE(npm_schemes); i++)
-			if (pkg_has_prefix(name, npm_schemes[i]))
-				return true;
-		/* "user/repo" is GitHub; "@scope/name" is the registry. */
-		return name[0] != '@' && strchr(name, '/') != NULL;
-	}
-	if (strcmp(manager, "pip") == 0 || strcmp(manager, "uv") == 0)
-		return strchr(name, '/') != NULL || strchr(name, '\\') != NULL;
-	return false;
-}
-
 static char *
 pkg_trim(const char *s, size_t len)
 {

@@ -63,7 +63,6 @@ bool	pkg_has_suffix(const char *s, const char *suffix);
 void	pkg_str_set(char **dst, char *s);
 void	pkg_item_add(struct pkg_install *out, char *name, char *version,
 	    bool local);
-bool	pkg_looks_local(const char *manager, const char *name);
 void	pkg_pep508(struct pkg_install *out, const char *s);
 void	pkg_item_pep508(struct pkg_parse *st, const char *s);
 void	pkg_npm_spec(struct pkg_install *out, const char *name,
