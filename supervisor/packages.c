@@ -38,63 +38,42 @@ static const struct {
 /* ------------------------------------------------------------------ */
 /* Recognition */
 
-enum pkg_prog {
-	PROG_NONE,
-	PROG_PIP,
-	PROG_UV,
-	PROG_UVX,
-	PROG_NPM,
-	PROG_NPX,
-	PROG_PNPM,
-	PROG_PNPX,
-	PROG_YARN,
-	PROG_APT,
-	PROG_DPKG,
-	PROG_GEM,
-	PROG_CARGO,
-	PROG_GO,
-	PROG_CONDA,
-	PROG_PYTHON,
-	PROG_NODE,
+/*
+ * The parser of each command line a manager's name may stand for
+ * (struct policy_manager_alias's command, config/policy.c).
+ */
+static const struct {
+	const char	*command;
+	int		(*parse)(struct pkg_parse *, char *const argv[], size_t);
+} pkg_commands[] = {
+	{ "pip", pkg_pip }, { "uv", pkg_uv }, { "uvx", pkg_uvx },
+	{ "npm", pkg_npm }, { "npx", pkg_npx }, { "pnpm", pkg_pnpm },
+	{ "pnpx", pkg_pnpx }, { "yarn", pkg_yarn }, { "apt", pkg_apt },
+	{ "dpkg", pkg_dpkg }, { "gem", pkg_gem }, { "cargo", pkg_cargo },
+	{ "go", pkg_go }, { "conda", pkg_conda_cmd },
 };
 
-static enum pkg_prog
-pkg_prog_of(const char *s)
+/*
+ * The command line argv holds from *i on: a manager's by the program's
+ * name, or one an interpreter runs (python3.11 -m pip, node .../npm-cli.js).
+ */
+static const char *
+pkg_command_of(const char *prog, char *const argv[], size_t *i)
 {
-	static const struct {
-		const char	*name;
-		enum pkg_prog	 prog;
-	} names[] = {
-		{ "uv", PROG_UV }, { "uvx", PROG_UVX }, { "npm", PROG_NPM },
-		{ "npm-cli.js", PROG_NPM }, { "npx", PROG_NPX },
-		{ "npx-cli.js", PROG_NPX }, { "pnpm", PROG_PNPM },
-		{ "pnpm.cjs", PROG_PNPM }, { "pnpx", PROG_PNPX },
-		{ "yarn", PROG_YARN }, { "yarnpkg", PROG_YARN },
-		{ "yarn.js", PROG_YARN }, { "apt", PROG_APT },
-		{ "apt-get", PROG_APT }, { "aptitude", PROG_APT },
-		{ "dpkg", PROG_DPKG }, { "cargo", PROG_CARGO },
-		{ "conda", PROG_CONDA }, { "mamba", PROG_CONDA },
-		{ "micromamba", PROG_CONDA }, { "node", PROG_NODE },
-		{ "nodejs", PROG_NODE },
-	};
+	const struct policy_manager_alias *m;
 	const char *base;
 
-	if (s == NULL)
-		return PROG_NONE;
-	base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (strcmp(base, names[i].name) == 0)
-			return names[i].prog;
-	/* pip3, pip3.11, python3.11, gem3.1, go1.22.0 */
-	if (pkg_name_versioned(base, "pip"))
-		return PROG_PIP;
+	*i = 1;
+	if (prog == NULL)
+		return NULL;
+	base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	if ((m = policy_manager_alias(base, MANAGER_AS_PROGRAM)) != NULL)
+		return m->command;
+	if (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0)
+		return pkg_node_runs(argv, i);
 	if (pkg_name_versioned(base, "python"))
-		return PROG_PYTHON;
-	if (pkg_name_versioned(base, "gem"))
-		return PROG_GEM;
-	if (pkg_name_versioned(base, "go"))
-		return PROG_GO;
-	return PROG_NONE;
+		return pkg_python_runs(argv, i);
+	return NULL;
 }
 
 /* Does path name the program, or must argv[0] (execveat AT_EMPTY_PATH,
@@ -113,44 +92,12 @@ pkg_path_names(const char *path)
 }
 
 static int
-pkg_dispatch(struct pkg_parse *st, enum pkg_prog prog, char *const argv[])
+pkg_dispatch(struct pkg_parse *st, const char *command, char *const argv[],
+    size_t i)
 {
-	switch (prog) {
-	case PROG_NONE:
-		return 0;
-	case PROG_PIP:
-		return pkg_pip(st, argv, 1);
-	case PROG_UV:
-		return pkg_uv(st, argv, 1);
-	case PROG_UVX:
-		return pkg_uvx(st, argv, 1);
-	case PROG_NPM:
-		return pkg_npm(st, argv, 1);
-	case PROG_NPX:
-		return pkg_npx(st, "npx", argv, 1);
-	case PROG_PNPM:
-		return pkg_pnpm(st, argv, 1);
-	case PROG_PNPX:
-		return pkg_npx(st, "pnpm", argv, 1);
-	case PROG_YARN:
-		return pkg_yarn(st, argv, 1);
-	case PROG_APT:
-		return pkg_apt(st, argv, 1);
-	case PROG_DPKG:
-		return pkg_dpkg(st, argv, 1);
-	case PROG_GEM:
-		return pkg_gem(st, argv, 1);
-	case PROG_CARGO:
-		return pkg_cargo(st, argv, 1);
-	case PROG_GO:
-		return pkg_go(st, argv, 1);
-	case PROG_CONDA:
-		return pkg_conda_cmd(st, argv, 1);
-	case PROG_PYTHON:
-		return pkg_python(st, argv);
-	case PROG_NODE:
-		return pkg_node(st, argv);
-	}
+	for (size_t k = 0; command != NULL && k < ARRAY_SIZE(pkg_commands); k++)
+		if (strcmp(pkg_commands[k].command, command) == 0)
+			return pkg_commands[k].parse(st, argv, i);
 	return 0;
 }
 
@@ -160,7 +107,8 @@ packages_parse(const char *path, char *const argv[], struct pkg_install *out)
 	static char empty[] = "";
 	static char *const no_argv[] = { empty, NULL };
 	struct pkg_parse st = { .out = out };
-	enum pkg_prog prog;
+	const char *command;
+	size_t start;
 	int r;
 
 	if (out == NULL)
@@ -169,8 +117,9 @@ packages_parse(const char *path, char *const argv[], struct pkg_install *out)
 	/* Linux runs an empty argv as { "" }: so do we. */
 	if (argv == NULL || argv[0] == NULL)
 		argv = no_argv;
-	prog = pkg_path_names(path) ? pkg_prog_of(path) : pkg_prog_of(argv[0]);
-	r = pkg_dispatch(&st, prog, argv);
+	command = pkg_command_of(pkg_path_names(path) ? path : argv[0], argv,
+	    &start);
+	r = pkg_dispatch(&st, command, argv, start);
 	if (r > 0 && st.not_install)
 		r = 0;
 	if (r > 0) {

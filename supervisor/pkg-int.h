@@ -84,15 +84,15 @@ int	pkg_pip(struct pkg_parse *st, char *const argv[], size_t i);
 int	pkg_uvx(struct pkg_parse *st, char *const argv[], size_t i);
 int	pkg_uv(struct pkg_parse *st, char *const argv[], size_t i);
 bool	pkg_name_versioned(const char *base, const char *stem);
-int	pkg_python(struct pkg_parse *st, char *const argv[]);
+const char *pkg_python_runs(char *const argv[], size_t *i);
 
 /* pkg-node.c: npm, npx, pnpm, yarn, node */
-int	pkg_npx(struct pkg_parse *st, const char *manager, char *const argv[],
-	    size_t i);
+int	pkg_npx(struct pkg_parse *st, char *const argv[], size_t i);
+int	pkg_pnpx(struct pkg_parse *st, char *const argv[], size_t i);
 int	pkg_npm(struct pkg_parse *st, char *const argv[], size_t i);
 int	pkg_pnpm(struct pkg_parse *st, char *const argv[], size_t i);
 int	pkg_yarn(struct pkg_parse *st, char *const argv[], size_t i);
-int	pkg_node(struct pkg_parse *st, char *const argv[]);
+const char *pkg_node_runs(char *const argv[], size_t *i);
 
 /* pkg-system.c: apt, dpkg, gem, cargo, go, conda */
 int	pkg_apt(struct pkg_parse *st, char *const argv[], size_t i);

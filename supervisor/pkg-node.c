@@ -101,8 +101,8 @@ static const struct pkg_syntax npx_syntax = {
 	.opts = npx_opts, .abbrev = true, .nopt = true,
 };
 
-int
-pkg_npx(struct pkg_parse *st, const char *manager, char *const argv[],
+static int
+pkg_fetch_run(struct pkg_parse *st, const char *manager, char *const argv[],
     size_t i)
 {
 	size_t j;
@@ -115,6 +115,18 @@ pkg_npx(struct pkg_parse *st, const char *manager, char *const argv[],
 	if (!st->from)
 		st->item(st, argv[j]);
 	return pkg_set(st, manager, "fetch-and-run");
+}
+
+int
+pkg_npx(struct pkg_parse *st, char *const argv[], size_t i)
+{
+	return pkg_fetch_run(st, "npx", argv, i);
+}
+
+int
+pkg_pnpx(struct pkg_parse *st, char *const argv[], size_t i)
+{
+	return pkg_fetch_run(st, "pnpm", argv, i);
 }
 
 /*
@@ -183,7 +195,7 @@ pkg_npm(struct pkg_parse *st, char *const argv[], size_t i)
 	if ((cmd = argv[j]) == NULL)
 		return 0;
 	if (strcmp(cmd, "exec") == 0 || strcmp(cmd, "x") == 0)
-		return pkg_npx(st, "npx", argv, j + 1);
+		return pkg_npx(st, argv, j + 1);
 	if (strcmp(cmd, "init") == 0 || strcmp(cmd, "create") == 0 ||
 	    strcmp(cmd, "innit") == 0) {
 		st->out->manager = "npx";
@@ -368,9 +380,11 @@ pkg_yarn(struct pkg_parse *st, char *const argv[], size_t i)
 	return pkg_set(st, "yarn", action);
 }
 
-/* node [opts] SCRIPT ... where SCRIPT is a manager's entry point. */
-int
-pkg_node(struct pkg_parse *st, char *const argv[])
+/* node [opts] SCRIPT ... where SCRIPT is a manager's entry point: the
+ * command line it takes (as config/policy.h's table names it), its
+ * arguments from *i on; NULL for anything else. */
+const char *
+pkg_node_runs(char *const argv[], size_t *ret)
 {
 	static const char *const with_value[] = {
 		"-r", "--require", "--import", "--loader",
@@ -386,26 +400,18 @@ pkg_node(struct pkg_parse *st, char *const argv[])
 			if (strcmp(a, "-e") == 0 || strcmp(a, "--eval") == 0 ||
 			    strcmp(a, "-p") == 0 || strcmp(a, "--print") == 0 ||
 			    strcmp(a, "-") == 0)
-				return 0;
+				return NULL;
 			for (size_t k = 0; k < ARRAY_SIZE(with_value); k++)
 				if (strcmp(a, with_value[k]) == 0 && argv[i])
 					i++;
 			continue;
 		}
+		const struct policy_manager_alias *m;
+
 		base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
-		if (strcmp(base, "npm-cli.js") == 0 || strcmp(base, "npm") == 0)
-			return pkg_npm(st, argv, i);
-		if (strcmp(base, "npx-cli.js") == 0 || strcmp(base, "npx") == 0)
-			return pkg_npx(st, "npx", argv, i);
-		if (strcmp(base, "pnpm.cjs") == 0 || strcmp(base, "pnpm.js") == 0 ||
-		    strcmp(base, "pnpm") == 0)
-			return pkg_pnpm(st, argv, i);
-		if (strcmp(base, "pnpx.cjs") == 0 || strcmp(base, "pnpx") == 0)
-			return pkg_npx(st, "pnpm", argv, i);
-		if (strcmp(base, "yarn.js") == 0 || strcmp(base, "yarn.cjs") == 0 ||
-		    strcmp(base, "yarn") == 0)
-			return pkg_yarn(st, argv, i);
-		return 0;
+		m = policy_manager_alias(base, MANAGER_AS_SCRIPT);
+		*ret = i;
+		return m != NULL ? m->command : NULL;
 	}
-	return 0;
+	return NULL;
 }

@@ -260,9 +260,10 @@ pkg_name_versioned(const char *base, const char *stem)
 	    strspn(base + n, "0123456789.") == strlen(base + n);
 }
 
-/* python [opts] -m pip ..., python [opts] .../pip3 ... */
-int
-pkg_python(struct pkg_parse *st, char *const argv[])
+/* python [opts] -m pip ..., python [opts] .../pip3 ...: "pip" or "uv",
+ * their arguments from *i on; NULL for anything else. */
+const char *
+pkg_python_runs(char *const argv[], size_t *ret)
 {
 	const char *module = NULL;
 	size_t i = 1;
@@ -273,13 +274,12 @@ pkg_python(struct pkg_parse *st, char *const argv[])
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
 			const char *base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
 
-			if (pkg_name_versioned(base, "pip"))
-				return pkg_pip(st, argv, i);
-			return 0;
+			*ret = i;
+			return pkg_name_versioned(base, "pip") ? "pip" : NULL;
 		}
 		if (strcmp(a, "--") == 0) {
 			if (argv[i] == NULL)
-				return 0;
+				return NULL;
 			continue;
 		}
 		if (a[1] == '-') {
@@ -288,15 +288,15 @@ pkg_python(struct pkg_parse *st, char *const argv[])
 				i++;
 			else if (strcmp(a, "--help") == 0 ||
 			    strcmp(a, "--version") == 0)
-				return 0;
+				return NULL;
 			continue;
 		}
 		for (const char *c = a + 1; *c != '\0'; c++) {
 			if (*c == 'c' || *c == 'h' || *c == 'V' || *c == '?')
-				return 0;
+				return NULL;
 			if (*c == 'm') {
 				if (c[1] == '\0' && argv[i] == NULL)
-					return 0;
+					return NULL;
 				module = c[1] ? c + 1 : argv[i++];
 				break;
 			}
@@ -307,11 +307,12 @@ pkg_python(struct pkg_parse *st, char *const argv[])
 			}
 		}
 	}
+	*ret = i;
 	if (module == NULL)
-		return 0;
+		return NULL;
 	if (strcmp(module, "pip") == 0 || strcmp(module, "pip.__main__") == 0)
-		return pkg_pip(st, argv, i);
+		return "pip";
 	if (strcmp(module, "uv") == 0)
-		return pkg_uv(st, argv, i);
-	return 0;
+		return "uv";
+	return NULL;
 }
