@@ -395,6 +395,7 @@ pkg_node_runs(char *const argv[], size_t *ret)
 
 	while (argv[i] != NULL) {
 		const char *a = argv[i++], *base;
+		const struct policy_manager_alias *m;
 
 		if (a[0] == '-') {
 			if (strcmp(a, "-e") == 0 || strcmp(a, "--eval") == 0 ||
@@ -406,8 +407,6 @@ pkg_node_runs(char *const argv[], size_t *ret)
 					i++;
 			continue;
 		}
-		const struct policy_manager_alias *m;
-
 		base = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
 		m = policy_manager_alias(base, MANAGER_AS_SCRIPT);
 		*ret = i;
