@@ -125,17 +125,16 @@ struct policy_manager_alias {
 	unsigned	 seen;		/* enum policy_manager_as */
 };
 
-/* The row for name seen as as (one MANAGER_AS_*), or NULL. */
+/* The row for name as it is seen: as is one MANAGER_AS_*; or NULL. */
 const struct policy_manager_alias *policy_manager_alias(const char *name,
 	    unsigned as);
 /*
- * The canonical name of a package manager known to ward ("pip", "uv", "npm",
- * "pnpm", "yarn", "npx", "apt", "dpkg", "gem", "cargo", "go", "conda"), also
- * for the aliases pip3, apt-get, aptitude, yarnpkg, pnpx, uvx, mamba and
- * micromamba; NULL for anything else.
+ * The canonical name ("pip", "npm", "conda" ...) of a name the policy may
+ * use for a manager: the canonical one or another (pip3, apt-get, mamba
+ * ...) from the table above; NULL for anything else.
  */
 const char *policy_manager_name(const char *);
-/* "pip, uv, npm, ..." for messages. */
+/* The canonical names, "pip, uv, npm, ...", for messages. */
 const char *policy_manager_names(void);
 /* The [manager NAME] section of a manager (canonical or alias), or NULL. */
 const struct policy_manager *policy_manager_find(const struct policy *,
