@@ -717,38 +717,100 @@ policy_set_net_never(struct policy *p, const char *v, char **why)
 /* ------------------------------------------------------------------ */
 /* Package managers */
 
-/* Canonical names first, in the order messages list them. */
-static const struct {
-	const char	*name;
-	const char	*canonical;
-} policy_managers[] = {
-	{ "pip", "pip" }, { "uv", "uv" }, { "npm", "npm" }, { "pnpm", "pnpm" },
-	{ "yarn", "yarn" }, { "npx", "npx" }, { "apt", "apt" },
-	{ "dpkg", "dpkg" }, { "gem", "gem" }, { "cargo", "cargo" },
-	{ "go", "go" }, { "conda", "conda" },
-	{ "pip3", "pip" }, { "uvx", "uv" }, { "pnpx", "pnpm" },
-	{ "yarnpkg", "yarn" }, { "apt-get", "apt" }, { "aptitude", "apt" },
-	{ "mamba", "conda" }, { "micromamba", "conda" },
+/*
+ * Every name a package manager goes by, canonical names first in the
+ * order messages list them. The lists differ on purpose or by history:
+ * npm-cli.js is no name for a policy; pnpm.js, pnpx.cjs and yarn.cjs are
+ * seen only as the script node runs, yarnpkg only as a program.
+ */
+#define POL	MANAGER_AS_POLICY
+#define PROG	MANAGER_AS_PROGRAM
+#define SCRIPT	MANAGER_AS_SCRIPT
+#define VER	MANAGER_VERSIONED
+static const struct policy_manager_alias policy_managers[] = {
+	{ "pip", "pip", "pip", POL | PROG | VER },
+	{ "uv", "uv", "uv", POL | PROG },
+	{ "npm", "npm", "npm", POL | PROG | SCRIPT },
+	{ "pnpm", "pnpm", "pnpm", POL | PROG | SCRIPT },
+	{ "yarn", "yarn", "yarn", POL | PROG | SCRIPT },
+	{ "npx", "npx", "npx", POL | PROG | SCRIPT },
+	{ "apt", "apt", "apt", POL | PROG },
+	{ "dpkg", "dpkg", "dpkg", POL | PROG },
+	{ "gem", "gem", "gem", POL | PROG | VER },
+	{ "cargo", "cargo", "cargo", POL | PROG },
+	{ "go", "go", "go", POL | PROG | VER },
+	{ "conda", "conda", "conda", POL | PROG },
+	{ "pip3", "pip", "pip", POL | PROG },
+	{ "uvx", "uv", "uvx", POL | PROG },
+	{ "pnpx", "pnpm", "pnpx", POL | PROG | SCRIPT },
+	{ "yarnpkg", "yarn", "yarn", POL | PROG },
+	{ "apt-get", "apt", "apt", POL | PROG },
+	{ "aptitude", "apt", "apt", POL | PROG },
+	{ "mamba", "conda", "conda", POL | PROG },
+	{ "micromamba", "conda", "conda", POL | PROG },
+	{ "npm-cli.js", "npm", "npm", PROG | SCRIPT },
+	{ "npx-cli.js", "npx", "npx", PROG | SCRIPT },
+	{ "pnpm.cjs", "pnpm", "pnpm", PROG | SCRIPT },
+	{ "pnpm.js", "pnpm", "pnpm", SCRIPT },
+	{ "pnpx.cjs", "pnpm", "pnpx", SCRIPT },
+	{ "yarn.js", "yarn", "yarn", PROG | SCRIPT },
+	{ "yarn.cjs", "yarn", "yarn", SCRIPT },
 };
+#undef POL
+#undef PROG
+#undef SCRIPT
+#undef VER
 
-#define POLICY_MANAGER_NAMES \
-	"pip, uv, npm, pnpm, yarn, npx, apt, dpkg, gem, cargo, go, conda"
+const struct policy_manager_alias *
+policy_manager_alias(const char *name, unsigned as)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(policy_managers); i++) {
+		const struct policy_manager_alias *a = &policy_managers[i];
+		size_t n = strlen(a->name);
+
+		if ((a->seen & as) == 0)
+			continue;
+		if (strcmp(a->name, name) == 0)
+			return a;
+		/* pip3.11, gem3.1, go1.22.0: a version after the name. */
+		if (as == MANAGER_AS_PROGRAM && (a->seen & MANAGER_VERSIONED) &&
+		    strncmp(a->name, name, n) == 0 &&
+		    name[n + strspn(name + n, "0123456789.")] == '\0')
+			return a;
+	}
+	return NULL;
+}
 
 const char *
 policy_manager_name(const char *name)
 {
-	if (name == NULL)
-		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(policy_managers); i++)
-		if (strcmp(policy_managers[i].name, name) == 0)
-			return policy_managers[i].canonical;
-	return NULL;
+	const struct policy_manager_alias *a =
+	    policy_manager_alias(name, MANAGER_AS_POLICY);
+
+	return a != NULL ? a->canonical : NULL;
 }
 
 const char *
 policy_manager_names(void)
 {
-	return POLICY_MANAGER_NAMES;
+	static char names[128];
+
+	if (names[0] == '\0') {
+		size_t o = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(policy_managers); i++) {
+			const struct policy_manager_alias *a =
+			    &policy_managers[i];
+
+			if (strcmp(a->name, a->canonical) != 0)
+				continue;
+			o += (size_t)snprintf(names + o, sizeof names - o, "%s%s",
+			    o > 0 ? ", " : "", a->name);
+		}
+	}
+	return names;
 }
 
 const struct policy_manager *
@@ -766,7 +828,7 @@ policy_manager_find(const struct policy *p, const char *name)
 
 /*
  * "manager:glob". The glob is matched against package names only (see
- * supervisor/packages.c), so it may hold any printable bytes but blanks;
+ * approvals/pkgrules.c), so it may hold any printable bytes but blanks;
  * a "*" manager is refused like a "*" host: name what you mean.
  */
 static int
@@ -783,15 +845,15 @@ policy_pkg_pattern(const char *v, char ***list, size_t *n, char **why)
 	}
 	mgr = xstrndup(v, (size_t)(colon - v));
 	if (strcmp(mgr, "*") == 0 || *mgr == '\0') {
-		*why = xasprintf("%s: name the manager (one of " POLICY_MANAGER_NAMES
-		    "); * stands for packages, not managers", q);
+		*why = xasprintf("%s: name the manager (one of %s); * stands "
+		    "for packages, not managers", q, policy_manager_names());
 		return -EINVAL;
 	}
 	if ((canon = policy_manager_name(mgr)) == NULL) {
 		cleanup_free char *qm = policy_quote(mgr);
 
 		*why = xasprintf("%s: %s is not a package manager (managers: "
-		    POLICY_MANAGER_NAMES ")", q, qm);
+		    "%s)", q, qm, policy_manager_names());
 		return -EINVAL;
 	}
 	if (colon[1] == '\0') {
@@ -957,8 +1019,8 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 	name = xstrndup(s + b, len - b);
 	name[strcspn(name, " \t")] = '\0';
 	if (*name == '\0') {
-		*why = xstrdup("[manager] names no manager (write [manager pip]; "
-		    "managers: " POLICY_MANAGER_NAMES ")");
+		*why = xasprintf("[manager] names no manager (write [manager "
+		    "pip]; managers: %s)", policy_manager_names());
 		return -EINVAL;
 	}
 	rest = b + strlen(name);
@@ -976,7 +1038,7 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 		cleanup_free char *qn = policy_quote(name);
 
 		*why = xasprintf("[%s]: %s is not a package manager (managers: "
-		    POLICY_MANAGER_NAMES ")", qs, qn);
+		    "%s)", qs, qn, policy_manager_names());
 		return -EINVAL;
 	}
 	return 1;

@@ -49,10 +49,12 @@ struct policy {
 	size_t		 n_deny;
 	enum policy_action write;	/* other writes outside: ASK or DENY */
 
-	/* [network] (parsed only, for now) */
-	struct policy_host *net_allow;
+	/* [network]: where the sandbox may connect and which names it may
+	 * look up, beyond its own loopback; the order they are judged in
+	 * is share/ward.ini's (approvals/netrules.h, supervisor/net.c). */
+	struct policy_host *net_allow;	/* let through without asking */
 	size_t		 n_net_allow;
-	enum policy_action connect;	/* ASK or DENY */
+	enum policy_action connect;	/* the rest: ASK or DENY */
 	/* Never reachable, whatever a person says. Empty and !never_set:
 	 * the built-in list (link-local, the host's loopback, private
 	 * ranges; see approvals/netrules.h). */
@@ -101,13 +103,38 @@ int	policy_parse_size(const char *, uint64_t *);
 /* "ask", "deny", "allow" */
 const char *policy_action_name(enum policy_action);
 /*
- * The canonical name of a package manager known to ward ("pip", "uv", "npm",
- * "pnpm", "yarn", "npx", "apt", "dpkg", "gem", "cargo", "go", "conda"), also
- * for the aliases pip3, apt-get, aptitude, yarnpkg, pnpx, uvx, mamba and
- * micromamba; NULL for anything else.
+ * Every name a package manager goes by, in one table (config/policy.c):
+ * the names a policy may use ([manager NAME], "NAME:glob"), the programs
+ * an exec is recognised by (supervisor/packages.c), the scripts node is
+ * seen to run for them. A name may count in one of these and not another.
+ */
+enum policy_manager_as {
+	MANAGER_AS_POLICY	= 1 << 0,	/* [manager NAME], "NAME:glob" */
+	MANAGER_AS_PROGRAM	= 1 << 1,	/* the basename of the exec */
+	MANAGER_AS_SCRIPT	= 1 << 2,	/* node SCRIPT: its basename */
+	/* As a program also with a version after it: pip3.11, go1.22.0. */
+	MANAGER_VERSIONED	= 1 << 3,
+};
+
+struct policy_manager_alias {
+	const char	*name;
+	const char	*canonical;	/* the manager: "pip", "npm", ... */
+	/* The command line it takes: the canonical's own, or "uvx" and
+	 * "pnpx" (fetch a package and run it). */
+	const char	*command;
+	unsigned	 seen;		/* enum policy_manager_as */
+};
+
+/* The row for name as it is seen: as is one MANAGER_AS_*; or NULL. */
+const struct policy_manager_alias *policy_manager_alias(const char *name,
+	    unsigned as);
+/*
+ * The canonical name ("pip", "npm", "conda" ...) of a name the policy may
+ * use for a manager: the canonical one or another (pip3, apt-get, mamba
+ * ...) from the table above; NULL for anything else.
  */
 const char *policy_manager_name(const char *);
-/* "pip, uv, npm, ..." for messages. */
+/* The canonical names, "pip, uv, npm, ...", for messages. */
 const char *policy_manager_names(void);
 /* The [manager NAME] section of a manager (canonical or alias), or NULL. */
 const struct policy_manager *policy_manager_find(const struct policy *,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config/util.h"
+#include "supervisor/path.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 

@@ -1,60 +1,24 @@
 #pragma once
 /*
  * Package installs recognised from an exec (DESIGN §6): which manager, what
- * it installs, where it lands, which registry hosts it needs, and what the
- * policy's [packages] and [manager NAME] sections say about it. Pure
- * functions over strings the caller already copied out of the target: they
+ * it installs, where it lands and which registry hosts it needs (the
+ * policy's [manager NAME]); what [packages] says of it is judged from the
+ * plain struct pkg_install in approvals/pkgrules.h. Pure functions over strings the caller already copied out of the target: they
  * never touch the target, and everything they return is shown, not obeyed
  * (escape before printing; packages_describe does).
+ *
+ * packages.c recognises the program and dispatches, finds the hosts and
+ * describes; the command lines are read in pkg-python.c (pip, uv),
+ * pkg-node.c (npm, npx, pnpm, yarn), pkg-system.c (apt, dpkg, gem,
+ * cargo, go, conda) over pkg-args.c's option walker and item syntaxes;
+ * pkg-files.c reads requirement files and package.json. What they share
+ * is in pkg-int.h, for them alone.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "approvals/pkgrules.h"
 #include "config/policy.h"
-
-/*
- * One package named on the command line or in a file. "requests==2.32.3"
- * -> requests, 2.32.3; "lodash@4" -> lodash, 4; "@types/node@20" ->
- * @types/node, 20; "flask>=2,<3" -> flask, ">=2,<3" (an operator other than
- * = / == / @ is kept); "pkg[extra]>=1; python_version<'3.8'" -> pkg, ">=1".
- * A local path or a URL ("./dir", "x.whl", "git+https://...", "user/repo"
- * on npm) is an item named by the path or URL as written, version NULL.
- */
-struct pkg_item {
-	char		*name;
-	char		*version;	/* or NULL */
-	/* Not a registry package: a path, a URL, an npm alias or git spec,
-	 * or a name taken from a local or git source (cargo --path/--git).
-	 * Allow patterns never match it. */
-	bool		 local;
-};
-
-struct pkg_install {
-	/* "pip", "uv", "npm", "pnpm", "yarn", "npx", "apt", "dpkg", "gem",
-	 * "cargo", "go", "conda": static, as policy_manager_name() spells it */
-	const char	*manager;
-	/* "install", "add", "ci", "update", "upgrade", "download", "wheel",
-	 * "sync", "compile", "get", "create", "unpack", "build-dep",
-	 * "fetch-and-run", "tool-install", "run" */
-	char		*action;
-	struct pkg_item	*items;
-	size_t		 n_items;
-	/* Requirement or manifest files, as written (relative to the exec's
-	 * cwd): -r/-c FILE, conda --file, package.json for a bare npm/pnpm/
-	 * yarn install or ci, pyproject.toml for uv sync, a .deb for dpkg -i. */
-	char	       **files;
-	size_t		 n_files;
-	/* Where it lands, as written: --target/--prefix/--root DIR, "~/.local"
-	 * for pip --user, "~/.gem" for gem --user-install, "global" for npm/
-	 * pnpm/yarn -g, "env:NAME" for conda -n NAME; NULL = the manager's
-	 * default (a venv, ./node_modules, ~/.cargo ...). */
-	char		*target;
-	/* Sources named on the command line: -i/--index-url/--extra-index-url/
-	 * -f/--find-links, --registry, gem --source, cargo --index/--registry,
-	 * conda -c CHANNEL. URLs or, for some managers, names. */
-	char	       **index_urls;
-	size_t		 n_index_urls;
-};
 
 /*
  * Is this exec an install? The program is the basename of path, or of
@@ -69,7 +33,6 @@ struct pkg_install {
  */
 int	packages_parse(const char *path, char *const argv[],
 	    struct pkg_install *out);
-void	pkg_install_done(struct pkg_install *);
 
 /*
  * The hosts an approved install may reach: the policy's [manager X] hosts,
@@ -82,27 +45,6 @@ void	pkg_install_done(struct pkg_install *);
 size_t	packages_hosts(const struct policy *, const struct pkg_install *,
 	    struct policy_host **ret);
 void	packages_hosts_free(struct policy_host *, size_t);
-
-/*
- * The policy for one package: [packages] deny patterns first, then allow,
- * else install. *which (may be NULL) is the pattern that matched ("pip:
- * requests", in the policy), or NULL for the install default. manager may
- * be an alias (pip3). Names compare as the registry does: case-insensitive
- * for pip, uv, cargo, conda and apt, with - _ . alike for pip and uv and
- * - _ alike for cargo. An allow pattern never matches a local path or a
- * URL: it names registry packages, not code from elsewhere.
- */
-enum policy_action packages_verdict(const struct policy *,
-	    const char *manager, const char *package, const char **which);
-/*
- * The policy for a whole install: DENY when any item is denied; ALLOW
- * when install = allow, or when every item is allowed by a pattern and the
- * install names no files (read after the check, they could change) and no
- * index URLs (the same names from another index are other code); else the
- * install default. *which as for packages_verdict.
- */
-enum policy_action packages_verdict_install(const struct policy *,
-	    const struct pkg_install *, const char **which);
 
 /*
  * Add the packages named in a file to inout->items: a requirements file

@@ -1,10 +1,9 @@
 #pragma once
 /*
- * Reading the target: its memory, cwd, fds and command line, and paths
- * resolved the way the kernel would resolve them inside the sandbox root.
- * Everything is copied out first; decisions act on the copies.
+ * Reading the target: its memory, cwd, fds and command line. Everything
+ * is copied out first; decisions act on the copies. Paths as the kernel
+ * would resolve them inside the sandbox root: supervisor/path.h.
  */
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,18 +31,3 @@ int	target_proc_field(pid_t, const char *file, const char *key, int base,
 	    unsigned long *ret);
 /* The umask from /proc/PID/status, or 022. */
 mode_t	 target_umask(pid_t);
-
-/* Make path absolute against base and collapse "//", "." and "..",
- * without touching the file system. 0 or -ENAMETOOLONG. */
-int	path_normalize(const char *base, const char *path, char *out,
-	    size_t size);
-/* Is path dir itself or beneath it? Both normalised. */
-bool	path_under(const char *path, const char *dir);
-/*
- * Canonicalise abs (normalised) inside the root rootfd: symlinks are
- * followed as the kernel would inside that root (never out of it), the
- * last one only if follow_last. Components that do not exist are kept
- * as written. 0 or -ELOOP / -ENAMETOOLONG / -errno.
- */
-int	path_resolve(int rootfd, const char *abs, bool follow_last, char *out,
-	    size_t size);

@@ -25,6 +25,7 @@
 #include "supervisor/compat.h"
 #include "supervisor/filter.h"
 #include "supervisor/packages.h"
+#include "supervisor/path.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 

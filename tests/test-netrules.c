@@ -1,5 +1,6 @@
 /* approvals/netrules.c: destinations against [network] rules, from a
- * data table (tests/data/netrules.tsv). */
+ * data table (tests/data/netrules.tsv); then approvals/netdest.c: a
+ * destination from a sockaddr, its text and its key. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "approvals/netdest.h"
 #include "approvals/netrules.h"
 #include "config/util.h"
 

@@ -608,6 +608,66 @@ test_action_name(void **state)
 	assert_string_equal(policy_action_name(POLICY_ALLOW), "allow");
 }
 
+/* The one table of manager names: which name counts where. */
+static void
+test_manager_alias(void **state)
+{
+	static const struct {
+		const char	*name;
+		unsigned	 as;
+		const char	*canonical;	/* NULL: not seen so */
+		const char	*command;
+	} t[] = {
+		{ "pip", MANAGER_AS_POLICY, "pip", "pip" },
+		{ "pip3", MANAGER_AS_POLICY, "pip", "pip" },
+		{ "pip3.11", MANAGER_AS_POLICY, NULL, NULL },
+		{ "pip3.11", MANAGER_AS_PROGRAM, "pip", "pip" },
+		{ "pip3.11", MANAGER_AS_SCRIPT, NULL, NULL },
+		{ "go1.22.0", MANAGER_AS_PROGRAM, "go", "go" },
+		{ "gem3.1", MANAGER_AS_PROGRAM, "gem", "gem" },
+		{ "gopls", MANAGER_AS_PROGRAM, NULL, NULL },
+		{ "uv", MANAGER_AS_PROGRAM, "uv", "uv" },
+		{ "uv1", MANAGER_AS_PROGRAM, NULL, NULL },
+		{ "uvx", MANAGER_AS_POLICY, "uv", "uvx" },
+		{ "uvx", MANAGER_AS_PROGRAM, "uv", "uvx" },
+		{ "uvx", MANAGER_AS_SCRIPT, NULL, NULL },
+		{ "pnpx", MANAGER_AS_SCRIPT, "pnpm", "pnpx" },
+		{ "pnpx.cjs", MANAGER_AS_SCRIPT, "pnpm", "pnpx" },
+		{ "pnpx.cjs", MANAGER_AS_PROGRAM, NULL, NULL },
+		{ "npm-cli.js", MANAGER_AS_POLICY, NULL, NULL },
+		{ "npm-cli.js", MANAGER_AS_PROGRAM, "npm", "npm" },
+		{ "npm-cli.js", MANAGER_AS_SCRIPT, "npm", "npm" },
+		{ "yarnpkg", MANAGER_AS_PROGRAM, "yarn", "yarn" },
+		{ "yarnpkg", MANAGER_AS_SCRIPT, NULL, NULL },
+		{ "micromamba", MANAGER_AS_POLICY, "conda", "conda" },
+		{ "aptitude", MANAGER_AS_PROGRAM, "apt", "apt" },
+		{ "node", MANAGER_AS_PROGRAM, NULL, NULL },
+		{ "python3", MANAGER_AS_PROGRAM, NULL, NULL },
+		{ "", MANAGER_AS_PROGRAM, NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const struct policy_manager_alias *a =
+		    policy_manager_alias(t[i].name, t[i].as);
+
+		if ((a == NULL) != (t[i].canonical == NULL) || (a != NULL &&
+		    (strcmp(a->canonical, t[i].canonical) != 0 ||
+		    strcmp(a->command, t[i].command) != 0)))
+			fail_msg("%s as %u: %s/%s, want %s/%s", t[i].name,
+			    t[i].as, a ? a->canonical : "-",
+			    a ? a->command : "-",
+			    t[i].canonical ? t[i].canonical : "-",
+			    t[i].command ? t[i].command : "-");
+	}
+	assert_null(policy_manager_alias(NULL, MANAGER_AS_PROGRAM));
+	assert_string_equal(policy_manager_name("apt-get"), "apt");
+	assert_null(policy_manager_name("yarn.js"));
+	assert_null(policy_manager_name(NULL));
+	assert_string_equal(policy_manager_names(),
+	    "pip, uv, npm, pnpm, yarn, npx, apt, dpkg, gem, cargo, go, conda");
+}
+
 int
 main(void)
 {
@@ -624,6 +684,7 @@ main(void)
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_action_name),
+		cmocka_unit_test(test_manager_alias),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

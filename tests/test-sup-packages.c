@@ -1,6 +1,7 @@
 /*
  * supervisor/packages.c: recognition from the table in
- * tests/data/sup-packages.tsv, then verdicts against policies, registry
+ * tests/data/sup-packages.tsv, then verdicts on what was recognised
+ * (approvals/pkgrules.c on its own: tests/test-pkgrules.c), registry
  * hosts, reading requirement files and package.json from real temp files,
  * and the one-line description.
  */
@@ -270,87 +271,6 @@ policy_from(struct policy *p, const char *ini)
 
 	if (policy_load_string(p, ini, "test.ini", &cause) != 0)
 		fail_msg("policy: %s", cause);
-}
-
-static void
-test_verdict(void **state)
-{
-	static const struct {
-		const char	*manager;
-		const char	*package;
-		enum policy_action want;
-		const char	*which;
-	} t[] = {
-		{ "pip", "requests", POLICY_ALLOW, "pip:requests" },
-		/* PEP 503: case and - _ . fold */
-		{ "pip", "Requests", POLICY_ALLOW, "pip:requests" },
-		{ "pip", "zope.interface", POLICY_ALLOW, "pip:zope.*" },
-		{ "pip", "Zope_Interface", POLICY_ALLOW, "pip:zope.*" },
-		{ "pip3", "requests", POLICY_ALLOW, "pip:requests" },
-		{ "uv", "requests", POLICY_DENY, NULL },
-		/* deny first */
-		{ "pip", "evil-pkg", POLICY_DENY, "pip:evil-*" },
-		{ "pip", "evil_pkg", POLICY_DENY, "pip:evil-*" },
-		{ "npm", "@types/node", POLICY_ALLOW, "npm:@types/*" },
-		{ "npm", "@Types/node", POLICY_DENY, NULL },
-		{ "npm", "lodash", POLICY_DENY, NULL },
-		{ "npm", "left-pad", POLICY_DENY, "npm:left-pad" },
-		{ "apt", "curl", POLICY_ALLOW, "apt:*" },
-		{ "apt-get", "Curl", POLICY_ALLOW, "apt:*" },
-		{ "apt", "openssh-server", POLICY_DENY, "apt:openssh-*" },
-		/* crates.io: case and _ fold */
-		{ "cargo", "Serde_JSON", POLICY_ALLOW, "cargo:serde_json" },
-		{ "go", "golang.org/x/tools/gopls", POLICY_ALLOW, "go:golang.org/x/*" },
-		{ "go", "golang.org/X/tools", POLICY_DENY, NULL },
-		{ "conda", "conda-forge::numpy", POLICY_DENY, NULL },
-		{ "mamba", "numpy", POLICY_ALLOW, "conda:numpy" },
-		{ "gem", "rails", POLICY_DENY, NULL },
-		/* allow patterns name registry packages, never paths or URLs */
-		{ "pip", "./requests", POLICY_DENY, NULL },
-		{ "apt", "./curl.deb", POLICY_DENY, NULL },
-		{ "npm", "types/node", POLICY_DENY, NULL },
-		{ "pip", "git+https://github.com/psf/requests", POLICY_DENY, NULL },
-		/* ... but deny patterns still hold for them */
-		{ "npm", "left-pad", POLICY_DENY, "npm:left-pad" },
-		{ "nosuch", "requests", POLICY_DENY, NULL },
-	};
-	struct policy p;
-	const char *which;
-
-	(void)state;
-	policy_from(&p, "[packages]\n"
-	    "install = deny\n"
-	    "deny = pip:evil-* npm:left-pad apt:openssh-*\n"
-	    "allow = pip:requests pip:zope.* npm:@types/* apt:* go:golang.org/x/*\n"
-	    "  cargo:serde_json conda:numpy\n");
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		enum policy_action v = packages_verdict(&p, t[i].manager,
-		    t[i].package, &which);
-
-		if (v != t[i].want || (which == NULL) != (t[i].which == NULL) ||
-		    (which != NULL && strcmp(which, t[i].which) != 0))
-			fail_msg("%s:%s: %s by %s, want %s by %s", t[i].manager,
-			    t[i].package, policy_action_name(v),
-			    which ? which : "default",
-			    policy_action_name(t[i].want),
-			    t[i].which ? t[i].which : "default");
-	}
-	/* which may be NULL; the default follows install. */
-	assert_int_equal(packages_verdict(&p, "npm", "express", NULL), POLICY_DENY);
-	policy_done(&p);
-
-	policy_from(&p, "[packages]\ndeny = pip:*\n");
-	assert_int_equal(packages_verdict(&p, "pip", "./local", &which), POLICY_DENY);
-	assert_string_equal(which, "pip:*");
-	assert_int_equal(packages_verdict(&p, "npm", "x", &which), POLICY_ASK);
-	assert_null(which);
-	policy_done(&p);
-
-	policy_from(&p, "[packages]\ninstall = allow\n");
-	assert_int_equal(packages_verdict(&p, "gem", "rails", &which), POLICY_ALLOW);
-	assert_null(which);
-	policy_done(&p);
-	assert_int_equal(packages_verdict(NULL, "pip", "x", &which), POLICY_ASK);
 }
 
 static enum policy_action
@@ -909,7 +829,6 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_parse_edges),
-		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_verdict_install),
 		cmocka_unit_test(test_hosts_defaults),
 		cmocka_unit_test(test_hosts_policy_and_urls),

@@ -1,9 +1,9 @@
 /*
- * supervisor/target.c: lexical paths and path_resolve from the table in
+ * supervisor/path.c: lexical paths and path_resolve from the table in
  * tests/data/sup-path.tsv (path_resolve in a real temp tree used as the
  * root, each answer also checked against the kernel's openat2
- * RESOLVE_IN_ROOT), then reading a real forked child: its memory, cwd,
- * fds, umask and command line.
+ * RESOLVE_IN_ROOT); then supervisor/target.c reading a real forked child:
+ * its memory, cwd, fds, umask and command line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "config/util.h"
+#include "supervisor/path.h"
 #include "supervisor/target.h"
 
 #define PATH_TSV	"tests/data/sup-path.tsv"
@@ -902,8 +903,8 @@ test_cmdline_exec(void **state)
 }
 
 /*
- * KNOWN BUGS — these fail until supervisor/target.c is fixed; see the
- * report that came with them.
+ * KNOWN BUGS — these fail until supervisor/path.c and target.c are
+ * fixed; see the report that came with them.
  */
 
 /* path_normalize copies an absolute path into tmp[2 * PATH_MAX] with an
