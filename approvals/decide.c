@@ -1,0 +1,394 @@
+#include "approvals/decide.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config/util.h"
+
+/* ------------------------------------------------------------------ */
+/* The run's grants */
+
+#define REFUSED_DNS		16
+#define REFUSED_DNS_MS		15000
+#define REFUSED_PACKAGE		8
+#define REFUSED_PACKAGE_MS	5000
+
+struct refusal {
+	pid_t		 pid;
+	char		*subject;
+	int64_t		 until;		/* monotonic ms; 0 = free */
+};
+
+struct run_grants {
+	/* Answers as RULE_RUN rules whose patterns are the subjects made
+	 * literal: rules_match() already keeps "most recent first". */
+	struct rules	*rules;
+	struct refusal	 dns[REFUSED_DNS];
+	struct refusal	 package[REFUSED_PACKAGE];
+};
+
+struct run_grants *
+run_grants_new(void)
+{
+	struct run_grants *g = xcalloc(1, sizeof *g);
+
+	g->rules = rules_new();
+	return g;
+}
+
+void
+run_grants_free(struct run_grants *g)
+{
+	if (g == NULL)
+		return;
+	rules_free(g->rules);
+	for (size_t i = 0; i < REFUSED_DNS; i++)
+		free(g->dns[i].subject);
+	for (size_t i = 0; i < REFUSED_PACKAGE; i++)
+		free(g->package[i].subject);
+	free(g);
+}
+
+/* The subject as a pattern that matches only itself: a file whose name
+ * holds a star must not become a rule for a whole folder. Names are kept
+ * in lower case (DNS does not care). */
+static char *
+grants_literal(enum request_kind kind, const char *s)
+{
+	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
+
+	for (; *s; s++) {
+		char ch = *s;
+
+		if (kind == KIND_DNS && ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if (strchr("*?[]\\", ch) != NULL)
+			*p++ = '\\';
+		*p++ = ch;
+	}
+	*p = '\0';
+	return o;
+}
+
+/* What the rules are asked with: the subject itself, a name folded. */
+static char *
+grants_subject(enum request_kind kind, const char *s)
+{
+	char *o = xstrdup(s);
+
+	if (kind == KIND_DNS)
+		for (char *p = o; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+	return o;
+}
+
+static enum verdict
+grants_match(const struct run_grants *g, enum request_kind kind,
+    const char *subject, const struct rule **matched)
+{
+	cleanup_free char *q = NULL;
+
+	if (kind != KIND_DNS)
+		return rules_match(g->rules, kind, subject, NULL, matched);
+	q = grants_subject(kind, subject);
+	return rules_match(g->rules, kind, q, NULL, matched);
+}
+
+enum verdict
+run_grants_match(const struct run_grants *g, enum request_kind kind,
+    const char *subject)
+{
+	return grants_match(g, kind, subject, NULL);
+}
+
+void
+run_grants_add(struct run_grants *g, enum request_kind kind,
+    const char *subject, enum verdict v)
+{
+	cleanup_free char *lit = NULL;
+
+	if (grants_match(g, kind, subject, NULL) == v)
+		return;		/* already the answer: nothing changes */
+	lit = grants_literal(kind, subject);
+	rules_add(g->rules, kind, lit, v, RULE_RUN);
+}
+
+static struct refusal *
+grants_refusals(const struct run_grants *g, enum request_kind kind, size_t *n,
+    int64_t *ms)
+{
+	if (kind == KIND_DNS) {
+		*n = REFUSED_DNS;
+		*ms = REFUSED_DNS_MS;
+		return (struct refusal *)g->dns;
+	}
+	if (kind == KIND_PACKAGE) {
+		*n = REFUSED_PACKAGE;
+		*ms = REFUSED_PACKAGE_MS;
+		return (struct refusal *)g->package;
+	}
+	*n = 0;
+	*ms = 0;
+	return NULL;
+}
+
+void
+run_grants_refuse(struct run_grants *g, enum request_kind kind, pid_t pid,
+    const char *subject, int64_t now_ms)
+{
+	size_t n, oldest = 0;
+	int64_t ms;
+	struct refusal *v = grants_refusals(g, kind, &n, &ms);
+
+	if (v == NULL)
+		return;
+	for (size_t i = 1; i < n; i++)
+		if (v[i].until < v[oldest].until)
+			oldest = i;
+	free(v[oldest].subject);
+	v[oldest].pid = pid;
+	v[oldest].subject = xstrdup(subject);
+	v[oldest].until = now_ms + ms;
+}
+
+bool
+run_grants_refused(const struct run_grants *g, enum request_kind kind,
+    pid_t pid, const char *subject, int64_t now_ms)
+{
+	size_t n;
+	int64_t ms;
+	const struct refusal *v = grants_refusals(g, kind, &n, &ms);
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].subject == NULL || v[i].until <= now_ms ||
+		    v[i].pid != pid)
+			continue;
+		if (kind == KIND_DNS ? strcasecmp(v[i].subject, subject) == 0 :
+		    strcmp(v[i].subject, subject) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decisions */
+
+void
+decision_done(struct decision *d)
+{
+	free(d->rule);
+	d->rule = NULL;
+}
+
+static const char *const step_names[] = {
+	[DECIDE_NEVER] = "never",
+	[DECIDE_FLOOR] = "floor",
+	[DECIDE_INSTALL] = "install",
+	[DECIDE_RUN] = "run",
+	[DECIDE_REFUSED] = "refused",
+	[DECIDE_POLICY] = "policy",
+	[DECIDE_DEFAULT] = "default",
+};
+
+const char *
+decide_step_name(enum decide_step s)
+{
+	if ((size_t)s >= ARRAY_SIZE(step_names))
+		return "unknown";
+	return step_names[s];
+}
+
+int
+decide_step_parse(const char *text, enum decide_step *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(step_names); i++)
+		if (strcmp(step_names[i], text) == 0) {
+			*ret = (enum decide_step)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static struct decision
+decision(enum verdict v, enum how how, enum decide_step step, char *rule)
+{
+	struct decision d = {
+		.verdict = v, .how = how, .step = step, .rule = rule,
+	};
+
+	return d;
+}
+
+static enum how
+rule_how(const struct rule *r)
+{
+	return r->origin == RULE_RUN ? HOW_RUN_RULE : HOW_POLICY;
+}
+
+/* One path: the run's answers, then the policy's rules. */
+static enum verdict
+write_one(const struct decide_in *in, const char *path,
+    const struct rule **matched)
+{
+	enum verdict v = grants_match(in->grants, KIND_WRITE, path, matched);
+
+	if (v != VERDICT_NONE)
+		return v;
+	return rules_match(in->rules, KIND_WRITE, path, NULL, matched);
+}
+
+struct decision
+decide_write(const struct decide_in *in, const char *path, const char *path2)
+{
+	/* How strongly a verdict holds a two-path call back: both paths must
+	 * be allowed for an allow, either denied denies (as rules_match). */
+	static const int weight[] = {
+		[VERDICT_ALLOW] = 0, [VERDICT_NONE] = 1, [VERDICT_ASK] = 2,
+		[VERDICT_DENY] = 3, [VERDICT_KILL] = 4,
+	};
+	const struct rule *r = NULL, *r2 = NULL;
+	enum verdict v = write_one(in, path, &r);
+
+	if (path2 != NULL) {
+		enum verdict v2 = write_one(in, path2, &r2);
+
+		if (weight[v2] > weight[v]) {
+			v = v2;
+			r = r2;
+		}
+	}
+	if (v == VERDICT_DENY || v == VERDICT_ALLOW)
+		return decision(v, rule_how(r), r->origin == RULE_RUN ?
+		    DECIDE_RUN : DECIDE_POLICY, rule_describe(r));
+	if (in->policy->write == POLICY_DENY)
+		return decision(VERDICT_DENY, HOW_DEFAULT, DECIDE_DEFAULT,
+		    xstrdup("[files] write = deny"));
+	return decision(VERDICT_ASK, HOW_DEFAULT, DECIDE_DEFAULT,
+	    xstrdup("no rule matches; [files] write = ask"));
+}
+
+struct decision
+decide_connect(const struct decide_in *in, const struct net_dest *d,
+    bool stream, const char *install)
+{
+	cleanup_free char *key = net_dest_key(d);
+	char *rule = NULL;
+
+	if (netrules_never(in->policy, d, &rule))
+		return decision(VERDICT_DENY, HOW_POLICY, DECIDE_NEVER, rule);
+	if (!stream)
+		/* A host-side UDP socket could send anywhere: names go
+		 * through the DNS stub instead. */
+		return decision(VERDICT_DENY, HOW_FLOOR, DECIDE_FLOOR,
+		    xstrdup("no host-side datagram sockets"));
+	if (install != NULL)
+		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
+		    xasprintf("registry of an approved %s install", install));
+	switch (run_grants_match(in->grants, KIND_CONNECT, key)) {
+	case VERDICT_ALLOW:
+		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("allowed for this run"));
+	case VERDICT_DENY:
+		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("denied for this run"));
+	case VERDICT_NONE:
+	case VERDICT_ASK:
+	case VERDICT_KILL:
+		break;
+	}
+	if (netrules_allowed(in->policy, d, &rule))
+		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY, rule);
+	if (in->policy->connect == POLICY_DENY)
+		return decision(VERDICT_DENY, HOW_DEFAULT, DECIDE_DEFAULT,
+		    xstrdup("[network] connect = deny"));
+	return decision(VERDICT_ASK, HOW_DEFAULT, DECIDE_DEFAULT,
+	    xasprintf("no rule matches; [network] connect = ask; approving "
+	    "for the run adds: allow %s", key));
+}
+
+/* A [network] allow entry that names the host, on any port. */
+static const struct policy_host *
+dns_allowed(const struct policy *p, const char *name)
+{
+	struct net_dest d = { .family = AF_INET, .name = name };
+
+	for (size_t i = 0; i < p->n_net_allow; i++) {
+		struct policy_host h = p->net_allow[i];
+
+		h.port_lo = 0;
+		h.port_hi = 65535;
+		if (netrules_entry_match(&h, &d))
+			return &p->net_allow[i];
+	}
+	return NULL;
+}
+
+struct decision
+decide_dns(const struct decide_in *in, const char *name, bool install)
+{
+	const struct policy_host *h;
+
+	switch (run_grants_match(in->grants, KIND_DNS, name)) {
+	case VERDICT_ALLOW:
+		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("allowed for this run"));
+	case VERDICT_DENY:
+		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("denied for this run"));
+	case VERDICT_NONE:
+	case VERDICT_ASK:
+	case VERDICT_KILL:
+		break;
+	}
+	if ((h = dns_allowed(in->policy, name)) != NULL)
+		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
+		    xasprintf("allow %s", h->host));
+	if (install)
+		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
+		    xstrdup("registry of an approved install"));
+	if (run_grants_refused(in->grants, KIND_DNS, 0, name, in->now_ms))
+		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_REFUSED,
+		    xstrdup("the same name, just refused"));
+	if (in->policy->connect == POLICY_DENY)
+		return decision(VERDICT_DENY, HOW_DEFAULT, DECIDE_DEFAULT,
+		    xstrdup("[network] connect = deny"));
+	return decision(VERDICT_ASK, HOW_DEFAULT, DECIDE_DEFAULT,
+	    xasprintf("no [network] allow names %s", name));
+}
+
+struct decision
+decide_package(const struct decide_in *in, pid_t pid, const char *subject,
+    const char *manager, enum policy_action policy, const char *which)
+{
+	enum decide_step step = which != NULL ? DECIDE_POLICY : DECIDE_DEFAULT;
+
+	switch (run_grants_match(in->grants, KIND_PACKAGE, subject)) {
+	case VERDICT_ALLOW:
+		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("allowed for this run"));
+	case VERDICT_DENY:
+		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
+		    xstrdup("denied for this run"));
+	case VERDICT_NONE:
+	case VERDICT_ASK:
+	case VERDICT_KILL:
+		break;
+	}
+	/* The policy's "install = deny" and "allow" are recorded as policy,
+	 * the pattern or the key itself named. */
+	if (policy == POLICY_ALLOW)
+		return decision(VERDICT_ALLOW, HOW_POLICY, step,
+		    xstrdup(which ? which : "[packages] install = allow"));
+	if (run_grants_refused(in->grants, KIND_PACKAGE, pid, subject,
+	    in->now_ms))
+		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_REFUSED,
+		    xstrdup("the same install, just refused"));
+	if (policy == POLICY_DENY)
+		return decision(VERDICT_DENY, HOW_POLICY, step,
+		    xstrdup(which ? which : "[packages] install = deny"));
+	return decision(VERDICT_ASK, HOW_DEFAULT, DECIDE_DEFAULT,
+	    xasprintf("%s install: no [packages] allow pattern covers it; "
+	    "[packages] install = ask", manager));
+}
