@@ -9,10 +9,7 @@
 /* ------------------------------------------------------------------ */
 /* The run's grants */
 
-#define REFUSED_DNS		16
-#define REFUSED_DNS_MS		15000
-#define REFUSED_PACKAGE		8
-#define REFUSED_PACKAGE_MS	5000
+#define REFUSED_MAX	16
 
 struct refusal {
 	pid_t		 pid;
@@ -20,12 +17,18 @@ struct refusal {
 	int64_t		 until;		/* monotonic ms; 0 = free */
 };
 
+/* The most recent refusals of one kind, the oldest replaced first. */
+struct refusals {
+	struct refusal	 v[REFUSED_MAX];
+	size_t		 n;		/* entries of v in use as the ring */
+	int64_t		 ms;		/* how long a refusal holds */
+};
+
 struct run_grants {
 	/* Answers as RULE_RUN rules whose patterns are the subjects made
 	 * literal: rules_match() already keeps "most recent first". */
 	struct rules	*rules;
-	struct refusal	 dns[REFUSED_DNS];
-	struct refusal	 package[REFUSED_PACKAGE];
+	struct refusals	 dns, package;
 };
 
 struct run_grants *
@@ -34,6 +37,10 @@ run_grants_new(void)
 	struct run_grants *g = xcalloc(1, sizeof *g);
 
 	g->rules = rules_new();
+	g->dns.n = 16;
+	g->dns.ms = 15000;
+	g->package.n = 8;
+	g->package.ms = 5000;
 	return g;
 }
 
@@ -43,10 +50,10 @@ run_grants_free(struct run_grants *g)
 	if (g == NULL)
 		return;
 	rules_free(g->rules);
-	for (size_t i = 0; i < REFUSED_DNS; i++)
-		free(g->dns[i].subject);
-	for (size_t i = 0; i < REFUSED_PACKAGE; i++)
-		free(g->package[i].subject);
+	for (size_t i = 0; i < REFUSED_MAX; i++) {
+		free(g->dns.v[i].subject);
+		free(g->package.v[i].subject);
+	}
 	free(g);
 }
 
@@ -115,58 +122,40 @@ run_grants_add(struct run_grants *g, enum request_kind kind,
 	rules_add(g->rules, kind, lit, v, RULE_RUN);
 }
 
-static struct refusal *
-grants_refusals(const struct run_grants *g, enum request_kind kind, size_t *n,
-    int64_t *ms)
-{
-	if (kind == KIND_DNS) {
-		*n = REFUSED_DNS;
-		*ms = REFUSED_DNS_MS;
-		return (struct refusal *)g->dns;
-	}
-	if (kind == KIND_PACKAGE) {
-		*n = REFUSED_PACKAGE;
-		*ms = REFUSED_PACKAGE_MS;
-		return (struct refusal *)g->package;
-	}
-	*n = 0;
-	*ms = 0;
-	return NULL;
-}
-
 void
 run_grants_refuse(struct run_grants *g, enum request_kind kind, pid_t pid,
     const char *subject, int64_t now_ms)
 {
-	size_t n, oldest = 0;
-	int64_t ms;
-	struct refusal *v = grants_refusals(g, kind, &n, &ms);
+	struct refusals *r = kind == KIND_DNS ? &g->dns :
+	    kind == KIND_PACKAGE ? &g->package : NULL;
+	size_t oldest = 0;
 
-	if (v == NULL)
+	if (r == NULL)
 		return;
-	for (size_t i = 1; i < n; i++)
-		if (v[i].until < v[oldest].until)
+	for (size_t i = 1; i < r->n; i++)
+		if (r->v[i].until < r->v[oldest].until)
 			oldest = i;
-	free(v[oldest].subject);
-	v[oldest].pid = pid;
-	v[oldest].subject = xstrdup(subject);
-	v[oldest].until = now_ms + ms;
+	free(r->v[oldest].subject);
+	r->v[oldest].pid = pid;
+	r->v[oldest].subject = xstrdup(subject);
+	r->v[oldest].until = now_ms + r->ms;
 }
 
 bool
 run_grants_refused(const struct run_grants *g, enum request_kind kind,
     pid_t pid, const char *subject, int64_t now_ms)
 {
-	size_t n;
-	int64_t ms;
-	const struct refusal *v = grants_refusals(g, kind, &n, &ms);
+	const struct refusals *r = kind == KIND_DNS ? &g->dns :
+	    kind == KIND_PACKAGE ? &g->package : NULL;
 
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].subject == NULL || v[i].until <= now_ms ||
-		    v[i].pid != pid)
+	for (size_t i = 0; r != NULL && i < r->n; i++) {
+		const struct refusal *x = &r->v[i];
+
+		if (x->subject == NULL || x->until <= now_ms || x->pid != pid)
 			continue;
-		if (kind == KIND_DNS ? strcasecmp(v[i].subject, subject) == 0 :
-		    strcmp(v[i].subject, subject) == 0)
+		/* names are compared as DNS does, without case */
+		if (kind == KIND_DNS ? strcasecmp(x->subject, subject) == 0 :
+		    strcmp(x->subject, subject) == 0)
 			return true;
 	}
 	return false;
@@ -269,12 +258,27 @@ decide_write(const struct decide_in *in, const char *path, const char *path2)
 	    xstrdup("no rule matches; [files] write = ask"));
 }
 
+/* The run's own answer for a connect, lookup or install, if it has one. */
+static bool
+decide_granted(const struct decide_in *in, enum request_kind kind,
+    const char *subject, struct decision *d)
+{
+	enum verdict v = run_grants_match(in->grants, kind, subject);
+
+	if (v != VERDICT_ALLOW && v != VERDICT_DENY)
+		return false;
+	*d = decision(v, HOW_RUN_RULE, DECIDE_RUN, xstrdup(v == VERDICT_ALLOW ?
+	    "allowed for this run" : "denied for this run"));
+	return true;
+}
+
 struct decision
 decide_connect(const struct decide_in *in, const struct net_dest *d,
     bool stream, const char *install)
 {
 	cleanup_free char *key = net_dest_key(d);
 	char *rule = NULL;
+	struct decision g;
 
 	if (netrules_never(in->policy, d, &rule))
 		return decision(VERDICT_DENY, HOW_POLICY, DECIDE_NEVER, rule);
@@ -286,18 +290,8 @@ decide_connect(const struct decide_in *in, const struct net_dest *d,
 	if (install != NULL)
 		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
 		    xasprintf("registry of an approved %s install", install));
-	switch (run_grants_match(in->grants, KIND_CONNECT, key)) {
-	case VERDICT_ALLOW:
-		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("allowed for this run"));
-	case VERDICT_DENY:
-		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("denied for this run"));
-	case VERDICT_NONE:
-	case VERDICT_ASK:
-	case VERDICT_KILL:
-		break;
-	}
+	if (decide_granted(in, KIND_CONNECT, key, &g))
+		return g;
 	if (netrules_allowed(in->policy, d, &rule))
 		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY, rule);
 	if (in->policy->connect == POLICY_DENY)
@@ -329,19 +323,10 @@ struct decision
 decide_dns(const struct decide_in *in, const char *name, bool install)
 {
 	const struct policy_host *h;
+	struct decision g;
 
-	switch (run_grants_match(in->grants, KIND_DNS, name)) {
-	case VERDICT_ALLOW:
-		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("allowed for this run"));
-	case VERDICT_DENY:
-		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("denied for this run"));
-	case VERDICT_NONE:
-	case VERDICT_ASK:
-	case VERDICT_KILL:
-		break;
-	}
+	if (decide_granted(in, KIND_DNS, name, &g))
+		return g;
 	if ((h = dns_allowed(in->policy, name)) != NULL)
 		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
 		    xasprintf("allow %s", h->host));
@@ -363,19 +348,10 @@ decide_package(const struct decide_in *in, pid_t pid, const char *subject,
     const char *manager, enum policy_action policy, const char *which)
 {
 	enum decide_step step = which != NULL ? DECIDE_POLICY : DECIDE_DEFAULT;
+	struct decision g;
 
-	switch (run_grants_match(in->grants, KIND_PACKAGE, subject)) {
-	case VERDICT_ALLOW:
-		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("allowed for this run"));
-	case VERDICT_DENY:
-		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_RUN,
-		    xstrdup("denied for this run"));
-	case VERDICT_NONE:
-	case VERDICT_ASK:
-	case VERDICT_KILL:
-		break;
-	}
+	if (decide_granted(in, KIND_PACKAGE, subject, &g))
+		return g;
 	/* The policy's "install = deny" and "allow" are recorded as policy,
 	 * the pattern or the key itself named. */
 	if (policy == POLICY_ALLOW)
