@@ -57,28 +57,8 @@ run_grants_free(struct run_grants *g)
 	free(g);
 }
 
-/* The subject as a pattern that matches only itself: a file whose name
- * holds a star must not become a rule for a whole folder. Names are kept
- * in lower case (DNS does not care). */
-static char *
-grants_literal(enum request_kind kind, const char *s)
-{
-	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
-
-	for (; *s; s++) {
-		char ch = *s;
-
-		if (kind == KIND_DNS && ch >= 'A' && ch <= 'Z')
-			ch = (char)(ch - 'A' + 'a');
-		if (strchr("*?[]\\", ch) != NULL)
-			*p++ = '\\';
-		*p++ = ch;
-	}
-	*p = '\0';
-	return o;
-}
-
-/* What the rules are asked with: the subject itself, a name folded. */
+/* What the rules are asked with: the subject itself, a name folded to
+ * lower case (DNS does not care). */
 static char *
 grants_subject(enum request_kind kind, const char *s)
 {
@@ -88,6 +68,23 @@ grants_subject(enum request_kind kind, const char *s)
 		for (char *p = o; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
+	return o;
+}
+
+/* The subject as a pattern that matches only itself: a file whose name
+ * holds a star must not become a rule for a whole folder. */
+static char *
+grants_literal(enum request_kind kind, const char *subject)
+{
+	cleanup_free char *s = grants_subject(kind, subject);
+	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
+
+	for (const char *c = s; *c; c++) {
+		if (strchr("*?[]\\", *c) != NULL)
+			*p++ = '\\';
+		*p++ = *c;
+	}
+	*p = '\0';
 	return o;
 }
 
