@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "approvals/ctl.h"
+#include "approvals/decide.h"
 #include "config/util.h"
 #include "supervisor/sup.h"
 
@@ -203,20 +204,6 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	}
 }
 
-static char *
-glob_literal(const char *s)
-{
-	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
-
-	for (; *s; s++) {
-		if (strchr("*?[]\\", *s) != NULL)
-			*p++ = '\\';
-		*p++ = *s;
-	}
-	*p = '\0';
-	return o;
-}
-
 static void
 on_decide(struct sup *s, int slot, const json_t *msg)
 {
@@ -247,16 +234,13 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		return;
 	}
 	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
-	if (sc == SCOPE_RUN && r->kind == KIND_CONNECT && v == VERDICT_ALLOW) {
+	if (sc == SCOPE_RUN) {
 		const struct parked *pk = queue_data(s->queue, id);
 
-		net_grant(s, pk->call.raw2);
-	} else if (sc == SCOPE_RUN) {
-		/* The subject is a literal path: a file whose name holds a
-		 * star must not become a rule for a whole folder. */
-		cleanup_free char *lit = glob_literal(r->subject);
-
-		rules_add(s->rules, r->kind, lit, v, RULE_RUN);
+		/* A connect is remembered by its grant key (name:port), every
+		 * other kind by its subject. */
+		run_grants_add(s->run_grants, r->kind,
+		    pk->call.op == OP_CONNECT ? pk->call.raw2 : r->subject, v);
 	}
 	/* Ack first: the answer below may end the run. */
 	ack(s, slot, jid, true, NULL);

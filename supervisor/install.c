@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "approvals/decide.h"
 #include "approvals/netrules.h"
 #include "config/escape.h"
 #include "config/util.h"
@@ -191,49 +192,6 @@ record(struct sup *s, pid_t pid, const char *subject, const char *detail,
 	sup_event(s, &ev);
 }
 
-/* An install just refused, by process and what it asked: a shell's
- * execvp tries every PATH folder in turn, and must not ask again. */
-static struct {
-	pid_t	 pid;
-	uint64_t hash;
-	int64_t	 until;
-} refused[8];
-
-static uint64_t
-hash_text(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-static void
-refused_add(pid_t pid, const char *subject)
-{
-	size_t oldest = 0;
-
-	for (size_t i = 1; i < ARRAY_SIZE(refused); i++)
-		if (refused[i].until < refused[oldest].until)
-			oldest = i;
-	refused[oldest].pid = pid;
-	refused[oldest].hash = hash_text(subject);
-	refused[oldest].until = now_mono_ms() + 5000;
-}
-
-static bool
-refused_recently(pid_t pid, const char *subject)
-{
-	uint64_t h = hash_text(subject);
-
-	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
-		if (refused[i].pid == pid && refused[i].hash == h &&
-		    refused[i].until > now_mono_ms())
-			return true;
-	return false;
-}
-
 /* Does the file to exec exist in the sandbox? If not the kernel answers
  * ENOENT, and there is nothing to ask about. */
 bool
@@ -263,6 +221,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	cleanup_free char *subject = NULL, *why = NULL;
 	const char *which = NULL;
 	enum policy_action v;
+	struct decision d;
 	int r;
 
 	if ((r = packages_parse(path, argv, &inst)) <= 0)
@@ -297,26 +256,29 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	n_hosts = packages_hosts(&s->policy, &inst, &hosts);
 	subject = packages_describe(&inst, hosts, n_hosts);
 	v = packages_verdict_install(&s->policy, &inst, &which);
-	if (v != POLICY_ALLOW && refused_recently(tgid_of(pid), subject)) {
-		sup_respond(s, req->id, -EACCES, 0);
-		record(s, pid, subject, joined, VERDICT_DENY, HOW_RUN_RULE,
-		    "the same install, just refused", "policy", 0, 0);
-		packages_hosts_free(hosts, n_hosts);
-		pkg_install_done(&inst);
-		return 1;
-	}
+	{
+		struct decide_in in = { .policy = &s->policy,
+		    .rules = s->rules, .grants = s->run_grants,
+		    .now_ms = now_mono_ms() };
 
-	if (v == POLICY_DENY) {
-		refused_add(tgid_of(pid), subject);
+		d = decide_package(&in, tgid_of(pid), subject, inst.manager, v,
+		    which);
+	}
+	if (d.verdict == VERDICT_DENY) {
+		/* A shell's execvp tries every PATH folder in turn: the
+		 * same install must not be asked again at once. */
+		if (d.step == DECIDE_POLICY || d.step == DECIDE_DEFAULT)
+			run_grants_refuse(s->run_grants, KIND_PACKAGE,
+			    tgid_of(pid), subject, now_mono_ms());
 		sup_respond(s, req->id, -EACCES, 0);
-		record(s, pid, subject, joined, VERDICT_DENY, HOW_POLICY,
-		    which ? which : "[packages] install = deny", "policy", 0, 0);
+		record(s, pid, subject, joined, VERDICT_DENY, d.how, d.rule,
+		    "policy", 0, 0);
 		packages_hosts_free(hosts, n_hosts);
-	} else if (v == POLICY_ALLOW) {
+	} else if (d.verdict == VERDICT_ALLOW) {
 		grant_add(s, pid, inst.manager, hosts, n_hosts);
 		sup_continue(s, req->id);
-		record(s, pid, subject, joined, VERDICT_ALLOW, HOW_POLICY,
-		    which ? which : "[packages] install = allow", "policy", 0, 0);
+		record(s, pid, subject, joined, VERDICT_ALLOW, d.how, d.rule,
+		    "policy", 0, 0);
 	} else {
 		struct parked *pk = xcalloc(1, sizeof *pk);
 		struct request *rq = request_new();
@@ -332,8 +294,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 		snprintf(pk->call.xname, sizeof pk->call.xname, "%s",
 		    inst.manager);
 		pk->asked_ms = now_mono_ms();
-		why = xasprintf("%s install: no [packages] allow pattern covers "
-		    "it; [packages] install = ask", inst.manager);
+		why = steal_ptr(&d.rule);
 		rq->id = ++s->next_request;
 		rq->run = xstrdup(s->id);
 		rq->pid = pid;
@@ -350,6 +311,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 		    (int64_t)s->policy.ask_timeout * 1000;
 		unotify_park_request(s, rq, pk);
 	}
+	decision_done(&d);
 	pkg_install_done(&inst);
 	return 1;
 }
@@ -370,7 +332,8 @@ install_resolve(struct sup *s, struct parked *pk, enum verdict v,
 		pk->call.n_hosts = 0;
 		sup_continue(s, pk->req.id);
 	} else {
-		refused_add(tgid_of((pid_t)pk->req.pid), pk->call.path);
+		run_grants_refuse(s->run_grants, KIND_PACKAGE,
+		    tgid_of((pid_t)pk->req.pid), pk->call.path, now_mono_ms());
 		sup_respond(s, pk->req.id, -EACCES, 0);
 	}
 	record(s, (pid_t)pk->req.pid, pk->call.path, pk->call.raw2,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "approvals/ctl.h"
+#include "approvals/decide.h"
 #include "config/paths.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
@@ -466,6 +467,7 @@ main(int argc, char **argv)
 		    timeout);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
+	s->run_grants = run_grants_new();
 	s->queue = queue_new(unotify_parked_free);
 
 	/* The run folder. */

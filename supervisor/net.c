@@ -23,6 +23,7 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
+#include "approvals/decide.h"
 #include "approvals/netrules.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
@@ -457,22 +458,6 @@ net_next_deadline(const struct sup *s)
 	return next;
 }
 
-static bool
-granted(const struct sup *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_net_grants; i++)
-		if (strcmp(s->net_grants[i], key) == 0)
-			return true;
-	return false;
-}
-
-void
-net_grant(struct sup *s, const char *key)
-{
-	if (!granted(s, key))
-		strv_push(&s->net_grants, &s->n_net_grants, xstrdup(key));
-}
-
 /*
  * A trapped connect (c has sa/salen/sockfd). Returns 1 when the caller
  * must park it as a request, 0 when answered here.
@@ -484,10 +469,12 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	pid_t pid = (pid_t)req->pid;
 	struct net_dest d;
 	cleanup_fd int copy = -1;
-	cleanup_free char *subject = NULL, *rule = NULL, *key = NULL;
+	cleanup_free char *subject = NULL, *key = NULL;
 	int type = 0, r;
 	socklen_t tl = sizeof type;
 	int64_t result;
+	const char *manager = NULL;
+	struct decision dc;
 
 	if ((copy = target_socket(pid, c->sockfd)) < 0 ||
 	    getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
@@ -536,51 +523,42 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 	snprintf(c->path, sizeof c->path, "%s", subject);
 	snprintf(c->raw2, sizeof c->raw2, "%s", key);
 
-	if (netrules_never(&s->policy, &d, &rule)) {
-		sup_respond(s, req->id, -ECONNREFUSED, 0);
-		record(s, pid, subject, "never reachable", VERDICT_DENY,
-		    HOW_POLICY, rule, "policy");
-		return 0;
-	}
-	if (type != SOCK_STREAM) {
-		/* A host-side UDP socket could send anywhere: names go
-		 * through the DNS stub instead. */
-		sup_respond(s, req->id, -ENETUNREACH, 0);
-		record(s, pid, subject, "datagram socket", VERDICT_DENY,
-		    HOW_FLOOR, "no host-side datagram sockets", "floor");
-		return 0;
-	}
+	if (type == SOCK_STREAM)
+		(void)install_allows(s, pid, &d, &manager);
 	{
-		const char *manager = NULL;
+		struct decide_in in = { .policy = &s->policy,
+		    .rules = s->rules, .grants = s->run_grants,
+		    .now_ms = now_mono_ms() };
 
-		if (rule == NULL && install_allows(s, pid, &d, &manager))
-			rule = xasprintf("registry of an approved %s install",
-			    manager);
+		dc = decide_connect(&in, &d, type == SOCK_STREAM, manager);
 	}
-	if (rule != NULL || granted(s, key) ||
-	    netrules_allowed(&s->policy, &d, &rule)) {
-		enum how how = rule == NULL ? HOW_RUN_RULE :
-		    strncmp(rule, "registry", 8) == 0 ? HOW_RUN_RULE : HOW_POLICY;
-
+	switch (dc.verdict) {
+	case VERDICT_ALLOW:
 		if (!(ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
 		    &req->id) == 0))
-			return 0;
+			break;
 		r = net_swap(s, req->id, pid, c, &result);
 		record(s, pid, subject, r == 1 ? "connecting" : NULL,
 		    result == 0 || result == -EINPROGRESS ? VERDICT_ALLOW :
-		    VERDICT_DENY, how, rule ? rule : "allowed for this run",
-		    "policy");
-		return 0;
+		    VERDICT_DENY, dc.how, dc.rule, "policy");
+		break;
+	case VERDICT_DENY:
+		sup_respond(s, req->id, dc.step == DECIDE_FLOOR ?
+		    -ENETUNREACH : -ECONNREFUSED, 0);
+		record(s, pid, subject, dc.step == DECIDE_NEVER ?
+		    "never reachable" : dc.step == DECIDE_FLOOR ?
+		    "datagram socket" : NULL, VERDICT_DENY, dc.how, dc.rule,
+		    dc.step == DECIDE_FLOOR ? "floor" : "policy");
+		break;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		*why = steal_ptr(&dc.rule);
+		decision_done(&dc);
+		return 1;
 	}
-	if (s->policy.connect == POLICY_DENY) {
-		sup_respond(s, req->id, -ECONNREFUSED, 0);
-		record(s, pid, subject, NULL, VERDICT_DENY, HOW_DEFAULT,
-		    "[network] connect = deny", "policy");
-		return 0;
-	}
-	*why = xasprintf("no rule matches; [network] connect = ask; "
-	    "approving for the run adds: allow %s", key);
-	return 1;
+	decision_done(&dc);
+	return 0;
 }
 
 /*
@@ -659,26 +637,6 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 	}
 }
 
-static bool
-name_allowed(const struct sup *s, const char *name)
-{
-	struct net_dest d = { .family = AF_INET, .name = name };
-
-	for (size_t i = 0; i < s->n_dns_grants; i++)
-		if (strcasecmp(s->dns_grants[i], name) == 0)
-			return true;
-	/* A name the policy allows on any port may be looked up. */
-	for (size_t i = 0; i < s->policy.n_net_allow; i++) {
-		struct policy_host h = s->policy.net_allow[i];
-
-		h.port_lo = 0;
-		h.port_hi = 65535;
-		if (netrules_entry_match(&h, &d))
-			return true;
-	}
-	return false;
-}
-
 static enum dns_decision
 dns_decide(void *ctx, const char *name, int qtype)
 {
@@ -686,26 +644,35 @@ dns_decide(void *ctx, const char *name, int qtype)
 	struct request *r;
 	struct parked *pk;
 	const char *kinds = qtype == 28 ? "AAAA" : qtype == 1 ? "A" : "other";
+	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	struct decision dd = decide_dns(&in, name,
+	    install_allows_name(s, name));
 
-	if (name_allowed(s, name) || install_allows_name(s, name))
+	switch (dd.verdict) {
+	case VERDICT_ALLOW:
+		decision_done(&dd);
 		return DNS_ALLOW;
-	/* One lookup asks for A and AAAA, and resolvers retry: a name just
-	 * refused stays refused for a moment rather than asking again. */
-	for (size_t i = 0; i < SUP_DNS_DENIED; i++)
-		if (s->dns_denied[i].until > now_mono_ms() &&
-		    strcasecmp(s->dns_denied[i].name, name) == 0)
-			return DNS_DENY;
-	if (s->policy.connect == POLICY_DENY) {
-		struct audit_event ev = {
-			.run = s->id, .time_ms = now_wall_ms(),
-			.kind = KIND_DNS, .syscall = "dns", .subject = name,
-			.detail = kinds, .verdict = VERDICT_DENY,
-			.how = HOW_DEFAULT, .rule = "[network] connect = deny",
-			.decided_by = "policy",
-		};
+	case VERDICT_DENY:
+		/* A refusal for the run or of a moment ago was recorded
+		 * when it was given. */
+		if (dd.step == DECIDE_DEFAULT) {
+			struct audit_event ev = {
+				.run = s->id, .time_ms = now_wall_ms(),
+				.kind = KIND_DNS, .syscall = "dns",
+				.subject = name, .detail = kinds,
+				.verdict = VERDICT_DENY, .how = dd.how,
+				.rule = dd.rule, .decided_by = "policy",
+			};
 
-		sup_event(s, &ev);
+			sup_event(s, &ev);
+		}
+		decision_done(&dd);
 		return DNS_DENY;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		break;
 	}
 	/* A lookup of an unknown name is a request too: DNS carries data
 	 * out as well as any socket (DESIGN §5). */
@@ -724,7 +691,7 @@ dns_decide(void *ctx, const char *name, int qtype)
 	    "this run (connecting to it is asked apart)", kinds);
 	r->cmdline = xstrdup("(the DNS stub: a process looked the name up)");
 	r->cwd = xstrdup("-");
-	r->why = xasprintf("no [network] allow names %s", name);
+	r->why = steal_ptr(&dd.rule);
 	r->created_ms = now_wall_ms();
 	r->deadline_ms = r->created_ms + (int64_t)s->policy.ask_timeout * 1000;
 	unotify_park_request(s, r, pk);
@@ -734,18 +701,13 @@ dns_decide(void *ctx, const char *name, int qtype)
 void
 net_dns_answered(struct sup *s, const char *name, bool allow)
 {
-	if (allow && !name_allowed(s, name))
-		strv_push(&s->dns_grants, &s->n_dns_grants, xstrdup(name));
-	if (!allow) {
-		size_t oldest = 0;
-
-		for (size_t i = 1; i < SUP_DNS_DENIED; i++)
-			if (s->dns_denied[i].until < s->dns_denied[oldest].until)
-				oldest = i;
-		snprintf(s->dns_denied[oldest].name,
-		    sizeof s->dns_denied[oldest].name, "%s", name);
-		s->dns_denied[oldest].until = now_mono_ms() + SUP_DNS_DENIED_MS;
-	}
+	/* An approved lookup holds for the run (the request says so); a
+	 * refusal only for a moment. */
+	if (allow)
+		run_grants_add(s->run_grants, KIND_DNS, name, VERDICT_ALLOW);
+	else
+		run_grants_refuse(s->run_grants, KIND_DNS, 0, name,
+		    now_mono_ms());
 	if (s->dns != NULL)
 		dns_answer(s->dns, name, allow);
 }

@@ -78,6 +78,7 @@ struct pending_conn {
 
 struct dns;
 struct net_dest;
+struct run_grants;
 
 /* An approved install: its process tree may reach these hosts while it
  * runs. */
@@ -89,8 +90,6 @@ struct pkg_grant {
 	size_t		 n_hosts;
 };
 
-#define SUP_DNS_DENIED		16
-#define SUP_DNS_DENIED_MS	15000
 #define SUP_BACKLOG	(64u << 10)
 
 struct client {
@@ -107,7 +106,8 @@ struct sup {
 	char		*command;
 	char		*policy_path;
 	struct policy	 policy;
-	struct rules	*rules;
+	struct rules	*rules;		/* the policy's [files] rules */
+	struct run_grants *run_grants;	/* answers for this run (decide.h) */
 	struct queue	*queue;
 	struct audit	*audit;
 	bool		 headless;
@@ -138,14 +138,6 @@ struct sup {
 	size_t		 backlog_len;
 
 	struct pending_conn conns[SUP_MAX_CONNS];
-	char	       **net_grants;	/* "for this run" answers: name:port keys */
-	size_t		 n_net_grants;
-	char	       **dns_grants;	/* names a person let resolve */
-	size_t		 n_dns_grants;
-	struct {
-		char	 name[256];
-		int64_t	 until;		/* monotonic ms */
-	} dns_denied[SUP_DNS_DENIED];	/* names just refused */
 	struct dns	*dns;
 	uint64_t	 netns_cookie;	/* the sandbox's network namespace */
 	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
@@ -190,7 +182,6 @@ int	net_on_connect(struct sup *, const struct seccomp_notif *, struct call *,
 	    char **why);
 int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
 	    int64_t *result);
-void	net_grant(struct sup *, const char *key);
 void	net_on_sendto(struct sup *, const struct seccomp_notif *);
 void	net_on_bind(struct sup *, const struct seccomp_notif *);
 void	net_on_fastopen(struct sup *, const struct seccomp_notif *);

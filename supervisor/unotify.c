@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "approvals/decide.h"
 #include "config/escape.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
@@ -786,11 +787,10 @@ unotify_on_ready(struct sup *s)
 	static struct parked scratch;
 	struct seccomp_notif *req = s->req;
 	struct call *c = &scratch.call;
-	const struct rule *rule = NULL;
-	cleanup_free char *rule_text = NULL;
 	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
 	char lex[PATH_MAX], lex2[PATH_MAX];
-	enum verdict v;
+	struct decide_in in;
+	struct decision d;
 	int r;
 
 	memset(req, 0, s->req_size);
@@ -902,35 +902,31 @@ unotify_on_ready(struct sup *s)
 		}
 	}
 
-	v = rules_match(s->rules, KIND_WRITE, c->path,
-	    c->two ? c->path2 : NULL, &rule);
-	if (rule != NULL)
-		rule_text = rule_describe(rule);
-	if (v == VERDICT_DENY) {
+	in = (struct decide_in){ .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	d = decide_write(&in, c->path, c->two ? c->path2 : NULL);
+	switch (d.verdict) {
+	case VERDICT_DENY:
 		sup_respond(s, req->id, -EACCES, 0);
-		record(s, req, c, VERDICT_DENY,
-		    rule->origin == RULE_RUN ? HOW_RUN_RULE : HOW_POLICY,
-		    rule_text, "policy", 0, 0);
-		goto out;
-	}
-	/* Copy done; is the id still the same task before we act? */
-	if (!id_valid(s, req->id))
-		goto out;
-	if (v == VERDICT_ALLOW) {
-		int64_t res = allow(s, &scratch);
+		record(s, req, c, VERDICT_DENY, d.how, d.rule, "policy", 0, 0);
+		break;
+	case VERDICT_ALLOW:
+		/* Copy done; is the id still the same task before we act? */
+		if (id_valid(s, req->id)) {
+			int64_t res = allow(s, &scratch);
 
-		record(s, req, c, res < 0 ? VERDICT_DENY : VERDICT_ALLOW,
-		    rule->origin == RULE_RUN ? HOW_RUN_RULE : HOW_POLICY,
-		    rule_text, "policy", 0, 0);
-		goto out;
+			record(s, req, c, res < 0 ? VERDICT_DENY :
+			    VERDICT_ALLOW, d.how, d.rule, "policy", 0, 0);
+		}
+		break;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		if (id_valid(s, req->id))
+			park(s, &scratch, KIND_WRITE, d.rule);
+		break;
 	}
-	if (s->policy.write == POLICY_DENY) {
-		sup_respond(s, req->id, -EACCES, 0);
-		record(s, req, c, VERDICT_DENY, HOW_DEFAULT,
-		    "[files] write = deny", "policy", 0, 0);
-		goto out;
-	}
-	park(s, &scratch, KIND_WRITE, "no rule matches; [files] write = ask");
+	decision_done(&d);
 out:
 	free_call(c);
 }
