@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include "config/util.h"
 
