@@ -377,11 +377,12 @@ probe_run_loop(const struct probe *p, struct probe_run *r, int out_fd,
 static int
 probe_on_event(const struct audit_event_row *row, void *ctx)
 {
-	struct probe_run *r = ctx;
+	struct probe_obs *o = ctx;
 	struct probe_event *e;
 
-	r->o.events = xreallocarray(r->o.events, r->o.n_events + 1, sizeof *r->o.events);
-	e = &r->o.events[r->o.n_events++];
+	o->events = xreallocarray(o->events, o->n_events + 1,
+	    sizeof *o->events);
+	e = &o->events[o->n_events++];
 	e->kind = row->ev.kind;
 	e->verdict = row->ev.verdict;
 	e->how = row->ev.how;
@@ -397,16 +398,29 @@ probe_on_event(const struct audit_event_row *row, void *ctx)
 static int
 probe_on_run(const struct audit_run_row *row, void *ctx)
 {
-	struct probe_run *r = ctx;
+	struct probe_obs *o = ctx;
 
-	if (row->run.id == NULL || strcmp(row->run.id, r->o.id) != 0)
+	if (row->run.id == NULL || strcmp(row->run.id, o->id) != 0)
 		return 0;
-	r->o.have_run = true;
-	r->o.end_reason = probe_dup(row->end_reason);
-	r->o.limits = probe_dup(row->run.limits);
-	r->o.exit_code = row->exit_code;
-	r->o.ended_ms = row->ended_ms;
+	o->have_run = true;
+	o->end_reason = probe_dup(row->end_reason);
+	o->limits = probe_dup(row->run.limits);
+	o->exit_code = row->exit_code;
+	o->ended_ms = row->ended_ms;
 	return 1;
+}
+
+int
+probe_record_read(struct audit *a, struct probe_obs *o)
+{
+	int rc;
+
+	if ((rc = audit_each_event(a, o->id, probe_on_event, o)) < 0 ||
+	    (rc = audit_each_run(a, probe_on_run, o)) < 0 ||
+	    (rc = audit_read_output(a, o->id, &o->output,
+	    &o->output_len)) < 0)
+		return rc;
+	return 0;
 }
 
 int
@@ -424,17 +438,11 @@ probe_read_record(struct probe_run *r, char **cause)
 	}
 	if (rc < 0)
 		return rc;
-	if ((rc = audit_each_event(a, r->o.id, probe_on_event, r)) < 0 ||
-	    (rc = audit_each_run(a, probe_on_run, r)) < 0 ||
-	    (rc = audit_read_output(a, r->o.id, &r->o.output,
-	    &r->o.output_len)) < 0) {
+	if ((rc = probe_record_read(a, &r->o)) < 0)
 		*cause = xasprintf("reading the record %s: %s", db,
 		    strerror(-rc));
-		audit_close(a);
-		return rc;
-	}
 	audit_close(a);
-	return 0;
+	return rc;
 }
 
 void

@@ -12,6 +12,7 @@
 #include "probe/judge.h"
 #include "probe/setup.h"
 
+struct audit;
 struct proto_conn;
 
 /* Set by SIGINT, SIGTERM, SIGHUP: stop the run in progress, clean up
@@ -42,6 +43,9 @@ int	probe_spawn(struct probe *p, const char *policy, struct probe_run *r,
 /* The run's loop, until the supervisor is gone and its pipes closed. */
 void	probe_run_loop(const struct probe *p, struct probe_run *r,
 	    int out_fd, int err_fd);
-/* The run's events, its row and its recorded output, into r->o. */
+/* The run's events, its row and its recorded output, from the record
+ * (paths_audit_db) into r->o; no record at all is no harness error. */
 int	probe_read_record(struct probe_run *r, char **cause);
+/* The same from an open record, for o->id: 0 or -errno. */
+int	probe_record_read(struct audit *a, struct probe_obs *o);
 void	probe_run_done(struct probe_run *r);
