@@ -283,7 +283,8 @@ probe_note_raced(struct probe_run *r, pid_t pid)
 		free(args.p);
 		return;
 	}
-	r->o.raced = xreallocarray(r->o.raced, r->o.n_raced + 1, sizeof *r->o.raced);
+	r->o.raced = xreallocarray(r->o.raced, r->o.n_raced + 1,
+	    sizeof *r->o.raced);
 	r->o.raced[r->o.n_raced].pid = pid;
 	r->o.raced[r->o.n_raced].path = xstrdup(a[2]);
 	r->o.raced[r->o.n_raced].args = args.p ? args.p : xstrdup("");

@@ -659,7 +659,8 @@ test_snap_diff(void **state)
 	cleanup_free char *same = NULL, *one = NULL, *many = NULL;
 
 	(void)state;
-	same = probe_snap_diff(".\t755\nfile\t644 x\n", ".\t755\nfile\t644 x\n");
+	same = probe_snap_diff(".\t755\nfile\t644 x\n",
+	    ".\t755\nfile\t644 x\n");
 	assert_null(same);
 	one = probe_snap_diff(".\t755\nfile\t644 x\n", ".\t755\nfile\t644 y\n");
 	assert_string_equal(one, "file");
