@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +127,7 @@ run_main(int argc, char **argv, const char *argv0)
 
 	if (pipe2(readyp, O_CLOEXEC) < 0) {
 		fprintf(stderr, "ward: pipe: %s\n", strerror(errno));
+		launch_done(&l);
 		return 125;
 	}
 	launch_ready_fd(&l, readyp[1]);
@@ -135,6 +135,7 @@ run_main(int argc, char **argv, const char *argv0)
 
 	if ((pid = fork()) < 0) {
 		fprintf(stderr, "ward: fork: %s\n", strerror(errno));
+		launch_done(&l);
 		return 125;
 	}
 	if (pid == 0) {
