@@ -48,6 +48,8 @@ LDFLAGS += -Wl,--as-needed
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
 SUP_SRC  = $(filter-out supervisor/filter-gen.c,$(wildcard supervisor/*.c))
 TUI_SRC  = $(wildcard tui/*.c)
+# `ward probe`: its own folder, linked into ward.
+PROBE_SRC = $(wildcard probe/*.c)
 TEST_SRC = $(wildcard tests/test-*.c)
 # tui objects other than main.c are linked into the tui tests too
 TUI_LIBSRC = $(filter-out tui/main.c,$(TUI_SRC))
@@ -77,6 +79,10 @@ $(BUILD)/libsup.a: $(SUP_LIBSRC:%.c=$(BUILD)/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libprobe.a: $(PROBE_SRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
 # The seccomp program, compiled from supervisor/filter.c's rules.
 $(BUILD)/supervisor/filter-compile.o: supervisor/filter.c
 	@mkdir -p $(dir $@)
@@ -95,11 +101,15 @@ $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
 ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
-ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libward.a
+ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 # tests/test-tui-*.c link the tui objects, tests/test-sup-*.c the
-# supervisor's, every other test only libward.a (config + approvals).
+# supervisor's, tests/test-probe-*.c the probe's, every other test only
+# libward.a (config + approvals).
+$(BUILD)/tests/test-probe-%: $(BUILD)/tests/test-probe-%.o $(BUILD)/libprobe.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(CMOCKA_LIBS)
 
@@ -137,8 +147,8 @@ asan:
 unit-only: tests
 	@fail=0; for t in $(TESTS); do $$t || fail=1; done; [ $$fail = 0 ]
 
-# Includes flow config <- approvals <- {supervisor, tui}; curses only in tui,
-# seccomp only in supervisor.
+# Includes flow config <- approvals <- {supervisor, tui, probe}; curses
+# only in tui, seccomp only in supervisor.
 layers:
 	@tests/layers.sh
 

@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -178,16 +180,28 @@ paths_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+char *
+paths_self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
 /* The folder of the running executable (or of argv0 as a fallback). */
 static char *
 paths_exe_dir(const char *argv0)
 {
 	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	cleanup_free char *self = paths_self_exe();
 	char *slash;
 
-	if (n > 0)
-		buf[n] = '\0';
+	if (self != NULL)
+		snprintf(buf, sizeof buf, "%s", self);
 	else if (argv0 == NULL || strchr(argv0, '/') == NULL ||
 	    realpath(argv0, buf) == NULL)
 		return NULL;
@@ -195,6 +209,21 @@ paths_exe_dir(const char *argv0)
 		return NULL;
 	*slash = '\0';
 	return xstrdup(buf);
+}
+
+char *
+paths_supervisor(void)
+{
+	cleanup_free char *dir = paths_exe_dir(NULL);
+
+	if (dir != NULL) {
+		char *p = xasprintf("%s/ward-supervisor", dir);
+
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return xstrdup("ward-supervisor");
 }
 
 char *

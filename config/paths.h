@@ -21,3 +21,8 @@ int	 paths_runtime_dir(char **ret, char **cause);
  * else share/ward.ini beside the executable (build tree), else
  * PREFIX/share/ward/ward.ini. */
 char	*paths_default_policy(const char *argv0);
+/* Our own executable, from /proc/self/exe; NULL (errno set) if unread. */
+char	*paths_self_exe(void);
+/* ward-supervisor beside our own executable if it is there, else the
+ * bare name, for execvp to find on PATH. */
+char	*paths_supervisor(void);

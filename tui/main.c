@@ -8,9 +8,9 @@
 
 #include "config/escape.h"
 #include "config/util.h"
+#include "probe/probe.h"
 #include "tui/cli.h"
 #include "tui/console.h"
-#include "tui/probe.h"
 #include "tui/run.h"
 
 #ifndef WARD_VERSION

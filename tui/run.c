@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "approvals/launch.h"
+#include "config/paths.h"
 #include "config/util.h"
 #include "tui/console.h"
 
@@ -49,26 +50,12 @@ run_usage(FILE *f)
 	    f);
 }
 
-/* ward-supervisor beside our own executable, else on PATH. */
-static char *
-supervisor_path(void)
+/* What the supervisor says before it is ready: why it cannot start. */
+static void
+run_on_line(const char *line, void *arg)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-
-	if (n > 0) {
-		char *slash, *p;
-
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/ward-supervisor", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup("ward-supervisor");
+	(void)arg;
+	fprintf(stderr, "%s\n", line);
 }
 
 int
@@ -84,15 +71,14 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	cleanup_free char *sup = supervisor_path();
-	char **args = NULL;
-	size_t n = 0;
+	struct launch l;
 	bool headless = false;
-	int opt, readyp[2];
+	int opt, readyp[2], rc;
+	char id[9];
 	pid_t pid;
 
 	(void)argv0;
-	strv_push(&args, &n, xstrdup("ward-supervisor"));
+	launch_init(&l);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -104,56 +90,52 @@ run_main(int argc, char **argv, const char *argv0)
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
 			    "--timeout";
 
-			strv_push(&args, &n, xstrdup(name));
-			strv_push(&args, &n, xstrdup(optarg));
+			launch_opt(&l, name, optarg);
 			break;
 		}
 		case 'L':
-			strv_push(&args, &n, xstrdup("--no-landlock"));
+			launch_opt(&l, "--no-landlock", NULL);
 			break;
 		case 'h':
 			run_usage(stdout);
-			strv_free(args);
+			launch_done(&l);
 			return 0;
 		default:
 			fputs("ward run: see `ward run --help`\n", stderr);
-			strv_free(args);
+			launch_done(&l);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
 		fputs("ward run: no command given; see `ward run --help`\n",
 		    stderr);
-		strv_free(args);
+		launch_done(&l);
 		return 2;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		headless = true;
 
 	if (headless) {
-		strv_push(&args, &n, xstrdup("--headless"));
-		strv_push(&args, &n, xstrdup("--"));
-		for (int i = optind; i < argc; i++)
-			strv_push(&args, &n, xstrdup(argv[i]));
-		execv(sup, args);
-		execvp(sup, args);
-		fprintf(stderr, "ward: cannot start %s: %s\n", sup,
-		    strerror(errno));
+		launch_opt(&l, "--headless", NULL);
+		launch_command(&l, argv + optind, (size_t)(argc - optind));
+		rc = launch_exec(&l);
+		fprintf(stderr, "ward: cannot start %s: %s\n", l.path,
+		    strerror(-rc));
+		launch_done(&l);
 		return 125;
 	}
 
 	if (pipe2(readyp, O_CLOEXEC) < 0) {
 		fprintf(stderr, "ward: pipe: %s\n", strerror(errno));
+		launch_done(&l);
 		return 125;
 	}
-	strv_push(&args, &n, xstrdup("--ready-fd"));
-	strv_push(&args, &n, xasprintf("%d", readyp[1]));
-	strv_push(&args, &n, xstrdup("--"));
-	for (int i = optind; i < argc; i++)
-		strv_push(&args, &n, xstrdup(argv[i]));
+	launch_ready_fd(&l, readyp[1]);
+	launch_command(&l, argv + optind, (size_t)(argc - optind));
 
 	if ((pid = fork()) < 0) {
 		fprintf(stderr, "ward: fork: %s\n", strerror(errno));
+		launch_done(&l);
 		return 125;
 	}
 	if (pid == 0) {
@@ -171,55 +153,24 @@ run_main(int argc, char **argv, const char *argv0)
 		dup2(null, STDOUT_FILENO);
 		dup2(readyp[1], STDERR_FILENO);
 		fcntl(readyp[1], F_SETFD, 0);
-		execv(sup, args);
-		execvp(sup, args);
-		fprintf(stderr, "ward: cannot start %s: %s\n", sup,
-		    strerror(errno));
+		rc = launch_exec(&l);
+		fprintf(stderr, "ward: cannot start %s: %s\n", l.path,
+		    strerror(-rc));
 		_exit(125);
 	}
 	close(readyp[1]);
-	strv_free(args);
+	launch_done(&l);
+	/* The first line that is a run id means ready; anything else is
+	 * the supervisor telling why it could not start. */
+	rc = launch_wait_ready(readyp[0], -1, id, run_on_line, NULL);
+	close(readyp[0]);
+	waitpid(pid, NULL, 0);
+	if (rc < 0)
+		return 125;	/* it said why on stderr */
 	{
-		char buf[4096], id[16] = "";
-		size_t len = 0;
-		ssize_t r;
+		struct console_opts co = { .run = id, .exit_with_run = true };
 
-		/* The first line that is a run id means ready; anything
-		 * else is the supervisor telling why it could not start. */
-		while (len < sizeof buf - 1 &&
-		    (r = read(readyp[0], buf + len, sizeof buf - 1 - len)) > 0) {
-			char *nl;
-
-			len += (size_t)r;
-			buf[len] = '\0';
-			for (char *line = buf; (nl = strchr(line, '\n')) != NULL;
-			    line = nl + 1) {
-				*nl = '\0';
-				if (strlen(line) == 8 && strspn(line,
-				    "0123456789abcdef") == 8) {
-					snprintf(id, sizeof id, "%.8s", line);
-					break;
-				}
-				fprintf(stderr, "%s\n", line);
-				*nl = '\n';
-			}
-			if (id[0] != '\0')
-				break;
-			if ((nl = strrchr(buf, '\n')) != NULL) {
-				len -= (size_t)(nl + 1 - buf);
-				memmove(buf, nl + 1, len);
-			}
-		}
-		close(readyp[0]);
-		waitpid(pid, NULL, 0);
-		if (id[0] == '\0')
-			return 125;	/* it said why on stderr */
-		{
-			struct console_opts co = { .run = id,
-			    .exit_with_run = true };
-
-			return console_attach(&co);
-		}
+		return console_attach(&co);
 	}
 }
 
@@ -228,15 +179,13 @@ run_main(int argc, char **argv, const char *argv0)
 static char *
 share_dir(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	cleanup_free char *self = NULL;
 	char *slash, *p;
 
 	if (getenv("WARD_SHARE") != NULL)
 		return xstrdup(getenv("WARD_SHARE"));
-	if (n <= 0)
+	if ((self = paths_self_exe()) == NULL)
 		return xstrdup("/usr/local/share/ward");
-	self[n] = '\0';
 	if ((slash = strrchr(self, '/')) != NULL)
 		*slash = '\0';
 	p = xasprintf("%s/share/demo/agent.sh", self);

@@ -9,9 +9,19 @@
  * card ending in "N blocked and logged, M escaped". Exit status 0 when
  * nothing escaped and nothing went unrecorded, 1 otherwise, 125 when the
  * harness itself failed.
+ *
+ * probe/ is two halves that share only what is below: inside*.c, the
+ * hostile program, and the rest, the battery that runs it and judges it
+ * from outside (setup, run, watch, judge, report).
  */
 int	probe_main(int argc, char **argv, const char *argv0);
 /* ward probe-inside NAME [ARG...]: one hostile action, the program that
  * probe_main runs inside each sandbox. It reports what it tried on stdout;
  * nothing it says decides a verdict. Not for people: not in the help. */
 int	probe_inside_main(int argc, char **argv);
+
+/* What the two halves agree on. */
+#define PROBE_OWN_EXIT		42	/* kill-supervisor's own status */
+#define PROBE_SECRET_PREFIX	"WARD_PROBE_SECRET_"
+#define PROBE_RACE_PACKAGE	"wardprobe-x"
+#define PROBE_RACE_SCRIPT	"pip"	/* in the tools folder: #!ward probe-inside */

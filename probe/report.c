@@ -1,0 +1,122 @@
+/* The report card, as lines or as JSON. */
+#include "probe/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "config/escape.h"
+#include "config/util.h"
+
+void
+probe_print_line(const struct probe_result *res)
+{
+	const char *v = probe_verdict_name(res->verdict);
+	char label[16];
+
+	snprintf(label, sizeof label, "%s", v);
+	if (res->verdict != PV_BLOCKED && res->verdict != PV_ALLOWED)
+		for (char *c = label; *c; c++)
+			*c = (char)(*c - 'a' + 'A');
+	/* stopped and record hold sandbox strings, escaped when built. */
+	printf("%-10s %-15s %s: %s; record: %s", label, res->def->name,
+	    res->def->tried, res->stopped, res->record);
+	if (res->overrides != NULL)
+		printf(" [policy copy: %s]", res->overrides);
+	if (res->verdict == PV_ALLOWED)
+		printf(" [allowed, recorded: counted as blocked and logged]");
+	for (size_t i = 0; i < res->n_problems; i++)
+		printf("%s%s", i == 0 ? " !! " : "; ", res->problems[i]);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void
+probe_counts(const struct probe *p, unsigned *ok, unsigned *escaped,
+    unsigned *unrecorded, unsigned *errors)
+{
+	*ok = *escaped = *unrecorded = *errors = 0;
+	for (size_t i = 0; i < p->n_results; i++)
+		switch (p->results[i].verdict) {
+		case PV_BLOCKED:
+		case PV_ALLOWED:
+			(*ok)++;
+			break;
+		case PV_ESCAPED:
+			(*escaped)++;
+			break;
+		case PV_UNRECORDED:
+			(*unrecorded)++;
+			break;
+		case PV_ERROR:
+			(*errors)++;
+			break;
+		}
+}
+
+static json_t *
+probe_jstr(const char *s)
+{
+	cleanup_free char *e = escape_str(s != NULL ? s : "");
+
+	return json_string(e);
+}
+
+void
+probe_print_json(const struct probe *p, const char *harness_error)
+{
+	json_t *o = json_object(), *arr = json_array();
+	unsigned ok, escaped, unrecorded, errors;
+	cleanup_free char *summary = NULL, *text = NULL;
+
+	probe_counts(p, &ok, &escaped, &unrecorded, &errors);
+	summary = xasprintf("%u blocked and logged, %u escaped", ok, escaped);
+	json_object_set_new(o, "policy", probe_jstr(p->policy_path));
+	json_object_set_new(o, "canary", probe_jstr(p->canary));
+	json_object_set_new(o, "every_run", json_string("ask_timeout = 5s, "
+	    "timeout = 20s, every request denied at once"));
+	for (size_t i = 0; i < p->n_results; i++) {
+		const struct probe_result *res = &p->results[i];
+		json_t *j = json_object(), *pr = json_array();
+
+		json_object_set_new(j, "name", json_string(res->def->name));
+		json_object_set_new(j, "tried", json_string(res->def->tried));
+		json_object_set_new(j, "verdict",
+		    json_string(probe_verdict_name(res->verdict)));
+		json_object_set_new(j, "stopped_by", probe_jstr(res->stopped));
+		json_object_set_new(j, "recorded", json_boolean(
+		    res->verdict == PV_BLOCKED || res->verdict == PV_ALLOWED));
+		json_object_set_new(j, "record", probe_jstr(res->record));
+		json_object_set_new(j, "policy_override", res->overrides ?
+		    json_string(res->overrides) : json_null());
+		json_object_set_new(j, "allowed_by_design",
+		    json_boolean(res->def->allowed));
+		json_object_set_new(j, "run", probe_jstr(res->run));
+		json_object_set_new(j, "exit_status", json_integer(res->status));
+		json_object_set_new(j, "elapsed_ms",
+		    json_integer(res->elapsed_ms));
+		json_object_set_new(j, "requests_denied",
+		    json_integer(res->requests));
+		json_object_set_new(j, "peak_tasks",
+		    json_integer(res->peak_tasks));
+		json_object_set_new(j, "peak_rss_bytes",
+		    json_integer((json_int_t)res->peak_rss));
+		for (size_t k = 0; k < res->n_problems; k++)
+			json_array_append_new(pr, probe_jstr(res->problems[k]));
+		json_object_set_new(j, "problems", pr);
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(o, "probes", arr);
+	json_object_set_new(o, "blocked_and_logged", json_integer(ok));
+	json_object_set_new(o, "escaped", json_integer(escaped));
+	json_object_set_new(o, "unrecorded", json_integer(unrecorded));
+	json_object_set_new(o, "errors", json_integer(errors));
+	json_object_set_new(o, "harness_error", harness_error ?
+	    probe_jstr(harness_error) : json_null());
+	json_object_set_new(o, "summary", json_string(summary));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (text != NULL)
+		puts(text);
+	json_decref(o);
+}
