@@ -133,25 +133,17 @@ read_times(pid_t pid, int nr, uint64_t addr, struct write_call *c)
 	return 0;
 }
 
-/*
- * Copy the call out of the target: the path strings and every pointer
- * argument, into c. Returns 0, 1 when the call names no path to judge
- * (an fd-based form: the floor decides), or -errno to answer.
- */
+/* The syscall's own arguments into c, by syscall: the addresses of the
+ * path strings in *path1, *path2 (0: none). 0, or -errno to answer. */
 static int
-decode(const struct seccomp_notif *req, struct write_call *c)
+decode_args(const struct seccomp_notif *req, struct write_call *c,
+    uint64_t *path1, uint64_t *path2)
 {
 	const __u64 *a = req->data.args;
 	pid_t pid = (pid_t)req->pid;
 	int nr = req->data.nr;
 	uint64_t p1 = 0, p2 = 0;
 	int r;
-
-	memset(c, 0, offsetof(struct write_call, raw));
-	c->raw[0] = c->raw2[0] = c->path[0] = c->path2[0] = '\0';
-	c->xvalue = NULL;
-	c->dirfd = c->dirfd2 = AT_FDCWD;
-	c->follow = true;
 
 	switch (nr) {
 	case SYS_open:
@@ -287,6 +279,30 @@ decode(const struct seccomp_notif *req, struct write_call *c)
 	default:
 		return -ENOSYS;
 	}
+	*path1 = p1;
+	*path2 = p2;
+	return 0;
+}
+
+/*
+ * Copy the call out of the target: the path strings and every pointer
+ * argument, into c. Returns 0, 1 when the call names no path to judge
+ * (an fd-based form: the floor decides), or -errno to answer.
+ */
+static int
+decode(const struct seccomp_notif *req, struct write_call *c)
+{
+	pid_t pid = (pid_t)req->pid;
+	uint64_t p1 = 0, p2 = 0;
+	int r;
+
+	memset(c, 0, offsetof(struct write_call, raw));
+	c->raw[0] = c->raw2[0] = c->path[0] = c->path2[0] = '\0';
+	c->xvalue = NULL;
+	c->dirfd = c->dirfd2 = AT_FDCWD;
+	c->follow = true;
+	if ((r = decode_args(req, c, &p1, &p2)) < 0)
+		return r;
 
 	/* A failed read denies (EFAULT); it never continues. */
 	if (p1 != 0 && read_path(pid, p1, c->raw) < 0)
