@@ -17,6 +17,16 @@
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
+/* An approved install: its process tree may reach these hosts while it
+ * runs. */
+struct pkg_grant {
+	pid_t		 pid;		/* host pid of the install */
+	uint64_t	 start;		/* its start time, against pid reuse */
+	char		 manager[16];
+	struct policy_host *hosts;
+	size_t		 n_hosts;
+};
+
 /* A process's start time (field 22 of /proc/PID/stat), to tell a live
  * install from a later process that reuses its pid; 0 if gone. */
 static uint64_t

@@ -49,7 +49,7 @@ struct connect_call {
 
 /* A lookup of a name nobody allowed, parked for a person. */
 struct dns_ask {
-	char		 name[256];
+	char		*name;
 };
 
 /* Our own handle on the target's socket (same open file description). */
@@ -810,6 +810,8 @@ dns_ask_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
 static void
 dns_ask_free(struct parked *pk)
 {
+	if (pk->dns != NULL)
+		free(pk->dns->name);
 	free(pk->dns);
 	pk->dns = NULL;
 }
@@ -850,7 +852,7 @@ dns_decide(void *ctx, const char *name, int qtype)
 	pk = xcalloc(1, sizeof *pk);
 	pk->ops = &dns_ops;
 	pk->dns = xcalloc(1, sizeof *pk->dns);
-	snprintf(pk->dns->name, sizeof pk->dns->name, "%s", name);
+	pk->dns->name = xstrdup(name);
 	w.detail = detail = xasprintf("lookup %s; approving lets the name "
 	    "resolve for this run (connecting to it is asked apart)", kinds);
 	w.cmdline = "(the DNS stub: a process looked the name up)";

@@ -9,7 +9,6 @@
  * only headers below its own; tests/layers.sh checks it.
  */
 #include <limits.h>
-#include <poll.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,17 +81,8 @@ struct pending_conn {
 };
 
 struct dns;
-struct net_dest;
 
-/* An approved install: its process tree may reach these hosts while it
- * runs. */
-struct pkg_grant {
-	pid_t		 pid;		/* host pid of the install */
-	uint64_t	 start;		/* its start time, against pid reuse */
-	char		 manager[16];
-	struct policy_host *hosts;
-	size_t		 n_hosts;
-};
+struct pkg_grant;	/* grants.c */
 
 #define SUP_DNS_DENIED		16
 #define SUP_DNS_DENIED_MS	15000
@@ -154,7 +144,7 @@ struct sup {
 	struct dns	*dns;
 	uint64_t	 netns_cookie;	/* the sandbox's network namespace */
 	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
-	struct pkg_grant *grants;
+	struct pkg_grant *grants;	/* approved installs (grants.c) */
 	size_t		 n_grants;
 
 	int		 ctl_fd;
