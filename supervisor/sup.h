@@ -215,7 +215,9 @@ void	sup_park(struct sup *, struct parked *, const struct sup_what *,
 	    const char *why);
 /* The queue's data destructor. */
 void	sup_parked_free(void *);
-/* "For this run", the generic way: a rule for the literal subject. */
+/* "For this run", the generic way: a run rule for the literal subject
+ * (what files, dns and install remember, as before; only the write path
+ * reads rules, so for dns and install it is kept and not yet read). */
 void	sup_remember_rule(struct sup *, const struct parked *,
 	    const struct request *, enum verdict);
 /* The usual answer to a parked trapped call: for ALLOW, allow(s, pk)
