@@ -10,29 +10,15 @@
 #include <sys/types.h>
 
 #include "probe/judge.h"
+#include "probe/state.h"
 #include "probe/setup.h"
 
 struct audit;
-struct proto_conn;
 
 /* Set by SIGINT, SIGTERM, SIGHUP: stop the run in progress, clean up
  * (the secret in the home above all) and leave. */
 extern volatile sig_atomic_t probe_stop;
 
-/* One run, while it goes: the live handles, and what is seen of it. */
-struct probe_run {
-	struct probe_obs o;
-	pid_t		 pid;		/* the supervisor */
-	int		 pidfd;
-	bool		 reaped;
-	bool		 out_open, err_open;
-	struct proto_conn *ctl;
-	unsigned	 ctl_tries;
-	/* For the samples of /proc. */
-	pid_t		 init;
-	char		 ns_pid[64], ns_user[64];
-	const char	*script;	/* the race's tools/pip */
-};
 
 /* r zeroed but for o.def, pidfd -1 and o.exit_code -1. Starts the
  * supervisor and waits for it to say it is ready; its stdout and

@@ -9,34 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/policy.h"
 #include "probe/defs.h"
 #include "probe/judge.h"
+#include "probe/state.h"
 
-struct probe {
-	const char	*argv0;
-	char		*self;		/* our own binary */
-	char		*exe;		/* the program run inside */
-	char		*bindir;	/* --in: the folder holding exe */
-	char		*dir;		/* the temp folder */
-	char		*canary;
-	char		*secret_path, *secret_var;
-	char		 token[33];
-	char		*policy_path, *policy_text;
-	struct policy	 policy;
-	int		 lfd;
-	unsigned	 port;
-	int		 ufd;		/* a UDP listener on 127.0.0.1 */
-	unsigned	 uport;
-	int		 pfd;		/* the packet watch (root), or -1 */
-	char		*tools;		/* the race's folder: tools/pip */
-	char		 label[24];	/* the made-up DNS name's first label */
-	char		*dnsname;
-	bool		 int80;		/* the host kernel runs int $0x80 */
-	bool		 json, keep;
-	struct probe_result *results;	/* one per probe_defs[] row */
-	size_t		 n_results;
-};
 
 /* All of it, or -errno with *cause; probe_teardown either way. */
 int	probe_setup(struct probe *p, const char *policy_arg, char **cause);

@@ -25,6 +25,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "probe/common.h"
+#include "probe/state.h"
 
 /* ---- the canary ---- */
 

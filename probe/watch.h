@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probe/judge.h"
-#include "probe/run.h"
-#include "probe/setup.h"
+struct probe;		/* probe/state.h */
+struct probe_run;	/* probe/state.h */
+struct probe_outside;	/* probe/judge.h */
 
 /* Everything a write could change under dir, one line per entry. */
 char	*probe_snapshot(const char *dir);

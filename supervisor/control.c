@@ -3,6 +3,8 @@
  * consoles and CLI verbs connect, watch, decide and kill. A client that
  * falls behind is dropped; the loop never waits on one.
  */
+#include "supervisor/control.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -10,9 +12,9 @@
 #include <string.h>
 
 #include "approvals/ctl.h"
-#include "approvals/decide.h"
 #include "config/util.h"
 #include "supervisor/sup.h"
+#include "supervisor/unotify.h"
 
 static const char *
 state_name(enum run_state st)
@@ -55,36 +57,6 @@ control_run_json(const struct sup *s)
 	return o;
 }
 
-static void
-drop(struct sup *s, int slot)
-{
-	proto_conn_free(s->clients[slot].conn);
-	s->clients[slot].conn = NULL;
-	s->clients[slot].watch = false;
-}
-
-static void
-send_to(struct sup *s, int slot, const json_t *m)
-{
-	if (proto_send(s->clients[slot].conn, m) < 0)
-		drop(s, slot);	/* fell too far behind */
-	else {
-		int r = proto_flush(s->clients[slot].conn);
-
-		if (r < 0 && r != -EAGAIN)
-			drop(s, slot);
-	}
-}
-
-void
-control_broadcast(struct sup *s, json_t *m)
-{
-	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
-		if (s->clients[i].conn != NULL && s->clients[i].watch)
-			send_to(s, i, m);
-	json_decref(m);
-}
-
 static json_t *
 output_msg(const char *stream, const void *buf, size_t n)
 {
@@ -120,7 +92,7 @@ control_output(struct sup *s, const char *stream, const void *buf, size_t n)
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		any |= s->clients[i].conn != NULL && s->clients[i].watch;
 	if (any)
-		control_broadcast(s, output_msg(stream, buf, n));
+		sup_broadcast(s, output_msg(stream, buf, n));
 }
 
 void
@@ -161,7 +133,7 @@ ack(struct sup *s, int slot, json_t *req_id, bool ok, const char *err)
 	json_object_set_new(m, "ok", json_boolean(ok));
 	if (err != NULL)
 		json_object_set_new(m, "error", json_string(err));
-	send_to(s, slot, m);
+	sup_send(s, slot, m);
 	json_decref(m);
 }
 
@@ -189,7 +161,7 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	json_object_set_new(m, "version", json_integer(PROTO_VERSION));
 	json_object_set_new(m, "run", control_run_json(s));
 	json_object_set_new(m, "pending", pending);
-	send_to(s, slot, m);
+	sup_send(s, slot, m);
 	json_decref(m);
 	if (s->clients[slot].conn == NULL)
 		return;
@@ -199,7 +171,7 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 		json_t *o = output_msg(s->pty >= 0 ? "pty" : "stdout",
 		    s->backlog, s->backlog_len);
 
-		send_to(s, slot, o);
+		sup_send(s, slot, o);
 		json_decref(o);
 	}
 }
@@ -237,10 +209,7 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 	if (sc == SCOPE_RUN) {
 		const struct parked *pk = queue_data(s->queue, id);
 
-		/* A connect is remembered by its grant key (name:port), every
-		 * other kind by its subject. */
-		run_grants_add(s->run_grants, r->kind,
-		    pk->call.op == OP_CONNECT ? pk->call.raw2 : r->subject, v);
+		pk->ops->remember(s, pk, r, v);
 	}
 	/* Ack first: the answer below may end the run. */
 	ack(s, slot, jid, true, NULL);
@@ -259,15 +228,9 @@ on_message(struct sup *s, int slot, const json_t *msg)
 	else if (strcmp(type, "kill") == 0) {
 		cleanup_free char *by = who(s, slot,
 		    s->clients[slot].cli ? "cli" : "console");
-		struct audit_event ev = {
-			.run = s->id, .time_ms = now_wall_ms(),
-			.pid = s->sp.init_pid, .kind = KIND_RUN,
-			.syscall = NULL, .subject = "kill", .verdict = VERDICT_KILL,
-			.how = HOW_PERSON, .decided_by = by,
-		};
 
 		ack(s, slot, NULL, true, NULL);
-		sup_event(s, &ev);
+		sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON, by, NULL);
 		sup_kill(s, "killed");
 	} else
 		ack(s, slot, NULL, false, "unknown message type");
@@ -283,14 +246,14 @@ control_on_client(struct sup *s, int slot, short revents)
 	int r;
 
 	if ((revents & POLLOUT) && (r = proto_flush(c)) < 0 && r != -EAGAIN) {
-		drop(s, slot);
+		sup_drop(s, slot);
 		return;
 	}
 	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
 		return;
 	n = proto_read(c);
 	if (n < 0 && n != -EAGAIN) {
-		drop(s, slot);
+		sup_drop(s, slot);
 		return;
 	}
 	while ((r = proto_next(c, &msg, &cause)) == 1) {
@@ -300,7 +263,7 @@ control_on_client(struct sup *s, int slot, short revents)
 			return;
 	}
 	if (r < 0 || proto_eof(c))
-		drop(s, slot);
+		sup_drop(s, slot);
 }
 
 void
@@ -320,6 +283,6 @@ control_close_all(struct sup *s)
 			if (poll(&p, 1, 50) > 0)
 				(void)proto_flush(s->clients[i].conn);
 		}
-		drop(s, i);
+		sup_drop(s, i);
 	}
 }

@@ -5,6 +5,8 @@
  * and must be the very folder the sandbox sees at that path (same device
  * and inode through the bind mount) before anything is changed in it.
  */
+#include "supervisor/emulate.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -208,10 +210,9 @@ neg(int r)
 }
 
 int64_t
-emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
+emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd)
 {
-	const struct call *c = &pk->call;
-	pid_t pid = (pid_t)pk->req.pid;
 	cleanup_fd int pfd = -1, pfd2 = -1;
 	const char *name = NULL, *name2 = NULL;
 	mode_t um = target_umask(pid);
@@ -327,10 +328,6 @@ emulate_call(struct sup *s, const struct parked *pk, int *inject_fd)
 			    c->xflags));
 		return neg(lremovexattr(p, c->xname));
 	}
-	case OP_CONNECT:
-	case OP_DNS:
-	case OP_EXEC:
-		break;	/* net.c, install.c */
 	}
 	return -ENOSYS;
 }

@@ -6,6 +6,8 @@
  * that process tree, for as long as the install runs; the file and
  * network floor still hold for everything it does.
  */
+#include "supervisor/install.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -18,144 +20,11 @@
 #include <unistd.h>
 
 #include "approvals/decide.h"
-#include "approvals/netrules.h"
-#include "config/escape.h"
 #include "config/util.h"
+#include "supervisor/grants.h"
 #include "supervisor/packages.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
-
-/* A process's start time (field 22 of /proc/PID/stat), to tell a live
- * install from a later process that reuses its pid; 0 if gone. */
-static uint64_t
-start_time(pid_t pid)
-{
-	char p[48], buf[1024], *s;
-	FILE *f;
-	unsigned long long st = 0;
-	size_t n;
-
-	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(p, "re")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* The command name may hold spaces and ')': skip to the last ')'. */
-	if ((s = strrchr(buf, ')')) == NULL)
-		return 0;
-	if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-	    "%*u %*d %*d %*d %*d %*d %*d %llu", &st) != 1)
-		return 0;
-	return st;
-}
-
-static pid_t
-parent_of(pid_t pid)
-{
-	unsigned long v;
-
-	return target_proc_field(pid, "status", "PPid", 10, &v) == 0 ?
-	    (pid_t)v : 0;
-}
-
-static pid_t
-tgid_of(pid_t tid)
-{
-	unsigned long v;
-
-	return target_proc_field(tid, "status", "Tgid", 10, &v) == 0 ?
-	    (pid_t)v : tid;
-}
-
-static bool
-grant_live(const struct pkg_grant *g)
-{
-	return g->pid > 0 && start_time(g->pid) == g->start;
-}
-
-/* Forget the installs that have ended. */
-static void
-grants_prune(struct sup *s)
-{
-	for (size_t i = 0; i < s->n_grants;) {
-		if (grant_live(&s->grants[i])) {
-			i++;
-			continue;
-		}
-		packages_hosts_free(s->grants[i].hosts, s->grants[i].n_hosts);
-		s->grants[i] = s->grants[--s->n_grants];
-	}
-}
-
-static void
-grant_add(struct sup *s, pid_t tid, const char *manager,
-    struct policy_host *hosts, size_t n_hosts)
-{
-	pid_t pid = tgid_of(tid);
-	struct pkg_grant g = {
-		.pid = pid,
-		.start = start_time(pid),
-		.hosts = hosts,
-		.n_hosts = n_hosts,
-	};
-
-	snprintf(g.manager, sizeof g.manager, "%s", manager);
-	grants_prune(s);
-	s->grants = xreallocarray(s->grants, s->n_grants + 1,
-	    sizeof *s->grants);
-	s->grants[s->n_grants++] = g;
-}
-
-/* Is pid (a thread id) inside the process tree of a live approved
- * install whose hosts cover d? *which names the install. */
-bool
-install_allows(struct sup *s, pid_t tid, const struct net_dest *d,
-    const char **which)
-{
-	grants_prune(s);
-	if (s->n_grants == 0)
-		return false;
-	/* Walk up from the caller to the sandbox's init. */
-	for (pid_t p = tgid_of(tid); p > 1 && p != s->sp.init_pid;
-	    p = parent_of(p)) {
-		uint64_t st = start_time(p);
-
-		for (size_t i = 0; i < s->n_grants; i++) {
-			const struct pkg_grant *g = &s->grants[i];
-
-			if (g->pid != p || g->start != st)
-				continue;
-			for (size_t j = 0; j < g->n_hosts; j++)
-				if (netrules_entry_match(&g->hosts[j], d)) {
-					*which = g->manager;
-					return true;
-				}
-		}
-	}
-	return false;
-}
-
-/* May name be looked up because a live approved install needs it? The
- * DNS stub cannot tell which process asks; the connection itself is
- * still judged per process tree. */
-bool
-install_allows_name(struct sup *s, const char *name)
-{
-	struct net_dest d = { .family = AF_INET, .name = name };
-
-	grants_prune(s);
-	for (size_t i = 0; i < s->n_grants; i++)
-		for (size_t j = 0; j < s->grants[i].n_hosts; j++) {
-			struct policy_host h = s->grants[i].hosts[j];
-
-			h.port_lo = 0;
-			h.port_hi = 65535;
-			if (netrules_entry_match(&h, &d))
-				return true;
-		}
-	return false;
-}
 
 /* Read the requirement files the command line names, through the
  * sandbox's root, one level of nesting. */
@@ -182,14 +51,93 @@ record(struct sup *s, pid_t pid, const char *subject, const char *detail,
     enum verdict v, enum how how, const char *rule, const char *by,
     int64_t wait_ms, uint64_t request)
 {
-	struct audit_event ev = {
-		.run = s->id, .time_ms = now_wall_ms(), .pid = pid,
-		.kind = KIND_PACKAGE, .syscall = "execve", .subject = subject,
-		.detail = detail, .verdict = v, .how = how, .rule = rule,
-		.decided_by = by, .wait_ms = wait_ms, .request_id = request,
+	struct sup_what w = {
+		.pid = pid, .kind = KIND_PACKAGE, .syscall = "execve",
+		.subject = subject, .detail = detail,
 	};
 
-	sup_event(s, &ev);
+	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+}
+
+/* A parked install: what the person was shown, and the hosts an
+ * approval opens. */
+struct install_call {
+	char		 manager[16];
+	char		*subject;	/* packages_describe() */
+	char		*argv;		/* joined */
+	struct policy_host *hosts;
+	size_t		 n_hosts;
+};
+
+/* A person's answer to a parked install. */
+static enum verdict
+install_resolve(struct sup *s, struct parked *pk, enum verdict v,
+    enum how how, const char *by, const char *reason, int64_t wait_ms,
+    uint64_t request)
+{
+	struct install_call *ic = pk->install;
+	bool ok = v == VERDICT_ALLOW && sup_id_valid(s, pk->req.id);
+
+	if (ok) {
+		grants_add(s, (pid_t)pk->req.pid, ic->manager, ic->hosts,
+		    ic->n_hosts);
+		ic->hosts = NULL;
+		ic->n_hosts = 0;
+		sup_continue(s, pk->req.id);
+	} else {
+		grants_refuse(s, (pid_t)pk->req.pid, ic->subject);
+		sup_respond(s, pk->req.id, -EACCES, 0);
+	}
+	record(s, (pid_t)pk->req.pid, ic->subject, ic->argv,
+	    ok ? VERDICT_ALLOW : VERDICT_DENY,
+	    v == VERDICT_ALLOW && !ok ? HOW_SUPERVISOR : how,
+	    reason, v == VERDICT_ALLOW && !ok ? "target gone" : by, wait_ms,
+	    request);
+	return v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+}
+
+static void
+install_free(struct parked *pk)
+{
+	struct install_call *ic = pk->install;
+
+	if (ic == NULL)
+		return;
+	packages_hosts_free(ic->hosts, ic->n_hosts);
+	free(ic->subject);
+	free(ic->argv);
+	free(ic);
+	pk->install = NULL;
+}
+
+static const struct kind_ops install_ops = {
+	.resolve = install_resolve,
+	.remember = sup_remember,
+	.free = install_free,
+};
+
+static void
+park(struct sup *s, const struct seccomp_notif *req, const char *manager,
+    const char *subject, const char *joined, struct policy_host *hosts,
+    size_t n_hosts, const char *why)
+{
+	struct parked *pk = xcalloc(1, sizeof *pk);
+	struct install_call *ic = xcalloc(1, sizeof *ic);
+	struct sup_what w = {
+		.pid = (pid_t)req->pid, .kind = KIND_PACKAGE,
+		.syscall = "execve", .subject = subject, .detail = joined,
+		.cmdline = joined,
+	};
+
+	snprintf(ic->manager, sizeof ic->manager, "%s", manager);
+	ic->subject = xstrdup(subject);
+	ic->argv = xstrdup(joined);
+	ic->hosts = hosts;
+	ic->n_hosts = n_hosts;
+	pk->req = *req;
+	pk->ops = &install_ops;
+	pk->install = ic;
+	sup_park(s, pk, &w, why);
 }
 
 /* Does the file to exec exist in the sandbox? If not the kernel answers
@@ -218,7 +166,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	struct pkg_install inst = { 0 };
 	struct policy_host *hosts = NULL;
 	size_t n_hosts;
-	cleanup_free char *subject = NULL, *why = NULL;
+	cleanup_free char *subject = NULL;
 	const char *which = NULL;
 	enum policy_action v;
 	struct decision d;
@@ -232,26 +180,20 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	}
 	/* A manager's script re-execs its interpreter (npm -> node
 	 * npm-cli.js): the same process, already approved. */
-	grants_prune(s);
-	for (size_t i = 0; i < s->n_grants; i++)
-		if (s->grants[i].pid == tgid_of(pid) &&
-		    strcmp(s->grants[i].manager, inst.manager) == 0) {
-			struct audit_event ev = {
-				.run = s->id, .time_ms = now_wall_ms(),
-				.pid = pid, .kind = KIND_EXEC,
-				.syscall = req->data.nr == SYS_execveat ?
-				    "execveat" : "execve",
-				.subject = path, .detail = joined,
-				.verdict = VERDICT_ALLOW, .how = HOW_RUN_RULE,
-				.rule = "the approved install, going on",
-				.decided_by = "policy",
-			};
+	if (grants_running(s, pid, inst.manager)) {
+		struct sup_what w = {
+			.pid = pid, .kind = KIND_EXEC,
+			.syscall = req->data.nr == SYS_execveat ?
+			    "execveat" : "execve",
+			.subject = path, .detail = joined,
+		};
 
-			sup_continue(s, req->id);
-			sup_event(s, &ev);
-			pkg_install_done(&inst);
-			return 1;
-		}
+		sup_continue(s, req->id);
+		sup_record(s, &w, VERDICT_ALLOW, HOW_RUN_RULE,
+		    "the approved install, going on", "policy", 0, 0);
+		pkg_install_done(&inst);
+		return 1;
+	}
 	read_files(s, pid, &inst);
 	n_hosts = packages_hosts(&s->policy, &inst, &hosts);
 	subject = packages_describe(&inst, hosts, n_hosts);
@@ -261,94 +203,32 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 		    .rules = s->rules, .grants = s->run_grants,
 		    .now_ms = now_mono_ms() };
 
-		d = decide_package(&in, tgid_of(pid), subject, inst.manager, v,
-		    which);
+		d = decide_package(&in, grants_tgid(pid), subject,
+		    inst.manager, v, which);
 	}
-	if (d.verdict == VERDICT_DENY) {
-		/* A shell's execvp tries every PATH folder in turn: the
-		 * same install must not be asked again at once. */
+	switch (d.verdict) {
+	case VERDICT_DENY:
 		if (d.step == DECIDE_POLICY || d.step == DECIDE_DEFAULT)
-			run_grants_refuse(s->run_grants, KIND_PACKAGE,
-			    tgid_of(pid), subject, now_mono_ms());
+			grants_refuse(s, pid, subject);
 		sup_respond(s, req->id, -EACCES, 0);
 		record(s, pid, subject, joined, VERDICT_DENY, d.how, d.rule,
 		    "policy", 0, 0);
 		packages_hosts_free(hosts, n_hosts);
-	} else if (d.verdict == VERDICT_ALLOW) {
-		grant_add(s, pid, inst.manager, hosts, n_hosts);
+		break;
+	case VERDICT_ALLOW:
+		grants_add(s, pid, inst.manager, hosts, n_hosts);
 		sup_continue(s, req->id);
 		record(s, pid, subject, joined, VERDICT_ALLOW, d.how, d.rule,
 		    "policy", 0, 0);
-	} else {
-		struct parked *pk = xcalloc(1, sizeof *pk);
-		struct request *rq = request_new();
-		char cwd[PATH_MAX];
-
-		pk->req = *req;
-		pk->call.op = OP_EXEC;
-		pk->call.name = "execve";
-		pk->call.hosts = hosts;
-		pk->call.n_hosts = n_hosts;
-		snprintf(pk->call.path, sizeof pk->call.path, "%s", subject);
-		snprintf(pk->call.raw2, sizeof pk->call.raw2, "%s", joined);
-		snprintf(pk->call.xname, sizeof pk->call.xname, "%s",
-		    inst.manager);
-		pk->asked_ms = now_mono_ms();
-		why = steal_ptr(&d.rule);
-		rq->id = ++s->next_request;
-		rq->run = xstrdup(s->id);
-		rq->pid = pid;
-		rq->kind = KIND_PACKAGE;
-		rq->syscall = xstrdup("execve");
-		rq->subject = xstrdup(subject);
-		rq->detail = xstrdup(joined);
-		rq->cmdline = xstrdup(joined);
-		rq->cwd = xstrdup(target_dir(pid, AT_FDCWD, cwd, sizeof cwd) == 0 ?
-		    cwd : "?");
-		rq->why = steal_ptr(&why);
-		rq->created_ms = now_wall_ms();
-		rq->deadline_ms = rq->created_ms +
-		    (int64_t)s->policy.ask_timeout * 1000;
-		unotify_park_request(s, rq, pk);
+		break;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		park(s, req, inst.manager, subject, joined, hosts, n_hosts,
+		    d.rule);
+		break;
 	}
 	decision_done(&d);
 	pkg_install_done(&inst);
 	return 1;
-}
-
-/* A person's answer to a parked install. */
-void
-install_resolve(struct sup *s, struct parked *pk, enum verdict v,
-    enum how how, const char *by, const char *reason, int64_t wait_ms,
-    uint64_t request)
-{
-	bool ok = v == VERDICT_ALLOW &&
-	    ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->req.id) == 0;
-
-	if (ok) {
-		grant_add(s, (pid_t)pk->req.pid, pk->call.xname, pk->call.hosts,
-		    pk->call.n_hosts);
-		pk->call.hosts = NULL;
-		pk->call.n_hosts = 0;
-		sup_continue(s, pk->req.id);
-	} else {
-		run_grants_refuse(s->run_grants, KIND_PACKAGE,
-		    tgid_of((pid_t)pk->req.pid), pk->call.path, now_mono_ms());
-		sup_respond(s, pk->req.id, -EACCES, 0);
-	}
-	record(s, (pid_t)pk->req.pid, pk->call.path, pk->call.raw2,
-	    ok ? VERDICT_ALLOW : VERDICT_DENY,
-	    v == VERDICT_ALLOW && !ok ? HOW_SUPERVISOR : how,
-	    reason, v == VERDICT_ALLOW && !ok ? "target gone" : by, wait_ms,
-	    request);
-}
-
-void
-install_done(struct sup *s)
-{
-	for (size_t i = 0; i < s->n_grants; i++)
-		packages_hosts_free(s->grants[i].hosts, s->grants[i].n_hosts);
-	free(s->grants);
-	s->grants = NULL;
-	s->n_grants = 0;
 }

@@ -26,8 +26,12 @@
 #include "config/paths.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
+#include "supervisor/control.h"
 #include "supervisor/dns.h"
+#include "supervisor/grants.h"
+#include "supervisor/net.h"
 #include "supervisor/sup.h"
+#include "supervisor/unotify.h"
 
 /* When ward runs as root, the program runs as this unprivileged id, in
  * its user namespace and on the host alike. */
@@ -59,85 +63,6 @@ usage(FILE *f)
 	    "[--no-landlock] -- CMD [ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
-}
-
-void
-sup_event(struct sup *s, const struct audit_event *ev)
-{
-	json_t *m, *e;
-
-	audit_event(s->audit, ev);
-	s->dirty = true;
-	/* A request's answer reaches consoles as "resolved"; "event" is
-	 * for what was decided without asking. */
-	if (ev->request_id != 0)
-		return;
-	m = proto_msg("event");
-	e = json_object();
-	json_object_set_new(e, "kind", json_string(request_kind_name(ev->kind)));
-	json_object_set_new(e, "syscall", ev->syscall ?
-	    json_string(ev->syscall) : json_null());
-	json_object_set_new(e, "subject", json_string(ev->subject ?
-	    ev->subject : ""));
-	json_object_set_new(e, "subject2", ev->subject2 ?
-	    json_string(ev->subject2) : json_null());
-	json_object_set_new(e, "detail", ev->detail ? json_string(ev->detail) :
-	    json_null());
-	json_object_set_new(e, "verdict", json_string(verdict_name(ev->verdict)));
-	json_object_set_new(e, "how", json_string(how_name(ev->how)));
-	json_object_set_new(e, "rule", ev->rule ? json_string(ev->rule) :
-	    json_null());
-	json_object_set_new(e, "by", ev->decided_by ?
-	    json_string(ev->decided_by) : json_null());
-	json_object_set_new(e, "pid", json_integer(ev->pid));
-	json_object_set_new(e, "time_ms", json_integer(ev->time_ms));
-	json_object_set_new(e, "request", json_integer((json_int_t)ev->request_id));
-	json_object_set_new(m, "event", e);
-	control_broadcast(s, m);
-}
-
-void
-sup_kill(struct sup *s, const char *reason)
-{
-	if (s->state == RUN_EXITED || s->end_reason != NULL)
-		return;
-	s->end_reason = reason;
-	/* The init is pid 1 of the sandbox: with it, everything inside
-	 * dies, whatever it forked or detached. */
-	if (s->sp.init_pid > 0)
-		kill(s->sp.init_pid, SIGKILL);
-}
-
-static void
-size_text(char *buf, size_t size, uint64_t n)
-{
-	if (n == 0)
-		snprintf(buf, size, "none");
-	else if (n % (1ULL << 30) == 0)
-		snprintf(buf, size, "%lluG", (unsigned long long)(n >> 30));
-	else if (n % (1ULL << 20) == 0)
-		snprintf(buf, size, "%lluM", (unsigned long long)(n >> 20));
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)n);
-}
-
-/* The limits in force, as the console and `ward log` show them. */
-void
-sup_limits(const struct sup *s, char *buf, size_t size)
-{
-	char mem[32], fsz[32], t[32], cpu[32], nof[32];
-
-	size_text(mem, sizeof mem, s->policy.memory);
-	size_text(fsz, sizeof fsz, s->policy.file_size);
-	snprintf(t, sizeof t, s->policy.timeout ? "%us" : "none",
-	    s->policy.timeout);
-	snprintf(cpu, sizeof cpu, s->policy.cpu ? "%us" : "none",
-	    s->policy.cpu);
-	snprintf(nof, sizeof nof, s->policy.open_files ? "%u" : "host",
-	    s->policy.open_files);
-	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
-	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
-	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
 }
 
 /*
@@ -287,19 +212,6 @@ open_pty(int *master, int *slave)
 	fcntl(*master, F_SETFL, fcntl(*master, F_GETFL) | O_NONBLOCK);
 }
 
-static void
-record_run_event(struct sup *s, const char *what, enum verdict v,
-    enum how how, const char *by, const char *detail)
-{
-	struct audit_event ev = {
-		.run = s->id, .time_ms = now_wall_ms(), .pid = s->sp.init_pid,
-		.kind = KIND_RUN, .subject = what, .detail = detail,
-		.verdict = v, .how = how, .decided_by = by,
-	};
-
-	sup_event(s, &ev);
-}
-
 /* Read the program's output; false at EOF. */
 static bool
 pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
@@ -349,13 +261,13 @@ finish(struct sup *s, int status, bool have_status)
 		    HOW_SUPERVISOR, "run ended", NULL);
 	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
 	    s->exit_code, s->exit_signal);
-	record_run_event(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
+	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
 	    "supervisor", detail);
 	{
 		json_t *m = proto_msg("state");
 
 		json_object_set_new(m, "run", control_run_json(s));
-		control_broadcast(s, m);
+		sup_broadcast(s, m);
 	}
 }
 
@@ -468,7 +380,7 @@ main(int argc, char **argv)
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
-	s->queue = queue_new(unotify_parked_free);
+	s->queue = queue_new(sup_parked_free);
 
 	/* The run folder. */
 	{
@@ -659,7 +571,7 @@ main(int argc, char **argv)
 	if (s->policy.timeout > 0)
 		s->deadline_mono = now_mono_ms() +
 		    (int64_t)s->policy.timeout * 1000;
-	record_run_event(s, "start", VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
+	sup_record_run(s, "start", VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
 	    s->command);
 	s->state = RUN_RUNNING;
 
@@ -822,7 +734,7 @@ main(int argc, char **argv)
 
 					snprintf(what, sizeof what, "signal %u",
 					    si.ssi_signo);
-					record_run_event(s, "kill", VERDICT_KILL,
+					sup_record_run(s, "kill", VERDICT_KILL,
 					    HOW_PERSON, what, NULL);
 					sup_kill(s, "killed");
 				}
@@ -850,7 +762,7 @@ main(int argc, char **argv)
 			/* Once: the run's end is in hand, the clock is done. */
 			s->deadline_mono = 0;
 			if (s->end_reason == NULL)
-				record_run_event(s, "timeout", VERDICT_KILL,
+				sup_record_run(s, "timeout", VERDICT_KILL,
 				    HOW_SUPERVISOR, "wall-clock limit", NULL);
 			sup_kill(s, "timeout");
 		}
@@ -888,7 +800,7 @@ main(int argc, char **argv)
 	    s->exit_signal, s->end_reason);
 	audit_close(s->audit);
 	dns_free(s->dns);
-	install_done(s);
+	grants_done(s);
 	control_close_all(s);
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&

@@ -6,6 +6,8 @@
  * what is reached. Only stream sockets are swapped in: no host-side UDP
  * socket ever enters the sandbox.
  */
+#include "supervisor/net.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
+#include "supervisor/grants.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
@@ -37,7 +39,19 @@
 
 #define CONNECT_TIMEOUT_MS	30000
 
+/* A trapped connect, copied out; parked as a request of kind "connect". */
+struct connect_call {
+	int		 sockfd;	/* the target's fd */
+	socklen_t	 salen;
+	struct sockaddr_storage sa;	/* the copied address */
+	char		*subject;	/* net_dest_describe() */
+	char		*key;		/* net_dest_key(): a "for this run" grant */
+};
 
+/* A lookup of a name nobody allowed, parked for a person. */
+struct dns_ask {
+	char		*name;
+};
 
 /* Our own handle on the target's socket (same open file description). */
 static int
@@ -69,42 +83,16 @@ target_cloexec(pid_t tid, int fd)
 }
 
 
-/* Put hostfd in the target's place of fd, then answer val. */
-static int
-inject(struct sup *s, uint64_t id, int hostfd, int fd, bool cloexec)
-{
-	struct seccomp_notif_addfd a = {
-		.id = id,
-		.flags = SECCOMP_ADDFD_FLAG_SETFD,
-		.srcfd = (uint32_t)hostfd,
-		.newfd = (uint32_t)fd,
-		.newfd_flags = cloexec ? O_CLOEXEC : 0,
-	};
-
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0)
-		return -errno;
-	return 0;
-}
-
 static void
 record(struct sup *s, pid_t pid, const char *subject, const char *detail,
     enum verdict v, enum how how, const char *rule, const char *by)
 {
-	struct audit_event ev = {
-		.run = s->id,
-		.time_ms = now_wall_ms(),
-		.pid = pid,
-		.kind = KIND_CONNECT,
-		.syscall = "connect",
-		.subject = subject,
-		.detail = detail,
-		.verdict = v,
-		.how = how,
-		.rule = rule,
-		.decided_by = by,
+	struct sup_what w = {
+		.pid = pid, .kind = KIND_CONNECT, .syscall = "connect",
+		.subject = subject, .detail = detail,
 	};
 
-	sup_event(s, &ev);
+	sup_record(s, &w, v, how, rule, by, 0, 0);
 }
 
 
@@ -209,16 +197,13 @@ refuse(struct sup *s, const struct seccomp_notif *req, int err,
     const char *syscall, const char *subject, const char *detail,
     const char *rule)
 {
-	struct audit_event ev = {
-		.run = s->id, .time_ms = now_wall_ms(),
+	struct sup_what w = {
 		.pid = (pid_t)req->pid, .kind = KIND_CONNECT,
 		.syscall = syscall, .subject = subject, .detail = detail,
-		.verdict = VERDICT_DENY, .how = HOW_FLOOR, .rule = rule,
-		.decided_by = "floor",
 	};
 
 	sup_respond(s, req->id, -err, 0);
-	sup_event(s, &ev);
+	sup_record(s, &w, VERDICT_DENY, HOW_FLOOR, rule, "floor", 0, 0);
 }
 
 
@@ -229,7 +214,7 @@ refuse(struct sup *s, const struct seccomp_notif *req, int err,
  */
 static void
 unix_connect(struct sup *s, const struct seccomp_notif *req,
-    const struct call *c, int copy)
+    const struct connect_call *c, int copy)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sa;
 	cleanup_fd int fd = -1;
@@ -300,8 +285,8 @@ blocking(int fd, bool on)
  * connection (a blocking caller), else 0 once answered. *result is what
  * the target was told (0, -EINPROGRESS or -errno).
  */
-int
-net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
+static int
+net_swap(struct sup *s, uint64_t id, pid_t pid, const struct connect_call *c,
     int64_t *result)
 {
 	cleanup_fd int copy = -1, hostfd = -1;
@@ -348,7 +333,7 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct call *c,
 		/* The file we hand in carries the caller's blocking mode. */
 		if (!nonblock)
 			blocking(hostfd, true);
-		if ((r = inject(s, id, hostfd, c->sockfd, cloexec)) < 0) {
+		if ((r = sup_inject_fd(s, id, hostfd, c->sockfd, cloexec)) < 0) {
 			*result = r;
 			sup_respond(s, id, r, 0);
 			return 0;
@@ -398,7 +383,8 @@ conn_done(struct sup *s, struct pending_conn *pc, int err)
 
 	if (err == 0) {
 		blocking(pc->hostfd, true);
-		err = -inject(s, id, pc->hostfd, pc->target_fd, pc->cloexec);
+		err = -sup_inject_fd(s, id, pc->hostfd, pc->target_fd,
+		    pc->cloexec);
 	}
 	sup_respond(s, id, -err, 0);
 	closep(&pc->hostfd);
@@ -429,8 +415,7 @@ net_tick(struct sup *s)
 		if (pc->hostfd < 0)
 			continue;
 		/* The caller died or was killed while we connected. */
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
-		    &pc->notif_id) < 0) {
+		if (!sup_id_valid(s, pc->notif_id)) {
 			closep(&pc->hostfd);
 			continue;
 		}
@@ -458,26 +443,164 @@ net_next_deadline(const struct sup *s)
 	return next;
 }
 
+/* Connect an approved call for the target (no answer waits: a blocking
+ * caller's answer comes when the connection is up). */
+static int64_t
+allow(struct sup *s, const struct parked *pk)
+{
+	int64_t r;
+
+	(void)net_swap(s, pk->req.id, (pid_t)pk->req.pid, pk->connect, &r);
+	return r == -EINPROGRESS ? 0 : r;
+}
+
+static void
+record_answer(struct sup *s, const struct parked *pk, enum verdict v,
+    enum how how, const char *rule, const char *by, int64_t wait_ms,
+    uint64_t request)
+{
+	char detail[32];
+	struct sup_what w = {
+		.pid = (pid_t)pk->req.pid, .kind = KIND_CONNECT,
+		.syscall = "connect", .subject = pk->connect->subject,
+		.detail = detail,
+	};
+
+	snprintf(detail, sizeof detail, "tcp, fd %d", pk->connect->sockfd);
+	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+}
+
+static enum verdict
+connect_resolve(struct sup *s, struct parked *pk, enum verdict v,
+    enum how how, const char *by, const char *reason, int64_t wait_ms,
+    uint64_t request)
+{
+	enum verdict done = sup_answer(s, pk, v, ECONNREFUSED, allow, reason);
+
+	if (done == VERDICT_NONE)
+		/* The process went away while the person thought. */
+		record_answer(s, pk, VERDICT_DENY, HOW_SUPERVISOR, NULL,
+		    "target gone", wait_ms, request);
+	else
+		record_answer(s, pk, done, how, reason, by, wait_ms, request);
+	return done;
+}
+
+/* "For this run": a connect is remembered by its grant key (name:port),
+ * not its subject, which names the address too. */
+static void
+connect_remember(struct sup *s, const struct parked *pk,
+    const struct request *r, enum verdict v)
+{
+	(void)r;
+	run_grants_add(s->run_grants, KIND_CONNECT, pk->connect->key, v);
+}
+
+static void
+connect_free(struct parked *pk)
+{
+	if (pk->connect == NULL)
+		return;
+	free(pk->connect->subject);
+	free(pk->connect->key);
+	free(pk->connect);
+	pk->connect = NULL;
+}
+
+static const struct kind_ops connect_ops = {
+	.resolve = connect_resolve,
+	.remember = connect_remember,
+	.free = connect_free,
+};
+
+static void
+park(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
+    const char *why)
+{
+	struct parked *pk = xcalloc(1, sizeof *pk);
+	char detail[32];
+	struct sup_what w = {
+		.pid = (pid_t)req->pid, .kind = KIND_CONNECT,
+		.syscall = "connect", .subject = c->subject, .detail = detail,
+	};
+
+	snprintf(detail, sizeof detail, "tcp, fd %d", c->sockfd);
+	pk->req = *req;
+	pk->ops = &connect_ops;
+	pk->connect = xmalloc(sizeof *pk->connect);
+	*pk->connect = *c;
+	c->subject = c->key = NULL;	/* moved */
+	sup_park(s, pk, &w, why);
+}
+
 /*
- * A trapped connect (c has sa/salen/sockfd). Returns 1 when the caller
- * must park it as a request, 0 when answered here.
+ * The decision for a connect to an inet address outside the sandbox:
+ * DESIGN §7's order, as approvals/decide.c writes it once; here only the
+ * acting on it. Returns 1 when it must be parked as a request (*why says
+ * why), 0 when answered here.
  */
-int
-net_on_connect(struct sup *s, const struct seccomp_notif *req,
-    struct call *c, char **why)
+static int
+decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
+    struct net_dest *d, int type, char **why)
 {
 	pid_t pid = (pid_t)req->pid;
-	struct net_dest d;
-	cleanup_fd int copy = -1;
-	cleanup_free char *subject = NULL, *key = NULL;
-	int type = 0, r;
-	socklen_t tl = sizeof type;
-	int64_t result;
-	const char *manager = NULL;
+	const char *subject = c->subject, *manager = NULL;
+	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
 	struct decision dc;
+	int64_t result;
+	int r;
 
-	if ((copy = target_socket(pid, c->sockfd)) < 0 ||
-	    getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
+	/* Whether an approved install's process tree covers d is a fact of
+	 * /proc, not of the policy: found here, passed in. */
+	if (type == SOCK_STREAM)
+		(void)grants_allow(s, pid, d, &manager);
+	dc = decide_connect(&in, d, type == SOCK_STREAM, manager);
+	switch (dc.verdict) {
+	case VERDICT_ALLOW:
+		if (!sup_id_valid(s, req->id))
+			break;
+		r = net_swap(s, req->id, pid, c, &result);
+		record(s, pid, subject, r == 1 ? "connecting" : NULL,
+		    result == 0 || result == -EINPROGRESS ? VERDICT_ALLOW :
+		    VERDICT_DENY, dc.how, dc.rule, "policy");
+		break;
+	case VERDICT_DENY:
+		/* The floor: a host-side UDP socket could send anywhere,
+		 * names go through the DNS stub instead. */
+		sup_respond(s, req->id, dc.step == DECIDE_FLOOR ?
+		    -ENETUNREACH : -ECONNREFUSED, 0);
+		record(s, pid, subject, dc.step == DECIDE_NEVER ?
+		    "never reachable" : dc.step == DECIDE_FLOOR ?
+		    "datagram socket" : NULL, VERDICT_DENY, dc.how, dc.rule,
+		    dc.step == DECIDE_FLOOR ? "floor" : "policy");
+		break;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		*why = steal_ptr(&dc.rule);
+		decision_done(&dc);
+		return 1;
+	}
+	decision_done(&dc);
+	return 0;
+}
+
+/*
+ * The socket and the address, judged by what they are: a connection we
+ * made (never reconnected), unix (own mounts only), the sandbox's own
+ * namespace, its loopback. Returns 1 when the rules must decide (d
+ * filled in, *type the socket's), 0 when answered here.
+ */
+static int
+floor_check(struct sup *s, const struct seccomp_notif *req,
+    const struct connect_call *c, struct net_dest *d, int *type)
+{
+	cleanup_fd int copy = -1;
+	socklen_t tl = sizeof *type;
+
+	if ((copy = target_socket((pid_t)req->pid, c->sockfd)) < 0 ||
+	    getsockopt(copy, SOL_SOCKET, SO_TYPE, type, &tl) < 0) {
 		sup_respond(s, req->id, -EBADF, 0);
 		return 0;
 	}
@@ -508,57 +631,44 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req,
 		    NULL, "only unix, inet, inet6 and netlink sockets");
 		return 0;
 	}
-	if (net_dest_from_sockaddr(&c->sa, c->salen, &d) < 0) {
+	if (net_dest_from_sockaddr(&c->sa, c->salen, d) < 0) {
 		sup_respond(s, req->id, -EINVAL, 0);
 		return 0;
 	}
-	if (net_dest_loopback(&d)) {
+	if (net_dest_loopback(d)) {
 		/* The sandbox's own loopback. */
 		sup_continue(s, req->id);
 		return 0;
 	}
+	return 1;
+}
+
+void
+net_on_connect(struct sup *s, const struct seccomp_notif *req)
+{
+	struct connect_call c = { .sockfd = (int)req->data.args[0] };
+	size_t len = req->data.args[2];
+	struct net_dest d;
+	cleanup_free char *why = NULL;
+	int type = 0;
+
+	if (len > sizeof c.sa)
+		len = sizeof c.sa;
+	c.salen = (socklen_t)len;
+	if (len < sizeof(sa_family_t) || target_read((pid_t)req->pid,
+	    req->data.args[1], &c.sa, len) < 0) {
+		sup_respond(s, req->id, -EFAULT, 0);
+		return;
+	}
+	if (floor_check(s, req, &c, &d, &type) == 0)
+		return;
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
-	subject = net_dest_describe(&d);
-	key = net_dest_key(&d);
-	snprintf(c->path, sizeof c->path, "%s", subject);
-	snprintf(c->raw2, sizeof c->raw2, "%s", key);
-
-	if (type == SOCK_STREAM)
-		(void)install_allows(s, pid, &d, &manager);
-	{
-		struct decide_in in = { .policy = &s->policy,
-		    .rules = s->rules, .grants = s->run_grants,
-		    .now_ms = now_mono_ms() };
-
-		dc = decide_connect(&in, &d, type == SOCK_STREAM, manager);
-	}
-	switch (dc.verdict) {
-	case VERDICT_ALLOW:
-		if (!(ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
-		    &req->id) == 0))
-			break;
-		r = net_swap(s, req->id, pid, c, &result);
-		record(s, pid, subject, r == 1 ? "connecting" : NULL,
-		    result == 0 || result == -EINPROGRESS ? VERDICT_ALLOW :
-		    VERDICT_DENY, dc.how, dc.rule, "policy");
-		break;
-	case VERDICT_DENY:
-		sup_respond(s, req->id, dc.step == DECIDE_FLOOR ?
-		    -ENETUNREACH : -ECONNREFUSED, 0);
-		record(s, pid, subject, dc.step == DECIDE_NEVER ?
-		    "never reachable" : dc.step == DECIDE_FLOOR ?
-		    "datagram socket" : NULL, VERDICT_DENY, dc.how, dc.rule,
-		    dc.step == DECIDE_FLOOR ? "floor" : "policy");
-		break;
-	case VERDICT_ASK:
-	case VERDICT_NONE:
-	case VERDICT_KILL:
-		*why = steal_ptr(&dc.rule);
-		decision_done(&dc);
-		return 1;
-	}
-	decision_done(&dc);
-	return 0;
+	c.subject = net_dest_describe(&d);
+	c.key = net_dest_key(&d);
+	if (decide(s, req, &c, &d, type, &why) == 1 && sup_id_valid(s, req->id))
+		park(s, req, &c, why);
+	free(c.subject);
+	free(c.key);
 }
 
 /*
@@ -622,33 +732,66 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 	never = netrules_never(&s->policy, &d, &rule);
 	sup_respond(s, req->id, -ENETUNREACH, 0);
 	{
-		struct audit_event ev = {
-			.run = s->id, .time_ms = now_wall_ms(),
+		struct sup_what w = {
 			.pid = (pid_t)req->pid, .kind = KIND_CONNECT,
 			.syscall = "sendto", .subject = subject,
-			.detail = "datagram", .verdict = VERDICT_DENY,
-			.how = never ? HOW_POLICY : HOW_FLOOR,
-			.rule = never ? rule : "no host-side datagrams; "
-			    "names go through the DNS stub",
-			.decided_by = never ? "policy" : "floor",
+			.detail = "datagram",
 		};
 
-		sup_event(s, &ev);
+		sup_record(s, &w, VERDICT_DENY, never ? HOW_POLICY : HOW_FLOOR,
+		    never ? rule : "no host-side datagrams; names go through "
+		    "the DNS stub", never ? "policy" : "floor", 0, 0);
 	}
 }
+
+static void
+dns_answered(struct sup *s, const char *name, bool allow);
+
+static enum verdict
+dns_ask_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
+    const char *by, const char *reason, int64_t wait_ms, uint64_t request)
+{
+	enum verdict done = v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+	struct sup_what w = {
+		.kind = KIND_DNS, .syscall = "dns", .subject = pk->dns->name,
+	};
+
+	dns_answered(s, pk->dns->name, v == VERDICT_ALLOW);
+	sup_record(s, &w, done, how, reason, by, wait_ms, request);
+	return done;
+}
+
+static void
+dns_ask_free(struct parked *pk)
+{
+	if (pk->dns != NULL)
+		free(pk->dns->name);
+	free(pk->dns);
+	pk->dns = NULL;
+}
+
+static const struct kind_ops dns_ops = {
+	.resolve = dns_ask_resolve,
+	.remember = sup_remember,
+	.free = dns_ask_free,
+};
 
 static enum dns_decision
 dns_decide(void *ctx, const char *name, int qtype)
 {
 	struct sup *s = ctx;
-	struct request *r;
 	struct parked *pk;
 	const char *kinds = qtype == 28 ? "AAAA" : qtype == 1 ? "A" : "other";
+	cleanup_free char *detail = NULL;
+	struct sup_what w = {
+		.kind = KIND_DNS, .syscall = "dns", .subject = name,
+		.detail = kinds,
+	};
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
 	    .grants = s->run_grants, .now_ms = now_mono_ms() };
-	struct decision dd = decide_dns(&in, name,
-	    install_allows_name(s, name));
+	struct decision dd;
 
+	dd = decide_dns(&in, name, grants_allow_name(s, name));
 	switch (dd.verdict) {
 	case VERDICT_ALLOW:
 		decision_done(&dd);
@@ -656,17 +799,9 @@ dns_decide(void *ctx, const char *name, int qtype)
 	case VERDICT_DENY:
 		/* A refusal for the run or of a moment ago was recorded
 		 * when it was given. */
-		if (dd.step == DECIDE_DEFAULT) {
-			struct audit_event ev = {
-				.run = s->id, .time_ms = now_wall_ms(),
-				.kind = KIND_DNS, .syscall = "dns",
-				.subject = name, .detail = kinds,
-				.verdict = VERDICT_DENY, .how = dd.how,
-				.rule = dd.rule, .decided_by = "policy",
-			};
-
-			sup_event(s, &ev);
-		}
+		if (dd.step == DECIDE_DEFAULT)
+			sup_record(s, &w, VERDICT_DENY, dd.how, dd.rule,
+			    "policy", 0, 0);
 		decision_done(&dd);
 		return DNS_DENY;
 	case VERDICT_ASK:
@@ -677,29 +812,20 @@ dns_decide(void *ctx, const char *name, int qtype)
 	/* A lookup of an unknown name is a request too: DNS carries data
 	 * out as well as any socket (DESIGN §5). */
 	pk = xcalloc(1, sizeof *pk);
-	pk->call.op = OP_DNS;
-	pk->call.name = "dns";
-	snprintf(pk->call.path, sizeof pk->call.path, "%s", name);
-	pk->asked_ms = now_mono_ms();
-	r = request_new();
-	r->id = ++s->next_request;
-	r->run = xstrdup(s->id);
-	r->kind = KIND_DNS;
-	r->syscall = xstrdup("dns");
-	r->subject = xstrdup(name);
-	r->detail = xasprintf("lookup %s; approving lets the name resolve for "
-	    "this run (connecting to it is asked apart)", kinds);
-	r->cmdline = xstrdup("(the DNS stub: a process looked the name up)");
-	r->cwd = xstrdup("-");
-	r->why = steal_ptr(&dd.rule);
-	r->created_ms = now_wall_ms();
-	r->deadline_ms = r->created_ms + (int64_t)s->policy.ask_timeout * 1000;
-	unotify_park_request(s, r, pk);
+	pk->ops = &dns_ops;
+	pk->dns = xcalloc(1, sizeof *pk->dns);
+	pk->dns->name = xstrdup(name);
+	w.detail = detail = xasprintf("lookup %s; approving lets the name "
+	    "resolve for this run (connecting to it is asked apart)", kinds);
+	w.cmdline = "(the DNS stub: a process looked the name up)";
+	w.cwd = "-";
+	sup_park(s, pk, &w, dd.rule);
+	decision_done(&dd);
 	return DNS_ASK;
 }
 
-void
-net_dns_answered(struct sup *s, const char *name, bool allow)
+static void
+dns_answered(struct sup *s, const char *name, bool allow)
 {
 	/* An approved lookup holds for the run (the request says so); a
 	 * refusal only for a moment. */

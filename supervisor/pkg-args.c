@@ -1,3 +1,4 @@
+#include "supervisor/packages.h"
 #include "supervisor/pkg-int.h"
 
 #include <stdbool.h>

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "supervisor/packages.h"
+#include "approvals/pkgrules.h"
 
 struct pkg_parse;
 typedef void (*pkg_item_fn)(struct pkg_parse *, const char *);

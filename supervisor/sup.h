@@ -1,11 +1,14 @@
 #pragma once
 /*
- * The state of one supervised run, shared by the files of ward-supervisor:
- * main.c (lifecycle and the poll loop), unotify.c (notifications),
- * emulate.c (approved writes), control.c (consoles and CLI verbs).
+ * The state of one supervised run, shared by the files of ward-supervisor,
+ * and the core every handler calls down into (sup.c). The layers, top
+ * down: main.c (lifecycle, the loop) -> control.c (consoles, CLI verbs)
+ * -> unotify.c (receive, dispatch, resolve) -> the handlers files.c,
+ * net.c, install.c (one kind each) -> emulate.c, grants.c -> sup.c ->
+ * the leaves (target, packages, dns, filter, spawn). A file includes
+ * only headers below its own; tests/layers.sh checks it.
  */
 #include <limits.h>
-#include <poll.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,44 +25,45 @@
 #include "config/policy.h"
 #include "supervisor/spawn.h"
 
-enum op {
-	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RMDIR, OP_RENAME,
-	OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_CHMOD, OP_CHOWN, OP_UTIMES,
-	OP_SETXATTR, OP_REMOVEXATTR, OP_CONNECT, OP_DNS, OP_EXEC,
+struct write_call;	/* supervisor/emulate.h */
+struct connect_call;	/* net.c */
+struct dns_ask;		/* net.c */
+struct install_call;	/* install.c */
+struct parked;
+struct sup;
+
+/*
+ * What a kind of parked request does when it is answered. The kind is
+ * decided once, where the request is parked; the code that answers it
+ * (unotify_resolve, control.c's decide) calls through these and never
+ * asks which kind it holds.
+ */
+struct kind_ops {
+	/* Answer the call as decided (v is ALLOW, DENY, KILL, or DENY on a
+	 * timeout) and record it; returns the verdict that took effect,
+	 * for the consoles' "resolved". */
+	enum verdict (*resolve)(struct sup *, struct parked *, enum verdict,
+	    enum how, const char *by, const char *reason, int64_t wait_ms,
+	    uint64_t request);
+	/* A person's answer "for this run": remember it, so that the same
+	 * request is not asked again. */
+	void	(*remember)(struct sup *, const struct parked *,
+	    const struct request *, enum verdict);
+	/* Free the payload (not pk itself). */
+	void	(*free)(struct parked *);
 };
 
-/* One trapped call, decoded and copied out of the target. The path
- * buffers come last: decode() clears everything before them. */
-struct call {
-	enum op		 op;
-	const char	*name;		/* syscall name */
-	int		 dirfd, dirfd2;
-	bool		 two;		/* path2 is a path to judge */
-	bool		 follow, follow2;
-	uint64_t	 flags;		/* open flags, unlinkat/renameat2/linkat flags */
-	uint64_t	 mode;
-	uint64_t	 length;	/* truncate */
-	uint32_t	 uid, gid;	/* chown, inside ids */
-	bool		 times_null;
-	struct timespec	 times[2];
-	char		 xname[256];	/* xattr name */
-	size_t		 xsize;
-	unsigned char	*xvalue;	/* malloc'd */
-	int		 xflags;
-	int		 sockfd;	/* connect: the target's fd */
-	struct policy_host *hosts;	/* install: registry hosts (owned) */
-	size_t		 n_hosts;
-	socklen_t	 salen;
-	struct sockaddr_storage sa;	/* connect: the copied address */
-	char		 raw[PATH_MAX];	/* path as the program wrote it */
-	char		 raw2[PATH_MAX];	/* second path, or link text */
-	char		 path[PATH_MAX];	/* resolved, sandbox view */
-	char		 path2[PATH_MAX];	/* second path resolved, or "" */
-};
-
+/* A trapped call (or a DNS lookup) waiting for a person, as the queue's
+ * data. One payload, of the kind ops says. */
 struct parked {
 	struct seccomp_notif req;	/* id, pid, nr, args as received */
-	struct call	 call;
+	const struct kind_ops *ops;
+	union {
+		struct write_call	*write;
+		struct connect_call	*connect;
+		struct dns_ask		*dns;
+		struct install_call	*install;
+	};
 	int64_t		 asked_ms;	/* monotonic */
 };
 
@@ -77,18 +81,9 @@ struct pending_conn {
 };
 
 struct dns;
-struct net_dest;
 struct run_grants;
 
-/* An approved install: its process tree may reach these hosts while it
- * runs. */
-struct pkg_grant {
-	pid_t		 pid;		/* host pid of the install */
-	uint64_t	 start;		/* its start time, against pid reuse */
-	char		 manager[16];
-	struct policy_host *hosts;
-	size_t		 n_hosts;
-};
+struct pkg_grant;	/* grants.c */
 
 #define SUP_BACKLOG	(64u << 10)
 
@@ -141,7 +136,7 @@ struct sup {
 	struct dns	*dns;
 	uint64_t	 netns_cookie;	/* the sandbox's network namespace */
 	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
-	struct pkg_grant *grants;
+	struct pkg_grant *grants;	/* approved installs (grants.c) */
 	size_t		 n_grants;
 
 	int		 ctl_fd;
@@ -158,66 +153,76 @@ struct sup {
 	bool		 dirty;
 };
 
-/* unotify.c */
+/*
+ * sup.c: the ways out of a handler. Every handler calls down into these,
+ * never sideways into another handler; this is the only file that
+ * answers the kernel (notify SEND, ADDFD, ID_VALID).
+ */
+
 /* Answer a notification: val >= 0 or -errno; flags CONTINUE lets the
  * call go on as the program made it. */
 void	sup_respond(struct sup *, uint64_t id, int64_t val, uint32_t flags);
 void	sup_continue(struct sup *, uint64_t id);
-void	unotify_on_ready(struct sup *);
-/* Answer a parked request; how/by for the record. */
-void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
-	    enum how, const char *by, const char *reason);
-void	unotify_expire(struct sup *);
-void	unotify_parked_free(void *);	/* queue data destructor */
-void	unotify_park_request(struct sup *, struct request *, struct parked *);
+/* Hand host fd in as the syscall's return value, atomically (ADDFD with
+ * SEND); the fd number it got in the target, or -errno. */
+int64_t	sup_respond_fd(struct sup *, uint64_t id, int fd, bool cloexec);
+/* Put hostfd in the place of the target's fd (ADDFD with SETFD), without
+ * answering; 0 or -errno. */
+int	sup_inject_fd(struct sup *, uint64_t id, int hostfd, int fd,
+	    bool cloexec);
+/* Is the notification still the same live task's? */
+bool	sup_id_valid(const struct sup *, uint64_t id);
 
-/* emulate.c: perform an approved call on the host; the value to answer
- * (>= 0, or -errno), or sets *inject_fd to a host fd to hand in. */
-int64_t	emulate_call(struct sup *, const struct parked *, int *inject_fd);
-/* The host path behind a sandbox path, or NULL (no host counterpart). */
-char	*emulate_host_path(const struct sup *, const char *inside);
-
-/* net.c */
-int	net_on_connect(struct sup *, const struct seccomp_notif *, struct call *,
-	    char **why);
-int	net_swap(struct sup *, uint64_t id, pid_t, const struct call *,
-	    int64_t *result);
-void	net_on_sendto(struct sup *, const struct seccomp_notif *);
-void	net_on_bind(struct sup *, const struct seccomp_notif *);
-void	net_on_fastopen(struct sup *, const struct seccomp_notif *);
-void	net_learn_netns(struct sup *, int fd_inside);
-void	net_learn_mounts(struct sup *);
-/* The DNS stub's hooks (ctx is the sup). */
-int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
-void	net_dns_answered(struct sup *, const char *name, bool allow);
-size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
-void	net_on_ready(struct sup *, int slot, short revents);
-void	net_tick(struct sup *);
-int64_t	net_next_deadline(const struct sup *);
-
-/* install.c */
-int	install_on_exec(struct sup *, const struct seccomp_notif *,
-	    const char *path, char *const argv[], const char *joined);
-void	install_resolve(struct sup *, struct parked *, enum verdict,
-	    enum how, const char *by, const char *reason, int64_t wait_ms,
+/* What a record line or a request is about. cmdline and cwd are for
+ * sup_park only (NULL: read from the process). */
+struct sup_what {
+	pid_t		 pid;
+	enum request_kind kind;
+	const char	*syscall;	/* may be NULL */
+	const char	*subject;
+	const char	*subject2;	/* may be NULL */
+	const char	*detail;	/* may be NULL */
+	const char	*cmdline, *cwd;
+};
+/* Record what was decided and tell the consoles (an "event", or, for
+ * request != 0, only the record: the consoles get "resolved"). */
+void	sup_record(struct sup *, const struct sup_what *, enum verdict,
+	    enum how, const char *rule, const char *by, int64_t wait_ms,
 	    uint64_t request);
-bool	install_allows(struct sup *, pid_t, const struct net_dest *,
-	    const char **which);
-bool	install_allows_name(struct sup *, const char *name);
-void	install_done(struct sup *);
-/* Does path (as an exec names it) exist in the sandbox? */
-bool	install_exists_inside(const struct sup *, pid_t, const char *path);
+/* The same for the run itself (start, end, kill, timeout). */
+void	sup_record_run(struct sup *, const char *what, enum verdict,
+	    enum how, const char *by, const char *detail);
+/* The record line as it is, stamped by the caller: audit + broadcast. */
+void	sup_event(struct sup *, const struct audit_event *);
 
-/* control.c */
-void	control_on_accept(struct sup *);
-void	control_on_client(struct sup *, int slot, short revents);
-void	control_broadcast(struct sup *, json_t *msg);	/* steals msg */
-json_t	*control_run_json(const struct sup *);
-void	control_output(struct sup *, const char *stream, const void *,
-	    size_t);
-void	control_close_all(struct sup *);
+/* Every watching console; steals msg. */
+void	sup_broadcast(struct sup *, json_t *msg);
+/* One client; drops it when it falls too far behind. */
+void	sup_send(struct sup *, int slot, const json_t *msg);
+void	sup_drop(struct sup *, int slot);
 
-/* main.c */
-void	sup_limits(const struct sup *, char *, size_t);
+/* Park pk (req, ops and payload filled in) as a request for a person:
+ * shown as what, with why; tells the consoles and queues it. Takes pk. */
+void	sup_park(struct sup *, struct parked *, const struct sup_what *,
+	    const char *why);
+/* The queue's data destructor. */
+void	sup_parked_free(void *);
+/* "For this run", the generic way: the run's grants remember the answer
+ * for the request's kind and subject (decide.h says how each kind's
+ * subject is compared); decide_*() reads them first. */
+void	sup_remember(struct sup *, const struct parked *,
+	    const struct request *, enum verdict);
+/* The usual answer to a parked trapped call: for ALLOW, allow(s, pk)
+ * answers it (VERDICT_NONE when the task has gone); else -deny_errno,
+ * and the process is told why on its stderr. The verdict that took
+ * effect. */
+enum verdict sup_answer(struct sup *, const struct parked *, enum verdict,
+	    int deny_errno, int64_t (*allow)(struct sup *,
+	    const struct parked *), const char *reason);
+/* Tell a denied process why, on its own stderr. */
+void	sup_tell_denied(pid_t, const char *reason);
+
+/* End the run: SIGKILL to the sandbox's init, once. */
 void	sup_kill(struct sup *, const char *reason);
-void	sup_event(struct sup *, const struct audit_event *);	/* record + broadcast */
+/* The limits in force, as the console and `ward log` show them. */
+void	sup_limits(const struct sup *, char *, size_t);

@@ -3,6 +3,9 @@
 # supervisor/ and tui/ never include each other; probe/ includes only
 # config/, approvals/ and itself (tui/ includes probe/probe.h alone, to
 # dispatch `ward probe`); curses only in tui/, seccomp only in supervisor/.
+# Inside supervisor/ the files form a tower (handlers call down, never
+# sideways): a file includes only headers of a layer below its own, and
+# only sup.c answers the kernel.
 fail=0
 bad() { echo "layers: $*" >&2; fail=1; }
 for f in config/*.[ch]; do
@@ -28,5 +31,52 @@ done
 for f in config/*.[ch] approvals/*.[ch] tui/*.[ch] probe/*.[ch]; do
 	grep -nE '#include <(seccomp\.h|linux/seccomp\.h)' "$f" && bad "$f talks to seccomp outside supervisor/"
 done
+
+# The supervisor's tower, top down. A file may include its own header
+# and the headers of lower layers only: so the handlers (files, net,
+# install) never reach each other, unotify.c, control.c or main.c, and
+# nothing below sup.c knows struct sup. A new file gets a line here.
+sup_layer() {
+	case $1 in
+	main)			echo 8 ;;
+	loop)			echo 7 ;;	# the poll loop, if it has a file
+	control)		echo 6 ;;	# the control protocol's server
+	unotify)		echo 5 ;;	# RECV, dispatch, resolve
+	files|net|install)	echo 4 ;;	# the handlers, one kind each
+	emulate|grants)		echo 3 ;;	# what handlers share, on struct sup
+	sup)			echo 2 ;;	# the ways out: answer, record, tell, park
+	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat)
+				echo 1 ;;	# leaves: no struct sup
+	*)			echo 0 ;;
+	esac
+}
+for f in supervisor/*.[ch]; do
+	m=${f#supervisor/}; m=${m%.[ch]}
+	lf=$(sup_layer "$m")
+	[ "$lf" = 0 ] && { bad "$f has no layer in tests/layers.sh (sup_layer)"; continue; }
+	for h in $(sed -n 's|^#include "supervisor/\([^"]*\)\.h".*|\1|p' "$f"); do
+		[ "$h" = "$m" ] && continue
+		lh=$(sup_layer "$h")
+		# Leaves may use each other (the circle check below holds).
+		[ "$lh" -lt "$lf" ] || { [ "$lf" = 1 ] && [ "$lh" = 1 ]; } ||
+			bad "$f (layer $lf) includes supervisor/$h.h (layer $lh): handlers call down only"
+	done
+done
+# No circle of files inside any folder, whatever the layers say: from the
+# includes always, and from the calls (nm) once the objects are built.
+dirs="config approvals supervisor tui probe"
+tests/includegraph.sh $dirs >/dev/null || bad "a circle of includes (tests/includegraph.sh $dirs)"
+# Only sup.c answers the kernel; only unotify.c's loop receives.
+for f in $(grep -lE 'SECCOMP_IOCTL_NOTIF_(SEND|ADDFD|ID_VALID)' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch]); do
+	[ "$f" = supervisor/sup.c ] || bad "$f issues notify SEND/ADDFD/ID_VALID: only supervisor/sup.c does"
+done
+for f in $(grep -l 'SECCOMP_IOCTL_NOTIF_RECV' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch]); do
+	[ "$f" = supervisor/unotify.c ] || bad "$f receives notifications: only supervisor/unotify.c does"
+done
+build=${WARD_BUILD:-build}
+if [ -f "$build/supervisor/sup.o" ]; then
+	tests/includegraph.sh -c "$build" $dirs >/dev/null ||
+	    bad "a circle of calls (tests/includegraph.sh -c $build $dirs)"
+fi
 [ $fail = 0 ] && echo "layers: ok"
 exit $fail

@@ -1,0 +1,659 @@
+/*
+ * The write path: a trapped call that would change a file, copied out of
+ * the target, judged where it lands, and continued, refused, performed on
+ * the host (emulate.c), or parked for a person. The hot path (a write
+ * inside the sandbox's own folders) continues without allocating.
+ */
+#include "supervisor/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "approvals/decide.h"
+#include "config/util.h"
+#include "supervisor/compat.h"
+#include "supervisor/emulate.h"
+#include "supervisor/path.h"
+#include "supervisor/sup.h"
+#include "supervisor/target.h"
+
+/* Writes beneath these are continued: the floor (mounts, Landlock) holds
+ * the same boundary, so a raced path cannot carry the write further. */
+static const char *const sandbox_writable[] = { "/work", "/out", "/tmp" };
+/* Beneath these, writes reach devices and the sandbox's own processes:
+ * the floor alone decides (and /dev/stdout-style links are magic links
+ * that only the target itself can resolve). */
+static const char *const sandbox_floor[] = { "/dev", "/proc" };
+
+enum files_where
+files_where(const struct sup *s, const char *path)
+{
+	const struct bind *best = NULL;
+
+	/* The deepest bind decides: a read-only --in folder beneath /tmp
+	 * is not writable because /tmp is. */
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (path_under(path, s->binds[i].inside) && (best == NULL ||
+		    strlen(s->binds[i].inside) > strlen(best->inside)))
+			best = &s->binds[i];
+	if (best != NULL)
+		return best->writable ? WHERE_WRITABLE : WHERE_OUTSIDE;
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable); i++)
+		if (path_under(path, sandbox_writable[i]))
+			return WHERE_WRITABLE;
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox_floor); i++)
+		if (path_under(path, sandbox_floor[i]))
+			return WHERE_FLOOR;
+	return WHERE_OUTSIDE;
+}
+
+static bool
+is_writable(const struct sup *s, const char *path)
+{
+	return files_where(s, path) != WHERE_OUTSIDE;
+}
+
+/*
+ * The hot path's one check beyond the string: does any symlink stand on
+ * the way to lex inside the sandbox root? One openat2 that refuses
+ * symlinks answers it; a missing component is fine (nothing followed).
+ * A planted /work/link -> /etc/passwd then takes the slow path and is
+ * judged, and recorded, by where it really leads.
+ */
+static bool
+no_symlinks(const struct sup *s, const char *lex, bool follow)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, s->rootfd, lex[1] ? lex + 1 : ".",
+	    &how, sizeof how);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return true;
+	}
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
+bool
+files_fast_continue(const struct sup *s, const char *lex, bool follow)
+{
+	switch (files_where(s, lex)) {
+	case WHERE_FLOOR:
+		return true;
+	case WHERE_WRITABLE:
+		return no_symlinks(s, lex, follow);
+	case WHERE_OUTSIDE:
+		break;
+	}
+	return false;
+}
+
+static int
+read_path(pid_t pid, uint64_t addr, char *buf)
+{
+	ssize_t n = target_read_str(pid, addr, buf, PATH_MAX);
+
+	return n < 0 ? (int)n : 0;
+}
+
+static int
+read_times(pid_t pid, int nr, uint64_t addr, struct write_call *c)
+{
+	c->times_null = addr == 0;
+	if (addr == 0)
+		return 0;
+	if (nr == SYS_utimensat)
+		return target_read(pid, addr, c->times, sizeof c->times);
+	if (nr == SYS_utime) {
+		struct { long actime, modtime; } u;
+
+		if (target_read(pid, addr, &u, sizeof u) < 0)
+			return -EFAULT;
+		c->times[0] = (struct timespec){ u.actime, 0 };
+		c->times[1] = (struct timespec){ u.modtime, 0 };
+		return 0;
+	}
+	{
+		struct timeval tv[2];
+
+		if (target_read(pid, addr, tv, sizeof tv) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++)
+			c->times[i] = (struct timespec){ tv[i].tv_sec,
+			    tv[i].tv_usec * 1000 };
+	}
+	return 0;
+}
+
+/* The syscall's own arguments into c, by syscall: the addresses of the
+ * path strings in *path1, *path2 (0: none). 0, or -errno to answer. */
+static int
+decode_args(const struct seccomp_notif *req, struct write_call *c,
+    uint64_t *path1, uint64_t *path2)
+{
+	const __u64 *a = req->data.args;
+	pid_t pid = (pid_t)req->pid;
+	int nr = req->data.nr;
+	uint64_t p1 = 0, p2 = 0;
+	int r;
+
+	switch (nr) {
+	case SYS_open:
+		c->op = OP_OPEN; c->name = "open";
+		p1 = a[0]; c->flags = a[1]; c->mode = a[2];
+		break;
+	case SYS_openat:
+		c->op = OP_OPEN; c->name = "openat";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->flags = a[2]; c->mode = a[3];
+		break;
+	case SYS_creat:
+		c->op = OP_OPEN; c->name = "creat";
+		p1 = a[0]; c->flags = O_CREAT | O_WRONLY | O_TRUNC; c->mode = a[1];
+		break;
+	case SYS_mkdir:
+		c->op = OP_MKDIR; c->name = "mkdir"; p1 = a[0]; c->mode = a[1];
+		break;
+	case SYS_mkdirat:
+		c->op = OP_MKDIR; c->name = "mkdirat";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->mode = a[2];
+		break;
+	case SYS_mknod:
+		c->op = OP_MKNOD; c->name = "mknod"; p1 = a[0]; c->mode = a[1];
+		break;
+	case SYS_mknodat:
+		c->op = OP_MKNOD; c->name = "mknodat";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->mode = a[2];
+		break;
+	case SYS_unlink:
+		c->op = OP_UNLINK; c->name = "unlink"; p1 = a[0];
+		break;
+	case SYS_rmdir:
+		c->op = OP_RMDIR; c->name = "rmdir"; p1 = a[0];
+		break;
+	case SYS_unlinkat:
+		c->name = "unlinkat"; c->dirfd = (int)a[0]; p1 = a[1];
+		c->flags = a[2];
+		c->op = (a[2] & AT_REMOVEDIR) ? OP_RMDIR : OP_UNLINK;
+		break;
+	case SYS_rename:
+		c->op = OP_RENAME; c->name = "rename"; p1 = a[0]; p2 = a[1];
+		break;
+	case SYS_renameat:
+	case SYS_renameat2:
+		c->op = OP_RENAME;
+		c->name = nr == SYS_renameat ? "renameat" : "renameat2";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->dirfd2 = (int)a[2]; p2 = a[3];
+		c->flags = nr == SYS_renameat2 ? a[4] : 0;
+		break;
+	case SYS_link:
+		c->op = OP_LINK; c->name = "link"; p1 = a[0]; p2 = a[1];
+		break;
+	case SYS_linkat:
+		c->op = OP_LINK; c->name = "linkat";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->dirfd2 = (int)a[2]; p2 = a[3];
+		c->flags = a[4];
+		break;
+	case SYS_symlink:
+		/* p1 is the link's text, never resolved; p2 the new name. */
+		c->op = OP_SYMLINK; c->name = "symlink"; p1 = a[0]; p2 = a[1];
+		break;
+	case SYS_symlinkat:
+		c->op = OP_SYMLINK; c->name = "symlinkat";
+		p1 = a[0]; c->dirfd2 = (int)a[1]; p2 = a[2];
+		break;
+	case SYS_truncate:
+		c->op = OP_TRUNCATE; c->name = "truncate"; p1 = a[0];
+		c->length = a[1];
+		break;
+	case SYS_chmod:
+		c->op = OP_CHMOD; c->name = "chmod"; p1 = a[0]; c->mode = a[1];
+		break;
+	case SYS_fchmodat:
+	case __NR_fchmodat2:
+		c->op = OP_CHMOD;
+		c->name = nr == SYS_fchmodat ? "fchmodat" : "fchmodat2";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->mode = a[2];
+		c->flags = nr == SYS_fchmodat ? 0 : a[3];
+		break;
+	case SYS_chown:
+	case SYS_lchown:
+		c->op = OP_CHOWN; c->name = nr == SYS_chown ? "chown" : "lchown";
+		p1 = a[0]; c->uid = (uint32_t)a[1]; c->gid = (uint32_t)a[2];
+		c->flags = nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW : 0;
+		break;
+	case SYS_fchownat:
+		c->op = OP_CHOWN; c->name = "fchownat";
+		c->dirfd = (int)a[0]; p1 = a[1];
+		c->uid = (uint32_t)a[2]; c->gid = (uint32_t)a[3]; c->flags = a[4];
+		break;
+	case SYS_utime:
+	case SYS_utimes:
+		c->op = OP_UTIMES; c->name = nr == SYS_utime ? "utime" : "utimes";
+		p1 = a[0];
+		if ((r = read_times(pid, nr, a[1], c)) < 0)
+			return r;
+		break;
+	case SYS_futimesat:
+		c->op = OP_UTIMES; c->name = "futimesat";
+		c->dirfd = (int)a[0]; p1 = a[1];
+		if ((r = read_times(pid, nr, a[2], c)) < 0)
+			return r;
+		break;
+	case SYS_utimensat:
+		c->op = OP_UTIMES; c->name = "utimensat";
+		c->dirfd = (int)a[0]; p1 = a[1]; c->flags = a[3];
+		if ((r = read_times(pid, nr, a[2], c)) < 0)
+			return r;
+		break;
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+		c->op = OP_SETXATTR;
+		c->name = nr == SYS_setxattr ? "setxattr" : "lsetxattr";
+		p1 = a[0]; c->xsize = a[3]; c->xflags = (int)a[4];
+		c->flags = nr == SYS_lsetxattr ? AT_SYMLINK_NOFOLLOW : 0;
+		if (c->xsize > 65536)
+			return -E2BIG;
+		if (target_read_str(pid, a[1], c->xname, sizeof c->xname) < 0)
+			return -EFAULT;
+		c->xvalue = xmalloc(c->xsize ? c->xsize : 1);
+		if (c->xsize && target_read(pid, a[2], c->xvalue, c->xsize) < 0)
+			return -EFAULT;
+		break;
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+		c->op = OP_REMOVEXATTR;
+		c->name = nr == SYS_removexattr ? "removexattr" : "lremovexattr";
+		p1 = a[0];
+		c->flags = nr == SYS_lremovexattr ? AT_SYMLINK_NOFOLLOW : 0;
+		if (target_read_str(pid, a[1], c->xname, sizeof c->xname) < 0)
+			return -EFAULT;
+		break;
+	default:
+		return -ENOSYS;
+	}
+	*path1 = p1;
+	*path2 = p2;
+	return 0;
+}
+
+/*
+ * Copy the call out of the target: the path strings and every pointer
+ * argument, into c. Returns 0, 1 when the call names no path to judge
+ * (an fd-based form: the floor decides), or -errno to answer.
+ */
+static int
+decode(const struct seccomp_notif *req, struct write_call *c)
+{
+	pid_t pid = (pid_t)req->pid;
+	uint64_t p1 = 0, p2 = 0;
+	int r;
+
+	memset(c, 0, offsetof(struct write_call, raw));
+	c->raw[0] = c->raw2[0] = c->path[0] = c->path2[0] = '\0';
+	c->xvalue = NULL;
+	c->dirfd = c->dirfd2 = AT_FDCWD;
+	c->follow = true;
+	if ((r = decode_args(req, c, &p1, &p2)) < 0)
+		return r;
+
+	/* A failed read denies (EFAULT); it never continues. */
+	if (p1 != 0 && read_path(pid, p1, c->raw) < 0)
+		return -EFAULT;
+	if (p1 == 0 && c->op != OP_SYMLINK)
+		return -EFAULT;
+	if (p2 != 0 && read_path(pid, p2, c->raw2) < 0)
+		return -EFAULT;
+
+	switch (c->op) {
+	case OP_OPEN:
+		c->follow = !(c->flags & O_NOFOLLOW) &&
+		    !((c->flags & O_CREAT) && (c->flags & O_EXCL));
+		break;
+	case OP_MKDIR: case OP_MKNOD: case OP_UNLINK: case OP_RMDIR:
+		c->follow = false;
+		break;
+	case OP_RENAME:
+		c->two = true;
+		c->follow = c->follow2 = false;
+		break;
+	case OP_LINK:
+		/* Both: the new name is created, and a link to a file
+		 * outside would be a writable name for it. */
+		c->two = true;
+		c->follow = false;
+		c->follow2 = (c->flags & AT_SYMLINK_FOLLOW) != 0;
+		break;
+	case OP_SYMLINK:
+		c->follow = false;
+		break;
+	case OP_CHMOD: case OP_CHOWN: case OP_UTIMES:
+	case OP_SETXATTR: case OP_REMOVEXATTR:
+		c->follow = !(c->flags & AT_SYMLINK_NOFOLLOW);
+		break;
+	case OP_TRUNCATE:
+		break;
+	}
+	/* "" with AT_EMPTY_PATH works on the fd itself: the floor decides. */
+	if ((c->op == OP_CHMOD || c->op == OP_CHOWN || c->op == OP_UTIMES ||
+	    c->op == OP_LINK) && (c->flags & AT_EMPTY_PATH) && c->raw[0] == '\0')
+		return 1;
+	if (c->op == OP_SYMLINK || c->op == OP_LINK) {
+		/* Judge the new name, the second argument: swap so that raw
+		 * is the new name and raw2 the link text / old name. */
+		static char tmp[PATH_MAX];
+		int fd = c->dirfd;
+
+		memcpy(tmp, c->raw, sizeof tmp);
+		memcpy(c->raw, c->raw2, sizeof c->raw);
+		memcpy(c->raw2, tmp, sizeof c->raw2);
+		c->dirfd = c->dirfd2;
+		c->dirfd2 = fd;
+	}
+	return 0;
+}
+
+/* raw made absolute against dirfd (the cwd for AT_FDCWD), as written:
+ * "." and ".." are left for path_resolve, which takes them after the
+ * symlinks before them, as the kernel does. 0 or -errno. */
+static int
+absolute(pid_t pid, int dirfd, const char *raw, char *out, size_t size)
+{
+	char base[PATH_MAX];
+	int r;
+
+	if (raw[0] == '\0')
+		return -ENOENT;
+	if (raw[0] == '/')
+		r = snprintf(out, size, "%s", raw);
+	else if ((r = target_dir(pid, dirfd, base, sizeof base)) < 0)
+		return r;
+	else
+		r = snprintf(out, size, "%s/%s", base, raw);
+	return (size_t)r >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Does a ".." component appear? Then the lexical view may not be the
+ * kernel's (a symlink before it), and only resolution tells. */
+static bool
+has_dotdot(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")) != NULL; s += 2)
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	return false;
+}
+
+static int
+resolve(const struct sup *s, const char *lex, bool follow, char *out)
+{
+	return path_resolve(s->rootfd, lex, follow, out, PATH_MAX);
+}
+
+static char *
+describe_detail(const struct write_call *c)
+{
+	switch (c->op) {
+	case OP_OPEN: {
+		char fl[160] = "";
+		static const struct { uint64_t bit; const char *name; } f[] = {
+			{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" },
+			{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" },
+			{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_CLOEXEC, "O_CLOEXEC" },
+			{ O_DIRECTORY, "O_DIRECTORY" },
+		};
+		int acc = (int)(c->flags & O_ACCMODE);
+
+		snprintf(fl, sizeof fl, "%s", acc == O_WRONLY ? "O_WRONLY" :
+		    acc == O_RDWR ? "O_RDWR" : "O_RDONLY");
+		for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+			if (c->flags & f[i].bit) {
+				strncat(fl, "|", sizeof fl - strlen(fl) - 1);
+				strncat(fl, f[i].name, sizeof fl - strlen(fl) - 1);
+			}
+		if (c->flags & O_CREAT)
+			return xasprintf("flags=%s mode=%04o", fl,
+			    (unsigned)(c->mode & 07777));
+		return xasprintf("flags=%s", fl);
+	}
+	case OP_MKDIR:
+	case OP_MKNOD:
+	case OP_CHMOD:
+		return xasprintf("mode=%04o", (unsigned)(c->mode & 07777));
+	case OP_TRUNCATE:
+		return xasprintf("length=%llu", (unsigned long long)c->length);
+	case OP_CHOWN:
+		return xasprintf("uid=%d gid=%d", (int)c->uid, (int)c->gid);
+	case OP_SYMLINK:
+		return xasprintf("target=%s", c->raw2[0] ? c->raw2 : "");
+	case OP_SETXATTR:
+		return xasprintf("name=%s size=%zu", c->xname, c->xsize);
+	case OP_REMOVEXATTR:
+		return xasprintf("name=%s", c->xname);
+	case OP_RENAME:
+		return c->flags ? xasprintf("flags=%#llx",
+		    (unsigned long long)c->flags) : xstrdup("");
+	case OP_UNLINK: case OP_RMDIR: case OP_LINK: case OP_UTIMES:
+		return xstrdup("");
+	}
+	return xstrdup("");
+}
+
+static struct sup_what
+what(const struct seccomp_notif *req, const struct write_call *c,
+    const char *detail)
+{
+	return (struct sup_what){
+		.pid = (pid_t)req->pid,
+		.kind = KIND_WRITE,
+		.syscall = c->name,
+		.subject = c->path,
+		.subject2 = c->two ? c->path2 : NULL,
+		.detail = detail,
+	};
+}
+
+static void
+record(struct sup *s, const struct seccomp_notif *req,
+    const struct write_call *c, enum verdict v, enum how how,
+    const char *rule, const char *by, int64_t wait_ms, uint64_t request)
+{
+	cleanup_free char *detail = describe_detail(c);
+	struct sup_what w = what(req, c, detail);
+
+	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+}
+
+static void
+free_call(struct write_call *c)
+{
+	free(c->xvalue);
+	c->xvalue = NULL;
+}
+
+/* Answer an allowed call by doing it ourselves on the host. */
+static int64_t
+allow(struct sup *s, const struct parked *pk)
+{
+	const struct write_call *c = pk->write;
+	int fd = -1;
+	int64_t r = emulate_call(s, (pid_t)pk->req.pid, c, &fd);
+
+	if (fd >= 0) {
+		r = sup_respond_fd(s, pk->req.id, fd,
+		    (c->flags & O_CLOEXEC) != 0);
+		close(fd);
+		if (r < 0)
+			sup_respond(s, pk->req.id, r, 0);
+		return r;
+	}
+	sup_respond(s, pk->req.id, r, 0);
+	return r;
+}
+
+static enum verdict
+files_resolve(struct sup *s, struct parked *pk, enum verdict v,
+    enum how how, const char *by, const char *reason, int64_t wait_ms,
+    uint64_t request)
+{
+	enum verdict done = sup_answer(s, pk, v, EACCES, allow, reason);
+
+	if (done == VERDICT_NONE)
+		/* The process went away while the person thought. */
+		record(s, &pk->req, pk->write, VERDICT_DENY, HOW_SUPERVISOR,
+		    NULL, "target gone", wait_ms, request);
+	else
+		record(s, &pk->req, pk->write, done, how, reason, by, wait_ms,
+		    request);
+	return done;
+}
+
+static void
+files_free(struct parked *pk)
+{
+	if (pk->write != NULL)
+		free_call(pk->write);
+	free(pk->write);
+	pk->write = NULL;
+}
+
+static const struct kind_ops files_ops = {
+	.resolve = files_resolve,
+	.remember = sup_remember,
+	.free = files_free,
+};
+
+/* Park a copy of the decoded call (scratch keeps no memory it owned). */
+static void
+park(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *scratch, const char *why)
+{
+	struct parked *pk = xcalloc(1, sizeof *pk);
+	cleanup_free char *detail = describe_detail(scratch);
+	struct sup_what w;
+
+	pk->req = *req;
+	pk->ops = &files_ops;
+	pk->write = xmalloc(sizeof *pk->write);
+	memcpy(pk->write, scratch, sizeof *scratch);
+	scratch->xvalue = NULL;	/* moved */
+	w = what(&pk->req, pk->write, detail);
+	sup_park(s, pk, &w, why);
+}
+
+/*
+ * The decision for a write outside the writable set: DESIGN §7's order,
+ * as approvals/decide.c writes it once; here only the acting on it.
+ */
+static void
+decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
+{
+	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	struct decision d = decide_write(&in, c->path,
+	    c->two ? c->path2 : NULL);
+
+	switch (d.verdict) {
+	case VERDICT_DENY:
+		sup_respond(s, req->id, -EACCES, 0);
+		record(s, req, c, VERDICT_DENY, d.how, d.rule, "policy", 0, 0);
+		break;
+	case VERDICT_ALLOW:
+		/* Copy done; is the id still the same task before we act? */
+		if (sup_id_valid(s, req->id)) {
+			struct parked pk = { .req = *req, .write = c };
+			int64_t res = allow(s, &pk);
+
+			record(s, req, c, res < 0 ? VERDICT_DENY :
+			    VERDICT_ALLOW, d.how, d.rule, "policy", 0, 0);
+		}
+		break;
+	case VERDICT_ASK:
+	case VERDICT_NONE:
+	case VERDICT_KILL:
+		if (sup_id_valid(s, req->id))
+			park(s, req, c, d.rule);
+		break;
+	}
+	decision_done(&d);
+}
+
+/* A decoded call: continue it when it lands where the floor holds, else
+ * judge where it really leads. */
+static void
+judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
+{
+	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
+	char lex[PATH_MAX], lex2[PATH_MAX];
+	int r;
+
+	/* The hot path: a lexical look at where the write lands. Inside
+	 * the writable set the floor holds whatever the path really is. */
+	if ((r = absolute((pid_t)req->pid, c->dirfd, c->raw, abs1,
+	    sizeof abs1)) < 0 || (c->two && (r = absolute((pid_t)req->pid,
+	    c->dirfd2, c->raw2, abs2, sizeof abs2)) < 0)) {
+		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if (!has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
+	    path_normalize("/", abs1, lex, sizeof lex) == 0 &&
+	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
+	    files_fast_continue(s, lex, c->follow) &&
+	    (!c->two || files_fast_continue(s, lex2, c->follow2))) {
+		sup_continue(s, req->id);
+		return;
+	}
+
+	/* Outside, as written: resolve it as the kernel would inside the
+	 * sandbox root; the resolved path is what the policy and the
+	 * person judge. */
+	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
+	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
+		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {
+		sup_continue(s, req->id);
+		return;
+	}
+	/* Only what has a host counterpart can be approved: the rest (the
+	 * sandbox's own read-only root, hidden folders) is floor. */
+	{
+		cleanup_free char *h1 = emulate_host_path(s, c->path);
+		cleanup_free char *h2 = c->two ?
+		    emulate_host_path(s, c->path2) : NULL;
+
+		if ((h1 == NULL && !is_writable(s, c->path)) ||
+		    (c->two && h2 == NULL && !is_writable(s, c->path2))) {
+			sup_respond(s, req->id, -EROFS, 0);
+			record(s, req, c, VERDICT_DENY, HOW_FLOOR,
+			    "read-only sandbox root", "floor", 0, 0);
+			return;
+		}
+	}
+	decide(s, req, c);
+}
+
+void
+files_on_call(struct sup *s, const struct seccomp_notif *req)
+{
+	static struct write_call scratch;
+	int r = decode(req, &scratch);
+
+	if (r == 1)
+		sup_continue(s, req->id);
+	else if (r < 0)
+		sup_respond(s, req->id, r, 0);
+	else
+		judge(s, req, &scratch);
+	free_call(&scratch);
+}

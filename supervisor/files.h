@@ -1,0 +1,27 @@
+#pragma once
+/*
+ * The write path (files.c): every trapped call that would change a file.
+ * Decoded into a struct write_call (emulate.h), continued when it lands
+ * where the floor holds, else judged by the rules and [files] write, and
+ * performed on the host once approved. Parks requests of kind "write".
+ */
+#include <stdbool.h>
+#include <linux/seccomp.h>
+
+struct sup;
+
+/* A trapped write (any syscall the dispatch in unotify.c does not take
+ * elsewhere; an unknown one is answered ENOSYS): answered or parked. */
+void	files_on_call(struct sup *, const struct seccomp_notif *);
+
+enum files_where {
+	WHERE_OUTSIDE,
+	WHERE_WRITABLE,	/* continue, once no symlink leads elsewhere */
+	WHERE_FLOOR,	/* continue as it is */
+};
+/* Where a normalised sandbox path lands: the deepest bind decides, then
+ * the sandbox's own writable folders, then /dev and /proc. */
+enum files_where files_where(const struct sup *, const char *path);
+/* The hot path's answer for a normalised path: may the call go on as
+ * the program made it (no symlink on the way to a writable place)? */
+bool	files_fast_continue(const struct sup *, const char *lex, bool follow);

@@ -1,0 +1,30 @@
+#pragma once
+/*
+ * Network egress (net.c, DESIGN §5): connects judged and made by the
+ * supervisor, datagrams and binds kept inside, and the DNS stub's
+ * decisions. Parks requests of kind "connect" and "dns".
+ */
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/seccomp.h>
+
+struct sup;
+
+/* The trapped calls this file answers. */
+void	net_on_connect(struct sup *, const struct seccomp_notif *);
+void	net_on_sendto(struct sup *, const struct seccomp_notif *);
+void	net_on_bind(struct sup *, const struct seccomp_notif *);
+void	net_on_fastopen(struct sup *, const struct seccomp_notif *);
+/* What the sandbox's own is: its network namespace (from a socket made
+ * in it) and its private mounts. */
+void	net_learn_netns(struct sup *, int fd_inside);
+void	net_learn_mounts(struct sup *);
+/* Start the DNS stub on the sandbox's sockets (its hooks' ctx is s). */
+int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
+/* The connections a blocking connect() waits for: poll contract. */
+size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
+void	net_on_ready(struct sup *, int slot, short revents);
+void	net_tick(struct sup *);
+int64_t	net_next_deadline(const struct sup *);

@@ -1,0 +1,338 @@
+/*
+ * The ways out of a handler: answer the kernel, hand in an fd, record,
+ * tell the consoles, park a request for a person, end the run. Handlers
+ * (files.c, net.c, install.c) call down into these and never into each
+ * other. This is the only file that issues the notify SEND, ADDFD and
+ * ID_VALID ioctls; RECV stays with the receive loop in unotify.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "approvals/decide.h"
+#include "config/escape.h"
+#include "config/util.h"
+#include "supervisor/sup.h"
+#include "supervisor/target.h"
+
+void
+sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = id;
+	s->resp->flags = flags;
+	if (flags == 0) {
+		if (val < 0)
+			s->resp->error = (int32_t)val;
+		else
+			s->resp->val = val;
+	}
+	/* ENOENT: the target was interrupted or died; nothing to answer. */
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+void
+sup_continue(struct sup *s, uint64_t id)
+{
+	sup_respond(s, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+int64_t
+sup_respond_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd = 0,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+
+	return r < 0 ? -errno : r;
+}
+
+int
+sup_inject_fd(struct sup *s, uint64_t id, int hostfd, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t)hostfd,
+		.newfd = (uint32_t)fd,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0)
+		return -errno;
+	return 0;
+}
+
+bool
+sup_id_valid(const struct sup *s, uint64_t id)
+{
+	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+void
+sup_drop(struct sup *s, int slot)
+{
+	proto_conn_free(s->clients[slot].conn);
+	s->clients[slot].conn = NULL;
+	s->clients[slot].watch = false;
+}
+
+void
+sup_send(struct sup *s, int slot, const json_t *m)
+{
+	if (proto_send(s->clients[slot].conn, m) < 0)
+		sup_drop(s, slot);	/* fell too far behind */
+	else {
+		int r = proto_flush(s->clients[slot].conn);
+
+		if (r < 0 && r != -EAGAIN)
+			sup_drop(s, slot);
+	}
+}
+
+void
+sup_broadcast(struct sup *s, json_t *m)
+{
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+		if (s->clients[i].conn != NULL && s->clients[i].watch)
+			sup_send(s, i, m);
+	json_decref(m);
+}
+
+void
+sup_event(struct sup *s, const struct audit_event *ev)
+{
+	json_t *m, *e;
+
+	audit_event(s->audit, ev);
+	s->dirty = true;
+	/* A request's answer reaches consoles as "resolved"; "event" is
+	 * for what was decided without asking. */
+	if (ev->request_id != 0)
+		return;
+	m = proto_msg("event");
+	e = json_object();
+	json_object_set_new(e, "kind", json_string(request_kind_name(ev->kind)));
+	json_object_set_new(e, "syscall", ev->syscall ?
+	    json_string(ev->syscall) : json_null());
+	json_object_set_new(e, "subject", json_string(ev->subject ?
+	    ev->subject : ""));
+	json_object_set_new(e, "subject2", ev->subject2 ?
+	    json_string(ev->subject2) : json_null());
+	json_object_set_new(e, "detail", ev->detail ? json_string(ev->detail) :
+	    json_null());
+	json_object_set_new(e, "verdict", json_string(verdict_name(ev->verdict)));
+	json_object_set_new(e, "how", json_string(how_name(ev->how)));
+	json_object_set_new(e, "rule", ev->rule ? json_string(ev->rule) :
+	    json_null());
+	json_object_set_new(e, "by", ev->decided_by ?
+	    json_string(ev->decided_by) : json_null());
+	json_object_set_new(e, "pid", json_integer(ev->pid));
+	json_object_set_new(e, "time_ms", json_integer(ev->time_ms));
+	json_object_set_new(e, "request", json_integer((json_int_t)ev->request_id));
+	json_object_set_new(m, "event", e);
+	sup_broadcast(s, m);
+}
+
+void
+sup_record(struct sup *s, const struct sup_what *w, enum verdict v,
+    enum how how, const char *rule, const char *by, int64_t wait_ms,
+    uint64_t request)
+{
+	struct audit_event ev = {
+		.run = s->id,
+		.time_ms = now_wall_ms(),
+		.pid = w->pid,
+		.kind = w->kind,
+		.syscall = w->syscall,
+		.subject = w->subject,
+		.subject2 = w->subject2,
+		.detail = w->detail,
+		.verdict = v,
+		.how = how,
+		.rule = rule,
+		.decided_by = by,
+		.wait_ms = wait_ms,
+		.request_id = request,
+	};
+
+	sup_event(s, &ev);
+}
+
+void
+sup_record_run(struct sup *s, const char *what, enum verdict v,
+    enum how how, const char *by, const char *detail)
+{
+	struct sup_what w = {
+		.pid = s->sp.init_pid, .kind = KIND_RUN, .subject = what,
+		.detail = detail,
+	};
+
+	sup_record(s, &w, v, how, NULL, by, 0, 0);
+}
+
+void
+sup_parked_free(void *p)
+{
+	struct parked *pk = p;
+
+	if (pk != NULL && pk->ops != NULL && pk->ops->free != NULL)
+		pk->ops->free(pk);
+	free(pk);
+}
+
+/* Show a new pending request to everyone and queue it. */
+static void
+show_and_queue(struct sup *s, struct request *r, struct parked *pk)
+{
+	if (s->headless) {
+		cleanup_free char *subj = escape_str(r->subject);
+
+		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
+		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
+		    s->id, (unsigned long long)r->id, request_kind_name(r->kind),
+		    subj, (int)r->pid,
+		    s->id, (unsigned long long)r->id, s->id,
+		    (unsigned long long)r->id);
+	}
+	{
+		json_t *m = proto_msg("request");
+
+		json_object_set_new(m, "request", request_to_json(r));
+		sup_broadcast(s, m);
+	}
+	if (queue_add(s->queue, r, pk) < 0) {
+		/* Cannot happen: ids are ours. Fail closed. */
+		sup_respond(s, pk->req.id, -EACCES, 0);
+		request_free(r);
+		sup_parked_free(pk);
+	}
+	s->dirty = true;
+}
+
+void
+sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
+    const char *why)
+{
+	struct request *r = request_new();
+	char buf[PATH_MAX];
+
+	pk->asked_ms = now_mono_ms();
+	r->id = ++s->next_request;
+	r->run = xstrdup(s->id);
+	r->pid = w->pid;
+	r->kind = w->kind;
+	r->syscall = xstrdup(w->syscall);
+	r->subject = xstrdup(w->subject);
+	r->subject2 = w->subject2 != NULL ? xstrdup(w->subject2) : NULL;
+	r->detail = xstrdup(w->detail != NULL ? w->detail : "");
+	r->cmdline = w->cmdline != NULL ? xstrdup(w->cmdline) :
+	    target_cmdline(r->pid);
+	r->cwd = xstrdup(w->cwd != NULL ? w->cwd :
+	    target_dir(r->pid, AT_FDCWD, buf, sizeof buf) == 0 ? buf : "?");
+	r->why = xstrdup(why);
+	r->created_ms = now_wall_ms();
+	r->deadline_ms = s->policy.ask_timeout > 0 ?
+	    r->created_ms + (int64_t)s->policy.ask_timeout * 1000 : 0;
+	show_and_queue(s, r, pk);
+}
+
+void
+sup_remember(struct sup *s, const struct parked *pk, const struct request *r,
+    enum verdict v)
+{
+	(void)pk;
+	run_grants_add(s->run_grants, r->kind, r->subject, v);
+}
+
+enum verdict
+sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
+    int deny_errno, int64_t (*allow)(struct sup *, const struct parked *),
+    const char *reason)
+{
+	switch (v) {
+	case VERDICT_ALLOW:
+		if (!sup_id_valid(s, pk->req.id))
+			return VERDICT_NONE;
+		/* Approved, even when the host then says no. */
+		(void)allow(s, pk);
+		return VERDICT_ALLOW;
+	case VERDICT_KILL:
+	case VERDICT_DENY:
+	case VERDICT_NONE:
+	case VERDICT_ASK:
+		break;
+	}
+	sup_respond(s, pk->req.id, -deny_errno, 0);
+	sup_tell_denied((pid_t)pk->req.pid, reason);
+	return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
+}
+
+void
+sup_tell_denied(pid_t pid, const char *reason)
+{
+	char p[48];
+	cleanup_fd int fd = -1;
+	cleanup_free char *r = NULL, *msg = NULL;
+
+	if (reason == NULL || *reason == '\0')
+		return;
+	r = escape_str(reason);
+	msg = xasprintf("ward: denied: %s\n", r);
+	snprintf(p, sizeof p, "/proc/%d/fd/2", (int)pid);
+	if ((fd = open(p, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) >= 0)
+		(void)!write(fd, msg, strlen(msg));
+}
+
+void
+sup_kill(struct sup *s, const char *reason)
+{
+	if (s->state == RUN_EXITED || s->end_reason != NULL)
+		return;
+	s->end_reason = reason;
+	/* The init is pid 1 of the sandbox: with it, everything inside
+	 * dies, whatever it forked or detached. */
+	if (s->sp.init_pid > 0)
+		kill(s->sp.init_pid, SIGKILL);
+}
+
+static void
+size_text(char *buf, size_t size, uint64_t n)
+{
+	if (n == 0)
+		snprintf(buf, size, "none");
+	else if (n % (1ULL << 30) == 0)
+		snprintf(buf, size, "%lluG", (unsigned long long)(n >> 30));
+	else if (n % (1ULL << 20) == 0)
+		snprintf(buf, size, "%lluM", (unsigned long long)(n >> 20));
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)n);
+}
+
+void
+sup_limits(const struct sup *s, char *buf, size_t size)
+{
+	char mem[32], fsz[32], t[32], cpu[32], nof[32];
+
+	size_text(mem, sizeof mem, s->policy.memory);
+	size_text(fsz, sizeof fsz, s->policy.file_size);
+	snprintf(t, sizeof t, s->policy.timeout ? "%us" : "none",
+	    s->policy.timeout);
+	snprintf(cpu, sizeof cpu, s->policy.cpu ? "%us" : "none",
+	    s->policy.cpu);
+	snprintf(nof, sizeof nof, s->policy.open_files ? "%u" : "host",
+	    s->policy.open_files);
+	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
+	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
+	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
+}

@@ -1,0 +1,19 @@
+#pragma once
+/*
+ * The notify loop's receive side (unotify.c): RECV, the dispatch by
+ * syscall to the handlers, and the resolution of parked requests.
+ */
+#include <stdint.h>
+
+#include "approvals/request.h"
+
+struct sup;
+
+/* The listener is readable: receive one notification and answer it or
+ * park it. */
+void	unotify_on_ready(struct sup *);
+/* Answer a parked request; how/by for the record. */
+void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
+	    enum how, const char *by, const char *reason);
+/* Deny every request whose deadline has passed. */
+void	unotify_expire(struct sup *);

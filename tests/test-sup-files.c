@@ -1,0 +1,596 @@
+/*
+ * supervisor/files.c, sup.c and the resolution of parked requests, with
+ * no kernel listener: a notification is made from this process's own
+ * memory (the target is the test itself), and the answer is read from
+ * what sup_respond put in s->resp before its ioctl (which fails: there is
+ * no listener). Consoles are a socketpair's other end.
+ *
+ * tests/data/sup-writes.tsv drives files_where, files_fast_continue and
+ * files_on_call; the rest checks the core: sup_record, sup_park, the ops
+ * record of a parked request (resolve, remember, free) through
+ * unotify_resolve and through control.c's "decide".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "approvals/decide.h"
+#include "config/util.h"
+#include "supervisor/control.h"
+#include "supervisor/files.h"
+#include "supervisor/sup.h"
+#include "supervisor/unotify.h"
+
+#define WRITES_TSV	"tests/data/sup-writes.tsv"
+
+/* ---- the table -------------------------------------------------------- */
+
+struct row {
+	int	 line;
+	char	*f[6];
+	int	 n;
+};
+
+static struct row *rows;
+static size_t n_rows;
+
+static void
+tsv_load(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int no = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		struct row r = { .line = ++no };
+		char *save = NULL;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		for (char *t = strtok_r(line, "\t", &save); t != NULL &&
+		    r.n < 6; t = strtok_r(NULL, "\t", &save))
+			r.f[r.n++] = xstrdup(t);
+		rows = xreallocarray(rows, n_rows + 1, sizeof *rows);
+		rows[n_rows++] = r;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* ---- the fixture ------------------------------------------------------ */
+
+static struct sup S;
+static char root[] = "/tmp/ward-test-files-XXXXXX";
+static int console = -1;		/* the console's end */
+static struct proto_conn *console_conn;
+
+static void
+make_tree(void)
+{
+	int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(dfd >= 0);
+	for (size_t i = 0; i < n_rows; i++) {
+		struct row *r = &rows[i];
+
+		if (strcmp(r->f[0], "tree") != 0)
+			continue;
+		if (strcmp(r->f[1], "dir") == 0)
+			assert_int_equal(mkdirat(dfd, r->f[2], 0755), 0);
+		else if (strcmp(r->f[1], "file") == 0)
+			close(openat(dfd, r->f[2], O_CREAT | O_WRONLY | O_CLOEXEC,
+			    0644));
+		else
+			assert_int_equal(symlinkat(r->f[3], dfd, r->f[2]), 0);
+	}
+	close(dfd);
+}
+
+static struct bind binds[] = {
+	{ .host = "/nonexistent/p", .inside = "/home/p", .writable = true },
+	{ .host = "/nonexistent/tro", .inside = "/tmp/ro", .writable = false },
+	{ .host = "/nonexistent/wro", .inside = "/work/ro", .writable = false },
+};
+
+static int
+setup(void **state)
+{
+	char *cause = NULL;
+	int sv[2];
+
+	(void)state;
+	memset(&S, 0, sizeof S);
+	snprintf(S.id, sizeof S.id, "abcd1234");
+	policy_init(&S.policy);
+	S.policy.write = POLICY_ASK;
+	S.policy.ask_timeout = 120;
+	S.rules = rules_new();
+	S.run_grants = run_grants_new();
+	rules_add(S.rules, KIND_WRITE, "/etc/shadow*", VERDICT_DENY,
+	    RULE_POLICY);
+	S.queue = queue_new(sup_parked_free);
+	assert_int_equal(audit_open(":memory:", &S.audit, &cause), 0);
+	S.binds = binds;
+	S.n_binds = ARRAY_SIZE(binds);
+	S.listener = -1;
+	S.pty = -1;
+	S.resp_size = sizeof *S.resp;
+	S.resp = xcalloc(1, S.resp_size);
+	S.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(S.rootfd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0, sv), 0);
+	S.clients[0].conn = proto_conn_new(sv[0]);
+	S.clients[0].watch = true;
+	console = sv[1];
+	console_conn = proto_conn_new(console);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	queue_free(S.queue);
+	rules_free(S.rules);
+	run_grants_free(S.run_grants);
+	audit_close(S.audit);
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+		if (S.clients[i].conn != NULL)
+			sup_drop(&S, i);
+	proto_conn_free(console_conn);
+	console_conn = NULL;
+	close(S.rootfd);
+	free(S.resp);
+	policy_done(&S.policy);
+	return 0;
+}
+
+/* The next message the console got, or NULL. */
+static json_t *
+console_next(void)
+{
+	json_t *m = NULL;
+	char *cause = NULL;
+
+	(void)proto_read(console_conn);
+	if (proto_next(console_conn, &m, &cause) != 1)
+		m = NULL;
+	free(cause);
+	return m;
+}
+
+static const char *
+str(const json_t *o, const char *path1, const char *path2)
+{
+	const json_t *v = json_object_get(o, path1);
+
+	if (path2 != NULL)
+		v = json_object_get(v, path2);
+	return json_string_value(v);
+}
+
+/* ---- where / fast ------------------------------------------------------ */
+
+static void
+test_where(void **state)
+{
+	const struct row *r = *state;
+	bool follow = strcmp(r->f[2], "follow") == 0;
+	static const char *const names[] = {
+		[WHERE_OUTSIDE] = "outside", [WHERE_WRITABLE] = "writable",
+		[WHERE_FLOOR] = "floor",
+	};
+
+	assert_string_equal(names[files_where(&S, r->f[1])], r->f[3]);
+	assert_int_equal(files_fast_continue(&S, r->f[1], follow),
+	    strcmp(r->f[4], "fast") == 0);
+}
+
+/* ---- the write path ---------------------------------------------------- */
+
+static const char *
+answer(void)
+{
+	static char buf[32];
+
+	if (S.resp->id == 0)
+		return "ask";
+	if (S.resp->flags & SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+		return "continue";
+	if (S.resp->error == 0)
+		return "0";
+	snprintf(buf, sizeof buf, "-%s", strerrorname_np(-S.resp->error));
+	return buf;
+}
+
+static void
+test_call(void **state)
+{
+	const struct row *r = *state;
+	const char *sc = r->f[1];
+	uint64_t p = strcmp(r->f[2], "@bad") == 0 ? 1 : (uintptr_t)r->f[2];
+	uint64_t p2 = strcmp(r->f[3], "-") == 0 ? 0 : (uintptr_t)r->f[3];
+	struct seccomp_notif req = {
+		.id = 42,
+		.pid = (uint32_t)getpid(),
+		.data.arch = AUDIT_ARCH_X86_64,
+	};
+	uint64_t *a = (uint64_t *)req.data.args;
+
+	if (strcmp(sc, "open") == 0 || strcmp(sc, "create") == 0) {
+		req.data.nr = SYS_openat;
+		a[0] = (uint64_t)AT_FDCWD; a[1] = p;
+		a[2] = O_WRONLY | (sc[0] == 'c' ? O_CREAT : 0); a[3] = 0644;
+	} else if (strcmp(sc, "mkdir") == 0) {
+		req.data.nr = SYS_mkdir; a[0] = p; a[1] = 0755;
+	} else if (strcmp(sc, "unlink") == 0) {
+		req.data.nr = SYS_unlink; a[0] = p;
+	} else if (strcmp(sc, "rename") == 0) {
+		req.data.nr = SYS_rename; a[0] = p; a[1] = p2;
+	} else if (strcmp(sc, "symlink") == 0) {
+		req.data.nr = SYS_symlink; a[0] = p; a[1] = p2;
+	} else if (strcmp(sc, "chmod") == 0) {
+		req.data.nr = SYS_chmod; a[0] = p; a[1] = 0600;
+	} else if (strcmp(sc, "getpid") == 0) {
+		req.data.nr = SYS_getpid;
+	} else
+		fail_msg("line %d: unknown syscall %s", r->line, sc);
+
+	files_on_call(&S, &req);
+	assert_string_equal(answer(), r->f[4]);
+	if (strcmp(r->f[4], "-EACCES") == 0) {
+		/* Denied by a rule: recorded, and the consoles told. */
+		json_t *m = console_next();
+
+		assert_non_null(m);
+		assert_string_equal(str(m, "type", NULL), "event");
+		assert_string_equal(str(m, "event", "kind"), "write");
+		assert_string_equal(str(m, "event", "verdict"), "deny");
+		assert_string_equal(str(m, "event", "how"), "policy");
+		assert_true(strncmp(str(m, "event", p2 ? "subject2" :
+		    "subject"), "/etc/shadow", 11) == 0);
+		json_decref(m);
+	}
+	/* Nothing was parked: without a listener the id is never valid. */
+	assert_int_equal(queue_len(S.queue), 0);
+}
+
+/* ---- the core ---------------------------------------------------------- */
+
+static int
+count_event(const struct audit_event_row *row, void *ctx)
+{
+	(void)row;
+	++*(int *)ctx;
+	return 0;
+}
+
+static void
+test_record(void **state)
+{
+	struct sup_what w = {
+		.pid = 7, .kind = KIND_CONNECT, .syscall = "connect",
+		.subject = "example.org:443", .detail = "tcp, fd 3",
+	};
+	char *cause = NULL;
+	json_t *m;
+	int n = 0;
+
+	(void)state;
+	sup_record(&S, &w, VERDICT_DENY, HOW_DEFAULT,
+	    "[network] connect = deny", "policy", 0, 0);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "event");
+	assert_string_equal(str(m, "event", "kind"), "connect");
+	assert_string_equal(str(m, "event", "syscall"), "connect");
+	assert_string_equal(str(m, "event", "subject"), "example.org:443");
+	assert_string_equal(str(m, "event", "detail"), "tcp, fd 3");
+	assert_string_equal(str(m, "event", "rule"), "[network] connect = deny");
+	assert_string_equal(str(m, "event", "by"), "policy");
+	assert_true(json_is_null(json_object_get(json_object_get(m, "event"),
+	    "subject2")));
+	assert_int_equal(json_integer_value(json_object_get(
+	    json_object_get(m, "event"), "pid")), 7);
+	assert_true(json_integer_value(json_object_get(
+	    json_object_get(m, "event"), "time_ms")) > 0);
+	json_decref(m);
+	assert_true(S.dirty);
+
+	/* A request's answer is recorded, and reaches consoles as
+	 * "resolved" only (from unotify_resolve), never as an event. */
+	sup_record(&S, &w, VERDICT_ALLOW, HOW_PERSON, NULL, "someone", 10, 3);
+	assert_null(console_next());
+	sup_record_run(&S, "kill", VERDICT_KILL, HOW_PERSON, "someone", NULL);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "event", "kind"), "run");
+	assert_string_equal(str(m, "event", "subject"), "kill");
+	assert_true(json_is_null(json_object_get(json_object_get(m, "event"),
+	    "syscall")));
+	json_decref(m);
+
+	assert_int_equal(audit_flush(S.audit, &cause), 0);
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", count_event, &n),
+	    0);
+	assert_int_equal(n, 3);
+}
+
+static void
+test_limits(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	S.policy.memory = 1ULL << 30;
+	S.policy.file_size = 3ULL << 20;
+	S.policy.timeout = 0;
+	S.policy.cpu = 5;
+	S.policy.pids = 64;
+	S.policy.open_files = 0;
+	S.landlock = true;
+	sup_limits(&S, buf, sizeof buf);
+	assert_string_equal(buf, "timeout=none memory=1G pids=64 cpu=5s "
+	    "file_size=3M open_files=host (rlimits) landlock");
+}
+
+/* A kind of its own, that counts what is done to it. */
+static struct {
+	int		 resolved, remembered, freed;
+	enum verdict	 v;
+	enum how	 how;
+	char		 by[64], reason[64];
+	enum verdict	 remembered_v;
+	char		 remembered_subject[64];
+} fake;
+
+static enum verdict
+fake_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
+    const char *by, const char *reason, int64_t wait_ms, uint64_t request)
+{
+	(void)s; (void)pk; (void)request;
+	assert_true(wait_ms >= 0);
+	fake.resolved++;
+	fake.v = v;
+	fake.how = how;
+	snprintf(fake.by, sizeof fake.by, "%s", by);
+	snprintf(fake.reason, sizeof fake.reason, "%s", reason ? reason : "-");
+	return v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+}
+
+static void
+fake_remember(struct sup *s, const struct parked *pk,
+    const struct request *r, enum verdict v)
+{
+	(void)s; (void)pk;
+	fake.remembered++;
+	fake.remembered_v = v;
+	snprintf(fake.remembered_subject, sizeof fake.remembered_subject, "%s",
+	    r->subject);
+}
+
+static void
+fake_free(struct parked *pk)
+{
+	fake.freed++;
+	free(pk->dns);
+	pk->dns = NULL;
+}
+
+static const struct kind_ops fake_ops = {
+	.resolve = fake_resolve,
+	.remember = fake_remember,
+	.free = fake_free,
+};
+
+static uint64_t
+park_fake(const char *subject)
+{
+	struct parked *pk = xcalloc(1, sizeof *pk);
+	struct sup_what w = {
+		.pid = 0, .kind = KIND_DNS, .syscall = "dns", .subject = subject,
+		.detail = "lookup A", .cmdline = "(the stub)", .cwd = "-",
+	};
+
+	pk->ops = &fake_ops;
+	pk->dns = xmalloc(16);	/* a payload for the ops to free */
+	sup_park(&S, pk, &w, "no rule");
+	return S.next_request;
+}
+
+static void
+test_park_resolve(void **state)
+{
+	const struct request *r;
+	uint64_t id;
+	json_t *m;
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	id = park_fake("x.example");
+	assert_int_equal(id, 1);
+	assert_int_equal(queue_len(S.queue), 1);
+	assert_non_null(r = queue_find(S.queue, id));
+	assert_string_equal(r->run, "abcd1234");
+	assert_string_equal(r->syscall, "dns");
+	assert_string_equal(r->subject, "x.example");
+	assert_null(r->subject2);
+	assert_string_equal(r->detail, "lookup A");
+	assert_string_equal(r->cmdline, "(the stub)");
+	assert_string_equal(r->cwd, "-");
+	assert_string_equal(r->why, "no rule");
+	assert_int_equal(r->deadline_ms, r->created_ms + 120000);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "request");
+	assert_string_equal(str(m, "request", "subject"), "x.example");
+	json_decref(m);
+
+	unotify_resolve(&S, id, VERDICT_DENY, HOW_PERSON, "uid 0 via cli",
+	    "no");
+	assert_int_equal(fake.resolved, 1);
+	assert_int_equal(fake.v, VERDICT_DENY);
+	assert_int_equal(fake.how, HOW_PERSON);
+	assert_string_equal(fake.by, "uid 0 via cli");
+	assert_string_equal(fake.reason, "no");
+	assert_int_equal(fake.freed, 1);
+	assert_int_equal(queue_len(S.queue), 0);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "resolved");
+	assert_string_equal(str(m, "verdict", NULL), "deny");
+	assert_string_equal(str(m, "by", NULL), "uid 0 via cli");
+	json_decref(m);
+
+	/* Answered once: a second answer finds nothing. */
+	unotify_resolve(&S, id, VERDICT_ALLOW, HOW_PERSON, "x", NULL);
+	assert_int_equal(fake.resolved, 1);
+}
+
+static void
+test_queue_frees_payload(void **state)
+{
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	(void)park_fake("a.example");
+	(void)park_fake("b.example");
+	queue_free(S.queue);
+	assert_int_equal(fake.freed, 2);
+	S.queue = queue_new(sup_parked_free);
+}
+
+static void
+console_say(const char *text)
+{
+	json_error_t e;
+	json_t *m = json_loads(text, 0, &e);
+
+	assert_non_null(m);
+	assert_int_equal(proto_send(console_conn, m), 0);
+	assert_int_equal(proto_flush(console_conn), 0);
+	json_decref(m);
+	control_on_client(&S, 0, POLLIN);
+}
+
+/* control.c's decide: "for this run" goes through the kind's ops, and
+ * the answer through unotify_resolve; it never asks the kind. */
+static void
+test_decide_for_run(void **state)
+{
+	uint64_t id;
+	json_t *m;
+	char buf[160];
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	S.clients[0].watch = false;
+	id = park_fake("y.example");
+	console_say("{\"type\":\"hello\",\"client\":\"cli\",\"watch\":true}");
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "welcome");
+	assert_int_equal(json_array_size(json_object_get(m, "pending")), 1);
+	json_decref(m);
+
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"allow\",\"scope\":\"run\",\"reason\":\"ok\"}",
+	    (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.remembered, 1);
+	assert_int_equal(fake.remembered_v, VERDICT_ALLOW);
+	assert_string_equal(fake.remembered_subject, "y.example");
+	assert_int_equal(fake.resolved, 1);
+	assert_int_equal(fake.v, VERDICT_ALLOW);
+	assert_int_equal(fake.how, HOW_PERSON);
+	assert_true(strstr(fake.by, "via cli") != NULL);
+	assert_int_equal(fake.freed, 1);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_true(json_is_true(json_object_get(m, "ok")));
+	json_decref(m);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "resolved");
+	assert_string_equal(str(m, "verdict", NULL), "allow");
+	json_decref(m);
+
+	/* Once only ("once" is the default): nothing remembered. */
+	id = park_fake("z.example");
+	json_decref(console_next());	/* the request */
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"deny\"}", (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.remembered, 1);
+	assert_int_equal(fake.resolved, 2);
+	assert_int_equal(fake.v, VERDICT_DENY);
+}
+
+int
+main(void)
+{
+	struct CMUnitTest *t;
+	size_t n = 0;
+	char name[64];
+	int r;
+
+	tsv_load(WRITES_TSV);
+	if (mkdtemp(root) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	t = xcalloc(n_rows + 8, sizeof *t);
+	for (size_t i = 0; i < n_rows; i++) {
+		struct row *rw = &rows[i];
+		void (*fn)(void **) = NULL;
+
+		if (strcmp(rw->f[0], "where") == 0 && rw->n == 5)
+			fn = test_where;
+		else if (strcmp(rw->f[0], "call") == 0 && rw->n == 5)
+			fn = test_call;
+		else if (strcmp(rw->f[0], "tree") == 0)
+			continue;
+		else {
+			fprintf(stderr, "%s:%d: bad line\n", WRITES_TSV, rw->line);
+			return 1;
+		}
+		snprintf(name, sizeof name, "%s line %d", rw->f[0], rw->line);
+		t[n++] = (struct CMUnitTest){ xstrdup(name), fn, setup,
+		    teardown, rw };
+	}
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_record,
+	    setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_limits,
+	    setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_park_resolve, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_queue_frees_payload, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_decide_for_run, setup, teardown);
+	/* The tree is made once; the fixture opens it for each test. */
+	make_tree();
+	r = _cmocka_run_group_tests("sup-files", t, n, NULL, NULL);
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+		(void)!system(cmd);
+	}
+	return r;
+}
