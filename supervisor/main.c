@@ -468,7 +468,7 @@ main(int argc, char **argv)
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
-	s->queue = queue_new(unotify_parked_free);
+	s->queue = queue_new(unotify_parked_free, now_mono_ms);
 
 	/* The run folder. */
 	{
@@ -747,7 +747,7 @@ main(int argc, char **argv)
 		}
 		next = queue_next_deadline(s->queue);
 		if (next > 0) {
-			int64_t d = next - now_wall_ms();
+			int64_t d = next - now;
 
 			d = d < 0 ? 0 : (d > 60000 ? 60000 : d);
 			if (timeout_ms < 0 || d < timeout_ms)
@@ -843,7 +843,7 @@ main(int argc, char **argv)
 			dns_on_ready(s->dns, p + idx_dns, n_dns);
 			dns_tick(s->dns, now_mono_ms());
 		}
-		unotify_expire(s);
+		unotify_expire(s, now_mono_ms());
 		now = now_mono_ms();
 		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
 		    now >= s->deadline_mono) {

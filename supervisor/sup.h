@@ -167,7 +167,8 @@ void	unotify_on_ready(struct sup *);
 /* Answer a parked request; how/by for the record. */
 void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
 	    enum how, const char *by, const char *reason);
-void	unotify_expire(struct sup *);
+/* Deny, as nobody answered, every parked request due by now (monotonic). */
+void	unotify_expire(struct sup *, int64_t now);
 void	unotify_parked_free(void *);	/* queue data destructor */
 void	unotify_park_request(struct sup *, struct request *, struct parked *);
 
