@@ -27,6 +27,7 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
+#include "supervisor/loop.h"
 #include "supervisor/sup.h"
 
 /* When ward runs as root, the program runs as this unprivileged id, in
@@ -287,7 +288,7 @@ open_pty(int *master, int *slave)
 	fcntl(*master, F_SETFL, fcntl(*master, F_GETFL) | O_NONBLOCK);
 }
 
-static void
+void
 record_run_event(struct sup *s, const char *what, enum verdict v,
     enum how how, const char *by, const char *detail)
 {
@@ -298,65 +299,6 @@ record_run_event(struct sup *s, const char *what, enum verdict v,
 	};
 
 	sup_event(s, &ev);
-}
-
-/* Read the program's output; false at EOF. */
-static bool
-pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
-    int host_fd)
-{
-	char buf[65536];
-	ssize_t n = read(fd, buf, sizeof buf);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return true;
-	if (n <= 0)
-		return false;	/* EOF, or EIO once every pty slave is closed */
-	if (host_fd >= 0)
-		(void)write_all(host_fd, buf, (size_t)n);
-	audit_output(s->audit, s->id, as, now_wall_ms(), buf, (size_t)n);
-	control_output(s, stream, buf, (size_t)n);
-	return true;
-}
-
-static void
-finish(struct sup *s, int status, bool have_status)
-{
-	char detail[96];
-
-	s->state = RUN_EXITED;
-	s->ended_ms = now_wall_ms();
-	s->exit_signal = 0;
-	if (s->end_reason != NULL && strcmp(s->end_reason, "timeout") == 0) {
-		s->exit_code = 124;
-	} else if (s->end_reason != NULL) {
-		s->exit_code = 128 + SIGKILL;
-		s->exit_signal = SIGKILL;
-	} else if (have_status && WIFEXITED(status)) {
-		s->exit_code = WEXITSTATUS(status);
-		s->end_reason = "exit";
-	} else if (have_status && WIFSIGNALED(status)) {
-		s->exit_signal = WTERMSIG(status);
-		s->exit_code = 128 + s->exit_signal;
-		s->end_reason = "signal";
-	} else {
-		s->exit_code = 125;
-		s->end_reason = "lost";
-	}
-	/* Whatever still waits gets no answer from anybody now. */
-	while (queue_len(s->queue) > 0)
-		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
-		    HOW_SUPERVISOR, "run ended", NULL);
-	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
-	    s->exit_code, s->exit_signal);
-	record_run_event(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
-	    "supervisor", detail);
-	{
-		json_t *m = proto_msg("state");
-
-		json_object_set_new(m, "run", control_run_json(s));
-		control_broadcast(s, m);
-	}
 }
 
 /* The record: opened while the sandbox's child builds its mount tree. */
@@ -404,16 +346,12 @@ main(int argc, char **argv)
 	const char *policy_path = NULL, *timeout = NULL;
 	char **ins = NULL;
 	size_t n_ins = 0;
-	int ready_fd = -1, opt, slave = -1, outp[2] = { -1, -1 },
+	int ready_fd = -1, opt, r, slave = -1, outp[2] = { -1, -1 },
 	    errp[2] = { -1, -1 }, in_fd = -1;
 	cleanup_free char *cause = NULL;
 	struct spawn_config cfg = { 0 };
 	char **env;
 	sigset_t mask;
-	bool listener_open = true, status_seen = false, init_gone = false;
-	bool out_open = true, err_open = true;
-	int status = 0;
-	int64_t drain_until = 0, last_flush = 0;
 	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 
 	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
@@ -473,7 +411,6 @@ main(int argc, char **argv)
 	/* The run folder. */
 	{
 		cleanup_free char *runs = paths_runs_dir();
-		int r;
 
 		s->run_dir = xasprintf("%s/%s", runs, s->id);
 		s->work = xasprintf("%s/work", s->run_dir);
@@ -673,216 +610,8 @@ main(int argc, char **argv)
 		die("start the program: %s", strerror(errno));
 	closep(&s->sp.go_fd);
 
-	/* The loop. */
-	for (;;) {
-		struct pollfd p[8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS +
-		    DNS_POLLFDS_MAX];
-		size_t n_dns;
-		int idx_dns;
-		int idx_listener = -1, idx_out = -1, idx_err = -1,
-		    idx_status = -1, idx_cerr = -1, idx_ctl = -1, idx_sig = -1;
-		int client_idx[SUP_MAX_CLIENTS], conn_slot[SUP_MAX_CONNS];
-		int np = 0, timeout_ms = -1, idx_conns, n_conns;
-		int64_t now, next;
-
-		if (listener_open) {
-			idx_listener = np;
-			p[np++] = (struct pollfd){ s->listener, POLLIN, 0 };
-		}
-		if (s->pty >= 0 && out_open) {
-			idx_out = np;
-			p[np++] = (struct pollfd){ s->pty, POLLIN, 0 };
-		}
-		if (s->out_fd >= 0 && out_open) {
-			idx_out = np;
-			p[np++] = (struct pollfd){ s->out_fd, POLLIN, 0 };
-		}
-		if (s->err_fd >= 0 && err_open) {
-			idx_err = np;
-			p[np++] = (struct pollfd){ s->err_fd, POLLIN, 0 };
-		}
-		if (s->sp.status_fd >= 0) {
-			idx_status = np;
-			p[np++] = (struct pollfd){ s->sp.status_fd, POLLIN, 0 };
-		}
-		if (s->sp.err_fd >= 0) {
-			idx_cerr = np;
-			p[np++] = (struct pollfd){ s->sp.err_fd, POLLIN, 0 };
-		}
-		idx_ctl = np;
-		p[np++] = (struct pollfd){ s->ctl_fd, POLLIN, 0 };
-		idx_sig = np;
-		p[np++] = (struct pollfd){ s->sigfd, POLLIN, 0 };
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
-			client_idx[i] = -1;
-			if (s->clients[i].conn == NULL)
-				continue;
-			client_idx[i] = np;
-			p[np++] = (struct pollfd){
-				proto_conn_fd(s->clients[i].conn),
-				(short)(POLLIN | (proto_want_write(
-				    s->clients[i].conn) ? POLLOUT : 0)), 0 };
-		}
-
-		idx_conns = np;
-		n_conns = (int)net_pollfds(s, p + np, conn_slot, SUP_MAX_CONNS);
-		np += n_conns;
-		idx_dns = np;
-		n_dns = s->dns != NULL ? dns_pollfds(s->dns, p + np,
-		    DNS_POLLFDS_MAX) : 0;
-		np += (int)n_dns;
-
-		now = now_mono_ms();
-		if ((next = net_next_deadline(s)) > 0) {
-			int64_t d = next - now;
-
-			timeout_ms = d < 0 ? 0 : (int)d;
-		}
-		if (s->dns != NULL && (next = dns_next_deadline(s->dns)) > 0) {
-			int64_t d = next - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		next = queue_next_deadline(s->queue);
-		if (next > 0) {
-			int64_t d = next - now;
-
-			d = d < 0 ? 0 : (d > 60000 ? 60000 : d);
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (s->deadline_mono > 0 && s->state == RUN_RUNNING) {
-			int64_t d = s->deadline_mono - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (drain_until > 0) {
-			int64_t d = drain_until - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (audit_pending(s->audit) > 0 &&
-		    (timeout_ms < 0 || timeout_ms > 100))
-			timeout_ms = 100;
-
-		if (poll(p, (nfds_t)np, timeout_ms) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
-
-		if (idx_listener >= 0) {
-			if (p[idx_listener].revents & POLLIN)
-				unotify_on_ready(s);
-			/* POLLHUP: every process under the filter is gone. */
-			else if (p[idx_listener].revents & (POLLHUP | POLLERR))
-				listener_open = false;
-		}
-		if (idx_out >= 0 && (p[idx_out].revents & (POLLIN | POLLHUP |
-		    POLLERR)))
-			out_open = s->pty >= 0 ?
-			    pump(s, s->pty, "pty", AUDIT_PTY, s->headless ? 1 : -1) :
-			    pump(s, s->out_fd, "stdout", AUDIT_STDOUT, 1);
-		if (idx_err >= 0 && (p[idx_err].revents & (POLLIN | POLLHUP |
-		    POLLERR)))
-			err_open = pump(s, s->err_fd, "stderr", AUDIT_STDERR, 2);
-		if (idx_cerr >= 0 && (p[idx_cerr].revents & (POLLIN | POLLHUP))) {
-			char buf[600];
-			ssize_t n = read(s->sp.err_fd, buf, sizeof buf - 1);
-
-			if (n > 0) {
-				buf[n] = '\0';
-				fprintf(stderr, "ward: %s\n", buf);
-				control_output(s, "stderr", "ward: ", 6);
-				control_output(s, "stderr", buf, (size_t)n);
-				control_output(s, "stderr", "\r\n", 2);
-			} else
-				closep(&s->sp.err_fd);
-		}
-		if (idx_status >= 0 && (p[idx_status].revents & (POLLIN |
-		    POLLHUP))) {
-			ssize_t n = read(s->sp.status_fd, &status, sizeof status);
-
-			status_seen = n == sizeof status;
-			closep(&s->sp.status_fd);
-		}
-		if (p[idx_sig].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			while (read(s->sigfd, &si, sizeof si) == sizeof si) {
-				if (si.ssi_signo == SIGCHLD) {
-					if (waitpid(s->sp.init_pid, NULL,
-					    WNOHANG) == s->sp.init_pid)
-						init_gone = true;
-				} else if (s->state == RUN_RUNNING) {
-					char what[32];
-
-					snprintf(what, sizeof what, "signal %u",
-					    si.ssi_signo);
-					record_run_event(s, "kill", VERDICT_KILL,
-					    HOW_PERSON, what, NULL);
-					sup_kill(s, "killed");
-				}
-			}
-		}
-		if (p[idx_ctl].revents & POLLIN)
-			control_on_accept(s);
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++)
-			if (client_idx[i] >= 0 && s->clients[i].conn != NULL &&
-			    p[client_idx[i]].revents)
-				control_on_client(s, i, p[client_idx[i]].revents);
-
-		for (int i = 0; i < n_conns; i++)
-			if (p[idx_conns + i].revents)
-				net_on_ready(s, conn_slot[i], p[idx_conns + i].revents);
-		net_tick(s);
-		if (s->dns != NULL) {
-			dns_on_ready(s->dns, p + idx_dns, n_dns);
-			dns_tick(s->dns, now_mono_ms());
-		}
-		unotify_expire(s, now_mono_ms());
-		now = now_mono_ms();
-		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
-		    now >= s->deadline_mono) {
-			/* Once: the run's end is in hand, the clock is done. */
-			s->deadline_mono = 0;
-			if (s->end_reason == NULL)
-				record_run_event(s, "timeout", VERDICT_KILL,
-				    HOW_SUPERVISOR, "wall-clock limit", NULL);
-			sup_kill(s, "timeout");
-		}
-
-		/* The end: init reaped; keep reading output a moment so
-		 * that nothing the program wrote is lost. */
-		if (init_gone && s->state == RUN_RUNNING) {
-			if (s->sp.status_fd >= 0) {
-				ssize_t n = read(s->sp.status_fd, &status,
-				    sizeof status);
-
-				status_seen = n == sizeof status;
-				closep(&s->sp.status_fd);
-			}
-			finish(s, status, status_seen);
-			drain_until = now + 2000;
-		}
-		if (s->state == RUN_EXITED && ((!out_open && !err_open) ||
-		    now >= drain_until))
-			break;
-		/* Batched: one transaction per 100 ms (or 512 events), not
-		 * one per event; never on the hot path of a notification. */
-		if (audit_pending(s->audit) > 0 && (audit_pending(s->audit) >=
-		    512 || now_mono_ms() - last_flush >= 100)) {
-			cleanup_free char *fcause = NULL;
-
-			if (audit_flush(s->audit, &fcause) < 0 && fcause)
-				fprintf(stderr, "ward: record: %s (kept, will "
-				    "retry)\n", fcause);
-			last_flush = now_mono_ms();
-		}
-	}
+	if ((r = loop_run(s)) < 0)
+		die("poll: %s", strerror(-r));
 
 	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
 	    s->exit_signal, s->end_reason);

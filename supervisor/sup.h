@@ -191,10 +191,13 @@ void	net_learn_mounts(struct sup *);
 /* The DNS stub's hooks (ctx is the sup). */
 int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
 void	net_dns_answered(struct sup *, const char *name, bool allow);
-size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
-void	net_on_ready(struct sup *, int slot, short revents);
-void	net_tick(struct sup *);
+/* The pending connects' poll contract, shaped as dns.h's: the fds to poll
+ * (at most max), the same slice back after poll, the next monotonic
+ * deadline (0 = none), and the tick once it has passed. */
+size_t	net_pollfds(struct sup *, struct pollfd *, size_t max);
+void	net_on_ready(struct sup *, const struct pollfd *, size_t n);
 int64_t	net_next_deadline(const struct sup *);
+void	net_tick(struct sup *, int64_t now);
 
 /* install.c */
 int	install_on_exec(struct sup *, const struct seccomp_notif *,
@@ -222,3 +225,6 @@ void	control_close_all(struct sup *);
 void	sup_limits(const struct sup *, char *, size_t);
 void	sup_kill(struct sup *, const char *reason);
 void	sup_event(struct sup *, const struct audit_event *);	/* record + broadcast */
+/* A KIND_RUN event (start, exit, kill, timeout) of the run itself. */
+void	record_run_event(struct sup *, const char *what, enum verdict,
+	    enum how, const char *by, const char *detail);
