@@ -368,6 +368,15 @@ run_dns_ready(void *arg, const struct pollfd *p, size_t n)
 	dns_on_ready(arg, p, n);
 }
 
+void
+loop_run_deadlines(struct loop *l, const struct sup *s)
+{
+	loop_due(l, net_next_deadline(s));
+	loop_due(l, s->dns != NULL ? dns_next_deadline(s->dns) : 0);
+	loop_due(l, queue_next_deadline(s->queue));
+	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
+}
+
 /* Every fd and every deadline of the run, one line each. */
 static void
 run_gather(struct loop *l, struct run *r)
@@ -396,10 +405,7 @@ run_gather(struct loop *l, struct run *r)
 		loop_add_set(l, DNS_POLLFDS_MAX, run_dns_fill, run_dns_ready,
 		    s->dns);
 
-	loop_due(l, net_next_deadline(s));
-	loop_due(l, s->dns != NULL ? dns_next_deadline(s->dns) : 0);
-	loop_due(l, queue_next_deadline(s->queue));
-	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
+	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
 	loop_due(l, audit_pending(s->audit) > 0 ?
 	    r->last_flush + RUN_FLUSH_MS : 0);

@@ -56,3 +56,7 @@ int	loop_poll(struct loop *, int64_t now);
  * after each round. 0, or -errno if poll() fails.
  */
 int	loop_run(struct sup *);
+/* The run's own deadlines (pending connects, the DNS stub, the queue's
+ * earliest request, the run's wall-clock limit) put in l; part of
+ * loop_run's rounds, apart for tests. */
+void	loop_run_deadlines(struct loop *, const struct sup *);
