@@ -68,7 +68,6 @@ sup_event(struct sup *s, const struct audit_event *ev)
 	json_t *m, *e;
 
 	audit_event(s->audit, ev);
-	s->dirty = true;
 	/* A request's answer reaches consoles as "resolved"; "event" is
 	 * for what was decided without asking. */
 	if (ev->request_id != 0)
@@ -360,7 +359,6 @@ main(int argc, char **argv)
 	s->rootfd = -1;
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conns[i].hostfd = -1;
-	s->timerfd = -1;
 	s->landlock = true;
 	/* Keep 0..2 taken so that no fd we open lands on them. */
 	for (int fd; (fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2;)

@@ -148,14 +148,13 @@ struct sup {
 	char		*ctl_path;
 	struct client	 clients[SUP_MAX_CLIENTS];
 
-	int		 sigfd, timerfd;
+	int		 sigfd;		/* SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	enum run_state	 state;
 	int64_t		 started_ms, ended_ms;
 	int64_t		 deadline_mono;	/* wall-clock limit, 0 = none */
 	int		 exit_code, exit_signal;
 	const char	*end_reason;	/* "exit", "signal", "timeout", "killed" */
 	uint64_t	 next_request;
-	bool		 dirty;
 };
 
 /* unotify.c */

@@ -595,7 +595,6 @@ unotify_park_request(struct sup *s, struct request *r, struct parked *pk)
 		request_free(r);
 		unotify_parked_free(pk);
 	}
-	s->dirty = true;
 }
 
 static void
@@ -1023,7 +1022,6 @@ resolved:
 		    s->policy.ask_timeout);
 	request_free(r);
 	unotify_parked_free(pk);
-	s->dirty = true;
 	if (v == VERDICT_KILL)
 		sup_kill(s, "killed");
 }
