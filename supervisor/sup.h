@@ -1,7 +1,8 @@
 #pragma once
 /*
  * The state of one supervised run, shared by the files of ward-supervisor:
- * main.c (lifecycle and the poll loop), unotify.c (notifications),
+ * main.c (set-up and teardown), loop.c (the poll loop), unotify.c
+ * (notifications),
  * emulate.c (approved writes), control.c (consoles and CLI verbs).
  */
 #include <limits.h>
@@ -151,7 +152,7 @@ struct sup {
 	int		 sigfd;		/* SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	enum run_state	 state;
 	int64_t		 started_ms, ended_ms;
-	int64_t		 deadline_mono;	/* wall-clock limit, 0 = none */
+	int64_t		 deadline_mono;	/* [run] timeout, monotonic ms; 0 = none */
 	int		 exit_code, exit_signal;
 	const char	*end_reason;	/* "exit", "signal", "timeout", "killed" */
 	uint64_t	 next_request;
