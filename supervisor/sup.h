@@ -2,8 +2,8 @@
 /*
  * The state of one supervised run, shared by the files of ward-supervisor:
  * main.c (set-up and teardown), loop.c (the poll loop), unotify.c
- * (notifications),
- * emulate.c (approved writes), control.c (consoles and CLI verbs).
+ * (notifications), emulate.c (approved writes), control.c (consoles and
+ * CLI verbs).
  */
 #include <limits.h>
 #include <poll.h>
