@@ -12,6 +12,7 @@
 struct queue_entry {
 	struct request	*r;
 	void		*data;
+	int64_t		 due;	/* the queue's clock, >= 1; 0 = none */
 };
 
 struct queue {
@@ -19,14 +20,16 @@ struct queue {
 	size_t		 n;
 	size_t		 cap;
 	void		(*free_data)(void *);
+	queue_clock_fn	*clock;
 };
 
 struct queue *
-queue_new(void (*free_data)(void *))
+queue_new(void (*free_data)(void *), queue_clock_fn *clock)
 {
 	struct queue *q = xcalloc(1, sizeof *q);
 
 	q->free_data = free_data;
+	q->clock = clock != NULL ? clock : now_mono_ms;
 	return q;
 }
 
@@ -65,6 +68,17 @@ queue_add(struct queue *q, struct request *r, void *data)
 	}
 	q->v[q->n].r = r;
 	q->v[q->n].data = data;
+	q->v[q->n].due = 0;
+	if (r->deadline_ms != 0) {
+		int64_t now = q->clock(), wait = r->deadline_ms - r->created_ms;
+		int64_t due;
+
+		/* Saturating: a wait of years must not wrap into the past;
+		 * and at least 1, as 0 means "no deadline". */
+		wait = wait < 0 ? 0 : wait;
+		due = wait > INT64_MAX - now ? INT64_MAX : now + wait;
+		q->v[q->n].due = due < 1 ? 1 : due;
+	}
 	q->n++;
 	return 0;
 }
@@ -128,7 +142,7 @@ queue_next_deadline(const struct queue *q)
 	int64_t min = 0;
 
 	for (size_t i = 0; i < q->n; i++) {
-		int64_t d = q->v[i].r->deadline_ms;
+		int64_t d = q->v[i].due;
 
 		if (d != 0 && (min == 0 || d < min))
 			min = d;
@@ -136,20 +150,34 @@ queue_next_deadline(const struct queue *q)
 	return min;
 }
 
-struct request *
-queue_take_expired(struct queue *q, int64_t now_ms, void **data)
+static ssize_t
+queue_due_index(const struct queue *q, int64_t now_ms)
 {
 	ssize_t best = -1;
 
-	/* Strictly earlier only: of equal deadlines the oldest stays first. */
+	/* Strictly earlier only: of equal due times the oldest stays first. */
 	for (size_t i = 0; i < q->n; i++) {
-		int64_t d = q->v[i].r->deadline_ms;
-
-		if (d == 0 || d > now_ms)
+		if (q->v[i].due == 0 || q->v[i].due > now_ms)
 			continue;
-		if (best < 0 || d < q->v[best].r->deadline_ms)
+		if (best < 0 || q->v[i].due < q->v[best].due)
 			best = (ssize_t)i;
 	}
+	return best;
+}
+
+uint64_t
+queue_expired(const struct queue *q, int64_t now_ms)
+{
+	ssize_t i = queue_due_index(q, now_ms);
+
+	return i < 0 ? 0 : q->v[i].r->id;
+}
+
+struct request *
+queue_take_expired(struct queue *q, int64_t now_ms, void **data)
+{
+	ssize_t best = queue_due_index(q, now_ms);
+
 	if (best < 0) {
 		if (data != NULL)
 			*data = NULL;

@@ -56,8 +56,10 @@ struct request {
 	char		*cmdline;	/* argv of the process, spaces between */
 	char		*cwd;		/* cwd of the process, sandbox view */
 	char		*why;		/* why asked: matching rule, or "no rule" */
-	int64_t		 created_ms;	/* wall clock */
-	int64_t		 deadline_ms;	/* wall clock; 0 = none */
+	/* Wall clock, for the people who read them; the queue times the
+	 * wait between them on the monotonic clock (queue.h). */
+	int64_t		 created_ms;
+	int64_t		 deadline_ms;	/* 0 = none */
 };
 
 struct request	*request_new(void);

@@ -5,8 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +15,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -29,6 +26,7 @@
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
 #include "supervisor/grants.h"
+#include "supervisor/loop.h"
 #include "supervisor/net.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
@@ -212,65 +210,6 @@ open_pty(int *master, int *slave)
 	fcntl(*master, F_SETFL, fcntl(*master, F_GETFL) | O_NONBLOCK);
 }
 
-/* Read the program's output; false at EOF. */
-static bool
-pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
-    int host_fd)
-{
-	char buf[65536];
-	ssize_t n = read(fd, buf, sizeof buf);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return true;
-	if (n <= 0)
-		return false;	/* EOF, or EIO once every pty slave is closed */
-	if (host_fd >= 0)
-		(void)write_all(host_fd, buf, (size_t)n);
-	audit_output(s->audit, s->id, as, now_wall_ms(), buf, (size_t)n);
-	control_output(s, stream, buf, (size_t)n);
-	return true;
-}
-
-static void
-finish(struct sup *s, int status, bool have_status)
-{
-	char detail[96];
-
-	s->state = RUN_EXITED;
-	s->ended_ms = now_wall_ms();
-	s->exit_signal = 0;
-	if (s->end_reason != NULL && strcmp(s->end_reason, "timeout") == 0) {
-		s->exit_code = 124;
-	} else if (s->end_reason != NULL) {
-		s->exit_code = 128 + SIGKILL;
-		s->exit_signal = SIGKILL;
-	} else if (have_status && WIFEXITED(status)) {
-		s->exit_code = WEXITSTATUS(status);
-		s->end_reason = "exit";
-	} else if (have_status && WIFSIGNALED(status)) {
-		s->exit_signal = WTERMSIG(status);
-		s->exit_code = 128 + s->exit_signal;
-		s->end_reason = "signal";
-	} else {
-		s->exit_code = 125;
-		s->end_reason = "lost";
-	}
-	/* Whatever still waits gets no answer from anybody now. */
-	while (queue_len(s->queue) > 0)
-		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
-		    HOW_SUPERVISOR, "run ended", NULL);
-	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
-	    s->exit_code, s->exit_signal);
-	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
-	    "supervisor", detail);
-	{
-		json_t *m = proto_msg("state");
-
-		json_object_set_new(m, "run", control_run_json(s));
-		sup_broadcast(s, m);
-	}
-}
-
 /* The record: opened while the sandbox's child builds its mount tree. */
 static int
 open_record(void *ctx, char **cause)
@@ -298,8 +237,18 @@ open_record(void *ctx, char **cause)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks beyond struct sup. */
+struct args {
+	const char	*policy_path, *timeout;
+	char	       **ins;
+	size_t		 n_ins;
+	int		 ready_fd;
+	char	       **argv;		/* the program and its arguments */
+};
+
+/* -1 to go on, else the exit status (--help, a usage error). */
+static int
+parse_args(struct sup *s, int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "headless", no_argument, NULL, 'H' },
@@ -312,42 +261,16 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sup *s = &S;
-	const char *policy_path = NULL, *timeout = NULL;
-	char **ins = NULL;
-	size_t n_ins = 0;
-	int ready_fd = -1, opt, slave = -1, outp[2] = { -1, -1 },
-	    errp[2] = { -1, -1 }, in_fd = -1;
-	cleanup_free char *cause = NULL;
-	struct spawn_config cfg = { 0 };
-	char **env;
-	sigset_t mask;
-	bool listener_open = true, status_seen = false, init_gone = false;
-	bool out_open = true, err_open = true;
-	int status = 0;
-	int64_t drain_until = 0, last_flush = 0;
-	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
-
-	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
-	 * output backlog) would each be faulted in at every start. */
-	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
-	s->rootfd = -1;
-	for (int i = 0; i < SUP_MAX_CONNS; i++)
-		s->conns[i].hostfd = -1;
-	s->timerfd = -1;
-	s->landlock = true;
-	/* Keep 0..2 taken so that no fd we open lands on them. */
-	for (int fd; (fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2;)
-		;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': s->headless = true; break;
-		case 'p': policy_path = optarg; break;
+		case 'p': a->policy_path = optarg; break;
 		case 'n': s->name = xstrdup(optarg); break;
-		case 'i': strv_push(&ins, &n_ins, xstrdup(optarg)); break;
-		case 't': timeout = optarg; break;
-		case 'r': ready_fd = atoi(optarg); break;
+		case 'i': strv_push(&a->ins, &a->n_ins, xstrdup(optarg)); break;
+		case 't': a->timeout = optarg; break;
+		case 'r': a->ready_fd = atoi(optarg); break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 125;
@@ -357,76 +280,85 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 125;
 	}
-	cfg.argv = argv + optind;
-	s->command = join_argv(argv + optind);
-	make_run_id(s->id);
-	s->uid = getuid();
-	s->inner_uid = s->uid == 0 ? ROOT_INNER_ID : s->uid;
-	s->inner_gid = s->uid == 0 ? ROOT_INNER_ID : getgid();
-	s->next_request = 0;
+	a->argv = argv + optind;
+	return -1;
+}
 
-	/* The policy. */
-	if (policy_path == NULL)
-		policy_path = paths_default_policy(argv[0]);
-	s->policy_path = realpath(policy_path, NULL);
+static void
+load_policy(struct sup *s, const struct args *a, const char *argv0)
+{
+	const char *path = a->policy_path;
+	cleanup_free char *cause = NULL;
+
+	if (path == NULL)
+		path = paths_default_policy(argv0);
+	s->policy_path = realpath(path, NULL);
 	if (s->policy_path == NULL)
-		die("%s: cannot read: %s", policy_path, strerror(errno));
+		die("%s: cannot read: %s", path, strerror(errno));
 	if (policy_load(&s->policy, s->policy_path, &cause) < 0)
 		die("%s", cause);
-	if (timeout != NULL && policy_parse_duration(timeout,
+	if (a->timeout != NULL && policy_parse_duration(a->timeout,
 	    &s->policy.timeout) < 0)
 		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
-		    timeout);
+		    a->timeout);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
-	s->queue = queue_new(sup_parked_free);
+	s->queue = queue_new(sup_parked_free, now_mono_ms);
+}
 
-	/* The run folder. */
-	{
-		cleanup_free char *runs = paths_runs_dir();
-		int r;
+/* The run folder: work/, out/, before/, root/ and the policy's bytes. */
+static void
+make_run_dir(struct sup *s)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	cleanup_free char *copy = NULL;
+	cleanup_fd int fd = -1;
+	int r;
 
-		s->run_dir = xasprintf("%s/%s", runs, s->id);
-		s->work = xasprintf("%s/work", s->run_dir);
-		s->out = xasprintf("%s/out", s->run_dir);
-		s->before = xasprintf("%s/before", s->run_dir);
-		s->root = xasprintf("%s/root", s->run_dir);
-		if ((r = mkdir_p(runs, 0700)) < 0 || mkdir(s->run_dir, 0700) < 0)
-			die("create %s: %s", s->run_dir,
-			    strerror(r < 0 ? -r : errno));
-		if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||
-		    mkdir(s->before, 0700) < 0 || mkdir(s->root, 0755) < 0)
-			die("create %s: %s", s->run_dir, strerror(errno));
-		if (s->uid == 0 && (chown(s->work, s->inner_uid, s->inner_gid) < 0 ||
-		    chown(s->out, s->inner_uid, s->inner_gid) < 0))
-			die("chown %s: %s", s->run_dir, strerror(errno));
-		{
-			/* The bytes the policy was parsed from. */
-			cleanup_free char *copy = xasprintf("%s/policy.ini",
-			    s->run_dir);
-			cleanup_fd int fd = open(copy, O_WRONLY | O_CREAT |
-			    O_EXCL | O_CLOEXEC, 0600);
+	s->run_dir = xasprintf("%s/%s", runs, s->id);
+	s->work = xasprintf("%s/work", s->run_dir);
+	s->out = xasprintf("%s/out", s->run_dir);
+	s->before = xasprintf("%s/before", s->run_dir);
+	s->root = xasprintf("%s/root", s->run_dir);
+	if ((r = mkdir_p(runs, 0700)) < 0 || mkdir(s->run_dir, 0700) < 0)
+		die("create %s: %s", s->run_dir, strerror(r < 0 ? -r : errno));
+	if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||
+	    mkdir(s->before, 0700) < 0 || mkdir(s->root, 0755) < 0)
+		die("create %s: %s", s->run_dir, strerror(errno));
+	if (s->uid == 0 && (chown(s->work, s->inner_uid, s->inner_gid) < 0 ||
+	    chown(s->out, s->inner_uid, s->inner_gid) < 0))
+		die("chown %s: %s", s->run_dir, strerror(errno));
+	/* The bytes the policy was parsed from. */
+	copy = xasprintf("%s/policy.ini", s->run_dir);
+	fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, s->policy.text, s->policy.text_len) < 0)
+		die("write %s: %s", copy, strerror(errno));
+}
 
-			if (fd < 0 || write_all(fd, s->policy.text,
-			    s->policy.text_len) < 0)
-				die("write %s: %s", copy, strerror(errno));
-		}
-	}
+/* The mount map: work/ and out/, the policy's writable folders, --in. */
+static void
+make_binds(struct sup *s, struct args *a)
+{
 	add_bind(s, s->work, "/work", true);
 	add_bind(s, s->out, "/out", true);
 	for (size_t i = 0; i < s->policy.n_writable; i++)
 		add_bind(s, s->policy.writable[i], NULL, true);
-	for (size_t i = 0; i < n_ins; i++)
-		add_bind(s, ins[i], NULL, false);
-	strv_free(ins);
+	for (size_t i = 0; i < a->n_ins; i++)
+		add_bind(s, a->ins[i], NULL, false);
+	strv_free(a->ins);
+	a->ins = NULL;
+	a->n_ins = 0;
+}
 
-	if (s->landlock && spawn_landlock_abi() < 1)
-		die("this kernel has no Landlock; run with --no-landlock to go "
-		    "without the second wall");
-
-	/* The program's terminal or pipes, owned by us. */
+/* The program's terminal or pipes, owned by us; the child's ends go in
+ * cfg->stdio, closed by close_child_stdio() once it has them. */
+static void
+open_stdio(struct sup *s, struct spawn_config *cfg)
+{
 	if (s->headless) {
+		int outp[2], errp[2];
+
 		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 			die("pipe: %s", strerror(errno));
 		s->out_fd = outp[0];
@@ -436,85 +368,123 @@ main(int argc, char **argv)
 		/* A terminal on stdin would let the program reach the
 		 * user's terminal; anything else passes through. */
 		if (isatty(0))
-			in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			cfg->stdio[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		else
-			in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
-		cfg.stdio[0] = in_fd;
-		cfg.stdio[1] = outp[1];
-		cfg.stdio[2] = errp[1];
+			cfg->stdio[0] = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		cfg->stdio[1] = outp[1];
+		cfg->stdio[2] = errp[1];
 	} else {
+		int slave = -1;
+
 		open_pty(&s->pty, &slave);
-		cfg.stdio[0] = cfg.stdio[1] = cfg.stdio[2] = slave;
-		cfg.set_ctty = true;
+		cfg->stdio[0] = cfg->stdio[1] = cfg->stdio[2] = slave;
+		cfg->set_ctty = true;
 	}
 	/* The program reopens its stdio by /dev/stdout and /proc/self/fd:
 	 * they must be its own, not the supervisor's (root's, mode 0600). */
 	if (s->uid == 0)
 		for (int i = s->headless ? 1 : 0; i < 3; i++)
-			if (fchown(cfg.stdio[i], s->inner_uid, s->inner_gid) < 0)
+			if (fchown(cfg->stdio[i], s->inner_uid, s->inner_gid) < 0)
 				die("chown the program's stdio: %s",
 				    strerror(errno));
-	env = make_env(!s->headless);
-	cfg.envp = env;
-	cfg.root = s->root;
-	cfg.binds = s->binds;
-	cfg.n_binds = s->n_binds;
-	/* Hidden: the policy's list, and whatever of the user's own the
-	 * read-only host folders would show: a home, ward's state (other
-	 * runs' folders), its sockets. */
-	{
-		const char *home = getenv("HOME");
-		char *mine[] = {
-			home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
-			paths_state_dir(),
-			NULL,
-		};
-		cleanup_free char *rt = NULL, *rtcause = NULL;
+}
 
-		if (paths_runtime_dir(&rt, &rtcause) == 0)
-			mine[2] = realpath(rt, NULL);
-		for (size_t i = 0; i < s->policy.n_hidden; i++)
-			strv_push(&s->hidden, &s->n_hidden,
-			    xstrdup(s->policy.hidden[i]));
-		for (size_t i = 0; i < ARRAY_SIZE(mine); i++) {
-			if (mine[i] != NULL && strcmp(mine[i], "/") != 0)
-				strv_push(&s->hidden, &s->n_hidden, mine[i]);
-			else
-				free(mine[i]);
-		}
+static void
+close_child_stdio(struct spawn_config *cfg)
+{
+	int fd[3] = { cfg->stdio[0], cfg->stdio[1], cfg->stdio[2] };
+
+	/* With a pty, the three are one fd. */
+	for (int i = 0; i < 3; i++) {
+		if (fd[i] >= 0 && (i == 0 || fd[i] != fd[i - 1]))
+			close(fd[i]);
+		cfg->stdio[i] = -1;
+	}
+}
+
+/* Hidden: the policy's list, and whatever of the user's own the
+ * read-only host folders would show: a home, ward's state (other runs'
+ * folders), its sockets. */
+static void
+make_hidden(struct sup *s)
+{
+	const char *home = getenv("HOME");
+	char *mine[] = {
+		home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
+		paths_state_dir(),
+		NULL,
+	};
+	cleanup_free char *rt = NULL, *rtcause = NULL;
+
+	if (paths_runtime_dir(&rt, &rtcause) == 0)
+		mine[2] = realpath(rt, NULL);
+	for (size_t i = 0; i < s->policy.n_hidden; i++)
+		strv_push(&s->hidden, &s->n_hidden,
+		    xstrdup(s->policy.hidden[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(mine); i++) {
+		if (mine[i] != NULL && strcmp(mine[i], "/") != 0)
+			strv_push(&s->hidden, &s->n_hidden, mine[i]);
+		else
+			free(mine[i]);
 	}
 	if (s->n_hidden > SPAWN_MAX_HIDDEN)
 		die("%s: [files] hidden names %zu paths; %d at most",
 		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
-	cfg.hidden = s->hidden;
-	cfg.n_hidden = s->n_hidden;
-	cfg.cwd = "/work";
-	cfg.outer_uid = s->uid;
-	cfg.outer_gid = getgid();
-	cfg.inner_uid = s->inner_uid;
-	cfg.inner_gid = s->inner_gid;
-	cfg.memory = s->policy.memory;
-	cfg.pids = s->policy.pids;
-	cfg.cpu = s->policy.cpu;
-	cfg.file_size = s->policy.file_size;
-	cfg.open_files = s->policy.open_files;
-	cfg.landlock = s->landlock;
-	cfg.filter = filter_program();
-	cfg.meanwhile = open_record;
-	cfg.ctx = s;
-	ids_files(s, &cfg);
-	{
-		/* The sandbox's resolver asks the DNS stub, on its loopback. */
-		cleanup_free char *rc = xasprintf("%s/resolv.conf", s->run_dir);
-		FILE *f = fopen(rc, "we");
+}
 
-		if (f == NULL || fputs("# ward: the DNS stub of this run\n"
-		    "nameserver 127.0.0.1\noptions edns0\n", f) < 0 ||
-		    fclose(f) != 0)
-			die("write %s: %s", rc, strerror(errno));
-		s->resolv_conf = steal_ptr(&rc);
-		cfg.resolv_conf = s->resolv_conf;
-	}
+/* The sandbox's resolver asks the DNS stub, on its loopback. */
+static void
+write_resolv_conf(struct sup *s, struct spawn_config *cfg)
+{
+	cleanup_free char *rc = xasprintf("%s/resolv.conf", s->run_dir);
+	FILE *f = fopen(rc, "we");
+
+	if (f == NULL || fputs("# ward: the DNS stub of this run\n"
+	    "nameserver 127.0.0.1\noptions edns0\n", f) < 0 || fclose(f) != 0)
+		die("write %s: %s", rc, strerror(errno));
+	s->resolv_conf = steal_ptr(&rc);
+	cfg->resolv_conf = s->resolv_conf;
+}
+
+/* Everything spawn_sandbox() needs but the program's stdio; the
+ * environment made for it, to free once it has been spawned. */
+static char **
+fill_spawn_config(struct sup *s, struct spawn_config *cfg)
+{
+	char **env = make_env(!s->headless);
+
+	cfg->envp = env;
+	cfg->root = s->root;
+	cfg->binds = s->binds;
+	cfg->n_binds = s->n_binds;
+	make_hidden(s);
+	cfg->hidden = s->hidden;
+	cfg->n_hidden = s->n_hidden;
+	cfg->cwd = "/work";
+	cfg->outer_uid = s->uid;
+	cfg->outer_gid = getgid();
+	cfg->inner_uid = s->inner_uid;
+	cfg->inner_gid = s->inner_gid;
+	cfg->memory = s->policy.memory;
+	cfg->pids = s->policy.pids;
+	cfg->cpu = s->policy.cpu;
+	cfg->file_size = s->policy.file_size;
+	cfg->open_files = s->policy.open_files;
+	cfg->landlock = s->landlock;
+	cfg->filter = filter_program();
+	cfg->meanwhile = open_record;
+	cfg->ctx = s;
+	ids_files(s, cfg);
+	write_resolv_conf(s, cfg);
+	return env;
+}
+
+/* Signals arrive on the signalfd, in the loop; blocked here, and
+ * unblocked again in the child before exec (spawn.c). */
+static void
+open_signalfd(struct sup *s)
+{
+	sigset_t mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -525,14 +495,18 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		die("signalfd: %s", strerror(errno));
+}
 
-	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
-		die("%s", cause);
-	closep(&slave);
-	closep(&outp[1]);
-	closep(&errp[1]);
-	closep(&in_fd);
-	strv_free(env);
+/* What the supervisor learns of the sandbox once it stands: its network
+ * namespace, the DNS stub's sockets, its root, the listener's sizes. */
+static void
+learn_sandbox(struct sup *s)
+{
+	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	struct seccomp_notif_sizes sz;
+	cleanup_free char *cause = NULL;
+	char rp[48];
+
 	s->listener = s->sp.listener;
 	net_learn_netns(s, s->sp.dns[0]);
 	if (s->netns_cookie == 0)
@@ -540,30 +514,30 @@ main(int argc, char **argv)
 		    "(SO_NETNS_COOKIE needs Linux 5.14)");
 	if (net_dns_start(s, s->sp.dns[0], s->sp.dns[1], &cause) < 0)
 		die("DNS stub: %s", cause);
-	{
-		char rp[48];
-
-		/* Every process of the sandbox shares init's root (none can
-		 * chroot: no capabilities after exec). */
-		snprintf(rp, sizeof rp, "/proc/%d/root", (int)s->sp.init_pid);
-		if ((s->rootfd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			die("open %s: %s", rp, strerror(errno));
-		net_learn_mounts(s);
-	}
+	/* Every process of the sandbox shares init's root (none can chroot:
+	 * no capabilities after exec). */
+	snprintf(rp, sizeof rp, "/proc/%d/root", (int)s->sp.init_pid);
+	if ((s->rootfd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		die("open %s: %s", rp, strerror(errno));
+	net_learn_mounts(s);
 	s->sync_wakeup = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    sync_flag) == 0;
-	{
-		struct seccomp_notif_sizes sz;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
+		die("seccomp notif sizes: %s", strerror(errno));
+	s->req_size = sz.seccomp_notif > sizeof *s->req ?
+	    sz.seccomp_notif : sizeof *s->req;
+	s->resp_size = sz.seccomp_notif_resp > sizeof *s->resp ?
+	    sz.seccomp_notif_resp : sizeof *s->resp;
+	s->req = xcalloc(1, s->req_size);
+	s->resp = xcalloc(1, s->resp_size);
+}
 
-		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
-			die("seccomp notif sizes: %s", strerror(errno));
-		s->req_size = sz.seccomp_notif > sizeof *s->req ?
-		    sz.seccomp_notif : sizeof *s->req;
-		s->resp_size = sz.seccomp_notif_resp > sizeof *s->resp ?
-		    sz.seccomp_notif_resp : sizeof *s->resp;
-		s->req = xcalloc(1, s->req_size);
-		s->resp = xcalloc(1, s->resp_size);
-	}
+/* The control socket, the run's clock and record, then the program's
+ * go: from here on everything happens in the loop. */
+static void
+start_run(struct sup *s, int ready_fd)
+{
+	cleanup_free char *cause = NULL;
 
 	if (ctl_socket_path(s->id, &s->ctl_path, &cause) < 0 ||
 	    ctl_listen(s->ctl_path, &s->ctl_fd, &cause) < 0)
@@ -584,218 +558,11 @@ main(int argc, char **argv)
 	if (write(s->sp.go_fd, "g", 1) != 1)
 		die("start the program: %s", strerror(errno));
 	closep(&s->sp.go_fd);
+}
 
-	/* The loop. */
-	for (;;) {
-		struct pollfd p[8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS +
-		    DNS_POLLFDS_MAX];
-		size_t n_dns;
-		int idx_dns;
-		int idx_listener = -1, idx_out = -1, idx_err = -1,
-		    idx_status = -1, idx_cerr = -1, idx_ctl = -1, idx_sig = -1;
-		int client_idx[SUP_MAX_CLIENTS], conn_slot[SUP_MAX_CONNS];
-		int np = 0, timeout_ms = -1, idx_conns, n_conns;
-		int64_t now, next;
-
-		if (listener_open) {
-			idx_listener = np;
-			p[np++] = (struct pollfd){ s->listener, POLLIN, 0 };
-		}
-		if (s->pty >= 0 && out_open) {
-			idx_out = np;
-			p[np++] = (struct pollfd){ s->pty, POLLIN, 0 };
-		}
-		if (s->out_fd >= 0 && out_open) {
-			idx_out = np;
-			p[np++] = (struct pollfd){ s->out_fd, POLLIN, 0 };
-		}
-		if (s->err_fd >= 0 && err_open) {
-			idx_err = np;
-			p[np++] = (struct pollfd){ s->err_fd, POLLIN, 0 };
-		}
-		if (s->sp.status_fd >= 0) {
-			idx_status = np;
-			p[np++] = (struct pollfd){ s->sp.status_fd, POLLIN, 0 };
-		}
-		if (s->sp.err_fd >= 0) {
-			idx_cerr = np;
-			p[np++] = (struct pollfd){ s->sp.err_fd, POLLIN, 0 };
-		}
-		idx_ctl = np;
-		p[np++] = (struct pollfd){ s->ctl_fd, POLLIN, 0 };
-		idx_sig = np;
-		p[np++] = (struct pollfd){ s->sigfd, POLLIN, 0 };
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
-			client_idx[i] = -1;
-			if (s->clients[i].conn == NULL)
-				continue;
-			client_idx[i] = np;
-			p[np++] = (struct pollfd){
-				proto_conn_fd(s->clients[i].conn),
-				(short)(POLLIN | (proto_want_write(
-				    s->clients[i].conn) ? POLLOUT : 0)), 0 };
-		}
-
-		idx_conns = np;
-		n_conns = (int)net_pollfds(s, p + np, conn_slot, SUP_MAX_CONNS);
-		np += n_conns;
-		idx_dns = np;
-		n_dns = s->dns != NULL ? dns_pollfds(s->dns, p + np,
-		    DNS_POLLFDS_MAX) : 0;
-		np += (int)n_dns;
-
-		now = now_mono_ms();
-		if ((next = net_next_deadline(s)) > 0) {
-			int64_t d = next - now;
-
-			timeout_ms = d < 0 ? 0 : (int)d;
-		}
-		if (s->dns != NULL && (next = dns_next_deadline(s->dns)) > 0) {
-			int64_t d = next - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		next = queue_next_deadline(s->queue);
-		if (next > 0) {
-			int64_t d = next - now_wall_ms();
-
-			d = d < 0 ? 0 : (d > 60000 ? 60000 : d);
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (s->deadline_mono > 0 && s->state == RUN_RUNNING) {
-			int64_t d = s->deadline_mono - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (drain_until > 0) {
-			int64_t d = drain_until - now;
-
-			d = d < 0 ? 0 : d;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (int)d;
-		}
-		if (audit_pending(s->audit) > 0 &&
-		    (timeout_ms < 0 || timeout_ms > 100))
-			timeout_ms = 100;
-
-		if (poll(p, (nfds_t)np, timeout_ms) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
-
-		if (idx_listener >= 0) {
-			if (p[idx_listener].revents & POLLIN)
-				unotify_on_ready(s);
-			/* POLLHUP: every process under the filter is gone. */
-			else if (p[idx_listener].revents & (POLLHUP | POLLERR))
-				listener_open = false;
-		}
-		if (idx_out >= 0 && (p[idx_out].revents & (POLLIN | POLLHUP |
-		    POLLERR)))
-			out_open = s->pty >= 0 ?
-			    pump(s, s->pty, "pty", AUDIT_PTY, s->headless ? 1 : -1) :
-			    pump(s, s->out_fd, "stdout", AUDIT_STDOUT, 1);
-		if (idx_err >= 0 && (p[idx_err].revents & (POLLIN | POLLHUP |
-		    POLLERR)))
-			err_open = pump(s, s->err_fd, "stderr", AUDIT_STDERR, 2);
-		if (idx_cerr >= 0 && (p[idx_cerr].revents & (POLLIN | POLLHUP))) {
-			char buf[600];
-			ssize_t n = read(s->sp.err_fd, buf, sizeof buf - 1);
-
-			if (n > 0) {
-				buf[n] = '\0';
-				fprintf(stderr, "ward: %s\n", buf);
-				control_output(s, "stderr", "ward: ", 6);
-				control_output(s, "stderr", buf, (size_t)n);
-				control_output(s, "stderr", "\r\n", 2);
-			} else
-				closep(&s->sp.err_fd);
-		}
-		if (idx_status >= 0 && (p[idx_status].revents & (POLLIN |
-		    POLLHUP))) {
-			ssize_t n = read(s->sp.status_fd, &status, sizeof status);
-
-			status_seen = n == sizeof status;
-			closep(&s->sp.status_fd);
-		}
-		if (p[idx_sig].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			while (read(s->sigfd, &si, sizeof si) == sizeof si) {
-				if (si.ssi_signo == SIGCHLD) {
-					if (waitpid(s->sp.init_pid, NULL,
-					    WNOHANG) == s->sp.init_pid)
-						init_gone = true;
-				} else if (s->state == RUN_RUNNING) {
-					char what[32];
-
-					snprintf(what, sizeof what, "signal %u",
-					    si.ssi_signo);
-					sup_record_run(s, "kill", VERDICT_KILL,
-					    HOW_PERSON, what, NULL);
-					sup_kill(s, "killed");
-				}
-			}
-		}
-		if (p[idx_ctl].revents & POLLIN)
-			control_on_accept(s);
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++)
-			if (client_idx[i] >= 0 && s->clients[i].conn != NULL &&
-			    p[client_idx[i]].revents)
-				control_on_client(s, i, p[client_idx[i]].revents);
-
-		for (int i = 0; i < n_conns; i++)
-			if (p[idx_conns + i].revents)
-				net_on_ready(s, conn_slot[i], p[idx_conns + i].revents);
-		net_tick(s);
-		if (s->dns != NULL) {
-			dns_on_ready(s->dns, p + idx_dns, n_dns);
-			dns_tick(s->dns, now_mono_ms());
-		}
-		unotify_expire(s);
-		now = now_mono_ms();
-		if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
-		    now >= s->deadline_mono) {
-			/* Once: the run's end is in hand, the clock is done. */
-			s->deadline_mono = 0;
-			if (s->end_reason == NULL)
-				sup_record_run(s, "timeout", VERDICT_KILL,
-				    HOW_SUPERVISOR, "wall-clock limit", NULL);
-			sup_kill(s, "timeout");
-		}
-
-		/* The end: init reaped; keep reading output a moment so
-		 * that nothing the program wrote is lost. */
-		if (init_gone && s->state == RUN_RUNNING) {
-			if (s->sp.status_fd >= 0) {
-				ssize_t n = read(s->sp.status_fd, &status,
-				    sizeof status);
-
-				status_seen = n == sizeof status;
-				closep(&s->sp.status_fd);
-			}
-			finish(s, status, status_seen);
-			drain_until = now + 2000;
-		}
-		if (s->state == RUN_EXITED && ((!out_open && !err_open) ||
-		    now >= drain_until))
-			break;
-		/* Batched: one transaction per 100 ms (or 512 events), not
-		 * one per event; never on the hot path of a notification. */
-		if (audit_pending(s->audit) > 0 && (audit_pending(s->audit) >=
-		    512 || now_mono_ms() - last_flush >= 100)) {
-			cleanup_free char *fcause = NULL;
-
-			if (audit_flush(s->audit, &fcause) < 0 && fcause)
-				fprintf(stderr, "ward: record: %s (kept, will "
-				    "retry)\n", fcause);
-			last_flush = now_mono_ms();
-		}
-	}
-
+static void
+end_run(struct sup *s)
+{
 	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
 	    s->exit_signal, s->end_reason);
 	audit_close(s->audit);
@@ -810,5 +577,58 @@ main(int argc, char **argv)
 	else if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "killed") == 0)
 		fprintf(stderr, "ward: run %s killed\n", s->id);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sup *s = &S;
+	struct args a = { .ready_fd = -1 };
+	struct spawn_config cfg = { .stdio = { -1, -1, -1 } };
+	cleanup_free char *cause = NULL;
+	char **env;
+	int r;
+
+	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
+	 * output backlog) would each be faulted in at every start. */
+	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
+	s->rootfd = -1;
+	for (int i = 0; i < SUP_MAX_CONNS; i++)
+		s->conns[i].hostfd = -1;
+	s->landlock = true;
+	/* Keep 0..2 taken so that no fd we open lands on them. */
+	for (int fd; (fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2;)
+		;
+
+	if ((r = parse_args(s, argc, argv, &a)) >= 0)
+		return r;
+	cfg.argv = a.argv;
+	s->command = join_argv(a.argv);
+	make_run_id(s->id);
+	s->uid = getuid();
+	s->inner_uid = s->uid == 0 ? ROOT_INNER_ID : s->uid;
+	s->inner_gid = s->uid == 0 ? ROOT_INNER_ID : getgid();
+	s->next_request = 0;
+
+	load_policy(s, &a, argv[0]);
+	make_run_dir(s);
+	make_binds(s, &a);
+	if (s->landlock && spawn_landlock_abi() < 1)
+		die("this kernel has no Landlock; run with --no-landlock to go "
+		    "without the second wall");
+	open_stdio(s, &cfg);
+	env = fill_spawn_config(s, &cfg);
+	open_signalfd(s);
+
+	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
+		die("%s", cause);
+	close_child_stdio(&cfg);
+	strv_free(env);
+	learn_sandbox(s);
+	start_run(s, a.ready_fd);
+
+	if ((r = loop_run(s)) < 0)
+		die("poll: %s", strerror(-r));
+	end_run(s);
 	return s->exit_code;
 }

@@ -364,15 +364,13 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct connect_call *c,
 }
 
 size_t
-net_pollfds(struct sup *s, struct pollfd *p, int *slot, size_t max)
+net_pollfds(struct sup *s, struct pollfd *p, size_t max)
 {
 	size_t n = 0;
 
 	for (int i = 0; i < SUP_MAX_CONNS && n < max; i++)
-		if (s->conns[i].hostfd >= 0) {
-			p[n] = (struct pollfd){ s->conns[i].hostfd, POLLOUT, 0 };
-			slot[n++] = i;
-		}
+		if (s->conns[i].hostfd >= 0)
+			p[n++] = (struct pollfd){ s->conns[i].hostfd, POLLOUT, 0 };
 	return n;
 }
 
@@ -390,10 +388,9 @@ conn_done(struct sup *s, struct pending_conn *pc, int err)
 	closep(&pc->hostfd);
 }
 
-void
-net_on_ready(struct sup *s, int slot, short revents)
+static void
+conn_on_ready(struct sup *s, struct pending_conn *pc, short revents)
 {
-	struct pending_conn *pc = &s->conns[slot];
 	int err = 0;
 	socklen_t l = sizeof err;
 
@@ -405,10 +402,23 @@ net_on_ready(struct sup *s, int slot, short revents)
 }
 
 void
-net_tick(struct sup *s)
+net_on_ready(struct sup *s, const struct pollfd *p, size_t n)
 {
-	int64_t now = now_mono_ms();
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].revents == 0)
+			continue;
+		/* By fd: an earlier answer this round may have freed a slot. */
+		for (int j = 0; j < SUP_MAX_CONNS; j++)
+			if (s->conns[j].hostfd == p[i].fd) {
+				conn_on_ready(s, &s->conns[j], p[i].revents);
+				break;
+			}
+	}
+}
 
+void
+net_tick(struct sup *s, int64_t now)
+{
 	for (int i = 0; i < SUP_MAX_CONNS; i++) {
 		struct pending_conn *pc = &s->conns[i];
 

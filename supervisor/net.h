@@ -23,8 +23,11 @@ void	net_learn_netns(struct sup *, int fd_inside);
 void	net_learn_mounts(struct sup *);
 /* Start the DNS stub on the sandbox's sockets (its hooks' ctx is s). */
 int	net_dns_start(struct sup *, int udp_fd, int tcp_fd, char **cause);
-/* The connections a blocking connect() waits for: poll contract. */
-size_t	net_pollfds(struct sup *, struct pollfd *, int *slot, size_t max);
-void	net_on_ready(struct sup *, int slot, short revents);
-void	net_tick(struct sup *);
+/* The pending connects' poll contract, shaped as dns.h's: the fds to poll
+ * (at most max), the same slice back after poll, the next monotonic
+ * deadline (0 = none), and the tick once it has passed: the connections
+ * a blocking connect() waits for. */
+size_t	net_pollfds(struct sup *, struct pollfd *, size_t max);
+void	net_on_ready(struct sup *, const struct pollfd *, size_t n);
+void	net_tick(struct sup *, int64_t now);
 int64_t	net_next_deadline(const struct sup *);

@@ -115,7 +115,6 @@ sup_event(struct sup *s, const struct audit_event *ev)
 	json_t *m, *e;
 
 	audit_event(s->audit, ev);
-	s->dirty = true;
 	/* A request's answer reaches consoles as "resolved"; "event" is
 	 * for what was decided without asking. */
 	if (ev->request_id != 0)
@@ -217,7 +216,6 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 		request_free(r);
 		sup_parked_free(pk);
 	}
-	s->dirty = true;
 }
 
 void

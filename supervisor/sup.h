@@ -2,7 +2,7 @@
 /*
  * The state of one supervised run, shared by the files of ward-supervisor,
  * and the core every handler calls down into (sup.c). The layers, top
- * down: main.c (lifecycle, the loop) -> control.c (consoles, CLI verbs)
+ * down: main.c (set-up, teardown) -> loop.c (the poll loop) -> control.c (consoles, CLI verbs)
  * -> unotify.c (receive, dispatch, resolve) -> the handlers files.c,
  * net.c, install.c (one kind each) -> emulate.c, grants.c -> sup.c ->
  * the leaves (target, packages, dns, filter, spawn). A file includes
@@ -143,14 +143,13 @@ struct sup {
 	char		*ctl_path;
 	struct client	 clients[SUP_MAX_CLIENTS];
 
-	int		 sigfd, timerfd;
+	int		 sigfd;		/* SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	enum run_state	 state;
 	int64_t		 started_ms, ended_ms;
-	int64_t		 deadline_mono;	/* wall-clock limit, 0 = none */
+	int64_t		 deadline_mono;	/* [run] timeout, monotonic ms; 0 = none */
 	int		 exit_code, exit_signal;
 	const char	*end_reason;	/* "exit", "signal", "timeout", "killed" */
 	uint64_t	 next_request;
-	bool		 dirty;
 };
 
 /*

@@ -245,27 +245,18 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 		    s->policy.ask_timeout);
 	request_free(r);
 	sup_parked_free(pk);
-	s->dirty = true;
 	if (v == VERDICT_KILL)
 		sup_kill(s, "killed");
 }
 
 void
-unotify_expire(struct sup *s)
+unotify_expire(struct sup *s, int64_t now)
 {
-	int64_t now = now_wall_ms();
+	uint64_t id;
 
-	for (;;) {
-		void *data = NULL;
-		struct request *x = queue_take_expired(s->queue, now, &data);
-		uint64_t id;
-
-		if (x == NULL)
-			break;
-		/* Put it back for unotify_resolve, which owns the answer. */
-		id = x->id;
-		(void)queue_add(s->queue, x, data);
+	/* unotify_resolve takes the request out of the queue, so each turn
+	 * answers one and the next due comes up. */
+	while ((id = queue_expired(s->queue, now)) != 0)
 		unotify_resolve(s, id, VERDICT_DENY, HOW_TIMEOUT, "timeout",
 		    NULL);
-	}
 }

@@ -16,4 +16,5 @@ void	unotify_on_ready(struct sup *);
 void	unotify_resolve(struct sup *, uint64_t request, enum verdict,
 	    enum how, const char *by, const char *reason);
 /* Deny every request whose deadline has passed. */
-void	unotify_expire(struct sup *);
+/* Deny, as nobody answered, every parked request due by now (monotonic). */
+void	unotify_expire(struct sup *, int64_t now);

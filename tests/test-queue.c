@@ -12,6 +12,15 @@
 #include "approvals/queue.h"
 #include "config/util.h"
 
+/* The queue's clock, moved by the tests; 0 unless a test moves it. */
+static int64_t test_now;
+
+static int64_t
+test_clock(void)
+{
+	return test_now;
+}
+
 /* The supervisor's per-entry state, counted so that frees can be checked. */
 struct parked {
 	uint64_t	 id;
@@ -63,7 +72,7 @@ setup(void **state)
 static void
 test_empty(void **state)
 {
-	struct queue *q = queue_new(NULL);
+	struct queue *q = queue_new(NULL, test_clock);
 	void *data = (void *)1;
 
 	(void)state;
@@ -85,7 +94,7 @@ static void
 test_order_and_find(void **state)
 {
 	int *freed = *state;
-	struct queue *q = queue_new(parked_free);
+	struct queue *q = queue_new(parked_free, test_clock);
 	struct parked *pk;
 
 	/* ids need not come in order: insertion order is what counts */
@@ -111,7 +120,7 @@ static void
 test_duplicate(void **state)
 {
 	int *freed = *state;
-	struct queue *q = queue_new(parked_free);
+	struct queue *q = queue_new(parked_free, test_clock);
 	struct request *dup = req(1, 0);
 	struct parked *dup_data = parked(1, freed);
 	void *data = NULL;
@@ -138,7 +147,7 @@ static void
 test_take(void **state)
 {
 	int *freed = *state;
-	struct queue *q = queue_new(parked_free);
+	struct queue *q = queue_new(parked_free, test_clock);
 	struct request *r;
 	void *data = NULL;
 
@@ -184,7 +193,7 @@ test_take(void **state)
 static void
 test_next_deadline(void **state)
 {
-	struct queue *q = queue_new(NULL);
+	struct queue *q = queue_new(NULL, test_clock);
 	void *data;
 
 	(void)state;
@@ -206,7 +215,7 @@ static void
 test_take_expired(void **state)
 {
 	int *freed = *state;
-	struct queue *q = queue_new(parked_free);
+	struct queue *q = queue_new(parked_free, test_clock);
 	struct request *r;
 	void *data;
 	/* id, deadline; added in this order */
@@ -258,7 +267,7 @@ static void
 test_many(void **state)
 {
 	int *freed = *state;
-	struct queue *q = queue_new(parked_free);
+	struct queue *q = queue_new(parked_free, test_clock);
 
 	for (uint64_t id = 1; id <= 200; id++)
 		assert_int_equal(queue_add(q, req(id, (int64_t)(1000 - id)),
@@ -278,6 +287,103 @@ test_many(void **state)
 	assert_int_equal(*freed, 200);
 }
 
+/* A request made at wall time `wall` that may wait `wait` ms. */
+static struct request *
+req_at(uint64_t id, int64_t wall, int64_t wait)
+{
+	struct request *r = req(id, 0);
+
+	r->created_ms = wall;
+	r->deadline_ms = wall + wait;
+	return r;
+}
+
+#define HOUR_MS	(3600 * (int64_t)1000)
+
+static void
+test_due_on_the_queue_clock(void **state)
+{
+	struct queue *q = queue_new(NULL, test_clock);
+	void *data = NULL;
+
+	(void)state;
+	test_now = 10000;
+	/* Wall times of 2025; the queue counts only the wait between them. */
+	assert_int_equal(queue_add(q, req_at(1, 1735689600123, 5000), NULL), 0);
+	assert_int_equal(queue_next_deadline(q), 15000);
+	assert_int_equal(queue_expired(q, 14999), 0);
+	assert_int_equal(queue_expired(q, 15000), 1);
+	/* expired is a look, not a take: whoever answers takes it */
+	assert_int_equal(queue_len(q), 1);
+	assert_int_equal(queue_expired(q, 15000), 1);
+	request_free(queue_take(q, 1, &data));
+	assert_int_equal(queue_expired(q, INT64_MAX), 0);
+	assert_int_equal(queue_next_deadline(q), 0);
+	queue_free(q);
+	test_now = 0;
+}
+
+static void
+test_wall_step_moves_nothing(void **state)
+{
+	struct queue *q = queue_new(NULL, test_clock);
+
+	(void)state;
+	test_now = 1000;
+	assert_int_equal(queue_add(q, req_at(1, 1735689600000, 3000), NULL), 0);
+	/* The host's clock steps back a day before the next request: its
+	 * wall times are earlier, its due time is still later. */
+	test_now = 2000;
+	assert_int_equal(queue_add(q, req_at(2, 1735689600000 - 24 * HOUR_MS,
+	    3000), NULL), 0);
+	/* and forward a year: the due time is the same wait from now */
+	test_now = 2500;
+	assert_int_equal(queue_add(q, req_at(3, 1735689600000 + 8760 * HOUR_MS,
+	    3000), NULL), 0);
+	assert_int_equal(queue_next_deadline(q), 4000);
+	assert_int_equal(queue_expired(q, 3999), 0);
+	assert_int_equal(queue_expired(q, 4000), 1);
+	request_free(queue_take(q, 1, NULL));
+	assert_int_equal(queue_next_deadline(q), 5000);
+	assert_int_equal(queue_expired(q, 5499), 2);
+	request_free(queue_take(q, 2, NULL));
+	assert_int_equal(queue_expired(q, 5499), 0);
+	assert_int_equal(queue_expired(q, 5500), 3);
+	queue_free(q);
+	test_now = 0;
+}
+
+static void
+test_long_waits(void **state)
+{
+	struct queue *q = queue_new(NULL, test_clock);
+
+	(void)state;
+	test_now = 50000;
+	/* 720 h and 800 h: past 2^31 ms (about 596 h), no wrap. */
+	assert_int_equal(queue_add(q, req_at(1, 1735689600000, 800 * HOUR_MS),
+	    NULL), 0);
+	assert_int_equal(queue_next_deadline(q), 50000 + 800 * HOUR_MS);
+	assert_int_equal(queue_add(q, req_at(2, 1735689600000, 720 * HOUR_MS),
+	    NULL), 0);
+	assert_int_equal(queue_next_deadline(q), 50000 + 720 * HOUR_MS);
+	assert_int_equal(queue_expired(q, 50000 + 720 * HOUR_MS - 1), 0);
+	assert_int_equal(queue_expired(q, 50000 + 720 * HOUR_MS), 2);
+	request_free(queue_take(q, 2, NULL));
+	/* A wait to the end of time saturates; it never falls due early. */
+	assert_int_equal(queue_add(q, req_at(3, 0, INT64_MAX), NULL), 0);
+	assert_int_equal(queue_next_deadline(q), 50000 + 800 * HOUR_MS);
+	request_free(queue_take(q, 1, NULL));
+	assert_int_equal(queue_next_deadline(q), INT64_MAX);
+	assert_int_equal(queue_expired(q, INT64_MAX - 1), 0);
+	assert_int_equal(queue_expired(q, INT64_MAX), 3);
+	/* A deadline before its creation falls due at once, not never. */
+	assert_int_equal(queue_add(q, req_at(4, 1735689600000, -5000), NULL), 0);
+	assert_int_equal(queue_expired(q, 50000), 4);
+	queue_free(q);
+	test_now = 0;
+}
+
 int
 main(void)
 {
@@ -289,6 +395,9 @@ main(void)
 		cmocka_unit_test(test_next_deadline),
 		cmocka_unit_test_setup(test_take_expired, setup),
 		cmocka_unit_test_setup(test_many, setup),
+		cmocka_unit_test(test_due_on_the_queue_clock),
+		cmocka_unit_test(test_wall_step_moves_nothing),
+		cmocka_unit_test(test_long_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,486 @@
+/*
+ * The supervisor's loop: the table (loop_add, loop_due, loop_poll), then
+ * the run's use of it (loop_run). See loop.h.
+ */
+#include "supervisor/loop.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config/util.h"
+#include "supervisor/control.h"
+#include "supervisor/dns.h"
+#include "supervisor/net.h"
+#include "supervisor/sup.h"
+#include "supervisor/unotify.h"
+
+struct loop_entry {
+	loop_fd_fn	*fd_fn;		/* one fd: p[first] */
+	loop_ready_fn	*ready_fn;	/* a set: p[first .. first + n) */
+	void		*arg;
+	size_t		 first, n;
+};
+
+struct loop {
+	struct pollfd	*p;
+	struct loop_entry *e;
+	size_t		 n_p, n_e, max;
+	int64_t		 due;		/* earliest this round, 0 = none */
+};
+
+struct loop *
+loop_new(size_t max)
+{
+	struct loop *l = xcalloc(1, sizeof *l);
+
+	l->max = max;
+	l->p = xcalloc(max, sizeof *l->p);
+	l->e = xcalloc(max, sizeof *l->e);
+	return l;
+}
+
+void
+loop_free(struct loop *l)
+{
+	if (l == NULL)
+		return;
+	free(l->p);
+	free(l->e);
+	free(l);
+}
+
+void
+loop_add(struct loop *l, int fd, short events, loop_fd_fn *fn, void *arg)
+{
+	if (fd < 0 || l->n_p == l->max || l->n_e == l->max)
+		return;
+	l->e[l->n_e++] = (struct loop_entry){
+		.fd_fn = fn, .arg = arg, .first = l->n_p, .n = 1,
+	};
+	l->p[l->n_p++] = (struct pollfd){ fd, events, 0 };
+}
+
+void
+loop_add_set(struct loop *l, size_t max, loop_fill_fn *fill,
+    loop_ready_fn *ready, void *arg)
+{
+	size_t room = l->max - l->n_p, n;
+
+	if (l->n_e == l->max)
+		return;
+	n = fill(arg, l->p + l->n_p, max < room ? max : room);
+	for (size_t i = 0; i < n; i++)
+		l->p[l->n_p + i].revents = 0;
+	l->e[l->n_e++] = (struct loop_entry){
+		.ready_fn = ready, .arg = arg, .first = l->n_p, .n = n,
+	};
+	l->n_p += n;
+}
+
+void
+loop_due(struct loop *l, int64_t due)
+{
+	if (due != 0 && (l->due == 0 || due < l->due))
+		l->due = due;
+}
+
+int64_t
+loop_deadline(const struct loop *l)
+{
+	return l->due;
+}
+
+int
+loop_timeout(int64_t due, int64_t now)
+{
+	uint64_t wait;
+
+	if (due == 0)
+		return -1;
+	if (due <= now)
+		return 0;
+	/* Unsigned: the difference of any two int64 with due > now fits. */
+	wait = (uint64_t)due - (uint64_t)now;
+	return wait > INT_MAX ? INT_MAX : (int)wait;
+}
+
+int
+loop_poll(struct loop *l, int64_t now)
+{
+	int r = 0;
+
+	if (poll(l->p, (nfds_t)l->n_p, loop_timeout(l->due, now)) < 0) {
+		if (errno != EINTR)
+			r = -errno;
+		/* Interrupted: nothing is ready, but a set still gets its
+		 * slice back (dns.h asks for it after every poll). */
+		for (size_t i = 0; i < l->n_p; i++)
+			l->p[i].revents = 0;
+	}
+	for (size_t i = 0; r == 0 && i < l->n_e; i++) {
+		const struct loop_entry *e = &l->e[i];
+
+		if (e->ready_fn != NULL)
+			e->ready_fn(e->arg, l->p + e->first, e->n);
+		else if (l->p[e->first].revents != 0)
+			e->fd_fn(e->arg, l->p[e->first].fd,
+			    l->p[e->first].revents);
+	}
+	l->n_p = l->n_e = 0;
+	l->due = 0;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run's loop */
+
+/* Every fd a run can have at once: listener, output, stderr, the init's
+ * error and status pipes, signalfd, control socket, and the rest. */
+#define RUN_MAX_FDS	(8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
+/* The record is written in batches: one transaction per 100 ms or 512
+ * events, never on the hot path of a notification. */
+#define RUN_FLUSH_MS	100
+#define RUN_FLUSH_MAX	512
+/* After init is reaped, how long to keep reading what the program wrote. */
+#define RUN_DRAIN_MS	2000
+
+struct run;
+
+struct run_client {
+	struct run	*run;
+	int		 slot;
+};
+
+struct run {
+	struct sup	*s;
+	bool		 listener_open, out_open, err_open;
+	bool		 init_gone, status_seen;
+	int		 status;
+	int64_t		 drain_until;	/* monotonic, once the run ended */
+	int64_t		 last_flush;	/* monotonic */
+	struct run_client clients[SUP_MAX_CLIENTS];
+};
+
+/* Read the program's output; false at EOF. */
+static bool
+pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
+    int host_fd)
+{
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof buf);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0)
+		return false;	/* EOF, or EIO once every pty slave is closed */
+	if (host_fd >= 0)
+		(void)write_all(host_fd, buf, (size_t)n);
+	audit_output(s->audit, s->id, as, now_wall_ms(), buf, (size_t)n);
+	control_output(s, stream, buf, (size_t)n);
+	return true;
+}
+
+static void
+finish(struct sup *s, int status, bool have_status)
+{
+	char detail[96];
+
+	s->state = RUN_EXITED;
+	s->ended_ms = now_wall_ms();
+	s->exit_signal = 0;
+	if (s->end_reason != NULL && strcmp(s->end_reason, "timeout") == 0) {
+		s->exit_code = 124;
+	} else if (s->end_reason != NULL) {
+		s->exit_code = 128 + SIGKILL;
+		s->exit_signal = SIGKILL;
+	} else if (have_status && WIFEXITED(status)) {
+		s->exit_code = WEXITSTATUS(status);
+		s->end_reason = "exit";
+	} else if (have_status && WIFSIGNALED(status)) {
+		s->exit_signal = WTERMSIG(status);
+		s->exit_code = 128 + s->exit_signal;
+		s->end_reason = "signal";
+	} else {
+		s->exit_code = 125;
+		s->end_reason = "lost";
+	}
+	/* Whatever still waits gets no answer from anybody now. */
+	while (queue_len(s->queue) > 0)
+		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
+		    HOW_SUPERVISOR, "run ended", NULL);
+	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
+	    s->exit_code, s->exit_signal);
+	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
+	    "supervisor", detail);
+	{
+		json_t *m = proto_msg("state");
+
+		json_object_set_new(m, "run", control_run_json(s));
+		sup_broadcast(s, m);
+	}
+}
+
+static void
+run_on_listener(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+
+	(void)fd;
+	if (revents & POLLIN)
+		unotify_on_ready(r->s);
+	/* POLLHUP: every process under the filter is gone. */
+	else if (revents & (POLLHUP | POLLERR))
+		r->listener_open = false;
+}
+
+static void
+run_on_out(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+	struct sup *s = r->s;
+
+	(void)fd;
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	r->out_open = s->pty >= 0 ?
+	    pump(s, s->pty, "pty", AUDIT_PTY, s->headless ? 1 : -1) :
+	    pump(s, s->out_fd, "stdout", AUDIT_STDOUT, 1);
+}
+
+static void
+run_on_err(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+
+	if (revents & (POLLIN | POLLHUP | POLLERR))
+		r->err_open = pump(r->s, fd, "stderr", AUDIT_STDERR, 2);
+}
+
+/* The sandbox's init failed before exec, and says why. */
+static void
+run_on_init_error(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+	char buf[600];
+	ssize_t n;
+
+	if (!(revents & (POLLIN | POLLHUP)))
+		return;
+	if ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[n] = '\0';
+		fprintf(stderr, "ward: %s\n", buf);
+		control_output(r->s, "stderr", "ward: ", 6);
+		control_output(r->s, "stderr", buf, (size_t)n);
+		control_output(r->s, "stderr", "\r\n", 2);
+	} else
+		closep(&r->s->sp.err_fd);
+}
+
+static void
+read_status(struct run *r)
+{
+	ssize_t n = read(r->s->sp.status_fd, &r->status, sizeof r->status);
+
+	r->status_seen = n == sizeof r->status;
+	closep(&r->s->sp.status_fd);
+}
+
+static void
+run_on_status(void *arg, int fd, short revents)
+{
+	(void)fd;
+	if (revents & (POLLIN | POLLHUP))
+		read_status(arg);
+}
+
+static void
+run_on_signal(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+	struct sup *s = r->s;
+	struct signalfd_siginfo si;
+
+	if (!(revents & POLLIN))
+		return;
+	while (read(fd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (waitpid(s->sp.init_pid, NULL, WNOHANG) ==
+			    s->sp.init_pid)
+				r->init_gone = true;
+		} else if (s->state == RUN_RUNNING) {
+			char what[32];
+
+			snprintf(what, sizeof what, "signal %u", si.ssi_signo);
+			sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON,
+			    what, NULL);
+			sup_kill(s, "killed");
+		}
+	}
+}
+
+static void
+run_on_accept(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+
+	(void)fd;
+	if (revents & POLLIN)
+		control_on_accept(r->s);
+}
+
+static void
+run_on_client(void *arg, int fd, short revents)
+{
+	struct run_client *c = arg;
+	struct sup *s = c->run->s;
+
+	(void)fd;
+	/* Dropped earlier in this round (a broadcast that failed). */
+	if (s->clients[c->slot].conn != NULL)
+		control_on_client(s, c->slot, revents);
+}
+
+static size_t
+run_net_fill(void *arg, struct pollfd *p, size_t max)
+{
+	return net_pollfds(arg, p, max);
+}
+
+static void
+run_net_ready(void *arg, const struct pollfd *p, size_t n)
+{
+	net_on_ready(arg, p, n);
+}
+
+static size_t
+run_dns_fill(void *arg, struct pollfd *p, size_t max)
+{
+	return dns_pollfds(arg, p, max);
+}
+
+static void
+run_dns_ready(void *arg, const struct pollfd *p, size_t n)
+{
+	dns_on_ready(arg, p, n);
+}
+
+void
+loop_run_deadlines(struct loop *l, const struct sup *s)
+{
+	loop_due(l, net_next_deadline(s));
+	loop_due(l, s->dns != NULL ? dns_next_deadline(s->dns) : 0);
+	loop_due(l, queue_next_deadline(s->queue));
+	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
+}
+
+/* Every fd and every deadline of the run, one line each. */
+static void
+run_gather(struct loop *l, struct run *r)
+{
+	struct sup *s = r->s;
+
+	if (r->listener_open)
+		loop_add(l, s->listener, POLLIN, run_on_listener, r);
+	if (r->out_open)
+		loop_add(l, s->pty >= 0 ? s->pty : s->out_fd, POLLIN,
+		    run_on_out, r);
+	if (r->err_open)
+		loop_add(l, s->err_fd, POLLIN, run_on_err, r);
+	loop_add(l, s->sp.err_fd, POLLIN, run_on_init_error, r);
+	loop_add(l, s->sp.status_fd, POLLIN, run_on_status, r);
+	loop_add(l, s->sigfd, POLLIN, run_on_signal, r);
+	loop_add(l, s->ctl_fd, POLLIN, run_on_accept, r);
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+		if (s->clients[i].conn != NULL)
+			loop_add(l, proto_conn_fd(s->clients[i].conn),
+			    (short)(POLLIN | (proto_want_write(
+			    s->clients[i].conn) ? POLLOUT : 0)),
+			    run_on_client, &r->clients[i]);
+	loop_add_set(l, SUP_MAX_CONNS, run_net_fill, run_net_ready, s);
+	if (s->dns != NULL)
+		loop_add_set(l, DNS_POLLFDS_MAX, run_dns_fill, run_dns_ready,
+		    s->dns);
+
+	loop_run_deadlines(l, s);
+	loop_due(l, r->drain_until);
+	loop_due(l, audit_pending(s->audit) > 0 ?
+	    r->last_flush + RUN_FLUSH_MS : 0);
+}
+
+static void
+run_flush(struct run *r, int64_t now)
+{
+	struct audit *a = r->s->audit;
+	cleanup_free char *cause = NULL;
+
+	if (audit_pending(a) == 0 || (audit_pending(a) < RUN_FLUSH_MAX &&
+	    now - r->last_flush < RUN_FLUSH_MS))
+		return;
+	if (audit_flush(a, &cause) < 0 && cause)
+		fprintf(stderr, "ward: record: %s (kept, will retry)\n", cause);
+	r->last_flush = now_mono_ms();
+}
+
+/* What is not an fd's, after each round; false once the run is over. */
+static bool
+run_after(struct run *r)
+{
+	struct sup *s = r->s;
+	int64_t now = now_mono_ms();
+
+	net_tick(s, now);
+	if (s->dns != NULL)
+		dns_tick(s->dns, now);
+	unotify_expire(s, now);
+	now = now_mono_ms();
+	if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
+	    now >= s->deadline_mono) {
+		/* Once: the run's end is in hand, the clock is done. */
+		s->deadline_mono = 0;
+		if (s->end_reason == NULL)
+			sup_record_run(s, "timeout", VERDICT_KILL,
+			    HOW_SUPERVISOR, "wall-clock limit", NULL);
+		sup_kill(s, "timeout");
+	}
+	/* The end: init reaped; keep reading output a moment so that
+	 * nothing the program wrote is lost. */
+	if (r->init_gone && s->state == RUN_RUNNING) {
+		if (s->sp.status_fd >= 0)
+			read_status(r);
+		finish(s, r->status, r->status_seen);
+		r->drain_until = now + RUN_DRAIN_MS;
+	}
+	if (s->state == RUN_EXITED && ((!r->out_open && !r->err_open) ||
+	    now >= r->drain_until))
+		return false;
+	run_flush(r, now_mono_ms());
+	return true;
+}
+
+int
+loop_run(struct sup *s)
+{
+	struct run r = {
+		.s = s, .listener_open = true, .out_open = true,
+		.err_open = true,
+	};
+	struct loop *l = loop_new(RUN_MAX_FDS);
+	int e;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+		r.clients[i] = (struct run_client){ &r, i };
+	do {
+		run_gather(l, &r);
+		if ((e = loop_poll(l, now_mono_ms())) < 0)
+			break;
+	} while (run_after(&r));
+	loop_free(l);
+	return e;
+}
