@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/paths.h"
@@ -334,27 +335,24 @@ ctl_ask_name(const char *path, char **name)
 	struct proto_conn *c = NULL;
 	cleanup_free char *cause = NULL;
 	json_t *hello = NULL, *welcome = NULL;
-	const char *s;
+	struct msg_welcome w;
 	int fd = -1, r;
 
 	if ((r = ctl_dial_ours(path, &fd, NULL)) < 0)
 		return r;
 	c = proto_conn_new(fd);
-	hello = proto_msg("hello");
-	json_object_set_new(hello, "version", json_integer(PROTO_VERSION));
-	json_object_set_new(hello, "client", json_string("cli"));
-	json_object_set_new(hello, "watch", json_false());
+	hello = msg_hello("cli", false);
 	r = proto_call(c, hello, "welcome", CTL_HELLO_TIMEOUT_MS, &welcome,
 	    &cause);
 	json_decref(hello);
 	proto_conn_free(c);
 	if (r < 0)
 		return r;
-	s = json_string_value(json_object_get(json_object_get(welcome, "run"),
-	    "name"));
-	*name = s != NULL ? xstrdup(s) : NULL;
+	if ((r = msg_welcome_parse(welcome, &w, &cause)) == 0)
+		*name = w.run.name != NULL ? xstrdup(w.run.name) : NULL;
+	msg_welcome_done(&w);
 	json_decref(welcome);
-	return 0;
+	return r;
 }
 
 /* "ab12 (demo), cd34" for messages. */

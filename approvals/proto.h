@@ -1,37 +1,14 @@
 #pragma once
 /*
- * The control protocol between a supervisor and its consoles / CLI verbs,
- * over a unix stream socket.
+ * The control protocol's framing, between a supervisor and its consoles /
+ * CLI verbs, over a unix stream socket. The messages are in
+ * approvals/msg.h; the wire format is written down in PROTOCOL.md.
  *
  * Frame: a 4-byte big-endian length N (1 <= N <= PROTO_MAX_FRAME), then N
  * bytes: one JSON object (UTF-8) with a string member "type". Anything else
  * (zero or oversized length, bad JSON, not an object, no type) is a protocol
  * error and the connection is dropped; a frame cut short by EOF is
  * -EPROTO ("truncated frame").
- *
- * Client -> supervisor
- *   {"type":"hello","version":1,"client":"console"|"cli","watch":bool}
- *       -> {"type":"welcome","version":1,"run":RUN,"pending":[REQUEST...]}
- *          and, when watch, the output backlog as "output" messages, then
- *          every later message below as it happens.
- *   {"type":"decide","request":ID,"verdict":"allow"|"deny",
- *    "scope":"once"|"run","reason":STRING?}
- *       -> {"type":"ack","request":ID,"ok":true}
- *        | {"type":"ack","request":ID,"ok":false,"error":"already decided"}
- *   {"type":"kill"} -> {"type":"ack","ok":true}
- *
- * Supervisor -> watching clients
- *   {"type":"request","request":REQUEST}              a new pending request
- *   {"type":"resolved","request":ID,"verdict":V,"how":H,"by":STRING}
- *   {"type":"event","event":EVENT}    something decided without asking
- *   {"type":"output","stream":"pty"|"stdout"|"stderr","data":BASE64}
- *   {"type":"state","run":RUN}        the run's state changed
- *
- * RUN = {"id","name","command","state":"starting"|"running"|"exited",
- *        "pid","started_ms","ended_ms","exit_code","exit_signal",
- *        "end_reason","limits","policy","headless","ask_timeout"}
- * REQUEST = request_to_json(); EVENT = {"kind","syscall","subject",
- *        "subject2","detail","verdict","how","rule","pid","time_ms"}
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,5 +60,6 @@ int		 proto_frame(const json_t *msg, char **buf, size_t *len);
 char		*proto_b64_encode(const void *, size_t);
 int		 proto_b64_decode(const char *, void **buf, size_t *len);
 
-/* Message builders (new references). */
-json_t		*proto_msg(const char *type);	/* {"type":type} */
+/* {"type":type}, a new reference; the messages themselves are built by
+ * approvals/msg.h. */
+json_t		*proto_msg(const char *type);

@@ -224,7 +224,7 @@ request_utf8_len(const unsigned char *p)
  * would drop a frame that carried one). Invalid bytes travel as the text
  * \xNN, the same spelling the console uses to show them.
  */
-static json_t *
+json_t *
 request_json_string(const char *s)
 {
 	json_t *j;

@@ -81,6 +81,9 @@ int		 scope_parse(const char *, enum scope *);
  * other NULL strings are sent as "". Bytes that are not valid UTF-8 are
  * sent as the text \xNN (JSON strings must be UTF-8). */
 json_t		*request_to_json(const struct request *);
+/* A JSON string for s (null for NULL) with bytes that are not UTF-8 as
+ * the text \xNN; never NULL (out of memory is fatal). */
+json_t		*request_json_string(const char *s);
 /* 0 or -EINVAL with *cause naming the bad field ("request: \"pid\": not
  * an integer"). subject2 may be null or absent; every other member is
  * required. */

@@ -1,5 +1,8 @@
 /* tui/model.c and tui/keys.c: the console's state and its safety rules,
- * driven by real protocol JSON and a fake clock, without a terminal. */
+ * driven by protocol messages and a fake clock, without a terminal. The
+ * messages come from the approvals/msg.h builders, as the supervisor
+ * sends them; handwritten JSON is kept where a test is about what no
+ * builder makes (partial RUNs, limits as an object, malformed messages). */
 #include <errno.h>
 #include <locale.h>
 #include <setjmp.h>
@@ -11,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/util.h"
 #include "tui/keys.h"
@@ -60,37 +64,74 @@ feed(struct fx *f, const char *json)
 	json_decref(msg);
 }
 
+/* A message from a builder, applied as the console would. */
+static void
+feed_msg(struct fx *f, json_t *msg)
+{
+	assert_int_equal(model_apply_message(f->m, msg), 0);
+	json_decref(msg);
+}
+
+static struct request *
+sample_request(uint64_t id, const char *subject, int64_t deadline)
+{
+	struct request *r = request_new();
+
+	r->id = id;
+	r->run = xstrdup("r1");
+	r->pid = 4242;
+	r->kind = KIND_WRITE;
+	r->syscall = xstrdup("openat");
+	r->subject = xstrdup(subject);
+	r->detail = xstrdup("flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644");
+	r->cmdline = xstrdup("python3 build.py");
+	r->cwd = xstrdup("/work");
+	r->why = xstrdup("no rule");
+	r->created_ms = WALL0;
+	r->deadline_ms = deadline;
+	return r;
+}
+
+static void
+feed_request_at(struct fx *f, uint64_t id, const char *subject,
+    int64_t deadline)
+{
+	struct request *r = sample_request(id, subject, deadline);
+
+	feed_msg(f, msg_request(r));
+	request_free(r);
+}
+
+/* A REQUEST as the supervisor sends it (request_to_json). */
 static json_t *
 request_json(uint64_t id, const char *subject, int64_t deadline)
 {
-	return json_pack("{s:I,s:s,s:i,s:s,s:s,s:s,s:n,s:s,s:s,s:s,s:s,s:I,s:I}",
-	    "id", (json_int_t)id, "run", "r1", "pid", 4242, "kind", "write",
-	    "syscall", "openat", "subject", subject, "subject2",
-	    "detail", "flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644",
-	    "cmdline", "python3 build.py", "cwd", "/work", "why", "no rule",
-	    "created_ms", (json_int_t)WALL0, "deadline_ms", (json_int_t)deadline);
+	struct request *r = sample_request(id, subject, deadline);
+	json_t *j = request_to_json(r);
+
+	request_free(r);
+	return j;
 }
 
 static void
 feed_request(struct fx *f, uint64_t id, const char *subject)
 {
-	json_t *msg = json_pack("{s:s,s:o}", "type", "request", "request",
-	    request_json(id, subject, f->wall + 120000));
-
-	assert_int_equal(model_apply_message(f->m, msg), 0);
-	json_decref(msg);
+	feed_request_at(f, id, subject, f->wall + 120000);
 }
 
 static void
 feed_welcome(struct fx *f)
 {
-	feed(f, "{\"type\":\"welcome\",\"version\":1,\"run\":{\"id\":\"r1\","
-	    "\"name\":\"build\",\"command\":\"python3 build.py\","
-	    "\"state\":\"running\",\"pid\":4242,\"started_ms\":1,"
-	    "\"ended_ms\":null,\"exit_code\":null,\"exit_signal\":null,"
-	    "\"end_reason\":null,\"limits\":\"timeout=600s memory=2G\","
-	    "\"policy\":\"/etc/ward.ini\",\"headless\":false,"
-	    "\"ask_timeout\":120},\"pending\":[]}");
+	const struct run_info ri = {
+		.id = "r1", .name = "build", .command = "python3 build.py",
+		.state = RUN_RUNNING, .pid = 4242, .started_ms = 1,
+		.ended_ms = 0, .exit_code = -1, .exit_signal = 0,
+		.end_reason = NULL, .limits = "timeout=600s memory=2G",
+		.policy = "/etc/ward.ini", .headless = false,
+		.ask_timeout = 120,
+	};
+
+	feed_msg(f, msg_welcome(&ri, NULL));
 }
 
 static void
@@ -378,8 +419,8 @@ test_deny(void **state)
 	assert_int_equal(eff.request, 4);
 	assert_int_equal(eff.verdict, VERDICT_DENY);
 	assert_int_equal(model_pending_find(f->m, 4)->sent, VERDICT_DENY);
-	feed(f, "{\"type\":\"resolved\",\"request\":4,\"verdict\":\"deny\","
-	    "\"how\":\"person\",\"by\":\"uid 1000 via console\"}");
+	feed_msg(f, msg_resolved(4, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
 	assert_int_equal(f->m->n_pending, 0);
 	assert_int_equal(f->m->sel, 0);
 	assert_int_equal(f->m->event_count, 1);
@@ -451,8 +492,7 @@ test_selection_moved_by_others_rearms(void **state)
 	assert_true(model_armed(f->m, 2));
 	model_take_alerts(f->m, &a);
 
-	feed(f, "{\"type\":\"resolved\",\"request\":1,\"verdict\":\"deny\","
-	    "\"how\":\"timeout\",\"by\":\"timeout\"}");
+	feed_msg(f, msg_resolved(1, VERDICT_DENY, HOW_TIMEOUT, "timeout"));
 	assert_int_equal(f->m->sel, 2);
 	assert_false(model_armed(f->m, 2));
 	model_take_alerts(f->m, &a);
@@ -685,14 +725,13 @@ test_ack_error(void **state)
 	feed_request(f, 1, "/etc/one");
 	act(f, 'd', &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
-	feed(f, "{\"type\":\"ack\",\"request\":1,\"ok\":false,"
-	    "\"error\":\"already decided\"}");
+	feed_msg(f, msg_ack(1, false, "already decided"));
 	assert_message(f, "#1: already decided");
 	assert_int_equal(f->m->message_level, MSG_ERROR);
 	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
-	feed(f, "{\"type\":\"ack\",\"ok\":false,\"error\":\"\\u001b[2Jno\"}");
+	feed_msg(f, msg_ack(0, false, "\x1b[2Jno"));
 	assert_message(f, "refused: \\e[2Jno");
-	feed(f, "{\"type\":\"ack\",\"request\":1,\"ok\":true}");
+	feed_msg(f, msg_ack(1, true, NULL));
 }
 
 static void
@@ -700,13 +739,9 @@ test_countdown(void **state)
 {
 	struct fx *f = *state;
 	char buf[64];
-	json_t *msg;
 
 	feed_welcome(f);
-	msg = json_pack("{s:s,s:o}", "type", "request", "request",
-	    request_json(1, "/etc/x", WALL0 + 114000));
-	model_apply_message(f->m, msg);
-	json_decref(msg);
+	feed_request_at(f, 1, "/etc/x", WALL0 + 114000);
 	model_countdown(f->m, model_pending_find(f->m, 1), buf, sizeof buf);
 	assert_string_equal(buf, "denied in 1:54");
 	tick(f, 500);
@@ -782,14 +817,9 @@ test_output_message(void **state)
 {
 	struct fx *f = *state;
 	static const char bytes[] = "hi \x1b[32mthere\x1b[0m\r\nsecond";
-	char *b64 = proto_b64_encode(bytes, sizeof bytes - 1);
-	json_t *msg = json_pack("{s:s,s:s,s:s}", "type", "output", "stream",
-	    "pty", "data", b64);
 	char *t;
 
-	assert_int_equal(model_apply_message(f->m, msg), 0);
-	json_decref(msg);
-	free(b64);
+	feed_msg(f, msg_output(AUDIT_PTY, bytes, sizeof bytes - 1));
 	assert_int_equal(output_count(&f->m->out), 1);
 	assert_string_equal(line(f, 0), "hi there");
 	t = output_partial_text(&f->m->out, STREAM_PTY);
@@ -801,18 +831,20 @@ static void
 test_events(void **state)
 {
 	struct fx *f = *state;
+	const struct audit_event ev = {
+		.kind = KIND_WRITE, .syscall = "openat",
+		.subject = "/work/\x1b[2Jx", .subject2 = NULL, .detail = "",
+		.verdict = VERDICT_ALLOW, .how = HOW_POLICY,
+		.rule = "allow write /work/*", .pid = 3, .time_ms = 1,
+	};
 
-	feed(f, "{\"type\":\"event\",\"event\":{\"kind\":\"write\",\"syscall\":"
-	    "\"openat\",\"subject\":\"/work/\\u001b[2Jx\",\"subject2\":null,"
-	    "\"detail\":\"\",\"verdict\":\"allow\",\"how\":\"policy\","
-	    "\"rule\":\"allow write /work/*\",\"pid\":3,\"time_ms\":1}}");
+	feed_msg(f, msg_event(&ev));
 	assert_int_equal(f->m->event_count, 1);
 	assert_string_equal(model_event_at(f->m, 0)->text,
 	    "write /work/\\e[2Jx: allow (policy: allow write /work/*)");
 	assert_int_equal(model_event_at(f->m, 0)->verdict, VERDICT_ALLOW);
 	for (int i = 0; i < MODEL_EVENTS + 5; i++)
-		feed(f, "{\"type\":\"resolved\",\"request\":77,\"verdict\":"
-		    "\"deny\",\"how\":\"timeout\"}");
+		feed_msg(f, msg_resolved(77, VERDICT_DENY, HOW_TIMEOUT, NULL));
 	assert_int_equal(f->m->event_count, MODEL_EVENTS);
 	assert_string_equal(model_event_at(f->m, 0)->text,
 	    "#77: deny (timeout)");

@@ -14,6 +14,7 @@
 
 #include "approvals/audit.h"
 #include "approvals/ctl.h"
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/request.h"
 #include "config/escape.h"
@@ -307,7 +308,8 @@ cli_parse_id(const char *s, uint64_t *ret)
 /* A connection to one live run, after hello/welcome. */
 struct cli_conn {
 	struct proto_conn *conn;
-	json_t		*welcome;
+	json_t		*welcome;	/* as received; w points into it */
+	struct msg_welcome w;
 	const char	*id;		/* welcome.run.id, or what was asked */
 };
 
@@ -315,6 +317,7 @@ static void
 cli_conn_done(struct cli_conn *c)
 {
 	proto_conn_free(c->conn);
+	msg_welcome_done(&c->w);
 	json_decref(c->welcome);
 	memset(c, 0, sizeof *c);
 }
@@ -332,13 +335,12 @@ cli_connect(const char *run, struct cli_conn *c, char **cause)
 		return r;
 	}
 	c->conn = proto_conn_new(fd);
-	hello = proto_msg("hello");
-	cli_set(hello, "version", json_integer(PROTO_VERSION));
-	cli_set(hello, "client", json_string("cli"));
-	cli_set(hello, "watch", json_false());
+	hello = msg_hello("cli", false);
 	r = proto_call(c->conn, hello, "welcome", CLI_TIMEOUT_MS, &c->welcome,
 	    cause);
 	json_decref(hello);
+	if (r == 0)
+		r = msg_welcome_parse(c->welcome, &c->w, cause);
 	if (r < 0) {
 		cleanup_free char *e = escape_str(run);
 		char *t = xasprintf("run %s: %s", e,
@@ -349,10 +351,8 @@ cli_connect(const char *run, struct cli_conn *c, char **cause)
 		cli_conn_done(c);
 		return r;
 	}
-	c->id = json_string_value(json_object_get(json_object_get(c->welcome,
-	    "run"), "id"));
-	if (c->id == NULL)
-		c->id = run;
+	c->id = (c->w.run.have & MSG_RUN_ID) && *c->w.run.id != '\0' ?
+	    c->w.run.id : run;
 	return 0;
 }
 
@@ -416,25 +416,12 @@ static int
 cli_pending_run(struct cli_conn *c, void *arg)
 {
 	struct cli_pending_ctx *ctx = arg;
-	json_t *pending = json_object_get(c->welcome, "pending");
-	json_t *item;
-	size_t i;
-	int status = 0;
 
-	json_array_foreach(pending, i, item) {
-		struct request *r = NULL;
-		cleanup_free char *cause = NULL;
+	for (size_t i = 0; i < c->w.n_pending; i++) {
+		const struct request *r = c->w.pending[i];
 		const char *run;
 		char age[32];
 
-		if (request_from_json(item, &r, &cause) < 0) {
-			cleanup_free char *e = escape_str(cause);
-
-			cli_error("run %s: bad request from the supervisor: %s",
-			    c->id, e);
-			status = 1;
-			continue;
-		}
 		run = r->run != NULL && *r->run != '\0' ? r->run : c->id;
 		if (ctx->json) {
 			json_t *o = json_object();
@@ -465,9 +452,8 @@ cli_pending_run(struct cli_conn *c, void *arg)
 			printf("%s\t%" PRIu64 "\t%s\t%s\t%d\t%s\n", erun, r->id,
 			    ekind, esubj, (int)r->pid, age);
 		}
-		request_free(r);
 	}
-	return status;
+	return 0;
 }
 
 int
@@ -521,6 +507,7 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 	struct cli_conn c;
 	struct cli_flags fl;
 	json_t *msg, *ack = NULL;
+	struct msg_ack a;
 	uint64_t id;
 	int status, r;
 
@@ -551,12 +538,8 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 		cli_error("%s", cause);
 		return 1;
 	}
-	msg = proto_msg("decide");
-	cli_set(msg, "request", json_integer((json_int_t)id));
-	cli_set(msg, "verdict", json_string(allow ? "allow" : "deny"));
-	cli_set(msg, "scope", json_string("once"));
-	if (fl.reason != NULL)
-		cli_set(msg, "reason", json_string(fl.reason));
+	msg = msg_decide(id, allow ? VERDICT_ALLOW : VERDICT_DENY, SCOPE_ONCE,
+	    fl.reason);
 	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
@@ -564,14 +547,15 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 		cli_conn_done(&c);
 		return 1;
 	}
-	if (json_is_true(json_object_get(ack, "ok"))) {
+	if (msg_ack_parse(ack, &a, &cause) < 0)
+		a.error = cause;
+	if (a.ok) {
 		printf("%s %s %" PRIu64 "\n", allow ? "approved" : "denied",
 		    c.id, id);
 		status = 0;
 	} else {
-		const char *err = json_string_value(json_object_get(ack,
-		    "error"));
-		cleanup_free char *e = escape_str(err ? err : "refused");
+		cleanup_free char *e = escape_str(a.error ? a.error :
+		    "refused");
 
 		cli_error("request %" PRIu64 " of run %s: %s", id, c.id, e);
 		status = 1;
@@ -604,6 +588,7 @@ cli_kill(int argc, char **argv)
 	struct cli_conn c;
 	struct cli_flags fl;
 	json_t *msg, *ack = NULL;
+	struct msg_ack a;
 	int status, r;
 
 	status = cli_parse("kill", cli_kill_help, ":h", longopts, argc, argv,
@@ -619,7 +604,7 @@ cli_kill(int argc, char **argv)
 		cli_error("%s", cause);
 		return 1;
 	}
-	msg = proto_msg("kill");
+	msg = msg_kill();
 	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
@@ -627,13 +612,14 @@ cli_kill(int argc, char **argv)
 		cli_conn_done(&c);
 		return 1;
 	}
-	if (json_is_true(json_object_get(ack, "ok"))) {
+	if (msg_ack_parse(ack, &a, &cause) < 0)
+		a.error = cause;
+	if (a.ok) {
 		printf("killed %s\n", c.id);
 		status = 0;
 	} else {
-		const char *err = json_string_value(json_object_get(ack,
-		    "error"));
-		cleanup_free char *e = escape_str(err ? err : "refused");
+		cleanup_free char *e = escape_str(a.error ? a.error :
+		    "refused");
 
 		cli_error("run %s: %s", c.id, e);
 		status = 1;
@@ -811,40 +797,32 @@ static int
 cli_ps_run(struct cli_conn *c, void *arg)
 {
 	struct cli_ps_ctx *ctx = arg;
-	json_t *run = json_object_get(c->welcome, "run");
-	size_t pending = json_array_size(json_object_get(c->welcome,
-	    "pending"));
-	json_int_t started = json_integer_value(json_object_get(run,
-	    "started_ms"));
+	const struct run_info *run = &c->w.run;
+	size_t pending = c->w.n_pending;
+	int64_t started = run->started_ms;
 	int64_t age = started > 0 ? ctx->now - started : 0;
 
 	if (ctx->json) {
-		json_t *o = json_is_object(run) ? json_deep_copy(run) :
-		    json_object();
+		struct run_info ri = *run;
+		json_t *o;
 
-		if (o == NULL)
-			fatal("out of memory");
-		if (!json_is_string(json_object_get(o, "id")))
-			cli_set(o, "id", cli_jstr(c->id));
+		ri.id = c->id;
+		o = msg_run_json(&ri);
 		cli_set(o, "pending", json_integer((json_int_t)pending));
 		cli_set(o, "age_ms", json_integer(age));
 		json_array_append_new(ctx->out, o);
 	} else {
 		cleanup_free char *eid = cli_esc(c->id);
-		cleanup_free char *ename = cli_esc(json_string_value(
-		    json_object_get(run, "name")));
-		cleanup_free char *estate = cli_esc(json_string_value(
-		    json_object_get(run, "state")));
-		cleanup_free char *ecmd = cli_esc(json_string_value(
-		    json_object_get(run, "command")));
+		cleanup_free char *ename = cli_esc(run->name);
+		cleanup_free char *estate = cli_esc(run->have & MSG_RUN_STATE ?
+		    msg_run_state_name(run->state) : NULL);
+		cleanup_free char *ecmd = cli_esc(run->command);
 		char agebuf[32] = "-";
 
 		if (started > 0)
 			cli_age(age, agebuf, sizeof agebuf);
-		printf("%s\t%s\t%s\t%" JSON_INTEGER_FORMAT "\t%zu\t%s\t%s\n",
-		    eid, ename, estate,
-		    json_integer_value(json_object_get(run, "pid")), pending,
-		    agebuf, ecmd);
+		printf("%s\t%s\t%s\t%d\t%zu\t%s\t%s\n", eid, ename, estate,
+		    (int)run->pid, pending, agebuf, ecmd);
 	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "approvals/ctl.h"
+#include "approvals/msg.h"
 #include "approvals/desktop.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
@@ -82,23 +83,16 @@ console_send(struct console *c, json_t *msg)
 static void
 console_effect(struct console *c, const struct model_effect *eff)
 {
-	json_t *msg;
-
 	switch (eff->kind) {
 	case EFFECT_NONE:
 	case EFFECT_QUIT:
 		return;
 	case EFFECT_DECIDE:
-		msg = proto_msg("decide");
-		json_object_set_new(msg, "request",
-		    json_integer((json_int_t)eff->request));
-		json_object_set_new(msg, "verdict",
-		    json_string(verdict_name(eff->verdict)));
-		json_object_set_new(msg, "scope", json_string("once"));
-		console_send(c, msg);
+		console_send(c, msg_decide(eff->request, eff->verdict,
+		    SCOPE_ONCE, NULL));
 		return;
 	case EFFECT_KILL:
-		console_send(c, proto_msg("kill"));
+		console_send(c, msg_kill());
 		return;
 	}
 }
@@ -244,7 +238,6 @@ console_attach(const struct console_opts *opts)
 	struct console c = { .exit_with_run = opts->exit_with_run };
 	cleanup_free char *cause = NULL;
 	cleanup_free char *leave = NULL;
-	json_t *hello;
 	int fd = -1, e, status;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -267,11 +260,7 @@ console_attach(const struct console_opts *opts)
 	c.desktop = desktop_available();
 	model_set_now(c.m, now_mono_ms(), now_wall_ms());
 
-	hello = proto_msg("hello");
-	json_object_set_new(hello, "version", json_integer(PROTO_VERSION));
-	json_object_set_new(hello, "client", json_string("console"));
-	json_object_set_new(hello, "watch", json_true());
-	console_send(&c, hello);
+	console_send(&c, msg_hello("console", true));
 
 	setlocale(LC_CTYPE, "");
 	console_signals();

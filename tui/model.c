@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
@@ -21,6 +22,7 @@ model_new(void)
 	m->run.command = xstrdup("");
 	m->run.limits = xstrdup("");
 	m->run.exit_code = -1;
+	m->run.state = RUN_UNKNOWN;
 	m->focus = PANE_PENDING;
 	return m;
 }
@@ -241,79 +243,25 @@ model_event_push(struct model *m, char *text, enum verdict v)
 	m->event_count++;
 }
 
-/* ---- JSON helpers ---- */
+/* ---- protocol helpers ---- */
 
-/* Member key of o escaped, or NULL when absent or not a string. */
-static char *
-model_json_escaped(const json_t *o, const char *key)
+/* A message the console cannot use: the status line says why. */
+static int
+model_bad_message(struct model *m, const char *cause)
 {
-	const json_t *v = json_object_get(o, key);
+	cleanup_free char *esc = escape_str(cause != NULL ? cause :
+	    "malformed message");
 
-	if (!json_is_string(v))
-		return NULL;
-	return escape_mem(json_string_value(v), json_string_length(v));
+	model_message(m, MSG_ERROR, "protocol: %s", esc);
+	return -EINVAL;
 }
 
+/* *field becomes s escaped ("" for NULL). */
 static void
-model_json_set(const json_t *o, const char *key, char **field)
+model_set_text(char **field, const char *s)
 {
-	char *s = model_json_escaped(o, key);
-
-	if (s == NULL && json_is_null(json_object_get(o, key)))
-		s = xstrdup("");
-	if (s != NULL) {
-		free(*field);
-		*field = s;
-	}
-}
-
-static bool
-model_json_int(const json_t *o, const char *key, int64_t *ret)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v))
-		return false;
-	*ret = json_integer_value(v);
-	return true;
-}
-
-/* "limits" is a string ("timeout=600s memory=2G") or an object of them. */
-static char *
-model_limits_text(const json_t *v)
-{
-	const char *key;
-	json_t *val;
-	char *out = xstrdup("");
-
-	if (json_is_string(v)) {
-		free(out);
-		return escape_mem(json_string_value(v), json_string_length(v));
-	}
-	if (!json_is_object(v))
-		return out;
-	json_object_foreach((json_t *)v, key, val) {
-		cleanup_free char *k = escape_str(key);
-		cleanup_free char *s = NULL;
-		char *next;
-
-		if (json_is_string(val))
-			s = escape_mem(json_string_value(val),
-			    json_string_length(val));
-		else if (json_is_integer(val))
-			s = xasprintf("%" JSON_INTEGER_FORMAT,
-			    json_integer_value(val));
-		else if (json_is_true(val))
-			s = xstrdup("yes");
-		else if (json_is_false(val))
-			s = xstrdup("no");
-		else
-			continue;
-		next = xasprintf("%s%s%s=%s", out, *out ? " " : "", k, s);
-		free(out);
-		out = next;
-	}
-	return out;
+	free(*field);
+	*field = escape_str(s);
 }
 
 /* ---- pending ---- */
@@ -411,79 +359,70 @@ model_pending_clear(struct model *m)
 
 /* ---- messages ---- */
 
-static int
-model_on_run(struct model *m, const json_t *run)
+/* A RUN changes what it names and keeps the rest. */
+static void
+model_on_run(struct model *m, const struct run_info *ri)
 {
-	const json_t *v;
-	int64_t n;
 	bool was_ended = model_run_ended(m);
 
-	if (!json_is_object(run)) {
-		model_message(m, MSG_ERROR, "protocol: run is not an object");
-		return -EINVAL;
-	}
-	model_json_set(run, "id", &m->run.id);
-	model_json_set(run, "name", &m->run.name);
-	model_json_set(run, "command", &m->run.command);
-	if ((v = json_object_get(run, "limits")) != NULL) {
-		free(m->run.limits);
-		m->run.limits = model_limits_text(v);
-	}
-	if ((v = json_object_get(run, "end_reason")) != NULL) {
+	if (ri->have & MSG_RUN_ID)
+		model_set_text(&m->run.id, ri->id);
+	if (ri->have & MSG_RUN_NAME)
+		model_set_text(&m->run.name, ri->name);
+	if (ri->have & MSG_RUN_COMMAND)
+		model_set_text(&m->run.command, ri->command);
+	if (ri->have & MSG_RUN_LIMITS)
+		model_set_text(&m->run.limits, ri->limits);
+	if (ri->have & MSG_RUN_END_REASON) {
 		free(m->run.end_reason);
-		m->run.end_reason = json_is_string(v) ?
-		    escape_str(json_string_value(v)) : NULL;
+		m->run.end_reason = ri->end_reason != NULL ?
+		    escape_str(ri->end_reason) : NULL;
 	}
-	if ((v = json_object_get(run, "state")) != NULL) {
-		const char *s = json_is_string(v) ? json_string_value(v) : "";
-
-		if (strcmp(s, "starting") == 0)
-			m->run.state = RUN_STARTING;
-		else if (strcmp(s, "running") == 0)
-			m->run.state = RUN_RUNNING;
-		else if (strcmp(s, "exited") == 0)
-			m->run.state = RUN_EXITED;
-	}
-	if (model_json_int(run, "pid", &n))
-		m->run.pid = (pid_t)n;
-	if (model_json_int(run, "exit_code", &n))
-		m->run.exit_code = (int)n;
-	else if (json_is_null(json_object_get(run, "exit_code")))
-		m->run.exit_code = -1;
-	if (model_json_int(run, "exit_signal", &n))
-		m->run.exit_signal = (int)n;
-	else if (json_is_null(json_object_get(run, "exit_signal")))
-		m->run.exit_signal = 0;
-	if (model_json_int(run, "started_ms", &n))
-		m->run.started_ms = n;
-	if (model_json_int(run, "ended_ms", &n))
-		m->run.ended_ms = n;
-	if (model_json_int(run, "ask_timeout", &n) && n >= 0)
-		m->run.ask_timeout = (unsigned)n;
-	if ((v = json_object_get(run, "headless")) != NULL)
-		m->run.headless = json_is_true(v);
+	if (ri->have & MSG_RUN_STATE)
+		m->run.state = ri->state;
+	if (ri->have & MSG_RUN_PID)
+		m->run.pid = ri->pid;
+	if (ri->have & MSG_RUN_EXIT_CODE)
+		m->run.exit_code = ri->exit_code;
+	if (ri->have & MSG_RUN_EXIT_SIGNAL)
+		m->run.exit_signal = ri->exit_signal;
+	if (ri->have & MSG_RUN_STARTED)
+		m->run.started_ms = ri->started_ms;
+	if (ri->have & MSG_RUN_ENDED)
+		m->run.ended_ms = ri->ended_ms;
+	if (ri->have & MSG_RUN_ASK_TIMEOUT)
+		m->run.ask_timeout = ri->ask_timeout;
+	if (ri->have & MSG_RUN_HEADLESS)
+		m->run.headless = ri->headless;
 
 	if (model_run_ended(m) && !was_ended) {
 		/* Nothing is left to answer. */
 		model_pending_clear(m);
 		m->confirm_kill = false;
 	}
+}
+
+static int
+model_on_state(struct model *m, const json_t *msg)
+{
+	struct run_info ri;
+	cleanup_free char *cause = NULL;
+
+	if (msg_state_parse(msg, &ri, &cause) < 0)
+		return model_bad_message(m, cause);
+	model_on_run(m, &ri);
+	msg_run_done(&ri);
 	return 0;
 }
 
 static int
-model_on_request(struct model *m, const json_t *o)
+model_on_request(struct model *m, const json_t *msg)
 {
 	struct request *r = NULL;
 	cleanup_free char *cause = NULL;
-	int e;
 
-	if ((e = request_from_json(o, &r, &cause)) < 0) {
-		cleanup_free char *esc = escape_str(cause);
-
-		model_message(m, MSG_ERROR, "protocol: %s", esc);
-		return e;
-	}
+	if (msg_request_parse(msg, &r, &cause) < 0)
+		return model_bad_message(m, cause);
 	model_pending_add(m, r);
 	request_free(r);
 	return 0;
@@ -492,30 +431,22 @@ model_on_request(struct model *m, const json_t *o)
 static int
 model_on_welcome(struct model *m, const json_t *msg)
 {
-	const json_t *pending = json_object_get(msg, "pending");
-	int64_t version = 0;
-	size_t i;
-	json_t *r;
-	int e;
+	struct msg_welcome w;
+	cleanup_free char *cause = NULL;
 
-	if (model_json_int(msg, "version", &version) &&
-	    version != PROTO_VERSION)
+	if (msg_welcome_parse(msg, &w, &cause) < 0)
+		return model_bad_message(m, cause);
+	if (w.version != 0 && w.version != PROTO_VERSION)
 		model_message(m, MSG_WARN, "supervisor speaks protocol %" PRId64
-		    ", this console %d", version, PROTO_VERSION);
-	if ((e = model_on_run(m, json_object_get(msg, "run"))) < 0)
-		return e;
+		    ", this console %d", w.version, PROTO_VERSION);
+	model_on_run(m, &w.run);
 	m->welcomed = true;
-	if (pending != NULL && !json_is_array(pending)) {
-		model_message(m, MSG_ERROR, "protocol: pending is not a list");
-		return -EINVAL;
-	}
 	model_pending_clear(m);
-	json_array_foreach(pending, i, r) {
-		if ((e = model_on_request(m, r)) < 0)
-			return e;
-	}
+	for (size_t i = 0; i < w.n_pending; i++)
+		model_pending_add(m, w.pending[i]);
 	if (m->n_pending > 0)
 		m->sel = m->pending[0]->id;
+	msg_welcome_done(&w);
 	return 0;
 }
 
@@ -535,125 +466,108 @@ model_pending_label(const struct pending *p, uint64_t id)
 static int
 model_on_resolved(struct model *m, const json_t *msg)
 {
-	int64_t id;
+	struct msg_resolved rs;
 	const struct pending *p;
-	cleanup_free char *label = NULL;
-	cleanup_free char *verdict = model_json_escaped(msg, "verdict");
-	cleanup_free char *how = model_json_escaped(msg, "how");
-	cleanup_free char *by = model_json_escaped(msg, "by");
-	enum verdict v = VERDICT_NONE;
+	cleanup_free char *cause = NULL, *label = NULL, *by = NULL;
+	const char *verdict, *how;
 	bool mine, was_reading;
 	char *text;
 
-	if (!model_json_int(msg, "request", &id) || id <= 0) {
-		model_message(m, MSG_ERROR,
-		    "protocol: resolved without request");
-		return -EINVAL;
-	}
-	if (verdict == NULL)
-		verdict = xstrdup("?");
-	if (verdict_parse(verdict, &v) < 0)
-		v = VERDICT_NONE;
-	p = model_pending_find(m, (uint64_t)id);
-	label = model_pending_label(p, (uint64_t)id);
+	if (msg_resolved_parse(msg, &rs, &cause) < 0)
+		return model_bad_message(m, cause);
+	verdict = verdict_name(rs.verdict);
+	how = how_name(rs.how);
+	if (rs.by != NULL)
+		by = escape_str(rs.by);
+	p = model_pending_find(m, rs.request);
+	label = model_pending_label(p, rs.request);
 	mine = p != NULL && p->sent != VERDICT_NONE;
-	was_reading = m->detail && m->sel == (uint64_t)id;
+	was_reading = m->detail && m->sel == rs.request;
 	if (by != NULL && *by != '\0')
-		text = xasprintf("%s: %s (%s, %s)", label, verdict,
-		    how != NULL ? how : "?", by);
+		text = xasprintf("%s: %s (%s, %s)", label, verdict, how, by);
 	else
-		text = xasprintf("%s: %s (%s)", label, verdict,
-		    how != NULL ? how : "?");
-	if ((was_reading || m->sel == (uint64_t)id) && !mine)
+		text = xasprintf("%s: %s (%s)", label, verdict, how);
+	if ((was_reading || m->sel == rs.request) && !mine)
 		model_message(m, MSG_WARN, "%s", text);
-	model_event_push(m, text, v);
-	model_pending_remove(m, (uint64_t)id);
+	model_event_push(m, text, rs.verdict);
+	model_pending_remove(m, rs.request);
 	return 0;
 }
 
 static int
 model_on_event(struct model *m, const json_t *msg)
 {
-	const json_t *e = json_object_get(msg, "event");
-	cleanup_free char *kind = NULL, *subject = NULL, *subject2 = NULL;
-	cleanup_free char *verdict = NULL, *how = NULL, *rule = NULL;
-	enum verdict v = VERDICT_NONE;
+	struct audit_event ev;
+	cleanup_free char *cause = NULL;
+	cleanup_free char *subject = NULL, *subject2 = NULL, *rule = NULL;
+	const char *kind;
 	char *text;
 
-	if (!json_is_object(e)) {
-		model_message(m, MSG_ERROR, "protocol: event is not an object");
-		return -EINVAL;
-	}
-	kind = model_json_escaped(e, "kind");
-	subject = model_json_escaped(e, "subject");
-	subject2 = model_json_escaped(e, "subject2");
-	verdict = model_json_escaped(e, "verdict");
-	how = model_json_escaped(e, "how");
-	rule = model_json_escaped(e, "rule");
-	if (verdict != NULL && verdict_parse(verdict, &v) < 0)
-		v = VERDICT_NONE;
-	if (kind != NULL && (strcmp(kind, "run") == 0 ||
-	    strcmp(kind, "exec") == 0)) {
+	if (msg_event_parse(msg, &ev, &cause) < 0)
+		return model_bad_message(m, cause);
+	kind = request_kind_name(ev.kind);
+	subject = escape_str(ev.subject);
+	if (ev.kind == KIND_RUN || ev.kind == KIND_EXEC) {
 		/* What ran, and the run's own life: facts, not decisions. */
-		cleanup_free char *detail = model_json_escaped(e, "detail");
+		cleanup_free char *detail = escape_str(ev.detail);
 
-		text = xasprintf("%s %s%s%s", kind, subject ? subject : "",
-		    detail && *detail ? ": " : "", detail ? detail : "");
+		text = xasprintf("%s %s%s%s", kind, subject,
+		    *detail ? ": " : "", detail);
 		model_event_push(m, text, VERDICT_NONE);
 		return 0;
 	}
-	text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind ? kind : "?",
-	    subject ? subject : "", subject2 && *subject2 ? " -> " : "",
-	    subject2 && *subject2 ? subject2 : "", verdict ? verdict : "?",
-	    how ? how : "?", rule && *rule ? ": " : "",
-	    rule && *rule ? rule : "");
-	model_event_push(m, text, v);
+	subject2 = escape_str(ev.subject2);
+	rule = escape_str(ev.rule);
+	text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind, subject,
+	    *subject2 ? " -> " : "", subject2, verdict_name(ev.verdict),
+	    how_name(ev.how), *rule ? ": " : "", rule);
+	model_event_push(m, text, ev.verdict);
 	return 0;
 }
 
 static int
 model_on_output(struct model *m, const json_t *msg)
 {
-	const char *stream = json_string_value(json_object_get(msg, "stream"));
-	const char *data = json_string_value(json_object_get(msg, "data"));
-	cleanup_free void *buf = NULL;
-	enum output_stream s;
-	size_t len;
+	struct msg_output o;
+	cleanup_free char *cause = NULL;
+	enum output_stream s = STREAM_PTY;
 
-	if (stream == NULL || data == NULL) {
-		model_message(m, MSG_ERROR,
-		    "protocol: output without stream or data");
-		return -EINVAL;
-	}
-	if (strcmp(stream, "stderr") == 0)
+	if (msg_output_parse(msg, &o, &cause) < 0)
+		return model_bad_message(m, cause);
+	switch (o.stream) {
+	case AUDIT_STDERR:
 		s = STREAM_STDERR;
-	else if (strcmp(stream, "stdout") == 0)
+		break;
+	case AUDIT_STDOUT:
 		s = STREAM_STDOUT;
-	else
+		break;
+	case AUDIT_PTY:
 		s = STREAM_PTY;
-	if (proto_b64_decode(data, &buf, &len) < 0) {
-		model_message(m, MSG_ERROR, "protocol: output is not base64");
-		return -EINVAL;
+		break;
 	}
-	output_feed(&m->out, s, buf, len);
+	output_feed(&m->out, s, o.data, o.len);
+	msg_output_done(&o);
 	return 0;
 }
 
 static int
 model_on_ack(struct model *m, const json_t *msg)
 {
-	const json_t *ok = json_object_get(msg, "ok");
-	cleanup_free char *error = model_json_escaped(msg, "error");
-	int64_t id = 0;
+	struct msg_ack a;
+	cleanup_free char *cause = NULL, *error = NULL;
 
-	if (json_is_true(ok))
+	if (msg_ack_parse(msg, &a, &cause) < 0)
+		return model_bad_message(m, cause);
+	if (a.ok)
 		return 0;
-	if (model_json_int(msg, "request", &id) && id > 0) {
-		struct pending *p = model_pending_get(m, (uint64_t)id);
+	if (a.error != NULL)
+		error = escape_str(a.error);
+	if (a.request != 0) {
+		struct pending *p = model_pending_get(m, a.request);
 
 		if (p != NULL)
 			p->sent = VERDICT_NONE;
-		model_message(m, MSG_ERROR, "#%" PRId64 ": %s", id,
+		model_message(m, MSG_ERROR, "#%" PRIu64 ": %s", a.request,
 		    error != NULL ? error : "refused");
 	} else {
 		model_message(m, MSG_ERROR, "refused: %s",
@@ -662,35 +576,49 @@ model_on_ack(struct model *m, const json_t *msg)
 	return 0;
 }
 
+static int
+model_on_error(struct model *m, const json_t *msg)
+{
+	const char *text;
+	cleanup_free char *cause = NULL, *error = NULL;
+
+	if (msg_error_parse(msg, &text, &cause) < 0)
+		return model_bad_message(m, cause);
+	if (text != NULL)
+		error = escape_str(text);
+	model_message(m, MSG_ERROR, "supervisor: %s",
+	    error != NULL ? error : "error");
+	return 0;
+}
+
 int
 model_apply_message(struct model *m, const json_t *msg)
 {
-	const char *type = json_string_value(json_object_get(msg, "type"));
-
-	if (type == NULL) {
+	switch (msg_type(msg)) {
+	case MSG_TYPE_NONE:
 		model_message(m, MSG_ERROR, "protocol: message without type");
 		return -EINVAL;
-	}
-	if (strcmp(type, "welcome") == 0)
+	case MSG_TYPE_WELCOME:
 		return model_on_welcome(m, msg);
-	if (strcmp(type, "request") == 0)
-		return model_on_request(m, json_object_get(msg, "request"));
-	if (strcmp(type, "resolved") == 0)
+	case MSG_TYPE_REQUEST:
+		return model_on_request(m, msg);
+	case MSG_TYPE_RESOLVED:
 		return model_on_resolved(m, msg);
-	if (strcmp(type, "event") == 0)
+	case MSG_TYPE_EVENT:
 		return model_on_event(m, msg);
-	if (strcmp(type, "output") == 0)
+	case MSG_TYPE_OUTPUT:
 		return model_on_output(m, msg);
-	if (strcmp(type, "state") == 0)
-		return model_on_run(m, json_object_get(msg, "run"));
-	if (strcmp(type, "ack") == 0)
+	case MSG_TYPE_STATE:
+		return model_on_state(m, msg);
+	case MSG_TYPE_ACK:
 		return model_on_ack(m, msg);
-	if (strcmp(type, "error") == 0) {
-		cleanup_free char *error = model_json_escaped(msg, "error");
-
-		model_message(m, MSG_ERROR, "supervisor: %s",
-		    error != NULL ? error : "error");
-		return 0;
+	case MSG_TYPE_ERROR:
+		return model_on_error(m, msg);
+	case MSG_TYPE_HELLO:
+	case MSG_TYPE_DECIDE:
+	case MSG_TYPE_KILL:
+	case MSG_TYPE_OTHER:
+		break;	/* not for a console, or for a newer one: ignored */
 	}
 	return 0;
 }

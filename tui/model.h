@@ -1,8 +1,8 @@
 #pragma once
 /*
  * The console's model: what one attached run looks like, fed by control
- * protocol messages (approvals/proto.h) and changed by actions
- * (tui/keys.h). No terminal here: tests drive it with JSON and a fake
+ * protocol messages (approvals/msg.h, PROTOCOL.md) and changed by actions
+ * (tui/keys.h). No terminal here: tests drive it with messages and a fake
  * clock (model_set_now), and tui/view.h draws a const model.
  *
  * Every string that came from the sandboxed program is stored already
@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "approvals/msg.h"
 #include "approvals/request.h"
 #include "tui/keys.h"
 #include "tui/output.h"
@@ -34,13 +35,6 @@
 enum pane {
 	PANE_OUTPUT,
 	PANE_PENDING,
-};
-
-enum run_state {
-	RUN_UNKNOWN,		/* before the welcome */
-	RUN_STARTING,
-	RUN_RUNNING,
-	RUN_EXITED,
 };
 
 enum msg_level {

@@ -1,0 +1,210 @@
+#pragma once
+/*
+ * The control protocol's messages, one builder and one parser each; the
+ * wire format is written down in PROTOCOL.md (framing in proto.h).
+ *
+ * Builders return a new reference and never fail (out of memory is fatal).
+ * Strings that came from the sandboxed program need not be UTF-8: bytes
+ * that are not travel as the text \xNN (request_json_string()).
+ *
+ * Parsers check the "type" (-EPROTO for a message of another type) and the
+ * members' types (-EBADMSG for a missing or ill-typed member, an unknown
+ * verdict, state or stream), with *cause naming the message and member:
+ * "decide: \"verdict\": unknown verdict \"kill\"". *cause may be NULL.
+ * Strings in a parsed struct point into the message (valid while the
+ * caller holds it) unless the struct has a *_done() that frees them.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "approvals/audit.h"
+#include "approvals/queue.h"
+#include "approvals/request.h"
+
+enum msg_type {
+	MSG_TYPE_NONE,		/* no string "type": not a message */
+	MSG_TYPE_OTHER,		/* a type this ward does not know (newer peer) */
+	MSG_TYPE_HELLO,		/* client -> supervisor */
+	MSG_TYPE_DECIDE,
+	MSG_TYPE_KILL,
+	MSG_TYPE_WELCOME,	/* supervisor -> client */
+	MSG_TYPE_ACK,
+	MSG_TYPE_REQUEST,
+	MSG_TYPE_RESOLVED,
+	MSG_TYPE_EVENT,
+	MSG_TYPE_OUTPUT,
+	MSG_TYPE_STATE,
+	MSG_TYPE_ERROR,
+};
+
+enum msg_type	 msg_type(const json_t *msg);
+/* "hello", ...; NULL for NONE and OTHER. */
+const char	*msg_type_name(enum msg_type);
+
+/* ---- the run ---- */
+
+/* The one run state; zero is where a supervisor starts. */
+enum run_state {
+	RUN_STARTING,
+	RUN_RUNNING,
+	RUN_EXITED,
+	RUN_UNKNOWN,		/* not told yet (a console before the welcome) */
+};
+
+/* "starting", "running", "exited"; "?" otherwise. parse: 0 or -EINVAL. */
+const char	*msg_run_state_name(enum run_state);
+int		 msg_run_state_parse(const char *, enum run_state *);
+
+/* Which members a parsed RUN carried (a console keeps what was not sent). */
+enum {
+	MSG_RUN_ID		= 1u << 0,
+	MSG_RUN_NAME		= 1u << 1,
+	MSG_RUN_COMMAND		= 1u << 2,
+	MSG_RUN_STATE		= 1u << 3,
+	MSG_RUN_PID		= 1u << 4,
+	MSG_RUN_STARTED		= 1u << 5,
+	MSG_RUN_ENDED		= 1u << 6,
+	MSG_RUN_EXIT_CODE	= 1u << 7,
+	MSG_RUN_EXIT_SIGNAL	= 1u << 8,
+	MSG_RUN_END_REASON	= 1u << 9,
+	MSG_RUN_LIMITS		= 1u << 10,
+	MSG_RUN_POLICY		= 1u << 11,
+	MSG_RUN_HEADLESS	= 1u << 12,
+	MSG_RUN_ASK_TIMEOUT	= 1u << 13,
+	MSG_RUN_ALL		= (1u << 14) - 1,
+};
+
+/*
+ * RUN: what a supervisor says about its run. The builder sends every
+ * member (name and end_reason null when NULL, other NULL strings as "");
+ * the parser takes what is there (have), so a partial RUN updates only
+ * what it names. A null id, name, command or limits parses as "", a null
+ * exit_code as -1, a null exit_signal as 0; null pid, started_ms,
+ * ended_ms, ask_timeout and state count as absent. limits may also be an
+ * object of strings, integers and booleans, parsed as "k=v k=v".
+ */
+struct run_info {
+	unsigned	 have;		/* MSG_RUN_*; builders ignore it */
+	const char	*id;
+	const char	*name;		/* NULL when none */
+	const char	*command;
+	enum run_state	 state;
+	pid_t		 pid;
+	int64_t		 started_ms;	/* wall */
+	int64_t		 ended_ms;	/* wall, 0 while running */
+	int		 exit_code;
+	int		 exit_signal;
+	const char	*end_reason;	/* "exit", "signal", "timeout", ...; or NULL */
+	const char	*limits;	/* "timeout=600s memory=2G" */
+	const char	*policy;	/* the policy file's path */
+	bool		 headless;
+	unsigned	 ask_timeout;	/* seconds */
+
+	char		*limits_text;	/* the parser's own; msg_run_done */
+};
+
+json_t		*msg_run_json(const struct run_info *);
+int		 msg_run_parse(const json_t *run, struct run_info *, char **cause);
+void		 msg_run_done(struct run_info *);
+
+/* ---- client -> supervisor ---- */
+
+struct msg_hello {
+	int64_t		 version;	/* 0 when not said */
+	const char	*client;	/* "console", "cli", ...; NULL when not said */
+	bool		 watch;
+};
+
+/* {"type":"hello","version":PROTO_VERSION,"client":client,"watch":watch} */
+json_t		*msg_hello(const char *client, bool watch);
+int		 msg_hello_parse(const json_t *, struct msg_hello *, char **cause);
+
+struct msg_decide {
+	uint64_t	 request;	/* set even when a later member is bad */
+	enum verdict	 verdict;	/* VERDICT_ALLOW or VERDICT_DENY */
+	enum scope	 scope;		/* SCOPE_ONCE when not said */
+	const char	*reason;	/* NULL when none */
+};
+
+/* reason NULL: no "reason" member. */
+json_t		*msg_decide(uint64_t request, enum verdict, enum scope,
+		    const char *reason);
+int		 msg_decide_parse(const json_t *, struct msg_decide *,
+		    char **cause);
+
+json_t		*msg_kill(void);
+int		 msg_kill_parse(const json_t *, char **cause);
+
+/* ---- supervisor -> client ---- */
+
+struct msg_welcome {
+	int64_t		 version;	/* 0 when not said */
+	struct run_info	 run;
+	struct request	**pending;	/* owned, oldest first as sent */
+	size_t		 n_pending;
+};
+
+/* pending: the queue's requests, oldest first; NULL for none. */
+json_t		*msg_welcome(const struct run_info *, const struct queue *pending);
+int		 msg_welcome_parse(const json_t *, struct msg_welcome *,
+		    char **cause);
+void		 msg_welcome_done(struct msg_welcome *);
+
+struct msg_ack {
+	uint64_t	 request;	/* 0 when the ack names none */
+	bool		 ok;
+	const char	*error;		/* NULL when none */
+};
+
+/* request 0: no "request" member; error NULL: no "error" member. */
+json_t		*msg_ack(uint64_t request, bool ok, const char *error);
+int		 msg_ack_parse(const json_t *, struct msg_ack *, char **cause);
+
+/* {"type":"request","request":request_to_json(r)} */
+json_t		*msg_request(const struct request *);
+int		 msg_request_parse(const json_t *, struct request **,
+		    char **cause);
+
+struct msg_resolved {
+	uint64_t	 request;
+	enum verdict	 verdict;
+	enum how	 how;
+	const char	*by;		/* NULL when not said */
+};
+
+/* by NULL: no "by" member. */
+json_t		*msg_resolved(uint64_t request, enum verdict, enum how,
+		    const char *by);
+int		 msg_resolved_parse(const json_t *, struct msg_resolved *,
+		    char **cause);
+
+/*
+ * Something decided without asking. ev->run and ev->wait_ms do not travel
+ * (the parser leaves them NULL and 0); subject is "" when NULL.
+ */
+json_t		*msg_event(const struct audit_event *);
+int		 msg_event_parse(const json_t *, struct audit_event *,
+		    char **cause);
+
+struct msg_output {
+	enum audit_stream stream;
+	void		*data;		/* owned; msg_output_done */
+	size_t		 len;
+};
+
+json_t		*msg_output(enum audit_stream, const void *, size_t);
+int		 msg_output_parse(const json_t *, struct msg_output *,
+		    char **cause);
+void		 msg_output_done(struct msg_output *);
+
+/* {"type":"state","run":RUN}: the run's state changed. */
+json_t		*msg_state(const struct run_info *);
+int		 msg_state_parse(const json_t *, struct run_info *, char **cause);
+
+/* {"type":"error","error":text}: reserved; no supervisor sends it yet. */
+json_t		*msg_error(const char *text);
+int		 msg_error_parse(const json_t *, const char **text, char **cause);

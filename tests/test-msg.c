@@ -1,0 +1,895 @@
+/*
+ * approvals/msg.c: every control-protocol message built, sent through the
+ * wire form, parsed back and compared; each builder's exact JSON (the keys
+ * PROTOCOL.md documents, in the order the supervisor has always sent
+ * them); and malformed messages refused with a cause.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "approvals/msg.h"
+#include "approvals/proto.h"
+#include "config/util.h"
+
+/* Through the wire: a frame (or, for RUN, which is no message, its JSON
+ * text), its body parsed back as the peer would. */
+static json_t *
+wire(json_t *m)
+{
+	cleanup_free char *buf = NULL;
+	json_error_t err;
+	json_t *back;
+	size_t len;
+
+	if (msg_type(m) == MSG_TYPE_NONE) {
+		buf = json_dumps(m, JSON_COMPACT);
+		assert_non_null(buf);
+		back = json_loads(buf, 0, &err);
+		if (back == NULL)
+			fail_msg("does not parse: %s", err.text);
+		json_decref(m);
+		return back;
+	}
+	assert_int_equal(proto_frame(m, &buf, &len), 0);
+	assert_true(len > 4);
+	back = json_loadb(buf + 4, len - 4, 0, &err);
+	if (back == NULL)
+		fail_msg("frame does not parse: %s", err.text);
+	json_decref(m);
+	return back;
+}
+
+/* The builder's JSON, byte for byte. */
+static void
+assert_json(const json_t *m, const char *want)
+{
+	cleanup_free char *got = json_dumps(m, JSON_COMPACT);
+
+	assert_non_null(got);
+	if (strcmp(got, want) != 0)
+		fail_msg("got  %s\nwant %s", got, want);
+}
+
+static json_t *
+load(const char *text)
+{
+	json_error_t err;
+	json_t *m = json_loads(text, 0, &err);
+
+	if (m == NULL)
+		fail_msg("bad test JSON: %s: %s", err.text, text);
+	return m;
+}
+
+static void
+assert_cause(char **cause, const char *want)
+{
+	assert_non_null(*cause);
+	if (strstr(*cause, want) == NULL)
+		fail_msg("cause \"%s\" lacks \"%s\"", *cause, want);
+	free(*cause);
+	*cause = NULL;
+}
+
+static void
+assert_str_eq_or_null(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static struct run_info
+sample_run(void)
+{
+	struct run_info ri = {
+		.id = "7f3a09bc", .name = "build", .command = "python3 build.py",
+		.state = RUN_RUNNING, .pid = 4242, .started_ms = 1735689600123,
+		.ended_ms = 0, .exit_code = -1, .exit_signal = 0,
+		.end_reason = NULL, .limits = "timeout=600s memory=2G",
+		.policy = "/etc/ward.ini", .headless = false, .ask_timeout = 120,
+	};
+
+	return ri;
+}
+
+static const char sample_run_json[] = "{\"id\":\"7f3a09bc\",\"name\":\"build\","
+    "\"command\":\"python3 build.py\",\"state\":\"running\",\"pid\":4242,"
+    "\"started_ms\":1735689600123,\"ended_ms\":0,\"exit_code\":-1,"
+    "\"exit_signal\":0,\"end_reason\":null,"
+    "\"limits\":\"timeout=600s memory=2G\",\"policy\":\"/etc/ward.ini\","
+    "\"headless\":false,\"ask_timeout\":120}";
+
+static void
+assert_run_equal(const struct run_info *a, const struct run_info *b)
+{
+	assert_string_equal(a->id, b->id);
+	assert_str_eq_or_null(a->name, b->name);
+	assert_string_equal(a->command, b->command);
+	assert_int_equal(a->state, b->state);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->started_ms, b->started_ms);
+	assert_int_equal(a->ended_ms, b->ended_ms);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_int_equal(a->exit_signal, b->exit_signal);
+	assert_str_eq_or_null(a->end_reason, b->end_reason);
+	assert_string_equal(a->limits, b->limits);
+	assert_string_equal(a->policy, b->policy);
+	assert_int_equal(a->headless, b->headless);
+	assert_int_equal(a->ask_timeout, b->ask_timeout);
+}
+
+static struct request *
+sample_request(uint64_t id)
+{
+	struct request *r = request_new();
+
+	r->id = id;
+	r->run = xstrdup("7f3a09bc");
+	r->pid = 4243;
+	r->kind = KIND_WRITE;
+	r->syscall = xstrdup("openat");
+	r->subject = xstrdup("/etc/hosts");
+	r->detail = xstrdup("flags=O_WRONLY");
+	r->cmdline = xstrdup("sh -c echo");
+	r->cwd = xstrdup("/work");
+	r->why = xstrdup("no rule");
+	r->created_ms = 1735689600200;
+	r->deadline_ms = 1735689720200;
+	return r;
+}
+
+/* ---- names ---- */
+
+static void
+test_names(void **state)
+{
+	enum run_state st;
+
+	(void)state;
+	assert_string_equal(msg_run_state_name(RUN_STARTING), "starting");
+	assert_string_equal(msg_run_state_name(RUN_RUNNING), "running");
+	assert_string_equal(msg_run_state_name(RUN_EXITED), "exited");
+	assert_string_equal(msg_run_state_name(RUN_UNKNOWN), "?");
+	assert_string_equal(msg_run_state_name((enum run_state)99), "?");
+	assert_int_equal(msg_run_state_parse("exited", &st), 0);
+	assert_int_equal(st, RUN_EXITED);
+	assert_int_equal(msg_run_state_parse("?", &st), -EINVAL);
+	assert_int_equal(msg_run_state_parse(NULL, &st), -EINVAL);
+	for (int t = MSG_TYPE_HELLO; t <= MSG_TYPE_ERROR; t++) {
+		json_t *m = proto_msg(msg_type_name((enum msg_type)t));
+
+		assert_int_equal(msg_type(m), t);
+		json_decref(m);
+	}
+	assert_null(msg_type_name(MSG_TYPE_NONE));
+	assert_null(msg_type_name(MSG_TYPE_OTHER));
+	{
+		json_t *m = proto_msg("from-the-future");
+
+		assert_int_equal(msg_type(m), MSG_TYPE_OTHER);
+		json_decref(m);
+		m = json_object();
+		assert_int_equal(msg_type(m), MSG_TYPE_NONE);
+		json_decref(m);
+	}
+}
+
+/* ---- client -> supervisor ---- */
+
+static void
+test_hello(void **state)
+{
+	struct msg_hello h;
+	json_t *m;
+
+	(void)state;
+	m = msg_hello("console", true);
+	assert_json(m, "{\"type\":\"hello\",\"version\":1,\"client\":\"console\","
+	    "\"watch\":true}");
+	m = wire(m);
+	assert_int_equal(msg_hello_parse(m, &h, NULL), 0);
+	assert_int_equal(h.version, PROTO_VERSION);
+	assert_string_equal(h.client, "console");
+	assert_true(h.watch);
+	json_decref(m);
+
+	m = wire(msg_hello("cli", false));
+	assert_int_equal(msg_hello_parse(m, &h, NULL), 0);
+	assert_string_equal(h.client, "cli");
+	assert_false(h.watch);
+	json_decref(m);
+
+	/* A bare hello is a cli that does not watch. */
+	m = load("{\"type\":\"hello\"}");
+	assert_int_equal(msg_hello_parse(m, &h, NULL), 0);
+	assert_int_equal(h.version, 0);
+	assert_null(h.client);
+	assert_false(h.watch);
+	json_decref(m);
+}
+
+static void
+test_decide(void **state)
+{
+	struct msg_decide d;
+	json_t *m;
+
+	(void)state;
+	m = msg_decide(12, VERDICT_DENY, SCOPE_ONCE, "ward probe");
+	assert_json(m, "{\"type\":\"decide\",\"request\":12,\"verdict\":\"deny\","
+	    "\"scope\":\"once\",\"reason\":\"ward probe\"}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.request, 12);
+	assert_int_equal(d.verdict, VERDICT_DENY);
+	assert_int_equal(d.scope, SCOPE_ONCE);
+	assert_string_equal(d.reason, "ward probe");
+	json_decref(m);
+
+	m = msg_decide(3, VERDICT_ALLOW, SCOPE_RUN, NULL);
+	assert_json(m, "{\"type\":\"decide\",\"request\":3,\"verdict\":\"allow\","
+	    "\"scope\":\"run\"}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.request, 3);
+	assert_int_equal(d.verdict, VERDICT_ALLOW);
+	assert_int_equal(d.scope, SCOPE_RUN);
+	assert_null(d.reason);
+	json_decref(m);
+
+	/* No scope is once. */
+	m = load("{\"type\":\"decide\",\"request\":5,\"verdict\":\"allow\"}");
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.scope, SCOPE_ONCE);
+	json_decref(m);
+}
+
+static void
+test_kill(void **state)
+{
+	json_t *m;
+
+	(void)state;
+	m = msg_kill();
+	assert_json(m, "{\"type\":\"kill\"}");
+	m = wire(m);
+	assert_int_equal(msg_kill_parse(m, NULL), 0);
+	json_decref(m);
+}
+
+/* ---- supervisor -> client ---- */
+
+static void
+test_run(void **state)
+{
+	struct run_info ri = sample_run(), back;
+	json_t *m;
+
+	(void)state;
+	m = msg_run_json(&ri);
+	assert_json(m, sample_run_json);
+	m = wire(m);
+	assert_int_equal(msg_run_parse(m, &back, NULL), 0);
+	assert_int_equal(back.have, MSG_RUN_ALL);
+	assert_run_equal(&ri, &back);
+	msg_run_done(&back);
+	json_decref(m);
+
+	/* Ended, with a reason, no name. */
+	ri.name = NULL;
+	ri.state = RUN_EXITED;
+	ri.ended_ms = 1735689700000;
+	ri.exit_code = 137;
+	ri.exit_signal = 9;
+	ri.end_reason = "killed";
+	ri.headless = true;
+	m = wire(msg_run_json(&ri));
+	assert_true(json_is_null(json_object_get(m, "name")));
+	assert_int_equal(msg_run_parse(m, &back, NULL), 0);
+	assert_run_equal(&ri, &back);
+	msg_run_done(&back);
+	json_decref(m);
+}
+
+static void
+test_run_partial(void **state)
+{
+	struct run_info ri;
+	json_t *m;
+
+	(void)state;
+	m = load("{\"exit_code\":null,\"exit_signal\":9,"
+	    "\"end_reason\":\"killed\",\"ended_ms\":null,\"name\":null}");
+	assert_int_equal(msg_run_parse(m, &ri, NULL), 0);
+	assert_int_equal(ri.have, MSG_RUN_EXIT_CODE | MSG_RUN_EXIT_SIGNAL |
+	    MSG_RUN_END_REASON | MSG_RUN_NAME);
+	assert_int_equal(ri.exit_code, -1);
+	assert_int_equal(ri.exit_signal, 9);
+	assert_string_equal(ri.end_reason, "killed");
+	assert_null(ri.name);
+	msg_run_done(&ri);
+	json_decref(m);
+
+	/* limits as an object of them */
+	m = load("{\"limits\":{\"timeout\":\"600s\",\"pids\":512,"
+	    "\"net\":false,\"odd\":[1]}}");
+	assert_int_equal(msg_run_parse(m, &ri, NULL), 0);
+	assert_int_equal(ri.have, MSG_RUN_LIMITS);
+	assert_string_equal(ri.limits, "timeout=600s pids=512 net=no");
+	msg_run_done(&ri);
+	json_decref(m);
+}
+
+static void
+test_welcome(void **state)
+{
+	struct run_info ri = sample_run();
+	struct queue *q = queue_new(NULL);
+	struct request *r1 = sample_request(3), *r2 = sample_request(5);
+	struct msg_welcome w;
+	char want[2048];
+	json_t *m;
+
+	(void)state;
+	m = msg_welcome(&ri, NULL);
+	snprintf(want, sizeof want, "{\"type\":\"welcome\",\"version\":1,"
+	    "\"run\":%s,\"pending\":[]}", sample_run_json);
+	assert_json(m, want);
+	m = wire(m);
+	assert_int_equal(msg_welcome_parse(m, &w, NULL), 0);
+	assert_int_equal(w.version, PROTO_VERSION);
+	assert_run_equal(&ri, &w.run);
+	assert_int_equal(w.n_pending, 0);
+	msg_welcome_done(&w);
+	json_decref(m);
+
+	assert_int_equal(queue_add(q, request_dup(r1), NULL), 0);
+	assert_int_equal(queue_add(q, request_dup(r2), NULL), 0);
+	m = wire(msg_welcome(&ri, q));
+	assert_int_equal(msg_welcome_parse(m, &w, NULL), 0);
+	assert_int_equal(w.n_pending, 2);
+	assert_int_equal(w.pending[0]->id, 3);
+	assert_int_equal(w.pending[1]->id, 5);
+	assert_string_equal(w.pending[1]->subject, "/etc/hosts");
+	assert_int_equal(w.pending[1]->deadline_ms, r2->deadline_ms);
+	msg_welcome_done(&w);
+	json_decref(m);
+
+	/* A console's test welcome: only some of RUN, no pending. */
+	m = load("{\"type\":\"welcome\",\"run\":{\"id\":\"r1\"}}");
+	assert_int_equal(msg_welcome_parse(m, &w, NULL), 0);
+	assert_int_equal(w.run.have, MSG_RUN_ID);
+	assert_int_equal(w.n_pending, 0);
+	msg_welcome_done(&w);
+	json_decref(m);
+
+	queue_free(q);
+	request_free(r1);
+	request_free(r2);
+}
+
+static void
+test_ack(void **state)
+{
+	struct msg_ack a;
+	json_t *m;
+
+	(void)state;
+	m = msg_ack(7, true, NULL);
+	assert_json(m, "{\"type\":\"ack\",\"request\":7,\"ok\":true}");
+	m = wire(m);
+	assert_int_equal(msg_ack_parse(m, &a, NULL), 0);
+	assert_int_equal(a.request, 7);
+	assert_true(a.ok);
+	assert_null(a.error);
+	json_decref(m);
+
+	m = msg_ack(7, false, "request 7 of run ab: already decided");
+	assert_json(m, "{\"type\":\"ack\",\"request\":7,\"ok\":false,"
+	    "\"error\":\"request 7 of run ab: already decided\"}");
+	m = wire(m);
+	assert_int_equal(msg_ack_parse(m, &a, NULL), 0);
+	assert_false(a.ok);
+	assert_string_equal(a.error, "request 7 of run ab: already decided");
+	json_decref(m);
+
+	m = msg_ack(0, false, "unknown message type");
+	assert_json(m, "{\"type\":\"ack\",\"ok\":false,"
+	    "\"error\":\"unknown message type\"}");
+	m = wire(m);
+	assert_int_equal(msg_ack_parse(m, &a, NULL), 0);
+	assert_int_equal(a.request, 0);
+	json_decref(m);
+
+	m = msg_ack(0, true, NULL);
+	assert_json(m, "{\"type\":\"ack\",\"ok\":true}");
+	json_decref(m);
+}
+
+static void
+test_request(void **state)
+{
+	struct request *r = sample_request(9), *back = NULL;
+	json_t *m, *j;
+	char want[2048];
+
+	(void)state;
+	m = msg_request(r);
+	j = request_to_json(r);
+	{
+		cleanup_free char *body = json_dumps(j, JSON_COMPACT);
+
+		snprintf(want, sizeof want,
+		    "{\"type\":\"request\",\"request\":%s}", body);
+	}
+	json_decref(j);
+	assert_json(m, want);
+	m = wire(m);
+	assert_int_equal(msg_request_parse(m, &back, NULL), 0);
+	assert_int_equal(back->id, 9);
+	assert_string_equal(back->subject, r->subject);
+	assert_null(back->subject2);
+	assert_string_equal(back->why, r->why);
+	assert_int_equal(back->created_ms, r->created_ms);
+	request_free(back);
+	request_free(r);
+	json_decref(m);
+}
+
+static void
+test_resolved(void **state)
+{
+	struct msg_resolved rs;
+	json_t *m;
+
+	(void)state;
+	m = msg_resolved(4, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 (alice) pid 77 via console");
+	assert_json(m, "{\"type\":\"resolved\",\"request\":4,\"verdict\":\"deny\","
+	    "\"how\":\"person\",\"by\":\"uid 1000 (alice) pid 77 via console\"}");
+	m = wire(m);
+	assert_int_equal(msg_resolved_parse(m, &rs, NULL), 0);
+	assert_int_equal(rs.request, 4);
+	assert_int_equal(rs.verdict, VERDICT_DENY);
+	assert_int_equal(rs.how, HOW_PERSON);
+	assert_string_equal(rs.by, "uid 1000 (alice) pid 77 via console");
+	json_decref(m);
+
+	/* The process went away while the person thought. */
+	m = wire(msg_resolved(5, VERDICT_NONE, HOW_TIMEOUT, NULL));
+	assert_null(json_object_get(m, "by"));
+	assert_int_equal(msg_resolved_parse(m, &rs, NULL), 0);
+	assert_int_equal(rs.verdict, VERDICT_NONE);
+	assert_int_equal(rs.how, HOW_TIMEOUT);
+	assert_null(rs.by);
+	json_decref(m);
+}
+
+static void
+test_event(void **state)
+{
+	struct audit_event ev = {
+		.run = "7f3a09bc", .time_ms = 1735689600300, .pid = 4243,
+		.kind = KIND_WRITE, .syscall = "openat",
+		.subject = "/work/out.txt", .subject2 = NULL, .detail = "",
+		.verdict = VERDICT_ALLOW, .how = HOW_POLICY,
+		.rule = "allow write /work/*", .decided_by = "policy",
+		.wait_ms = 5, .request_id = 0,
+	}, back;
+	json_t *m;
+
+	(void)state;
+	m = msg_event(&ev);
+	assert_json(m, "{\"type\":\"event\",\"event\":{\"kind\":\"write\","
+	    "\"syscall\":\"openat\",\"subject\":\"/work/out.txt\","
+	    "\"subject2\":null,\"detail\":\"\",\"verdict\":\"allow\","
+	    "\"how\":\"policy\",\"rule\":\"allow write /work/*\","
+	    "\"by\":\"policy\",\"pid\":4243,\"time_ms\":1735689600300,"
+	    "\"request\":0}}");
+	m = wire(m);
+	assert_int_equal(msg_event_parse(m, &back, NULL), 0);
+	assert_null(back.run);
+	assert_int_equal(back.wait_ms, 0);
+	assert_int_equal(back.time_ms, ev.time_ms);
+	assert_int_equal(back.pid, ev.pid);
+	assert_int_equal(back.kind, ev.kind);
+	assert_string_equal(back.syscall, ev.syscall);
+	assert_string_equal(back.subject, ev.subject);
+	assert_null(back.subject2);
+	assert_string_equal(back.detail, ev.detail);
+	assert_int_equal(back.verdict, ev.verdict);
+	assert_int_equal(back.how, ev.how);
+	assert_string_equal(back.rule, ev.rule);
+	assert_string_equal(back.decided_by, ev.decided_by);
+	assert_int_equal(back.request_id, 0);
+	json_decref(m);
+
+	/* A lifecycle event: no syscall, detail, rule; a subject not UTF-8. */
+	ev.kind = KIND_RUN;
+	ev.syscall = NULL;
+	ev.subject = "exit \xff";
+	ev.detail = NULL;
+	ev.rule = NULL;
+	ev.decided_by = NULL;
+	ev.verdict = VERDICT_NONE;
+	ev.how = HOW_SUPERVISOR;
+	m = wire(msg_event(&ev));
+	assert_int_equal(msg_event_parse(m, &back, NULL), 0);
+	assert_int_equal(back.kind, KIND_RUN);
+	assert_null(back.syscall);
+	assert_string_equal(back.subject, "exit \\xff");
+	assert_null(back.detail);
+	assert_null(back.rule);
+	assert_null(back.decided_by);
+	assert_int_equal(back.verdict, VERDICT_NONE);
+	json_decref(m);
+}
+
+static void
+test_output(void **state)
+{
+	static const char bytes[] = "hi\x1b[0m\r\n\xff\x00z";
+	struct msg_output o;
+	json_t *m;
+
+	(void)state;
+	m = msg_output(AUDIT_PTY, "hi", 2);
+	assert_json(m, "{\"type\":\"output\",\"stream\":\"pty\",\"data\":\"aGk=\"}");
+	json_decref(m);
+	m = wire(msg_output(AUDIT_STDERR, bytes, sizeof bytes - 1));
+	assert_int_equal(msg_output_parse(m, &o, NULL), 0);
+	assert_int_equal(o.stream, AUDIT_STDERR);
+	assert_int_equal(o.len, sizeof bytes - 1);
+	assert_memory_equal(o.data, bytes, sizeof bytes - 1);
+	msg_output_done(&o);
+	json_decref(m);
+	m = wire(msg_output(AUDIT_STDOUT, "", 0));
+	assert_int_equal(msg_output_parse(m, &o, NULL), 0);
+	assert_int_equal(o.stream, AUDIT_STDOUT);
+	assert_int_equal(o.len, 0);
+	msg_output_done(&o);
+	json_decref(m);
+}
+
+static void
+test_state(void **state)
+{
+	struct run_info ri = sample_run(), back;
+	char want[2048];
+	json_t *m;
+
+	(void)state;
+	ri.state = RUN_EXITED;
+	ri.exit_code = 3;
+	ri.end_reason = "exit";
+	m = msg_state(&ri);
+	assert_int_equal(json_object_size(m), 2);
+	{
+		json_t *run = msg_run_json(&ri);
+		cleanup_free char *body = json_dumps(run, JSON_COMPACT);
+
+		snprintf(want, sizeof want, "{\"type\":\"state\",\"run\":%s}",
+		    body);
+		json_decref(run);
+	}
+	assert_json(m, want);
+	m = wire(m);
+	assert_int_equal(msg_state_parse(m, &back, NULL), 0);
+	assert_run_equal(&ri, &back);
+	msg_run_done(&back);
+	json_decref(m);
+}
+
+static void
+test_error(void **state)
+{
+	const char *text;
+	json_t *m;
+
+	(void)state;
+	m = msg_error("out of slots");
+	assert_json(m, "{\"type\":\"error\",\"error\":\"out of slots\"}");
+	m = wire(m);
+	assert_int_equal(msg_error_parse(m, &text, NULL), 0);
+	assert_string_equal(text, "out of slots");
+	json_decref(m);
+}
+
+/* ---- refusals ---- */
+
+struct bad {
+	const char	*json;
+	int		 (*parse)(const json_t *, char **);
+	int		 err;
+	const char	*cause;
+};
+
+static int
+p_hello(const json_t *m, char **cause)
+{
+	struct msg_hello h;
+
+	return msg_hello_parse(m, &h, cause);
+}
+
+static int
+p_decide(const json_t *m, char **cause)
+{
+	struct msg_decide d;
+
+	return msg_decide_parse(m, &d, cause);
+}
+
+static int
+p_kill(const json_t *m, char **cause)
+{
+	return msg_kill_parse(m, cause);
+}
+
+static int
+p_welcome(const json_t *m, char **cause)
+{
+	struct msg_welcome w;
+	int e = msg_welcome_parse(m, &w, cause);
+
+	if (e == 0)
+		msg_welcome_done(&w);
+	return e;
+}
+
+static int
+p_ack(const json_t *m, char **cause)
+{
+	struct msg_ack a;
+
+	return msg_ack_parse(m, &a, cause);
+}
+
+static int
+p_request(const json_t *m, char **cause)
+{
+	struct request *r = NULL;
+	int e = msg_request_parse(m, &r, cause);
+
+	request_free(r);
+	return e;
+}
+
+static int
+p_resolved(const json_t *m, char **cause)
+{
+	struct msg_resolved rs;
+
+	return msg_resolved_parse(m, &rs, cause);
+}
+
+static int
+p_event(const json_t *m, char **cause)
+{
+	struct audit_event ev;
+
+	return msg_event_parse(m, &ev, cause);
+}
+
+static int
+p_output(const json_t *m, char **cause)
+{
+	struct msg_output o;
+	int e = msg_output_parse(m, &o, cause);
+
+	if (e == 0)
+		msg_output_done(&o);
+	return e;
+}
+
+static int
+p_state(const json_t *m, char **cause)
+{
+	struct run_info ri;
+	int e = msg_state_parse(m, &ri, cause);
+
+	if (e == 0)
+		msg_run_done(&ri);
+	return e;
+}
+
+static int
+p_error(const json_t *m, char **cause)
+{
+	const char *t;
+
+	return msg_error_parse(m, &t, cause);
+}
+
+static const struct bad bads[] = {
+	/* wrong type */
+	{ "{\"type\":\"welcome\"}", p_hello, -EPROTO, "hello: got a \"welcome\"" },
+	{ "{\"type\":\"kill\"}", p_decide, -EPROTO, "decide: got a \"kill\"" },
+	{ "{\"type\":\"decide\"}", p_kill, -EPROTO, "kill: got" },
+	{ "{\"run\":{}}", p_state, -EPROTO, "(untyped)" },
+	{ "[1]", p_ack, -EBADMSG, "ack: not a JSON object" },
+	/* ill-typed members */
+	{ "{\"type\":\"hello\",\"watch\":\"yes\"}", p_hello, -EBADMSG,
+	  "hello: \"watch\": not a boolean" },
+	{ "{\"type\":\"hello\",\"version\":\"1\"}", p_hello, -EBADMSG,
+	  "\"version\": not an integer" },
+	{ "{\"type\":\"hello\",\"client\":7}", p_hello, -EBADMSG,
+	  "\"client\": not a string" },
+	/* decide */
+	{ "{\"type\":\"decide\",\"verdict\":\"allow\"}", p_decide, -EBADMSG,
+	  "decide: \"request\": missing" },
+	{ "{\"type\":\"decide\",\"request\":\"4\",\"verdict\":\"allow\"}",
+	  p_decide, -EBADMSG, "\"request\": not an integer" },
+	{ "{\"type\":\"decide\",\"request\":0,\"verdict\":\"allow\"}",
+	  p_decide, -EBADMSG, "\"request\": not a request id" },
+	{ "{\"type\":\"decide\",\"request\":4}", p_decide, -EBADMSG,
+	  "decide: \"verdict\": missing" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"maybe\"}", p_decide,
+	  -EBADMSG, "unknown verdict \"maybe\"" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"kill\"}", p_decide,
+	  -EBADMSG, "unknown verdict \"kill\"" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"deny\","
+	  "\"scope\":\"forever\"}", p_decide, -EBADMSG,
+	  "unknown scope \"forever\"" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"deny\","
+	  "\"reason\":5}", p_decide, -EBADMSG, "\"reason\": not a string" },
+	/* welcome */
+	{ "{\"type\":\"welcome\"}", p_welcome, -EBADMSG,
+	  "run: not a JSON object" },
+	{ "{\"type\":\"welcome\",\"run\":{},\"pending\":{}}", p_welcome,
+	  -EBADMSG, "welcome: \"pending\": not a list" },
+	{ "{\"type\":\"welcome\",\"run\":{},\"pending\":[{\"id\":\"x\"}]}",
+	  p_welcome, -EBADMSG, "request: \"id\": not an integer" },
+	{ "{\"type\":\"welcome\",\"run\":{\"state\":\"dozing\"}}", p_welcome,
+	  -EBADMSG, "run: \"state\": unknown state \"dozing\"" },
+	{ "{\"type\":\"welcome\",\"run\":{\"pid\":\"1\"}}", p_welcome,
+	  -EBADMSG, "run: \"pid\": not an integer" },
+	{ "{\"type\":\"welcome\",\"run\":{\"id\":3}}", p_welcome, -EBADMSG,
+	  "run: \"id\": not a string" },
+	{ "{\"type\":\"welcome\",\"run\":{\"headless\":1}}", p_welcome,
+	  -EBADMSG, "run: \"headless\": not a boolean" },
+	{ "{\"type\":\"welcome\",\"run\":{\"ask_timeout\":-1}}", p_welcome,
+	  -EBADMSG, "run: \"ask_timeout\": out of range" },
+	/* ack */
+	{ "{\"type\":\"ack\"}", p_ack, -EBADMSG, "ack: \"ok\": missing" },
+	{ "{\"type\":\"ack\",\"ok\":1}", p_ack, -EBADMSG,
+	  "ack: \"ok\": not a boolean" },
+	{ "{\"type\":\"ack\",\"ok\":false,\"error\":[]}", p_ack, -EBADMSG,
+	  "ack: \"error\": not a string" },
+	/* request */
+	{ "{\"type\":\"request\"}", p_request, -EBADMSG,
+	  "request: not a JSON object" },
+	{ "{\"type\":\"request\",\"request\":{\"id\":\"x\"}}", p_request,
+	  -EBADMSG, "request: \"id\"" },
+	/* resolved */
+	{ "{\"type\":\"resolved\",\"verdict\":\"deny\",\"how\":\"person\"}",
+	  p_resolved, -EBADMSG, "resolved: \"request\": missing" },
+	{ "{\"type\":\"resolved\",\"request\":2,\"verdict\":\"nah\","
+	  "\"how\":\"person\"}", p_resolved, -EBADMSG,
+	  "unknown verdict \"nah\"" },
+	{ "{\"type\":\"resolved\",\"request\":2,\"verdict\":\"deny\"}",
+	  p_resolved, -EBADMSG, "resolved: \"how\": missing" },
+	{ "{\"type\":\"resolved\",\"request\":2,\"verdict\":\"deny\","
+	  "\"how\":\"magic\"}", p_resolved, -EBADMSG, "unknown how \"magic\"" },
+	/* event */
+	{ "{\"type\":\"event\"}", p_event, -EBADMSG,
+	  "event: \"event\": not an object" },
+	{ "{\"type\":\"event\",\"event\":{\"verdict\":\"allow\","
+	  "\"how\":\"policy\"}}", p_event, -EBADMSG, "event: \"kind\": missing" },
+	{ "{\"type\":\"event\",\"event\":{\"kind\":\"teleport\","
+	  "\"verdict\":\"allow\",\"how\":\"policy\"}}", p_event, -EBADMSG,
+	  "unknown kind \"teleport\"" },
+	{ "{\"type\":\"event\",\"event\":{\"kind\":\"write\","
+	  "\"verdict\":\"perhaps\",\"how\":\"policy\"}}", p_event, -EBADMSG,
+	  "event: \"verdict\": unknown verdict" },
+	{ "{\"type\":\"event\",\"event\":{\"kind\":\"write\","
+	  "\"verdict\":\"allow\",\"how\":\"policy\",\"pid\":\"3\"}}", p_event,
+	  -EBADMSG, "event: \"pid\": not an integer" },
+	{ "{\"type\":\"event\",\"event\":{\"kind\":\"write\","
+	  "\"verdict\":\"allow\",\"how\":\"policy\",\"subject\":1}}", p_event,
+	  -EBADMSG, "event: \"subject\"" },
+	/* output */
+	{ "{\"type\":\"output\",\"stream\":\"pty\"}", p_output, -EBADMSG,
+	  "output: \"data\": missing" },
+	{ "{\"type\":\"output\",\"data\":\"aGk=\"}", p_output, -EBADMSG,
+	  "output: \"stream\": missing" },
+	{ "{\"type\":\"output\",\"stream\":\"pty\",\"data\":\"!!\"}", p_output,
+	  -EBADMSG, "output: \"data\": not base64" },
+	{ "{\"type\":\"output\",\"stream\":\"tty\",\"data\":\"aGk=\"}",
+	  p_output, -EBADMSG, "unknown stream \"tty\"" },
+	/* state */
+	{ "{\"type\":\"state\",\"run\":[]}", p_state, -EBADMSG,
+	  "run: not a JSON object" },
+	{ "{\"type\":\"state\",\"run\":{\"exit_code\":\"3\"}}", p_state,
+	  -EBADMSG, "run: \"exit_code\": not an integer or null" },
+	/* error */
+	{ "{\"type\":\"error\",\"error\":1}", p_error, -EBADMSG,
+	  "error: \"error\": not a string" },
+};
+
+static void
+test_rejects(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bads); i++) {
+		json_t *m = load(bads[i].json);
+		char *cause = NULL;
+		int e = bads[i].parse(m, &cause);
+
+		if (e != bads[i].err)
+			fail_msg("row %zu (%s): got %d, want %d", i, bads[i].json,
+			    e, bads[i].err);
+		assert_cause(&cause, bads[i].cause);
+		/* And without a cause to fill. */
+		assert_int_equal(bads[i].parse(m, NULL), bads[i].err);
+		json_decref(m);
+	}
+}
+
+/* Unknown members are for newer peers: ignored. */
+static void
+test_unknown_members(void **state)
+{
+	struct msg_decide d;
+	struct msg_ack a;
+	json_t *m;
+
+	(void)state;
+	m = load("{\"type\":\"decide\",\"request\":4,\"verdict\":\"deny\","
+	    "\"colour\":\"red\"}");
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	json_decref(m);
+	m = load("{\"type\":\"ack\",\"ok\":true,\"later\":{}}");
+	assert_int_equal(msg_ack_parse(m, &a, NULL), 0);
+	json_decref(m);
+}
+
+/* A decide that fails on a later member still names its request (so the
+ * supervisor's ack can carry it). */
+static void
+test_decide_keeps_id(void **state)
+{
+	struct msg_decide d;
+	json_t *m;
+
+	(void)state;
+	m = load("{\"type\":\"decide\",\"request\":8,\"verdict\":\"kill\"}");
+	assert_int_equal(msg_decide_parse(m, &d, NULL), -EBADMSG);
+	assert_int_equal(d.request, 8);
+	json_decref(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_hello),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_kill),
+		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_run_partial),
+		cmocka_unit_test(test_welcome),
+		cmocka_unit_test(test_ack),
+		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_resolved),
+		cmocka_unit_test(test_event),
+		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_unknown_members),
+		cmocka_unit_test(test_decide_keeps_id),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
