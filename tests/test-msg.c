@@ -333,7 +333,7 @@ static void
 test_welcome(void **state)
 {
 	struct run_info ri = sample_run();
-	struct queue *q = queue_new(NULL);
+	struct queue *q = queue_new(NULL, NULL);
 	struct request *r1 = sample_request(3), *r2 = sample_request(5);
 	struct msg_welcome w;
 	char want[2048];
