@@ -24,6 +24,7 @@
 #include "approvals/audit.h"
 #include "approvals/ctl.h"
 #include "approvals/launch.h"
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -34,38 +35,14 @@ volatile sig_atomic_t probe_stop;
 
 /* ---- the control socket: deny whatever is asked ---- */
 
-/* The messages the probe sends, built in one place each. */
-static json_t *
-probe_msg_hello(void)
-{
-	json_t *hello = proto_msg("hello");
-
-	json_object_set_new(hello, "version", json_integer(PROTO_VERSION));
-	json_object_set_new(hello, "client", json_string("cli"));
-	json_object_set_new(hello, "watch", json_true());
-	return hello;
-}
-
-static json_t *
-probe_msg_decide(json_t *id)
-{
-	json_t *m = proto_msg("decide");
-
-	json_object_set(m, "request", id);
-	json_object_set_new(m, "verdict", json_string("deny"));
-	json_object_set_new(m, "scope", json_string("once"));
-	json_object_set_new(m, "reason", json_string("ward probe"));
-	return m;
-}
-
 static void
-probe_deny(struct probe_run *r, json_t *id)
+probe_deny(struct probe_run *r, uint64_t id)
 {
 	json_t *m;
 
-	if (!json_is_integer(id) || r->ctl == NULL)
+	if (r->ctl == NULL)
 		return;
-	m = probe_msg_decide(id);
+	m = msg_decide(id, VERDICT_DENY, SCOPE_ONCE, "ward probe");
 	(void)proto_send(r->ctl, m);
 	json_decref(m);
 	r->o.requests++;
@@ -74,19 +51,19 @@ probe_deny(struct probe_run *r, json_t *id)
 static void
 probe_on_message(struct probe_run *r, json_t *m)
 {
-	const char *type = json_string_value(json_object_get(m, "type"));
+	struct msg_welcome w;
+	struct request *q = NULL;
 
-	if (type == NULL)
-		return;
-	if (strcmp(type, "welcome") == 0) {
-		json_t *pending = json_object_get(m, "pending"), *q;
-		size_t i;
-
-		json_array_foreach(pending, i, q)
-			probe_deny(r, json_object_get(q, "id"));
-	} else if (strcmp(type, "request") == 0)
-		probe_deny(r, json_object_get(json_object_get(m, "request"),
-		    "id"));
+	if (msg_type(m) == MSG_TYPE_WELCOME &&
+	    msg_welcome_parse(m, &w, NULL) == 0) {
+		for (size_t i = 0; i < w.n_pending; i++)
+			probe_deny(r, w.pending[i]->id);
+		msg_welcome_done(&w);
+	} else if (msg_type(m) == MSG_TYPE_REQUEST &&
+	    msg_request_parse(m, &q, NULL) == 0) {
+		probe_deny(r, q->id);
+		request_free(q);
+	}
 }
 
 static void
@@ -104,7 +81,7 @@ probe_ctl_connect(struct probe_run *r)
 		return;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	r->ctl = proto_conn_new(fd);
-	hello = probe_msg_hello();
+	hello = msg_hello("cli", true);
 	(void)proto_send(r->ctl, hello);
 	json_decref(hello);
 	(void)proto_flush(r->ctl);

@@ -1,5 +1,6 @@
 /*
- * The supervisor's end of the control protocol (approvals/proto.h):
+ * The supervisor's end of the control protocol (PROTOCOL.md; messages
+ * built and parsed by approvals/msg.h):
  * consoles and CLI verbs connect, watch, decide and kill. A client that
  * falls behind is dropped; the loop never waits on one.
  */
@@ -12,65 +13,31 @@
 #include <string.h>
 
 #include "approvals/ctl.h"
+#include "approvals/msg.h"
 #include "config/util.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
 
-static const char *
-state_name(enum run_state st)
+void
+control_run_info(const struct sup *s, struct run_info *ri, char *limits,
+    size_t len)
 {
-	switch (st) {
-	case RUN_STARTING:
-		return "starting";
-	case RUN_RUNNING:
-		return "running";
-	case RUN_EXITED:
-		return "exited";
-	}
-	return "?";
-}
-
-json_t *
-control_run_json(const struct sup *s)
-{
-	json_t *o = json_object();
-	char limits[256];
-
-	sup_limits(s, limits, sizeof limits);
-	json_object_set_new(o, "id", json_string(s->id));
-	json_object_set_new(o, "name", s->name ? json_string(s->name) :
-	    json_null());
-	json_object_set_new(o, "command", json_string(s->command));
-	json_object_set_new(o, "state", json_string(state_name(s->state)));
-	json_object_set_new(o, "pid", json_integer(s->sp.init_pid));
-	json_object_set_new(o, "started_ms", json_integer(s->started_ms));
-	json_object_set_new(o, "ended_ms", json_integer(s->ended_ms));
-	json_object_set_new(o, "exit_code", json_integer(s->exit_code));
-	json_object_set_new(o, "exit_signal", json_integer(s->exit_signal));
-	json_object_set_new(o, "end_reason", s->end_reason ?
-	    json_string(s->end_reason) : json_null());
-	json_object_set_new(o, "limits", json_string(limits));
-	json_object_set_new(o, "policy", json_string(s->policy_path));
-	json_object_set_new(o, "headless", json_boolean(s->headless));
-	json_object_set_new(o, "ask_timeout",
-	    json_integer(s->policy.ask_timeout));
-	return o;
-}
-
-static json_t *
-output_msg(const char *stream, const void *buf, size_t n)
-{
-	json_t *m = proto_msg("output");
-	cleanup_free char *b64 = proto_b64_encode(buf, n);
-
-	json_object_set_new(m, "stream", json_string(stream));
-	json_object_set_new(m, "data", json_string(b64));
-	return m;
+	sup_limits(s, limits, len);
+	*ri = (struct run_info){
+		.id = s->id, .name = s->name, .command = s->command,
+		.state = s->state, .pid = s->sp.init_pid,
+		.started_ms = s->started_ms, .ended_ms = s->ended_ms,
+		.exit_code = s->exit_code, .exit_signal = s->exit_signal,
+		.end_reason = s->end_reason, .limits = limits,
+		.policy = s->policy_path, .headless = s->headless,
+		.ask_timeout = s->policy.ask_timeout,
+	};
 }
 
 void
 control_output(struct sup *s, const char *stream, const void *buf, size_t n)
 {
+	enum audit_stream st;
 	bool any = false;
 
 	/* Keep the tail for consoles that attach later. */
@@ -91,8 +58,8 @@ control_output(struct sup *s, const char *stream, const void *buf, size_t n)
 	}
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		any |= s->clients[i].conn != NULL && s->clients[i].watch;
-	if (any)
-		sup_broadcast(s, output_msg(stream, buf, n));
+	if (any && audit_stream_parse(stream, &st) == 0)
+		sup_broadcast(s, msg_output(st, buf, n));
 }
 
 void
@@ -124,15 +91,10 @@ control_on_accept(struct sup *s)
 }
 
 static void
-ack(struct sup *s, int slot, json_t *req_id, bool ok, const char *err)
+ack(struct sup *s, int slot, uint64_t req_id, bool ok, const char *err)
 {
-	json_t *m = proto_msg("ack");
+	json_t *m = msg_ack(req_id, ok, err);
 
-	if (req_id != NULL)
-		json_object_set(m, "request", req_id);
-	json_object_set_new(m, "ok", json_boolean(ok));
-	if (err != NULL)
-		json_object_set_new(m, "error", json_string(err));
 	sup_send(s, slot, m);
 	json_decref(m);
 }
@@ -152,23 +114,24 @@ who(const struct sup *s, int slot, const char *via)
 static void
 on_hello(struct sup *s, int slot, const json_t *msg)
 {
-	json_t *m = proto_msg("welcome"), *pending = json_array();
-	const char *client = json_string_value(json_object_get(msg, "client"));
-	bool watch = json_is_true(json_object_get(msg, "watch"));
+	struct msg_hello h;
+	struct run_info ri;
+	char limits[256];
+	json_t *m;
 
-	for (size_t i = 0; i < queue_len(s->queue); i++)
-		json_array_append_new(pending, request_to_json(queue_at(s->queue, i)));
-	json_object_set_new(m, "version", json_integer(PROTO_VERSION));
-	json_object_set_new(m, "run", control_run_json(s));
-	json_object_set_new(m, "pending", pending);
+	/* A hello with an ill-typed member still gets its welcome; what
+	 * parsed before it counts (as the fields were read one by one). */
+	(void)msg_hello_parse(msg, &h, NULL);
+	control_run_info(s, &ri, limits, sizeof limits);
+	m = msg_welcome(&ri, s->queue);
 	sup_send(s, slot, m);
 	json_decref(m);
 	if (s->clients[slot].conn == NULL)
 		return;
-	s->clients[slot].watch = watch;
-	s->clients[slot].cli = client != NULL && strcmp(client, "cli") == 0;
-	if (watch && s->backlog_len > 0) {
-		json_t *o = output_msg(s->pty >= 0 ? "pty" : "stdout",
+	s->clients[slot].watch = h.watch;
+	s->clients[slot].cli = h.client != NULL && strcmp(h.client, "cli") == 0;
+	if (h.watch && s->backlog_len > 0) {
+		json_t *o = msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDOUT,
 		    s->backlog, s->backlog_len);
 
 		sup_send(s, slot, o);
@@ -179,61 +142,53 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 static void
 on_decide(struct sup *s, int slot, const json_t *msg)
 {
-	json_t *jid = json_object_get(msg, "request");
-	const char *verdict = json_string_value(json_object_get(msg, "verdict"));
-	const char *scope = json_string_value(json_object_get(msg, "scope"));
-	const char *reason = json_string_value(json_object_get(msg, "reason"));
-	enum verdict v;
-	enum scope sc = SCOPE_ONCE;
+	struct msg_decide d;
 	const struct request *r;
 	cleanup_free char *by = NULL, *err = NULL;
 	uint64_t id;
 
-	if (!json_is_integer(jid) || verdict == NULL ||
-	    verdict_parse(verdict, &v) < 0 ||
-	    (v != VERDICT_ALLOW && v != VERDICT_DENY) ||
-	    (scope != NULL && scope_parse(scope, &sc) < 0)) {
-		ack(s, slot, jid, false, "bad decide message");
+	if (msg_decide_parse(msg, &d, NULL) < 0) {
+		ack(s, slot, d.request, false, "bad decide message");
 		return;
 	}
-	id = (uint64_t)json_integer_value(jid);
+	id = d.request;
 	if ((r = queue_find(s->queue, id)) == NULL) {
 		err = xasprintf("request %llu of run %s: %s",
 		    (unsigned long long)id, s->id, id >= 1 &&
 		    id <= s->next_request ? "already decided" :
 		    "no such request");
-		ack(s, slot, jid, false, err);
+		ack(s, slot, id, false, err);
 		return;
 	}
 	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
-	if (sc == SCOPE_RUN) {
+	if (d.scope == SCOPE_RUN) {
 		const struct parked *pk = queue_data(s->queue, id);
 
-		pk->ops->remember(s, pk, r, v);
+		pk->ops->remember(s, pk, r, d.verdict);
 	}
 	/* Ack first: the answer below may end the run. */
-	ack(s, slot, jid, true, NULL);
-	unotify_resolve(s, id, v, HOW_PERSON, by, reason);
+	ack(s, slot, id, true, NULL);
+	unotify_resolve(s, id, d.verdict, HOW_PERSON, by, d.reason);
 }
 
 static void
 on_message(struct sup *s, int slot, const json_t *msg)
 {
-	const char *type = json_string_value(json_object_get(msg, "type"));
+	enum msg_type t = msg_type(msg);
 
-	if (strcmp(type, "hello") == 0)
+	if (t == MSG_TYPE_HELLO)
 		on_hello(s, slot, msg);
-	else if (strcmp(type, "decide") == 0)
+	else if (t == MSG_TYPE_DECIDE)
 		on_decide(s, slot, msg);
-	else if (strcmp(type, "kill") == 0) {
+	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
 		    s->clients[slot].cli ? "cli" : "console");
 
-		ack(s, slot, NULL, true, NULL);
+		ack(s, slot, 0, true, NULL);
 		sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON, by, NULL);
 		sup_kill(s, "killed");
 	} else
-		ack(s, slot, NULL, false, "unknown message type");
+		ack(s, slot, 0, false, "unknown message type");
 }
 
 void

@@ -5,13 +5,15 @@
  */
 #include <stddef.h>
 
-#include <jansson.h>
-
+struct run_info;
 struct sup;
 
 void	control_on_accept(struct sup *);
 void	control_on_client(struct sup *, int slot, short revents);
-json_t	*control_run_json(const struct sup *);
+/* The run as the protocol's RUN says it; limits is the buffer its text
+ * goes in. */
+void	control_run_info(const struct sup *, struct run_info *, char *limits,
+	    size_t len);
 /* The program's output: kept for late consoles, sent to watching ones. */
 void	control_output(struct sup *, const char *stream, const void *,
 	    size_t);

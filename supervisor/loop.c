@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "approvals/msg.h"
 #include "config/util.h"
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
@@ -220,10 +221,11 @@ finish(struct sup *s, int status, bool have_status)
 	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
 	    "supervisor", detail);
 	{
-		json_t *m = proto_msg("state");
+		struct run_info ri;
+		char limits[256];
 
-		json_object_set_new(m, "run", control_run_json(s));
-		sup_broadcast(s, m);
+		control_run_info(s, &ri, limits, sizeof limits);
+		sup_broadcast(s, msg_state(&ri));
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "approvals/decide.h"
+#include "approvals/msg.h"
 #include "config/escape.h"
 #include "config/util.h"
 #include "supervisor/sup.h"
@@ -112,35 +113,12 @@ sup_broadcast(struct sup *s, json_t *m)
 void
 sup_event(struct sup *s, const struct audit_event *ev)
 {
-	json_t *m, *e;
-
 	audit_event(s->audit, ev);
 	/* A request's answer reaches consoles as "resolved"; "event" is
 	 * for what was decided without asking. */
 	if (ev->request_id != 0)
 		return;
-	m = proto_msg("event");
-	e = json_object();
-	json_object_set_new(e, "kind", json_string(request_kind_name(ev->kind)));
-	json_object_set_new(e, "syscall", ev->syscall ?
-	    json_string(ev->syscall) : json_null());
-	json_object_set_new(e, "subject", json_string(ev->subject ?
-	    ev->subject : ""));
-	json_object_set_new(e, "subject2", ev->subject2 ?
-	    json_string(ev->subject2) : json_null());
-	json_object_set_new(e, "detail", ev->detail ? json_string(ev->detail) :
-	    json_null());
-	json_object_set_new(e, "verdict", json_string(verdict_name(ev->verdict)));
-	json_object_set_new(e, "how", json_string(how_name(ev->how)));
-	json_object_set_new(e, "rule", ev->rule ? json_string(ev->rule) :
-	    json_null());
-	json_object_set_new(e, "by", ev->decided_by ?
-	    json_string(ev->decided_by) : json_null());
-	json_object_set_new(e, "pid", json_integer(ev->pid));
-	json_object_set_new(e, "time_ms", json_integer(ev->time_ms));
-	json_object_set_new(e, "request", json_integer((json_int_t)ev->request_id));
-	json_object_set_new(m, "event", e);
-	sup_broadcast(s, m);
+	sup_broadcast(s, msg_event(ev));
 }
 
 void
@@ -204,12 +182,7 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 		    s->id, (unsigned long long)r->id, s->id,
 		    (unsigned long long)r->id);
 	}
-	{
-		json_t *m = proto_msg("request");
-
-		json_object_set_new(m, "request", request_to_json(r));
-		sup_broadcast(s, m);
-	}
+	sup_broadcast(s, msg_request(r));
 	if (queue_add(s->queue, r, pk) < 0) {
 		/* Cannot happen: ids are ours. Fail closed. */
 		sup_respond(s, pk->req.id, -EACCES, 0);

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "approvals/audit.h"
+#include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/queue.h"
 #include "approvals/request.h"
@@ -92,8 +93,6 @@ struct client {
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
 };
-
-enum run_state { RUN_STARTING, RUN_RUNNING, RUN_EXITED };
 
 struct sup {
 	char		 id[9];

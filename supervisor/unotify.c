@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "approvals/msg.h"
 #include "config/util.h"
 #include "supervisor/files.h"
 #include "supervisor/filter.h"
@@ -230,15 +231,7 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 		return;
 	wait_ms = now_mono_ms() - pk->asked_ms;
 	done = pk->ops->resolve(s, pk, v, how, by, reason, wait_ms, id);
-	{
-		json_t *m = proto_msg("resolved");
-
-		json_object_set_new(m, "request", json_integer((json_int_t)id));
-		json_object_set_new(m, "verdict", json_string(verdict_name(done)));
-		json_object_set_new(m, "how", json_string(how_name(how)));
-		json_object_set_new(m, "by", json_string(by));
-		sup_broadcast(s, m);
-	}
+	sup_broadcast(s, msg_resolved(id, done, how, by));
 	if (s->headless && how == HOW_TIMEOUT)
 		fprintf(stderr, "ward: run %s request %llu denied: nobody "
 		    "answered in %us\n", s->id, (unsigned long long)id,

@@ -73,6 +73,13 @@ done
 for f in $(grep -l 'SECCOMP_IOCTL_NOTIF_RECV' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch]); do
 	[ "$f" = supervisor/unotify.c ] || bad "$f receives notifications: only supervisor/unotify.c does"
 done
+# Every message is built and parsed in approvals/msg.c (PROTOCOL.md):
+# nobody else makes one from its type.
+for f in $(grep -l 'proto_msg(' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]); do
+	case $f in approvals/msg.c|approvals/proto.[ch]) ;;
+	*) bad "$f builds a protocol message by hand: use approvals/msg.h" ;;
+	esac
+done
 build=${WARD_BUILD:-build}
 if [ -f "$build/supervisor/sup.o" ]; then
 	tests/includegraph.sh -c "$build" $dirs >/dev/null ||
