@@ -472,17 +472,20 @@ main(int argc, char **argv)
 
 	/* The run folder. */
 	{
-		cleanup_free char *runs = paths_runs_dir();
-		int r;
+		cleanup_free char *runs = NULL;
+		cleanup_free char *why = NULL;
 
+		/* The state folder checked (ours, no symlink): root's ward
+		 * must not follow a link another user planted in it. */
+		if (paths_runs_make(&runs, &why) < 0)
+			die("the state folder: %s", why);
 		s->run_dir = xasprintf("%s/%s", runs, s->id);
 		s->work = xasprintf("%s/work", s->run_dir);
 		s->out = xasprintf("%s/out", s->run_dir);
 		s->before = xasprintf("%s/before", s->run_dir);
 		s->root = xasprintf("%s/root", s->run_dir);
-		if ((r = mkdir_p(runs, 0700)) < 0 || mkdir(s->run_dir, 0700) < 0)
-			die("create %s: %s", s->run_dir,
-			    strerror(r < 0 ? -r : errno));
+		if (mkdir(s->run_dir, 0700) < 0)
+			die("create %s: %s", s->run_dir, strerror(errno));
 		if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||
 		    mkdir(s->before, 0700) < 0 || mkdir(s->root, 0755) < 0)
 			die("create %s: %s", s->run_dir, strerror(errno));
