@@ -379,10 +379,8 @@ open_record(void *ctx, char **cause)
 		.policy_hash = s->policy.hash, .uid = s->uid,
 		.started_ms = s->started_ms, .limits = limits,
 	};
-	if ((r = audit_run_begin(s->audit, &ar)) < 0) {
-		set_cause(cause, "cannot record the run in %s", db);
+	if ((r = audit_run_begin(s->audit, &ar, cause)) < 0)
 		return r;
-	}
 	return 0;
 }
 
@@ -888,7 +886,7 @@ main(int argc, char **argv)
 	}
 
 	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
-	    s->exit_signal, s->end_reason);
+	    s->exit_signal, s->end_reason, NULL);
 	audit_close(s->audit);
 	dns_free(s->dns);
 	install_done(s);
