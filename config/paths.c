@@ -133,11 +133,14 @@ paths_check_dir(const char *path, bool fix, char **cause)
 {
 	struct stat st;
 	uid_t uid = getuid();
+	bool made = false;
 	int r;
 
 	/* mkdir never follows a symlink in the last component: an existing
 	 * one, even dangling, is EEXIST and caught by lstat below. */
-	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+	if (mkdir(path, 0700) == 0)
+		made = true;	/* ours to fix if a umask stripped our bits */
+	else if (errno != EEXIST) {
 		int e = errno;
 
 		*cause = xasprintf("%s: cannot create: %s", path, strerror(e));
@@ -164,6 +167,8 @@ paths_check_dir(const char *path, bool fix, char **cause)
 		    fix ? "XDG_RUNTIME_DIR or XDG_STATE_HOME" : "XDG_STATE_HOME");
 		return -EPERM;
 	}
+	if (made)
+		fix = true;
 	if (!fix && (st.st_mode & 022) != 0) {
 		*cause = xasprintf("%s: mode %04o: others may write it and swap "
 		    "what is in it; refusing it (chmod go-w it)", path,
