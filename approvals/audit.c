@@ -982,3 +982,95 @@ audit_read_output(struct audit *a, const char *run, char **buf, size_t *len,
 	*len = n;
 	return 0;
 }
+
+/* The bytes audit_each_usage counts for a run: its output and the text of
+ * its events (the rest of a row is a few integers). */
+#define AUDIT_USAGE_BYTES(run) \
+	"(SELECT total(length(bytes)) FROM output WHERE run = " run ") +" \
+	" (SELECT total(ifnull(length(subject), 0) +" \
+	" ifnull(length(subject2), 0) + ifnull(length(detail), 0) +" \
+	" ifnull(length(decided_by), 0)) FROM events WHERE run = " run ")"
+
+int
+audit_each_usage(struct audit *a,
+    int (*cb)(const struct audit_usage *, void *), void *ctx, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, "SELECT id, started_ms, ended_ms,"
+	    " (SELECT count(*) FROM events WHERE run = runs.id),"
+	    " (SELECT count(*) FROM output WHERE run = runs.id), "
+	    AUDIT_USAGE_BYTES("runs.id")
+	    " FROM runs ORDER BY started_ms, rowid", &s, cause)) < 0)
+		return r;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct audit_usage u = {
+			.run = audit_col_text(s, 0),
+			.started_ms = sqlite3_column_int64(s, 1),
+			.ended_ms = sqlite3_column_int64(s, 2),
+			.events = sqlite3_column_int64(s, 3),
+			.outputs = sqlite3_column_int64(s, 4),
+			.bytes = sqlite3_column_int64(s, 5),
+		};
+
+		if (u.run == NULL)
+			continue;
+		if ((r = cb(&u, ctx)) != 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
+}
+
+/* Runs sql with ?1 = run to its end; *changes is what it changed. */
+static int
+audit_forget_step(struct audit *a, const char *sql, const char *run,
+    int64_t *changes, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, sql, &s, cause)) < 0)
+		return r;
+	audit_bind_text(s, 1, run);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*changes = sqlite3_column_int64(s, 0);
+	if (rc != SQLITE_DONE)
+		return audit_fail(a, rc, cause, "removing a run");
+	if (strncmp(sql, "DELETE", 6) == 0)
+		*changes = sqlite3_changes(a->db);
+	return 0;
+}
+
+int
+audit_forget_run(struct audit *a, const char *run, struct audit_freed *freed,
+    char **cause)
+{
+	struct audit_freed f = { 0 };
+	int r;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	if ((r = audit_exec(a, "BEGIN IMMEDIATE", cause,
+	    "removing a run")) < 0)
+		return r;
+	if ((r = audit_forget_step(a, "SELECT " AUDIT_USAGE_BYTES("?1"), run,
+	    &f.bytes, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM events WHERE run = ?1",
+	    run, &f.events, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM output WHERE run = ?1",
+	    run, &f.outputs, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM runs WHERE id = ?1",
+	    run, &f.runs, cause)) == 0)
+		r = audit_exec(a, "COMMIT", cause, "removing a run");
+	if (r < 0) {
+		if (!sqlite3_get_autocommit(a->db))
+			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return r;
+	}
+	freed->runs += f.runs;
+	freed->events += f.events;
+	freed->outputs += f.outputs;
+	freed->bytes += f.bytes;
+	return 0;
+}

@@ -130,3 +130,29 @@ int	audit_last_run(struct audit *, char **ret, char **cause);
  * malloc'd and NUL-terminated (not counted in *len); "" if none. */
 int	audit_read_output(struct audit *, const char *run, char **buf,
 	    size_t *len, char **cause);
+
+/*
+ * For `ward gc`: what each run holds in the record (runs the record has,
+ * oldest first), and the removal of one run's rows (its runs, events and
+ * output rows, in one transaction; *freed adds what went). The file does
+ * not shrink: sqlite reuses the freed pages for the next runs.
+ */
+struct audit_usage {
+	const char	*run;
+	int64_t		 started_ms;
+	int64_t		 ended_ms;	/* 0 while running (or lost) */
+	int64_t		 events;
+	int64_t		 outputs;	/* output rows */
+	int64_t		 bytes;		/* output bytes + events' text */
+};
+int	audit_each_usage(struct audit *,
+	    int (*cb)(const struct audit_usage *, void *), void *ctx,
+	    char **cause);
+struct audit_freed {
+	int64_t		 runs;
+	int64_t		 events;
+	int64_t		 outputs;
+	int64_t		 bytes;
+};
+int	audit_forget_run(struct audit *, const char *run,
+	    struct audit_freed *freed, char **cause);
