@@ -963,12 +963,95 @@ test_quick_check_cost(void **state)
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
 
+struct usage {
+	size_t		 n;
+	struct audit_usage u[4];
+	char		*id[4];
+};
+
+static int
+collect_usage(const struct audit_usage *u, void *ctx)
+{
+	struct usage *g = ctx;
+
+	assert_true(g->n < ARRAY_SIZE(g->u));
+	g->u[g->n] = *u;
+	g->id[g->n] = xstrdup(u->run);
+	g->u[g->n].run = g->id[g->n];
+	g->n++;
+	return 0;
+}
+
+static void
+usage_done(struct usage *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->id[i]);
+	g->n = 0;
+}
+
+/* What `ward gc` reads of each run, and the removal of one run's rows,
+ * nothing of another's. */
+static void
+test_usage_forget(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_event e = ev_full;
+	struct audit_freed freed = { 0 };
+	struct usage g = { 0 };
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), 0);
+	audit_event(a, &e);
+	audit_event(a, &e);
+	e.run = "run-b";
+	audit_event(a, &e);
+	audit_output(a, "run-a", AUDIT_STDOUT, 1, "12345", 5);
+	audit_output(a, "run-b", AUDIT_STDERR, 1, "xy", 2);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_run_end(a, "run-a", 5000, 0, 0, "exited", NULL),
+	    0);
+
+	assert_int_equal(audit_each_usage(a, collect_usage, &g, NULL), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.u[0].run, "run-a");
+	assert_int_equal(g.u[0].started_ms, run_a.started_ms);
+	assert_int_equal(g.u[0].ended_ms, 5000);
+	assert_int_equal(g.u[0].events, 2);
+	assert_int_equal(g.u[0].outputs, 1);
+	assert_true(g.u[0].bytes >= 5 + 2 * (int64_t)strlen(ev_full.subject));
+	assert_string_equal(g.u[1].run, "run-b");
+	assert_int_equal(g.u[1].ended_ms, 0);
+	assert_int_equal(g.u[1].events, 1);
+	usage_done(&g);
+
+	assert_int_equal(audit_forget_run(a, "run-a", &freed, &cause), 0);
+	assert_int_equal(freed.runs, 1);
+	assert_int_equal(freed.events, 2);
+	assert_int_equal(freed.outputs, 1);
+	assert_true(freed.bytes >= 5);
+	/* unknown: nothing, and no error */
+	assert_int_equal(audit_forget_run(a, "nope", &freed, &cause), 0);
+	assert_int_equal(freed.runs, 1);
+	assert_int_equal(audit_each_usage(a, collect_usage, &g, NULL), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.u[0].run, "run-b");
+	assert_int_equal(g.u[0].events, 1);
+	assert_int_equal(g.u[0].outputs, 1);
+	usage_done(&g);
+	audit_close(a);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_runs),
 		cmocka_unit_test(test_memory_events),
+		cmocka_unit_test(test_usage_forget),
 		cmocka_unit_test_setup_teardown(test_output_coalescing, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_file_reopen, setup,
