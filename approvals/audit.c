@@ -1,8 +1,10 @@
 #include "approvals/audit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -239,17 +241,89 @@ audit_errno(sqlite3 *db, int rc)
 	}
 }
 
+/* The errors that say the file itself is damaged, not the disk or a lock. */
+static bool
+audit_is_damage(int rc)
+{
+	return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB ||
+	    (rc & 0xff) == SQLITE_FORMAT;
+}
+
+/*
+ * PRAGMA quick_check or integrity_check: 0 when sqlite says "ok", else
+ * -EBADMSG and *ret says what it found, in sqlite's words (its first
+ * three findings, or the error that stopped the check).
+ */
+static int
+audit_check_file(struct audit *a, const char *pragma, char **ret)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = xasprintf("PRAGMA %s(3)", pragma);
+	char *found = NULL;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(a->db, sql, -1, &s, NULL)) != SQLITE_OK) {
+		*ret = xstrdup(sqlite3_errmsg(a->db));
+		return -EBADMSG;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *row = (const char *)sqlite3_column_text(s, 0);
+		char *t;
+
+		if (row == NULL || strcmp(row, "ok") == 0)
+			continue;
+		t = xasprintf("%s%s%s", found ? found : "", found ? "; " : "",
+		    row);
+		free(found);
+		found = t;
+	}
+	if (rc != SQLITE_DONE && found == NULL)
+		found = xstrdup(sqlite3_errmsg(a->db));
+	if (found == NULL)
+		return 0;
+	/* One line: sqlite starts with "*** in database main ***\n". */
+	for (char *p = found; (p = strchr(p, '\n')) != NULL; )
+		*p = ' ';
+	*ret = found;
+	return -EBADMSG;
+}
+
+/*
+ * *cause gets sqlite's own message, as sqlite says it ("database disk
+ * image is malformed"), never strerror of the -errno returned; when the
+ * file is damaged, what a full integrity_check finds is added.
+ */
 static int
 audit_fail(struct audit *a, int rc, char **cause, const char *what)
 {
 	int r = audit_errno(a->db, rc);
+	cleanup_free char *msg = NULL;
+	cleanup_free char *found = NULL;
 
 	if (r == 0)
 		r = -EIO;
-	if (cause != NULL)
-		*cause = xasprintf("audit: %s: %s: %s", a->path, what,
-		    a->db != NULL ? sqlite3_errmsg(a->db) : sqlite3_errstr(rc));
+	if (cause == NULL)
+		return r;
+	/* Copied first: the check below overwrites sqlite's message. */
+	msg = xstrdup(a->db != NULL ? sqlite3_errmsg(a->db) :
+	    sqlite3_errstr(rc));
+	if (a->db != NULL && audit_is_damage(rc) &&
+	    audit_check_file(a, "integrity_check", &found) == 0)
+		found = xstrdup("ok");
+	if (found != NULL)
+		*cause = xasprintf("audit: %s: %s: %s (integrity_check: %s); "
+		    "move the file aside and ward starts a new record",
+		    a->path, what, msg, found);
+	else
+		*cause = xasprintf("audit: %s: %s: %s", a->path, what, msg);
 	return r;
+}
+
+static int
+audit_readonly(struct audit *a, char **cause)
+{
+	set_cause(cause, "audit: %s: opened read-only", a->path);
+	return -EROFS;
 }
 
 static int
@@ -355,6 +429,84 @@ audit_mkdir_parent(const char *path, char **cause)
 }
 
 /*
+ * The record and sqlite's -wal and -shm beside it: regular files, not
+ * symlinks, owned by us, 0600. sqlite creates the file 0644 & ~umask and
+ * gives -wal and -shm the mode (and, as root, the owner) of the database,
+ * so creating it 0600 here first makes all three 0600. A file of ours
+ * that is more open (an older ward's, a 0666 one) is made 0600; one that
+ * is another user's is refused: they could rewrite the history.
+ */
+static int
+audit_secure_one(const char *path, bool create, char **cause)
+{
+	cleanup_fd int fd = -1;
+	struct stat st;
+	int r;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    (create ? O_CREAT : 0), 0600);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT && !create)
+			return 0;
+		if (cause != NULL)
+			*cause = r == -ELOOP ? xasprintf("audit: %s: is a "
+			    "symlink; refusing it (remove it)", path) :
+			    xasprintf("audit: %s: cannot open: %s", path,
+			    strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: not a regular file; "
+			    "refusing it (remove it)", path);
+		return -EINVAL;
+	}
+	if (st.st_uid != getuid()) {
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: owned by uid %u, not by "
+			    "us (uid %u); someone else could rewrite the "
+			    "record: refusing it", path, (unsigned)st.st_uid,
+			    (unsigned)getuid());
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
+		r = -errno;
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: mode %04o, and cannot "
+			    "make it 0600: %s", path,
+			    (unsigned)(st.st_mode & 07777), strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int
+audit_secure(const char *path, char **cause)
+{
+	static const char *const sides[] = { "-wal", "-shm" };
+	int r;
+
+	if (!audit_is_file(path))
+		return 0;
+	if ((r = audit_secure_one(path, true, cause)) < 0)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(sides); i++) {
+		cleanup_free char *p = xasprintf("%s%s", path, sides[i]);
+
+		if ((r = audit_secure_one(p, false, cause)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
  * Before sqlite's first use in the process: no bulk page-cache block at
  * each connection's first read (20 pages, each written at once, whatever
  * the cache then holds). A supervisor reads a handful of pages; its pages
@@ -395,12 +547,14 @@ int
 audit_open(const char *path, struct audit **ret, char **cause)
 {
 	cleanup_audit struct audit *a = NULL;
+	cleanup_free char *found = NULL;
 	int r, rc, v;
 
-	if ((r = audit_mkdir_parent(path, cause)) < 0)
+	if ((r = audit_mkdir_parent(path, cause)) < 0 ||
+	    (r = audit_secure(path, cause)) < 0)
 		return r;
-	if ((r = audit_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-	    &a, cause)) < 0)
+	if ((r = audit_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOFOLLOW, &a, cause)) < 0)
 		return r;
 	/* The version first: a newer ward's file is left exactly as it is.
 	 * WAL: readers (ward log, consoles) never block the supervisors, and
@@ -420,6 +574,16 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	/* No checkpoint (and its fsyncs) at every run's end: the WAL is
 	 * folded in by sqlite's own automatic checkpoints as it grows. */
 	sqlite3_db_config(a->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* A damaged record is refused before anything is added to it. The
+	 * quick check reads every page but skips the index cross-checks:
+	 * about 1 ms per MB of record (measured: tests/test-audit.c). */
+	if (v > 0 && (r = audit_check_file(a, "quick_check", &found)) < 0) {
+		if (cause != NULL)
+			*cause = xasprintf("audit: %s: the record is damaged "
+			    "(quick_check: %s); move the file aside and ward "
+			    "starts a new record", path, found);
+		return r;
+	}
 	if (v == 0 && (r = audit_create(a, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
@@ -477,12 +641,13 @@ audit_close(struct audit *a)
 }
 
 int
-audit_run_begin(struct audit *a, const struct audit_run *run)
+audit_run_begin(struct audit *a, const struct audit_run *run, char **cause)
 {
 	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
+	int rc;
 
 	if (a->readonly)
-		return -EROFS;
+		return audit_readonly(a, cause);
 	audit_bind_text(s, 1, run->id);
 	audit_bind_text(s, 2, run->name);
 	audit_bind_text(s, 3, run->command);
@@ -491,26 +656,32 @@ audit_run_begin(struct audit *a, const struct audit_run *run)
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid);
 	sqlite3_bind_int64(s, 7, run->started_ms);
 	audit_bind_text(s, 8, run->limits);
-	return audit_errno(a->db, audit_step(s));
+	if ((rc = audit_step(s)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "recording the run's start");
+	return 0;
 }
 
 int
 audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
-    int exit_code, int exit_signal, const char *end_reason)
+    int exit_code, int exit_signal, const char *end_reason, char **cause)
 {
 	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
 	int rc;
 
 	if (a->readonly)
-		return -EROFS;
+		return audit_readonly(a, cause);
 	audit_bind_text(s, 1, run);
 	sqlite3_bind_int64(s, 2, ended_ms);
 	sqlite3_bind_int(s, 3, exit_code);
 	sqlite3_bind_int(s, 4, exit_signal);
 	audit_bind_text(s, 5, end_reason);
 	if ((rc = audit_step(s)) != SQLITE_OK)
-		return audit_errno(a->db, rc);
-	return sqlite3_changes(a->db) == 0 ? -ENOENT : 0;
+		return audit_fail(a, rc, cause, "recording the run's end");
+	if (sqlite3_changes(a->db) == 0) {
+		set_cause(cause, "audit: %s: no run %s to end", a->path, run);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 void
@@ -646,12 +817,8 @@ audit_flush(struct audit *a, char **cause)
 
 	if (a->n_ev == 0 && a->n_out == 0)
 		return 0;
-	if (a->readonly) {
-		if (cause != NULL)
-			*cause = xasprintf("audit: %s: opened read-only",
-			    a->path);
-		return -EROFS;
-	}
+	if (a->readonly)
+		return audit_readonly(a, cause);
 	if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) != SQLITE_OK)
 		return audit_fail(a, rc, cause, "flush");
 	if ((rc = audit_write_batch(a)) == SQLITE_OK &&
@@ -674,16 +841,18 @@ audit_col_text(sqlite3_stmt *s, int i)
 }
 
 static int
-audit_query(struct audit *a, const char *sql, sqlite3_stmt **ret)
+audit_query(struct audit *a, const char *sql, sqlite3_stmt **ret,
+    char **cause)
 {
 	int rc = sqlite3_prepare_v2(a->db, sql, -1, ret, NULL);
 
-	return rc == SQLITE_OK ? 0 : audit_errno(a->db, rc);
+	return rc == SQLITE_OK ? 0 : audit_fail(a, rc, cause, "reading");
 }
 
 int
 audit_each_event(struct audit *a, const char *run,
-    int (*cb)(const struct audit_event_row *, void *), void *ctx)
+    int (*cb)(const struct audit_event_row *, void *), void *ctx,
+    char **cause)
 {
 	static const char cols[] = "SELECT seq, run, time_ms, pid, kind,"
 	    " syscall, subject, subject2, detail, verdict, how, rule,"
@@ -694,7 +863,7 @@ audit_each_event(struct audit *a, const char *run,
 
 	sql = xasprintf("%s%s ORDER BY seq", cols,
 	    run != NULL ? " WHERE run = ?1" : "");
-	if ((r = audit_query(a, sql, &s)) < 0)
+	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
 	if (run != NULL)
 		audit_bind_text(s, 1, run);
@@ -716,17 +885,22 @@ audit_each_event(struct audit *a, const char *run,
 		if (request_kind_parse(audit_col_text(s, 4),
 		    &row.ev.kind) < 0 ||
 		    verdict_parse(audit_col_text(s, 9), &row.ev.verdict) < 0 ||
-		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0)
+		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0) {
+			set_cause(cause, "audit: %s: event %lld: a kind, "
+			    "verdict or how this ward does not know", a->path,
+			    (long long)row.seq);
 			return -EBADMSG;
+		}
 		if ((r = cb(&row, ctx)) != 0)
 			return r;
 	}
-	return rc == SQLITE_DONE ? 0 : audit_errno(a->db, rc);
+	return rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
 }
 
 int
 audit_each_run(struct audit *a,
-    int (*cb)(const struct audit_run_row *, void *), void *ctx)
+    int (*cb)(const struct audit_run_row *, void *), void *ctx,
+    char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	int rc, r;
@@ -734,7 +908,7 @@ audit_each_run(struct audit *a,
 	if ((r = audit_query(a, "SELECT id, name, command, policy_path,"
 	    " policy_hash, uid, started_ms, limits, ended_ms, exit_code,"
 	    " exit_signal, end_reason FROM runs ORDER BY started_ms, rowid",
-	    &s)) < 0)
+	    &s, cause)) < 0)
 		return r;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct audit_run_row row = { 0 };
@@ -755,28 +929,31 @@ audit_each_run(struct audit *a,
 		if ((r = cb(&row, ctx)) != 0)
 			return r;
 	}
-	return rc == SQLITE_DONE ? 0 : audit_errno(a->db, rc);
+	return rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
 }
 
 int
-audit_last_run(struct audit *a, char **ret)
+audit_last_run(struct audit *a, char **ret, char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	int rc, r;
 
 	if ((r = audit_query(a, "SELECT id FROM runs"
-	    " ORDER BY started_ms DESC, rowid DESC LIMIT 1", &s)) < 0)
+	    " ORDER BY started_ms DESC, rowid DESC LIMIT 1", &s, cause)) < 0)
 		return r;
-	if ((rc = sqlite3_step(s)) == SQLITE_DONE)
+	if ((rc = sqlite3_step(s)) == SQLITE_DONE) {
+		set_cause(cause, "audit: %s: no runs recorded yet", a->path);
 		return -ENOENT;
+	}
 	if (rc != SQLITE_ROW)
-		return audit_errno(a->db, rc);
+		return audit_fail(a, rc, cause, "reading");
 	*ret = xstrdup(audit_col_text(s, 0) ? audit_col_text(s, 0) : "");
 	return 0;
 }
 
 int
-audit_read_output(struct audit *a, const char *run, char **buf, size_t *len)
+audit_read_output(struct audit *a, const char *run, char **buf, size_t *len,
+    char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	cleanup_free char *out = NULL;
@@ -784,7 +961,7 @@ audit_read_output(struct audit *a, const char *run, char **buf, size_t *len)
 	int rc, r;
 
 	if ((r = audit_query(a, "SELECT bytes FROM output WHERE run = ?1"
-	    " ORDER BY seq", &s)) < 0)
+	    " ORDER BY seq", &s, cause)) < 0)
 		return r;
 	audit_bind_text(s, 1, run);
 	out = xmalloc(1);
@@ -799,9 +976,101 @@ audit_read_output(struct audit *a, const char *run, char **buf, size_t *len)
 		n += m;
 	}
 	if (rc != SQLITE_DONE)
-		return audit_errno(a->db, rc);
+		return audit_fail(a, rc, cause, "reading");
 	out[n] = '\0';
 	*buf = steal_ptr(&out);
 	*len = n;
+	return 0;
+}
+
+/* The bytes audit_each_usage counts for a run: its output and the text of
+ * its events (the rest of a row is a few integers). */
+#define AUDIT_USAGE_BYTES(run) \
+	"(SELECT total(length(bytes)) FROM output WHERE run = " run ") +" \
+	" (SELECT total(ifnull(length(subject), 0) +" \
+	" ifnull(length(subject2), 0) + ifnull(length(detail), 0) +" \
+	" ifnull(length(decided_by), 0)) FROM events WHERE run = " run ")"
+
+int
+audit_each_usage(struct audit *a,
+    int (*cb)(const struct audit_usage *, void *), void *ctx, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, "SELECT id, started_ms, ended_ms,"
+	    " (SELECT count(*) FROM events WHERE run = runs.id),"
+	    " (SELECT count(*) FROM output WHERE run = runs.id), "
+	    AUDIT_USAGE_BYTES("runs.id")
+	    " FROM runs ORDER BY started_ms, rowid", &s, cause)) < 0)
+		return r;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct audit_usage u = {
+			.run = audit_col_text(s, 0),
+			.started_ms = sqlite3_column_int64(s, 1),
+			.ended_ms = sqlite3_column_int64(s, 2),
+			.events = sqlite3_column_int64(s, 3),
+			.outputs = sqlite3_column_int64(s, 4),
+			.bytes = sqlite3_column_int64(s, 5),
+		};
+
+		if (u.run == NULL)
+			continue;
+		if ((r = cb(&u, ctx)) != 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
+}
+
+/* Runs sql with ?1 = run to its end; *changes is what it changed. */
+static int
+audit_forget_step(struct audit *a, const char *sql, const char *run,
+    int64_t *changes, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if ((r = audit_query(a, sql, &s, cause)) < 0)
+		return r;
+	audit_bind_text(s, 1, run);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*changes = sqlite3_column_int64(s, 0);
+	if (rc != SQLITE_DONE)
+		return audit_fail(a, rc, cause, "removing a run");
+	if (strncmp(sql, "DELETE", 6) == 0)
+		*changes = sqlite3_changes(a->db);
+	return 0;
+}
+
+int
+audit_forget_run(struct audit *a, const char *run, struct audit_freed *freed,
+    char **cause)
+{
+	struct audit_freed f = { 0 };
+	int r;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	if ((r = audit_exec(a, "BEGIN IMMEDIATE", cause,
+	    "removing a run")) < 0)
+		return r;
+	if ((r = audit_forget_step(a, "SELECT " AUDIT_USAGE_BYTES("?1"), run,
+	    &f.bytes, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM events WHERE run = ?1",
+	    run, &f.events, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM output WHERE run = ?1",
+	    run, &f.outputs, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM runs WHERE id = ?1",
+	    run, &f.runs, cause)) == 0)
+		r = audit_exec(a, "COMMIT", cause, "removing a run");
+	if (r < 0) {
+		if (!sqlite3_get_autocommit(a->db))
+			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return r;
+	}
+	freed->runs += f.runs;
+	freed->events += f.events;
+	freed->outputs += f.outputs;
+	freed->bytes += f.bytes;
 	return 0;
 }

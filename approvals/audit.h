@@ -65,8 +65,12 @@ enum audit_stream {
 const char *audit_stream_name(enum audit_stream);
 int	audit_stream_parse(const char *, enum audit_stream *);
 
-/* Opens (creating folder 0700, file and schema) read-write; *cause on
- * error; -ENOTSUP when the file's schema is newer than this ward's.
+/* Opens (creating folder 0700, file 0600 and schema) read-write; *cause
+ * on error; -ENOTSUP when the file's schema is newer than this ward's.
+ * The file and its -wal and -shm must be regular files of ours (a symlink
+ * or another user's is refused, a too-open one made 0600); an existing
+ * record must pass PRAGMA quick_check (else -EBADMSG, sqlite's findings
+ * in *cause).
  * ":memory:" gives a private in-memory store (tests). */
 int	audit_open(const char *path, struct audit **ret, char **cause);
 /* Read-only; -ENOENT if the database does not exist yet (or has no
@@ -80,10 +84,13 @@ void	audit_close(struct audit *);
 
 /* Written at once (not batched): a run's start and end. 0 or -errno:
  * -EEXIST when the run id is taken, -ENOENT when ending an unknown run,
- * -EROFS on a read-only handle. */
-int	audit_run_begin(struct audit *, const struct audit_run *);
+ * -EROFS on a read-only handle. Every function here that takes a cause
+ * (NULL: none wanted) fills it on error with sqlite's own message, plus
+ * what PRAGMA integrity_check finds when the file is damaged. */
+int	audit_run_begin(struct audit *, const struct audit_run *, char **cause);
 int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
-	    int exit_code, int exit_signal, const char *end_reason);
+	    int exit_code, int exit_signal, const char *end_reason,
+	    char **cause);
 
 /* Queued; copies everything. Output queued back to back for the same
  * run and stream is joined into one row of at most 64 KiB. */
@@ -104,7 +111,8 @@ struct audit_event_row {
 	struct audit_event ev;		/* strings valid during the callback */
 };
 int	audit_each_event(struct audit *, const char *run,
-	    int (*cb)(const struct audit_event_row *, void *), void *ctx);
+	    int (*cb)(const struct audit_event_row *, void *), void *ctx,
+	    char **cause);
 
 struct audit_run_row {
 	struct audit_run run;
@@ -114,9 +122,37 @@ struct audit_run_row {
 	const char	*end_reason;	/* NULL while running */
 };
 int	audit_each_run(struct audit *,
-	    int (*cb)(const struct audit_run_row *, void *), void *ctx);
+	    int (*cb)(const struct audit_run_row *, void *), void *ctx,
+	    char **cause);
 /* The most recent run's id (malloc'd), or -ENOENT. */
-int	audit_last_run(struct audit *, char **ret);
+int	audit_last_run(struct audit *, char **ret, char **cause);
 /* Concatenated output of a run, for tests and `ward log --output`: *buf is
  * malloc'd and NUL-terminated (not counted in *len); "" if none. */
-int	audit_read_output(struct audit *, const char *run, char **buf, size_t *len);
+int	audit_read_output(struct audit *, const char *run, char **buf,
+	    size_t *len, char **cause);
+
+/*
+ * For `ward gc`: what each run holds in the record (runs the record has,
+ * oldest first), and the removal of one run's rows (its runs, events and
+ * output rows, in one transaction; *freed adds what went). The file does
+ * not shrink: sqlite reuses the freed pages for the next runs.
+ */
+struct audit_usage {
+	const char	*run;
+	int64_t		 started_ms;
+	int64_t		 ended_ms;	/* 0 while running (or lost) */
+	int64_t		 events;
+	int64_t		 outputs;	/* output rows */
+	int64_t		 bytes;		/* output bytes + events' text */
+};
+int	audit_each_usage(struct audit *,
+	    int (*cb)(const struct audit_usage *, void *), void *ctx,
+	    char **cause);
+struct audit_freed {
+	int64_t		 runs;
+	int64_t		 events;
+	int64_t		 outputs;
+	int64_t		 bytes;
+};
+int	audit_forget_run(struct audit *, const char *run,
+	    struct audit_freed *freed, char **cause);

@@ -120,23 +120,27 @@ paths_fix_mode(const char *path, const struct stat *seen)
 	return 0;
 }
 
-int
-paths_runtime_dir(char **ret, char **cause)
+/*
+ * The one check of a folder on the way to ward's own things: created 0700
+ * if missing, then a real directory (not a symlink), owned by us. ward's
+ * own folders (fix) are made 0700 when they are ours but more open; the
+ * user's folders above them (.local, .local/state) are left as they are
+ * but refused when others may write them, since whoever can write a
+ * folder can swap what is in it.
+ */
+static int
+paths_check_dir(const char *path, bool fix, char **cause)
 {
-	const char *base = paths_env_abs("XDG_RUNTIME_DIR");
-	cleanup_free char *path = NULL;
 	struct stat st;
 	uid_t uid = getuid();
+	bool made = false;
 	int r;
-
-	if (base != NULL)
-		path = xasprintf("%.*s/ward", paths_trim(base), base);
-	else
-		path = xasprintf("/tmp/ward-%u", (unsigned)uid);
 
 	/* mkdir never follows a symlink in the last component: an existing
 	 * one, even dangling, is EEXIST and caught by lstat below. */
-	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+	if (mkdir(path, 0700) == 0)
+		made = true;	/* ours to fix if a umask stripped our bits */
+	else if (errno != EEXIST) {
 		int e = errno;
 
 		*cause = xasprintf("%s: cannot create: %s", path, strerror(e));
@@ -158,18 +162,131 @@ paths_runtime_dir(char **ret, char **cause)
 	}
 	if (st.st_uid != uid) {
 		*cause = xasprintf("%s: owned by uid %u, not by us (uid %u); someone "
-		    "else may control it: remove it or set XDG_RUNTIME_DIR", path,
-		    (unsigned)st.st_uid, (unsigned)uid);
+		    "else may control it: remove it or set %s", path,
+		    (unsigned)st.st_uid, (unsigned)uid,
+		    fix ? "XDG_RUNTIME_DIR or XDG_STATE_HOME" : "XDG_STATE_HOME");
 		return -EPERM;
 	}
-	if ((st.st_mode & 07777) != 0700 && (r = paths_fix_mode(path, &st)) < 0) {
+	if (made)
+		fix = true;
+	if (!fix && (st.st_mode & 022) != 0) {
+		*cause = xasprintf("%s: mode %04o: others may write it and swap "
+		    "what is in it; refusing it (chmod go-w it)", path,
+		    (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (fix && (st.st_mode & 07777) != 0700 &&
+	    (r = paths_fix_mode(path, &st)) < 0) {
 		*cause = xasprintf("%s: mode %04o, and cannot make it 0700: %s",
 		    path, (unsigned)(st.st_mode & 07777), r == -ESTALE ?
 		    "it changed while we looked" : strerror(-r));
 		return r;
 	}
+	return 0;
+}
+
+int
+paths_runtime_dir(char **ret, char **cause)
+{
+	const char *base = paths_env_abs("XDG_RUNTIME_DIR");
+	cleanup_free char *path = NULL;
+	int r;
+
+	if (base != NULL)
+		path = xasprintf("%.*s/ward", paths_trim(base), base);
+	else
+		path = xasprintf("/tmp/ward-%u", (unsigned)getuid());
+	if ((r = paths_check_dir(path, true, cause)) < 0)
+		return r;
 	*ret = steal_ptr(&path);
 	return 0;
+}
+
+/*
+ * The state root (XDG_STATE_HOME, or the home folder) is the user's
+ * choice and may be reached through symlinks; it is created if missing.
+ * One that others may write without the sticky bit is refused: they could
+ * rename ward's folder away and put their own in its place. Sticky (a
+ * shared /tmp-like folder) is fine, since ward's folder in it is checked.
+ */
+static int
+paths_state_root(const char *root, char **cause)
+{
+	struct stat st;
+	int r;
+
+	if ((r = mkdir_p(root, 0700)) < 0) {
+		*cause = xasprintf("%s: cannot create: %s", root, strerror(-r));
+		return r;
+	}
+	if (stat(root, &st) < 0) {
+		r = -errno;
+		*cause = xasprintf("%s: %s", root, strerror(-r));
+		return r;
+	}
+	if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
+		*cause = xasprintf("%s: mode %04o: anyone may write it and swap "
+		    "ward's folder in it; refusing it (chmod o-w it or set "
+		    "XDG_STATE_HOME)", root, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* state, or state/leaf: every folder after the root checked. */
+static int
+paths_state_walk(const char *leaf, char **ret, char **cause)
+{
+	const char *base = paths_env_abs("XDG_STATE_HOME");
+	cleanup_free char *root = NULL;
+	cleanup_free char *path = NULL;
+	const char *rel, *p;
+	int r;
+
+	if (base != NULL) {
+		root = xasprintf("%.*s", paths_trim(base), base);
+		rel = "ward";
+	} else {
+		cleanup_free char *home = paths_home();
+
+		root = xasprintf("%.*s", paths_trim(home), home);
+		rel = ".local/state/ward";
+	}
+	if ((r = paths_state_root(root[0] != '\0' ? root : "/", cause)) < 0)
+		return r;
+	/* .local and .local/state are the user's; ward and below are ours. */
+	for (p = rel; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		free(path);
+		path = xasprintf("%s/%.*s", root, (int)(p - rel), rel);
+		if ((r = paths_check_dir(path, *p == '\0', cause)) < 0)
+			return r;
+		if (*p == '\0')
+			break;
+	}
+	if (leaf != NULL) {
+		char *t = xasprintf("%s/%s", path, leaf);
+
+		free(path);
+		path = t;
+		if ((r = paths_check_dir(path, true, cause)) < 0)
+			return r;
+	}
+	*ret = steal_ptr(&path);
+	return 0;
+}
+
+int
+paths_state_make(char **ret, char **cause)
+{
+	return paths_state_walk(NULL, ret, cause);
+}
+
+int
+paths_runs_make(char **ret, char **cause)
+{
+	return paths_state_walk("runs", ret, cause);
 }
 
 static bool

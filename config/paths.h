@@ -17,6 +17,17 @@ char	*paths_config_dir(void);
  * 0 or -errno; *cause says what was wrong.
  */
 int	 paths_runtime_dir(char **ret, char **cause);
+/*
+ * The state folder (paths_state_make) or its runs/ folder
+ * (paths_runs_make), created if missing and checked as the runtime folder
+ * is, every folder after the root (XDG_STATE_HOME, else the home folder):
+ * no symlink, owned by us; ward's own folders made 0700, the user's
+ * .local and .local/state refused if group- or world-writable, the root
+ * refused if world-writable without the sticky bit. 0 or -errno; *cause
+ * names the path and what was wrong.
+ */
+int	 paths_state_make(char **ret, char **cause);
+int	 paths_runs_make(char **ret, char **cause);
 /* The default policy file: $XDG_CONFIG_HOME/ward/ward.ini if it exists,
  * else share/ward.ini beside the executable (build tree), else
  * PREFIX/share/ward/ward.ini. */

@@ -388,14 +388,14 @@ probe_on_run(const struct audit_run_row *row, void *ctx)
 }
 
 int
-probe_record_read(struct audit *a, struct probe_obs *o)
+probe_record_read(struct audit *a, struct probe_obs *o, char **cause)
 {
 	int rc;
 
-	if ((rc = audit_each_event(a, o->id, probe_on_event, o)) < 0 ||
-	    (rc = audit_each_run(a, probe_on_run, o)) < 0 ||
+	if ((rc = audit_each_event(a, o->id, probe_on_event, o, cause)) < 0 ||
+	    (rc = audit_each_run(a, probe_on_run, o, cause)) < 0 ||
 	    (rc = audit_read_output(a, o->id, &o->output,
-	    &o->output_len)) < 0)
+	    &o->output_len, cause)) < 0)
 		return rc;
 	return 0;
 }
@@ -415,9 +415,8 @@ probe_read_record(struct probe_run *r, char **cause)
 	}
 	if (rc < 0)
 		return rc;
-	if ((rc = probe_record_read(a, &r->o)) < 0)
-		*cause = xasprintf("reading the record %s: %s", db,
-		    strerror(-rc));
+	/* audit's cause names the file and says what sqlite said. */
+	rc = probe_record_read(a, &r->o, cause);
 	audit_close(a);
 	return rc;
 }

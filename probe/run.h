@@ -32,6 +32,7 @@ void	probe_run_loop(const struct probe *p, struct probe_run *r,
 /* The run's events, its row and its recorded output, from the record
  * (paths_audit_db) into r->o; no record at all is no harness error. */
 int	probe_read_record(struct probe_run *r, char **cause);
-/* The same from an open record, for o->id: 0 or -errno. */
-int	probe_record_read(struct audit *a, struct probe_obs *o);
+/* The same from an open record, for o->id: 0 or -errno with *cause. */
+int	probe_record_read(struct audit *a, struct probe_obs *o,
+	    char **cause);
 void	probe_run_done(struct probe_run *r);

@@ -230,10 +230,8 @@ open_record(void *ctx, char **cause)
 		.policy_hash = s->policy.hash, .uid = s->uid,
 		.started_ms = s->started_ms, .limits = limits,
 	};
-	if ((r = audit_run_begin(s->audit, &ar)) < 0) {
-		set_cause(cause, "cannot record the run in %s", db);
+	if ((r = audit_run_begin(s->audit, &ar, cause)) < 0)
 		return r;
-	}
 	return 0;
 }
 
@@ -311,18 +309,20 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 static void
 make_run_dir(struct sup *s)
 {
-	cleanup_free char *runs = paths_runs_dir();
-	cleanup_free char *copy = NULL;
+	cleanup_free char *runs = NULL, *why = NULL, *copy = NULL;
 	cleanup_fd int fd = -1;
-	int r;
 
+	/* The state folder checked (ours, no symlink): root's ward must
+	 * not follow a link another user planted in it. */
+	if (paths_runs_make(&runs, &why) < 0)
+		die("the state folder: %s", why);
 	s->run_dir = xasprintf("%s/%s", runs, s->id);
 	s->work = xasprintf("%s/work", s->run_dir);
 	s->out = xasprintf("%s/out", s->run_dir);
 	s->before = xasprintf("%s/before", s->run_dir);
 	s->root = xasprintf("%s/root", s->run_dir);
-	if ((r = mkdir_p(runs, 0700)) < 0 || mkdir(s->run_dir, 0700) < 0)
-		die("create %s: %s", s->run_dir, strerror(r < 0 ? -r : errno));
+	if (mkdir(s->run_dir, 0700) < 0)
+		die("create %s: %s", s->run_dir, strerror(errno));
 	if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||
 	    mkdir(s->before, 0700) < 0 || mkdir(s->root, 0755) < 0)
 		die("create %s: %s", s->run_dir, strerror(errno));
@@ -564,7 +564,7 @@ static void
 end_run(struct sup *s)
 {
 	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
-	    s->exit_signal, s->end_reason);
+	    s->exit_signal, s->end_reason, NULL);
 	audit_close(s->audit);
 	dns_free(s->dns);
 	grants_done(s);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -200,6 +201,14 @@ collect_event(const struct audit_event_row *row, void *ctx)
 	return 0;
 }
 
+static int
+collect_ignore(const struct audit_event_row *row, void *ctx)
+{
+	(void)row;
+	(void)ctx;
+	return 0;
+}
+
 static void
 events_done(struct events *e)
 {
@@ -298,19 +307,19 @@ test_memory_runs(void **state)
 	(void)state;
 	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
 	assert_null(cause);
-	assert_int_equal(audit_last_run(a, &last), -ENOENT);
-	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(audit_last_run(a, &last, NULL), -ENOENT);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
 	assert_int_equal(runs.n, 0);
 
 	/* started out of order: listed by start time */
-	assert_int_equal(audit_run_begin(a, &run_b), 0);
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
-	assert_int_equal(audit_run_begin(a, &run_a), -EEXIST);
-	assert_int_equal(audit_last_run(a, &last), 0);
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), -EEXIST);
+	assert_int_equal(audit_last_run(a, &last, NULL), 0);
 	assert_string_equal(last, "run-b");
 	free(last);
 
-	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
 	assert_int_equal(runs.n, 2);
 	assert_string_equal(runs.id[0], "run-a");
 	assert_string_equal(runs.name[0], "alpha");
@@ -327,11 +336,11 @@ test_memory_runs(void **state)
 	assert_null(runs.limits[1]);
 	runs_done(&runs);
 
-	assert_int_equal(audit_run_end(a, "run-a", 5000, 3, 0, "exited"), 0);
-	assert_int_equal(audit_run_end(a, "run-b", 6000, -1, 9, "killed"), 0);
-	assert_int_equal(audit_run_end(a, "run-zzz", 6000, 0, 0, "exited"),
+	assert_int_equal(audit_run_end(a, "run-a", 5000, 3, 0, "exited", NULL), 0);
+	assert_int_equal(audit_run_end(a, "run-b", 6000, -1, 9, "killed", NULL), 0);
+	assert_int_equal(audit_run_end(a, "run-zzz", 6000, 0, 0, "exited", NULL),
 	    -ENOENT);
-	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
 	assert_int_equal(runs.ended_ms[0], 5000);
 	assert_int_equal(runs.exit_code[0], 3);
 	assert_int_equal(runs.exit_signal[0], 0);
@@ -356,7 +365,7 @@ test_memory_events(void **state)
 
 	(void)state;
 	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	assert_int_equal(audit_flush(a, &cause), 0);	/* nothing queued */
 
 	/* the queue copies: the caller's strings may go right away */
@@ -375,14 +384,14 @@ test_memory_events(void **state)
 	assert_int_equal(audit_pending(a), 3);
 
 	/* queued is not yet written */
-	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 0);
 
 	assert_int_equal(audit_flush(a, &cause), 0);
 	assert_null(cause);
 	assert_int_equal(audit_pending(a), 0);
 
-	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 3);
 	assert_event_equal(&got.ev[0], &ev_full);
 	assert_event_equal(&got.ev[1], &ev_sparse);
@@ -390,20 +399,20 @@ test_memory_events(void **state)
 	assert_true(got.seq[0] < got.seq[1] && got.seq[1] < got.seq[2]);
 	events_done(&got);
 
-	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 2);
 	assert_int_equal(got.ev[1].kind, KIND_CONNECT);
 	events_done(&got);
-	assert_int_equal(audit_each_event(a, "run-b", collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, "run-b", collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 1);
 	assert_int_equal(got.ev[0].verdict, VERDICT_KILL);
 	events_done(&got);
-	assert_int_equal(audit_each_event(a, "nope", collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, "nope", collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 0);
 
 	/* a callback's non-zero stops the walk and is returned */
 	got.stop_after = 2;
-	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 77);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got, NULL), 77);
 	assert_int_equal(got.n, 2);
 	events_done(&got);
 
@@ -417,7 +426,7 @@ test_memory_events(void **state)
 	}
 	assert_int_equal(audit_flush(a, &cause), 0);
 	got.stop_after = 0;
-	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 3 + KIND_RUN + 1);
 	for (int k = KIND_WRITE; k <= KIND_RUN; k++) {
 		assert_int_equal(got.ev[3 + k].kind, k);
@@ -468,20 +477,20 @@ test_output_coalescing(void **state)
 	assert_int_equal(audit_pending(a), 8 + 4);
 	assert_int_equal(audit_flush(a, &cause), 0);
 
-	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len, NULL), 0);
 	assert_int_equal(len, 10);
 	assert_memory_equal(buf, "abcdefxg\0h", 10);
 	assert_int_equal(buf[len], '\0');
 	free(buf);
-	assert_int_equal(audit_read_output(a, "run-c", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "run-c", &buf, &len, NULL), 0);
 	assert_int_equal(len, 200 * 1024);
 	assert_memory_equal(buf, big, len);
 	free(buf);
-	assert_int_equal(audit_read_output(a, "run-d", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "run-d", &buf, &len, NULL), 0);
 	assert_int_equal(len, 200 * 1024);
 	assert_memory_equal(buf, big, len);
 	free(buf);
-	assert_int_equal(audit_read_output(a, "none", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "none", &buf, &len, NULL), 0);
 	assert_int_equal(len, 0);
 	assert_string_equal(buf, "");
 	free(buf);
@@ -521,7 +530,7 @@ test_file_reopen(void **state)
 	assert_int_equal(st.st_mode & 0777, 0700);
 	free(s);
 
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	audit_event(a, &ev_full);
 	audit_output(a, "run-a", AUDIT_PTY, 1, "hello\n", 6);
 	/* close flushes */
@@ -542,24 +551,24 @@ test_file_reopen(void **state)
 
 	/* reopening keeps what is there */
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
-	assert_int_equal(audit_run_begin(a, &run_b), 0);
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), 0);
 	audit_close(a);
 
 	assert_int_equal(audit_open_readonly(fx->db, &a, &cause), 0);
 	assert_null(cause);
-	assert_int_equal(audit_last_run(a, &last), 0);
+	assert_int_equal(audit_last_run(a, &last, NULL), 0);
 	assert_string_equal(last, "run-b");
 	free(last);
-	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, "run-a", collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 1);
 	assert_event_equal(&got.ev[0], &ev_full);
 	events_done(&got);
-	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len, NULL), 0);
 	assert_string_equal(buf, "hello\n");
 	free(buf);
 	/* a reader does not write */
-	assert_int_equal(audit_run_begin(a, &run_b), -EROFS);
-	assert_int_equal(audit_run_end(a, "run-a", 1, 0, 0, "exited"), -EROFS);
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), -EROFS);
+	assert_int_equal(audit_run_end(a, "run-a", 1, 0, 0, "exited", NULL), -EROFS);
 	audit_event(a, &ev_full);
 	assert_int_equal(audit_flush(a, &cause), -EROFS);
 	assert_non_null(strstr(cause, "read-only"));
@@ -582,7 +591,7 @@ test_flush_busy(void **state)
 
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
 	audit_set_busy_timeout(a, 50);
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	audit_event(a, &ev_full);
 	audit_event(a, &ev_sparse);
 	audit_output(a, "run-a", AUDIT_STDOUT, 1, "one ", 4);
@@ -606,12 +615,12 @@ test_flush_busy(void **state)
 	assert_int_equal(audit_flush(a, &cause), 0);
 	assert_null(cause);
 	assert_int_equal(audit_pending(a), 0);
-	assert_int_equal(audit_each_event(a, NULL, collect_event, &got), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 2);
 	assert_event_equal(&got.ev[0], &ev_full);
 	assert_event_equal(&got.ev[1], &ev_sparse);
 	events_done(&got);
-	assert_int_equal(audit_read_output(a, "run-a", &buf, &len), 0);
+	assert_int_equal(audit_read_output(a, "run-a", &buf, &len, NULL), 0);
 	assert_string_equal(buf, "one two");
 	free(buf);
 	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
@@ -649,7 +658,7 @@ test_flush_atomic(void **state)
 	assert_int_equal(raw_int(raw, "SELECT count(*) FROM output"), 0);
 
 	/* not left inside a transaction */
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	assert_int_equal(raw_int(raw, "SELECT count(*) FROM runs"), 1);
 
 	raw_exec(raw, "DROP TRIGGER refuse");
@@ -674,8 +683,8 @@ test_two_writers(void **state)
 
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
 	assert_int_equal(audit_open(fx->db, &b, &cause), 0);
-	assert_int_equal(audit_run_begin(b, &run_b), 0);
-	assert_int_equal(audit_run_begin(a, &run_a), 0);
+	assert_int_equal(audit_run_begin(b, &run_b, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	for (int i = 0; i < 5; i++) {
 		e.run = "run-a";
 		e.time_ms = i;
@@ -686,12 +695,12 @@ test_two_writers(void **state)
 	}
 	assert_int_equal(audit_flush(a, &cause), 0);
 	assert_int_equal(audit_flush(b, &cause), 0);
-	assert_int_equal(audit_each_run(a, collect_run, &runs), 0);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
 	assert_int_equal(runs.n, 2);
 	assert_string_equal(runs.id[0], "run-a");
 	assert_string_equal(runs.id[1], "run-b");
 	runs_done(&runs);
-	assert_int_equal(audit_each_event(b, "run-a", collect_event, &got), 0);
+	assert_int_equal(audit_each_event(b, "run-a", collect_event, &got, NULL), 0);
 	assert_int_equal(got.n, 5);
 	for (size_t i = 0; i < got.n; i++)
 		assert_int_equal(got.ev[i].time_ms, (int64_t)i);
@@ -787,12 +796,262 @@ test_not_a_database(void **state)
 	free(path);
 }
 
+static mode_t
+file_mode(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* The record, its -wal and -shm 0600 whatever the umask allows. */
+static void
+test_file_modes(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	char *wal = xasprintf("%s-wal", fx->db);
+	char *shm = xasprintf("%s-shm", fx->db);
+	mode_t old = umask(0);
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	umask(old);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	assert_int_equal(file_mode(fx->db), 0600);
+	assert_int_equal(file_mode(wal), 0600);
+	assert_int_equal(file_mode(shm), 0600);
+	audit_close(a);
+	/* one of ours left 0666 (an older ward, a umask of 0) is made 0600 */
+	assert_int_equal(chmod(fx->db, 0666), 0);
+	assert_int_equal(chmod(wal, 0644), 0);
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(file_mode(fx->db), 0600);
+	assert_int_equal(file_mode(wal), 0600);
+	audit_close(a);
+	free(shm);
+	free(wal);
+}
+
+static void
+assert_open_refused(const char *path, int want, const char *want_cause)
+{
+	struct audit *a = NULL;
+	char *cause = NULL;
+	int r = audit_open(path, &a, &cause);
+
+	if (r != want)
+		fail_msg("audit_open: %d (%s), want %d", r, cause, want);
+	assert_null(a);
+	if (cause == NULL || strstr(cause, want_cause) == NULL)
+		fail_msg("cause \"%s\" lacks \"%s\"", cause, want_cause);
+	free(cause);
+}
+
+static void
+test_file_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	char *other = xasprintf("%s/other.db", fx->dir);
+	char *wal = xasprintf("%s-wal", fx->db);
+	struct stat st;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	audit_close(a);
+	/* a symlink, at the record or beside it: never followed */
+	assert_int_equal(rename(fx->db, other), 0);
+	assert_int_equal(symlink(other, fx->db), 0);
+	assert_open_refused(fx->db, -ELOOP, "audit.db: is a symlink");
+	assert_int_equal(unlink(fx->db), 0);
+	assert_int_equal(rename(other, fx->db), 0);
+	unlink(wal);
+	assert_int_equal(symlink(other, wal), 0);
+	assert_open_refused(fx->db, -ELOOP, "audit.db-wal: is a symlink");
+	assert_int_equal(stat(other, &st), -1);
+	assert_int_equal(unlink(wal), 0);
+	/* another user's */
+	if (chown(fx->db, getuid() == 65534 ? 65533 : 65534, (gid_t)-1) == 0) {
+		assert_int_equal(chmod(fx->db, 0666), 0);
+		assert_open_refused(fx->db, -EPERM, "owned by uid 6553");
+		assert_int_equal(file_mode(fx->db), 0666);
+	}
+	free(wal);
+	free(other);
+}
+
+/* A record with events, checkpointed into the main file, and the size. */
+static off_t
+make_record(const char *path, int n_events)
+{
+	struct audit *a = NULL;
+	char *cause = NULL;
+	struct audit_event e = ev_full;
+	sqlite3 *raw;
+	struct stat st;
+
+	assert_int_equal(audit_open(path, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	for (int i = 0; i < n_events; i++) {
+		e.pid = 100 + i;
+		audit_event(a, &e);
+	}
+	assert_int_equal(audit_flush(a, &cause), 0);
+	audit_close(a);
+	raw = raw_open(path);
+	raw_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE)");
+	sqlite3_close(raw);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/*
+ * A damaged record: refused by the quick check on open, and a reader gets
+ * sqlite's own words and integrity_check's findings, not "Bad message".
+ */
+static void
+test_damaged(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, junk[4096];
+	off_t size = make_record(fx->db, 2000);
+	int fd;
+
+	assert_true(size > 16 * 4096);
+	memset(junk, 0x5a, sizeof junk);
+	fd = open(fx->db, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	/* pages in the middle: the events table's, not the header */
+	assert_int_equal(pwrite(fd, junk, sizeof junk, size / 2 / 4096 * 4096),
+	    (ssize_t)sizeof junk);
+	close(fd);
+	assert_open_refused(fx->db, -EBADMSG, "the record is damaged "
+	    "(quick_check: ");
+
+	assert_int_equal(audit_open_readonly(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_ignore, NULL,
+	    &cause), -EBADMSG);
+	assert_non_null(cause);
+	if (strstr(cause, "database disk image is malformed") == NULL ||
+	    strstr(cause, "integrity_check: ") == NULL ||
+	    strstr(cause, fx->db) == NULL)
+		fail_msg("cause: %s", cause);
+	free(cause);
+	audit_close(a);
+}
+
+/* What the quick check on open costs on a record of 10,000 events. */
+static void
+test_quick_check_cost(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	off_t size = make_record(fx->db, 10000);
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	audit_close(a);
+	print_message("audit_open with quick_check, 10000 events (%lld KiB): "
+	    "%.2f ms\n", (long long)size / 1024,
+	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+}
+
+struct usage {
+	size_t		 n;
+	struct audit_usage u[4];
+	char		*id[4];
+};
+
+static int
+collect_usage(const struct audit_usage *u, void *ctx)
+{
+	struct usage *g = ctx;
+
+	assert_true(g->n < ARRAY_SIZE(g->u));
+	g->u[g->n] = *u;
+	g->id[g->n] = xstrdup(u->run);
+	g->u[g->n].run = g->id[g->n];
+	g->n++;
+	return 0;
+}
+
+static void
+usage_done(struct usage *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->id[i]);
+	g->n = 0;
+}
+
+/* What `ward gc` reads of each run, and the removal of one run's rows,
+ * nothing of another's. */
+static void
+test_usage_forget(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_event e = ev_full;
+	struct audit_freed freed = { 0 };
+	struct usage g = { 0 };
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), 0);
+	audit_event(a, &e);
+	audit_event(a, &e);
+	e.run = "run-b";
+	audit_event(a, &e);
+	audit_output(a, "run-a", AUDIT_STDOUT, 1, "12345", 5);
+	audit_output(a, "run-b", AUDIT_STDERR, 1, "xy", 2);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_run_end(a, "run-a", 5000, 0, 0, "exited", NULL),
+	    0);
+
+	assert_int_equal(audit_each_usage(a, collect_usage, &g, NULL), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.u[0].run, "run-a");
+	assert_int_equal(g.u[0].started_ms, run_a.started_ms);
+	assert_int_equal(g.u[0].ended_ms, 5000);
+	assert_int_equal(g.u[0].events, 2);
+	assert_int_equal(g.u[0].outputs, 1);
+	assert_true(g.u[0].bytes >= 5 + 2 * (int64_t)strlen(ev_full.subject));
+	assert_string_equal(g.u[1].run, "run-b");
+	assert_int_equal(g.u[1].ended_ms, 0);
+	assert_int_equal(g.u[1].events, 1);
+	usage_done(&g);
+
+	assert_int_equal(audit_forget_run(a, "run-a", &freed, &cause), 0);
+	assert_int_equal(freed.runs, 1);
+	assert_int_equal(freed.events, 2);
+	assert_int_equal(freed.outputs, 1);
+	assert_true(freed.bytes >= 5);
+	/* unknown: nothing, and no error */
+	assert_int_equal(audit_forget_run(a, "nope", &freed, &cause), 0);
+	assert_int_equal(freed.runs, 1);
+	assert_int_equal(audit_each_usage(a, collect_usage, &g, NULL), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.u[0].run, "run-b");
+	assert_int_equal(g.u[0].events, 1);
+	assert_int_equal(g.u[0].outputs, 1);
+	usage_done(&g);
+	audit_close(a);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_runs),
 		cmocka_unit_test(test_memory_events),
+		cmocka_unit_test(test_usage_forget),
 		cmocka_unit_test_setup_teardown(test_output_coalescing, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_file_reopen, setup,
@@ -806,6 +1065,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_readonly_missing, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_version_newer, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_file_modes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_file_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_damaged, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_quick_check_cost, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup,
 		    teardown),

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -365,6 +366,148 @@ test_runtime_fallback(void **state)
 }
 
 static void
+assert_state_refused(bool runs, int want_r, const char *want_cause)
+{
+	char *dir = NULL, *cause = NULL;
+	int r = runs ? paths_runs_make(&dir, &cause) :
+	    paths_state_make(&dir, &cause);
+
+	if (r != want_r)
+		fail_msg("paths_%s_make: %d (%s), want %d", runs ? "runs" :
+		    "state", r, cause, want_r);
+	assert_null(dir);
+	if (cause == NULL || strstr(cause, want_cause) == NULL)
+		fail_msg("cause \"%s\" lacks \"%s\"", cause, want_cause);
+	free(cause);
+}
+
+static void
+assert_mode(const char *path, mode_t want)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, want);
+}
+
+/* Created from nothing under HOME, ward's folders 0700; then the same
+ * folders accepted again, a too-open one of ours made 0700. */
+static void
+test_state_created(void **state)
+{
+	struct fixture *f = *state;
+	char *home = sub(f, "home", 0755);
+	char *want = xasprintf("%s/.local/state/ward/runs", home);
+	char *ward = xasprintf("%s/.local/state/ward", home);
+	char *dir = NULL, *cause = NULL;
+
+	setenv("HOME", home, 1);
+	umask(0777);
+	assert_int_equal(paths_runs_make(&dir, &cause), 0);
+	umask(022);
+	assert_string_equal(dir, want);
+	assert_mode(want, 0700);
+	assert_mode(ward, 0700);
+	free(dir);
+	assert_int_equal(chmod(ward, 0777), 0);
+	assert_int_equal(paths_state_make(&dir, &cause), 0);
+	assert_string_equal(dir, ward);
+	assert_mode(ward, 0700);
+	free(dir);
+	free(ward);
+	free(want);
+	free(home);
+}
+
+/* The attack the check is for: a shared (sticky, world-writable) state
+ * root where another user planted ward -> elsewhere. */
+static void
+test_state_symlink(void **state)
+{
+	struct fixture *f = *state;
+	char *shared = sub(f, "shared", 0700);
+	char *victim = sub(f, "victim", 0700);
+	char *link = xasprintf("%s/ward", shared);
+	char *runs = xasprintf("%s/runs", victim);
+	struct stat st;
+
+	assert_int_equal(chmod(shared, 01777), 0);
+	setenv("XDG_STATE_HOME", shared, 1);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_state_refused(true, -ELOOP, "/shared/ward: is a symlink");
+	assert_int_equal(stat(runs, &st), -1);
+	/* and runs/ itself a symlink */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(mkdir(link, 0700), 0);
+	free(runs);
+	runs = xasprintf("%s/runs", link);
+	assert_int_equal(symlink(victim, runs), 0);
+	assert_state_refused(true, -ELOOP, "/ward/runs: is a symlink");
+	free(runs);
+	free(link);
+	free(victim);
+	free(shared);
+}
+
+/* A symlink or an open folder on the way from HOME: .local/state. */
+static void
+test_state_on_the_way(void **state)
+{
+	struct fixture *f = *state;
+	char *home = sub(f, "home", 0755);
+	char *local = sub(f, "home/.local", 0700);
+	char *st = xasprintf("%s/state", local);
+	char *other = sub(f, "other", 0700);
+
+	setenv("HOME", home, 1);
+	assert_int_equal(symlink(other, st), 0);
+	assert_state_refused(false, -ELOOP, "/.local/state: is a symlink");
+	assert_int_equal(unlink(st), 0);
+	assert_int_equal(chmod(local, 0777), 0);
+	assert_state_refused(false, -EPERM, "/.local: mode 0777: others may "
+	    "write it");
+	/* the user's own folder is refused, not changed */
+	assert_mode(local, 0777);
+	free(other);
+	free(st);
+	free(local);
+	free(home);
+}
+
+/* A root anyone may write without the sticky bit. */
+static void
+test_state_open_root(void **state)
+{
+	struct fixture *f = *state;
+	char *root = sub(f, "open", 0700);
+
+	assert_int_equal(chmod(root, 0777), 0);
+	setenv("XDG_STATE_HOME", root, 1);
+	assert_state_refused(false, -EPERM, "/open: mode 0777: anyone may write");
+	free(root);
+}
+
+static void
+test_state_not_ours(void **state)
+{
+	struct fixture *f = *state;
+	char *root = sub(f, "st", 0700);
+	char *dir = xasprintf("%s/ward", root);
+
+	setenv("XDG_STATE_HOME", root, 1);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	if (chown(dir, getuid() == 65534 ? 65533 : 65534, (gid_t)-1) < 0) {
+		free(dir);
+		free(root);
+		skip();		/* needs root (or CAP_CHOWN) */
+	}
+	assert_state_refused(false, -EPERM, "/st/ward: owned by uid 6553");
+	free(dir);
+	free(root);
+}
+
+static void
 test_default_policy(void **state)
 {
 	struct fixture *f = *state;
@@ -485,6 +628,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runtime_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runtime_missing_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runtime_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_on_the_way, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_open_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passwd_file_name, setup, teardown),
 	};

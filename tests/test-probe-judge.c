@@ -596,7 +596,7 @@ record_write_run(struct audit *a, bool with_events)
 	    .decided_by = "uid 0 via cli" };
 	cleanup_free char *cause = NULL;
 
-	assert_int_equal(audit_run_begin(a, &run), 0);
+	assert_int_equal(audit_run_begin(a, &run, NULL), 0);
 	if (with_events) {
 		ev.subject = CANARY "/file";
 		audit_event(a, &ev);
@@ -605,7 +605,7 @@ record_write_run(struct audit *a, bool with_events)
 	}
 	assert_int_equal(audit_flush(a, &cause), 0);
 	assert_int_equal(audit_run_end(a, "0123abcd", 1735689600100, 0, 0,
-	    "exit"), 0);
+	    "exit", NULL), 0);
 }
 
 static void
@@ -624,7 +624,7 @@ judge_from_record(bool with_events, enum probe_verdict want)
 	snprintf(o.id, sizeof o.id, "0123abcd");
 	o.exit_code = -1;
 	o.samples = 1;
-	assert_int_equal(probe_record_read(a, &o), 0);
+	assert_int_equal(probe_record_read(a, &o, NULL), 0);
 	audit_close(a);
 	assert_true(o.have_run);
 	assert_string_equal(o.end_reason, "exit");

@@ -330,7 +330,7 @@ test_record(void **state)
 	json_decref(m);
 
 	assert_int_equal(audit_flush(S.audit, &cause), 0);
-	assert_int_equal(audit_each_event(S.audit, "abcd1234", count_event, &n),
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", count_event, &n, NULL),
 	    0);
 	assert_int_equal(n, 3);
 }

@@ -748,9 +748,10 @@ cli_log(int argc, char **argv)
 	}
 	if (argc - optind == 1) {
 		ctx.want = argv[optind];
-		r = audit_each_run(a, cli_log_find, &ctx);
+		r = audit_each_run(a, cli_log_find, &ctx, &cause);
 		if (r < 0) {
-			cli_error("cannot read %s: %s", db, strerror(-r));
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
 			audit_close(a);
 			return 1;
 		}
@@ -763,23 +764,25 @@ cli_log(int argc, char **argv)
 		}
 		run = steal_ptr(&ctx.found);
 	} else if (!fl.all) {
-		r = audit_last_run(a, &run);
+		r = audit_last_run(a, &run, &cause);
 		if (r == -ENOENT) {
 			cli_error("no runs recorded yet (%s)", db);
 			audit_close(a);
 			return 1;
 		}
 		if (r < 0) {
-			cli_error("cannot read %s: %s", db, strerror(-r));
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
 			audit_close(a);
 			return 1;
 		}
 	}
 	ctx.json = fl.json;
-	r = audit_each_event(a, run, cli_log_event, &ctx);
+	r = audit_each_event(a, run, cli_log_event, &ctx, &cause);
 	audit_close(a);
 	if (r < 0) {
-		cli_error("cannot read %s: %s", db, strerror(-r));
+		cli_error("cannot read %s: %s", db,
+		    cause ? cause : strerror(-r));
 		return 1;
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 #include "tui/cli.h"
 #include "tui/console.h"
+#include "tui/gc.h"
 #include "tui/run.h"
 
 #ifndef WARD_VERSION
@@ -35,6 +36,8 @@ static const char ward_help[] =
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  ps [--json]                    list the live runs\n"
+"  gc [--older-than AGE] [--max-size SIZE] [--dry-run]\n"
+"                                 remove old runs' folders and records\n"
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
 "                                 sandboxes of the policy; report what\n"
 "                                 stopped each and whether it is logged\n"
@@ -85,6 +88,7 @@ static const struct ward_cmd {
 	{ "kill", cli_kill },
 	{ "log", cli_log },
 	{ "ps", cli_ps },
+	{ "gc", gc_main },
 	{ "probe", ward_probe },
 	/* Hidden: the program `ward probe` runs inside each sandbox. */
 	{ "probe-inside", probe_inside_main },

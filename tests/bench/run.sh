@@ -12,7 +12,15 @@
 # round to round) and the table gives ratios measured in the same run,
 # because absolute times on shared machines drift. It prints one table and
 # writes build/bench.tsv. It prints figures, never verdicts, and exits 0
-# unless the harness itself breaks.
+# unless the harness itself breaks. A timed command that exits non-zero
+# breaks it (exit 2, naming the workload and the sandbox): its time would
+# be of a failure. Only the python workload's exit status is a result (its
+# tests may fail in a sandbox), noted per sandbox.
+#
+# What the workloads run (tests/bench/files and outside, the sources cc
+# compiles) is copied into the temporary folder below /var/tmp first,
+# which every sandbox sees: a checkout under /tmp is hidden by bwrap's own
+# --tmpfs /tmp (and by ward's private /tmp).
 #
 # Workloads
 #   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
@@ -152,9 +160,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # A snapshot of the two programs: others may rebuild the tree meanwhile.
-mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-supervisor" "$TMPD/bin/" ||
-	broke "cannot copy ward"
+# The workloads' own programs beside them, where every sandbox sees them.
+mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-supervisor" \
+	"$BUILD/files" "$BUILD/outside" "$TMPD/bin/" || broke "cannot copy ward"
 WARD=$TMPD/bin/ward
+BIN=$TMPD/bin
 
 export XDG_STATE_HOME=$TMPD/state XDG_RUNTIME_DIR=$TMPD/run XDG_CONFIG_HOME=$TMPD/config
 mkdir -p "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" && chmod 700 "$XDG_RUNTIME_DIR"
@@ -206,16 +216,24 @@ if want cc; then
 			tail -3 "$TMPD/npm.log" >&2
 		fi
 	fi
+	CC_IN=$TMPD/src
 	if [ -s "$BUILD/src/sqlite3.c" ]; then
 		CC_WL=cc_sqlite3
-		CC_IN=$BUILD/src
-		CC_DESC="cc -O0 -pipe -c sqlite3.c ($(grep -m1 -o 'SQLITE_VERSION  *"[^"]*"' "$BUILD/src/sqlite3.c" | grep -o '"[^"]*"'), $(wc -l <"$BUILD/src/sqlite3.c") lines; from npm $SQLITE_NPM)"
-		CC_CMD="cc -O0 -pipe -c $BUILD/src/sqlite3.c -o sqlite3.o"
+		mkdir -p "$CC_IN" && cp "$BUILD/src/sqlite3.c" "$BUILD/src/sqlite3.h" "$CC_IN/" ||
+			broke "cannot copy sqlite3.c"
+		CC_DESC="cc -O0 -pipe -c sqlite3.c ($(grep -m1 -o 'SQLITE_VERSION  *"[^"]*"' "$CC_IN/sqlite3.c" | grep -o '"[^"]*"'), $(wc -l <"$CC_IN/sqlite3.c") lines; from npm $SQLITE_NPM)"
+		CC_CMD="cc -O0 -pipe -c $CC_IN/sqlite3.c -o sqlite3.o"
 	else
 		CC_WL=cc_ward
-		CC_IN=$ROOT
+		# The sources as make compiles them: its flags, the generated
+		# filter beside them (make all has made it).
+		mkdir -p "$CC_IN/gen" &&
+			cp -r "$ROOT/config" "$ROOT/approvals" "$ROOT/supervisor" "$ROOT/probe" "$ROOT/tui" "$CC_IN/" &&
+			cp "$ROOT/build/gen/filter-bpf.h" "$CC_IN/gen/" || broke "cannot copy ward's sources"
+		rm -f "$CC_IN/supervisor/filter-gen.c"
+		CC_FLAGS="-std=gnu11 -D_GNU_SOURCE -I$CC_IN -I$CC_IN/gen $(pkg-config --cflags libseccomp inih sqlite3 ncursesw jansson libnotify)"
 		CC_DESC="ward's own C sources, cc -O0 -c one by one (no sqlite3.c to hand)"
-		CC_CMD="sh -c 'for f in $ROOT/config/*.c $ROOT/approvals/*.c $ROOT/supervisor/*.c $ROOT/tui/*.c; do cc -O0 -pipe -I$ROOT -c \"\$f\" -o \"\$(basename \"\$f\" .c).o\" || exit 1; done'"
+		CC_CMD="sh -c 'for f in $CC_IN/config/*.c $CC_IN/approvals/*.c $CC_IN/supervisor/*.c $CC_IN/probe/*.c $CC_IN/tui/*.c; do cc -O0 -pipe $CC_FLAGS -c \"\$f\" -o \"\$(basename \"\$f\" .c).o\" || exit 1; done'"
 	fi
 fi
 
@@ -225,7 +243,7 @@ cmd_for() {
 	local wl=$1 sb=$2 cmd in=()
 	case $wl in
 	true) cmd="/usr/bin/true" ;;
-	files) cmd="$BUILD/files $FILES_N"; in=(--in "$BUILD") ;;
+	files) cmd="$BIN/files $FILES_N"; in=(--in "$BIN") ;;
 	python) cmd="$PY -m test $PY_TESTS" ;;
 	cc_*) cmd=$CC_CMD; in=(--in "$CC_IN") ;;
 	esac
@@ -266,8 +284,30 @@ time_one() {
 	wait "$hp" || { say "hyperfine failed on $wl/$sb:"; tail -5 "$base.hf" >&2; }
 	[ -n "$sp" ] && wait "$sp"
 	[ -s "$base.json" ] || broke "no timings for $wl/$sb (see $base.hf)"
+	check_exits "$wl" "$sb" "$base"
 	printf '  %-10s %-6s round %d: median %s s\n' "$wl" "$sb" "$r" \
 		"$("$PY" -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$base.json")" >&2
+}
+
+# check_exits WORKLOAD SANDBOX RESULT_BASE: every run exited 0 (hyperfine
+# -i goes on past a failure; its JSON keeps each run's exit code), else the
+# harness breaks: the time would be of a failing command. python's exit
+# codes are a result (summarize.py notes them), not a failure.
+check_exits() {
+	local wl=$1 sb=$2 base=$3 bad
+	[ "$wl" = python ] && return 0
+	bad=$("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+c = r.get("exit_codes")
+print("no exit codes in the JSON" if c is None else
+      " ".join(str(x) for x in c if x != 0))' "$base.json") ||
+		broke "cannot read $base.json"
+	[ -z "$bad" ] && return 0
+	# hyperfine keeps no stderr: run it once more to show why.
+	say "$wl under $sb: the timed command failed (exit codes: $bad); once more:"
+	(cd "$W" && eval "$(cmd_for "$wl" "$sb")") >"$base.again" 2>&1
+	tail -5 "$base.again" >&2
+	broke "$wl under $sb did not run: its times would be of a failing command"
 }
 
 # timed_workload WORKLOAD ROUNDS RUNS WARMUP SAMPLE_INTERVAL
@@ -314,26 +354,34 @@ if [ -n "$CC_WL" ]; then
 fi
 
 # ---------------------------------------------------------------- approvals
+approvals_broke() {
+	say "approvals $1 round $2: exited $3; its stderr:"
+	tail -5 "$4.err" >&2
+	broke "approvals $1 did not run: its latencies would be of a failure"
+}
+
 # approvals_one VARIANT ROUND
 approvals_one() {
-	local v=$1 r=$2 h=$TMPD/appr/$1.$2 base=$RES/a.$1.$2 wp ap= cp= pol run
+	local v=$1 r=$2 h=$TMPD/appr/$1.$2 base=$RES/a.$1.$2 wp ap= cp= pol run st
 	mkdir -p "$h"
 	sync
 	case $v in
 	native)
-		"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ;;
+		"$BIN/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ||
+			approvals_broke "$v" "$r" $? "$base" ;;
 	bwrap)
 		bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$h" "$h" \
 			--unshare-all --die-with-parent --new-session \
-			"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ;;
+			"$BIN/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" ||
+			approvals_broke "$v" "$r" $? "$base" ;;
 	ward | ward-console | ward-allow)
 		pol=$ASK_POLICY
 		if [ "$v" = ward-allow ]; then
 			pol=$TMPD/allow.$r.ini
 			printf '[run]\ntimeout = 10m\nask_timeout = 60\n[files]\nwrite = ask\nallow = %s/*\n' "$h" >"$pol"
 		fi
-		"$WARD" run --headless --policy "$pol" --in "$h" --in "$BUILD" -- \
-			"$BUILD/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" &
+		"$WARD" run --headless --policy "$pol" --in "$h" --in "$BIN" -- \
+			"$BIN/outside" "$h" "$APPROVALS" >"$base.lat" 2>"$base.err" &
 		wp=$!
 		if [ "$v" != ward-allow ]; then
 			"$PY" "$BENCH/approver.py" --stderr "$base.err" --sockdir "$SOCKDIR" \
@@ -345,9 +393,11 @@ approvals_one() {
 				--watch-only --client console &
 			cp=$!
 		fi
-		wait "$wp" || say "approvals $v round $r: ward exited $?"
+		st=0
+		wait "$wp" || st=$?
 		[ -n "$ap" ] && { wait "$ap" || say "approver exited $?"; }
 		[ -n "$cp" ] && { wait "$cp" || say "watcher exited $?"; }
+		[ "$st" = 0 ] || approvals_broke "$v" "$r" "$st" "$base"
 		run=$(sed -n 's/^ward: run \([0-9a-f]*\) started.*/\1/p' "$base.err" | head -1)
 		if [ -n "$run" ]; then
 			sqlite3 "$XDG_STATE_HOME/ward/audit.db" \
