@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <linux/close_range.h>
 #include <sched.h>
@@ -349,13 +350,148 @@ hide(const struct child *c, const char *p, const char *what,
 		child_fail(c, "hide %s", what);
 }
 
+/* One mount of the user's part of the tree: a bind (--in, writable, an
+ * exposed entry of a credential store) or a hidden path. */
+struct tree_op {
+	const char	*inside;
+	const struct bind *bind;	/* NULL: hide inside */
+	size_t		 order;		/* ties keep the caller's order */
+};
+
+static int
+tree_op_cmp(const void *a, const void *b)
+{
+	const struct tree_op *x = a, *y = b;
+	int r = strcmp(x->inside, y->inside);
+
+	if (r != 0)
+		return r;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Is a bind at or beneath sandbox path h (exactly at it, when exact)? */
+static bool
+bind_under(const struct spawn_config *cfg, const char *h, bool exact)
+{
+	size_t n = strlen(h);
+
+	for (size_t i = 0; i < cfg->n_binds + cfg->n_exposed; i++) {
+		const char *in = i < cfg->n_binds ? cfg->binds[i].inside :
+		    cfg->exposed[i - cfg->n_binds].inside;
+
+		if (strncmp(in, h, n) != 0)
+			continue;
+		if (exact ? in[n] == '\0' : in[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Hide one path, as the sandbox will resolve it (a symlink in an --in
+ * folder leads where it leads in there, not on the host): an empty
+ * tmpfs over a folder, /dev/null over a file. A path not there is
+ * hidden only when a bind lies beneath it (its mount point is made).
+ * Writable until every bind beneath is in: when a tmpfs was mounted, an
+ * O_PATH fd of it, to remount read-only at the end; else -1.
+ */
+static int
+hide_in_root(const struct child *c, int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char p[PATH_MAX], fdp[64];
+	struct stat st;
+	int fd;
+
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+	if (fd < 0 && errno == ENOENT && bind_under(c->cfg, path, false)) {
+		path_join(p, sizeof p, c->cfg->root, path);
+		mkdir_in(c, p);
+		fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+	}
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return -1;
+		child_fail(c, "hide %s: open", path);
+	}
+	if (fstat(fd, &st) < 0)
+		child_fail(c, "hide %s: stat", path);
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
+	hide(c, fdp, path, &st, false);
+	close(fd);
+	if (!S_ISDIR(st.st_mode))
+		return -1;
+	/* The same path again: now the tmpfs' root. */
+	if ((fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how)) < 0)
+		child_fail(c, "hide %s: reopen", path);
+	return fd;
+}
+
+/*
+ * The user's part of the tree, parents before children: --in and
+ * writable folders, the hidden paths (the policy's, the user's home and
+ * state, the credential stores) and the exposed entries of those. A
+ * child mounted after its parent shows on top of it: ~/p over the hidden
+ * home, the hidden ~/.ssh over an --in ~, an exposed ~/.ssh/known_hosts
+ * over the hidden ~/.ssh. A hidden path with a bind exactly on it is the
+ * bind's (the person named that folder). The hiding tmpfs go read-only
+ * once everything beneath them is in.
+ */
+static void
+user_tree(const struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	size_t n = cfg->n_binds + cfg->n_hidden + cfg->n_exposed, k = 0;
+	struct tree_op *ops = xcalloc(n ? n : 1, sizeof *ops);
+	int *tmpfs = xcalloc(n ? n : 1, sizeof *tmpfs);
+	char p[PATH_MAX];
+	int rootfd;
+
+	for (size_t i = 0; i < cfg->n_binds; i++, k++)
+		ops[k] = (struct tree_op){ cfg->binds[i].inside, &cfg->binds[i], k };
+	for (size_t i = 0; i < cfg->n_hidden; i++, k++)
+		ops[k] = (struct tree_op){ cfg->hidden[i], NULL, k };
+	for (size_t i = 0; i < cfg->n_exposed; i++, k++)
+		ops[k] = (struct tree_op){ cfg->exposed[i].inside,
+		    &cfg->exposed[i], k };
+	qsort(ops, n, sizeof *ops, tree_op_cmp);
+	if ((rootfd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		child_fail(c, "open %s", cfg->root);
+	for (size_t i = 0; i < n; i++) {
+		const struct bind *b = ops[i].bind;
+
+		tmpfs[i] = -1;
+		if (b == NULL) {
+			if (!bind_under(cfg, ops[i].inside, true))
+				tmpfs[i] = hide_in_root(c, rootfd, ops[i].inside);
+			continue;
+		}
+		path_join(p, sizeof p, cfg->root, b->inside);
+		bind_into(c, b->host, p, b->is_dir, b->writable);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (tmpfs[i] < 0)
+			continue;
+		snprintf(p, sizeof p, "/proc/self/fd/%d", tmpfs[i]);
+		if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			child_fail(c, "remount %s read-only", ops[i].inside);
+		close(tmpfs[i]);
+	}
+	close(rootfd);
+	free(tmpfs);
+	free(ops);
+}
+
 static void
 build_root(const struct child *c)
 {
 	const struct spawn_config *cfg = c->cfg;
 	const char *root = cfg->root;
 	char p[PATH_MAX], q[PATH_MAX], tmpopts[64];
-	bool hidden_done[SPAWN_MAX_HIDDEN] = { false };
 	const char *ro_tops[ARRAY_SIZE(host_root_links) +
 	    ARRAY_SIZE(host_ro_dirs)];
 	size_t n_ro = 0;
@@ -461,46 +597,7 @@ build_root(const struct child *c)
 	if (cfg->group != NULL)
 		bind_etc_file(c, cfg->group, "/etc/group");
 
-	/* Hidden paths first, writable for a moment, so that a bind the
-	 * user asked for beneath one (--in ~/project under a hidden home)
-	 * still finds its mount point; read-only once the binds are in.
-	 * A hidden path that only a bind brings in (ward's own state in an
-	 * --in folder) is hidden after the binds. */
-	for (size_t i = 0; i < cfg->n_hidden; i++) {
-		path_join(p, sizeof p, root, cfg->hidden[i]);
-		hidden_done[i] = lstat(p, &st) == 0;
-		if (hidden_done[i])
-			hide(c, p, cfg->hidden[i], &st, false);
-	}
-
-	/* The run's folders and the policy's binds go last, so that a bind
-	 * beneath /tmp is not buried under the /tmp tmpfs. */
-	for (size_t i = 0; i < cfg->n_binds; i++) {
-		const struct bind *b = &cfg->binds[i];
-
-		path_join(p, sizeof p, root, b->inside);
-		bind_into(c, b->host, p, b->is_dir, b->writable);
-	}
-
-	for (size_t i = 0; i < cfg->n_hidden; i++) {
-		path_join(p, sizeof p, root, cfg->hidden[i]);
-		if (lstat(p, &st) < 0)
-			continue;
-		if (!hidden_done[i]) {
-			hide(c, p, cfg->hidden[i], &st, true);
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode))
-			continue;
-		/* A bind made since may have covered our tmpfs (an --in
-		 * folder holding the hidden path): then hide it again. */
-		if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
-		    MS_NOSUID | MS_NODEV | locked_flags(p), NULL) < 0) {
-			if (errno != EINVAL)
-				child_fail(c, "remount %s read-only", p);
-			hide(c, p, cfg->hidden[i], &st, true);
-		}
-	}
+	user_tree(c);
 
 	/* The root tmpfs itself takes no new names. */
 	remount_ro(c, root);

@@ -11,7 +11,7 @@
 
 #include "supervisor/filter.h"
 
-#define SPAWN_MAX_HIDDEN	64
+#define SPAWN_MAX_HIDDEN	128
 
 struct bind {
 	char	*host;		/* host path */
@@ -26,8 +26,11 @@ struct spawn_config {
 	const char *root;	/* empty host folder the root tmpfs is mounted on */
 	struct bind *binds;	/* in mount order; work, out included */
 	size_t	 n_binds;
-	char	*const *hidden;	/* sandbox paths to hide */
+	char	*const *hidden;	/* sandbox paths to hide, wherever the tree
+				 * shows them (credential stores included) */
 	size_t	 n_hidden;
+	struct bind *exposed;	/* read-only binds over hidden paths */
+	size_t	 n_exposed;
 	const char *cwd;	/* in the sandbox */
 	int	 stdio[3];	/* fds for the program (pty slave or pipes) */
 	bool	 set_ctty;	/* stdio[0] is a pty slave: make it the ctty */
