@@ -794,6 +794,17 @@ program_child(const struct child *c)
 		}
 	}
 
+	/* An empty bounding set: no exec (a setuid or file-capability
+	 * binary in a bind) can bring a capability back. Done while we still
+	 * hold CAP_SETPCAP in the namespace, up to the first the kernel does
+	 * not know (EINVAL). */
+	for (int cap = 0;; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL && cap > 0)
+			break;
+		child_fail(c, "drop capability %d from the bounding set", cap);
+	}
 	if (cfg->outer_uid == 0 && setgroups(0, NULL) < 0)
 		child_fail(c, "setgroups");
 	if (setresgid(cfg->inner_gid, cfg->inner_gid, cfg->inner_gid) < 0)
