@@ -151,6 +151,7 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 		.inside = xstrdup(inside ? inside : real),
 		.writable = writable,
 		.is_dir = S_ISDIR(st.st_mode),
+		.tree_fd = -1,
 	};
 }
 
@@ -349,6 +350,35 @@ make_binds(struct sup *s, struct args *a)
 	strv_free(a->ins);
 	a->ins = NULL;
 	a->n_ins = 0;
+}
+
+/* As root, the folders' owners shown as the program (spawn.h); a folder
+ * that cannot be mapped is said now, in one line, not at its first
+ * refused write. */
+static void
+map_owners(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	char **notes = NULL;
+	size_t n_notes = 0;
+
+	if (s->uid != 0)
+		return;
+	if (spawn_idmap_binds(s->binds, s->n_binds, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0)
+		die("%s", cause);
+	for (size_t i = 0; i < n_notes; i++)
+		warn_msg("%s", notes[i]);
+	strv_free(notes);
+}
+
+/* The supervisor's copies of the idmapped trees, once the sandbox has
+ * its own (or will never need them). */
+static void
+close_trees(struct bind *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		closep(&b[i].tree_fd);
 }
 
 /* The program's terminal or pipes, owned by us; the child's ends go in
@@ -613,6 +643,7 @@ main(int argc, char **argv)
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
 	make_binds(s, &a);
+	map_owners(s);
 	if (s->landlock && spawn_landlock_abi() < 1)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
@@ -622,6 +653,7 @@ main(int argc, char **argv)
 
 	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
 		die("%s", cause);
+	close_trees(s->binds, s->n_binds);
 	close_child_stdio(&cfg);
 	strv_free(env);
 	learn_sandbox(s);

@@ -250,11 +250,22 @@ bind_one(const struct child *c, const char *host, const char *target,
 }
 
 static void
-bind_into(const struct child *c, const char *host, const char *target,
-    bool is_dir, bool writable)
+bind_into(const struct child *c, const struct bind *b, const char *target)
 {
-	bind_one(c, host, target, is_dir, writable);
-	if (!writable)
+	if (b->tree_fd >= 0) {
+		/* Made read-only, recursively, with its idmap. */
+		if (b->is_dir)
+			mkdir_in(c, target);
+		else
+			touch_in(c, target);
+		if (syscall(SYS_move_mount, b->tree_fd, "", AT_FDCWD, target,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(c, "bind %s (idmapped)", b->host);
+		close(b->tree_fd);
+		return;
+	}
+	bind_one(c, b->host, target, b->is_dir, b->writable);
+	if (!b->writable)
 		remount_submounts_ro(c, "", &target, 1);
 }
 
@@ -470,7 +481,7 @@ user_tree(const struct child *c)
 			continue;
 		}
 		path_join(p, sizeof p, cfg->root, b->inside);
-		bind_into(c, b->host, p, b->is_dir, b->writable);
+		bind_into(c, b, p);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (tmpfs[i] < 0)
@@ -849,25 +860,36 @@ program_child(const struct child *c)
 }
 
 /* init runs as root of its namespace: it keeps none of the supervisor's
- * fds (the record, its terminal, the signalfd) but those it hands on. */
+ * fds (the record, its terminal, the signalfd) but those it hands on
+ * and the idmapped trees it will mount. */
 static void
 close_others(const struct child *c)
 {
-	int keep[8] = {
-		c->err_fd, c->sync_fd, c->sock_fd, c->status_fd, c->go_fd,
-		c->cfg->stdio[0], c->cfg->stdio[1], c->cfg->stdio[2],
-	};
+	const struct spawn_config *cfg = c->cfg;
+	size_t n = 8;
+	int *keep = xcalloc(8 + cfg->n_binds + cfg->n_exposed, sizeof *keep);
 	unsigned int from = 3;
 
+	memcpy(keep, (int[8]){
+		c->err_fd, c->sync_fd, c->sock_fd, c->status_fd, c->go_fd,
+		cfg->stdio[0], cfg->stdio[1], cfg->stdio[2],
+	}, 8 * sizeof *keep);
+	for (size_t i = 0; i < cfg->n_binds + cfg->n_exposed; i++) {
+		const struct bind *b = i < cfg->n_binds ? &cfg->binds[i] :
+		    &cfg->exposed[i - cfg->n_binds];
+
+		if (b->tree_fd >= 0)
+			keep[n++] = b->tree_fd;
+	}
 	/* Sort the few fds to keep, then close the gaps between them. */
-	for (int i = 1; i < 8; i++)
-		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
 			int t = keep[j];
 
 			keep[j] = keep[j - 1];
 			keep[j - 1] = t;
 		}
-	for (int i = 0; i < 8; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (keep[i] < (int)from)
 			continue;
 		if ((unsigned int)keep[i] > from)
@@ -875,6 +897,7 @@ close_others(const struct child *c)
 		from = (unsigned int)keep[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
+	free(keep);
 }
 
 static void __attribute__((noreturn))
@@ -980,6 +1003,139 @@ write_maps(const struct spawn_config *cfg, pid_t pid, char **cause)
 		    (unsigned)cfg->inner_gid, (unsigned)cfg->inner_gid);
 	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
 	return write_file(path, map, cause);
+}
+
+/* ------------------------------------------------------------------ */
+/* Idmapped binds (ward as root) */
+
+/* A user namespace whose maps send host uid/gid `from` to `to`: a child
+ * made in it waits while we write its maps and take its namespace. */
+static int
+idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+    char **cause)
+{
+	int pp[2], fd = -1, r;
+	char path[64], map[64];
+	pid_t pid;
+
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return -errno;
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL,
+	    NULL, 0);
+	if (pid == 0) {
+		char b;
+
+		close(pp[1]);
+		(void)!read(pp[0], &b, 1);
+		_exit(0);
+	}
+	close(pp[0]);
+	if (pid < 0) {
+		r = -errno;
+		close(pp[1]);
+		*cause = xasprintf("a user namespace for an idmap: %s",
+		    strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	/* An idmapped mount maps a file's id down through the namespace:
+	 * the owner is the inside id, the program's the outside one. */
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)from_uid,
+	    (unsigned)to_uid);
+	if ((r = write_file(path, map, cause)) == 0) {
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)from_gid,
+		    (unsigned)to_gid);
+		r = write_file(path, map, cause);
+	}
+	if (r == 0) {
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			*cause = xasprintf("open %s: %s", path, strerror(-r));
+		}
+	}
+	close(pp[1]);
+	waitpid(pid, NULL, 0);
+	return r < 0 ? r : fd;
+}
+
+/* A detached, recursive copy of b->host with userns' idmap (read-only
+ * unless writable): the fd, or -errno. */
+static int
+idmap_tree(const struct bind *b, int userns)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_IDMAP | (b->writable ? 0 : MOUNT_ATTR_RDONLY),
+		.userns_fd = (uint64_t)userns,
+	};
+	int fd, e;
+
+	fd = (int)syscall(SYS_open_tree, AT_FDCWD, b->host, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	    &attr, sizeof attr) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int
+spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
+    char ***notes, size_t *n_notes, char **cause)
+{
+	struct { uid_t u; gid_t g; int fd; } ns[16];
+	size_t n_ns = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct bind *b = &binds[i];
+		struct stat st;
+		int userns = -1, fd;
+
+		b->tree_fd = -1;
+		if (stat(b->host, &st) < 0 || (st.st_uid == uid && st.st_gid == gid))
+			continue;
+		for (size_t j = 0; j < n_ns && userns < 0; j++)
+			if (ns[j].u == st.st_uid && ns[j].g == st.st_gid)
+				userns = ns[j].fd;
+		if (userns < 0 && n_ns == ARRAY_SIZE(ns)) {
+			strv_push(notes, n_notes, xasprintf("%s: too many owners "
+			    "to map; it keeps its ids (uid %u)", b->host,
+			    (unsigned)st.st_uid));
+			continue;
+		}
+		if (userns < 0) {
+			if ((userns = idmap_userns(st.st_uid, st.st_gid, uid, gid,
+			    cause)) < 0) {
+				r = userns;
+				break;
+			}
+			ns[n_ns++] = (typeof(ns[0])){ st.st_uid, st.st_gid, userns };
+		}
+		if ((fd = idmap_tree(b, userns)) >= 0) {
+			b->tree_fd = fd;
+			continue;
+		}
+		if (fd != -EINVAL && fd != -ENOSYS && fd != -EPERM &&
+		    fd != -EOPNOTSUPP) {
+			*cause = xasprintf("idmap %s: %s", b->host, strerror(-fd));
+			r = fd;
+			break;
+		}
+		strv_push(notes, n_notes, xasprintf("%s: owned by uid %u, which "
+		    "this kernel or filesystem cannot map to the program's "
+		    "(%s): inside it keeps its ids, and the program (uid %u) "
+		    "may not write to it", b->host, (unsigned)st.st_uid,
+		    strerror(-fd), (unsigned)uid));
+	}
+	for (size_t j = 0; j < n_ns; j++)
+		close(ns[j].fd);
+	return r;
 }
 
 static char *child_error(int, pid_t);

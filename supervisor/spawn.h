@@ -18,6 +18,7 @@ struct bind {
 	char	*inside;	/* path in the sandbox */
 	bool	 writable;
 	bool	 is_dir;
+	int	 tree_fd;	/* an idmapped copy of host to move there, or -1 */
 };
 
 struct spawn_config {
@@ -68,5 +69,15 @@ struct spawn_result {
  * go_fd before it execs; errors after that arrive on err_fd. */
 int	spawn_sandbox(const struct spawn_config *, struct spawn_result *,
 	    char **cause);
+/*
+ * When ward runs as root the program is uid/gid `uid`/`gid`, nobody to
+ * the host's folders: each bind of a folder owned by someone else gets
+ * tree_fd, a detached copy of it whose owner's ids show as the program's
+ * (and files the program makes belong to that owner on the host). A
+ * folder the kernel or its filesystem cannot map keeps its ids; *notes
+ * gets one line for it. 0, or -errno with *cause.
+ */
+int	spawn_idmap_binds(struct bind *, size_t, uid_t uid, gid_t gid,
+	    char ***notes, size_t *n_notes, char **cause);
 /* The best Landlock ABI of this kernel, or 0. */
 int	spawn_landlock_abi(void);
