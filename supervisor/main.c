@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -217,7 +218,7 @@ open_record(void *ctx, char **cause)
 {
 	struct sup *s = ctx;
 	cleanup_free char *db = paths_audit_db();
-	char limits[256];
+	char limits[1024];
 	struct audit_run ar;
 	int r;
 
@@ -337,7 +338,77 @@ make_run_dir(struct sup *s)
 		die("write %s: %s", copy, strerror(errno));
 }
 
-/* The mount map: work/ and out/, the policy's writable folders, --in. */
+/*
+ * The homes whose credential stores stay hidden wherever the tree shows
+ * them: $HOME's, the user's own (the password file's), and root's and
+ * the sudo caller's when ward runs as root. Real paths, once each.
+ */
+static size_t
+homes(char *out[4])
+{
+	const char *cand[4] = { getenv("HOME"), NULL, NULL, NULL };
+	const char *sudo = getenv("SUDO_UID");
+	struct passwd *pw;
+	size_t n = 0;
+
+	if ((pw = getpwuid(getuid())) != NULL)
+		cand[1] = pw->pw_dir;
+	if (getuid() == 0 && (pw = getpwuid(0)) != NULL)
+		cand[2] = pw->pw_dir;
+	if (getuid() == 0 && sudo != NULL && *sudo != '\0' &&
+	    (pw = getpwuid((uid_t)strtoul(sudo, NULL, 10))) != NULL)
+		cand[3] = pw->pw_dir;
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
+		char *r;
+		bool dup = false;
+
+		if (cand[i] == NULL || cand[i][0] != '/' ||
+		    (r = realpath(cand[i], NULL)) == NULL)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			dup |= strcmp(out[j], r) == 0;
+		if (dup || strcmp(r, "/") == 0)
+			free(r);
+		else
+			out[n++] = r;
+	}
+	return n;
+}
+
+/* [files] expose: each entry in every home ("~/...") or where it says;
+ * read-only binds over the hidden stores, where the host has them. */
+static void
+make_exposed(struct sup *s)
+{
+	char *home[4];
+	size_t n_home = homes(home);
+
+	for (size_t i = 0; i < s->policy.n_expose; i++) {
+		const char *e = s->policy.expose[i];
+
+		for (size_t h = 0; h < (e[0] == '~' ? n_home : 1); h++) {
+			char *p = e[0] == '~' ? xasprintf("%s%s", home[h], e + 1) :
+			    xstrdup(e);
+			struct stat st;
+
+			if (stat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			s->exposed = xreallocarray(s->exposed, s->n_exposed + 1,
+			    sizeof *s->exposed);
+			s->exposed[s->n_exposed++] = (struct bind){
+				.host = xstrdup(p), .inside = p,
+				.is_dir = S_ISDIR(st.st_mode), .tree_fd = -1,
+			};
+		}
+	}
+	for (size_t h = 0; h < n_home; h++)
+		free(home[h]);
+}
+
+/* The mount map: work/ and out/, the policy's writable folders, --in;
+ * the exposed entries of the credential stores apart. */
 static void
 make_binds(struct sup *s, struct args *a)
 {
@@ -350,6 +421,7 @@ make_binds(struct sup *s, struct args *a)
 	strv_free(a->ins);
 	a->ins = NULL;
 	a->n_ins = 0;
+	make_exposed(s);
 }
 
 /* As root, the folders' owners shown as the program (spawn.h); a folder
@@ -365,6 +437,8 @@ map_owners(struct sup *s)
 	if (s->uid != 0)
 		return;
 	if (spawn_idmap_binds(s->binds, s->n_binds, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0 ||
+	    spawn_idmap_binds(s->exposed, s->n_exposed, s->inner_uid,
 	    s->inner_gid, &notes, &n_notes, &cause) < 0)
 		die("%s", cause);
 	for (size_t i = 0; i < n_notes; i++)
@@ -438,16 +512,16 @@ close_child_stdio(struct spawn_config *cfg)
 static void
 make_hidden(struct sup *s)
 {
-	const char *home = getenv("HOME");
-	char *mine[] = {
-		home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
-		paths_state_dir(),
-		NULL,
-	};
+	const char *const *stores = policy_cred_stores();
+	char *mine[2] = { paths_state_dir(), NULL }, *home[4];
+	size_t n_home = homes(home);
 	cleanup_free char *rt = NULL, *rtcause = NULL;
 
 	if (paths_runtime_dir(&rt, &rtcause) == 0)
-		mine[2] = realpath(rt, NULL);
+		mine[1] = realpath(rt, NULL);
+	if (s->policy.n_hidden > SPAWN_MAX_HIDDEN / 2)
+		die("%s: [files] hidden names %zu paths; %d at most",
+		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN / 2);
 	for (size_t i = 0; i < s->policy.n_hidden; i++)
 		strv_push(&s->hidden, &s->n_hidden,
 		    xstrdup(s->policy.hidden[i]));
@@ -457,9 +531,24 @@ make_hidden(struct sup *s)
 		else
 			free(mine[i]);
 	}
-	if (s->n_hidden > SPAWN_MAX_HIDDEN)
-		die("%s: [files] hidden names %zu paths; %d at most",
-		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
+	/* The homes, and their credential stores wherever an --in or
+	 * writable folder shows them (those the host has). */
+	for (size_t h = 0; h < n_home; h++) {
+		strv_push(&s->hidden, &s->n_hidden, home[h]);
+		for (size_t i = 0; stores[i] != NULL; i++) {
+			char *p = xasprintf("%s/%s", home[h], stores[i]);
+			struct stat st;
+
+			if (lstat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			if (s->n_hidden == SPAWN_MAX_HIDDEN)
+				die("too many paths to hide (%d at most)",
+				    SPAWN_MAX_HIDDEN);
+			strv_push(&s->hidden, &s->n_hidden, p);
+		}
+	}
 }
 
 /* The sandbox's resolver asks the DNS stub, on its loopback. */
@@ -490,6 +579,8 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg)
 	make_hidden(s);
 	cfg->hidden = s->hidden;
 	cfg->n_hidden = s->n_hidden;
+	cfg->exposed = s->exposed;
+	cfg->n_exposed = s->n_exposed;
 	cfg->cwd = "/work";
 	cfg->outer_uid = s->uid;
 	cfg->outer_gid = getgid();
@@ -654,6 +745,7 @@ main(int argc, char **argv)
 	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
 		die("%s", cause);
 	close_trees(s->binds, s->n_binds);
+	close_trees(s->exposed, s->n_exposed);
 	close_child_stdio(&cfg);
 	strv_free(env);
 	learn_sandbox(s);
