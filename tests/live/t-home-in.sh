@@ -33,4 +33,18 @@ assert_file_content "the new file is on the host" "new" "$p/g"
 assert_no_grep "no request was asked" 'request [0-9]+ pending' "$WT_ARTIFACTS/err2"
 assert_eq "the new file belongs to the folder's owner" "$(stat -c %u "$p")" \
     "$(stat -c %u "$p/g" 2>/dev/null || echo gone)"
+
+# An approved write into the read-only --in ~/p is done on the host: the
+# hidden home around it does not stop it.
+write_policy "$WT_SCRATCH/ask.ini" '[run]' 'ask_timeout = 60' '[files]' 'write = ask'
+ward_bg "$WT_ARTIFACTS/out3" "$WT_ARTIFACTS/err3" \
+    run --headless --policy "$WT_SCRATCH/ask.ini" --in "$p" -- \
+    sh -c "if echo approved > '$p/f'; then echo WROTE; else echo DENIED; fi"
+wait_pending "$WT_ARTIFACTS/err3"
+assert_eq "pending subject" "$p/f" "$WT_REQ_PATH"
+"$WARD" approve "$WT_RUN" "$WT_REQ" >"$WT_ARTIFACTS/approve" 2>&1 || \
+    fail "ward approve: $(cat "$WT_ARTIFACTS/approve")"
+ward_wait 30
+assert_grep "the program's write went through" '^WROTE\r?$' "$WT_ARTIFACTS/out3"
+assert_file_content "the host file holds the approved write" "approved" "$p/f"
 finish
