@@ -1084,6 +1084,30 @@ idmap_tree(const struct bind *b, int userns)
 	return fd;
 }
 
+/* The system's own folders keep their ids whoever asks for them: mapped,
+ * root's 0600 files in them (/etc/shadow) would be the program's. */
+static bool
+system_folder(const char *host)
+{
+	static const char *const whole[] = {
+		"/etc", "/usr", "/boot", "/proc", "/sys", "/dev", "/run",
+	};
+	static const char *const tops[] = { "/", "/var", "/opt", "/srv",
+		"/home", "/lib", "/lib64", "/bin", "/sbin", "/mnt", "/media" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tops); i++)
+		if (strcmp(host, tops[i]) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++) {
+		size_t len = strlen(whole[i]);
+
+		if (strncmp(host, whole[i], len) == 0 &&
+		    (host[len] == '\0' || host[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
 int
 spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
     char ***notes, size_t *n_notes, char **cause)
@@ -1098,7 +1122,8 @@ spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
 		int userns = -1, fd;
 
 		b->tree_fd = -1;
-		if (stat(b->host, &st) < 0 || (st.st_uid == uid && st.st_gid == gid))
+		if (stat(b->host, &st) < 0 || (st.st_uid == uid &&
+		    st.st_gid == gid) || system_folder(b->host))
 			continue;
 		for (size_t j = 0; j < n_ns && userns < 0; j++)
 			if (ns[j].u == st.st_uid && ns[j].g == st.st_gid)
