@@ -143,7 +143,9 @@ console_alerts(struct console *c)
 		cleanup_free char *body = xasprintf("#%" PRIu64 " %s %s\nby %s",
 		    p->id, request_kind_name(p->kind), p->subject, p->cmdline);
 
-		if (desktop_notify(summary, body) < 0)
+		/* Never waits for the daemon (approvals/desktop.h); one
+		 * still in flight drops this one. */
+		if (desktop_notify(summary, body) == -ENOTSUP)
 			c->desktop = false;
 	}
 }
@@ -206,6 +208,7 @@ console_loop(struct console *c)
 		/* Before reading keys: those typed before a new request
 		 * appeared are thrown away here. */
 		console_alerts(c);
+		desktop_poll();
 
 		while (!c->m->quit && (key = screen_key()) != -1) {
 			enum action a = keys_action(key);
@@ -272,6 +275,7 @@ console_attach(const struct console_opts *opts)
 	}
 	console_loop(&c);
 	screen_done();
+	desktop_done();
 
 	leave = model_leave_text(c.m);
 	if (leave != NULL)
