@@ -241,6 +241,7 @@ console_attach(const struct console_opts *opts)
 	struct console c = { .exit_with_run = opts->exit_with_run };
 	cleanup_free char *cause = NULL;
 	cleanup_free char *leave = NULL;
+	cleanup_free char *why = NULL;
 	int fd = -1, e, status;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -267,11 +268,23 @@ console_attach(const struct console_opts *opts)
 
 	setlocale(LC_CTYPE, "");
 	console_signals();
-	if ((e = screen_init()) < 0) {
-		fprintf(stderr, "ward console: cannot start the terminal\n");
+	if ((e = screen_init(&why)) < 0) {
+		fprintf(stderr, "ward console: %s; the console needs a "
+		    "terminal with cursor addressing (e.g. "
+		    "TERM=xterm-256color)\n", why != NULL ? why :
+		    "cannot start the terminal");
+		/* `ward run` checks the terminal before it starts a run
+		 * (and goes headless), so a run made for this console is
+		 * met here only when that check passed and curses still
+		 * failed: it is killed, never left waiting on a person who
+		 * cannot see it. */
+		if (c.exit_with_run) {
+			console_send(&c, msg_kill());
+			fprintf(stderr, "ward: killed run %s\n", opts->run);
+		}
 		proto_conn_free(c.conn);
 		model_free(c.m);
-		return 1;
+		return c.exit_with_run ? 125 : 1;
 	}
 	console_loop(&c);
 	screen_done();
