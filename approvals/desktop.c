@@ -219,7 +219,12 @@ desktop_done(void)
 	desktop_failed = true;
 }
 
-/* The child: the caller's signal handlers and terminal are not its own. */
+/*
+ * The child, which never execs: it loads libnotify and waits on D-Bus,
+ * which is not async-signal-safe, and may be so only because the caller
+ * (the console) is one thread: no lock is held by another at the fork.
+ * The caller's signal handlers and terminal are not its own.
+ */
 static _Noreturn void
 desktop_child_main(const char *summary, const char *body)
 {

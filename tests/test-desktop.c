@@ -133,6 +133,30 @@ test_body_lines(void **state)
 	close(test_pipe[1]);
 }
 
+/* libnotify itself, with a bus nobody listens on: the child fails, and
+ * the console is told there is no desktop after all. */
+static void
+test_no_server(void **state)
+{
+	int64_t t0;
+	int r = 0;
+
+	(void)state;
+	unsetenv("DISPLAY");
+	unsetenv("WAYLAND_DISPLAY");
+	setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/ward-bus", 1);
+	desktop_set_backend(NULL);
+	t0 = now_mono_ms();
+	assert_int_equal(desktop_notify("ward: run ab12 waits", "#1"), 0);
+	assert_true(now_mono_ms() - t0 < 50);
+	while (now_mono_ms() - t0 < DESKTOP_TIMEOUT_MS + 500 &&
+	    (r = desktop_notify("ward: run ab12 waits", "#2")) == -EBUSY)
+		usleep(20 * 1000);
+	assert_int_equal(r, -ENOTSUP);
+	desktop_set_backend(NULL);
+	unsetenv("DBUS_SESSION_BUS_ADDRESS");
+}
+
 static void
 test_markup(void **state)
 {
@@ -157,6 +181,7 @@ main(void)
 		cmocka_unit_test(test_no_session),
 		cmocka_unit_test(test_hang_never_blocks),
 		cmocka_unit_test(test_body_lines),
+		cmocka_unit_test(test_no_server),
 		cmocka_unit_test(test_markup),
 	};
 
