@@ -271,6 +271,28 @@ test_named_format(void **state)
 	}
 }
 
+/* Every range of the hand-kept list libunistring's set replaced. */
+static void
+test_hand_list_kept(void **state)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} ranges[] = {
+		{ 0x00ad, 0x00ad }, { 0x034f, 0x034f }, { 0x061c, 0x061c },
+		{ 0x115f, 0x1160 }, { 0x180e, 0x180e }, { 0x200b, 0x200f },
+		{ 0x2028, 0x202e }, { 0x2060, 0x2064 }, { 0x2066, 0x2069 },
+		{ 0x3164, 0x3164 }, { 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff },
+		{ 0xffa0, 0xffa0 }, { 0xfff9, 0xfffb }, { 0xe0000, 0xe007f },
+		{ 0xe0100, 0xe01ef },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
+		for (uint32_t c = ranges[i].lo; c <= ranges[i].hi; c++)
+			test_expect_hidden(c);
+	}
+}
+
 /*
  * Every code point of planes 0, 1, 2 and 14 against libunistring's own
  * predicates (the oracle): a format (Cf), default-ignorable or bidi
@@ -339,6 +361,7 @@ main(void)
 		cmocka_unit_test(test_worst_case),
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_named_format),
+		cmocka_unit_test(test_hand_list_kept),
 		cmocka_unit_test(test_every_code_point),
 	};
 
