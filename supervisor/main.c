@@ -295,10 +295,9 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 		die("%s: cannot read: %s", path, strerror(errno));
 	if (policy_load(&s->policy, s->policy_path, &cause) < 0)
 		die("%s", cause);
-	if (a->timeout != NULL && policy_parse_duration(a->timeout,
-	    &s->policy.timeout) < 0)
-		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
-		    a->timeout);
+	if (a->timeout != NULL && policy_check_duration(a->timeout,
+	    &s->policy.timeout, &cause) < 0)
+		die("--timeout: %s", cause);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
