@@ -154,6 +154,31 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 	};
 }
 
+/* Does the policy's env pass this name in (and is it set)? */
+static bool
+env_passed(const char *name)
+{
+	for (size_t i = 0; i < S.policy.n_env; i++)
+		if (strcmp(S.policy.env[i], name) == 0)
+			return getenv(name) != NULL;
+	return false;
+}
+
+/*
+ * Caches that toolchains write beside the sources or in the current
+ * folder, whatever HOME says: into a read-only --in folder each becomes a
+ * write request, and a headless run waits ask_timeout for nothing (a
+ * `python3 /in/t.py` asked to write /in/__pycache__). They go into the
+ * run, unless the policy passes the variable in itself.
+ */
+static const char *const cache_env[][2] = {
+	/* Python's bytecode, beside every module it imports. */
+	{ "PYTHONPYCACHEPREFIX", "/work/.cache/pycache" },
+	/* git status refreshes .git/index when the stat data it holds
+	 * differs (the owner does, as root): an optional lock and write. */
+	{ "GIT_OPTIONAL_LOCKS", "0" },
+};
+
 static char **
 make_env(bool pty)
 {
@@ -178,6 +203,10 @@ make_env(bool pty)
 	strv_push(&env, &n, xstrdup("GEM_HOME=/work/.gem"));
 	strv_push(&env, &n, xstrdup("CARGO_HOME=/work/.cargo"));
 	strv_push(&env, &n, xstrdup("GOPATH=/work/go"));
+	for (size_t i = 0; i < ARRAY_SIZE(cache_env); i++)
+		if (!env_passed(cache_env[i][0]))
+			strv_push(&env, &n, xasprintf("%s=%s", cache_env[i][0],
+			    cache_env[i][1]));
 	strv_push(&env, &n, xasprintf("TERM=%s", term && *term ? term :
 	    pty ? "xterm-256color" : "dumb"));
 	strv_push(&env, &n, xasprintf("LANG=%s", lang && *lang ? lang :
