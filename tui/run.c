@@ -28,8 +28,8 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--chdir DIR] [--no-landlock] "
-	    "-- CMD [ARG...]\n"
+	    "                [--timeout SECONDS] [--chdir DIR] [--no-landlock]\n"
+	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
