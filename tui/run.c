@@ -31,8 +31,8 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--no-landlock] -- CMD "
-	    "[ARG...]\n"
+	    "                [--timeout SECONDS] [--chdir DIR] [--no-landlock]\n"
+	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -46,6 +46,8 @@ run_usage(FILE *f)
 	    "  --name NAME       a name for the run, usable instead of its id\n"
 	    "  --in PATH         show a host path read-only at the same path\n"
 	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
+	    "  --chdir DIR       start in DIR: /work (the default), /out, or an\n"
+	    "                    --in or writable folder (else ward exits 125)\n"
 	    "  --no-landlock     run without the Landlock wall (not advised)\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
@@ -123,6 +125,7 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "chdir", required_argument, NULL, 'C' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -142,10 +145,10 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'H':
 			headless = true;
 			break;
-		case 'p': case 'n': case 'i': case 't': {
+		case 'p': case 'n': case 'i': case 't': case 'C': {
 			const char *name = opt == 'p' ? "--policy" :
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
-			    "--timeout";
+			    opt == 'C' ? "--chdir" : "--timeout";
 
 			launch_opt(&l, name, optarg);
 			break;
