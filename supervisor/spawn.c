@@ -1113,7 +1113,7 @@ int
 spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
     char ***notes, size_t *n_notes, char **cause)
 {
-	struct { uid_t u; gid_t g; int fd; } ns[16];
+	struct owner_ns { uid_t u; gid_t g; int fd; } ns[16];
 	size_t n_ns = 0;
 	int r = 0;
 
@@ -1141,7 +1141,8 @@ spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
 				r = userns;
 				break;
 			}
-			ns[n_ns++] = (typeof(ns[0])){ st.st_uid, st.st_gid, userns };
+			ns[n_ns++] = (struct owner_ns){ st.st_uid, st.st_gid,
+			    userns };
 		}
 		if ((fd = idmap_tree(b, userns)) >= 0) {
 			b->tree_fd = fd;
