@@ -71,8 +71,14 @@ probe_in_store_secret(char **a)
 		probe_in_say(what, ENOENT);
 		return 0;
 	}
-	for (size_t j = 0; j < g.gl_pathc; j++)
+	for (size_t j = 0; j < g.gl_pathc; j++) {
+		const char *base = strrchr(g.gl_pathv[j], '/');
+
+		if (base != NULL && (strcmp(base, "/.") == 0 ||
+		    strcmp(base, "/..") == 0))
+			continue;
 		probe_in_leak_file(g.gl_pathv[j]);
+	}
 	globfree(&g);
 	return 0;
 }
