@@ -46,4 +46,27 @@ assert_grep "git status works in the --in repository" '^ M a\r?$' "$WT_ARTIFACTS
 assert_no_grep "git trusts it" 'dubious ownership' "$WT_ARTIFACTS/err"
 assert_no_grep "no request was asked" 'request [0-9]+ pending' "$WT_ARTIFACTS/err"
 assert_no_grep "no idmap note" 'cannot map' "$WT_ARTIFACTS/err"
+
+# A filesystem that cannot be idmapped (ramfs), as root: said at start-up,
+# in one line, and the run goes on with the folder as it is.
+if [ "$me" = 0 ]; then
+	ram=$WT_SCRATCH/srv/ram
+	mkdir -p "$ram"
+	if mount -t ramfs ward-live-ram "$ram"; then
+		trap 'umount "$ram" 2>/dev/null || true; wt_cleanup' EXIT
+		printf 'ram\n' >"$ram/f"
+		ward_fg "$WT_ARTIFACTS/out3" "$WT_ARTIFACTS/err3" \
+		    run --headless --in "$ram" -- cat "$ram/f"
+		show "ward stderr (ramfs)" "$WT_ARTIFACTS/err3"
+		assert_eq "exit status (ramfs)" 0 "$WT_STATUS"
+		assert_grep "the folder is still shown" '^ram\r?$' "$WT_ARTIFACTS/out3"
+		assert_eq "one line says it cannot be mapped" 1 \
+		    "$(grep -c "^ward: $ram: owned by uid 0, which this kernel or filesystem cannot map" "$WT_ARTIFACTS/err3")"
+		umount "$ram"
+	else
+		fail "cannot mount a ramfs on $ram"
+	fi
+else
+	note "(not root: nothing is mapped, and there is nothing to say)"
+fi
 finish
