@@ -244,25 +244,37 @@ sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	case VERDICT_ASK:
 		break;
 	}
+	/* After a person's delay the caller may be gone: then nobody is
+	 * told about a call that no longer waits. */
+	if (!sup_id_valid(s, pk->req.id))
+		return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
 	sup_respond(s, pk->req.id, -deny_errno, 0);
-	sup_tell_denied((pid_t)pk->req.pid, reason);
+	sup_tell_denied(s, reason);
 	return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
 }
 
+/*
+ * The reason goes where ward's own words go, never through a descriptor
+ * the program chose: reopening /proc/PID/fd/2 would write with our
+ * credentials to whatever the program made its fd 2 (as root, a file it
+ * cannot write itself), and after the pid is reused, to another
+ * process. Headless: our own stderr, the stream the program's stderr is
+ * passed on through; with a console: its output pane.
+ */
 void
-sup_tell_denied(pid_t pid, const char *reason)
+sup_tell_denied(struct sup *s, const char *reason)
 {
-	char p[48];
-	cleanup_fd int fd = -1;
 	cleanup_free char *r = NULL, *msg = NULL;
 
 	if (reason == NULL || *reason == '\0')
 		return;
 	r = escape_str(reason);
-	msg = xasprintf("ward: denied: %s\n", r);
-	snprintf(p, sizeof p, "/proc/%d/fd/2", (int)pid);
-	if ((fd = open(p, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) >= 0)
-		(void)!write(fd, msg, strlen(msg));
+	msg = xasprintf("%sward: denied: %s%s", s->pty >= 0 ? "\r\n" : "", r,
+	    s->pty >= 0 ? "\r\n" : "\n");
+	if (s->headless)
+		hostout_write(&s->host_err, msg, strlen(msg), true);
+	sup_broadcast(s, msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDERR,
+	    msg, strlen(msg)));
 }
 
 void

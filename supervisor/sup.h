@@ -24,6 +24,7 @@
 #include "approvals/request.h"
 #include "approvals/rules.h"
 #include "config/policy.h"
+#include "supervisor/hostout.h"
 #include "supervisor/spawn.h"
 
 struct write_call;	/* supervisor/emulate.h */
@@ -128,6 +129,7 @@ struct sup {
 
 	int		 pty;		/* master, or -1 */
 	int		 out_fd, err_fd;	/* pipes (headless), or -1 */
+	struct hostout	 host_out, host_err;	/* headless: our fds 1 and 2 */
 	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
 	size_t		 backlog_len;
 
@@ -212,13 +214,14 @@ void	sup_remember(struct sup *, const struct parked *,
 	    const struct request *, enum verdict);
 /* The usual answer to a parked trapped call: for ALLOW, allow(s, pk)
  * answers it (VERDICT_NONE when the task has gone); else -deny_errno,
- * and the process is told why on its stderr. The verdict that took
+ * and the reason is shown (sup_tell_denied). The verdict that took
  * effect. */
 enum verdict sup_answer(struct sup *, const struct parked *, enum verdict,
 	    int deny_errno, int64_t (*allow)(struct sup *,
 	    const struct parked *), const char *reason);
-/* Tell a denied process why, on its own stderr. */
-void	sup_tell_denied(pid_t, const char *reason);
+/* Say why a request was denied, on ward's own channels (headless: our
+ * stderr; the consoles' output), never through the program's fds. */
+void	sup_tell_denied(struct sup *, const char *reason);
 
 /* End the run: SIGKILL to the sandbox's init, once. */
 void	sup_kill(struct sup *, const char *reason);
