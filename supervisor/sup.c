@@ -174,13 +174,16 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 {
 	if (s->headless) {
 		cleanup_free char *subj = escape_str(r->subject);
-
-		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
-		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
-		    s->id, (unsigned long long)r->id, request_kind_name(r->kind),
-		    subj, (int)r->pid,
-		    s->id, (unsigned long long)r->id, s->id,
+		cleanup_free char *line = xasprintf("ward: run %s request %llu "
+		    "pending: %s %s (pid %d); ward approve %s %llu or ward deny "
+		    "%s %llu\n", s->id, (unsigned long long)r->id,
+		    request_kind_name(r->kind), subj, (int)r->pid, s->id,
+		    (unsigned long long)r->id, s->id,
 		    (unsigned long long)r->id);
+
+		/* Through the same bounded buffer as the program's stderr:
+		 * in order with it, and never blocking the loop. */
+		hostout_write(&s->host_err, line, strlen(line), true);
 	}
 	sup_broadcast(s, msg_request(r));
 	if (queue_add(s->queue, r, pk) < 0) {
