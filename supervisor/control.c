@@ -62,11 +62,40 @@ control_output(struct sup *s, const char *stream, const void *buf, size_t n)
 		sup_broadcast(s, msg_output(st, buf, n));
 }
 
+/*
+ * The slot for a new client: a free one, else the table is full and the
+ * one that has waited longest without a word goes, a client that is not
+ * watching before a console that is (a console's user sees it close and
+ * attaches again; a refused CLI verb would simply fail).
+ */
+static int
+control_slot(struct sup *s)
+{
+	int victim = -1;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		const struct client *c = &s->clients[i], *v;
+
+		if (c->conn == NULL)
+			return i;
+		if (victim < 0) {
+			victim = i;
+			continue;
+		}
+		v = &s->clients[victim];
+		if (c->watch != v->watch ? !c->watch :
+		    c->active_ms < v->active_ms)
+			victim = i;
+	}
+	sup_drop(s, victim);
+	return victim;
+}
+
 void
 control_on_accept(struct sup *s)
 {
 	for (;;) {
-		int fd = -1, slot = -1;
+		int fd = -1, slot;
 		uid_t uid;
 		pid_t pid;
 		int r = ctl_accept(s->ctl_fd, &fd, &uid, &pid);
@@ -75,18 +104,45 @@ control_on_accept(struct sup *s)
 			continue;	/* another user: refused, fd closed */
 		if (r < 0)
 			return;
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++)
-			if (s->clients[i].conn == NULL) {
-				slot = i;
-				break;
-			}
-		if (slot < 0) {
-			closep(&fd);
-			continue;
-		}
-		s->clients[slot].conn = proto_conn_new(fd);
+		slot = control_slot(s);
+		s->clients[slot] = (struct client){
+			.conn = proto_conn_new(fd),
+			.active_ms = now_mono_ms(),
+		};
 		proto_conn_set_peer(s->clients[slot].conn, uid, pid);
-		s->clients[slot].watch = false;
+	}
+}
+
+static int64_t
+control_deadline_of(const struct client *c)
+{
+	if (c->conn == NULL || c->watch)
+		return 0;
+	return c->active_ms + (c->greeted ? CONTROL_IDLE_MS : CONTROL_HELLO_MS);
+}
+
+int64_t
+control_next_deadline(const struct sup *s)
+{
+	int64_t due = 0;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		int64_t d = control_deadline_of(&s->clients[i]);
+
+		if (d != 0 && (due == 0 || d < due))
+			due = d;
+	}
+	return due;
+}
+
+void
+control_tick(struct sup *s, int64_t now)
+{
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		int64_t d = control_deadline_of(&s->clients[i]);
+
+		if (d != 0 && now >= d)
+			sup_drop(s, i);
 	}
 }
 
@@ -176,8 +232,14 @@ on_message(struct sup *s, int slot, const json_t *msg)
 {
 	enum msg_type t = msg_type(msg);
 
+	s->clients[slot].active_ms = now_mono_ms();
+	if (t == MSG_TYPE_HELLO)
+		s->clients[slot].greeted = true;
+
 	if (t == MSG_TYPE_HELLO)
 		on_hello(s, slot, msg);
+	/* A kill needs no hello first: the kill switch works even when
+	 * the welcome cannot be sent. */
 	else if (t == MSG_TYPE_DECIDE)
 		on_decide(s, slot, msg);
 	else if (t == MSG_TYPE_KILL) {

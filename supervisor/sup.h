@@ -93,6 +93,8 @@ struct client {
 	struct proto_conn *conn;
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
+	bool		 greeted;	/* sent its hello */
+	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 
 struct sup {

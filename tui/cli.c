@@ -323,7 +323,7 @@ cli_conn_done(struct cli_conn *c)
 }
 
 static int
-cli_connect(const char *run, struct cli_conn *c, char **cause)
+cli_connect_once(const char *run, struct cli_conn *c, char **cause)
 {
 	json_t *hello;
 	int fd = -1, r;
@@ -354,6 +354,31 @@ cli_connect(const char *run, struct cli_conn *c, char **cause)
 	c->id = (c->w.run.have & MSG_RUN_ID) && *c->w.run.id != '\0' ?
 	    c->w.run.id : run;
 	return 0;
+}
+
+/*
+ * A busy supervisor may close a connection it has no room for (its table
+ * full of idle peers, which it evicts) or have its backlog full: try
+ * again a few times, waiting longer each time (about 1.5 s in all).
+ */
+static int
+cli_connect(const char *run, struct cli_conn *c, char **cause)
+{
+	int r = -EAGAIN;
+
+	for (int i = 0, wait_ms = 50; i < 6; i++, wait_ms *= 2) {
+		if (i > 0) {
+			struct timespec ts = { 0, (long)wait_ms * 1000000L };
+
+			nanosleep(&ts, NULL);
+			free(*cause);
+			*cause = NULL;
+		}
+		r = cli_connect_once(run, c, cause);
+		if (r != -EAGAIN && r != -ECONNRESET && r != -EPIPE)
+			break;
+	}
+	return r;
 }
 
 /*
