@@ -155,6 +155,15 @@ ack(struct sup *s, int slot, uint64_t req_id, bool ok, const char *err)
 	json_decref(m);
 }
 
+/* A client that sent no hello is a CLI verb (kill needs none). */
+static const char *
+control_via(const struct sup *s, int slot)
+{
+	const struct client *c = &s->clients[slot];
+
+	return c->cli || !c->greeted ? "cli" : "console";
+}
+
 static char *
 who(const struct sup *s, int slot, const char *via)
 {
@@ -174,14 +183,21 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	struct run_info ri;
 	char limits[256];
 	json_t *m;
+	size_t k;
 
 	/* A hello with an ill-typed member still gets its welcome; what
 	 * parsed before it counts (as the fields were read one by one). */
 	(void)msg_hello_parse(msg, &h, NULL);
 	control_run_info(s, &ri, limits, sizeof limits);
-	m = msg_welcome(&ri, s->queue);
+	m = msg_welcome_part(&ri, s->queue, &k);
 	sup_send(s, slot, m);
 	json_decref(m);
+	/* What did not fit inline follows, one frame each. */
+	for (; k < queue_len(s->queue) && s->clients[slot].conn != NULL; k++) {
+		m = msg_request(queue_at(s->queue, k));
+		sup_send(s, slot, m);
+		json_decref(m);
+	}
 	if (s->clients[slot].conn == NULL)
 		return;
 	s->clients[slot].watch = h.watch;
@@ -216,7 +232,7 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, id, false, err);
 		return;
 	}
-	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
+	by = who(s, slot, control_via(s, slot));
 	if (d.scope == SCOPE_RUN) {
 		const struct parked *pk = queue_data(s->queue, id);
 
@@ -244,7 +260,7 @@ on_message(struct sup *s, int slot, const json_t *msg)
 		on_decide(s, slot, msg);
 	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
-		    s->clients[slot].cli ? "cli" : "console");
+		    control_via(s, slot));
 
 		ack(s, slot, 0, true, NULL);
 		sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON, by, NULL);
