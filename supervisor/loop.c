@@ -441,6 +441,8 @@ run_gather(struct loop *l, struct run *r)
 	    &s->host_out);
 	loop_add(l, hostout_poll_fd(&s->host_err), POLLOUT, run_on_host,
 	    &s->host_err);
+	loop_add(l, hostout_poll_fd(&s->status), POLLOUT, run_on_host,
+	    &s->status);
 	loop_add(l, s->sp.err_fd, POLLIN, run_on_init_error, r);
 	loop_add(l, s->sp.status_fd, POLLIN, run_on_status, r);
 	loop_add(l, s->sigfd, POLLIN, run_on_signal, r);
@@ -510,7 +512,8 @@ run_after(struct run *r)
 	 * took what we hold for it, or at the drain's deadline (a reader
 	 * that stopped reading loses the rest; the record has it). */
 	if (s->state == RUN_EXITED && ((!r->out_open && !r->err_open &&
-	    !hostout_pending(&s->host_out) && !hostout_pending(&s->host_err)) ||
+	    !hostout_pending(&s->host_out) && !hostout_pending(&s->host_err) &&
+	    !hostout_pending(&s->status)) ||
 	    now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
@@ -536,6 +539,19 @@ loop_host_done(struct sup *s)
 	}
 	(void)hostout_flush(&s->host_err);
 	hostout_done(&s->host_err);
+	(void)hostout_flush(&s->status);
+	hostout_done(&s->status);
+}
+
+/* The run's state, to the consoles and the --status-fd. */
+static void
+run_state_said(struct sup *s)
+{
+	struct run_info ri;
+	char limits[256];
+
+	control_run_info(s, &ri, limits, sizeof limits);
+	sup_broadcast(s, msg_state(&ri));
 }
 
 int
@@ -556,6 +572,8 @@ loop_run(struct sup *s)
 	} else
 		s->host_out.fd = s->host_err.fd = s->host_out.own_fd =
 		    s->host_err.own_fd = -1;
+	hostout_init(&s->status, s->status_fd);
+	run_state_said(s);
 	do {
 		run_gather(l, &r);
 		if ((e = loop_poll(l, now_mono_ms())) < 0)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,7 +59,8 @@ usage(FILE *f)
 	fputs("usage: ward-supervisor [--headless] [--policy FILE] "
 	    "[--name NAME] [--in PATH]...\n"
 	    "                       [--timeout SECONDS] [--ready-fd FD] "
-	    "[--no-landlock] -- CMD [ARG...]\n"
+	    "[--status-fd FD]\n"
+	    "                       [--no-landlock] -- CMD [ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -244,6 +246,22 @@ struct args {
 	char	       **argv;		/* the program and its arguments */
 };
 
+/* --status-fd N: an fd we were given, past stdio; close-on-exec, so that
+ * no process of the sandbox ever has it. -1 when it is not one. */
+static int
+status_fd_arg(const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || n < 3 || n > INT_MAX ||
+	    fcntl((int)n, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return (int)n;
+}
+
 /* -1 to go on, else the exit status (--help, a usage error). */
 static int
 parse_args(struct sup *s, int argc, char **argv, struct args *a)
@@ -255,6 +273,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -269,6 +288,14 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 'i': strv_push(&a->ins, &a->n_ins, xstrdup(optarg)); break;
 		case 't': a->timeout = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
+		case 'S':
+			if ((s->status_fd = status_fd_arg(optarg)) < 0) {
+				fprintf(stderr, "ward-supervisor: --status-fd "
+				    "%s: not an open file descriptor above 2\n",
+				    optarg);
+				return 125;
+			}
+			break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 125;
@@ -592,7 +619,7 @@ main(int argc, char **argv)
 	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
 	 * output backlog) would each be faulted in at every start. */
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
-	s->rootfd = -1;
+	s->rootfd = s->status_fd = -1;
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conns[i].hostfd = -1;
 	s->landlock = true;

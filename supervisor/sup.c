@@ -101,9 +101,29 @@ sup_send(struct sup *s, int slot, const json_t *m)
 	}
 }
 
+/* --status-fd: one line of JSON per request parked or resolved and per
+ * change of the run's state, on a channel the program has no way to
+ * write to (close-on-exec, and spawn closes every fd past stdio). */
+static void
+sup_status(struct sup *s, const json_t *m)
+{
+	enum msg_type t = msg_type(m);
+	char *line;
+
+	if (s->status.fd < 0 || (t != MSG_TYPE_REQUEST &&
+	    t != MSG_TYPE_RESOLVED && t != MSG_TYPE_STATE))
+		return;
+	if ((line = json_dumps(m, JSON_COMPACT)) == NULL)
+		fatal("out of memory");
+	hostout_write(&s->status, line, strlen(line), true);
+	hostout_write(&s->status, "\n", 1, true);
+	free(line);
+}
+
 void
 sup_broadcast(struct sup *s, json_t *m)
 {
+	sup_status(s, m);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		if (s->clients[i].conn != NULL && s->clients[i].watch)
 			sup_send(s, i, m);

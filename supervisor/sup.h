@@ -132,6 +132,8 @@ struct sup {
 	int		 pty;		/* master, or -1 */
 	int		 out_fd, err_fd;	/* pipes (headless), or -1 */
 	struct hostout	 host_out, host_err;	/* headless: our fds 1 and 2 */
+	int		 status_fd;	/* --status-fd, or -1 */
+	struct hostout	 status;	/* its JSON Lines (sup_broadcast) */
 	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
 	size_t		 backlog_len;
 
@@ -197,7 +199,8 @@ void	sup_record_run(struct sup *, const char *what, enum verdict,
 /* The record line as it is, stamped by the caller: audit + broadcast. */
 void	sup_event(struct sup *, const struct audit_event *);
 
-/* Every watching console; steals msg. */
+/* Every watching console, and the --status-fd for "request",
+ * "resolved" and "state"; steals msg. */
 void	sup_broadcast(struct sup *, json_t *msg);
 /* One client; drops it when it falls too far behind. */
 void	sup_send(struct sup *, int slot, const json_t *msg);

@@ -28,8 +28,9 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--no-landlock] -- CMD "
-	    "[ARG...]\n"
+	    "                [--timeout SECONDS] [--status-fd FD] "
+	    "[--no-landlock]\n"
+	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -43,6 +44,9 @@ run_usage(FILE *f)
 	    "  --name NAME       a name for the run, usable instead of its id\n"
 	    "  --in PATH         show a host path read-only at the same path\n"
 	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
+	    "  --status-fd FD    write JSON Lines to FD: each request parked\n"
+	    "                    or resolved, the run's start and end (a\n"
+	    "                    channel the program cannot write to)\n"
 	    "  --no-landlock     run without the Landlock wall (not advised)\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
@@ -67,6 +71,7 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -85,10 +90,10 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'H':
 			headless = true;
 			break;
-		case 'p': case 'n': case 'i': case 't': {
+		case 'p': case 'n': case 'i': case 't': case 'S': {
 			const char *name = opt == 'p' ? "--policy" :
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
-			    "--timeout";
+			    opt == 'S' ? "--status-fd" : "--timeout";
 
 			launch_opt(&l, name, optarg);
 			break;
