@@ -133,7 +133,8 @@ probe_launch_args(const struct probe *p, const char *policy,
 	for (const char *a = d->args ? d->args : ""; *a != '\0'; a++)
 		strv_push(&cmd, &n, xstrdup(*a == 'c' ? p->canary :
 		    *a == 'p' ? port : *a == 'u' ? uport : *a == 't' ?
-		    p->tools : *a == 'n' ? p->dnsname : p->secret_path));
+		    p->tools : *a == 'n' ? p->dnsname : *a == 'w' ? p->wr :
+		    p->secret_path));
 	launch_command(l, cmd, n);
 }
 

@@ -24,6 +24,8 @@ try:
     print("WROTE", flush=True)
 except OSError as e:
     print("DENIED", e.errno, flush=True)
+# the old supervisor told the reason after the answer: stay for it
+import time; time.sleep(0.5)
 '
 ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
     run --headless --policy "$WT_SCRATCH/policy.ini" --in "$WT_CANARY" \
