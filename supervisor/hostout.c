@@ -32,6 +32,7 @@ hostout_init(struct hostout *o, int fd)
 	}
 	if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
 		return;
+	o->tty = isatty(fd) == 1;
 	/* A pipe or a terminal: a description of our own, non-blocking.
 	 * O_NONBLOCK on fd itself would reach every process sharing it
 	 * (the user's shell, after we exit). Our own fd: no other
@@ -107,13 +108,106 @@ hostout_flush(struct hostout *o)
 	return o->len > 0;
 }
 
+enum { ESC_NONE, ESC_ESC, ESC_CSI, ESC_STR, ESC_STR_ESC };
+
+/* A CSI sequence that stays on the current line: SGR (m), erase in line
+ * (K), cursor forward, back, to a column (C D G). */
+static bool
+hostout_csi_ok(const char *seq, size_t len)
+{
+	char fin = seq[len - 1];
+
+	for (size_t i = 2; i + 1 < len; i++)
+		if (!((seq[i] >= '0' && seq[i] <= '9') || seq[i] == ';' ||
+		    seq[i] == ':'))
+			return false;	/* private modes (?1049h) and the like */
+	return fin == 'm' || fin == 'K' || fin == 'C' || fin == 'D' ||
+	    fin == 'G';
+}
+
+/* The program's bytes for a terminal, into b (room for n + sizeof
+ * o->seq: a CSI begun in an earlier write comes out whole); its length. */
+static size_t
+hostout_filter(struct hostout *o, const char *in, size_t n, char *b)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)in[i];
+
+		switch (o->esc) {
+		case ESC_ESC:
+			if (ch == '[') {
+				o->esc = ESC_CSI;
+				o->seq[0] = 0x1b;
+				o->seq[1] = '[';
+				o->seq_len = 2;
+			} else if (ch == ']' || ch == 'P' || ch == 'X' ||
+			    ch == '^' || ch == '_')
+				o->esc = ESC_STR;
+			else if (ch < 0x20 || ch > 0x2f)
+				o->esc = ESC_NONE;	/* ESC M, 7, 8, c: dropped */
+			/* else an intermediate (ESC ( B): wait for the end */
+			continue;
+		case ESC_CSI:
+			if (o->seq_len < sizeof o->seq)
+				o->seq[o->seq_len] = (char)ch;
+			o->seq_len++;
+			if (ch < 0x40 || ch > 0x7e)
+				continue;
+			o->esc = ESC_NONE;
+			if (o->seq_len <= sizeof o->seq &&
+			    hostout_csi_ok(o->seq, o->seq_len)) {
+				memcpy(b + w, o->seq, o->seq_len);
+				w += o->seq_len;
+			}
+			continue;
+		case ESC_STR:
+			if (ch == 0x07)
+				o->esc = ESC_NONE;
+			else if (ch == 0x1b)
+				o->esc = ESC_STR_ESC;
+			continue;
+		case ESC_STR_ESC:
+			o->esc = ch == '\\' ? ESC_NONE : ESC_STR;
+			continue;
+		default:
+			break;
+		}
+		if (ch == 0x1b)
+			o->esc = ESC_ESC;
+		else
+			b[w++] = (char)ch;	/* VT, FF and such move down only */
+	}
+	return w;
+}
+
+static void hostout_queue(struct hostout *, const void *, size_t, bool);
+
 void
 hostout_write(struct hostout *o, const void *buf, size_t n, bool own)
 {
-	size_t cap = HOSTOUT_MAX + (own ? HOSTOUT_OWN : 0);
-
 	if (o->fd < 0 || o->broken || n == 0)
 		return;
+	if (o->tty && !own) {
+		cleanup_free char *b = xmalloc(n + sizeof o->seq);
+
+		hostout_queue(o, b, hostout_filter(o, buf, n, b), false);
+		return;
+	}
+	if (o->tty && o->mid_line)
+		hostout_queue(o, "\r\n", 2, true);
+	hostout_queue(o, buf, n, own);
+}
+
+static void
+hostout_queue(struct hostout *o, const void *buf, size_t n, bool own)
+{
+	size_t cap = HOSTOUT_MAX + (own ? HOSTOUT_OWN : 0);
+
+	if (n == 0)
+		return;
+	o->mid_line = ((const char *)buf)[n - 1] != '\n';
 	/* Nothing queued: straight out, what the fd takes. */
 	if (o->len == 0) {
 		ssize_t w = hostout_put(o, buf, n);

@@ -13,6 +13,15 @@
  * room: a reader that stops reading stops the program in its write, never
  * the loop. A host fd that fails (EPIPE: the reader went away) takes
  * nothing more; what is written to it is dropped, as before.
+ *
+ * On a terminal, ward's own lines share the screen with the program's
+ * output: the program's escape sequences are passed only where they
+ * cannot leave its own current line (colours and other SGR, erase in
+ * line, moves along the line); every other one (cursor up, positioning,
+ * erase in display, scrolling regions, save/restore, the alternate
+ * screen, OSC and other strings) is dropped, so that no line ward has
+ * written can be moved over or erased. ward's own line starts on a line
+ * of its own.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +37,11 @@ struct hostout {
 	char	*buf;
 	size_t	 len;
 	size_t	 dropped;	/* bytes that found no room (own lines) */
+	bool	 tty;		/* filter the program's escapes */
+	bool	 mid_line;	/* the last byte out was not a newline */
+	int	 esc;		/* where in an escape sequence (hostout.c) */
+	char	 seq[32];	/* the CSI sequence so far */
+	size_t	 seq_len;
 };
 
 /* fd: the host fd (1 or 2), or -1. Never fails: without a non-blocking

@@ -559,6 +559,21 @@ learn_sandbox(struct sup *s)
 	s->resp = xcalloc(1, s->resp_size);
 }
 
+/* On a terminal, a token for ward's own lines that the program cannot
+ * print: it never sees our stderr, and the token is new for each run. */
+static void
+make_tag(struct sup *s)
+{
+	unsigned char r[4];
+
+	snprintf(s->tag, sizeof s->tag, "ward");
+	if (!s->headless || isatty(2) != 1 ||
+	    getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		return;
+	snprintf(s->tag, sizeof s->tag, "ward[%02x%02x%02x%02x]", r[0], r[1],
+	    r[2], r[3]);
+}
+
 /* The control socket, the run's clock and record, then the program's
  * go: from here on everything happens in the loop. */
 static void
@@ -576,7 +591,11 @@ start_run(struct sup *s, int ready_fd)
 	    s->command);
 	s->state = RUN_RUNNING;
 
-	if (s->headless)
+	make_tag(s);
+	if (s->headless && strcmp(s->tag, "ward") != 0)
+		fprintf(stderr, "%s: run %s started; ward's own lines on this "
+		    "terminal begin with %s\n", s->tag, s->id, s->tag);
+	else if (s->headless)
 		fprintf(stderr, "ward: run %s started\n", s->id);
 	if (ready_fd >= 0) {
 		dprintf(ready_fd, "%s\n", s->id);
@@ -599,11 +618,11 @@ end_run(struct sup *s)
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "timeout") == 0)
-		fprintf(stderr, "ward: run %s hit its wall-clock limit (%us)\n",
-		    s->id, s->policy.timeout);
+		fprintf(stderr, "%s: run %s hit its wall-clock limit (%us)\n",
+		    s->tag, s->id, s->policy.timeout);
 	else if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "killed") == 0)
-		fprintf(stderr, "ward: run %s killed\n", s->id);
+		fprintf(stderr, "%s: run %s killed\n", s->tag, s->id);
 }
 
 int

@@ -194,9 +194,9 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 {
 	if (s->headless) {
 		cleanup_free char *subj = escape_str(r->subject);
-		cleanup_free char *line = xasprintf("ward: run %s request %llu "
+		cleanup_free char *line = xasprintf("%s: run %s request %llu "
 		    "pending: %s %s (pid %d); ward approve %s %llu or ward deny "
-		    "%s %llu\n", s->id, (unsigned long long)r->id,
+		    "%s %llu\n", s->tag, s->id, (unsigned long long)r->id,
 		    request_kind_name(r->kind), subj, (int)r->pid, s->id,
 		    (unsigned long long)r->id, s->id,
 		    (unsigned long long)r->id);
@@ -292,8 +292,8 @@ sup_tell_denied(struct sup *s, const char *reason)
 	if (reason == NULL || *reason == '\0')
 		return;
 	r = escape_str(reason);
-	msg = xasprintf("%sward: denied: %s%s", s->pty >= 0 ? "\r\n" : "", r,
-	    s->pty >= 0 ? "\r\n" : "\n");
+	msg = xasprintf("%s%s: denied: %s%s", s->pty >= 0 ? "\r\n" : "",
+	    s->headless ? s->tag : "ward", r, s->pty >= 0 ? "\r\n" : "\n");
 	if (s->headless)
 		hostout_write(&s->host_err, msg, strlen(msg), true);
 	sup_broadcast(s, msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDERR,

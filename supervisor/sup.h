@@ -133,6 +133,10 @@ struct sup {
 	int		 out_fd, err_fd;	/* pipes (headless), or -1 */
 	struct hostout	 host_out, host_err;	/* headless: our fds 1 and 2 */
 	int		 status_fd;	/* --status-fd, or -1 */
+	/* How ward's own lines on stderr begin: "ward", or on a terminal
+	 * "ward[8 hex]", a token the program cannot know (it never sees
+	 * our stderr), shown in the "started" line. */
+	char		 tag[16];
 	struct hostout	 status;	/* its JSON Lines (sup_broadcast) */
 	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
 	size_t		 backlog_len;
