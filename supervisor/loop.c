@@ -533,8 +533,8 @@ loop_host_done(struct sup *s)
 	if (left > 0) {
 		char m[160];
 
-		snprintf(m, sizeof m, "ward: %zu bytes of output not passed "
-		    "on: the reader stopped reading\n", left);
+		snprintf(m, sizeof m, "%s: %zu bytes of output not passed "
+		    "on: the reader stopped reading\n", s->tag, left);
 		hostout_write(&s->host_err, m, strlen(m), true);
 	}
 	(void)hostout_flush(&s->host_err);
