@@ -89,6 +89,11 @@ chmod 755 "$base"
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
 cp "$here"/net-*.py "$here"/pkg-*.py "$base/tests/" 2>/dev/null || true
+# The C helpers `make tests` builds from tests/live/*.c, beside the tests.
+for h in "$build"/tests/live/*; do
+	case $h in *.*) continue ;; esac
+	[ -f "$h" ] && [ -x "$h" ] && cp "$h" "$base/tests/"
+done
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
