@@ -151,6 +151,10 @@ loop_poll(struct loop *l, int64_t now)
 #define RUN_FLUSH_MAX	512
 /* After init is reaped, how long to keep reading what the program wrote. */
 #define RUN_DRAIN_MS	2000
+/* Once the program's streams are read to the end, how long a host reader
+ * that takes nothing is waited for before what it did not take is
+ * dropped (a `| sleep 12` must not hold the run's end). */
+#define RUN_HOST_STALL_MS	500
 
 struct run;
 
@@ -165,6 +169,8 @@ struct run {
 	bool		 init_gone, status_seen;
 	int		 status;
 	int64_t		 drain_until;	/* monotonic, once the run ended */
+	size_t		 host_left;	/* bytes held for the host, last round */
+	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
@@ -460,6 +466,7 @@ run_gather(struct loop *l, struct run *r)
 
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
+	loop_due(l, r->host_moved != 0 ? r->host_moved + RUN_HOST_STALL_MS : 0);
 	loop_due(l, audit_pending(s->audit) > 0 ?
 	    r->last_flush + RUN_FLUSH_MS : 0);
 }
@@ -476,6 +483,21 @@ run_flush(struct run *r, int64_t now)
 	if (audit_flush(a, &cause) < 0 && cause)
 		fprintf(stderr, "ward: record: %s (kept, will retry)\n", cause);
 	r->last_flush = now_mono_ms();
+}
+
+/* Has the host taken all we hold for it, or taken nothing for a while? */
+static bool
+run_host_done(struct run *r, int64_t now)
+{
+	struct sup *s = r->s;
+	size_t left = s->host_out.len + s->host_err.len + s->status.len;
+
+	if (left == 0)
+		return true;
+	if (r->host_moved == 0 || left < r->host_left)
+		r->host_moved = now;
+	r->host_left = left;
+	return now - r->host_moved >= RUN_HOST_STALL_MS;
 }
 
 /* What is not an fd's, after each round; false once the run is over. */
@@ -509,12 +531,11 @@ run_after(struct run *r)
 		r->drain_until = now + RUN_DRAIN_MS;
 	}
 	/* Done once the program's streams are read to the end and the host
-	 * took what we hold for it, or at the drain's deadline (a reader
-	 * that stopped reading loses the rest; the record has it). */
+	 * took what we hold for it (or stopped taking it), or at the
+	 * drain's deadline. A reader that stopped reading loses the rest
+	 * (the record has it). */
 	if (s->state == RUN_EXITED && ((!r->out_open && !r->err_open &&
-	    !hostout_pending(&s->host_out) && !hostout_pending(&s->host_err) &&
-	    !hostout_pending(&s->status)) ||
-	    now >= r->drain_until))
+	    run_host_done(r, now)) || now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
 	return true;
