@@ -198,6 +198,9 @@ for u in "${users[@]}"; do
 			mkdir -p "$base/bin"
 			cp "$repo/ward" "$repo/ward-supervisor" "$base/bin/"
 			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"
+			# t-quickstart reads the README and .ci/run
+			cp "$repo/README.md" "$base/bin/"
+			mkdir -p "$base/bin/.ci" && cp "$repo/.ci/run" "$base/bin/.ci/"
 			chmod -R a+rX "$base/bin"
 		fi
 		binroot[$u]=$base/bin
