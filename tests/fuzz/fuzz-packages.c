@@ -69,7 +69,9 @@ fuzz_exec(const uint8_t *data, size_t size, struct pkg_install *inst)
 		fuzz_check(inst->manager == NULL && inst->n_items == 0);
 	else
 		fuzz_check(inst->manager != NULL &&
-		    policy_manager_name(inst->manager) == inst->manager);
+		    policy_manager_name(inst->manager) != NULL &&
+		    strcmp(policy_manager_name(inst->manager),
+		    inst->manager) == 0);
 	free(buf);
 }
 
@@ -103,6 +105,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct policy_host *hosts = NULL;
 	const char *which;
 	enum policy_action v;
+	bool any_deny, all_allow;
 	size_t n_hosts;
 	char *line;
 
@@ -125,17 +128,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (inst.manager == NULL)
 		return 0;
 
+	/* packages.h's rules for a whole install, under install = ask: any
+	 * item denied denies it; it is allowed only when every item is a
+	 * registry package an allow pattern names, with no file and no index
+	 * URL. (packages_verdict sees a name only: that it allows a name
+	 * that came with a local source is the install's business.) */
+	any_deny = false;
+	all_allow = inst.n_items > 0;
 	for (size_t i = 0; i < inst.n_items; i++) {
 		fuzz_check(inst.items[i].name != NULL);
 		v = packages_verdict(&fuzz_policy, inst.manager,
 		    inst.items[i].name, &which);
 		fuzz_check(v == POLICY_ASK || v == POLICY_DENY ||
 		    v == POLICY_ALLOW);
-		if (inst.items[i].local)
-			fuzz_check(v != POLICY_ALLOW);
+		fuzz_check((v == POLICY_ASK) == (which == NULL));
+		any_deny |= v == POLICY_DENY;
+		all_allow &= v == POLICY_ALLOW && !inst.items[i].local;
 	}
 	v = packages_verdict_install(&fuzz_policy, &inst, &which);
-	fuzz_check(v == POLICY_ASK || v == POLICY_DENY || v == POLICY_ALLOW);
+	if (any_deny)
+		fuzz_check(v == POLICY_DENY && which != NULL);
+	else if (all_allow && inst.n_files == 0 && inst.n_index_urls == 0)
+		fuzz_check(v == POLICY_ALLOW);
+	else
+		fuzz_check(v == POLICY_ASK);
 	n_hosts = packages_hosts(&fuzz_policy, &inst, &hosts);
 	for (size_t i = 0; i < n_hosts; i++)
 		fuzz_check(hosts[i].host != NULL &&

@@ -25,7 +25,7 @@ fuzz_values(const char *s)
 	(void)policy_parse_duration(s, &secs);
 	(void)policy_parse_size(s, &bytes);
 	if ((m = policy_manager_name(s)) != NULL)
-		fuzz_check(policy_manager_name(m) == m);
+		fuzz_check(strcmp(policy_manager_name(m), m) == 0);
 	if (policy_host_parse(s, &h, &why) == 0) {
 		fuzz_check(h.host != NULL && h.port_lo <= h.port_hi &&
 		    h.port_hi <= 65535);
