@@ -28,7 +28,8 @@ run_one() {	# NAME
 	fi
 	if "$bin" "$@" "$dir/new" "$here/corpus/$name" >"$dir/log" 2>&1; then
 		runs=$(sed -n "s/^stat::number_of_executed_units: *//p" "$dir/log")
-		echo "fuzz-$name: ok (${runs:+$runs inputs}${runs:-its seeds})"
+		[ -n "$runs" ] && runs="$runs inputs" || runs="its seeds"
+		echo "fuzz-$name: ok ($runs)"
 		rm -rf "$dir"
 	else
 		echo "fuzz-$name: FAILED"
