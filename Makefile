@@ -156,6 +156,11 @@ FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_SRC      = $(wildcard tests/fuzz/fuzz-*.c)
 FUZZERS       = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%)
 
+# As for the tests: fuzz-tui-* link the tui objects, the others the
+# supervisor's.
+$(BUILD)/tests/fuzz/fuzz-tui-%: $(BUILD)/tests/fuzz/fuzz-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(TUI_LIBS)
+
 $(BUILD)/tests/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(SUP_LIBS)
 
