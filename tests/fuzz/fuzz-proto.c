@@ -1,9 +1,9 @@
 /*
  * approvals/proto.c: the control protocol's frames, as a peer on the
  * other end of the socket sends them. The input's first byte picks how
- * the rest is cut into writes (1..255 bytes, or 0: all at once), so a
- * frame arrives whole, split in its header, or byte by byte; then the
- * peer closes. Properties:
+ * the rest is cut into writes (1..31 bytes, from 32 up 16 times the
+ * byte, 0: all at once), so a frame arrives whole, split in its header,
+ * or byte by byte; then the peer closes. Properties:
  *   - proto_next gives exactly the frames a second reading of the bytes
  *     finds (fuzz_expect: length, limits, jansson), then the error that
  *     reading predicts, whatever the cut;
@@ -166,7 +166,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	fuzz_feed(data + 1, size - 1, data[0], &got);
+	fuzz_feed(data + 1, size - 1, data[0] < 32 ? data[0] : 16u * data[0],
+	    &got);
 	want = fuzz_expect(data + 1, size - 1, &want_error);
 	fuzz_check(got.n == want && got.error == want_error);
 
