@@ -87,6 +87,28 @@ fuzz_bound(int type, struct sockaddr_in *sa)
 	return fd;
 }
 
+/* A non-blocking connect, waited for: libFuzzer's SIGALRM (-timeout)
+ * would interrupt a blocking one on a busy machine. */
+static int
+fuzz_connect(const struct sockaddr_in *sa)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int err = 0;
+	socklen_t len = sizeof err;
+
+	fuzz_check(fd >= 0);
+	if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) < 0) {
+		struct pollfd p = { fd, POLLOUT, 0 };
+
+		fuzz_check(errno == EINPROGRESS || errno == EINTR);
+		while (poll(&p, 1, 5000) < 0)
+			fuzz_check(errno == EINTR);
+		fuzz_check(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0);
+		fuzz_check(err == 0 && (p.revents & POLLOUT));
+	}
+	return fd;
+}
+
 /* The fake upstream: answer each query with its question and one A. */
 static void
 fuzz_upstream(int up)
@@ -209,13 +231,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    &f->dns, &cause) == 0);
 	fuzz_check(dns_set_upstream(f->dns, (struct sockaddr *)&fuzz_up_sa,
 	    sizeof fuzz_up_sa) == 0);
-	client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	fuzz_check(client >= 0);
+	client = fuzz_connect(&fuzz_listen_sa);
 	fuzz_check(setsockopt(client, SOL_SOCKET, SO_LINGER, &rst,
 	    sizeof rst) == 0);
-	fuzz_check(connect(client, (struct sockaddr *)&fuzz_listen_sa,
-	    sizeof fuzz_listen_sa) == 0);
-	fuzz_check(fcntl(client, F_SETFL, O_NONBLOCK) == 0);
 
 	while (off < size) {
 		ssize_t n = write(client, data + off, size - off);

@@ -5,6 +5,7 @@
  * that must hold. A failed property aborts, which libFuzzer reports as a
  * crash and saves the input, like any ASan or UBSan finding.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,8 +17,8 @@ int	LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define fuzz_check(cond) do {						\
 	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: property failed: %s\n",		\
-		    __FILE__, __LINE__, #cond);				\
+		fprintf(stderr, "%s:%d: property failed: %s (errno %d)\n",\
+		    __FILE__, __LINE__, #cond, errno);			\
 		abort();						\
 	}								\
 } while (0)
