@@ -14,7 +14,8 @@
 
 #include "config/escape.h"
 
-/* The characters escape.h lists as shown \u{XXXX}. */
+/* Characters that must be shown \u{XXXX}: at least these (escape.c may
+ * take a larger set from the Unicode tables; any \u{XXXX} decodes). */
 static bool
 fuzz_hidden(uint32_t c)
 {
@@ -143,7 +144,7 @@ fuzz_unescape(const char *s, unsigned char *out)
 			if ((close = memchr(s, '}', (size_t)(end - s))) == NULL ||
 			    close - s - 2 > 6 ||
 			    (v = fuzz_hexnum(s + 2, close, (size_t)(close - s - 2))) < 0 ||
-			    !fuzz_hidden((uint32_t)v))
+			    v < 0xa0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
 				return -1;
 			o += fuzz_put_utf8((uint32_t)v, o);
 			s = close + 1;
