@@ -5,6 +5,7 @@
 #include "supervisor/loop.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -145,10 +146,14 @@ loop_poll(struct loop *l, int64_t now)
 /* Every fd a run can have at once: listener, output, stderr, the init's
  * error and status pipes, signalfd, control socket, and the rest. */
 #define RUN_MAX_FDS	(8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
-/* The record is written in batches: one transaction per 100 ms or 512
- * events, never on the hot path of a notification. */
+/* What needs no write-ahead is written in batches: one transaction per
+ * 100 ms, or sooner when 512 events or 256 KiB of output wait
+ * (audit_should_flush), never on the hot path of a notification. A
+ * failed flush waits before the next try, doubling up to 5 s: another
+ * supervisor's long transaction is waited out without a retry per
+ * round. */
 #define RUN_FLUSH_MS	100
-#define RUN_FLUSH_MAX	512
+#define RUN_BACKOFF_MAX	5000
 /* After init is reaped, how long to keep reading what the program wrote. */
 #define RUN_DRAIN_MS	2000
 
@@ -166,6 +171,7 @@ struct run {
 	int		 status;
 	int64_t		 drain_until;	/* monotonic, once the run ended */
 	int64_t		 last_flush;	/* monotonic */
+	int64_t		 backoff;	/* ms before the next try; 0 = none */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
 
@@ -188,6 +194,29 @@ pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
 	return true;
 }
 
+/* Output that [run] output_max cut from the record (or that a record
+ * that could not keep up lost): said in the run's events, which the
+ * consoles and ward log show. */
+static void
+record_output_dropped(struct sup *s)
+{
+	struct audit_output_counts c;
+	char detail[192];
+
+	audit_output_counts(s->audit, &c);
+	if (c.dropped == 0 && c.lost == 0)
+		return;
+	snprintf(detail, sizeof detail, "%" PRIu64 " of %" PRIu64 " bytes of "
+	    "output not recorded: %" PRIu64 " over output_max=%" PRIu64
+	    " (the first and last halves kept), %" PRIu64 " while the "
+	    "record could not keep up", c.dropped + c.lost, c.seen,
+	    c.dropped, s->policy.output_max, c.lost);
+	sup_record_run(s, "output dropped", VERDICT_NONE, HOW_SUPERVISOR,
+	    "supervisor", detail);
+	if (s->headless)
+		fprintf(stderr, "ward: run %s: %s\n", s->id, detail);
+}
+
 static void
 finish(struct sup *s, int status, bool have_status)
 {
@@ -196,7 +225,12 @@ finish(struct sup *s, int status, bool have_status)
 	s->state = RUN_EXITED;
 	s->ended_ms = now_wall_ms();
 	s->exit_signal = 0;
-	if (s->end_reason != NULL && strcmp(s->end_reason, "timeout") == 0) {
+	if (s->record_broken) {
+		/* ward's own failure: the record could not be kept. */
+		s->exit_code = 125;
+		s->end_reason = "record";
+	} else if (s->end_reason != NULL &&
+	    strcmp(s->end_reason, "timeout") == 0) {
 		s->exit_code = 124;
 	} else if (s->end_reason != NULL) {
 		s->exit_code = 128 + SIGKILL;
@@ -216,6 +250,7 @@ finish(struct sup *s, int status, bool have_status)
 	while (queue_len(s->queue) > 0)
 		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
 		    HOW_SUPERVISOR, "run ended", NULL);
+	record_output_dropped(s);
 	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
 	    s->exit_code, s->exit_signal);
 	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
@@ -412,21 +447,26 @@ run_gather(struct loop *l, struct run *r)
 
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
-	loop_due(l, audit_pending(s->audit) > 0 ?
-	    r->last_flush + RUN_FLUSH_MS : 0);
+	loop_due(l, audit_pending(s->audit) > 0 ? r->last_flush +
+	    (r->backoff > 0 ? r->backoff : RUN_FLUSH_MS) : 0);
 }
 
 static void
 run_flush(struct run *r, int64_t now)
 {
 	struct audit *a = r->s->audit;
-	cleanup_free char *cause = NULL;
 
-	if (audit_pending(a) == 0 || (audit_pending(a) < RUN_FLUSH_MAX &&
-	    now - r->last_flush < RUN_FLUSH_MS))
+	if (audit_pending(a) == 0)
 		return;
-	if (audit_flush(a, &cause) < 0 && cause)
-		fprintf(stderr, "ward: record: %s (kept, will retry)\n", cause);
+	if (r->backoff > 0 ? now - r->last_flush < r->backoff :
+	    !audit_should_flush(a) && now - r->last_flush < RUN_FLUSH_MS)
+		return;
+	if (sup_flush(r->s) < 0)
+		r->backoff = r->backoff == 0 ? RUN_FLUSH_MS :
+		    r->backoff * 2 > RUN_BACKOFF_MAX ? RUN_BACKOFF_MAX :
+		    r->backoff * 2;
+	else
+		r->backoff = 0;
 	r->last_flush = now_mono_ms();
 }
 

@@ -222,6 +222,7 @@ open_record(void *ctx, char **cause)
 
 	if ((r = audit_open(db, &s->audit, cause)) < 0)
 		return r;
+	audit_set_output_max(s->audit, s->policy.output_max);
 	sup_limits(s, limits, sizeof limits);
 	s->started_ms = now_wall_ms();
 	ar = (struct audit_run){
@@ -560,12 +561,38 @@ start_run(struct sup *s, int ready_fd)
 	closep(&s->sp.go_fd);
 }
 
+/*
+ * The last of the record: what is queued, then the run's end. Another
+ * supervisor may hold the file (each try waits out the busy timeout),
+ * so a few tries; what still fails is said, and ward-supervisor exits
+ * 125 (the record does not hold the whole run).
+ */
+static void
+end_record(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	int r = -EBUSY;
+
+	for (int i = 0; i < 3 && r == -EBUSY; i++) {
+		free(cause);
+		cause = NULL;
+		if ((r = audit_flush(s->audit, &cause)) == 0)
+			r = audit_run_end(s->audit, s->id, s->ended_ms,
+			    s->exit_code, s->exit_signal, s->end_reason,
+			    &cause);
+	}
+	if (r < 0 && !s->record_broken)
+		fprintf(stderr, "ward: %s; the run's end is not in the "
+		    "record\n", cause != NULL ? cause : "audit: cannot write");
+	if (r < 0 || s->record_broken)
+		s->exit_code = 125;
+	audit_close(s->audit);
+}
+
 static void
 end_run(struct sup *s)
 {
-	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
-	    s->exit_signal, s->end_reason, NULL);
-	audit_close(s->audit);
+	end_record(s);
 	dns_free(s->dns);
 	grants_done(s);
 	control_close_all(s);
