@@ -201,20 +201,21 @@ static void
 record_output_dropped(struct sup *s)
 {
 	struct audit_output_counts c;
-	char detail[192];
+	char detail[192], what[96];
 
 	audit_output_counts(s->audit, &c);
 	if (c.dropped == 0 && c.lost == 0)
 		return;
-	snprintf(detail, sizeof detail, "%" PRIu64 " of %" PRIu64 " bytes of "
-	    "output not recorded: %" PRIu64 " over output_max=%" PRIu64
-	    " (the first and last halves kept), %" PRIu64 " while the "
-	    "record could not keep up", c.dropped + c.lost, c.seen,
-	    c.dropped, s->policy.output_max, c.lost);
-	sup_record_run(s, "output dropped", VERDICT_NONE, HOW_SUPERVISOR,
-	    "supervisor", detail);
+	snprintf(what, sizeof what, "output dropped: %" PRIu64 " of %" PRIu64
+	    " bytes not recorded", c.dropped + c.lost, c.seen);
+	snprintf(detail, sizeof detail, "%" PRIu64 " over output_max=%"
+	    PRIu64 " (the first and last halves kept), %" PRIu64 " while "
+	    "the record could not keep up", c.dropped, s->policy.output_max,
+	    c.lost);
+	sup_record_run(s, what, VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
+	    detail);
 	if (s->headless)
-		fprintf(stderr, "ward: run %s: %s\n", s->id, detail);
+		fprintf(stderr, "ward: run %s: %s: %s\n", s->id, what, detail);
 }
 
 static void
