@@ -459,8 +459,10 @@ run_flush(struct run *r, int64_t now)
 
 	if (audit_pending(a) == 0)
 		return;
+	/* Held answers are a program waiting: commit at once. */
 	if (r->backoff > 0 ? now - r->last_flush < r->backoff :
-	    !audit_should_flush(a) && now - r->last_flush < RUN_FLUSH_MS)
+	    !sup_holding(r->s) && !audit_should_flush(a) &&
+	    now - r->last_flush < RUN_FLUSH_MS)
 		return;
 	if (sup_flush(r->s) < 0)
 		r->backoff = r->backoff == 0 ? RUN_FLUSH_MS :
@@ -504,6 +506,9 @@ run_after(struct run *r)
 	    now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
+	if (sup_holding(s) && (audit_pending(s->audit) == 0 ||
+	    s->record_broken))
+		sup_release(s);
 	return true;
 }
 

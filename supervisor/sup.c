@@ -33,8 +33,37 @@ sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 		else
 			s->resp->val = val;
 	}
+	if (s->audit != NULL && audit_pending(s->audit) > 0 &&
+	    !s->record_broken) {
+		if (s->n_held == s->cap_held) {
+			s->cap_held = s->cap_held ? s->cap_held * 2 : 16;
+			s->held = xreallocarray(s->held, s->cap_held,
+			    sizeof *s->held);
+		}
+		s->held[s->n_held++] = *s->resp;
+		return;
+	}
 	/* ENOENT: the target was interrupted or died; nothing to answer. */
 	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+void
+sup_release(struct sup *s)
+{
+	for (size_t i = 0; i < s->n_held; i++) {
+		/* Through s->resp: the kernel's size of it, which may be
+		 * larger than ours. */
+		memset(s->resp, 0, s->resp_size);
+		*s->resp = s->held[i];
+		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	}
+	s->n_held = 0;
+}
+
+bool
+sup_holding(const struct sup *s)
+{
+	return s->n_held > 0;
 }
 
 void
