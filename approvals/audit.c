@@ -642,8 +642,8 @@ audit_configure_once(void)
  * sure it is there when it opens; the first one to find the disk full
  * releases it. No room for it: the record cannot be kept, refused.
  */
-static int
-audit_reserve_make(struct audit *a, char **cause)
+int
+audit_keep_room(struct audit *a, char **cause)
 {
 	cleanup_free char *p = NULL;
 	cleanup_fd int fd = -1;
@@ -760,8 +760,6 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	}
 	if ((v == 0 || !audit_has_state(a)) &&
 	    (r = audit_create(a, cause)) < 0)
-		return r;
-	if ((r = audit_reserve_make(a, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
 		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
@@ -884,10 +882,14 @@ audit_qevent_fill(struct audit_qevent *q, const struct audit_event *ev,
 	q->seq = seq;
 }
 
+static bool audit_queue_over(const struct audit *);
+
 static void
 audit_queue_event(struct audit *a, const struct audit_event *ev,
     enum audit_state state, int64_t seq)
 {
+	if (audit_queue_over(a))
+		return;
 	if (a->n_ev == a->cap_ev) {
 		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
 		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
@@ -899,6 +901,14 @@ void
 audit_event(struct audit *a, const struct audit_event *ev)
 {
 	audit_queue_event(a, ev, AUDIT_FINAL, 0);
+}
+
+/* Past twice audit_full's bound the caller has had its warning: what
+ * comes then is dropped, so that memory stays bounded. */
+static bool
+audit_queue_over(const struct audit *a)
+{
+	return a->n_ev >= 2 * AUDIT_QUEUE_EVENTS;
 }
 
 void

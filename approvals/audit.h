@@ -144,7 +144,7 @@ size_t	audit_pending(const struct audit *);
 /* Time for a flush: 512 events or 256 KiB of output waiting. */
 bool	audit_should_flush(const struct audit *);
 /* Too many events waiting (4096): the record is not keeping up, the
- * caller must stop acting. */
+ * caller must stop acting. Past twice that, events are dropped. */
 bool	audit_full(const struct audit *);
 /* Writes everything queued in one transaction. On failure keeps the queue
  * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
@@ -152,13 +152,15 @@ bool	audit_full(const struct audit *);
 int	audit_flush(struct audit *, char **cause);
 
 /*
- * Room. audit_open() makes sure a spare file of 4 MiB sits beside the
- * record (PATH-reserve, refusing to open when there is no room for it):
- * a write that finds the disk full releases it and tries again once, so
- * that the last events and the run's end are written. From then on
- * audit_low_space() is true (with the message to show in *cause, if
- * wanted): the caller stops the run.
+ * Room. audit_keep_room() makes sure a spare file of 4 MiB sits beside
+ * the record (PATH-reserve; -ENOSPC with *cause when there is no room
+ * for it: a supervisor then does not start; ward gc, which frees room,
+ * does not ask for it). A write that finds the disk full releases it and
+ * tries again once, so that the last events and the run's end are
+ * written. From then on audit_low_space() is true (with the message to
+ * show in *cause, if wanted): the caller stops the run.
  */
+int	audit_keep_room(struct audit *, char **cause);
 bool	audit_low_space(const struct audit *, char **cause);
 
 /*

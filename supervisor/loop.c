@@ -5,7 +5,6 @@
 #include "supervisor/loop.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -194,30 +193,6 @@ pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
 	return true;
 }
 
-/* Output that [run] output_max cut from the record (or that a record
- * that could not keep up lost): said in the run's events, which the
- * consoles and ward log show. */
-static void
-record_output_dropped(struct sup *s)
-{
-	struct audit_output_counts c;
-	char detail[192], what[96];
-
-	audit_output_counts(s->audit, &c);
-	if (c.dropped == 0 && c.lost == 0)
-		return;
-	snprintf(what, sizeof what, "output dropped: %" PRIu64 " of %" PRIu64
-	    " bytes not recorded", c.dropped + c.lost, c.seen);
-	snprintf(detail, sizeof detail, "%" PRIu64 " over output_max=%"
-	    PRIu64 " (the first and last halves kept), %" PRIu64 " while "
-	    "the record could not keep up", c.dropped, s->policy.output_max,
-	    c.lost);
-	sup_record_run(s, what, VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
-	    detail);
-	if (s->headless)
-		fprintf(stderr, "ward: run %s: %s: %s\n", s->id, what, detail);
-}
-
 static void
 finish(struct sup *s, int status, bool have_status)
 {
@@ -251,7 +226,6 @@ finish(struct sup *s, int status, bool have_status)
 	while (queue_len(s->queue) > 0)
 		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
 		    HOW_SUPERVISOR, "run ended", NULL);
-	record_output_dropped(s);
 	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
 	    s->exit_code, s->exit_signal);
 	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
@@ -524,11 +498,16 @@ loop_run(struct sup *s)
 
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		r.clients[i] = (struct run_client){ &r, i };
+	s->hold_answers = true;
 	do {
 		run_gather(l, &r);
 		if ((e = loop_poll(l, now_mono_ms())) < 0)
 			break;
 	} while (run_after(&r));
+	/* The run is over: what is still held goes (to processes that are
+	 * gone, as a rule); the record's last flush is main.c's. */
+	s->hold_answers = false;
+	sup_release(s);
 	loop_free(l);
 	return e;
 }

@@ -33,8 +33,9 @@ sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 		else
 			s->resp->val = val;
 	}
-	if (s->audit != NULL && audit_pending(s->audit) > 0 &&
-	    !s->record_broken) {
+	/* Every answer of the loop's round waits for its end: the event a
+	 * handler records after answering is then committed first. */
+	if (s->hold_answers && !s->record_broken) {
 		if (s->n_held == s->cap_held) {
 			s->cap_held = s->cap_held ? s->cap_held * 2 : 16;
 			s->held = xreallocarray(s->held, s->cap_held,

@@ -153,8 +153,10 @@ struct sup {
 	/* The record cannot be kept (sup_record_failed): no effect from
 	 * then on, the run is stopped, ward-supervisor exits 125. */
 	bool		 record_broken;
-	/* Answers held back until what was recorded before them is
-	 * committed (sup_respond, sup_release). */
+	/* Answers held back until what was recorded with them is
+	 * committed (sup_respond, sup_release); the loop sets hold_answers
+	 * while it runs. */
+	bool		 hold_answers;
 	struct seccomp_notif_resp *held;
 	size_t		 n_held, cap_held;
 };
@@ -166,12 +168,13 @@ struct sup {
  */
 
 /* Answer a notification: val >= 0 or -errno; flags CONTINUE lets the
- * call go on as the program made it. While recorded events wait in the
- * batch, the answer is held (s->resp says what it will be) until
- * sup_release: the program never sees an answer whose event a crash
- * could still lose. A denial or a continue inside the floor thus costs
- * no commit of its own: the loop commits once per round, for every
- * answer of the round. */
+ * call go on as the program made it. While the loop runs the answer is
+ * held (s->resp says what it will be) until sup_release at the end of
+ * the round, after the commit of what the round recorded: the program
+ * never sees an answer whose event a crash could still lose. A denial or
+ * a continue inside the floor thus costs no commit of its own: one per
+ * round, for every answer of the round, and none when nothing was
+ * recorded. */
 void	sup_respond(struct sup *, uint64_t id, int64_t val, uint32_t flags);
 /* After a flush (or once the record is broken, when only denials and
  * the floor's continues can be held): send the held answers. */

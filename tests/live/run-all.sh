@@ -89,6 +89,7 @@ chmod 755 "$base"
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
 cp "$here"/net-*.py "$here"/pkg-*.py "$base/tests/" 2>/dev/null || true
+cp -r "$here/shim" "$base/tests/"
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
