@@ -9,11 +9,16 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v unshare >/dev/null || die "no unshare(1)"
+# Not root: a user namespace where we are root mounts the tmpfs, and a
+# second one inside it gives us back our own uid for ward (as root ward
+# would take its root mode).
 if [ "$(id -u)" = 0 ]; then
 	ns=(unshare --mount --propagation private)
+	back=()
 else
-	ns=(unshare --user --map-current-user --mount --propagation private)
-	if ! "${ns[@]}" true 2>/dev/null; then
+	ns=(unshare --user --map-root-user --mount --propagation private)
+	back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
+	if ! "${ns[@]}" "${back[@]}" true 2>/dev/null; then
 		[ "${CI:-false}" = true ] && die "unshare --user --mount is refused here"
 		skip "unshare --user --mount is refused here (no tmpfs of our own)"
 	fi
@@ -35,7 +40,12 @@ done 2>/dev/null'
 # (the tmpfs is gone once the namespace is).
 cat >"$WT_SCRATCH/inner.sh" <<'INNER'
 set -u
-mount -t tmpfs -o size=16m,mode=0700 tmpfs "$STATE" || exit 97
+if [ -z "${MOUNTED:-}" ]; then
+	mount -t tmpfs -o size=16m,mode=0700 tmpfs "$STATE" || exit 97
+	export MOUNTED=1
+	# shellcheck disable=SC2086
+	[ -z "${BACK:-}" ] || exec $BACK bash "$0"
+fi
 export XDG_STATE_HOME=$STATE
 st=0
 "$WARD" run --headless --policy "$POLICY" --in "$HOST" -- sh -c "$PROG" sh "$HOST" \
@@ -50,6 +60,8 @@ sqlite3 -readonly "$db" "SELECT end_reason FROM runs" >"$ART/ends" 2>&1
 [ -e "$db-reserve" ] && echo present >"$ART/reserve" || echo released >"$ART/reserve"
 df -k "$STATE" >"$ART/df" 2>&1
 INNER
+BACK="${back[*]:-}"
+export BACK
 ART=$WT_ARTIFACTS STATE=$state POLICY=$WT_SCRATCH/policy.ini PROG=$prog \
     HOST=$host WARD=$WARD "${ns[@]}" bash "$WT_SCRATCH/inner.sh" ||
     die "the namespace's script failed ($?): no tmpfs?"
