@@ -45,6 +45,11 @@ struct policy {
 	size_t		 n_writable;
 	char	       **hidden;	/* host paths hidden from the sandbox */
 	size_t		 n_hidden;
+	/* Entries of the credential stores (policy_cred_stores()) shown
+	 * read-only all the same: "~/.ssh/known_hosts" (the ~ kept, each
+	 * home's) or an absolute path through a store. */
+	char	       **expose;
+	size_t		 n_expose;
 	char	       **allow;		/* globs: writes outside allowed w/o asking */
 	size_t		 n_allow;
 	char	       **deny;		/* globs: writes outside denied w/o asking */
@@ -84,6 +89,13 @@ struct policy_manager {
 	size_t		 n_hosts;
 };
 
+/* The floors of [run]'s limits: below them no program runs, so a value
+ * there is a mistake (`memory = 1024` meant 1024M), refused; 0 is none. */
+#define POLICY_MIN_MEMORY	(16ULL << 20)
+#define POLICY_MIN_FILE_SIZE	(1ULL << 20)
+#define POLICY_MIN_PIDS		16u
+#define POLICY_MIN_OPEN_FILES	64u
+
 /* Defaults as documented in share/ward.ini. */
 void	policy_init(struct policy *);
 void	policy_done(struct policy *);
@@ -100,6 +112,9 @@ int	policy_load_string(struct policy *, const char *text, const char *name,
 
 /* Parse "90", "90s", "5m", "2h" into seconds; 0 or -EINVAL. */
 int	policy_parse_duration(const char *, unsigned *);
+/* The same, and on -EINVAL *why says what is wrong with the value (and
+ * the likely intent: "5M" did you mean 5m?), to follow "KEY: ". */
+int	policy_check_duration(const char *, unsigned *, char **why);
 /* Parse "512M", "2G", "1048576", "none" into bytes; 0 or -EINVAL. */
 int	policy_parse_size(const char *, uint64_t *);
 /* "ask", "deny", "allow" */
@@ -147,5 +162,13 @@ const struct policy_manager *policy_manager_find(const struct policy *,
  * canonical (lower case, no brackets); 0, or -EINVAL and *why.
  */
 int	policy_host_parse(const char *, struct policy_host *ret, char **why);
+
+/* The credential stores ward hides in every home the tree shows, as
+ * paths below a home (".ssh", ".config/gcloud"); NULL-terminated. */
+const char *const *policy_cred_stores(void);
+/* The store path names (the home's part stripped: "~/.ssh/x" or
+ * "/root/.ssh/x" -> ".ssh"), or NULL when it names no store or entry of
+ * one. */
+const char *policy_cred_store_of(const char *path);
 /* A short stable hash (hex) of the file contents, for the record. */
 char	*policy_hash(const char *text, size_t len);

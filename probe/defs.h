@@ -37,8 +37,8 @@ struct probe_expect {
 struct probe_def {
 	const char	*name;
 	const char	*tried;
-	/* c canary, p TCP port, u UDP port, s secret file, t tools
-	 * folder, n made-up DNS name */
+	/* c canary, p TCP port, u UDP port, s secret file, k key in
+	 * ~/.ssh, t tools folder, n made-up DNS name */
 	const char	*args;
 	enum probe_limit limit;
 	enum probe_proof proof;
@@ -52,6 +52,7 @@ struct probe_def {
 	bool		 never;		/* refused by the never list: nobody asked */
 	bool		 dns;		/* looks up the made-up name */
 	bool		 race;		/* the exec race: every exec that ran */
+	bool		 home_in;	/* --in the real home (its stores hidden) */
 	struct probe_expect expect[4];
 };
 

@@ -50,6 +50,39 @@ probe_in_home_secret(char **a)
 	return 0;
 }
 
+/* The key in ~/.ssh, with the home shown by --in: by its path, through
+ * init's root, and whatever the folder lists. */
+int
+probe_in_store_secret(char **a)
+{
+	char p[PATH_MAX + 16], *slash;
+	glob_t g;
+
+	probe_in_leak_file(a[0]);
+	snprintf(p, sizeof p, "/proc/1/root%s", a[0]);
+	probe_in_leak_file(p);
+	snprintf(p, sizeof p, "%s", a[0]);
+	if ((slash = strrchr(p, '/')) != NULL)
+		snprintf(slash, sizeof p - (size_t)(slash - p), "/*");
+	if (glob(p, GLOB_PERIOD, NULL, &g) != 0) {
+		char what[PATH_MAX + 24];
+
+		snprintf(what, sizeof what, "glob %s", p);
+		probe_in_say(what, ENOENT);
+		return 0;
+	}
+	for (size_t j = 0; j < g.gl_pathc; j++) {
+		const char *base = strrchr(g.gl_pathv[j], '/');
+
+		if (base != NULL && (strcmp(base, "/.") == 0 ||
+		    strcmp(base, "/..") == 0))
+			continue;
+		probe_in_leak_file(g.gl_pathv[j]);
+	}
+	globfree(&g);
+	return 0;
+}
+
 /* Our own environment, and every /proc/PID/environ we can read: init is
  * a copy of the supervisor that never exec'd, so its environ is the
  * supervisor's own. */

@@ -17,6 +17,7 @@ static const struct probe_in {
 	int		(*fn)(char **);
 } probe_ins[] = {
 	{ "home-secret", 1, probe_in_home_secret },
+	{ "store-secret", 1, probe_in_store_secret },
 	{ "env-secret", 0, probe_in_env_secret },
 	{ "write-path", 1, probe_in_write_path },
 	{ "write-symlink", 1, probe_in_write_symlink },

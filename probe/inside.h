@@ -44,6 +44,7 @@ void	probe_in_connect_to(const char *what, int family, int type,
  * returns the program's exit status. */
 /* inside-files.c: secrets and writes */
 int	probe_in_home_secret(char **a);
+int	probe_in_store_secret(char **a);
 int	probe_in_env_secret(char **a);
 int	probe_in_write_path(char **a);
 int	probe_in_write_symlink(char **a);

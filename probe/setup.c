@@ -325,6 +325,38 @@ probe_setup_secret(struct probe *p, char **home, char **cause)
 	return 0;
 }
 
+/* The key: the same token in ~/.ssh (made for it, 0700, when there is
+ * none), which --in ~ must not show. */
+static int
+probe_setup_store(struct probe *p, const char *home, char **cause)
+{
+	cleanup_free char *ssh = xasprintf("%s/.ssh", home);
+	int fd, r;
+
+	p->home = xstrdup(home);
+	if (mkdir(ssh, 0700) == 0)
+		p->made_ssh = true;
+	else if (errno != EEXIST) {
+		r = -errno;
+		*cause = xasprintf("mkdir %s: %s", ssh, strerror(errno));
+		return r;
+	}
+	p->store_key = xasprintf("%s/ward-probe-key-XXXXXX", ssh);
+	if ((fd = mkostemp(p->store_key, O_CLOEXEC)) < 0) {
+		r = -errno;
+		*cause = xasprintf("plant the key in %s: %s", ssh,
+		    strerror(errno));
+		free(p->store_key);
+		p->store_key = NULL;
+		return r;
+	}
+	r = write_all(fd, p->token, strlen(p->token));
+	close(fd);
+	if (r < 0)
+		*cause = xasprintf("write %s: %s", p->store_key, strerror(-r));
+	return r;
+}
+
 /* The program: this binary, shown read-only at its own path. Should that
  * folder hold the home (and so the secret), a copy instead. */
 static int
@@ -441,6 +473,7 @@ probe_setup(struct probe *p, const char *policy_arg, char **cause)
 	if ((r = probe_setup_policy(p, policy_arg, cause)) < 0 ||
 	    (r = probe_setup_dir(p, cause)) < 0 ||
 	    (r = probe_setup_secret(p, &home, cause)) < 0 ||
+	    (r = probe_setup_store(p, home, cause)) < 0 ||
 	    (r = probe_setup_exe(p, home, cause)) < 0 ||
 	    (r = probe_setup_listeners(p, cause)) < 0)
 		return r;
@@ -469,6 +502,13 @@ probe_teardown(struct probe *p)
 	if (!p->keep) {
 		if (p->secret_path != NULL)
 			unlink(p->secret_path);
+		if (p->store_key != NULL)
+			unlink(p->store_key);
+		if (p->made_ssh) {
+			cleanup_free char *ssh = xasprintf("%s/.ssh", p->home);
+
+			rmdir(ssh);
+		}
 		if (p->dir != NULL)
 			probe_remove_tree(p->dir);
 	} else if (p->dir != NULL)
@@ -489,6 +529,8 @@ probe_teardown(struct probe *p)
 	free(p->canary);
 	free(p->secret_path);
 	free(p->secret_var);
+	free(p->home);
+	free(p->store_key);
 	free(p->policy_path);
 	free(p->policy_text);
 	policy_done(&p->policy);

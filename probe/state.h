@@ -22,6 +22,9 @@ struct probe {
 	char		*dir;		/* the temp folder */
 	char		*canary;
 	char		*secret_path, *secret_var;
+	char		*home;		/* the real home, where both are planted */
+	char		*store_key;	/* ~/.ssh/ward-probe-key-XXXXXX */
+	bool		 made_ssh;	/* ~/.ssh made for it, to remove */
 	char		 token[33];
 	char		*policy_path, *policy_text;
 	struct policy	 policy;

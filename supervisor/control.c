@@ -116,7 +116,7 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 {
 	struct msg_hello h;
 	struct run_info ri;
-	char limits[256];
+	char limits[1024];
 	json_t *m;
 
 	/* A hello with an ill-typed member still gets its welcome; what

@@ -232,7 +232,7 @@ finish(struct sup *s, int status, bool have_status)
 	    "supervisor", detail);
 	{
 		struct run_info ri;
-		char limits[256];
+		char limits[1024];
 
 		control_run_info(s, &ri, limits, sizeof limits);
 		sup_broadcast(s, msg_state(&ri));

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "supervisor/grants.h"
 #include "supervisor/loop.h"
 #include "supervisor/net.h"
+#include "supervisor/path.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
 
@@ -58,8 +60,9 @@ usage(FILE *f)
 {
 	fputs("usage: ward-supervisor [--headless] [--policy FILE] "
 	    "[--name NAME] [--in PATH]...\n"
-	    "                       [--timeout SECONDS] [--ready-fd FD] "
-	    "[--no-landlock] -- CMD [ARG...]\n"
+	    "                       [--timeout SECONDS] [--chdir DIR] "
+	    "[--ready-fd FD]\n"
+	    "                       [--no-landlock] -- CMD [ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -152,18 +155,44 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 		.inside = xstrdup(inside ? inside : real),
 		.writable = writable,
 		.is_dir = S_ISDIR(st.st_mode),
+		.tree_fd = -1,
 	};
 }
 
+/* Does the policy's env pass this name in (and is it set)? */
+static bool
+env_passed(const char *name)
+{
+	for (size_t i = 0; i < S.policy.n_env; i++)
+		if (strcmp(S.policy.env[i], name) == 0)
+			return getenv(name) != NULL;
+	return false;
+}
+
+/*
+ * Caches that toolchains write beside the sources or in the current
+ * folder, whatever HOME says: into a read-only --in folder each becomes a
+ * write request, and a headless run waits ask_timeout for nothing (a
+ * `python3 /in/t.py` asked to write /in/__pycache__). They go into the
+ * run, unless the policy passes the variable in itself.
+ */
+static const char *const cache_env[][2] = {
+	/* Python's bytecode, beside every module it imports. */
+	{ "PYTHONPYCACHEPREFIX", "/work/.cache/pycache" },
+	/* git status refreshes .git/index when the stat data it holds
+	 * differs (the owner does, as root): an optional lock and write. */
+	{ "GIT_OPTIONAL_LOCKS", "0" },
+};
+
 static char **
-make_env(bool pty)
+make_env(bool pty, const char *cwd)
 {
 	char **env = NULL;
 	size_t n = 0;
 	const char *term = getenv("TERM"), *lang = getenv("LANG");
 
 	strv_push(&env, &n, xstrdup("HOME=/work"));
-	strv_push(&env, &n, xstrdup("PWD=/work"));
+	strv_push(&env, &n, xasprintf("PWD=%s", cwd));
 	strv_push(&env, &n, xstrdup("TMPDIR=/tmp"));
 	strv_push(&env, &n, xstrdup("USER=ward"));
 	strv_push(&env, &n, xstrdup("LOGNAME=ward"));
@@ -179,6 +208,10 @@ make_env(bool pty)
 	strv_push(&env, &n, xstrdup("GEM_HOME=/work/.gem"));
 	strv_push(&env, &n, xstrdup("CARGO_HOME=/work/.cargo"));
 	strv_push(&env, &n, xstrdup("GOPATH=/work/go"));
+	for (size_t i = 0; i < ARRAY_SIZE(cache_env); i++)
+		if (!env_passed(cache_env[i][0]))
+			strv_push(&env, &n, xasprintf("%s=%s", cache_env[i][0],
+			    cache_env[i][1]));
 	strv_push(&env, &n, xasprintf("TERM=%s", term && *term ? term :
 	    pty ? "xterm-256color" : "dumb"));
 	strv_push(&env, &n, xasprintf("LANG=%s", lang && *lang ? lang :
@@ -217,7 +250,7 @@ open_record(void *ctx, char **cause)
 {
 	struct sup *s = ctx;
 	cleanup_free char *db = paths_audit_db();
-	char limits[256];
+	char limits[1024];
 	struct audit_run ar;
 	int r;
 
@@ -241,6 +274,8 @@ open_record(void *ctx, char **cause)
 /* What the command line asks beyond struct sup. */
 struct args {
 	const char	*policy_path, *timeout;
+	const char	*chdir;		/* --chdir, as given */
+	char		*cwd;		/* where the program starts, inside */
 	char	       **ins;
 	size_t		 n_ins;
 	int		 ready_fd;
@@ -257,6 +292,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "chdir", required_argument, NULL, 'C' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -271,6 +307,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 'n': s->name = xstrdup(optarg); break;
 		case 'i': strv_push(&a->ins, &a->n_ins, xstrdup(optarg)); break;
 		case 't': a->timeout = optarg; break;
+		case 'C': a->chdir = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
@@ -298,10 +335,9 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 		die("%s: cannot read: %s", path, strerror(errno));
 	if (policy_load(&s->policy, s->policy_path, &cause) < 0)
 		die("%s", cause);
-	if (a->timeout != NULL && policy_parse_duration(a->timeout,
-	    &s->policy.timeout) < 0)
-		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
-		    a->timeout);
+	if (a->timeout != NULL && policy_check_duration(a->timeout,
+	    &s->policy.timeout, &cause) < 0)
+		die("--timeout: %s", cause);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
@@ -339,7 +375,77 @@ make_run_dir(struct sup *s)
 		die("write %s: %s", copy, strerror(errno));
 }
 
-/* The mount map: work/ and out/, the policy's writable folders, --in. */
+/*
+ * The homes whose credential stores stay hidden wherever the tree shows
+ * them: $HOME's, the user's own (the password file's), and root's and
+ * the sudo caller's when ward runs as root. Real paths, once each.
+ */
+static size_t
+homes(char *out[4])
+{
+	const char *cand[4] = { getenv("HOME"), NULL, NULL, NULL };
+	const char *sudo = getenv("SUDO_UID");
+	struct passwd *pw;
+	size_t n = 0;
+
+	if ((pw = getpwuid(getuid())) != NULL)
+		cand[1] = pw->pw_dir;
+	if (getuid() == 0 && (pw = getpwuid(0)) != NULL)
+		cand[2] = pw->pw_dir;
+	if (getuid() == 0 && sudo != NULL && *sudo != '\0' &&
+	    (pw = getpwuid((uid_t)strtoul(sudo, NULL, 10))) != NULL)
+		cand[3] = pw->pw_dir;
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
+		char *r;
+		bool dup = false;
+
+		if (cand[i] == NULL || cand[i][0] != '/' ||
+		    (r = realpath(cand[i], NULL)) == NULL)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			dup |= strcmp(out[j], r) == 0;
+		if (dup || strcmp(r, "/") == 0)
+			free(r);
+		else
+			out[n++] = r;
+	}
+	return n;
+}
+
+/* [files] expose: each entry in every home ("~/...") or where it says;
+ * read-only binds over the hidden stores, where the host has them. */
+static void
+make_exposed(struct sup *s)
+{
+	char *home[4];
+	size_t n_home = homes(home);
+
+	for (size_t i = 0; i < s->policy.n_expose; i++) {
+		const char *e = s->policy.expose[i];
+
+		for (size_t h = 0; h < (e[0] == '~' ? n_home : 1); h++) {
+			char *p = e[0] == '~' ? xasprintf("%s%s", home[h], e + 1) :
+			    xstrdup(e);
+			struct stat st;
+
+			if (stat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			s->exposed = xreallocarray(s->exposed, s->n_exposed + 1,
+			    sizeof *s->exposed);
+			s->exposed[s->n_exposed++] = (struct bind){
+				.host = xstrdup(p), .inside = p,
+				.is_dir = S_ISDIR(st.st_mode), .tree_fd = -1,
+			};
+		}
+	}
+	for (size_t h = 0; h < n_home; h++)
+		free(home[h]);
+}
+
+/* The mount map: work/ and out/, the policy's writable folders, --in;
+ * the exposed entries of the credential stores apart. */
 static void
 make_binds(struct sup *s, struct args *a)
 {
@@ -352,6 +458,38 @@ make_binds(struct sup *s, struct args *a)
 	strv_free(a->ins);
 	a->ins = NULL;
 	a->n_ins = 0;
+	make_exposed(s);
+}
+
+/* As root, the folders' owners shown as the program (spawn.h); a folder
+ * that cannot be mapped is said now, in one line, not at its first
+ * refused write. */
+static void
+map_owners(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	char **notes = NULL;
+	size_t n_notes = 0;
+
+	if (s->uid != 0)
+		return;
+	if (spawn_idmap_binds(s->binds, s->n_binds, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0 ||
+	    spawn_idmap_binds(s->exposed, s->n_exposed, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0)
+		die("%s", cause);
+	for (size_t i = 0; i < n_notes; i++)
+		warn_msg("%s", notes[i]);
+	strv_free(notes);
+}
+
+/* The supervisor's copies of the idmapped trees, once the sandbox has
+ * its own (or will never need them). */
+static void
+close_trees(struct bind *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		closep(&b[i].tree_fd);
 }
 
 /* The program's terminal or pipes, owned by us; the child's ends go in
@@ -411,16 +549,16 @@ close_child_stdio(struct spawn_config *cfg)
 static void
 make_hidden(struct sup *s)
 {
-	const char *home = getenv("HOME");
-	char *mine[] = {
-		home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
-		paths_state_dir(),
-		NULL,
-	};
+	const char *const *stores = policy_cred_stores();
+	char *mine[2] = { paths_state_dir(), NULL }, *home[4];
+	size_t n_home = homes(home);
 	cleanup_free char *rt = NULL, *rtcause = NULL;
 
 	if (paths_runtime_dir(&rt, &rtcause) == 0)
-		mine[2] = realpath(rt, NULL);
+		mine[1] = realpath(rt, NULL);
+	if (s->policy.n_hidden > SPAWN_MAX_HIDDEN / 2)
+		die("%s: [files] hidden names %zu paths; %d at most",
+		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN / 2);
 	for (size_t i = 0; i < s->policy.n_hidden; i++)
 		strv_push(&s->hidden, &s->n_hidden,
 		    xstrdup(s->policy.hidden[i]));
@@ -430,9 +568,191 @@ make_hidden(struct sup *s)
 		else
 			free(mine[i]);
 	}
-	if (s->n_hidden > SPAWN_MAX_HIDDEN)
-		die("%s: [files] hidden names %zu paths; %d at most",
-		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
+	/* The homes, and their credential stores wherever an --in or
+	 * writable folder shows them (those the host has). */
+	for (size_t h = 0; h < n_home; h++) {
+		strv_push(&s->hidden, &s->n_hidden, home[h]);
+		for (size_t i = 0; stores[i] != NULL; i++) {
+			char *p = xasprintf("%s/%s", home[h], stores[i]);
+			struct stat st;
+
+			if (lstat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			if (s->n_hidden == SPAWN_MAX_HIDDEN)
+				die("too many paths to hide (%d at most)",
+				    SPAWN_MAX_HIDDEN);
+			strv_push(&s->hidden, &s->n_hidden, p);
+		}
+	}
+}
+
+/* A host folder the sandbox shows at the same path: an --in or writable
+ * folder (the binds after /work and /out), or a system one. */
+static bool
+shown_inside(const struct sup *s, const char *real)
+{
+	static const char *const system[] = { "/usr", "/etc", "/opt", "/var" };
+
+	for (size_t i = 2; i < s->n_binds; i++)
+		if (path_under(real, s->binds[i].host))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(system); i++)
+		if (path_under(real, system[i]))
+			return true;
+	return false;
+}
+
+/*
+ * --chdir DIR: where the program starts, as the sandbox names it. /work
+ * and /out are the run's own; any other folder must be one the sandbox
+ * shows from the host (an --in or writable folder, or beneath one),
+ * named as on the host (a relative one against our cwd).
+ */
+static void
+check_chdir(struct sup *s, struct args *a)
+{
+	cleanup_free char *real = NULL;
+	struct stat st;
+
+	if (a->chdir == NULL) {
+		a->cwd = xstrdup("/work");
+		return;
+	}
+	if (strcmp(a->chdir, "/work") == 0 || strcmp(a->chdir, "/out") == 0) {
+		a->cwd = xstrdup(a->chdir);
+		return;
+	}
+	if ((real = realpath(a->chdir, NULL)) == NULL)
+		die("--chdir %s: %s", a->chdir, strerror(errno));
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		die("--chdir %s: not a folder", a->chdir);
+	for (size_t i = 2; i < s->n_binds; i++)
+		if (s->binds[i].is_dir && path_under(real, s->binds[i].host)) {
+			a->cwd = steal_ptr(&real);
+			return;
+		}
+	die("--chdir %s: the sandbox does not show this folder: start in "
+	    "/work, /out, or an --in or [files] writable folder (add --in "
+	    "%s to show it read-only)", a->chdir, real);
+}
+
+/* path as a shell word: as it is when that is safe, else in '...'. */
+static char *
+shell_word(const char *path)
+{
+	size_t n = 3;
+	char *q, *o;
+
+	if (path[0] != '\0' && strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_./-+:=@%,") == strlen(path))
+		return xstrdup(path);
+	for (const char *c = path; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	o = q = xmalloc(n);
+	*o++ = '\'';
+	for (const char *c = path; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *c;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* path made absolute on the host, its folder resolved but not its last
+ * name (a link such as cargo -> rustup runs by the name it is given). */
+static char *
+host_abs(const char *path)
+{
+	cleanup_free char *dir = xstrdup(path), *real = NULL;
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	if (slash == dir)
+		return xstrdup(path);
+	if (slash != NULL)
+		*slash = '\0';
+	if ((real = realpath(slash ? dir : ".", NULL)) == NULL)
+		return NULL;
+	return xasprintf("%s/%s", strcmp(real, "/") ? real : "", base);
+}
+
+/* The host's file a program name would run: a PATH search. */
+static char *
+host_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	cleanup_free char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	char *save = NULL;
+
+	for (char *d = strtok_r(copy, ":", &save); d != NULL;
+	    d = strtok_r(NULL, ":", &save)) {
+		cleanup_free char *p = xasprintf("%s/%s", d, name);
+
+		if (d[0] == '/' && access(p, X_OK) == 0)
+			return host_abs(p);
+	}
+	return NULL;
+}
+
+/*
+ * What follows "cannot run CMD: No such file or directory" when the
+ * program is not found inside: the sandbox starts in an empty /work and
+ * shows the host's files only through --in, so `ward run -- ./script.sh`
+ * finds nothing; say so, with the --in (and the path) that would.
+ */
+static char *
+not_found_hint(const struct sup *s, const struct args *a)
+{
+	const char *cmd = a->argv[0];
+	cleanup_free char *real = NULL, *dir = NULL, *qdir = NULL,
+	    *qreal = NULL, *joined = NULL, *target = NULL;
+	char *slash;
+	bool shown;
+
+	if (strchr(cmd, '/') == NULL) {
+		if ((real = host_which(cmd)) == NULL)
+			return NULL;
+	} else {
+		if (cmd[0] != '/' && a->chdir != NULL)
+			joined = xasprintf("%s/%s", a->cwd, cmd);
+		if (access(joined ? joined : cmd, F_OK) < 0 ||
+		    (real = host_abs(joined ? joined : cmd)) == NULL)
+			return cmd[0] == '/' ? NULL : xasprintf(" (the sandbox "
+			    "starts in %s; host files need --in and their "
+			    "absolute path)", a->cwd);
+	}
+	/* The name and what it leads to must both be shown. */
+	target = realpath(real, NULL);
+	shown = shown_inside(s, real) && target != NULL &&
+	    shown_inside(s, target);
+	if (strchr(cmd, '/') == NULL && shown)
+		return NULL;
+	dir = xstrdup(real);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		slash[slash == dir ? 1 : 0] = '\0';
+	qdir = shell_word(dir);
+	qreal = shell_word(real);
+	if (shown)
+		return cmd[0] == '/' ? NULL : xasprintf(" (the sandbox starts "
+		    "in %s, not in %s: run %s, or add --chdir %s)", a->cwd,
+		    qdir, qreal, qdir);
+	if (strchr(cmd, '/') == NULL)
+		return xasprintf(" (not in the sandbox's PATH; the host's is "
+		    "%s, which the sandbox does not show: add --in %s and run "
+		    "%s)", qreal, qdir, qreal);
+	if (cmd[0] == '/')
+		return xasprintf(" (the sandbox shows host files only through "
+		    "--in: add --in %s)", qdir);
+	return xasprintf(" (the sandbox starts in %s, a fresh folder of the "
+	    "run, and shows host files only through --in: add --in %s and "
+	    "run %s, or add --in %s --chdir %s)", a->cwd, qdir, qreal, qdir,
+	    qdir);
 }
 
 /* The sandbox's resolver asks the DNS stub, on its loopback. */
@@ -452,9 +772,12 @@ write_resolv_conf(struct sup *s, struct spawn_config *cfg)
 /* Everything spawn_sandbox() needs but the program's stdio; the
  * environment made for it, to free once it has been spawned. */
 static char **
-fill_spawn_config(struct sup *s, struct spawn_config *cfg)
+fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 {
-	char **env = make_env(!s->headless);
+	char **env;
+
+	check_chdir(s, a);
+	env = make_env(!s->headless, a->cwd);
 
 	cfg->envp = env;
 	cfg->root = s->root;
@@ -463,7 +786,10 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg)
 	make_hidden(s);
 	cfg->hidden = s->hidden;
 	cfg->n_hidden = s->n_hidden;
-	cfg->cwd = "/work";
+	cfg->exposed = s->exposed;
+	cfg->n_exposed = s->n_exposed;
+	cfg->cwd = a->cwd;
+	cfg->not_found = not_found_hint(s, a);
 	cfg->outer_uid = s->uid;
 	cfg->outer_gid = getgid();
 	cfg->inner_uid = s->inner_uid;
@@ -671,15 +997,18 @@ main(int argc, char **argv)
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
 	make_binds(s, &a);
+	map_owners(s);
 	if (s->landlock && spawn_landlock_abi() < 1)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
 	open_stdio(s, &cfg);
-	env = fill_spawn_config(s, &cfg);
+	env = fill_spawn_config(s, &cfg, &a);
 	open_signalfd(s);
 
 	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
 		die("%s", cause);
+	close_trees(s->binds, s->n_binds);
+	close_trees(s->exposed, s->n_exposed);
 	close_child_stdio(&cfg);
 	strv_free(env);
 	learn_sandbox(s);

@@ -462,4 +462,10 @@ sup_limits(const struct sup *s, char *buf, size_t size)
 	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
 	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
 	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
+	/* The credential store entries the policy shows. */
+	for (size_t i = 0, n = strlen(buf); i < s->n_exposed && n < size; i++) {
+		snprintf(buf + n, size - n, "%s%s", i == 0 ? " exposed=" : ",",
+		    s->exposed[i].inside);
+		n += strlen(buf + n);
+	}
 }

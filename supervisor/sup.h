@@ -118,6 +118,8 @@ struct sup {
 	size_t		 n_hidden;
 	struct bind	*binds;		/* the mount map, for emulation */
 	size_t		 n_binds;
+	struct bind	*exposed;	/* [files] expose, in each home */
+	size_t		 n_exposed;
 
 	struct spawn_result sp;
 	int		 rootfd;	/* the sandbox's root, O_PATH */

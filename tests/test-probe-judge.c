@@ -245,6 +245,32 @@ test_secret_no_output_unrecorded(void **state)
 	done(&f);
 }
 
+/* The key in ~/.ssh under an --in home: its attempts are in the record
+ * when it is hidden, and the token read out is an escape. */
+static void
+test_store_secret(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	run_of(&f, "store-secret");
+	output(&f, "ward-probe: store-secret: read /root/.ssh/ward-probe-key-x: "
+	    "ENOENT\n");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_BLOCKED);
+	done(&f);
+
+	run_of(&f, "store-secret");
+	output(&f, "ward-probe: store-secret: LEAK /root/.ssh/k: " TOKEN "\n");
+	probe_buf_str(&f.o.out, "ward-probe: store-secret: LEAK "
+	    "/root/.ssh/k: " TOKEN "\n");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_ESCAPED);
+	assert_true(has_problem(&f, "escaped: the planted secret is in the "
+	    "run's output"));
+	done(&f);
+}
+
 static void
 test_secret_leaked_escaped(void **state)
 {
@@ -680,6 +706,7 @@ main(void)
 		cmocka_unit_test(test_secret_recorded_output),
 		cmocka_unit_test(test_secret_no_output_unrecorded),
 		cmocka_unit_test(test_secret_leaked_escaped),
+		cmocka_unit_test(test_store_secret),
 		cmocka_unit_test(test_connect_blocked),
 		cmocka_unit_test(test_connect_listener_hit_escaped),
 		cmocka_unit_test(test_udp_datagram_escaped),
