@@ -20,7 +20,7 @@
  * audit_should_flush() asks for a flush well before either. */
 #define AUDIT_QUEUE_BYTES	(1024 * 1024)
 #define AUDIT_QUEUE_EVENTS	4096
-#define AUDIT_FLUSH_BYTES	(256 * 1024)
+#define AUDIT_FLUSH_BYTES	(64 * 1024)
 #define AUDIT_FLUSH_EVENTS	512
 /* The spare file beside the record: released when the disk is full, so
  * that the last events and the run's end still find room. */

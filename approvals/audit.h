@@ -141,7 +141,7 @@ void	audit_event(struct audit *, const struct audit_event *);
 void	audit_output(struct audit *, const char *run, enum audit_stream,
 	    int64_t time_ms, const void *buf, size_t len);
 size_t	audit_pending(const struct audit *);
-/* Time for a flush: 512 events or 256 KiB of output waiting. */
+/* Time for a flush: 512 events or 64 KiB of output waiting. */
 bool	audit_should_flush(const struct audit *);
 /* Too many events waiting (4096): the record is not keeping up, the
  * caller must stop acting. Past twice that, events are dropped. */

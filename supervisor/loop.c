@@ -146,7 +146,7 @@ loop_poll(struct loop *l, int64_t now)
  * error and status pipes, signalfd, control socket, and the rest. */
 #define RUN_MAX_FDS	(8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
 /* What needs no write-ahead is written in batches: one transaction per
- * 100 ms, or sooner when 512 events or 256 KiB of output wait
+ * 100 ms, or sooner when 512 events or 64 KiB of output wait
  * (audit_should_flush), never on the hot path of a notification. A
  * failed flush waits before the next try, doubling up to 5 s: another
  * supervisor's long transaction is waited out without a retry per
