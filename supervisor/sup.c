@@ -346,8 +346,10 @@ sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
 	r->deadline_ms = s->policy.ask_timeout > 0 ?
 	    r->created_ms + (int64_t)s->policy.ask_timeout * 1000 : 0;
 	if (record_asked(s, r, pk) < 0) {
-		/* Nobody may answer what the record cannot hold. */
-		sup_respond(s, pk->req.id, -EACCES, 0);
+		/* Nobody may answer what the record cannot hold: denied at
+		 * once, the way its kind is answered (a DNS lookup too). */
+		(void)pk->ops->resolve(s, pk, VERDICT_DENY, HOW_SUPERVISOR,
+		    "supervisor", "the record cannot be written", 0, 0);
 		request_free(r);
 		sup_parked_free(pk);
 		return;
