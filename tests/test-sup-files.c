@@ -648,7 +648,7 @@ main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	t = xcalloc(n_rows + 8, sizeof *t);
+	t = xcalloc(n_rows + 16, sizeof *t);
 	for (size_t i = 0; i < n_rows; i++) {
 		struct row *rw = &rows[i];
 		void (*fn)(void **) = NULL;
