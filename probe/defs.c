@@ -44,6 +44,13 @@ const struct probe_def probe_defs[] = {
 	{ .name = "write-mkdir", .args = "c",
 	  .tried = "mkdir in the canary",
 	  .expect = { W("%c/newdir") } },
+	/* The reason of a deny once went out through /proc/PID/fd/2, with
+	 * the supervisor's credentials, into whatever fd 2 was. */
+	{ .name = "deny-reason-fd", .args = "cw", .writable = true,
+	  .tried = "make fd 2 an O_PATH of a 0600 file it cannot write, "
+	      "then get a write denied with a reason",
+	  .floor = "the reason goes on ward's own channels",
+	  .expect = { W("%c/file") } },
 	{ .name = "path-race", .args = "c",
 	  .tried = "flip a path /work <-> canary during open, 1 s",
 	  .floor = "read-only mount",

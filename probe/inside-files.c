@@ -235,6 +235,28 @@ probe_in_write_utimes(char **a)
 	return 0;
 }
 
+/* fd 2 made an O_PATH descriptor of a file we cannot write; a deny with
+ * a reason must not land in it. */
+int
+probe_in_deny_reason_fd(char **a)
+{
+	char t[PATH_MAX], p[PATH_MAX];
+	int fd;
+
+	snprintf(t, sizeof t, "%s/target", a[1]);
+	snprintf(p, sizeof p, "%s/file", a[0]);
+	fd = open(t, O_PATH | O_CLOEXEC);
+	probe_in_check("open wr/target O_PATH", fd);
+	if (fd >= 0)
+		probe_in_check("dup2 it on fd 2", dup2(fd, 2));
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	probe_in_fd("open canary/file O_WRONLY", fd);
+	/* Stay a moment: the reason was told after the answer, while the
+	 * denied process still had its fd table. */
+	usleep(500 * 1000);
+	return 0;
+}
+
 int
 probe_in_write_mkdir(char **a)
 {

@@ -27,6 +27,7 @@ static const struct probe_in {
 	{ "write-truncate", 1, probe_in_write_truncate },
 	{ "write-utimes", 1, probe_in_write_utimes },
 	{ "write-mkdir", 1, probe_in_write_mkdir },
+	{ "deny-reason-fd", 2, probe_in_deny_reason_fd },
 	{ "path-race", 1, probe_in_race },
 	{ "io-uring", 0, probe_in_io_uring },
 	{ "tiocsti", 0, probe_in_tiocsti },

@@ -54,6 +54,7 @@ int	probe_in_write_chmod(char **a);
 int	probe_in_write_truncate(char **a);
 int	probe_in_write_utimes(char **a);
 int	probe_in_write_mkdir(char **a);
+int	probe_in_deny_reason_fd(char **a);
 int	probe_in_race(char **a);
 /* inside-kernel.c: the kernel's surface and the limits */
 int	probe_in_io_uring(char **a);

@@ -136,7 +136,7 @@ probe_launch_args(const struct probe *p, const char *policy,
 		strv_push(&cmd, &n, xstrdup(*a == 'c' ? p->canary :
 		    *a == 'p' ? port : *a == 'u' ? uport : *a == 't' ?
 		    p->tools : *a == 'n' ? p->dnsname : *a == 'k' ?
-		    p->store_key : p->secret_path));
+		    p->store_key : *a == 'w' ? p->wr : p->secret_path));
 	launch_command(l, cmd, n);
 }
 

@@ -127,6 +127,13 @@ probe_write_policy(struct probe *p, const struct probe_def *d, char **path,
 		break;
 	}
 	text = probe_policy_text(p->policy_text, keys, values, n);
+	if (d->writable) {
+		char *t = xasprintf("%s\n[files]\nwritable = %s\n", text,
+		    p->wr);
+
+		free(text);
+		text = t;
+	}
 	*path = xasprintf("%s/%s.ini", p->dir, d->name);
 	if ((r = policy_load_string(&check, text, *path, cause)) < 0)
 		return r;
@@ -185,6 +192,30 @@ probe_make_canary(struct probe *p, char **cause)
 fail:
 	e = errno;
 	*cause = xasprintf("canary %s: %s", p->canary, strerror(e));
+	return -e;
+}
+
+int
+probe_make_wr(struct probe *p, char **cause)
+{
+	static const char text[] = "target: no deny's reason may land "
+	    "here\n";
+	cleanup_free char *file = xasprintf("%s/target", p->wr);
+	cleanup_fd int fd = -1;
+	int e;
+
+	if (mkdir(p->wr, 0711) < 0 && errno != EEXIST)
+		goto fail;
+	if (chmod(p->wr, 0711) < 0)
+		goto fail;
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) < 0 || write_all(fd, text, sizeof text - 1) < 0 ||
+	    fchmod(fd, 0600) < 0)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	*cause = xasprintf("writable folder %s: %s", p->wr, strerror(e));
 	return -e;
 }
 
@@ -277,7 +308,8 @@ probe_setup_dir(struct probe *p, char **cause)
 		*cause = xasprintf("%s: %s", canary, strerror(errno));
 		return r;
 	}
-	return 0;
+	p->wr = xasprintf("%s/wr", p->dir);
+	return probe_make_wr(p, cause);
 }
 
 /* The secret: a file in the real home (*home) and a variable of ours. */
@@ -527,6 +559,7 @@ probe_teardown(struct probe *p)
 	free(p->bindir);
 	free(p->dir);
 	free(p->canary);
+	free(p->wr);
 	free(p->secret_path);
 	free(p->secret_var);
 	free(p->home);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -62,7 +63,8 @@ usage(FILE *f)
 	    "[--name NAME] [--in PATH]...\n"
 	    "                       [--timeout SECONDS] [--chdir DIR] "
 	    "[--ready-fd FD]\n"
-	    "                       [--no-landlock] -- CMD [ARG...]\n"
+	    "                       [--status-fd FD] [--no-landlock] -- CMD "
+	    "[ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -282,6 +284,22 @@ struct args {
 	char	       **argv;		/* the program and its arguments */
 };
 
+/* --status-fd N: an fd we were given, past stdio; close-on-exec, so that
+ * no process of the sandbox ever has it. -1 when it is not one. */
+static int
+status_fd_arg(const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || n < 3 || n > INT_MAX ||
+	    fcntl((int)n, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return (int)n;
+}
+
 /* -1 to go on, else the exit status (--help, a usage error). */
 static int
 parse_args(struct sup *s, int argc, char **argv, struct args *a)
@@ -294,6 +312,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "chdir", required_argument, NULL, 'C' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -309,6 +328,14 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 't': a->timeout = optarg; break;
 		case 'C': a->chdir = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
+		case 'S':
+			if ((s->status_fd = status_fd_arg(optarg)) < 0) {
+				fprintf(stderr, "ward-supervisor: --status-fd "
+				    "%s: not an open file descriptor above 2\n",
+				    optarg);
+				return 125;
+			}
+			break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 125;
@@ -861,6 +888,21 @@ learn_sandbox(struct sup *s)
 	s->resp = xcalloc(1, s->resp_size);
 }
 
+/* On a terminal, a token for ward's own lines that the program cannot
+ * print: it never sees our stderr, and the token is new for each run. */
+static void
+make_tag(struct sup *s)
+{
+	unsigned char r[4];
+
+	snprintf(s->tag, sizeof s->tag, "ward");
+	if (!s->headless || isatty(2) != 1 ||
+	    getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		return;
+	snprintf(s->tag, sizeof s->tag, "ward[%02x%02x%02x%02x]", r[0], r[1],
+	    r[2], r[3]);
+}
+
 /* The control socket, the run's clock and record, then the program's
  * go: from here on everything happens in the loop. */
 static void
@@ -878,7 +920,11 @@ start_run(struct sup *s, int ready_fd)
 	    s->command);
 	s->state = RUN_RUNNING;
 
-	if (s->headless)
+	make_tag(s);
+	if (s->headless && strcmp(s->tag, "ward") != 0)
+		fprintf(stderr, "%s: run %s started; ward's own lines on this "
+		    "terminal begin with %s\n", s->tag, s->id, s->tag);
+	else if (s->headless)
 		fprintf(stderr, "ward: run %s started\n", s->id);
 	if (ready_fd >= 0) {
 		dprintf(ready_fd, "%s\n", s->id);
@@ -956,11 +1002,11 @@ end_run(struct sup *s)
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "timeout") == 0)
-		fprintf(stderr, "ward: run %s hit its wall-clock limit (%us)\n",
-		    s->id, s->policy.timeout);
+		fprintf(stderr, "%s: run %s hit its wall-clock limit (%us)\n",
+		    s->tag, s->id, s->policy.timeout);
 	else if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "killed") == 0)
-		fprintf(stderr, "ward: run %s killed\n", s->id);
+		fprintf(stderr, "%s: run %s killed\n", s->tag, s->id);
 }
 
 int
@@ -976,7 +1022,7 @@ main(int argc, char **argv)
 	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
 	 * output backlog) would each be faulted in at every start. */
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
-	s->rootfd = -1;
+	s->rootfd = s->status_fd = -1;
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conns[i].hostfd = -1;
 	s->landlock = true;

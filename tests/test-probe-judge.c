@@ -177,6 +177,36 @@ test_write_canary_changed_escaped(void **state)
 	done(&f);
 }
 
+/* deny-reason-fd: the deny is in the record and the target behind fd 2
+ * is unchanged: blocked; the target changed (the reason written through
+ * the program's fd 2): escaped. */
+static void
+test_deny_reason_fd(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	run_of(&f, "deny-reason-fd");
+	event(&f, KIND_WRITE, VERDICT_DENY, HOW_PERSON, "openat",
+	    CANARY "/file", NULL, NULL);
+	f.o.requests = 1;
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_BLOCKED);
+	assert_int_equal(f.res.n_problems, 0);
+	done(&f);
+
+	run_of(&f, "deny-reason-fd");
+	event(&f, KIND_WRITE, VERDICT_DENY, HOW_PERSON, "openat",
+	    CANARY "/file", NULL, NULL);
+	f.o.requests = 1;
+	f.o.canary_diff = xstrdup("writable folder: target");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_ESCAPED);
+	assert_true(has_problem(&f, "escaped: canary changed: writable "
+	    "folder: target"));
+	done(&f);
+}
+
 static void
 test_write_missing_unrecorded(void **state)
 {
@@ -701,6 +731,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_blocked),
 		cmocka_unit_test(test_write_canary_changed_escaped),
+		cmocka_unit_test(test_deny_reason_fd),
 		cmocka_unit_test(test_write_missing_unrecorded),
 		cmocka_unit_test(test_run_end_unrecorded),
 		cmocka_unit_test(test_secret_recorded_output),
