@@ -957,7 +957,8 @@ record_output_dropped(struct sup *s)
 	sup_record_run(s, what, VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
 	    detail);
 	if (s->headless)
-		fprintf(stderr, "ward: run %s: %s: %s\n", s->id, what, detail);
+		fprintf(stderr, "%s: run %s: %s: %s\n", s->tag, s->id, what,
+		    detail);
 }
 
 /*
@@ -985,8 +986,9 @@ end_record(struct sup *s)
 			    &cause);
 	}
 	if (r < 0 && !s->record_broken)
-		fprintf(stderr, "ward: %s; the run's end is not in the "
-		    "record\n", cause != NULL ? cause : "audit: cannot write");
+		fprintf(stderr, "%s: %s; the run's end is not in the "
+		    "record\n", s->tag, cause != NULL ? cause :
+		    "audit: cannot write");
 	if (r < 0 || s->record_broken)
 		s->exit_code = 125;
 	audit_close(s->audit);

@@ -200,9 +200,10 @@ sup_record_failed(struct sup *s, const char *cause)
 	if (s->record_broken)
 		return;
 	s->record_broken = true;
-	fprintf(stderr, "ward: %s; nothing more can be recorded, so the "
-	    "run %s is stopped\n", cause != NULL ? cause : "audit: the "
-	    "record cannot be written", s->id);
+	fprintf(stderr, "%s: %s; nothing more can be recorded, so the "
+	    "run %s is stopped\n", s->tag[0] != '\0' ? s->tag : "ward",
+	    cause != NULL ? cause : "audit: the record cannot be written",
+	    s->id);
 	sup_kill(s, "record");
 }
 
