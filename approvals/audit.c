@@ -14,6 +14,20 @@
 /* Output of one run and stream queued back to back becomes one row of at
  * most this much, so a chatty program writes few rows, none huge. */
 #define AUDIT_OUTPUT_MAX	(64 * 1024)
+/* The queue in memory, whatever happens to the file: output beyond this
+ * many bytes waiting is dropped (and counted), and audit_full() says when
+ * events pile up past this many rows (the supervisor then stops the run).
+ * audit_should_flush() asks for a flush well before either. */
+#define AUDIT_QUEUE_BYTES	(1024 * 1024)
+#define AUDIT_QUEUE_EVENTS	4096
+#define AUDIT_FLUSH_BYTES	(64 * 1024)
+#define AUDIT_FLUSH_EVENTS	512
+/* The spare file beside the record: released when the disk is full, so
+ * that the last events and the run's end still find room. */
+#define AUDIT_RESERVE		(4 * 1024 * 1024)
+/* At most this many rows of a run's tail are tracked for the output cap;
+ * beyond, the oldest tail rows go early (a tail of many tiny rows). */
+#define AUDIT_TAIL_ROWS		16384
 /* Every supervisor of the user writes to the one file; a flush waits this
  * long for another's transaction before it gives up (and retries later). */
 #define AUDIT_BUSY_MS		5000
@@ -28,7 +42,7 @@ static const char audit_schema[] =
 	" seq INTEGER PRIMARY KEY, run TEXT, time_ms INTEGER, pid INTEGER,"
 	" kind TEXT, syscall TEXT, subject TEXT, subject2 TEXT, detail TEXT,"
 	" verdict TEXT, how TEXT, rule TEXT, decided_by TEXT, wait_ms INTEGER,"
-	" request_id INTEGER);"
+	" request_id INTEGER, state TEXT);"
 	"CREATE TABLE IF NOT EXISTS output ("
 	" seq INTEGER PRIMARY KEY, run TEXT, stream TEXT, time_ms INTEGER,"
 	" bytes BLOB);"
@@ -36,6 +50,15 @@ static const char audit_schema[] =
 	"CREATE INDEX IF NOT EXISTS output_run ON output(run);"
 	"CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);"
 	"PRAGMA user_version = 1;";
+
+/*
+ * events.state came after version 1 and is added to an older file on
+ * open (NULL for its rows, which were all written after the fact): a
+ * column added at the end, so the version stays 1 and an older ward
+ * still reads and writes the file (its rows get state NULL).
+ */
+static const char audit_add_state[] =
+	"ALTER TABLE events ADD COLUMN state TEXT";
 
 /*
  * No NOT NULL or CHECK constraints above on purpose: a flush that fails
@@ -51,6 +74,9 @@ enum audit_stmt {
 	AUDIT_INSERT_OUTPUT,
 	AUDIT_INSERT_RUN,
 	AUDIT_END_RUN,
+	AUDIT_UPDATE_EVENT,
+	AUDIT_DECIDE_EVENT,
+	AUDIT_DELETE_OUTPUT,
 	AUDIT_N_STMT,
 };
 
@@ -60,9 +86,9 @@ static const char *const audit_sql[AUDIT_N_STMT] = {
 	[AUDIT_ROLLBACK] = "ROLLBACK",
 	[AUDIT_INSERT_EVENT] = "INSERT INTO events (run, time_ms, pid, kind,"
 	    " syscall, subject, subject2, detail, verdict, how, rule,"
-	    " decided_by, wait_ms, request_id)"
+	    " decided_by, wait_ms, request_id, state)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	    " ?14)",
+	    " ?14, ?15)",
 	[AUDIT_INSERT_OUTPUT] = "INSERT INTO output (run, stream, time_ms,"
 	    " bytes) VALUES (?1, ?2, ?3, ?4)",
 	[AUDIT_INSERT_RUN] = "INSERT INTO runs (id, name, command, policy_path,"
@@ -70,6 +96,18 @@ static const char *const audit_sql[AUDIT_N_STMT] = {
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[AUDIT_END_RUN] = "UPDATE runs SET ended_ms = ?2, exit_code = ?3,"
 	    " exit_signal = ?4, end_reason = ?5 WHERE id = ?1",
+	/* The row keeps its seq and run: its place in the history is where
+	 * it was asked or intended. */
+	[AUDIT_UPDATE_EVENT] = "UPDATE events SET time_ms = ?2, pid = ?3,"
+	    " kind = ?4, syscall = ?5, subject = ?6, subject2 = ?7,"
+	    " detail = ?8, verdict = ?9, how = ?10, rule = ?11,"
+	    " decided_by = ?12, wait_ms = ?13, request_id = ?14, state = ?15"
+	    " WHERE seq = ?16",
+	/* An asked request approved: what it was about stays as asked. */
+	[AUDIT_DECIDE_EVENT] = "UPDATE events SET verdict = ?9, how = ?10,"
+	    " rule = ?11, decided_by = ?12, wait_ms = ?13, state = ?15"
+	    " WHERE seq = ?16",
+	[AUDIT_DELETE_OUTPUT] = "DELETE FROM output WHERE seq = ?1",
 };
 
 /* A queued event: struct audit_event with owned strings. */
@@ -88,6 +126,8 @@ struct audit_qevent {
 	char		*decided_by;
 	int64_t		 wait_ms;
 	uint64_t	 request_id;
+	enum audit_state state;
+	int64_t		 seq;		/* > 0: an update of that row */
 };
 
 struct audit_qoutput {
@@ -97,12 +137,20 @@ struct audit_qoutput {
 	char		*buf;
 	size_t		 len;
 	size_t		 cap;
+	bool		 tail;		/* past the head of output_max */
+};
+
+/* A tail row in the file: what the cap removes first. */
+struct audit_tail {
+	int64_t		 seq;
+	size_t		 len;
 };
 
 struct audit {
 	sqlite3		*db;
 	char		*path;
 	bool		 readonly;
+	bool		 no_state;	/* an older file, read-only: no events.state */
 	sqlite3_stmt	*stmt[AUDIT_N_STMT];
 
 	struct audit_qevent *ev;
@@ -111,6 +159,16 @@ struct audit {
 	struct audit_qoutput *out;
 	size_t		 n_out;
 	size_t		 cap_out;
+	size_t		 out_queued;	/* bytes in out[] */
+
+	uint64_t	 output_max;	/* 0: no cap */
+	struct audit_output_counts counts;
+	struct audit_tail *tail;	/* tail rows in the file, oldest first */
+	size_t		 tail_first, n_tail, cap_tail;
+	uint64_t	 tail_bytes;	/* of tail[tail_first..n_tail) */
+
+	char		*reserve;	/* the spare file's path, or NULL */
+	bool		 reserve_used;
 };
 
 const char *
@@ -136,6 +194,41 @@ audit_stream_parse(const char *s, enum audit_stream *ret)
 
 	for (size_t i = 0; s != NULL && i < ARRAY_SIZE(all); i++) {
 		if (strcmp(audit_stream_name(all[i]), s) == 0) {
+			*ret = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *
+audit_state_name(enum audit_state st)
+{
+	switch (st) {
+	case AUDIT_FINAL:
+		return NULL;
+	case AUDIT_ASKED:
+		return "asked";
+	case AUDIT_INTENT:
+		return "intent";
+	case AUDIT_DONE:
+		return "done";
+	}
+	return NULL;
+}
+
+static int
+audit_state_parse(const char *s, enum audit_state *ret)
+{
+	static const enum audit_state all[] = {
+		AUDIT_ASKED, AUDIT_INTENT, AUDIT_DONE,
+	};
+
+	*ret = AUDIT_FINAL;
+	if (s == NULL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (strcmp(audit_state_name(all[i]), s) == 0) {
 			*ret = all[i];
 			return 0;
 		}
@@ -172,6 +265,7 @@ audit_batch_clear(struct audit *a)
 		free(a->out[i].buf);
 	}
 	a->n_out = 0;
+	a->out_queued = 0;
 }
 
 /* Closes without flushing: for a handle that failed to open. */
@@ -186,6 +280,8 @@ audit_destroy(struct audit *a)
 	audit_batch_clear(a);
 	free(a->ev);
 	free(a->out);
+	free(a->tail);
+	free(a->reserve);
 	free(a->path);
 	free(a);
 }
@@ -382,10 +478,23 @@ audit_check_version(struct audit *a, int v, char **cause)
 	return -ENOTSUP;
 }
 
+/* Has the file events.state? (A file of an older ward has not.) */
+static bool
+audit_has_state(struct audit *a)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+
+	return sqlite3_prepare_v2(a->db, "SELECT count(*) FROM"
+	    " pragma_table_info('events') WHERE name = 'state'", -1, &s,
+	    NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_int(s, 0) > 0;
+}
+
 /*
- * Creates the schema unless someone has. Two supervisors may start at
- * once on a fresh file: the version is read again under the write lock,
- * so only one of them creates.
+ * Creates the schema unless someone has, or adds what an older one
+ * lacks. Two supervisors may start at once on a fresh file: the version
+ * (and the column) are read again under the write lock, so only one of
+ * them creates.
  */
 static int
 audit_create(struct audit *a, char **cause)
@@ -398,6 +507,9 @@ audit_create(struct audit *a, char **cause)
 	if ((r = audit_version(a, &v, cause)) == 0 &&
 	    (r = audit_check_version(a, v, cause)) == 0 && v == 0)
 		r = audit_exec(a, audit_schema, cause, "creating schema");
+	else if (r == 0 && !audit_has_state(a))
+		r = audit_exec(a, audit_add_state, cause,
+		    "adding events.state");
 	if (r == 0)
 		r = audit_exec(a, "COMMIT", cause, "creating schema");
 	if (r < 0 && !sqlite3_get_autocommit(a->db))
@@ -523,6 +635,68 @@ audit_configure_once(void)
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 }
 
+/*
+ * The spare file: PATH-reserve, AUDIT_RESERVE bytes really allocated on
+ * the record's filesystem (which also holds the runs' /work and /out, so
+ * that a program filling its disk fills ours). Every supervisor makes
+ * sure it is there when it opens; the first one to find the disk full
+ * releases it. No room for it: the record cannot be kept, refused.
+ */
+int
+audit_keep_room(struct audit *a, char **cause)
+{
+	cleanup_free char *p = NULL;
+	cleanup_fd int fd = -1;
+	struct stat st;
+	int r;
+
+	if (!audit_is_file(a->path))
+		return 0;
+	p = xasprintf("%s-reserve", a->path);
+	if ((fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		set_cause(cause, "audit: %s: cannot make the reserve: %s", p,
+		    strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != getuid()) {
+		set_cause(cause, "audit: %s: not a regular file of ours; "
+		    "refusing it (remove it)", p);
+		return -EPERM;
+	}
+	if (st.st_blocks * 512 < AUDIT_RESERVE &&
+	    (r = -posix_fallocate(fd, 0, AUDIT_RESERVE)) < 0) {
+		(void)unlink(p);
+		set_cause(cause, "audit: %s: no room for the record's %d MiB "
+		    "reserve: %s", p, AUDIT_RESERVE >> 20, strerror(-r));
+		return r;
+	}
+	a->reserve = steal_ptr(&p);
+	return 0;
+}
+
+/* The disk is full: give the reserve back so that this write (and the
+ * few after it, to the run's end) fit. false when none is left. */
+static bool
+audit_reserve_release(struct audit *a)
+{
+	if (a->reserve == NULL || a->reserve_used)
+		return false;
+	a->reserve_used = true;
+	return unlink(a->reserve) == 0;
+}
+
+bool
+audit_low_space(const struct audit *a, char **cause)
+{
+	if (!a->reserve_used)
+		return false;
+	set_cause(cause, "audit: %s: database or disk is full (the reserve "
+	    "%s was used for the last events)", a->path, a->reserve);
+	return true;
+}
+
 static int
 audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 {
@@ -584,7 +758,8 @@ audit_open(const char *path, struct audit **ret, char **cause)
 			    "starts a new record", path, found);
 		return r;
 	}
-	if (v == 0 && (r = audit_create(a, cause)) < 0)
+	if ((v == 0 || !audit_has_state(a)) &&
+	    (r = audit_create(a, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
 		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
@@ -618,6 +793,7 @@ audit_open_readonly(const char *path, struct audit **ret, char **cause)
 			*cause = xasprintf("audit: %s: no record yet", path);
 		return -ENOENT;
 	}
+	a->no_state = !audit_has_state(a);
 	*ret = steal_ptr(&a);
 	return 0;
 }
@@ -684,16 +860,10 @@ audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
 	return 0;
 }
 
-void
-audit_event(struct audit *a, const struct audit_event *ev)
+static void
+audit_qevent_fill(struct audit_qevent *q, const struct audit_event *ev,
+    enum audit_state state, int64_t seq)
 {
-	struct audit_qevent *q;
-
-	if (a->n_ev == a->cap_ev) {
-		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
-		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
-	}
-	q = &a->ev[a->n_ev++];
 	q->run = xstrdup(ev->run != NULL ? ev->run : "");
 	q->time_ms = ev->time_ms;
 	q->pid = ev->pid;
@@ -708,11 +878,48 @@ audit_event(struct audit *a, const struct audit_event *ev)
 	q->decided_by = audit_strdup(ev->decided_by);
 	q->wait_ms = ev->wait_ms;
 	q->request_id = ev->request_id;
+	q->state = state;
+	q->seq = seq;
+}
+
+static bool audit_queue_over(const struct audit *);
+
+static void
+audit_queue_event(struct audit *a, const struct audit_event *ev,
+    enum audit_state state, int64_t seq)
+{
+	if (audit_queue_over(a))
+		return;
+	if (a->n_ev == a->cap_ev) {
+		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
+		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
+	}
+	audit_qevent_fill(&a->ev[a->n_ev++], ev, state, seq);
+}
+
+void
+audit_event(struct audit *a, const struct audit_event *ev)
+{
+	audit_queue_event(a, ev, AUDIT_FINAL, 0);
+}
+
+/* Past twice audit_full's bound the caller has had its warning: what
+ * comes then is dropped, so that memory stays bounded. */
+static bool
+audit_queue_over(const struct audit *a)
+{
+	return a->n_ev >= 2 * AUDIT_QUEUE_EVENTS;
+}
+
+void
+audit_done(struct audit *a, int64_t seq, const struct audit_event *ev)
+{
+	audit_queue_event(a, ev, seq > 0 ? AUDIT_DONE : AUDIT_FINAL, seq);
 }
 
 static struct audit_qoutput *
 audit_output_row(struct audit *a, const char *run, enum audit_stream stream,
-    int64_t time_ms)
+    int64_t time_ms, bool tail)
 {
 	struct audit_qoutput *o;
 
@@ -727,25 +934,24 @@ audit_output_row(struct audit *a, const char *run, enum audit_stream stream,
 	o->buf = NULL;
 	o->len = 0;
 	o->cap = 0;
+	o->tail = tail;
 	return o;
 }
 
-void
-audit_output(struct audit *a, const char *run, enum audit_stream stream,
-    int64_t time_ms, const void *buf, size_t len)
+/* Queue len bytes as head or tail rows, joined to the last row when it
+ * is of the same run, stream and part. */
+static void
+audit_output_queue(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms, const char *p, size_t len, bool tail)
 {
-	const char *p = buf;
-
-	if (run == NULL)
-		run = "";
 	while (len > 0) {
 		struct audit_qoutput *o = a->n_out > 0 ? &a->out[a->n_out - 1] :
 		    NULL;
 		size_t n;
 
-		if (o == NULL || o->stream != stream ||
+		if (o == NULL || o->stream != stream || o->tail != tail ||
 		    o->len == AUDIT_OUTPUT_MAX || strcmp(o->run, run) != 0)
-			o = audit_output_row(a, run, stream, time_ms);
+			o = audit_output_row(a, run, stream, time_ms, tail);
 		n = AUDIT_OUTPUT_MAX - o->len;
 		if (n > len)
 			n = len;
@@ -759,9 +965,36 @@ audit_output(struct audit *a, const char *run, enum audit_stream stream,
 		}
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;
+		a->out_queued += n;
 		p += n;
 		len -= n;
 	}
+}
+
+void
+audit_output(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms, const void *buf, size_t len)
+{
+	const char *p = buf;
+	uint64_t head = a->output_max / 2;
+	size_t n = 0;
+
+	if (run == NULL)
+		run = "";
+	if (a->out_queued + len > AUDIT_QUEUE_BYTES) {
+		/* The file is not taking it: memory stays bounded. */
+		a->counts.seen += len;
+		a->counts.lost += len;
+		return;
+	}
+	if (a->output_max > 0 && a->counts.seen < head)
+		n = head - a->counts.seen < len ?
+		    (size_t)(head - a->counts.seen) : len;
+	else if (a->output_max == 0)
+		n = len;
+	a->counts.seen += len;
+	audit_output_queue(a, run, stream, time_ms, p, n, false);
+	audit_output_queue(a, run, stream, time_ms, p + n, len - n, true);
 }
 
 size_t
@@ -770,15 +1003,39 @@ audit_pending(const struct audit *a)
 	return a->n_ev + a->n_out;
 }
 
-static int
-audit_write_batch(struct audit *a)
+bool
+audit_should_flush(const struct audit *a)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_EVENT];
-	int rc;
+	return a->n_ev >= AUDIT_FLUSH_EVENTS || a->out_queued >=
+	    AUDIT_FLUSH_BYTES;
+}
 
-	for (size_t i = 0; i < a->n_ev; i++) {
-		const struct audit_qevent *e = &a->ev[i];
+bool
+audit_full(const struct audit *a)
+{
+	return a->n_ev >= AUDIT_QUEUE_EVENTS;
+}
 
+void
+audit_set_output_max(struct audit *a, uint64_t max)
+{
+	a->output_max = max;
+}
+
+void
+audit_output_counts(const struct audit *a, struct audit_output_counts *ret)
+{
+	*ret = a->counts;
+}
+
+static int
+audit_write_event(struct audit *a, const struct audit_qevent *e)
+{
+	enum audit_stmt which = e->seq == 0 ? AUDIT_INSERT_EVENT :
+	    e->state == AUDIT_INTENT ? AUDIT_DECIDE_EVENT : AUDIT_UPDATE_EVENT;
+	sqlite3_stmt *s = a->stmt[which];
+
+	if (which != AUDIT_DECIDE_EVENT) {
 		audit_bind_text(s, 1, e->run);
 		sqlite3_bind_int64(s, 2, e->time_ms);
 		sqlite3_bind_int64(s, 3, e->pid);
@@ -787,15 +1044,58 @@ audit_write_batch(struct audit *a)
 		audit_bind_text(s, 6, e->subject);
 		audit_bind_text(s, 7, e->subject2);
 		audit_bind_text(s, 8, e->detail);
-		audit_bind_text(s, 9, verdict_name(e->verdict));
-		audit_bind_text(s, 10, how_name(e->how));
-		audit_bind_text(s, 11, e->rule);
-		audit_bind_text(s, 12, e->decided_by);
-		sqlite3_bind_int64(s, 13, e->wait_ms);
 		sqlite3_bind_int64(s, 14, (sqlite3_int64)e->request_id);
+	}
+	audit_bind_text(s, 9, verdict_name(e->verdict));
+	audit_bind_text(s, 10, how_name(e->how));
+	audit_bind_text(s, 11, e->rule);
+	audit_bind_text(s, 12, e->decided_by);
+	sqlite3_bind_int64(s, 13, e->wait_ms);
+	audit_bind_text(s, 15, audit_state_name(e->state));
+	if (e->seq > 0)
+		sqlite3_bind_int64(s, 16, e->seq);
+	return audit_step(s);
+}
+
+/* A tail row went in: track it, and drop the oldest ones past the cap
+ * (inside the same transaction; audit_tail_undo restores the counts if
+ * it rolls back). */
+static int
+audit_tail_add(struct audit *a, int64_t seq, size_t len)
+{
+	uint64_t keep = a->output_max - a->output_max / 2;
+	sqlite3_stmt *s = a->stmt[AUDIT_DELETE_OUTPUT];
+	int rc;
+
+	if (a->n_tail == a->cap_tail) {
+		a->cap_tail = a->cap_tail ? a->cap_tail * 2 : 64;
+		a->tail = xreallocarray(a->tail, a->cap_tail, sizeof *a->tail);
+	}
+	a->tail[a->n_tail++] = (struct audit_tail){ seq, len };
+	a->tail_bytes += len;
+	while (a->tail_first < a->n_tail && (a->tail_bytes > keep ||
+	    a->n_tail - a->tail_first > AUDIT_TAIL_ROWS)) {
+		struct audit_tail *t = &a->tail[a->tail_first];
+
+		sqlite3_bind_int64(s, 1, t->seq);
 		if ((rc = audit_step(s)) != SQLITE_OK)
 			return rc;
+		a->tail_bytes -= t->len;
+		a->counts.dropped += t->len;
+		a->tail_first++;
 	}
+	return SQLITE_OK;
+}
+
+static int
+audit_write_batch(struct audit *a)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	for (size_t i = 0; i < a->n_ev; i++)
+		if ((rc = audit_write_event(a, &a->ev[i])) != SQLITE_OK)
+			return rc;
 	s = a->stmt[AUDIT_INSERT_OUTPUT];
 	for (size_t i = 0; i < a->n_out; i++) {
 		const struct audit_qoutput *o = &a->out[i];
@@ -806,32 +1106,109 @@ audit_write_batch(struct audit *a)
 		sqlite3_bind_blob(s, 4, o->buf, (int)o->len, SQLITE_STATIC);
 		if ((rc = audit_step(s)) != SQLITE_OK)
 			return rc;
+		if (o->tail && (rc = audit_tail_add(a,
+		    sqlite3_last_insert_rowid(a->db), o->len)) != SQLITE_OK)
+			return rc;
 	}
 	return SQLITE_OK;
+}
+
+/*
+ * One transaction: the queue, then extra (NULL: none), then COMMIT. On
+ * success the queue is empty and *seq is extra's row. On failure nothing
+ * is in the file, the queue is as it was, and a full disk is tried once
+ * more after the reserve is released.
+ */
+static int
+audit_txn(struct audit *a, const struct audit_qevent *extra, int64_t *seq,
+    const char *what, char **cause)
+{
+	int rc, r;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	/* Outside the transaction: inside it, indexes must stay put. */
+	if (a->tail_first > 0) {
+		memmove(a->tail, a->tail + a->tail_first,
+		    (a->n_tail - a->tail_first) * sizeof *a->tail);
+		a->n_tail -= a->tail_first;
+		a->tail_first = 0;
+	}
+	for (int attempt = 0; ; attempt++) {
+		size_t first = a->tail_first, n = a->n_tail;
+		uint64_t bytes = a->tail_bytes, dropped = a->counts.dropped;
+
+		if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) == SQLITE_OK &&
+		    (rc = audit_write_batch(a)) == SQLITE_OK &&
+		    (extra == NULL ||
+		    (rc = audit_write_event(a, extra)) == SQLITE_OK)) {
+			int64_t row = extra == NULL ? 0 : extra->seq > 0 ?
+			    extra->seq : sqlite3_last_insert_rowid(a->db);
+
+			if ((rc = audit_step(a->stmt[AUDIT_COMMIT])) ==
+			    SQLITE_OK) {
+				audit_batch_clear(a);
+				if (seq != NULL)
+					*seq = row;
+				return 0;
+			}
+		}
+		/* Undo what the tail did in memory: the rows it removed are
+		 * back after the rollback. */
+		a->tail_first = first;
+		a->n_tail = n < a->n_tail ? n : a->n_tail;
+		a->tail_bytes = bytes;
+		a->counts.dropped = dropped;
+		if (audit_errno(a->db, rc) == -ENOSPC && attempt == 0 &&
+		    audit_reserve_release(a)) {
+			if (!sqlite3_get_autocommit(a->db))
+				audit_step(a->stmt[AUDIT_ROLLBACK]);
+			continue;
+		}
+		/* The message first: ROLLBACK overwrites it. */
+		r = audit_fail(a, rc, cause, what);
+		if (!sqlite3_get_autocommit(a->db))
+			audit_step(a->stmt[AUDIT_ROLLBACK]);
+		return r;
+	}
 }
 
 int
 audit_flush(struct audit *a, char **cause)
 {
-	int rc, r;
-
 	if (a->n_ev == 0 && a->n_out == 0)
 		return 0;
-	if (a->readonly)
-		return audit_readonly(a, cause);
-	if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "flush");
-	if ((rc = audit_write_batch(a)) == SQLITE_OK &&
-	    (rc = audit_step(a->stmt[AUDIT_COMMIT])) == SQLITE_OK) {
-		audit_batch_clear(a);
-		return 0;
-	}
-	/* The message first: ROLLBACK overwrites it. The batch stays for the
-	 * next flush; after the rollback none of it is in the file. */
-	r = audit_fail(a, rc, cause, "flush");
-	if (!sqlite3_get_autocommit(a->db))
-		audit_step(a->stmt[AUDIT_ROLLBACK]);
+	return audit_txn(a, NULL, NULL, "flush", cause);
+}
+
+static int
+audit_commit_one(struct audit *a, const struct audit_event *ev,
+    enum audit_state state, int64_t *seq, const char *what, char **cause)
+{
+	struct audit_qevent q;
+	int r;
+
+	audit_qevent_fill(&q, ev, state, *seq);
+	r = audit_txn(a, &q, seq, what, cause);
+	audit_qevent_done(&q);
 	return r;
+}
+
+int
+audit_ask(struct audit *a, const struct audit_event *ev, int64_t *seq,
+    char **cause)
+{
+	*seq = 0;
+	return audit_commit_one(a, ev, AUDIT_ASKED, seq, "recording a request",
+	    cause);
+}
+
+int
+audit_intent(struct audit *a, const struct audit_event *ev, int64_t *seq,
+    char **cause)
+{
+	return audit_commit_one(a, ev, AUDIT_INTENT, seq,
+	    "recording an effect before it", cause);
 }
 
 static const char *
@@ -854,14 +1231,14 @@ audit_each_event(struct audit *a, const char *run,
     int (*cb)(const struct audit_event_row *, void *), void *ctx,
     char **cause)
 {
-	static const char cols[] = "SELECT seq, run, time_ms, pid, kind,"
-	    " syscall, subject, subject2, detail, verdict, how, rule,"
-	    " decided_by, wait_ms, request_id FROM events";
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	cleanup_free char *sql = NULL;
 	int rc, r;
 
-	sql = xasprintf("%s%s ORDER BY seq", cols,
+	sql = xasprintf("SELECT seq, run, time_ms, pid, kind, syscall,"
+	    " subject, subject2, detail, verdict, how, rule, decided_by,"
+	    " wait_ms, request_id, %s FROM events%s ORDER BY seq",
+	    a->no_state ? "NULL" : "state",
 	    run != NULL ? " WHERE run = ?1" : "");
 	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
@@ -885,9 +1262,11 @@ audit_each_event(struct audit *a, const char *run,
 		if (request_kind_parse(audit_col_text(s, 4),
 		    &row.ev.kind) < 0 ||
 		    verdict_parse(audit_col_text(s, 9), &row.ev.verdict) < 0 ||
-		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0) {
+		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0 ||
+		    audit_state_parse(audit_col_text(s, 15), &row.state) < 0) {
 			set_cause(cause, "audit: %s: event %lld: a kind, "
-			    "verdict or how this ward does not know", a->path,
+			    "verdict, how or state this ward does not know",
+			    a->path,
 			    (long long)row.seq);
 			return -EBADMSG;
 		}

@@ -1,12 +1,21 @@
 #pragma once
 /*
  * The record: one sqlite3 database per user, WAL mode, versioned schema
- * (PRAGMA user_version), written only by supervisors in batched
- * transactions. Events and output are queued in memory by audit_event()
- * and audit_output() (cheap, no I/O) and written by audit_flush() in one
- * transaction. Readers (ward log) open it read-only.
+ * (PRAGMA user_version), written only by supervisors. Two ways in:
+ *  - write-ahead, for what changes something outside the sandbox or lets
+ *    the program go on past a request: audit_ask() and audit_intent()
+ *    commit their row at once (with everything queued before it, so the
+ *    order holds) before the caller acts; audit_done() then queues the
+ *    outcome as an update of that row.
+ *  - batched, for the rest (denials, the floor's continues, output):
+ *    audit_event() and audit_output() queue in memory (cheap, no I/O),
+ *    audit_flush() writes the queue in one transaction.
+ * synchronous=NORMAL in WAL mode: a commit survives the process's crash
+ * (SIGKILL, OOM) but not a power loss, which may take the last commits
+ * (never the file's consistency). Readers (ward log) open it read-only.
  *
- * Schema v1:
+ * Schema v1 (events.state is added on open to a file that lacks it: a
+ * column at the end, so an older ward still reads and writes the file):
  *   runs(id TEXT PRIMARY KEY, name, command, policy_path, policy_hash,
  *        uid, started_ms, ended_ms, exit_code, exit_signal, end_reason,
  *        limits)
@@ -16,6 +25,10 @@
  *   output(seq INTEGER PRIMARY KEY, run, stream, time_ms, bytes BLOB)
  * kind, verdict, how and stream are stored as their names ("write",
  * "allow", "person", "stdout") so that the file reads well in sqlite3(1).
+ * state: NULL for a batched row; "asked" (a request parked, not yet
+ * answered), "intent" (committed before its effect; if the supervisor
+ * died then, the effect may or may not have happened), "done" (the
+ * outcome of an asked or intended row).
  * Indexes: events(run), output(run), runs(started_ms).
  */
 #include <stdbool.h>
@@ -55,6 +68,15 @@ struct audit_event {
 	uint64_t	 request_id;	/* 0 if none */
 };
 
+enum audit_state {
+	AUDIT_FINAL = 0,	/* batched: written after the fact */
+	AUDIT_ASKED,
+	AUDIT_INTENT,
+	AUDIT_DONE,
+};
+/* NULL for AUDIT_FINAL, else "asked", "intent", "done". */
+const char *audit_state_name(enum audit_state);
+
 enum audit_stream {
 	AUDIT_STDOUT = 1,
 	AUDIT_STDERR = 2,
@@ -92,16 +114,69 @@ int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
 	    int exit_code, int exit_signal, const char *end_reason,
 	    char **cause);
 
+/*
+ * Write-ahead. Each commits at once, in one transaction with whatever is
+ * queued (so that ward log's order is the order things happened), and
+ * returns 0 only once the row is in the file; the caller acts after.
+ * audit_ask: a request parked for a person (state "asked"); *seq is its
+ * row. audit_intent: an effect about to happen (state "intent"); with
+ * *seq > 0 that row (an asked request being approved) takes ev's
+ * verdict, how, rule, decided_by and wait_ms (what it is about stays as
+ * asked), else a new row and *seq is set. On failure nothing is queued or changed and
+ * the caller must not act (-ENOSPC, -EIO, -EBADMSG, -EROFS, -EBUSY).
+ */
+int	audit_ask(struct audit *, const struct audit_event *, int64_t *seq,
+	    char **cause);
+int	audit_intent(struct audit *, const struct audit_event *, int64_t *seq,
+	    char **cause);
+/* Queued: the outcome of row seq (ev replaces it, state "done"); seq 0 is
+ * audit_event(). */
+void	audit_done(struct audit *, int64_t seq, const struct audit_event *);
+
 /* Queued; copies everything. Output queued back to back for the same
- * run and stream is joined into one row of at most 64 KiB. */
+ * run and stream is joined into one row of at most 64 KiB. Output beyond
+ * 1 MiB waiting in memory (a record that cannot be written) is dropped
+ * and counted as lost. */
 void	audit_event(struct audit *, const struct audit_event *);
 void	audit_output(struct audit *, const char *run, enum audit_stream,
 	    int64_t time_ms, const void *buf, size_t len);
 size_t	audit_pending(const struct audit *);
+/* Time for a flush: 512 events or 64 KiB of output waiting. */
+bool	audit_should_flush(const struct audit *);
+/* Too many events waiting (4096): the record is not keeping up, the
+ * caller must stop acting. Past twice that, events are dropped. */
+bool	audit_full(const struct audit *);
 /* Writes everything queued in one transaction. On failure keeps the queue
  * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
  * when another writer held the file past the busy timeout). */
 int	audit_flush(struct audit *, char **cause);
+
+/*
+ * Room. audit_keep_room() makes sure a spare file of 4 MiB sits beside
+ * the record (PATH-reserve; -ENOSPC with *cause when there is no room
+ * for it: a supervisor then does not start; ward gc, which frees room,
+ * does not ask for it). A write that finds the disk full releases it and
+ * tries again once, so that the last events and the run's end are
+ * written. From then on audit_low_space() is true (with the message to
+ * show in *cause, if wanted): the caller stops the run.
+ */
+int	audit_keep_room(struct audit *, char **cause);
+bool	audit_low_space(const struct audit *, char **cause);
+
+/*
+ * The output cap (0, the default: none): of the output given to this
+ * handle (one supervisor, one run), the first max/2 bytes and the last
+ * max/2 are kept in the record, the middle is dropped; counts says how
+ * much, for the run's end event.
+ */
+struct audit_output_counts {
+	uint64_t	 seen;		/* bytes given to audit_output */
+	uint64_t	 dropped;	/* cut from the middle by the cap */
+	uint64_t	 lost;		/* dropped because the queue was full */
+};
+void	audit_set_output_max(struct audit *, uint64_t max);
+void	audit_output_counts(const struct audit *,
+	    struct audit_output_counts *);
 
 /* Reading, for `ward log`. Events in the order recorded (seq); run NULL =
  * all runs.
@@ -109,6 +184,7 @@ int	audit_flush(struct audit *, char **cause);
 struct audit_event_row {
 	int64_t		 seq;
 	struct audit_event ev;		/* strings valid during the callback */
+	enum audit_state state;
 };
 int	audit_each_event(struct audit *, const char *run,
 	    int (*cb)(const struct audit_event_row *, void *), void *ctx,

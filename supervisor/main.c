@@ -3,6 +3,7 @@
  * control protocol. Started by `ward run`; see ward(1).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -255,8 +256,10 @@ open_record(void *ctx, char **cause)
 	struct audit_run ar;
 	int r;
 
-	if ((r = audit_open(db, &s->audit, cause)) < 0)
+	if ((r = audit_open(db, &s->audit, cause)) < 0 ||
+	    (r = audit_keep_room(s->audit, cause)) < 0)
 		return r;
+	audit_set_output_max(s->audit, s->policy.output_max);
 	sup_limits(s, limits, sizeof limits);
 	s->started_ms = now_wall_ms();
 	ar = (struct audit_run){
@@ -932,12 +935,69 @@ start_run(struct sup *s, int ready_fd)
 	closep(&s->sp.go_fd);
 }
 
+/* Output that [run] output_max cut from the record (or that a record
+ * that could not keep up lost): said in the run's events, which the
+ * consoles and ward log show. At the very end: the loop reads output
+ * for a moment after the program's exit. */
+static void
+record_output_dropped(struct sup *s)
+{
+	struct audit_output_counts c;
+	char detail[192], what[96];
+
+	audit_output_counts(s->audit, &c);
+	if (c.dropped == 0 && c.lost == 0)
+		return;
+	snprintf(what, sizeof what, "output dropped: %" PRIu64 " of %" PRIu64
+	    " bytes not recorded", c.dropped + c.lost, c.seen);
+	snprintf(detail, sizeof detail, "%" PRIu64 " over output_max=%"
+	    PRIu64 " (the first and last halves kept), %" PRIu64 " while "
+	    "the record could not keep up", c.dropped, s->policy.output_max,
+	    c.lost);
+	sup_record_run(s, what, VERDICT_NONE, HOW_SUPERVISOR, "supervisor",
+	    detail);
+	if (s->headless)
+		fprintf(stderr, "%s: run %s: %s: %s\n", s->tag, s->id, what,
+		    detail);
+}
+
+/*
+ * The last of the record: what is queued, then the run's end. Another
+ * supervisor may hold the file (each try waits out the busy timeout),
+ * so a few tries; what still fails is said, and ward-supervisor exits
+ * 125 (the record does not hold the whole run).
+ */
+static void
+end_record(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	int r = -EBUSY;
+
+	/* The output's count once the last of it is in (the cap drops
+	 * tail rows as they are written). */
+	(void)audit_flush(s->audit, NULL);
+	record_output_dropped(s);
+	for (int i = 0; i < 3 && r == -EBUSY; i++) {
+		free(cause);
+		cause = NULL;
+		if ((r = audit_flush(s->audit, &cause)) == 0)
+			r = audit_run_end(s->audit, s->id, s->ended_ms,
+			    s->exit_code, s->exit_signal, s->end_reason,
+			    &cause);
+	}
+	if (r < 0 && !s->record_broken)
+		fprintf(stderr, "%s: %s; the run's end is not in the "
+		    "record\n", s->tag, cause != NULL ? cause :
+		    "audit: cannot write");
+	if (r < 0 || s->record_broken)
+		s->exit_code = 125;
+	audit_close(s->audit);
+}
+
 static void
 end_run(struct sup *s)
 {
-	audit_run_end(s->audit, s->id, s->ended_ms, s->exit_code,
-	    s->exit_signal, s->end_reason, NULL);
-	audit_close(s->audit);
+	end_record(s);
 	dns_free(s->dns);
 	grants_done(s);
 	control_close_all(s);

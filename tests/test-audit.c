@@ -1045,6 +1045,295 @@ test_usage_forget(void **state)
 	audit_close(a);
 }
 
+/* ------------------------------------------------------------------ */
+/* Write-ahead, room, the output cap */
+
+/* audit_intent commits at once, after what was queued before it; the
+ * outcome (audit_done) updates the same row in the next flush. */
+static void
+test_intent_done(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event intended = ev_full, outcome = ev_full;
+	char *cause = NULL, *st = NULL;
+	int64_t seq = 0;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	audit_event(a, &ev_sparse);		/* batched, before */
+	intended.request_id = 0;
+	intended.how = HOW_POLICY;
+	intended.decided_by = "policy";
+	assert_int_equal(audit_intent(a, &intended, &seq, &cause), 0);
+	assert_true(seq > 0);
+	assert_int_equal(audit_pending(a), 0);	/* the queue went with it */
+
+	/* Seen from outside, before any flush: both rows, in order. */
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
+	st = raw_text(raw, "SELECT state FROM events ORDER BY seq DESC"
+	    " LIMIT 1");
+	assert_string_equal(st, "intent");
+	free(st);
+	assert_int_equal(raw_int(raw, "SELECT max(seq) FROM events"), seq);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events WHERE"
+	    " state IS NULL AND verdict = 'deny'"), 1);
+
+	outcome.verdict = VERDICT_DENY;	/* the host said no */
+	outcome.how = HOW_POLICY;
+	outcome.detail = "EEXIST";
+	audit_done(a, seq, &outcome);
+	assert_int_equal(audit_pending(a), 1);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || detail"
+	    " FROM events WHERE seq = (SELECT max(seq) FROM events)");
+	assert_string_equal(st, "done deny EEXIST");
+	free(st);
+	sqlite3_close(raw);
+	audit_close(a);
+}
+
+/* A parked request is in the file as asked at once; its approval turns
+ * that row into the intent (what it is about stays as asked). */
+static void
+test_ask_approve(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event asked = ev_full, yes = { 0 };
+	struct events got = { 0 };
+	char *cause = NULL, *st = NULL;
+	int64_t seq = -1, seq2;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	asked.verdict = VERDICT_ASK;
+	asked.how = HOW_SUPERVISOR;
+	asked.decided_by = NULL;
+	assert_int_equal(audit_ask(a, &asked, &seq, &cause), 0);
+	assert_true(seq > 0);
+	raw = raw_open(fx->db);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || subject"
+	    " FROM events");
+	assert_string_equal(st, "asked ask /etc/ward-test");
+	free(st);
+
+	yes.verdict = VERDICT_ALLOW;
+	yes.how = HOW_PERSON;
+	yes.decided_by = "uid 1000 (alice) via console";
+	yes.wait_ms = 3170;
+	seq2 = seq;
+	assert_int_equal(audit_intent(a, &yes, &seq2, &cause), 0);
+	assert_int_equal(seq2, seq);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 1);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || subject"
+	    " || ' ' || decided_by || ' ' || wait_ms FROM events");
+	assert_string_equal(st, "intent allow /etc/ward-test uid 1000 "
+	    "(alice) via console 3170");
+	free(st);
+	sqlite3_close(raw);
+
+	audit_done(a, seq, &ev_full);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got,
+	    &cause), 0);
+	assert_int_equal(got.n, 1);
+	assert_event_equal(&got.ev[0], &ev_full);
+	events_done(&got);
+	audit_close(a);
+}
+
+static int
+collect_states(const struct audit_event_row *row, void *ctx)
+{
+	enum audit_state *st = ctx;
+
+	st[row->seq] = row->state;
+	return 0;
+}
+
+/* audit_each_event gives each row's state; an unfinished row stays so. */
+static void
+test_states_read(void **state)
+{
+	struct audit *a = NULL;
+	enum audit_state st[8] = { 0 };
+	int64_t s1 = 0, s2 = 0;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	audit_event(a, &ev_sparse);
+	assert_int_equal(audit_ask(a, &ev_full, &s1, NULL), 0);
+	assert_int_equal(audit_intent(a, &ev_full, &s2, NULL), 0);
+	audit_done(a, s1, &ev_full);
+	assert_int_equal(audit_flush(a, NULL), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(st); i++)
+		st[i] = (enum audit_state)99;
+	assert_int_equal(audit_each_event(a, NULL, collect_states, st, NULL),
+	    0);
+	assert_int_equal(st[1], AUDIT_FINAL);
+	assert_int_equal(st[s1], AUDIT_DONE);
+	assert_int_equal(st[s2], AUDIT_INTENT);
+	assert_null(audit_state_name(AUDIT_FINAL));
+	assert_string_equal(audit_state_name(AUDIT_ASKED), "asked");
+	audit_close(a);
+}
+
+/* A file of an older ward (no events.state): the column is added on
+ * open, the version stays 1; read-only, it reads as before. */
+static void
+test_old_file_gets_state(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct events got = { 0 };
+	char *path = xasprintf("%s/old.db", fx->dir);
+	char *cause = NULL;
+	sqlite3 *raw = raw_open(path);
+
+	raw_exec(raw, "CREATE TABLE runs (id TEXT PRIMARY KEY, name TEXT,"
+	    " command TEXT, policy_path TEXT, policy_hash TEXT, uid INTEGER,"
+	    " started_ms INTEGER, ended_ms INTEGER, exit_code INTEGER,"
+	    " exit_signal INTEGER, end_reason TEXT, limits TEXT);"
+	    "CREATE TABLE events (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " time_ms INTEGER, pid INTEGER, kind TEXT, syscall TEXT,"
+	    " subject TEXT, subject2 TEXT, detail TEXT, verdict TEXT,"
+	    " how TEXT, rule TEXT, decided_by TEXT, wait_ms INTEGER,"
+	    " request_id INTEGER);"
+	    "CREATE TABLE output (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " stream TEXT, time_ms INTEGER, bytes BLOB);"
+	    "INSERT INTO events (run, kind, verdict, how, subject)"
+	    " VALUES ('r', 'write', 'deny', 'policy', '/x');"
+	    "PRAGMA user_version = 1;");
+	sqlite3_close(raw);
+
+	assert_int_equal(audit_open_readonly(path, &a, &cause), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got,
+	    &cause), 0);
+	assert_int_equal(got.n, 1);
+	events_done(&got);
+	audit_close(a);
+
+	assert_int_equal(audit_open(path, &a, &cause), 0);
+	audit_close(a);
+	raw = raw_open(path);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM"
+	    " pragma_table_info('events') WHERE name = 'state'"), 1);
+	sqlite3_close(raw);
+	free(path);
+}
+
+/* The spare file sits beside the record, really allocated. */
+static void
+test_reserve(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *res = xasprintf("%s-reserve", fx->db);
+	struct stat st;
+
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	assert_int_equal(stat(res, &st), -1);	/* only when asked */
+	assert_int_equal(audit_keep_room(a, NULL), 0);
+	assert_int_equal(stat(res, &st), 0);
+	assert_true(st.st_blocks * 512 >= 4 * 1024 * 1024);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_false(audit_low_space(a, NULL));
+	audit_close(a);
+	free(res);
+}
+
+/* output_max: the first and last halves are kept, the middle is
+ * dropped and counted; the file holds no more than max. */
+static void
+test_output_cap(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_output_counts c;
+	char chunk[100], *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	audit_set_output_max(a, 1000);
+	for (int i = 0; i < 100; i++) {
+		memset(chunk, 'a' + i % 26, sizeof chunk);
+		audit_output(a, "r", AUDIT_STDOUT, i, chunk, sizeof chunk);
+		if (i % 3 == 0)
+			assert_int_equal(audit_flush(a, NULL), 0);
+	}
+	assert_int_equal(audit_flush(a, NULL), 0);
+	audit_output_counts(a, &c);
+	assert_int_equal(c.seen, 10000);
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(audit_read_output(a, "r", &buf, &len, NULL), 0);
+	assert_true(len <= 1000);
+	assert_int_equal(c.dropped, 10000 - len);
+	/* head: chunks 0..4; the tail ends with chunk 99 ('a' + 99 % 26) */
+	assert_true(len >= 500 + 100);
+	for (size_t i = 0; i < 500; i++)
+		assert_int_equal(buf[i], 'a' + (int)(i / 100));
+	assert_int_equal(buf[len - 1], 'a' + 99 % 26);
+	assert_int_equal(buf[500], 'a' + (int)((10000 - (len - 500)) / 100)
+	    % 26);
+	free(buf);
+	audit_close(a);
+}
+
+/* Whatever the file does, memory stays bounded: output past 1 MiB
+ * waiting is dropped and counted, events past 4096 say audit_full. */
+static void
+test_queue_bounded(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_output_counts c;
+	static char big[64 * 1024];
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	for (int i = 0; i < 32; i++)
+		audit_output(a, "r", AUDIT_STDERR, i, big, sizeof big);
+	audit_output_counts(a, &c);
+	assert_int_equal(c.seen, 32 * sizeof big);
+	assert_int_equal(c.lost, 16 * sizeof big);
+	assert_true(audit_should_flush(a));
+	assert_false(audit_full(a));
+	for (int i = 0; i < 4096; i++)
+		audit_event(a, &ev_sparse);
+	assert_true(audit_full(a));
+	assert_int_equal(audit_flush(a, NULL), 0);
+	assert_false(audit_full(a));
+	assert_false(audit_should_flush(a));
+	audit_close(a);
+}
+
+/* A read-only handle refuses write-ahead, and queues nothing. */
+static void
+test_intent_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	int64_t seq = 0;
+
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	audit_close(a);
+	assert_int_equal(audit_open_readonly(fx->db, &a, NULL), 0);
+	assert_int_equal(audit_intent(a, &ev_full, &seq, &cause), -EROFS);
+	assert_non_null(cause);
+	assert_int_equal(seq, 0);
+	assert_int_equal(audit_pending(a), 0);
+	free(cause);
+	cause = NULL;
+	assert_int_equal(audit_ask(a, &ev_full, &seq, &cause), -EROFS);
+	free(cause);
+	audit_close(a);
+}
+
 int
 main(void)
 {
@@ -1075,6 +1364,18 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_quick_check_cost, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_intent_done, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ask_approve, setup,
+		    teardown),
+		cmocka_unit_test(test_states_read),
+		cmocka_unit_test_setup_teardown(test_old_file_gets_state, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reserve, setup, teardown),
+		cmocka_unit_test(test_output_cap),
+		cmocka_unit_test(test_queue_bounded),
+		cmocka_unit_test_setup_teardown(test_intent_refused, setup,
 		    teardown),
 	};
 

@@ -789,13 +789,23 @@ cli_log_event(const struct audit_event_row *row, void *arg)
 		cli_set(o, "wait_ms", json_integer(ev->wait_ms));
 		cli_set(o, "request_id",
 		    json_integer((json_int_t)ev->request_id));
+		cli_set(o, "state", audit_state_name(row->state) != NULL ?
+		    json_string(audit_state_name(row->state)) : json_null());
 		json_dumpf(o, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
 		cleanup_free char *erun = cli_esc(ev->run);
 		cleanup_free char *ekind = cli_esc(request_kind_name(ev->kind));
-		cleanup_free char *everdict = cli_esc(verdict_name(ev->verdict));
+		/* Left unfinished by a supervisor that died: asked and never
+		 * answered, or committed before its effect, which then may
+		 * or may not have happened. */
+		cleanup_free char *everdict = row->state == AUDIT_ASKED ?
+		    xasprintf("%s (asked, unanswered)",
+		    verdict_name(ev->verdict)) : row->state == AUDIT_INTENT ?
+		    xasprintf("%s (intent, outcome unknown)",
+		    verdict_name(ev->verdict)) :
+		    cli_esc(verdict_name(ev->verdict));
 		cleanup_free char *ehow = cli_esc(how_name(ev->how));
 		cleanup_free char *esubj = cli_esc(ev->subject);
 		cleanup_free char *esubj2 = NULL;

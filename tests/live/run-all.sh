@@ -100,6 +100,7 @@ for h in "$build"/tests/live/*; do
 	case $h in *.*) continue ;; esac
 	[ -f "$h" ] && [ -x "$h" ] && cp "$h" "$base/tests/"
 done
+cp -r "$here/shim" "$base/tests/"
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
