@@ -300,9 +300,10 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 {
 	const char *path = a->policy_path;
 	cleanup_free char *cause = NULL;
+	cleanup_free char *fallback = NULL;
 
 	if (path == NULL)
-		path = paths_default_policy(argv0);
+		path = fallback = paths_default_policy(argv0);
 	s->policy_path = realpath(path, NULL);
 	if (s->policy_path == NULL)
 		die("%s: cannot read: %s", path, strerror(errno));
