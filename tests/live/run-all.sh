@@ -14,7 +14,8 @@
 # the ward and ward-supervisor to test, default the repository's; `make
 # asan-live` points it at build-asan/bin), WARD_SANITIZE=1 (the binaries
 # are built with ASan+UBSan: their reports go to files, and a test that
-# leaves one fails, with the report in its log).
+# leaves one fails, with the report in its log; WARD_ASAN_OPTIONS adds
+# to ASAN_OPTIONS, e.g. fast_unwind_on_malloc=0 for whole leak stacks).
 # Network tests (t-net-*.sh, and t-pkg-*.sh: package installs from the
 # world's fake registries) need root: for each of them and each user,
 # root builds a fake outside world of network namespaces (networld.sh up),
@@ -224,7 +225,7 @@ san_args() {
 	san_env=()
 	[ "$sanitize" = 1 ] || return 0
 	san_env=(
-		ASAN_OPTIONS="log_path=$san/$1.$2:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:fast_unwind_on_malloc=0"
+		ASAN_OPTIONS="log_path=$san/$1.$2:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1${WARD_ASAN_OPTIONS:+:$WARD_ASAN_OPTIONS}"
 		UBSAN_OPTIONS="log_path=$san/$1.$2:print_stacktrace=1:halt_on_error=1"
 		LSAN_OPTIONS="log_path=$san/$1.$2"
 	)

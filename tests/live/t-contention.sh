@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 runs=${WT_CONTENTION_RUNS:-20}
-rounds=${WT_CONTENTION_ROUNDS:-60}
+rounds=${WT_CONTENTION_ROUNDS:-40}
 writes=20	# denied writes per round
 chunk=131072	# output bytes per round
 make_canary
