@@ -117,6 +117,9 @@ static const char cli_log_help[] =
 "  -a, --all    every run, not only the last\n"
 "  -h, --help   show this help\n"
 "\n"
+"A run whose supervisor died before it wrote the run's end is marked lost\n"
+"by the next ward that opens the record; its last line reads\n"
+"  lost (supervisor gone, noticed TIME)\n"
 "The record is $XDG_STATE_HOME/ward/audit.db.\n"
 "Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
 
@@ -134,6 +137,8 @@ static const char cli_ps_help[] =
 "               ...), each with \"pending\" (a count) and \"age_ms\"\n"
 "  -h, --help   show this help\n"
 "\n"
+"A run found lost on the way (its supervisor gone, its end never written)\n"
+"is not listed; it is named once on stderr, and 'ward log RUN' shows it.\n"
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
 static int cli_usage_error(const char *, const char *, ...)
