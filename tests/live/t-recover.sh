@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Crash recovery: a run whose supervisor was SIGKILLed is marked lost by
 # the next ward that opens the record (ward log, ward ps, the next run's
-# supervisor), with when it was noticed; its stale socket is removed; ward
+# supervisor, ward gc), with when it was noticed; its stale socket is removed; ward
 # ps does not list it; no process of its sandbox survives.
 . "$(dirname "$0")/lib.sh"
 
-marker='^sleep 301[1-6]$'
+marker='^sleep 301[1-8]$'
 no_process_matching "$marker" || die "leftover processes matching /$marker/ before the test: $(pids_matching "$marker" | tr '\n' ' ')"
 sock_dir=$XDG_RUNTIME_DIR/ward
 
@@ -98,6 +98,14 @@ assert_eq "the next run itself ended normally" exit \
     "$(sql "SELECT ifnull(end_reason, '') FROM runs WHERE id = '$WT_RUN'")"
 assert_eq "and its supervisor is known" 1 \
     "$(sql "SELECT count(*) FROM runs WHERE id = '$WT_RUN' AND sup_pid > 0 AND sup_start > 0")"
+# 4. ward gc notices (and keeps the run: it is younger than --older-than).
+crash 4 3017 3018
+run4=$WT_RUN
+st=0
+"$WARD" gc --older-than 30d >"$WT_ARTIFACTS/gc" 2>&1 </dev/null || st=$?
+assert_eq "ward gc exit status" 0 "$st"
+lost_in_record 4 "$run4" "ward gc"
+
 assert_eq "every run in the record has an end" 0 \
     "$(sql "SELECT count(*) FROM runs WHERE ended_ms IS NULL")"
 assert_eq "integrity_check" ok "$(sql "PRAGMA integrity_check")"
