@@ -436,8 +436,6 @@ audit_upgrade(struct audit *a, char **cause)
 		r = audit_exec(a, "COMMIT", cause, "creating schema");
 	if (r < 0 && !sqlite3_get_autocommit(a->db))
 		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
-	if (r == 0)
-		a->version = AUDIT_VERSION;
 	return r;
 }
 
