@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <unictype.h>
+
 #include "config/util.h"
 
 /*
@@ -14,37 +16,25 @@
  */
 #define ESCAPE_MAX_RATIO 4
 
-/* Invisible and bidi format characters: shown, never obeyed. */
+/*
+ * Invisible and bidi format characters: shown, never obeyed. The set is
+ * libunistring's (its tables follow the Unicode Character Database):
+ * general category Cf (format: bidi marks and overrides, zero widths,
+ * the Arabic number signs, tags ...), the default-ignorable code points
+ * (fillers, variation selectors, the unassigned rest of the tag plane)
+ * and the bidi controls, plus the line and paragraph separators (Zl,
+ * Zp), which a terminal may break a line on.
+ */
 static bool
 escape_is_hidden(uint32_t c)
 {
-	static const struct {
-		uint32_t lo, hi;
-	} ranges[] = {
-		{ 0x00ad, 0x00ad },	/* soft hyphen */
-		{ 0x034f, 0x034f },	/* combining grapheme joiner */
-		{ 0x061c, 0x061c },	/* arabic letter mark */
-		{ 0x115f, 0x1160 },	/* hangul fillers */
-		{ 0x180e, 0x180e },	/* mongolian vowel separator */
-		{ 0x200b, 0x200f },	/* zero widths, LRM, RLM */
-		{ 0x2028, 0x2029 },	/* line and paragraph separators */
-		{ 0x202a, 0x202e },	/* bidi embeddings and overrides */
-		{ 0x2060, 0x2064 },	/* word joiner, invisible operators */
-		{ 0x2066, 0x2069 },	/* bidi isolates */
-		{ 0x3164, 0x3164 },	/* hangul filler */
-		{ 0xfe00, 0xfe0f },	/* variation selectors */
-		{ 0xfeff, 0xfeff },	/* zero width no-break space, BOM */
-		{ 0xffa0, 0xffa0 },	/* halfwidth hangul filler */
-		{ 0xfff9, 0xfffb },	/* interlinear annotation */
-		{ 0xe0000, 0xe007f },	/* tags */
-		{ 0xe0100, 0xe01ef },	/* variation selectors supplement */
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
-		if (c >= ranges[i].lo && c <= ranges[i].hi)
-			return true;
-	}
-	return false;
+	if (c < 0xa0)
+		return false;	/* ASCII and C1 are handled before */
+	return uc_is_general_category(c, UC_CATEGORY_Cf) ||
+	    uc_is_property_default_ignorable_code_point(c) ||
+	    uc_is_property_bidi_control(c) ||
+	    uc_is_general_category(c, UC_CATEGORY_Zl) ||
+	    uc_is_general_category(c, UC_CATEGORY_Zp);
 }
 
 /*

@@ -6,11 +6,11 @@
  *   - C0 controls and DEL as \n \r \t \e \a \b \f \v or \xNN; backslash as \\
  *   - C1 controls (U+0080..U+009F) as \u0085 style
  *   - invalid UTF-8 bytes as \xNN
- *   - invisible and bidi format characters (U+00AD, U+034F, U+061C,
- *     U+115F, U+1160, U+180E, U+200B..U+200F, U+2028..U+202E,
- *     U+2060..U+2064, U+2066..U+2069, U+3164, U+FE00..U+FE0F, U+FEFF,
- *     U+FFA0, U+FFF9..U+FFFB, tags U+E0000..U+E007F, variation selectors
- *     U+E0100..U+E01EF) as \u{XXXX}
+ *   - invisible and bidi format characters as \u{XXXX}: libunistring's
+ *     general category Cf, default-ignorable code points and bidi
+ *     controls (U+00AD, U+061C, U+200B..U+200F, U+202A..U+202E,
+ *     U+2066..U+2069, U+206E, U+FEFF, U+1D173, tags U+E0000..U+E0FFF,
+ *     variation selectors, Hangul fillers ...), and U+2028, U+2029
  *   - all other valid printable UTF-8 kept as is
  */
 #include <stddef.h>

@@ -210,17 +210,52 @@ policy_hash(const char *text, size_t len)
 /* ------------------------------------------------------------------ */
 /* Setters, one per key */
 
+/*
+ * A duration that does not parse, with the likely intent when the form
+ * says one: "5M" (minutes, in a size's capital), "500ms" (ward counts
+ * whole seconds), "2d" (days).
+ */
+static char *
+policy_duration_why(const char *v, int r)
+{
+	cleanup_free char *q = policy_quote(v);
+	uint64_t n;
+	const char *end;
+
+	if (r == -ERANGE)
+		return xasprintf("%s is too long", q);
+	if (policy_parse_uint(v, UINT_MAX, &n, &end) == 0) {
+		if ((strcmp(end, "M") == 0 || strcmp(end, "H") == 0 ||
+		    strcmp(end, "S") == 0))
+			return xasprintf("%s is not a duration; did you mean "
+			    "%" PRIu64 "%c?", q, n, end[0] + ('a' - 'A'));
+		if (strcmp(end, "ms") == 0)
+			return xasprintf("%s is not a duration: ward counts "
+			    "whole seconds; did you mean %" PRIu64 "s?", q,
+			    n == 0 ? 0 : (n + 999) / 1000);
+		if (strcmp(end, "d") == 0 && n <= UINT_MAX / 86400)
+			return xasprintf("%s is not a duration; did you mean "
+			    "%" PRIu64 "h?", q, n * 24);
+	}
+	return xasprintf("%s is not a duration (" DURATION_HINT ")", q);
+}
+
+int
+policy_check_duration(const char *v, unsigned *ret, char **why)
+{
+	int r;
+
+	if ((r = policy_duration(v, ret)) < 0) {
+		*why = policy_duration_why(v, r);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 policy_set_timeout(struct policy *p, const char *v, char **why)
 {
-	cleanup_free char *q = policy_quote(v);
-	int r;
-
-	if ((r = policy_duration(v, &p->timeout)) == -ERANGE)
-		*why = xasprintf("%s is too long", q);
-	else if (r < 0)
-		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
-	return r;
+	return policy_check_duration(v, &p->timeout, why);
 }
 
 static int
@@ -229,30 +264,89 @@ policy_set_ask_timeout(struct policy *p, const char *v, char **why)
 	cleanup_free char *q = policy_quote(v);
 	int r;
 
-	if ((r = policy_duration(v, &p->ask_timeout)) == -ERANGE) {
-		*why = xasprintf("%s is too long", q);
-	} else if (r < 0) {
-		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
-	} else if (p->ask_timeout == 0) {
+	if ((r = policy_check_duration(v, &p->ask_timeout, why)) < 0)
+		return r;
+	if (p->ask_timeout == 0) {
 		/* Fail closed: a request nobody answers is denied at its
 		 * deadline, so there must be one. */
 		*why = xasprintf("%s: a request must have a deadline (at least 1s)", q);
-		r = -EINVAL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/* "1 KiB", "900 bytes", "15.9 MiB": a size as a person reads it. */
+static void
+policy_size_name(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	double d = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, len, "%" PRIu64 " byte%s", n, n == 1 ? "" : "s");
+		return;
+	}
+	while (d >= 1024 && u < 2) {
+		d /= 1024;
+		u++;
+	}
+	if (d == (double)(uint64_t)d)
+		snprintf(buf, len, "%.0f %s", d, unit[u]);
+	else
+		snprintf(buf, len, "%.1f %s", d, unit[u]);
+}
+
+/*
+ * A size limit below what any program runs in (a limit nobody can
+ * mean: `memory = 1024` would have every program die of SIGSEGV at
+ * start). The likely intent is the same number a unit up: a bare number
+ * or K meant as M.
+ */
+static int
+policy_size_floor(const char *v, uint64_t n, uint64_t floor,
+    const char *floor_name, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char have[32];
+	uint64_t digits;
+	const char *end;
+
+	if (n == 0 || n >= floor)
+		return 0;
+	policy_size_name(n, have, sizeof have);
+	if (policy_parse_uint(v, UINT64_MAX, &digits, &end) == 0 &&
+	    (end[0] == '\0' || end[0] == 'k' || end[0] == 'K') &&
+	    digits <= 65536 && (digits << 20) >= floor)
+		*why = xasprintf("%s is %s, below the %s minimum; did you "
+		    "mean %" PRIu64 "M?", q, have, floor_name, digits);
+	else
+		*why = xasprintf("%s is %s, below the %s minimum (or none)",
+		    q, have, floor_name);
+	return -EINVAL;
+}
+
+static int
+policy_set_size(const char *v, uint64_t *ret, uint64_t floor,
+    const char *floor_name, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_size(v, ret)) == -ERANGE)
+		*why = xasprintf("%s is too large", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
+	else
+		r = policy_size_floor(v, *ret, floor, floor_name, why);
 	return r;
 }
 
 static int
 policy_set_memory(struct policy *p, const char *v, char **why)
 {
-	cleanup_free char *q = policy_quote(v);
-	int r;
-
-	if ((r = policy_size(v, &p->memory)) == -ERANGE)
-		*why = xasprintf("%s is too large", q);
-	else if (r < 0)
-		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
-	return r;
+	/* Below 16 MiB of address space the loader and libc alone fail. */
+	return policy_set_size(v, &p->memory, POLICY_MIN_MEMORY, "16M", why);
 }
 
 static int
@@ -267,6 +361,13 @@ policy_set_pids(struct policy *p, const char *v, char **why)
 		*why = xasprintf("%s is not a number of tasks (use 512, or none)", q);
 		return -EINVAL;
 	}
+	/* Tasks count threads: a shell, a pipeline, a runtime's workers. */
+	if (n > 0 && n < POLICY_MIN_PIDS) {
+		*why = xasprintf("%s is below the %u minimum: a shell and a "
+		    "pipeline or a runtime's threads need more (use 512, or "
+		    "none)", q, POLICY_MIN_PIDS);
+		return -EINVAL;
+	}
 	p->pids = (unsigned)n;
 	return 0;
 }
@@ -274,27 +375,16 @@ policy_set_pids(struct policy *p, const char *v, char **why)
 static int
 policy_set_cpu(struct policy *p, const char *v, char **why)
 {
-	cleanup_free char *q = policy_quote(v);
-	int r;
-
-	if ((r = policy_duration(v, &p->cpu)) == -ERANGE)
-		*why = xasprintf("%s is too long", q);
-	else if (r < 0)
-		*why = xasprintf("%s is not a duration (" DURATION_HINT ")", q);
-	return r;
+	/* Whole seconds: any value but 0 ("none") is at least 1 s. */
+	return policy_check_duration(v, &p->cpu, why);
 }
 
 static int
 policy_set_file_size(struct policy *p, const char *v, char **why)
 {
-	cleanup_free char *q = policy_quote(v);
-	int r;
-
-	if ((r = policy_size(v, &p->file_size)) == -ERANGE)
-		*why = xasprintf("%s is too large", q);
-	else if (r < 0)
-		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
-	return r;
+	/* Below 1 MiB a compiler's object or a log cannot be written. */
+	return policy_set_size(v, &p->file_size, POLICY_MIN_FILE_SIZE, "1M",
+	    why);
 }
 
 static int
@@ -304,11 +394,13 @@ policy_set_open_files(struct policy *p, const char *v, char **why)
 	uint64_t n = 0;
 	const char *end = v;
 
+	/* stdio, the loader's libraries, a few pipes and sockets: a
+	 * runtime opens dozens before it runs a line. */
 	if (strcmp(v, "none") != 0 &&
 	    (policy_parse_uint(v, 1u << 20, &n, &end) < 0 || *end != '\0' ||
-	    (n > 0 && n < 16))) {
-		*why = xasprintf("%s is not a number of open files (16 to "
-		    "1048576, or none)", q);
+	    (n > 0 && n < POLICY_MIN_OPEN_FILES))) {
+		*why = xasprintf("%s is not a number of open files (%u to "
+		    "1048576, or none)", q, POLICY_MIN_OPEN_FILES);
 		return -EINVAL;
 	}
 	p->open_files = (unsigned)n;

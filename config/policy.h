@@ -82,6 +82,13 @@ struct policy_manager {
 	size_t		 n_hosts;
 };
 
+/* The floors of [run]'s limits: below them no program runs, so a value
+ * there is a mistake (`memory = 1024` meant 1024M), refused; 0 is none. */
+#define POLICY_MIN_MEMORY	(16ULL << 20)
+#define POLICY_MIN_FILE_SIZE	(1ULL << 20)
+#define POLICY_MIN_PIDS		16u
+#define POLICY_MIN_OPEN_FILES	64u
+
 /* Defaults as documented in share/ward.ini. */
 void	policy_init(struct policy *);
 void	policy_done(struct policy *);
@@ -98,6 +105,9 @@ int	policy_load_string(struct policy *, const char *text, const char *name,
 
 /* Parse "90", "90s", "5m", "2h" into seconds; 0 or -EINVAL. */
 int	policy_parse_duration(const char *, unsigned *);
+/* The same, and on -EINVAL *why says what is wrong with the value (and
+ * the likely intent: "5M" did you mean 5m?), to follow "KEY: ". */
+int	policy_check_duration(const char *, unsigned *, char **why);
 /* Parse "512M", "2G", "1048576", "none" into bytes; 0 or -EINVAL. */
 int	policy_parse_size(const char *, uint64_t *);
 /* "ask", "deny", "allow" */

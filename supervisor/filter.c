@@ -205,32 +205,17 @@ add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n,
 	return r;
 }
 
-int
-filter_compile(struct sock_fprog *prog, char **cause)
+/* Writes: the calls that always change a name, open and openat with a write
+ * flag, utimensat on a path. */
+static int
+rules_writes(scmp_filter_ctx ctx, char **cause)
 {
-	scmp_filter_ctx ctx;
-	cleanup_fd int mfd = -1;
-	struct stat st;
 	int r;
-
-	memset(prog, 0, sizeof *prog);
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
-		*cause = xstrdup("seccomp_init failed");
-		return -ENOMEM;
-	}
-	/* int 0x80 (i386) and x32 numbers would bypass every rule below.
-	 * They are trapped so that the supervisor records the attempt and
-	 * kills the process; with no supervisor the call fails ENOSYS. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY);
-	if (r < 0) {
-		*cause = xasprintf("seccomp bad-arch action: %s", strerror(-r));
-		goto out;
-	}
 
 	for (size_t i = 0; i < ARRAY_SIZE(trapped_always); i++)
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, trapped_always[i], 0, NULL,
 		    cause)) < 0)
-			goto out;
+			return r;
 	for (size_t i = 0; i < ARRAY_SIZE(open_write_bits); i++) {
 		unsigned long b = open_write_bits[i];
 		struct scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, b, b);
@@ -240,7 +225,7 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		    cause)) < 0 ||
 		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &a2,
 		    cause)) < 0)
-			goto out;
+			return r;
 	}
 	{
 		/* utimensat(fd, NULL, ...) is futimens: the fd is the floor. */
@@ -248,8 +233,17 @@ filter_compile(struct sock_fprog *prog, char **cause)
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1, &a,
 		    cause)) < 0)
-			goto out;
+			return r;
 	}
+
+	return 0;
+}
+
+/* The refused outright: the blocked table, clone with a namespace flag. */
+static int
+rules_blocked(scmp_filter_ctx ctx, char **cause)
+{
+	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(blocked); i++) {
 		/* clone3 is answered in BPF: no record, no round trip. */
@@ -259,7 +253,7 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		if (blocked_by_args(blocked[i].nr))
 			continue;
 		if ((r = add(ctx, act, blocked[i].nr, 0, NULL, cause)) < 0)
-			goto out;
+			return r;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(clone_ns_bits); i++) {
 		unsigned long b = clone_ns_bits[i];
@@ -267,8 +261,18 @@ filter_compile(struct sock_fprog *prog, char **cause)
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
 		    &a, cause)) < 0)
-			goto out;
+			return r;
 	}
+	return 0;
+}
+
+/* Sockets of families past the network namespace, raw and packet
+ * sockets, and personality flags that weaken the address space. */
+static int
+rules_sockets(scmp_filter_ctx ctx, char **cause)
+{
+	int r;
+
 	{
 		/* Raw and packet sockets: the program has no CAP_NET_RAW, so
 		 * the kernel would refuse them; trapped to be seen. */
@@ -289,18 +293,18 @@ filter_compile(struct sock_fprog *prog, char **cause)
 				continue;
 			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
 			    &fc, cause)) < 0)
-				goto out;
+				return r;
 		}
 		{
 			struct scmp_arg_cmp fc = SCMP_A0(SCMP_CMP_GE, 18);
 
 			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
 			    &fc, cause)) < 0)
-				goto out;
+				return r;
 		}
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
 		    cause)) < 0)
-			goto out;
+			return r;
 		/* Raw IP only: netlink sockets are SOCK_RAW too, and every
 		 * libuv and iproute2 opens one (inside its own namespace). */
 		for (int i = 0; i < 2; i++) {
@@ -315,7 +319,7 @@ filter_compile(struct sock_fprog *prog, char **cause)
 			    both, cause)) < 0 ||
 			    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
 			    both2, cause)) < 0)
-				goto out;
+				return r;
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(personality_bits); i++) {
@@ -324,8 +328,18 @@ filter_compile(struct sock_fprog *prog, char **cause)
 
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(personality), 1,
 		    &a, cause)) < 0)
-			goto out;
+			return r;
 	}
+	return 0;
+}
+
+/* Execs, connects, datagrams with an address, Fast Open, bind and
+ * listen. */
+static int
+rules_exec_net(scmp_filter_ctx ctx, char **cause)
+{
+	int r;
+
 	/* Recorded and continued: what ran (DESIGN §6), and where the
 	 * program tried to connect (the empty network namespace is the
 	 * floor until approvals of network hosts arrive). */
@@ -335,7 +349,7 @@ filter_compile(struct sock_fprog *prog, char **cause)
 	    cause)) < 0 ||
 	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL,
 	    cause)) < 0)
-		goto out;
+		return r;
 	{
 		/* sendto with an address: a datagram to somewhere. Without
 		 * one it is a write on a connected socket: not trapped. */
@@ -360,8 +374,18 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		    cause)) < 0 ||
 		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0, NULL,
 		    cause)) < 0)
-			goto out;
+			return r;
 	}
+	return 0;
+}
+
+/* ioctls that push input or reach the console driver, and a listener of
+ * the sandbox's own. */
+static int
+rules_ioctl(scmp_filter_ctx ctx, char **cause)
+{
+	int r;
+
 	{
 		/* The kernel compares only the low 32 bits of the request. */
 		struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ,
@@ -379,23 +403,34 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		    &lnx, cause)) < 0 ||
 		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(seccomp), 1,
 		    &lis, cause)) < 0)
-			goto out;
+			return r;
 	}
+
+	return 0;
+}
+
+/* ctx as a BPF program the kernel loads. */
+static int
+export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog, char **cause)
+{
+	cleanup_fd int mfd = -1;
+	struct stat st;
+	int r;
 
 	if ((mfd = memfd_create("ward-filter", MFD_CLOEXEC)) < 0) {
 		r = -errno;
 		*cause = xasprintf("memfd_create: %s", strerror(errno));
-		goto out;
+		return r;
 	}
 	if ((r = seccomp_export_bpf(ctx, mfd)) < 0) {
 		*cause = xasprintf("seccomp_export_bpf: %s", strerror(-r));
-		goto out;
+		return r;
 	}
 	if (fstat(mfd, &st) < 0 || st.st_size <= 0 ||
 	    st.st_size % sizeof(struct sock_filter) != 0) {
 		r = -EINVAL;
 		*cause = xstrdup("seccomp_export_bpf wrote no program");
-		goto out;
+		return r;
 	}
 	prog->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
 	prog->filter = xmalloc((size_t)st.st_size);
@@ -404,9 +439,40 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		*cause = xstrdup("reading the exported filter failed");
 		free(prog->filter);
 		memset(prog, 0, sizeof *prog);
+		return r;
+	}
+	return 0;
+}
+
+int
+filter_compile(struct sock_fprog *prog, char **cause)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	memset(prog, 0, sizeof *prog);
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
+		*cause = xstrdup("seccomp_init failed");
+		return -ENOMEM;
+	}
+	/* int 0x80 (i386) and x32 numbers would bypass every rule below.
+	 * They are trapped so that the supervisor records the attempt and
+	 * kills the process; with no supervisor the call fails ENOSYS. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY);
+	if (r < 0) {
+		*cause = xasprintf("seccomp bad-arch action: %s", strerror(-r));
 		goto out;
 	}
-	r = 0;
+
+	/* In this order: the program compiled is compared, instruction by
+	 * instruction, with the one the supervisor carries. */
+	if ((r = rules_writes(ctx, cause)) < 0 ||
+	    (r = rules_blocked(ctx, cause)) < 0 ||
+	    (r = rules_sockets(ctx, cause)) < 0 ||
+	    (r = rules_exec_net(ctx, cause)) < 0 ||
+	    (r = rules_ioctl(ctx, cause)) < 0)
+		goto out;
+	r = export_bpf(ctx, prog, cause);
 out:
 	seccomp_release(ctx);
 	return r;

@@ -140,12 +140,68 @@ park(struct sup *s, const struct seccomp_notif *req, const char *manager,
 	sup_park(s, pk, &w, why);
 }
 
+int
+install_path_fd(const char *path)
+{
+	static const char *const via[] = {
+		"/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/",
+	};
+	static const char *const std[] = {
+		"/dev/stdin", "/dev/stdout", "/dev/stderr",
+	};
+
+	for (int i = 0; i < (int)ARRAY_SIZE(std); i++)
+		if (strcmp(path, std[i]) == 0)
+			return i;
+	for (size_t i = 0; i < ARRAY_SIZE(via); i++) {
+		size_t n = strlen(via[i]), d;
+		const char *num = path + n;
+
+		if (strncmp(path, via[i], n) != 0)
+			continue;
+		d = strspn(num, "0123456789");
+		if (d == 0 || d > 9 || num[d] != '\0')
+			return -1;
+		return atoi(num);
+	}
+	return -1;
+}
+
+int
+install_fd_name(pid_t pid, int fd, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+	size_t len;
+
+	snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+	if ((n = readlink(link, buf, size - 1)) < 0)
+		return -errno;
+	buf[n] = '\0';
+	len = (size_t)n;
+	/* A memfd reads "/memfd:NAME (deleted)": it never had a path. */
+	if (strncmp(buf, "/memfd:", 7) == 0) {
+		if (len >= 17 && strcmp(buf + len - 10, " (deleted)") == 0)
+			buf[len - 10] = '\0';
+		memmove(buf, buf + 1, strlen(buf + 1) + 1);
+	}
+	return 0;
+}
+
 /* Does the file to exec exist in the sandbox? If not the kernel answers
  * ENOENT, and there is nothing to ask about. */
 bool
 install_exists_inside(const struct sup *s, pid_t pid, const char *path)
 {
-	int fd = target_open(s->rootfd, pid, path, O_PATH);
+	int n = install_path_fd(path), fd;
+	char name[PATH_MAX];
+
+	/* The program's own fd table, read where the kernel reads it:
+	 * "self" in the sandbox's /proc is nobody for the supervisor, who
+	 * is outside its pid namespace (every such path looked absent). */
+	if (n >= 0)
+		return install_fd_name(pid, n, name, sizeof name) != -ENOENT;
+	fd = target_open(s->rootfd, pid, path, O_PATH);
 
 	if (fd < 0)
 		/* Only a clear "no such file" says so; else assume it does. */

@@ -28,6 +28,7 @@
 #include "supervisor/grants.h"
 #include "supervisor/loop.h"
 #include "supervisor/net.h"
+#include "supervisor/path.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
 
@@ -57,8 +58,9 @@ usage(FILE *f)
 {
 	fputs("usage: ward-supervisor [--headless] [--policy FILE] "
 	    "[--name NAME] [--in PATH]...\n"
-	    "                       [--timeout SECONDS] [--ready-fd FD] "
-	    "[--no-landlock] -- CMD [ARG...]\n"
+	    "                       [--timeout SECONDS] [--chdir DIR] "
+	    "[--ready-fd FD]\n"
+	    "                       [--no-landlock] -- CMD [ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -154,15 +156,40 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 	};
 }
 
+/* Does the policy's env pass this name in (and is it set)? */
+static bool
+env_passed(const char *name)
+{
+	for (size_t i = 0; i < S.policy.n_env; i++)
+		if (strcmp(S.policy.env[i], name) == 0)
+			return getenv(name) != NULL;
+	return false;
+}
+
+/*
+ * Caches that toolchains write beside the sources or in the current
+ * folder, whatever HOME says: into a read-only --in folder each becomes a
+ * write request, and a headless run waits ask_timeout for nothing (a
+ * `python3 /in/t.py` asked to write /in/__pycache__). They go into the
+ * run, unless the policy passes the variable in itself.
+ */
+static const char *const cache_env[][2] = {
+	/* Python's bytecode, beside every module it imports. */
+	{ "PYTHONPYCACHEPREFIX", "/work/.cache/pycache" },
+	/* git status refreshes .git/index when the stat data it holds
+	 * differs (the owner does, as root): an optional lock and write. */
+	{ "GIT_OPTIONAL_LOCKS", "0" },
+};
+
 static char **
-make_env(bool pty)
+make_env(bool pty, const char *cwd)
 {
 	char **env = NULL;
 	size_t n = 0;
 	const char *term = getenv("TERM"), *lang = getenv("LANG");
 
 	strv_push(&env, &n, xstrdup("HOME=/work"));
-	strv_push(&env, &n, xstrdup("PWD=/work"));
+	strv_push(&env, &n, xasprintf("PWD=%s", cwd));
 	strv_push(&env, &n, xstrdup("TMPDIR=/tmp"));
 	strv_push(&env, &n, xstrdup("USER=ward"));
 	strv_push(&env, &n, xstrdup("LOGNAME=ward"));
@@ -178,6 +205,10 @@ make_env(bool pty)
 	strv_push(&env, &n, xstrdup("GEM_HOME=/work/.gem"));
 	strv_push(&env, &n, xstrdup("CARGO_HOME=/work/.cargo"));
 	strv_push(&env, &n, xstrdup("GOPATH=/work/go"));
+	for (size_t i = 0; i < ARRAY_SIZE(cache_env); i++)
+		if (!env_passed(cache_env[i][0]))
+			strv_push(&env, &n, xasprintf("%s=%s", cache_env[i][0],
+			    cache_env[i][1]));
 	strv_push(&env, &n, xasprintf("TERM=%s", term && *term ? term :
 	    pty ? "xterm-256color" : "dumb"));
 	strv_push(&env, &n, xasprintf("LANG=%s", lang && *lang ? lang :
@@ -217,10 +248,9 @@ open_record(void *ctx, char **cause)
 	struct sup *s = ctx;
 	cleanup_free char *db = paths_audit_db();
 	char limits[256];
+	cleanup_free char *why = NULL;
 	struct audit_run ar;
 	int r;
-
-	cleanup_free char *why = NULL;
 
 	if ((r = audit_open(db, &s->audit, cause)) < 0)
 		return r;
@@ -251,6 +281,8 @@ open_record(void *ctx, char **cause)
 /* What the command line asks beyond struct sup. */
 struct args {
 	const char	*policy_path, *timeout;
+	const char	*chdir;		/* --chdir, as given */
+	char		*cwd;		/* where the program starts, inside */
 	char	       **ins;
 	size_t		 n_ins;
 	int		 ready_fd;
@@ -267,6 +299,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "chdir", required_argument, NULL, 'C' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -281,6 +314,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 'n': s->name = xstrdup(optarg); break;
 		case 'i': strv_push(&a->ins, &a->n_ins, xstrdup(optarg)); break;
 		case 't': a->timeout = optarg; break;
+		case 'C': a->chdir = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
@@ -309,10 +343,9 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 		die("%s: cannot read: %s", path, strerror(errno));
 	if (policy_load(&s->policy, s->policy_path, &cause) < 0)
 		die("%s", cause);
-	if (a->timeout != NULL && policy_parse_duration(a->timeout,
-	    &s->policy.timeout) < 0)
-		die("--timeout: \"%s\" is not a duration (use 90, 90s, 5m, 2h)",
-		    a->timeout);
+	if (a->timeout != NULL && policy_check_duration(a->timeout,
+	    &s->policy.timeout, &cause) < 0)
+		die("--timeout: %s", cause);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
 	s->run_grants = run_grants_new();
@@ -446,6 +479,173 @@ make_hidden(struct sup *s)
 		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
 }
 
+/* A host folder the sandbox shows at the same path: an --in or writable
+ * folder (the binds after /work and /out), or a system one. */
+static bool
+shown_inside(const struct sup *s, const char *real)
+{
+	static const char *const system[] = { "/usr", "/etc", "/opt", "/var" };
+
+	for (size_t i = 2; i < s->n_binds; i++)
+		if (path_under(real, s->binds[i].host))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(system); i++)
+		if (path_under(real, system[i]))
+			return true;
+	return false;
+}
+
+/*
+ * --chdir DIR: where the program starts, as the sandbox names it. /work
+ * and /out are the run's own; any other folder must be one the sandbox
+ * shows from the host (an --in or writable folder, or beneath one),
+ * named as on the host (a relative one against our cwd).
+ */
+static void
+check_chdir(struct sup *s, struct args *a)
+{
+	cleanup_free char *real = NULL;
+	struct stat st;
+
+	if (a->chdir == NULL) {
+		a->cwd = xstrdup("/work");
+		return;
+	}
+	if (strcmp(a->chdir, "/work") == 0 || strcmp(a->chdir, "/out") == 0) {
+		a->cwd = xstrdup(a->chdir);
+		return;
+	}
+	if ((real = realpath(a->chdir, NULL)) == NULL)
+		die("--chdir %s: %s", a->chdir, strerror(errno));
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		die("--chdir %s: not a folder", a->chdir);
+	for (size_t i = 2; i < s->n_binds; i++)
+		if (s->binds[i].is_dir && path_under(real, s->binds[i].host)) {
+			a->cwd = steal_ptr(&real);
+			return;
+		}
+	die("--chdir %s: the sandbox does not show this folder: start in "
+	    "/work, /out, or an --in or [files] writable folder (add --in "
+	    "%s to show it read-only)", a->chdir, real);
+}
+
+/* path as a shell word: as it is when that is safe, else in '...'. */
+static char *
+shell_word(const char *path)
+{
+	size_t n = 3;
+	char *q, *o;
+
+	if (path[0] != '\0' && strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_./-+:=@%,") == strlen(path))
+		return xstrdup(path);
+	for (const char *c = path; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	o = q = xmalloc(n);
+	*o++ = '\'';
+	for (const char *c = path; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *c;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* path made absolute on the host, its folder resolved but not its last
+ * name (a link such as cargo -> rustup runs by the name it is given). */
+static char *
+host_abs(const char *path)
+{
+	cleanup_free char *dir = xstrdup(path), *real = NULL;
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	if (slash == dir)
+		return xstrdup(path);
+	if (slash != NULL)
+		*slash = '\0';
+	if ((real = realpath(slash ? dir : ".", NULL)) == NULL)
+		return NULL;
+	return xasprintf("%s/%s", strcmp(real, "/") ? real : "", base);
+}
+
+/* The host's file a program name would run: a PATH search. */
+static char *
+host_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	cleanup_free char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	char *save = NULL;
+
+	for (char *d = strtok_r(copy, ":", &save); d != NULL;
+	    d = strtok_r(NULL, ":", &save)) {
+		cleanup_free char *p = xasprintf("%s/%s", d, name);
+
+		if (d[0] == '/' && access(p, X_OK) == 0)
+			return host_abs(p);
+	}
+	return NULL;
+}
+
+/*
+ * What follows "cannot run CMD: No such file or directory" when the
+ * program is not found inside: the sandbox starts in an empty /work and
+ * shows the host's files only through --in, so `ward run -- ./script.sh`
+ * finds nothing; say so, with the --in (and the path) that would.
+ */
+static char *
+not_found_hint(const struct sup *s, const struct args *a)
+{
+	const char *cmd = a->argv[0];
+	cleanup_free char *real = NULL, *dir = NULL, *qdir = NULL,
+	    *qreal = NULL, *joined = NULL, *target = NULL;
+	char *slash;
+	bool shown;
+
+	if (strchr(cmd, '/') == NULL) {
+		if ((real = host_which(cmd)) == NULL)
+			return NULL;
+	} else {
+		if (cmd[0] != '/' && a->chdir != NULL)
+			joined = xasprintf("%s/%s", a->cwd, cmd);
+		if (access(joined ? joined : cmd, F_OK) < 0 ||
+		    (real = host_abs(joined ? joined : cmd)) == NULL)
+			return cmd[0] == '/' ? NULL : xasprintf(" (the sandbox "
+			    "starts in %s; host files need --in and their "
+			    "absolute path)", a->cwd);
+	}
+	/* The name and what it leads to must both be shown. */
+	target = realpath(real, NULL);
+	shown = shown_inside(s, real) && target != NULL &&
+	    shown_inside(s, target);
+	if (strchr(cmd, '/') == NULL && shown)
+		return NULL;
+	dir = xstrdup(real);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		slash[slash == dir ? 1 : 0] = '\0';
+	qdir = shell_word(dir);
+	qreal = shell_word(real);
+	if (shown)
+		return cmd[0] == '/' ? NULL : xasprintf(" (the sandbox starts "
+		    "in %s, not in %s: run %s, or add --chdir %s)", a->cwd,
+		    qdir, qreal, qdir);
+	if (strchr(cmd, '/') == NULL)
+		return xasprintf(" (not in the sandbox's PATH; the host's is "
+		    "%s, which the sandbox does not show: add --in %s and run "
+		    "%s)", qreal, qdir, qreal);
+	if (cmd[0] == '/')
+		return xasprintf(" (the sandbox shows host files only through "
+		    "--in: add --in %s)", qdir);
+	return xasprintf(" (the sandbox starts in %s, a fresh folder of the "
+	    "run, and shows host files only through --in: add --in %s and "
+	    "run %s, or add --in %s --chdir %s)", a->cwd, qdir, qreal, qdir,
+	    qdir);
+}
+
 /* The sandbox's resolver asks the DNS stub, on its loopback. */
 static void
 write_resolv_conf(struct sup *s, struct spawn_config *cfg)
@@ -463,9 +663,12 @@ write_resolv_conf(struct sup *s, struct spawn_config *cfg)
 /* Everything spawn_sandbox() needs but the program's stdio; the
  * environment made for it, to free once it has been spawned. */
 static char **
-fill_spawn_config(struct sup *s, struct spawn_config *cfg)
+fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 {
-	char **env = make_env(!s->headless);
+	char **env;
+
+	check_chdir(s, a);
+	env = make_env(!s->headless, a->cwd);
 
 	cfg->envp = env;
 	cfg->root = s->root;
@@ -474,7 +677,8 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg)
 	make_hidden(s);
 	cfg->hidden = s->hidden;
 	cfg->n_hidden = s->n_hidden;
-	cfg->cwd = "/work";
+	cfg->cwd = a->cwd;
+	cfg->not_found = not_found_hint(s, a);
 	cfg->outer_uid = s->uid;
 	cfg->outer_gid = getgid();
 	cfg->inner_uid = s->inner_uid;
@@ -658,7 +862,7 @@ main(int argc, char **argv)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
 	open_stdio(s, &cfg);
-	env = fill_spawn_config(s, &cfg);
+	env = fill_spawn_config(s, &cfg, &a);
 	open_signalfd(s);
 
 	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)

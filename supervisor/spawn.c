@@ -734,8 +734,9 @@ program_child(const struct child *c)
 	{
 		int e = errno;
 
-		dprintf(c->err_fd, "cannot run %s: %s", cfg->argv[0],
-		    strerror(e));
+		dprintf(c->err_fd, "cannot run %s: %s%s", cfg->argv[0],
+		    strerror(e), e == ENOENT && cfg->not_found != NULL ?
+		    cfg->not_found : "");
 		_exit(e == ENOENT ? 127 : 126);
 	}
 }

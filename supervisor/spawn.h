@@ -29,6 +29,9 @@ struct spawn_config {
 	char	*const *hidden;	/* sandbox paths to hide */
 	size_t	 n_hidden;
 	const char *cwd;	/* in the sandbox */
+	/* Said after "cannot run CMD: No such file or directory": why the
+	 * program is not found inside, or NULL. */
+	const char *not_found;
 	int	 stdio[3];	/* fds for the program (pty slave or pipes) */
 	bool	 set_ctty;	/* stdio[0] is a pty slave: make it the ctty */
 	uid_t	 outer_uid;	/* who runs ward */

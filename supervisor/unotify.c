@@ -98,36 +98,16 @@ on_foreign_abi(struct sup *s, const struct seccomp_notif *req)
 	    "non-native syscall ABI: process killed");
 }
 
-/* execve/execveat: recorded, then continued (DESIGN §6: an exec can only
- * be continued; the file and network floor still hold for what runs). */
-static void
-on_exec(struct sup *s, const struct seccomp_notif *req)
+/* The argv an exec names, copied out: the strings in args (at most 64),
+ * joined by spaces in joined. */
+static size_t
+exec_argv(pid_t pid, uint64_t argv_addr, char *args[65], char *joined,
+    size_t size)
 {
-	pid_t pid = (pid_t)req->pid;
-	bool at = req->data.nr == SYS_execveat;
-	uint64_t path_addr = at ? req->data.args[1] : req->data.args[0];
-	uint64_t argv_addr = at ? req->data.args[2] : req->data.args[1];
 	static char argbuf[64][1024];
-	char *args[65];
-	bool from_fd = false;
-	char path[PATH_MAX], argv[4096];
 	size_t used = 0, n_args = 0;
 
-	if (target_read_str(pid, path_addr, path, sizeof path) < 0)
-		snprintf(path, sizeof path, "?");
-	if (at && path[0] == '\0' && (req->data.args[4] & AT_EMPTY_PATH)) {
-		char link[64];
-		ssize_t n;
-
-		from_fd = true;
-		/* fexecve: say what the fd is (a memfd shows as /memfd:). */
-		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid,
-		    (int)req->data.args[0]);
-		if ((n = readlink(link, path, sizeof path - 1)) < 0)
-			n = 0;
-		path[n] = '\0';
-	}
-	argv[0] = '\0';
+	joined[0] = '\0';
 	for (int i = 0; i < 64 && argv_addr != 0; i++) {
 		uint64_t p;
 		ssize_t n;
@@ -138,37 +118,80 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		if ((n = target_read_str(pid, p, argbuf[i], sizeof argbuf[i])) < 0)
 			break;
 		args[n_args++] = argbuf[i];
-		if (used + (size_t)n + 2 >= sizeof argv)
+		if (used + (size_t)n + 2 >= size)
 			continue;
 		if (used > 0)
-			argv[used++] = ' ';
-		memcpy(argv + used, argbuf[i], (size_t)n + 1);
+			joined[used++] = ' ';
+		memcpy(joined + used, argbuf[i], (size_t)n + 1);
 		used += (size_t)n;
 	}
 	args[n_args] = NULL;
+	return n_args;
+}
+
+/* execve/execveat: recorded, then continued (DESIGN §6: an exec can only
+ * be continued; the file and network floor still hold for what runs). */
+static void
+on_exec(struct sup *s, const struct seccomp_notif *req)
+{
+	pid_t pid = (pid_t)req->pid;
+	bool at = req->data.nr == SYS_execveat;
+	uint64_t path_addr = at ? req->data.args[1] : req->data.args[0];
+	char *args[65];
+	char path[PATH_MAX], what[PATH_MAX], argv[4096], via[96];
+	const char *rule = NULL;
+	int fd = -1;
+	size_t n_args;
+
+	if (target_read_str(pid, path_addr, path, sizeof path) < 0)
+		snprintf(path, sizeof path, "?");
+	if (at && path[0] == '\0' && (req->data.args[4] & AT_EMPTY_PATH))
+		fd = (int)req->data.args[0];	/* fexecve */
+	else if (path[0] == '/')
+		fd = install_path_fd(path);	/* /proc/self/fd/N, /dev/fd/N */
+	n_args = exec_argv(pid, at ? req->data.args[2] : req->data.args[1],
+	    args, argv, sizeof argv);
 	/* Whatever happens next, this thread's memory is about to be
 	 * another (a vfork child shared its parent's until now). */
 	target_forget(pid);
 	/* The argv read here is what the person judges; a thread could
 	 * change it before the kernel reads it again. An exec can only be
 	 * continued: what it then does still meets the floor. */
-	/* A PATH lookup that finds nothing: the kernel says ENOENT, and
-	 * nothing ran that the record should show. */
-	if (!from_fd && path[0] == '/' &&
-	    !install_exists_inside(s, pid, path)) {
+	/* A PATH lookup that finds nothing, an fd the program has not open:
+	 * the kernel says ENOENT, and nothing ran that the record should
+	 * show. An fd is looked up in the program's own table (the
+	 * sandbox's /proc/self is nobody for us); what it is (a file's
+	 * path, memfd:NAME) is what the record names. */
+	if (fd >= 0) {
+		int r = install_fd_name(pid, fd, what, sizeof what);
+
+		if (r == -ENOENT && path[0] == '/') {
+			sup_respond(s, req->id, -ENOENT, 0);
+			return;
+		}
+		if (r < 0)
+			snprintf(what, sizeof what, "%s", path[0] ? path : "?");
+		if (strncmp(what, "memfd:", 6) == 0)
+			rule = "exec from memory (memfd)";
+		else if (path[0] != '\0') {
+			snprintf(via, sizeof via, "exec through fd %d (%.40s)", fd,
+			    path);
+			rule = via;
+		}
+	} else if (path[0] == '/' && !install_exists_inside(s, pid, path)) {
 		/* Answered here, not continued: continuing would let the
 		 * kernel read the path again, which a thread may have
 		 * turned into a program that exists (an exec nobody saw). */
 		sup_respond(s, req->id, -ENOENT, 0);
 		return;
+	} else {
+		snprintf(what, sizeof what, "%s", path);
 	}
 	if (n_args > 0 && install_on_exec(s, req, path, args, argv) == 1)
 		return;
 	sup_continue(s, req->id);
-	record_other(s, req, KIND_EXEC, at ? "execveat" : "execve", path, argv,
-	    VERDICT_ALLOW, HOW_FLOOR,
-	    strncmp(path, "/memfd:", 7) == 0 ? "exec from memory (memfd)" :
-	    NULL);
+	record_other(s, req, KIND_EXEC, at ? "execveat" : "execve", what, argv,
+	    VERDICT_ALLOW, HOW_FLOOR, rule);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unictype.h>
 
 #include "config/escape.h"
 #include "config/util.h"
@@ -67,7 +68,9 @@ static const struct esc_case cases[] = {
 	{ "pay\xe2\x80\x8bpal.com", 0, "pay\\u{200b}pal.com", NULL },
 	{ "\xe2\x80\x8c\xe2\x80\x8d", 0, "\\u{200c}\\u{200d}", NULL },
 	{ "\xe2\x81\xa0\xe2\x81\xa4", 0, "\\u{2060}\\u{2064}", NULL },
-	{ "\xe2\x81\xa5", 0, "\xe2\x81\xa5", NULL },	/* U+2065 unassigned: kept */
+	/* U+2065 is unassigned but default-ignorable: Unicode reserves it
+	 * for invisible characters, so it is shown escaped */
+	{ "\xe2\x81\xa5", 0, "\\u{2065}", NULL },
 	{ "\xef\xbb\xbfx", 0, "\\u{feff}x", NULL },
 	{ "soft\xc2\xad" "hyphen", 0, "soft\\u{00ad}hyphen", NULL },
 	{ "\xe1\xa0\x8e", 0, "\\u{180e}", NULL },
@@ -76,7 +79,9 @@ static const struct esc_case cases[] = {
 	/* tags U+E0000..U+E007F (hidden text in "ASCII smuggling") */
 	{ "a\xf3\xa0\x80\x81\xf3\xa0\x81\xa8\xf3\xa0\x81\xbf", 0,
 	  "a\\u{e0001}\\u{e0068}\\u{e007f}", NULL },
-	{ "\xf3\xa0\x82\x80", 0, "\xf3\xa0\x82\x80", NULL },	/* U+E0080: kept */
+	/* U+E0080 is unassigned but default-ignorable, like the whole
+	 * tag plane: escaped (it would be invisible once assigned) */
+	{ "\xf3\xa0\x82\x80", 0, "\\u{e0080}", NULL },
 
 	/* valid text kept as is */
 	{ "caf\xc3\xa9 \xc2\xa0 \xc2\xa1", 0, "caf\xc3\xa9 \xc2\xa0 \xc2\xa1", NULL },
@@ -191,6 +196,149 @@ test_worst_case(void **state)
 	free(out);
 }
 
+/* Encodes c (not a surrogate, at most U+10FFFF) as UTF-8: its length. */
+static size_t
+test_utf8(uint32_t c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | (c >> 6));
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | (c >> 12));
+		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (c >> 18));
+	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+static void
+test_expect_hidden(uint32_t c)
+{
+	char in[4], want[16];
+	size_t n = test_utf8(c, in);
+	char *got = escape_mem(in, n);
+
+	snprintf(want, sizeof want, "\\u{%04x}", (unsigned)c);
+	if (strcmp(got, want) != 0)
+		fail_msg("U+%04X: escape_mem gave \"%s\", want \"%s\"",
+		    (unsigned)c, got, want);
+	free(got);
+}
+
+/* The 40 format characters a hand-kept list missed (ecosystem review):
+ * Arabic number signs, Syriac abbreviation mark, Kaithi number signs,
+ * deprecated format characters, Egyptian hieroglyph joiners, shorthand
+ * format controls, musical symbol beams. */
+static void
+test_named_format(void **state)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} missed[] = {
+		{ 0x0600, 0x0605 }, { 0x06dd, 0x06dd }, { 0x070f, 0x070f },
+		{ 0x0890, 0x0891 }, { 0x08e2, 0x08e2 }, { 0x206a, 0x206f },
+		{ 0x110bd, 0x110bd }, { 0x110cd, 0x110cd },
+		{ 0x13430, 0x13438 }, { 0x1bca0, 0x1bca3 },
+		{ 0x1d173, 0x1d17a },
+	};
+	size_t count = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(missed); i++) {
+		for (uint32_t c = missed[i].lo; c <= missed[i].hi; c++) {
+			test_expect_hidden(c);
+			count++;
+		}
+	}
+	assert_int_equal(count, 40);
+	/* in a path, between visible letters */
+	{
+		char *got = escape_str("/in/a\xe2\x81\xae" "b\xf0\x9d\x85\xb3" "c");
+
+		assert_string_equal(got, "/in/a\\u{206e}b\\u{1d173}c");
+		free(got);
+	}
+}
+
+/* Every range of the hand-kept list libunistring's set replaced. */
+static void
+test_hand_list_kept(void **state)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} ranges[] = {
+		{ 0x00ad, 0x00ad }, { 0x034f, 0x034f }, { 0x061c, 0x061c },
+		{ 0x115f, 0x1160 }, { 0x180e, 0x180e }, { 0x200b, 0x200f },
+		{ 0x2028, 0x202e }, { 0x2060, 0x2064 }, { 0x2066, 0x2069 },
+		{ 0x3164, 0x3164 }, { 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff },
+		{ 0xffa0, 0xffa0 }, { 0xfff9, 0xfffb }, { 0xe0000, 0xe007f },
+		{ 0xe0100, 0xe01ef },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
+		for (uint32_t c = ranges[i].lo; c <= ranges[i].hi; c++)
+			test_expect_hidden(c);
+	}
+}
+
+/*
+ * Every code point of planes 0, 1, 2 and 14 against libunistring's own
+ * predicates (the oracle): a format (Cf), default-ignorable or bidi
+ * control character, or a line or paragraph separator, comes out as
+ * \u{XXXX}; any other printable one as itself.
+ */
+static void
+test_every_code_point(void **state)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} planes[] = {
+		{ 0xa0, 0x2ffff }, { 0xe0000, 0xeffff },
+	};
+	size_t hidden = 0;
+
+	(void)state;
+	for (size_t p = 0; p < ARRAY_SIZE(planes); p++) {
+		for (uint32_t c = planes[p].lo; c <= planes[p].hi; c++) {
+			char in[4];
+			size_t n;
+			char *got;
+
+			if (c >= 0xd800 && c <= 0xdfff)
+				continue;
+			if (uc_is_general_category(c, UC_CATEGORY_Cf) ||
+			    uc_is_property_default_ignorable_code_point(c) ||
+			    uc_is_property_bidi_control(c) ||
+			    uc_is_general_category(c, UC_CATEGORY_Zl) ||
+			    uc_is_general_category(c, UC_CATEGORY_Zp)) {
+				test_expect_hidden(c);
+				hidden++;
+				continue;
+			}
+			n = test_utf8(c, in);
+			got = escape_mem(in, n);
+			if (strlen(got) != n || memcmp(got, in, n) != 0)
+				fail_msg("U+%04X: changed to \"%s\"",
+				    (unsigned)c, got);
+			free(got);
+		}
+	}
+	/* the tag plane's 4096, and 105 others (Unicode 14) */
+	assert_true(hidden >= 4096 + 100);
+}
+
 static void
 test_null(void **state)
 {
@@ -212,6 +360,9 @@ main(void)
 		cmocka_unit_test(test_every_byte),
 		cmocka_unit_test(test_worst_case),
 		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_named_format),
+		cmocka_unit_test(test_hand_list_kept),
+		cmocka_unit_test(test_every_code_point),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,7 +143,9 @@ console_alerts(struct console *c)
 		cleanup_free char *body = xasprintf("#%" PRIu64 " %s %s\nby %s",
 		    p->id, request_kind_name(p->kind), p->subject, p->cmdline);
 
-		if (desktop_notify(summary, body) < 0)
+		/* Never waits for the daemon (approvals/desktop.h); one
+		 * still in flight drops this one. */
+		if (desktop_notify(summary, body) == -ENOTSUP)
 			c->desktop = false;
 	}
 }
@@ -206,6 +208,7 @@ console_loop(struct console *c)
 		/* Before reading keys: those typed before a new request
 		 * appeared are thrown away here. */
 		console_alerts(c);
+		desktop_poll();
 
 		while (!c->m->quit && (key = screen_key()) != -1) {
 			enum action a = keys_action(key);
@@ -238,6 +241,7 @@ console_attach(const struct console_opts *opts)
 	struct console c = { .exit_with_run = opts->exit_with_run };
 	cleanup_free char *cause = NULL;
 	cleanup_free char *leave = NULL;
+	cleanup_free char *why = NULL;
 	int fd = -1, e, status;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -264,14 +268,27 @@ console_attach(const struct console_opts *opts)
 
 	setlocale(LC_CTYPE, "");
 	console_signals();
-	if ((e = screen_init()) < 0) {
-		fprintf(stderr, "ward console: cannot start the terminal\n");
+	if ((e = screen_init(&why)) < 0) {
+		fprintf(stderr, "ward console: %s; the console needs a "
+		    "terminal with cursor addressing (e.g. "
+		    "TERM=xterm-256color)\n", why != NULL ? why :
+		    "cannot start the terminal");
+		/* `ward run` checks the terminal before it starts a run
+		 * (and goes headless), so a run made for this console is
+		 * met here only when that check passed and curses still
+		 * failed: it is killed, never left waiting on a person who
+		 * cannot see it. */
+		if (c.exit_with_run) {
+			console_send(&c, msg_kill());
+			fprintf(stderr, "ward: killed run %s\n", opts->run);
+		}
 		proto_conn_free(c.conn);
 		model_free(c.m);
-		return 1;
+		return c.exit_with_run ? 125 : 1;
 	}
 	console_loop(&c);
 	screen_done();
+	desktop_done();
 
 	leave = model_leave_text(c.m);
 	if (leave != NULL)

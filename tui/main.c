@@ -51,7 +51,8 @@ static const char ward_help[] =
 "      --version  show the version\n"
 "\n"
 "Exit status: 0 ok, 1 a failure (no such run, already decided ...), 2 usage;\n"
-"'ward run' returns the status of the program it ran.\n";
+"'ward run' and 'ward demo' return the status of the program they ran, and\n"
+"125 when ward itself failed (a usage error too).\n";
 
 static const char *ward_argv0;
 

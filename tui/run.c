@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +20,19 @@
 #include <unistd.h>
 
 #include "approvals/launch.h"
+#include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
 #include "tui/console.h"
+#include "tui/screen.h"
 
 static void
 run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--no-landlock] -- CMD "
-	    "[ARG...]\n"
+	    "                [--timeout SECONDS] [--chdir DIR] [--no-landlock]\n"
+	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -43,11 +46,51 @@ run_usage(FILE *f)
 	    "  --name NAME       a name for the run, usable instead of its id\n"
 	    "  --in PATH         show a host path read-only at the same path\n"
 	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
+	    "  --chdir DIR       start in DIR: /work (the default), /out, or an\n"
+	    "                    --in or writable folder (else ward exits 125)\n"
 	    "  --no-landlock     run without the Landlock wall (not advised)\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
-	    "failed; 126/127 cannot run / not found; 128+N killed by signal N.\n",
+	    "failed (a usage error too); 126/127 cannot run / not found;\n"
+	    "128+N killed by signal N.\n",
 	    f);
+}
+
+/*
+ * `ward run` and `ward demo` exit with the program's status, so their own
+ * usage errors exit 125, ward's "ward itself failed" (as timeout(1),
+ * env(1) and nice(1) do), never 2, which the program could have returned.
+ */
+#define RUN_EXIT_USAGE 125
+
+static int run_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+run_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ward %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'ward %s --help'\n", verb);
+	return RUN_EXIT_USAGE;
+}
+
+/* getopt_long's '?' or ':' (with a leading ':' in its short options). */
+static int
+run_bad_option(const char *verb, char **argv, int opt)
+{
+	cleanup_free char *e = escape_str(argv[optind - 1]);
+
+	if (opt == ':')
+		return run_usage_error(verb, "option '%s' needs a value", e);
+	if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 32 &&
+	    optopt < 127)
+		return run_usage_error(verb, "unknown option '-%c'", optopt);
+	return run_usage_error(verb, "unknown option '%s'", e);
 }
 
 /* What the supervisor says before it is ready: why it cannot start. */
@@ -56,6 +99,21 @@ run_on_line(const char *line, void *arg)
 {
 	(void)arg;
 	fprintf(stderr, "%s\n", line);
+}
+
+/* A terminal the console cannot draw on: said, and the run goes headless
+ * (never a run started for a console that is not there). */
+static bool
+run_no_console(void)
+{
+	cleanup_free char *why = NULL;
+
+	if (screen_check(&why) == 0)
+		return false;
+	fprintf(stderr, "ward: %s: no console, running headless (answer "
+	    "requests with 'ward approve' or 'ward deny'; the console works "
+	    "with e.g. TERM=xterm-256color)\n", why);
+	return true;
 }
 
 int
@@ -67,6 +125,7 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "chdir", required_argument, NULL, 'C' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -79,16 +138,17 @@ run_main(int argc, char **argv, const char *argv0)
 
 	(void)argv0;
 	launch_init(&l);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	optind = 0;	/* full reset: main already ran getopt */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			headless = true;
 			break;
-		case 'p': case 'n': case 'i': case 't': {
+		case 'p': case 'n': case 'i': case 't': case 'C': {
 			const char *name = opt == 'p' ? "--policy" :
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
-			    "--timeout";
+			    opt == 'C' ? "--chdir" : "--timeout";
 
 			launch_opt(&l, name, optarg);
 			break;
@@ -101,19 +161,18 @@ run_main(int argc, char **argv, const char *argv0)
 			launch_done(&l);
 			return 0;
 		default:
-			fputs("ward run: see `ward run --help`\n", stderr);
 			launch_done(&l);
-			return 2;
+			return run_bad_option("run", argv, opt);
 		}
 	}
 	if (optind >= argc) {
-		fputs("ward run: no command given; see `ward run --help`\n",
-		    stderr);
 		launch_done(&l);
-		return 2;
+		return run_usage_error("run", "no command given");
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		headless = true;
+	if (!headless)
+		headless = run_no_console();
 
 	if (headless) {
 		launch_opt(&l, "--headless", NULL);
@@ -197,6 +256,49 @@ share_dir(void)
 	return xasprintf("%s/../share/ward", self);
 }
 
+/* ward demo's options: 1 to go on, 0 after --help, -1 on a usage error
+ * (said). */
+static int
+run_demo_args(int argc, char **argv, bool *headless)
+{
+	static const struct option opts[] = {
+		{ "headless", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H':
+			*headless = true;
+			break;
+		case 'h':
+			puts("usage: ward demo [--headless]\n\n"
+			    "Runs share/demo/agent.sh, a pretend agent, in the "
+			    "sandbox with the console:\nit works in /work and "
+			    "/out freely, then asks to change a file in a\n"
+			    "fresh /tmp/ward-demo-* folder and to write into "
+			    "/etc.\nApprove with a, deny with d, kill with K, "
+			    "leave with q.\n\nExit status: as 'ward run' (125 "
+			    "on a usage error).");
+			return 0;
+		default:
+			(void)run_bad_option("demo", argv, opt);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		cleanup_free char *e = escape_str(argv[optind]);
+
+		(void)run_usage_error("demo", "unexpected argument '%s'", e);
+		return -1;
+	}
+	return 1;
+}
+
 int
 run_demo(int argc, char **argv, const char *argv0)
 {
@@ -207,18 +309,17 @@ run_demo(int argc, char **argv, const char *argv0)
 	char dir[] = "/tmp/ward-demo-XXXXXX";
 	cleanup_free char *notes = NULL, *env = NULL;
 	char *args[16];
+	bool headless = false;
 	int i = 0;
 	FILE *f;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		puts("usage: ward demo [--headless]\n\n"
-		    "Runs share/demo/agent.sh, a pretend agent, in the sandbox "
-		    "with the console:\nit works in /work and /out freely, then "
-		    "asks to change a file in a\nfresh /tmp/ward-demo-* folder "
-		    "and to write into /etc.\nApprove with a, deny with d, "
-		    "kill with K, leave with q.");
-		return 0;
+	switch (run_demo_args(argc, argv, &headless)) {
+	case 1:
+		break;
+	case 0:
+		return 0;	/* --help */
+	default:
+		return RUN_EXIT_USAGE;
 	}
 	if (mkdtemp(dir) == NULL) {
 		fprintf(stderr, "ward: mkdtemp: %s\n", strerror(errno));
@@ -232,7 +333,7 @@ run_demo(int argc, char **argv, const char *argv0)
 	chmod(dir, 0755);
 	env = xasprintf("WARD_DEMO_DIR=%s", dir);
 	args[i++] = (char *)"run";
-	if (argc > 1 && strcmp(argv[1], "--headless") == 0)
+	if (headless)
 		args[i++] = (char *)"--headless";
 	args[i++] = (char *)"--policy";
 	args[i++] = policy;

@@ -1,10 +1,14 @@
 #include "tui/screen.h"
 
 #include <curses.h>
+#include <term.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <wchar.h>
 
+#include "config/escape.h"
 #include "config/util.h"
 #include "tui/keys.h"
 
@@ -19,8 +23,54 @@ screen_no_color(void)
 	return s != NULL && *s != '\0';
 }
 
+/* A terminfo capability that is there (not absent, not cancelled). */
+static bool
+screen_has_str(const char *cap)
+{
+	const char *v = tigetstr(cap);
+
+	return v != NULL && v != (const char *)-1 && *v != '\0';
+}
+
 int
-screen_init(void)
+screen_check(char **why)
+{
+	const char *term = getenv("TERM");
+	cleanup_free char *e = NULL;
+	int err = 0;
+	bool ok;
+
+	*why = NULL;
+	if (term == NULL || *term == '\0') {
+		*why = xstrdup("TERM is not set");
+		return -ENOTTY;
+	}
+	e = escape_str(term);
+	/* setupterm() with a place for the error never prints or exits,
+	 * where initscr() would end the process. */
+	if (setupterm(term, STDOUT_FILENO, &err) != OK) {
+		*why = err == -1 ?
+		    xasprintf("TERM=%s: no terminfo database found", e) :
+		    err == 0 ? xasprintf("TERM=%s: a terminal type terminfo "
+		    "does not know", e) :
+		    xasprintf("TERM=%s: not a usable terminal", e);
+		return -ENOENT;
+	}
+	/* The console draws by moving the cursor: a terminal that cannot
+	 * (dumb, a hardcopy, a generic type) would show a broken screen. */
+	ok = screen_has_str("cup") && tigetflag("hc") <= 0 &&
+	    tigetflag("gn") <= 0;
+	del_curterm(cur_term);
+	if (!ok) {
+		*why = xasprintf("TERM=%s: a terminal without cursor "
+		    "addressing", e);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int
+screen_init(char **why)
 {
 	static const short colors[GRID_COLORS] = {
 		[GRID_DEFAULT] = -1,
@@ -32,7 +82,10 @@ screen_init(void)
 		[GRID_CYAN] = COLOR_CYAN,
 	};
 
-	if (initscr() == NULL)
+	if (screen_check(why) < 0)
+		return -ENOTTY;
+	/* newterm(), not initscr(): a failure comes back to us. */
+	if (newterm(NULL, stdout, stdin) == NULL)
 		return -ENOTTY;
 	screen_active = true;
 	cbreak();

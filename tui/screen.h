@@ -7,9 +7,16 @@
 
 #include "tui/grid.h"
 
+/* Whether the console can draw on this terminal: TERM is set, terminfo
+ * knows it, and it has cursor addressing (not dumb, hardcopy or generic).
+ * 0, or -errno with *why saying so (malloc'd). Prints nothing and never
+ * exits (curses' initscr() would). */
+int	screen_check(char **why);
 /* Starts curses on the terminal (cbreak, no echo, keypad, no delay,
- * hidden cursor); colours unless NO_COLOR is set and not empty. */
-int	screen_init(void);
+ * hidden cursor); colours unless NO_COLOR is set and not empty.
+ * -ENOTTY when screen_check() refuses the terminal (*why says why,
+ * malloc'd) or curses cannot start (*why NULL). */
+int	screen_init(char **why);
 /* Restores the terminal. Safe to call twice. */
 void	screen_done(void);
 void	screen_size(int *w, int *h);

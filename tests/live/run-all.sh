@@ -97,6 +97,11 @@ chmod 755 "$base"
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
 cp "$here"/net-*.py "$here"/pkg-*.py "$base/tests/" 2>/dev/null || true
+# The C helpers `make tests` builds from tests/live/*.c, beside the tests.
+for h in "$build"/tests/live/*; do
+	case $h in *.*) continue ;; esac
+	[ -f "$h" ] && [ -x "$h" ] && cp "$h" "$base/tests/"
+done
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
@@ -202,6 +207,9 @@ for u in "${users[@]}"; do
 			mkdir -p "$base/bin"
 			cp "$bindir/ward" "$bindir/ward-supervisor" "$base/bin/"
 			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"
+			# t-quickstart reads the README and .ci/run
+			cp "$repo/README.md" "$base/bin/"
+			mkdir -p "$base/bin/.ci" && cp "$repo/.ci/run" "$base/bin/.ci/"
 			chmod -R a+rX "$base/bin"
 		fi
 		binroot[$u]=$base/bin
