@@ -874,5 +874,7 @@ main(int argc, char **argv)
 
 	if ((r = loop_run(s)) < 0)
 		die("poll: %s", strerror(-r));
-	return end_run(s);
+	r = end_run(s);
+	free(a.cwd);
+	return r;
 }
