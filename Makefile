@@ -159,11 +159,13 @@ $(BUILD)/bin/ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(B
 # stops at its first finding.
 ASAN_LIVE_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
-asan-live:
+# The tests' own C helpers stay plain ($(BUILD)/tests/live): they run
+# inside sandboxes, under the run's memory limit.
+asan-live: $(HELPERS)
 	$(MAKE) BUILD=build-asan CFLAGS="$(ASAN_LIVE_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" \
 		build-asan/bin/ward build-asan/bin/ward-supervisor
-	WARD_BIN_DIR=build-asan/bin WARD_BUILD=build-asan WARD_SANITIZE=1 \
+	WARD_BIN_DIR=build-asan/bin WARD_BUILD=$(BUILD) WARD_SANITIZE=1 \
 		tests/live/run-all.sh $(LIVE)
 
 # The unit tests alone: `make asan` must not leave sanitized ./ward and

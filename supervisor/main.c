@@ -869,6 +869,9 @@ main(int argc, char **argv)
 		die("%s", cause);
 	close_child_stdio(&cfg);
 	strv_free(env);
+	/* init has its own copy (a clone as fork): ours goes. */
+	free((char *)cfg.not_found);
+	cfg.not_found = NULL;
 	learn_sandbox(s);
 	start_run(s, a.ready_fd);
 
