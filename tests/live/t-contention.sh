@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Contention (D8): 20 heavy runs at once, each writing output and making
-# denied writes, all into the one record. Afterwards every run has its
-# end, every denial the program counted is in the record, and every byte
-# of its output.
+# denied writes, all into the one record; meanwhile another writer holds
+# the record's write lock for 8 s, longer than sqlite's 5 s busy timeout,
+# while 3 short runs end (a single try at writing the end lost it).
+# Afterwards every run has its end, every denial the program counted is
+# in the record, and every byte of its output.
 . "$(dirname "$0")/lib.sh"
 
 runs=${WT_CONTENTION_RUNS:-20}
@@ -29,6 +31,7 @@ echo "DENIED $d"'
 
 t0=$(now_ms)
 pids=()
+spids=()
 for i in $(seq 1 "$runs"); do
 	"$WARD" run --headless --policy "$WT_SCRATCH/policy.ini" --in "$WT_CANARY" \
 	    -- sh -c "$prog" sh "$WT_CANARY" >"$WT_ARTIFACTS/out.$i" \
@@ -36,7 +39,41 @@ for i in $(seq 1 "$runs"); do
 	pids+=("$!")
 	WT_BG_PIDS+=("$!")
 done
+# The short runs: they end while the lock is held.
+short=3
+for j in $(seq 1 "$short"); do
+	"$WARD" run --headless -- sh -c 'sleep 2' >"$WT_ARTIFACTS/sout.$j" \
+	    2>"$WT_ARTIFACTS/serr.$j" </dev/null &
+	spids+=("$!")
+	WT_BG_PIDS+=("$!")
+done
+all_started() {
+	local f
+	for f in "$WT_ARTIFACTS"/err.* "$WT_ARTIFACTS"/serr.*; do
+		run_id_of "$f" >/dev/null || return 1
+	done
+}
+wait_for 30 all_started || die "not every run said it started within 30 s"
+# The holder: BEGIN IMMEDIATE takes the write lock (waiting up to 10 s for
+# a supervisor's batch), keeps it 8 s, then lets go.
+sqlite3 "$(audit_db)" ".timeout 10000" "BEGIN IMMEDIATE;" \
+    "SELECT count(*) FROM runs;" ".system sleep 8" "COMMIT;" \
+    >"$WT_ARTIFACTS/holder" 2>&1 &
+holder=$!
+WT_BG_PIDS+=("$holder")
+note "another writer holds the record's write lock for 8 s (pid $holder)"
 bad=0
+for j in $(seq 1 "$short"); do
+	st=0
+	wait "${spids[$((j - 1))]}" || st=$?
+	[ "$st" = 0 ] || { fail "short run $j: ward exited $st"; show "stderr of short run $j" "$WT_ARTIFACTS/serr.$j"; }
+	run=$(run_id_of "$WT_ARTIFACTS/serr.$j" || true)
+	row=$(sql "SELECT ifnull(end_reason, 'NULL') || ' ' || ifnull(exit_code, 'NULL') FROM runs WHERE id = '$run'")
+	[ "$row" = "exit 0" ] || fail "short run $j ($run): runs row ends '$row', not 'exit 0'"
+done
+st=0
+wait "$holder" || st=$?
+[ "$st" = 0 ] || { fail "the lock holder failed ($st)"; show "holder" "$WT_ARTIFACTS/holder"; }
 for i in $(seq 1 "$runs"); do
 	st=0
 	wait "${pids[$((i - 1))]}" || st=$?
@@ -68,7 +105,7 @@ for i in $(seq 1 "$runs"); do
 		    fail "run $i ($run): no run $ev event"
 	done
 done
-assert_eq "runs in the record" "$runs" "$(sql "SELECT count(*) FROM runs")"
+assert_eq "runs in the record" "$((runs + short))" "$(sql "SELECT count(*) FROM runs")"
 assert_eq "runs without an end" 0 "$(sql "SELECT count(*) FROM runs WHERE ended_ms IS NULL OR end_reason IS NULL")"
 assert_eq "denials recorded in all" "$((runs * rounds * writes))" \
     "$(sql "SELECT count(*) FROM events WHERE kind = 'write' AND verdict = 'deny'")"
