@@ -475,26 +475,49 @@ msg_kill_parse(const json_t *msg, char **cause)
 /* ---- supervisor -> client ---- */
 
 json_t *
-msg_welcome(const struct run_info *ri, const struct queue *q)
+msg_welcome_part(const struct run_info *ri, const struct queue *q,
+    size_t *n_inline)
 {
 	json_t *m = msg_new(MSG_TYPE_WELCOME), *pending = json_array();
+	size_t n = q != NULL ? queue_len(q) : 0, used = 0, k = 0;
 
 	if (pending == NULL)
 		fatal("out of memory");
-	for (size_t i = 0; q != NULL && i < queue_len(q); i++)
-		if (json_array_append_new(pending,
-		    request_to_json(queue_at(q, i))) < 0)
+	/* Inline while they fit the budget; the rest follow as "request"
+	 * messages, so that no queue (long paths of control characters
+	 * come out six times longer in JSON) makes a frame too big. */
+	for (; k < n; k++) {
+		json_t *j = request_to_json(queue_at(q, k));
+		size_t len = json_dumpb(j, NULL, 0, JSON_COMPACT);
+
+		if (used + len > MSG_WELCOME_INLINE) {
+			json_decref(j);
+			break;
+		}
+		used += len;
+		if (json_array_append_new(pending, j) < 0)
 			fatal("out of memory");
+	}
 	msg_set(m, "version", json_integer(PROTO_VERSION));
 	msg_set(m, "run", msg_run_json(ri));
 	msg_set(m, "pending", pending);
+	if (k < n)
+		msg_set(m, "pending_count", json_integer((json_int_t)n));
+	if (n_inline != NULL)
+		*n_inline = k;
 	return m;
+}
+
+json_t *
+msg_welcome(const struct run_info *ri, const struct queue *q)
+{
+	return msg_welcome_part(ri, q, NULL);
 }
 
 int
 msg_welcome_parse(const json_t *msg, struct msg_welcome *w, char **cause)
 {
-	const json_t *v, *pending;
+	const json_t *v, *pending, *count;
 	size_t i;
 	json_t *item;
 	int e;
@@ -513,6 +536,12 @@ msg_welcome_parse(const json_t *msg, struct msg_welcome *w, char **cause)
 	if (pending != NULL && !json_is_null(pending) &&
 	    !json_is_array(pending))
 		return msg_bad(cause, "welcome", "pending", "not a list");
+	count = json_object_get(msg, "pending_count");
+	if (count != NULL && (!json_is_integer(count) ||
+	    json_integer_value(count) < (json_int_t)json_array_size(pending) ||
+	    json_integer_value(count) > MSG_PENDING_MAX))
+		return msg_bad(cause, "welcome", "pending_count",
+		    "not a count of at least the inline ones");
 	if ((e = msg_run_parse(json_object_get(msg, "run"), &w->run,
 	    cause)) < 0)
 		return e;
@@ -524,6 +553,23 @@ msg_welcome_parse(const json_t *msg, struct msg_welcome *w, char **cause)
 		}
 		w->n_pending++;
 	}
+	if (count != NULL)
+		w->n_follow = (size_t)json_integer_value(count) - w->n_pending;
+	return 0;
+}
+
+int
+msg_welcome_add(struct msg_welcome *w, struct request *r)
+{
+	if (w->n_follow == 0) {
+		request_free(r);
+		return -ERANGE;
+	}
+	w->pending = xrealloc(w->pending, (w->n_pending + 2) *
+	    sizeof *w->pending);
+	w->pending[w->n_pending++] = r;
+	w->pending[w->n_pending] = NULL;
+	w->n_follow--;
 	return 0;
 }
 
@@ -534,7 +580,7 @@ msg_welcome_done(struct msg_welcome *w)
 		request_free(w->pending[i]);
 	free(w->pending);
 	w->pending = NULL;
-	w->n_pending = 0;
+	w->n_pending = w->n_follow = 0;
 	msg_run_done(&w->run);
 }
 

@@ -146,12 +146,29 @@ struct msg_welcome {
 	struct run_info	 run;
 	struct request	**pending;	/* owned, oldest first as sent */
 	size_t		 n_pending;
+	size_t		 n_follow;	/* "request" messages still to come */
 };
 
-/* pending: the queue's requests, oldest first; NULL for none. */
+/* What the welcome carries inline, in JSON bytes; and the most requests
+ * a welcome may announce. */
+#define MSG_WELCOME_INLINE	(256u << 10)
+#define MSG_PENDING_MAX		1000000
+
+/*
+ * pending: the queue's requests, oldest first; NULL for none. Those that
+ * fit MSG_WELCOME_INLINE go inline; when some do not, "pending_count"
+ * says how many there are in all, and the sender sends the rest (from
+ * *n_inline on, which msg_welcome_part reports) as "request" messages
+ * right after the welcome.
+ */
 json_t		*msg_welcome(const struct run_info *, const struct queue *pending);
+json_t		*msg_welcome_part(const struct run_info *,
+		    const struct queue *pending, size_t *n_inline);
 int		 msg_welcome_parse(const json_t *, struct msg_welcome *,
 		    char **cause);
+/* One of the requests that follow the welcome (takes r); -ERANGE when
+ * none is still to come. */
+int		 msg_welcome_add(struct msg_welcome *, struct request *);
 void		 msg_welcome_done(struct msg_welcome *);
 
 struct msg_ack {

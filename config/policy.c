@@ -551,6 +551,69 @@ policy_set_hidden(struct policy *p, const char *v, char **why)
 	    "cannot hide the whole host", why);
 }
 
+static const char *const cred_stores[] = {
+	".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure",
+	".git-credentials", ".npmrc", ".pypirc", ".password-store",
+	".vault-token", ".cargo/credentials", ".cargo/credentials.toml",
+	".config/gcloud", ".config/gh", ".config/op", ".local/share/keyrings",
+	".mozilla", ".config/google-chrome", ".config/chromium",
+	".config/BraveSoftware", NULL,
+};
+
+const char *const *
+policy_cred_stores(void)
+{
+	return cred_stores;
+}
+
+/* Does path hold /<store> at a component boundary (a store or inside)? */
+const char *
+policy_cred_store_of(const char *path)
+{
+	for (const char *c = path; (c = strchr(c, '/')) != NULL; c++)
+		for (size_t i = 0; cred_stores[i] != NULL; i++) {
+			size_t n = strlen(cred_stores[i]);
+
+			if (strncmp(c + 1, cred_stores[i], n) == 0 &&
+			    (c[1 + n] == '\0' || c[1 + n] == '/'))
+				return cred_stores[i];
+		}
+	return NULL;
+}
+
+/* "~/" and a path below the home, or an absolute path; either way a
+ * credential store or something in one, never a parent of a store. */
+static int
+policy_set_expose(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char *path = NULL;
+	int r;
+
+	if (strncmp(v, "~/", 2) == 0) {
+		cleanup_free char *abs = NULL;
+
+		/* v + 1 starts with '/': only a . or .. is refused. */
+		if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {
+			free(*why);
+			*why = xasprintf("%s: no . or .. in a path (write the "
+			    "path it leads to)", q);
+			return r;
+		}
+		path = xasprintf("~%s", abs);
+	} else if ((r = policy_path(v, "path (or ~/path)", &path, why)) < 0)
+		return r;
+	if (policy_cred_store_of(path + (path[0] == '~')) == NULL) {
+		free(path);
+		*why = xasprintf("%s is not a credential store or inside one "
+		    "(name the store or an entry in it, as ~/.ssh/known_hosts; "
+		    "a parent folder never exposes the stores in it)", q);
+		return -EINVAL;
+	}
+	strv_push(&p->expose, &p->n_expose, path);
+	return 0;
+}
+
 static int
 policy_set_allow(struct policy *p, const char *v, char **why)
 {
@@ -1026,6 +1089,7 @@ static const struct policy_key policy_keys[] = {
 	{ "run", "env", true, policy_set_env, NULL },
 	{ "files", "writable", true, policy_set_writable, NULL },
 	{ "files", "hidden", true, policy_set_hidden, NULL },
+	{ "files", "expose", true, policy_set_expose, NULL },
 	{ "files", "allow", true, policy_set_allow, NULL },
 	{ "files", "deny", true, policy_set_deny, NULL },
 	{ "files", "write", false, policy_set_write, NULL },
@@ -1063,6 +1127,7 @@ policy_done(struct policy *p)
 	free(p->hash);
 	strv_free(p->writable);
 	strv_free(p->hidden);
+	strv_free(p->expose);
 	strv_free(p->env);
 	strv_free(p->allow);
 	strv_free(p->deny);

@@ -43,6 +43,11 @@ struct policy {
 	size_t		 n_writable;
 	char	       **hidden;	/* host paths hidden from the sandbox */
 	size_t		 n_hidden;
+	/* Entries of the credential stores (policy_cred_stores()) shown
+	 * read-only all the same: "~/.ssh/known_hosts" (the ~ kept, each
+	 * home's) or an absolute path through a store. */
+	char	       **expose;
+	size_t		 n_expose;
 	char	       **allow;		/* globs: writes outside allowed w/o asking */
 	size_t		 n_allow;
 	char	       **deny;		/* globs: writes outside denied w/o asking */
@@ -155,5 +160,13 @@ const struct policy_manager *policy_manager_find(const struct policy *,
  * canonical (lower case, no brackets); 0, or -EINVAL and *why.
  */
 int	policy_host_parse(const char *, struct policy_host *ret, char **why);
+
+/* The credential stores ward hides in every home the tree shows, as
+ * paths below a home (".ssh", ".config/gcloud"); NULL-terminated. */
+const char *const *policy_cred_stores(void);
+/* The store path names (the home's part stripped: "~/.ssh/x" or
+ * "/root/.ssh/x" -> ".ssh"), or NULL when it names no store or entry of
+ * one. */
+const char *policy_cred_store_of(const char *path);
 /* A short stable hash (hex) of the file contents, for the record. */
 char	*policy_hash(const char *text, size_t len);

@@ -12,6 +12,10 @@ const struct probe_def probe_defs[] = {
 	{ .name = "home-secret", .args = "s", .proof = PROOF_OUTPUT,
 	  .tried = "read a secret planted in the host home",
 	  .floor = "host home not in the sandbox" },
+	{ .name = "store-secret", .args = "k", .proof = PROOF_OUTPUT,
+	  .home_in = true,
+	  .tried = "read a key planted in ~/.ssh, the home shown by --in",
+	  .floor = "credential stores hidden in --in folders" },
 	{ .name = "env-secret", .proof = PROOF_OUTPUT,
 	  .tried = "read a secret variable of ward's environment",
 	  .floor = "not passed in" },
@@ -40,6 +44,13 @@ const struct probe_def probe_defs[] = {
 	{ .name = "write-mkdir", .args = "c",
 	  .tried = "mkdir in the canary",
 	  .expect = { W("%c/newdir") } },
+	/* The reason of a deny once went out through /proc/PID/fd/2, with
+	 * the supervisor's credentials, into whatever fd 2 was. */
+	{ .name = "deny-reason-fd", .args = "cw", .writable = true,
+	  .tried = "make fd 2 an O_PATH of a 0600 file it cannot write, "
+	      "then get a write denied with a reason",
+	  .floor = "the reason goes on ward's own channels",
+	  .expect = { W("%c/file") } },
 	{ .name = "path-race", .args = "c",
 	  .tried = "flip a path /work <-> canary during open, 1 s",
 	  .floor = "read-only mount",

@@ -37,8 +37,9 @@ struct probe_expect {
 struct probe_def {
 	const char	*name;
 	const char	*tried;
-	/* c canary, p TCP port, u UDP port, s secret file, t tools
-	 * folder, n made-up DNS name */
+	/* c canary, p TCP port, u UDP port, s secret file, k key in
+	 * ~/.ssh, t tools folder, n made-up DNS name, w the writable
+	 * folder */
 	const char	*args;
 	enum probe_limit limit;
 	enum probe_proof proof;
@@ -52,6 +53,9 @@ struct probe_def {
 	bool		 never;		/* refused by the never list: nobody asked */
 	bool		 dns;		/* looks up the made-up name */
 	bool		 race;		/* the exec race: every exec that ran */
+	bool		 home_in;	/* --in the real home (its stores hidden) */
+	bool		 writable;	/* [files] writable = the w folder; its
+					 * target must not change */
 	struct probe_expect expect[4];
 };
 

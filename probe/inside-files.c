@@ -50,6 +50,39 @@ probe_in_home_secret(char **a)
 	return 0;
 }
 
+/* The key in ~/.ssh, with the home shown by --in: by its path, through
+ * init's root, and whatever the folder lists. */
+int
+probe_in_store_secret(char **a)
+{
+	char p[PATH_MAX + 16], *slash;
+	glob_t g;
+
+	probe_in_leak_file(a[0]);
+	snprintf(p, sizeof p, "/proc/1/root%s", a[0]);
+	probe_in_leak_file(p);
+	snprintf(p, sizeof p, "%s", a[0]);
+	if ((slash = strrchr(p, '/')) != NULL)
+		snprintf(slash, sizeof p - (size_t)(slash - p), "/*");
+	if (glob(p, GLOB_PERIOD, NULL, &g) != 0) {
+		char what[PATH_MAX + 24];
+
+		snprintf(what, sizeof what, "glob %s", p);
+		probe_in_say(what, ENOENT);
+		return 0;
+	}
+	for (size_t j = 0; j < g.gl_pathc; j++) {
+		const char *base = strrchr(g.gl_pathv[j], '/');
+
+		if (base != NULL && (strcmp(base, "/.") == 0 ||
+		    strcmp(base, "/..") == 0))
+			continue;
+		probe_in_leak_file(g.gl_pathv[j]);
+	}
+	globfree(&g);
+	return 0;
+}
+
 /* Our own environment, and every /proc/PID/environ we can read: init is
  * a copy of the supervisor that never exec'd, so its environ is the
  * supervisor's own. */
@@ -199,6 +232,28 @@ probe_in_write_utimes(char **a)
 	    utimensat(AT_FDCWD, p, ts, 0));
 	/* The old call by its own number: glibc's utimes() is utimensat. */
 	probe_in_check("utimes canary/file @1", syscall(SYS_utimes, p, tv));
+	return 0;
+}
+
+/* fd 2 made an O_PATH descriptor of a file we cannot write; a deny with
+ * a reason must not land in it. */
+int
+probe_in_deny_reason_fd(char **a)
+{
+	char t[PATH_MAX], p[PATH_MAX];
+	int fd;
+
+	snprintf(t, sizeof t, "%s/target", a[1]);
+	snprintf(p, sizeof p, "%s/file", a[0]);
+	fd = open(t, O_PATH | O_CLOEXEC);
+	probe_in_check("open wr/target O_PATH", fd);
+	if (fd >= 0)
+		probe_in_check("dup2 it on fd 2", dup2(fd, 2));
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	probe_in_fd("open canary/file O_WRONLY", fd);
+	/* Stay a moment: the reason was told after the answer, while the
+	 * denied process still had its fd table. */
+	usleep(500 * 1000);
 	return 0;
 }
 

@@ -17,6 +17,7 @@ static const struct probe_in {
 	int		(*fn)(char **);
 } probe_ins[] = {
 	{ "home-secret", 1, probe_in_home_secret },
+	{ "store-secret", 1, probe_in_store_secret },
 	{ "env-secret", 0, probe_in_env_secret },
 	{ "write-path", 1, probe_in_write_path },
 	{ "write-symlink", 1, probe_in_write_symlink },
@@ -26,6 +27,7 @@ static const struct probe_in {
 	{ "write-truncate", 1, probe_in_write_truncate },
 	{ "write-utimes", 1, probe_in_write_utimes },
 	{ "write-mkdir", 1, probe_in_write_mkdir },
+	{ "deny-reason-fd", 2, probe_in_deny_reason_fd },
 	{ "path-race", 1, probe_in_race },
 	{ "io-uring", 0, probe_in_io_uring },
 	{ "tiocsti", 0, probe_in_tiocsti },

@@ -44,6 +44,7 @@ void	probe_in_connect_to(const char *what, int family, int type,
  * returns the program's exit status. */
 /* inside-files.c: secrets and writes */
 int	probe_in_home_secret(char **a);
+int	probe_in_store_secret(char **a);
 int	probe_in_env_secret(char **a);
 int	probe_in_write_path(char **a);
 int	probe_in_write_symlink(char **a);
@@ -53,6 +54,7 @@ int	probe_in_write_chmod(char **a);
 int	probe_in_write_truncate(char **a);
 int	probe_in_write_utimes(char **a);
 int	probe_in_write_mkdir(char **a);
+int	probe_in_deny_reason_fd(char **a);
 int	probe_in_race(char **a);
 /* inside-kernel.c: the kernel's surface and the limits */
 int	probe_in_io_uring(char **a);

@@ -47,12 +47,26 @@ probe_on_signal(int sig)
  * before it, compared. */
 static void
 probe_gather(struct probe *p, struct probe_run *r, const char *before,
-    int ino)
+    const char *before_wr, int ino)
 {
 	cleanup_free char *after = probe_snapshot(p->canary);
 	struct probe_outside *o = &r->o.outside;
 
 	r->o.canary_diff = probe_snap_diff(before, after);
+	if (before_wr != NULL) {
+		cleanup_free char *after_wr = probe_snapshot(p->wr);
+		cleanup_free char *d = probe_snap_diff(before_wr, after_wr);
+
+		if (d != NULL && r->o.canary_diff == NULL)
+			r->o.canary_diff = xasprintf("writable folder: %s", d);
+		else if (d != NULL) {
+			char *t = xasprintf("%s; writable folder: %s",
+			    r->o.canary_diff, d);
+
+			free(r->o.canary_diff);
+			r->o.canary_diff = t;
+		}
+	}
 	o->conns = probe_accept_all(p);
 	o->dgrams = probe_drain_udp(p);
 	probe_drain_packets(p, o);
@@ -66,7 +80,7 @@ probe_one(struct probe *p, const struct probe_def *d,
 {
 	struct probe_run r;
 	struct probe_env env = probe_env_of(p);
-	cleanup_free char *policy = NULL, *before = NULL;
+	cleanup_free char *policy = NULL, *before = NULL, *before_wr = NULL;
 	cleanup_free char *script = NULL;
 	cleanup_fd int ino = -1;
 	int out_fd = -1, err_fd = -1, rc;
@@ -83,6 +97,7 @@ probe_one(struct probe *p, const struct probe_def *d,
 	if ((rc = probe_write_policy(p, d, &policy, cause)) < 0)
 		return rc;
 	before = probe_snapshot(p->canary);
+	before_wr = d->writable ? probe_snapshot(p->wr) : NULL;
 	(void)probe_accept_all(p);
 	(void)probe_drain_udp(p);
 	probe_drain_packets(p, NULL);
@@ -113,7 +128,7 @@ probe_one(struct probe *p, const struct probe_def *d,
 		probe_run_done(&r);
 		return -EIO;
 	}
-	probe_gather(p, &r, before, ino);
+	probe_gather(p, &r, before, before_wr, ino);
 	if ((rc = probe_read_record(&r, cause)) < 0) {
 		probe_run_done(&r);
 		return rc;
@@ -125,6 +140,9 @@ probe_one(struct probe *p, const struct probe_def *d,
 	if (changed) {
 		probe_remove_tree(p->canary);
 		if ((rc = probe_make_canary(p, cause)) < 0)
+			return rc;
+		probe_remove_tree(p->wr);
+		if ((rc = probe_make_wr(p, cause)) < 0)
 			return rc;
 	}
 	return 0;

@@ -126,6 +126,8 @@ probe_launch_args(const struct probe *p, const char *policy,
 	launch_opt(l, "--in", p->canary);
 	if (d->race)
 		launch_opt(l, "--in", p->tools);
+	if (d->home_in)
+		launch_opt(l, "--in", p->home);
 	launch_ready_fd(l, ready_fd);
 	strv_push(&cmd, &n, xstrdup(p->exe));
 	strv_push(&cmd, &n, xstrdup("probe-inside"));
@@ -133,7 +135,8 @@ probe_launch_args(const struct probe *p, const char *policy,
 	for (const char *a = d->args ? d->args : ""; *a != '\0'; a++)
 		strv_push(&cmd, &n, xstrdup(*a == 'c' ? p->canary :
 		    *a == 'p' ? port : *a == 'u' ? uport : *a == 't' ?
-		    p->tools : *a == 'n' ? p->dnsname : p->secret_path));
+		    p->tools : *a == 'n' ? p->dnsname : *a == 'k' ?
+		    p->store_key : *a == 'w' ? p->wr : p->secret_path));
 	launch_command(l, cmd, n);
 }
 

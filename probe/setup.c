@@ -127,6 +127,13 @@ probe_write_policy(struct probe *p, const struct probe_def *d, char **path,
 		break;
 	}
 	text = probe_policy_text(p->policy_text, keys, values, n);
+	if (d->writable) {
+		char *t = xasprintf("%s\n[files]\nwritable = %s\n", text,
+		    p->wr);
+
+		free(text);
+		text = t;
+	}
 	*path = xasprintf("%s/%s.ini", p->dir, d->name);
 	if ((r = policy_load_string(&check, text, *path, cause)) < 0)
 		return r;
@@ -185,6 +192,30 @@ probe_make_canary(struct probe *p, char **cause)
 fail:
 	e = errno;
 	*cause = xasprintf("canary %s: %s", p->canary, strerror(e));
+	return -e;
+}
+
+int
+probe_make_wr(struct probe *p, char **cause)
+{
+	static const char text[] = "target: no deny's reason may land "
+	    "here\n";
+	cleanup_free char *file = xasprintf("%s/target", p->wr);
+	cleanup_fd int fd = -1;
+	int e;
+
+	if (mkdir(p->wr, 0711) < 0 && errno != EEXIST)
+		goto fail;
+	if (chmod(p->wr, 0711) < 0)
+		goto fail;
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) < 0 || write_all(fd, text, sizeof text - 1) < 0 ||
+	    fchmod(fd, 0600) < 0)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	*cause = xasprintf("writable folder %s: %s", p->wr, strerror(e));
 	return -e;
 }
 
@@ -277,7 +308,8 @@ probe_setup_dir(struct probe *p, char **cause)
 		*cause = xasprintf("%s: %s", canary, strerror(errno));
 		return r;
 	}
-	return 0;
+	p->wr = xasprintf("%s/wr", p->dir);
+	return probe_make_wr(p, cause);
 }
 
 /* The secret: a file in the real home (*home) and a variable of ours. */
@@ -323,6 +355,38 @@ probe_setup_secret(struct probe *p, char **home, char **cause)
 	    p->secret_path + strlen(p->secret_path) - 6);
 	setenv(p->secret_var, p->token, 1);
 	return 0;
+}
+
+/* The key: the same token in ~/.ssh (made for it, 0700, when there is
+ * none), which --in ~ must not show. */
+static int
+probe_setup_store(struct probe *p, const char *home, char **cause)
+{
+	cleanup_free char *ssh = xasprintf("%s/.ssh", home);
+	int fd, r;
+
+	p->home = xstrdup(home);
+	if (mkdir(ssh, 0700) == 0)
+		p->made_ssh = true;
+	else if (errno != EEXIST) {
+		r = -errno;
+		*cause = xasprintf("mkdir %s: %s", ssh, strerror(errno));
+		return r;
+	}
+	p->store_key = xasprintf("%s/ward-probe-key-XXXXXX", ssh);
+	if ((fd = mkostemp(p->store_key, O_CLOEXEC)) < 0) {
+		r = -errno;
+		*cause = xasprintf("plant the key in %s: %s", ssh,
+		    strerror(errno));
+		free(p->store_key);
+		p->store_key = NULL;
+		return r;
+	}
+	r = write_all(fd, p->token, strlen(p->token));
+	close(fd);
+	if (r < 0)
+		*cause = xasprintf("write %s: %s", p->store_key, strerror(-r));
+	return r;
 }
 
 /* The program: this binary, shown read-only at its own path. Should that
@@ -441,6 +505,7 @@ probe_setup(struct probe *p, const char *policy_arg, char **cause)
 	if ((r = probe_setup_policy(p, policy_arg, cause)) < 0 ||
 	    (r = probe_setup_dir(p, cause)) < 0 ||
 	    (r = probe_setup_secret(p, &home, cause)) < 0 ||
+	    (r = probe_setup_store(p, home, cause)) < 0 ||
 	    (r = probe_setup_exe(p, home, cause)) < 0 ||
 	    (r = probe_setup_listeners(p, cause)) < 0)
 		return r;
@@ -469,6 +534,13 @@ probe_teardown(struct probe *p)
 	if (!p->keep) {
 		if (p->secret_path != NULL)
 			unlink(p->secret_path);
+		if (p->store_key != NULL)
+			unlink(p->store_key);
+		if (p->made_ssh) {
+			cleanup_free char *ssh = xasprintf("%s/.ssh", p->home);
+
+			rmdir(ssh);
+		}
 		if (p->dir != NULL)
 			probe_remove_tree(p->dir);
 	} else if (p->dir != NULL)
@@ -487,8 +559,11 @@ probe_teardown(struct probe *p)
 	free(p->bindir);
 	free(p->dir);
 	free(p->canary);
+	free(p->wr);
 	free(p->secret_path);
 	free(p->secret_var);
+	free(p->home);
+	free(p->store_key);
 	free(p->policy_path);
 	free(p->policy_text);
 	policy_done(&p->policy);

@@ -27,6 +27,8 @@ int	probe_write_policy(struct probe *p, const struct probe_def *d,
 	    char **path, char **cause);
 /* The canary, made afresh. */
 int	probe_make_canary(struct probe *p, char **cause);
+/* The writable folder and its target (state.h), made anew. */
+int	probe_make_wr(struct probe *p, char **cause);
 /* Remove the canary folder (after an escape changed it). */
 void	probe_remove_tree(const char *dir);
 /* --keep: a run's stdout or stderr into the temp folder. */

@@ -21,7 +21,13 @@ struct probe {
 	char		*bindir;	/* --in: the folder holding exe */
 	char		*dir;		/* the temp folder */
 	char		*canary;
+	/* A folder a probe may get writable, holding "target": 0600, not
+	 * the program's to write (root's, when we are root). */
+	char		*wr;
 	char		*secret_path, *secret_var;
+	char		*home;		/* the real home, where both are planted */
+	char		*store_key;	/* ~/.ssh/ward-probe-key-XXXXXX */
+	bool		 made_ssh;	/* ~/.ssh made for it, to remove */
 	char		 token[33];
 	char		*policy_path, *policy_text;
 	struct policy	 policy;

@@ -62,11 +62,40 @@ control_output(struct sup *s, const char *stream, const void *buf, size_t n)
 		sup_broadcast(s, msg_output(st, buf, n));
 }
 
+/*
+ * The slot for a new client: a free one, else the table is full and the
+ * one that has waited longest without a word goes, a client that is not
+ * watching before a console that is (a console's user sees it close and
+ * attaches again; a refused CLI verb would simply fail).
+ */
+static int
+control_slot(struct sup *s)
+{
+	int victim = -1;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		const struct client *c = &s->clients[i], *v;
+
+		if (c->conn == NULL)
+			return i;
+		if (victim < 0) {
+			victim = i;
+			continue;
+		}
+		v = &s->clients[victim];
+		if (c->watch != v->watch ? !c->watch :
+		    c->active_ms < v->active_ms)
+			victim = i;
+	}
+	sup_drop(s, victim);
+	return victim;
+}
+
 void
 control_on_accept(struct sup *s)
 {
 	for (;;) {
-		int fd = -1, slot = -1;
+		int fd = -1, slot;
 		uid_t uid;
 		pid_t pid;
 		int r = ctl_accept(s->ctl_fd, &fd, &uid, &pid);
@@ -75,18 +104,45 @@ control_on_accept(struct sup *s)
 			continue;	/* another user: refused, fd closed */
 		if (r < 0)
 			return;
-		for (int i = 0; i < SUP_MAX_CLIENTS; i++)
-			if (s->clients[i].conn == NULL) {
-				slot = i;
-				break;
-			}
-		if (slot < 0) {
-			closep(&fd);
-			continue;
-		}
-		s->clients[slot].conn = proto_conn_new(fd);
+		slot = control_slot(s);
+		s->clients[slot] = (struct client){
+			.conn = proto_conn_new(fd),
+			.active_ms = now_mono_ms(),
+		};
 		proto_conn_set_peer(s->clients[slot].conn, uid, pid);
-		s->clients[slot].watch = false;
+	}
+}
+
+static int64_t
+control_deadline_of(const struct client *c)
+{
+	if (c->conn == NULL || c->watch)
+		return 0;
+	return c->active_ms + (c->greeted ? CONTROL_IDLE_MS : CONTROL_HELLO_MS);
+}
+
+int64_t
+control_next_deadline(const struct sup *s)
+{
+	int64_t due = 0;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		int64_t d = control_deadline_of(&s->clients[i]);
+
+		if (d != 0 && (due == 0 || d < due))
+			due = d;
+	}
+	return due;
+}
+
+void
+control_tick(struct sup *s, int64_t now)
+{
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		int64_t d = control_deadline_of(&s->clients[i]);
+
+		if (d != 0 && now >= d)
+			sup_drop(s, i);
 	}
 }
 
@@ -97,6 +153,15 @@ ack(struct sup *s, int slot, uint64_t req_id, bool ok, const char *err)
 
 	sup_send(s, slot, m);
 	json_decref(m);
+}
+
+/* A client that sent no hello is a CLI verb (kill needs none). */
+static const char *
+control_via(const struct sup *s, int slot)
+{
+	const struct client *c = &s->clients[slot];
+
+	return c->cli || !c->greeted ? "cli" : "console";
 }
 
 static char *
@@ -116,16 +181,23 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 {
 	struct msg_hello h;
 	struct run_info ri;
-	char limits[256];
+	char limits[1024];
 	json_t *m;
+	size_t k;
 
 	/* A hello with an ill-typed member still gets its welcome; what
 	 * parsed before it counts (as the fields were read one by one). */
 	(void)msg_hello_parse(msg, &h, NULL);
 	control_run_info(s, &ri, limits, sizeof limits);
-	m = msg_welcome(&ri, s->queue);
+	m = msg_welcome_part(&ri, s->queue, &k);
 	sup_send(s, slot, m);
 	json_decref(m);
+	/* What did not fit inline follows, one frame each. */
+	for (; k < queue_len(s->queue) && s->clients[slot].conn != NULL; k++) {
+		m = msg_request(queue_at(s->queue, k));
+		sup_send(s, slot, m);
+		json_decref(m);
+	}
 	if (s->clients[slot].conn == NULL)
 		return;
 	s->clients[slot].watch = h.watch;
@@ -160,7 +232,7 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, id, false, err);
 		return;
 	}
-	by = who(s, slot, s->clients[slot].cli ? "cli" : "console");
+	by = who(s, slot, control_via(s, slot));
 	if (d.scope == SCOPE_RUN) {
 		const struct parked *pk = queue_data(s->queue, id);
 
@@ -176,13 +248,19 @@ on_message(struct sup *s, int slot, const json_t *msg)
 {
 	enum msg_type t = msg_type(msg);
 
+	s->clients[slot].active_ms = now_mono_ms();
+	if (t == MSG_TYPE_HELLO)
+		s->clients[slot].greeted = true;
+
 	if (t == MSG_TYPE_HELLO)
 		on_hello(s, slot, msg);
+	/* A kill needs no hello first: the kill switch works even when
+	 * the welcome cannot be sent. */
 	else if (t == MSG_TYPE_DECIDE)
 		on_decide(s, slot, msg);
 	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
-		    s->clients[slot].cli ? "cli" : "console");
+		    control_via(s, slot));
 
 		ack(s, slot, 0, true, NULL);
 		sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON, by, NULL);

@@ -4,6 +4,13 @@
  * CLI verbs connect, watch, decide and kill.
  */
 #include <stddef.h>
+#include <stdint.h>
+
+/* A client must finish its hello this soon after it connects, and one
+ * that is not watching is let go after this long without a message: idle
+ * peers cannot hold the table (SUP_MAX_CLIENTS) against everyone else. */
+#define CONTROL_HELLO_MS	5000
+#define CONTROL_IDLE_MS		60000
 
 struct run_info;
 struct sup;
@@ -18,3 +25,7 @@ void	control_run_info(const struct sup *, struct run_info *, char *limits,
 void	control_output(struct sup *, const char *stream, const void *,
 	    size_t);
 void	control_close_all(struct sup *);
+/* The earliest client deadline (monotonic ms), 0 for none; and the drop
+ * of every client past it. */
+int64_t	control_next_deadline(const struct sup *);
+void	control_tick(struct sup *, int64_t now);

@@ -33,9 +33,6 @@ emulate_host_path(const struct sup *s, const char *inside)
 	const char *best_in = NULL, *best_host = NULL;
 	size_t best = 0;
 
-	for (size_t i = 0; i < s->n_hidden; i++)
-		if (path_under(inside, s->hidden[i]))
-			return NULL;
 	for (size_t i = 0; i < s->n_binds; i++) {
 		size_t n = strlen(s->binds[i].inside);
 
@@ -45,6 +42,12 @@ emulate_host_path(const struct sup *s, const char *inside)
 			best_host = s->binds[i].host;
 		}
 	}
+	/* A hidden path deeper than the bind covers it (~/.ssh in --in ~);
+	 * a bind beneath a hidden one shows through it (--in ~/p). */
+	for (size_t i = 0; i < s->n_hidden; i++)
+		if (path_under(inside, s->hidden[i]) &&
+		    strlen(s->hidden[i]) > best)
+			return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(identity); i++) {
 		size_t n = strlen(identity[i]);
 

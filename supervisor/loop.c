@@ -151,6 +151,10 @@ loop_poll(struct loop *l, int64_t now)
 #define RUN_FLUSH_MAX	512
 /* After init is reaped, how long to keep reading what the program wrote. */
 #define RUN_DRAIN_MS	2000
+/* Once the program's streams are read to the end, how long a host reader
+ * that takes nothing is waited for before what it did not take is
+ * dropped (a `| sleep 12` must not hold the run's end). */
+#define RUN_HOST_STALL_MS	500
 
 struct run;
 
@@ -165,27 +169,53 @@ struct run {
 	bool		 init_gone, status_seen;
 	int		 status;
 	int64_t		 drain_until;	/* monotonic, once the run ended */
+	size_t		 host_left;	/* bytes held for the host, last round */
+	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
 
-/* Read the program's output; false at EOF. */
+/*
+ * Read the program's output; false at EOF. host: where it goes on (our
+ * own stdout or stderr, headless), or NULL. While the host's reader is
+ * behind there is no room and nothing is read: the program blocks in its
+ * write, the loop goes on. Once the run has ended, what finds no room is
+ * dropped for the host (the record and the consoles still get it), so a
+ * stalled reader cannot hold the end of the run.
+ */
 static bool
 pump(struct sup *s, int fd, const char *stream, enum audit_stream as,
-    int host_fd)
+    struct hostout *host)
 {
 	char buf[65536];
-	ssize_t n = read(fd, buf, sizeof buf);
+	size_t want = sizeof buf;
+	ssize_t n;
 
+	if (host != NULL && s->state != RUN_EXITED) {
+		size_t room = hostout_room(host);
+
+		if (room == 0)
+			return true;
+		want = room < want ? room : want;
+	}
+	n = read(fd, buf, want);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
 	if (n <= 0)
 		return false;	/* EOF, or EIO once every pty slave is closed */
-	if (host_fd >= 0)
-		(void)write_all(host_fd, buf, (size_t)n);
+	if (host != NULL)
+		hostout_write(host, buf, (size_t)n, false);
 	audit_output(s->audit, s->id, as, now_wall_ms(), buf, (size_t)n);
 	control_output(s, stream, buf, (size_t)n);
 	return true;
+}
+
+/* Poll the program's stream only when there is room for what it says. */
+static bool
+run_has_room(const struct sup *s, const struct hostout *host)
+{
+	return host == NULL || s->state == RUN_EXITED ||
+	    hostout_room(host) > 0;
 }
 
 static void
@@ -222,7 +252,7 @@ finish(struct sup *s, int status, bool have_status)
 	    "supervisor", detail);
 	{
 		struct run_info ri;
-		char limits[256];
+		char limits[1024];
 
 		control_run_info(s, &ri, limits, sizeof limits);
 		sup_broadcast(s, msg_state(&ri));
@@ -242,6 +272,22 @@ run_on_listener(void *arg, int fd, short revents)
 		r->listener_open = false;
 }
 
+static struct hostout *
+run_out_host(struct sup *s)
+{
+	return s->headless ? &s->host_out : NULL;
+}
+
+static void
+run_on_host(void *arg, int fd, short revents)
+{
+	struct hostout *o = arg;
+
+	(void)fd;
+	if (revents & (POLLOUT | POLLERR | POLLHUP))
+		(void)hostout_flush(o);
+}
+
 static void
 run_on_out(void *arg, int fd, short revents)
 {
@@ -252,8 +298,8 @@ run_on_out(void *arg, int fd, short revents)
 	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
 		return;
 	r->out_open = s->pty >= 0 ?
-	    pump(s, s->pty, "pty", AUDIT_PTY, s->headless ? 1 : -1) :
-	    pump(s, s->out_fd, "stdout", AUDIT_STDOUT, 1);
+	    pump(s, s->pty, "pty", AUDIT_PTY, run_out_host(s)) :
+	    pump(s, s->out_fd, "stdout", AUDIT_STDOUT, run_out_host(s));
 }
 
 static void
@@ -262,7 +308,8 @@ run_on_err(void *arg, int fd, short revents)
 	struct run *r = arg;
 
 	if (revents & (POLLIN | POLLHUP | POLLERR))
-		r->err_open = pump(r->s, fd, "stderr", AUDIT_STDERR, 2);
+		r->err_open = pump(r->s, fd, "stderr", AUDIT_STDERR,
+		    &r->s->host_err);
 }
 
 /* The sandbox's init failed before exec, and says why. */
@@ -379,6 +426,7 @@ loop_run_deadlines(struct loop *l, const struct sup *s)
 	loop_due(l, net_next_deadline(s));
 	loop_due(l, s->dns != NULL ? dns_next_deadline(s->dns) : 0);
 	loop_due(l, queue_next_deadline(s->queue));
+	loop_due(l, control_next_deadline(s));
 	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
 }
 
@@ -390,11 +438,17 @@ run_gather(struct loop *l, struct run *r)
 
 	if (r->listener_open)
 		loop_add(l, s->listener, POLLIN, run_on_listener, r);
-	if (r->out_open)
+	if (r->out_open && run_has_room(s, run_out_host(s)))
 		loop_add(l, s->pty >= 0 ? s->pty : s->out_fd, POLLIN,
 		    run_on_out, r);
-	if (r->err_open)
+	if (r->err_open && run_has_room(s, s->headless ? &s->host_err : NULL))
 		loop_add(l, s->err_fd, POLLIN, run_on_err, r);
+	loop_add(l, hostout_poll_fd(&s->host_out), POLLOUT, run_on_host,
+	    &s->host_out);
+	loop_add(l, hostout_poll_fd(&s->host_err), POLLOUT, run_on_host,
+	    &s->host_err);
+	loop_add(l, hostout_poll_fd(&s->status), POLLOUT, run_on_host,
+	    &s->status);
 	loop_add(l, s->sp.err_fd, POLLIN, run_on_init_error, r);
 	loop_add(l, s->sp.status_fd, POLLIN, run_on_status, r);
 	loop_add(l, s->sigfd, POLLIN, run_on_signal, r);
@@ -412,6 +466,7 @@ run_gather(struct loop *l, struct run *r)
 
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
+	loop_due(l, r->host_moved != 0 ? r->host_moved + RUN_HOST_STALL_MS : 0);
 	loop_due(l, audit_pending(s->audit) > 0 ?
 	    r->last_flush + RUN_FLUSH_MS : 0);
 }
@@ -430,6 +485,21 @@ run_flush(struct run *r, int64_t now)
 	r->last_flush = now_mono_ms();
 }
 
+/* Has the host taken all we hold for it, or taken nothing for a while? */
+static bool
+run_host_done(struct run *r, int64_t now)
+{
+	struct sup *s = r->s;
+	size_t left = s->host_out.len + s->host_err.len + s->status.len;
+
+	if (left == 0)
+		return true;
+	if (r->host_moved == 0 || left < r->host_left)
+		r->host_moved = now;
+	r->host_left = left;
+	return now - r->host_moved >= RUN_HOST_STALL_MS;
+}
+
 /* What is not an fd's, after each round; false once the run is over. */
 static bool
 run_after(struct run *r)
@@ -441,6 +511,7 @@ run_after(struct run *r)
 	if (s->dns != NULL)
 		dns_tick(s->dns, now);
 	unotify_expire(s, now);
+	control_tick(s, now);
 	now = now_mono_ms();
 	if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&
 	    now >= s->deadline_mono) {
@@ -459,11 +530,49 @@ run_after(struct run *r)
 		finish(s, r->status, r->status_seen);
 		r->drain_until = now + RUN_DRAIN_MS;
 	}
-	if (s->state == RUN_EXITED && ((!r->out_open && !r->err_open) ||
-	    now >= r->drain_until))
+	/* Done once the program's streams are read to the end and the host
+	 * took what we hold for it (or stopped taking it), or at the
+	 * drain's deadline. A reader that stopped reading loses the rest
+	 * (the record has it). */
+	if (s->state == RUN_EXITED && ((!r->out_open && !r->err_open &&
+	    run_host_done(r, now)) || now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
 	return true;
+}
+
+/* The last of the host's output: one more try, then what a stalled reader
+ * did not take is dropped, and said so on stderr (without waiting). */
+static void
+loop_host_done(struct sup *s)
+{
+	size_t left;
+
+	(void)hostout_flush(&s->host_out);
+	left = s->host_out.len + s->host_err.len;
+	hostout_done(&s->host_out);
+	if (left > 0) {
+		char m[160];
+
+		snprintf(m, sizeof m, "%s: %zu bytes of output not passed "
+		    "on: the reader stopped reading\n", s->tag, left);
+		hostout_write(&s->host_err, m, strlen(m), true);
+	}
+	(void)hostout_flush(&s->host_err);
+	hostout_done(&s->host_err);
+	(void)hostout_flush(&s->status);
+	hostout_done(&s->status);
+}
+
+/* The run's state, to the consoles and the --status-fd. */
+static void
+run_state_said(struct sup *s)
+{
+	struct run_info ri;
+	char limits[256];
+
+	control_run_info(s, &ri, limits, sizeof limits);
+	sup_broadcast(s, msg_state(&ri));
 }
 
 int
@@ -478,11 +587,20 @@ loop_run(struct sup *s)
 
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		r.clients[i] = (struct run_client){ &r, i };
+	if (s->headless) {
+		hostout_init(&s->host_out, 1);
+		hostout_init(&s->host_err, 2);
+	} else
+		s->host_out.fd = s->host_err.fd = s->host_out.own_fd =
+		    s->host_err.own_fd = -1;
+	hostout_init(&s->status, s->status_fd);
+	run_state_said(s);
 	do {
 		run_gather(l, &r);
 		if ((e = loop_poll(l, now_mono_ms())) < 0)
 			break;
 	} while (run_after(&r));
 	loop_free(l);
+	loop_host_done(s);
 	return e;
 }

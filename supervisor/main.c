@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,7 +62,8 @@ usage(FILE *f)
 	    "[--name NAME] [--in PATH]...\n"
 	    "                       [--timeout SECONDS] [--chdir DIR] "
 	    "[--ready-fd FD]\n"
-	    "                       [--no-landlock] -- CMD [ARG...]\n"
+	    "                       [--status-fd FD] [--no-landlock] -- CMD "
+	    "[ARG...]\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -153,6 +156,7 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 		.inside = xstrdup(inside ? inside : real),
 		.writable = writable,
 		.is_dir = S_ISDIR(st.st_mode),
+		.tree_fd = -1,
 	};
 }
 
@@ -247,7 +251,7 @@ open_record(void *ctx, char **cause)
 {
 	struct sup *s = ctx;
 	cleanup_free char *db = paths_audit_db();
-	char limits[256];
+	char limits[1024];
 	cleanup_free char *why = NULL;
 	struct audit_run ar;
 	int r;
@@ -289,6 +293,22 @@ struct args {
 	char	       **argv;		/* the program and its arguments */
 };
 
+/* --status-fd N: an fd we were given, past stdio; close-on-exec, so that
+ * no process of the sandbox ever has it. -1 when it is not one. */
+static int
+status_fd_arg(const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || n < 3 || n > INT_MAX ||
+	    fcntl((int)n, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return (int)n;
+}
+
 /* -1 to go on, else the exit status (--help, a usage error). */
 static int
 parse_args(struct sup *s, int argc, char **argv, struct args *a)
@@ -301,6 +321,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "chdir", required_argument, NULL, 'C' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -316,6 +337,14 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 't': a->timeout = optarg; break;
 		case 'C': a->chdir = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
+		case 'S':
+			if ((s->status_fd = status_fd_arg(optarg)) < 0) {
+				fprintf(stderr, "ward-supervisor: --status-fd "
+				    "%s: not an open file descriptor above 2\n",
+				    optarg);
+				return 125;
+			}
+			break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 125;
@@ -383,7 +412,77 @@ make_run_dir(struct sup *s)
 		die("write %s: %s", copy, strerror(errno));
 }
 
-/* The mount map: work/ and out/, the policy's writable folders, --in. */
+/*
+ * The homes whose credential stores stay hidden wherever the tree shows
+ * them: $HOME's, the user's own (the password file's), and root's and
+ * the sudo caller's when ward runs as root. Real paths, once each.
+ */
+static size_t
+homes(char *out[4])
+{
+	const char *cand[4] = { getenv("HOME"), NULL, NULL, NULL };
+	const char *sudo = getenv("SUDO_UID");
+	struct passwd *pw;
+	size_t n = 0;
+
+	if ((pw = getpwuid(getuid())) != NULL)
+		cand[1] = pw->pw_dir;
+	if (getuid() == 0 && (pw = getpwuid(0)) != NULL)
+		cand[2] = pw->pw_dir;
+	if (getuid() == 0 && sudo != NULL && *sudo != '\0' &&
+	    (pw = getpwuid((uid_t)strtoul(sudo, NULL, 10))) != NULL)
+		cand[3] = pw->pw_dir;
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
+		char *r;
+		bool dup = false;
+
+		if (cand[i] == NULL || cand[i][0] != '/' ||
+		    (r = realpath(cand[i], NULL)) == NULL)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			dup |= strcmp(out[j], r) == 0;
+		if (dup || strcmp(r, "/") == 0)
+			free(r);
+		else
+			out[n++] = r;
+	}
+	return n;
+}
+
+/* [files] expose: each entry in every home ("~/...") or where it says;
+ * read-only binds over the hidden stores, where the host has them. */
+static void
+make_exposed(struct sup *s)
+{
+	char *home[4];
+	size_t n_home = homes(home);
+
+	for (size_t i = 0; i < s->policy.n_expose; i++) {
+		const char *e = s->policy.expose[i];
+
+		for (size_t h = 0; h < (e[0] == '~' ? n_home : 1); h++) {
+			char *p = e[0] == '~' ? xasprintf("%s%s", home[h], e + 1) :
+			    xstrdup(e);
+			struct stat st;
+
+			if (stat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			s->exposed = xreallocarray(s->exposed, s->n_exposed + 1,
+			    sizeof *s->exposed);
+			s->exposed[s->n_exposed++] = (struct bind){
+				.host = xstrdup(p), .inside = p,
+				.is_dir = S_ISDIR(st.st_mode), .tree_fd = -1,
+			};
+		}
+	}
+	for (size_t h = 0; h < n_home; h++)
+		free(home[h]);
+}
+
+/* The mount map: work/ and out/, the policy's writable folders, --in;
+ * the exposed entries of the credential stores apart. */
 static void
 make_binds(struct sup *s, struct args *a)
 {
@@ -396,6 +495,38 @@ make_binds(struct sup *s, struct args *a)
 	strv_free(a->ins);
 	a->ins = NULL;
 	a->n_ins = 0;
+	make_exposed(s);
+}
+
+/* As root, the folders' owners shown as the program (spawn.h); a folder
+ * that cannot be mapped is said now, in one line, not at its first
+ * refused write. */
+static void
+map_owners(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	char **notes = NULL;
+	size_t n_notes = 0;
+
+	if (s->uid != 0)
+		return;
+	if (spawn_idmap_binds(s->binds, s->n_binds, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0 ||
+	    spawn_idmap_binds(s->exposed, s->n_exposed, s->inner_uid,
+	    s->inner_gid, &notes, &n_notes, &cause) < 0)
+		die("%s", cause);
+	for (size_t i = 0; i < n_notes; i++)
+		warn_msg("%s", notes[i]);
+	strv_free(notes);
+}
+
+/* The supervisor's copies of the idmapped trees, once the sandbox has
+ * its own (or will never need them). */
+static void
+close_trees(struct bind *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		closep(&b[i].tree_fd);
 }
 
 /* The program's terminal or pipes, owned by us; the child's ends go in
@@ -455,16 +586,16 @@ close_child_stdio(struct spawn_config *cfg)
 static void
 make_hidden(struct sup *s)
 {
-	const char *home = getenv("HOME");
-	char *mine[] = {
-		home != NULL && home[0] == '/' ? realpath(home, NULL) : NULL,
-		paths_state_dir(),
-		NULL,
-	};
+	const char *const *stores = policy_cred_stores();
+	char *mine[2] = { paths_state_dir(), NULL }, *home[4];
+	size_t n_home = homes(home);
 	cleanup_free char *rt = NULL, *rtcause = NULL;
 
 	if (paths_runtime_dir(&rt, &rtcause) == 0)
-		mine[2] = realpath(rt, NULL);
+		mine[1] = realpath(rt, NULL);
+	if (s->policy.n_hidden > SPAWN_MAX_HIDDEN / 2)
+		die("%s: [files] hidden names %zu paths; %d at most",
+		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN / 2);
 	for (size_t i = 0; i < s->policy.n_hidden; i++)
 		strv_push(&s->hidden, &s->n_hidden,
 		    xstrdup(s->policy.hidden[i]));
@@ -474,9 +605,24 @@ make_hidden(struct sup *s)
 		else
 			free(mine[i]);
 	}
-	if (s->n_hidden > SPAWN_MAX_HIDDEN)
-		die("%s: [files] hidden names %zu paths; %d at most",
-		    s->policy_path, s->policy.n_hidden, SPAWN_MAX_HIDDEN - 3);
+	/* The homes, and their credential stores wherever an --in or
+	 * writable folder shows them (those the host has). */
+	for (size_t h = 0; h < n_home; h++) {
+		strv_push(&s->hidden, &s->n_hidden, home[h]);
+		for (size_t i = 0; stores[i] != NULL; i++) {
+			char *p = xasprintf("%s/%s", home[h], stores[i]);
+			struct stat st;
+
+			if (lstat(p, &st) < 0) {
+				free(p);
+				continue;
+			}
+			if (s->n_hidden == SPAWN_MAX_HIDDEN)
+				die("too many paths to hide (%d at most)",
+				    SPAWN_MAX_HIDDEN);
+			strv_push(&s->hidden, &s->n_hidden, p);
+		}
+	}
 }
 
 /* A host folder the sandbox shows at the same path: an --in or writable
@@ -677,6 +823,8 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	make_hidden(s);
 	cfg->hidden = s->hidden;
 	cfg->n_hidden = s->n_hidden;
+	cfg->exposed = s->exposed;
+	cfg->n_exposed = s->n_exposed;
 	cfg->cwd = a->cwd;
 	cfg->not_found = not_found_hint(s, a);
 	cfg->outer_uid = s->uid;
@@ -750,6 +898,21 @@ learn_sandbox(struct sup *s)
 	s->resp = xcalloc(1, s->resp_size);
 }
 
+/* On a terminal, a token for ward's own lines that the program cannot
+ * print: it never sees our stderr, and the token is new for each run. */
+static void
+make_tag(struct sup *s)
+{
+	unsigned char r[4];
+
+	snprintf(s->tag, sizeof s->tag, "ward");
+	if (!s->headless || isatty(2) != 1 ||
+	    getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		return;
+	snprintf(s->tag, sizeof s->tag, "ward[%02x%02x%02x%02x]", r[0], r[1],
+	    r[2], r[3]);
+}
+
 /* The control socket, the run's clock and record, then the program's
  * go: from here on everything happens in the loop. */
 static void
@@ -767,7 +930,11 @@ start_run(struct sup *s, int ready_fd)
 	    s->command);
 	s->state = RUN_RUNNING;
 
-	if (s->headless)
+	make_tag(s);
+	if (s->headless && strcmp(s->tag, "ward") != 0)
+		fprintf(stderr, "%s: run %s started; ward's own lines on this "
+		    "terminal begin with %s\n", s->tag, s->id, s->tag);
+	else if (s->headless)
 		fprintf(stderr, "ward: run %s started\n", s->id);
 	if (ready_fd >= 0) {
 		dprintf(ready_fd, "%s\n", s->id);
@@ -816,11 +983,11 @@ end_run(struct sup *s)
 	unlink(s->ctl_path);
 	if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "timeout") == 0)
-		fprintf(stderr, "ward: run %s hit its wall-clock limit (%us)\n",
-		    s->id, s->policy.timeout);
+		fprintf(stderr, "%s: run %s hit its wall-clock limit (%us)\n",
+		    s->tag, s->id, s->policy.timeout);
 	else if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "killed") == 0)
-		fprintf(stderr, "ward: run %s killed\n", s->id);
+		fprintf(stderr, "%s: run %s killed\n", s->tag, s->id);
 	return status;
 }
 
@@ -837,7 +1004,7 @@ main(int argc, char **argv)
 	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
 	 * output backlog) would each be faulted in at every start. */
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
-	s->rootfd = -1;
+	s->rootfd = s->status_fd = -1;
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conns[i].hostfd = -1;
 	s->landlock = true;
@@ -858,6 +1025,7 @@ main(int argc, char **argv)
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
 	make_binds(s, &a);
+	map_owners(s);
 	if (s->landlock && spawn_landlock_abi() < 1)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
@@ -867,6 +1035,8 @@ main(int argc, char **argv)
 
 	if (spawn_sandbox(&cfg, &s->sp, &cause) < 0)
 		die("%s", cause);
+	close_trees(s->binds, s->n_binds);
+	close_trees(s->exposed, s->n_exposed);
 	close_child_stdio(&cfg);
 	strv_free(env);
 	/* init has its own copy (a clone as fork): ours goes. */

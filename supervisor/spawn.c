@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <linux/close_range.h>
 #include <sched.h>
@@ -249,11 +250,22 @@ bind_one(const struct child *c, const char *host, const char *target,
 }
 
 static void
-bind_into(const struct child *c, const char *host, const char *target,
-    bool is_dir, bool writable)
+bind_into(const struct child *c, const struct bind *b, const char *target)
 {
-	bind_one(c, host, target, is_dir, writable);
-	if (!writable)
+	if (b->tree_fd >= 0) {
+		/* Made read-only, recursively, with its idmap. */
+		if (b->is_dir)
+			mkdir_in(c, target);
+		else
+			touch_in(c, target);
+		if (syscall(SYS_move_mount, b->tree_fd, "", AT_FDCWD, target,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(c, "bind %s (idmapped)", b->host);
+		close(b->tree_fd);
+		return;
+	}
+	bind_one(c, b->host, target, b->is_dir, b->writable);
+	if (!b->writable)
 		remount_submounts_ro(c, "", &target, 1);
 }
 
@@ -349,13 +361,148 @@ hide(const struct child *c, const char *p, const char *what,
 		child_fail(c, "hide %s", what);
 }
 
+/* One mount of the user's part of the tree: a bind (--in, writable, an
+ * exposed entry of a credential store) or a hidden path. */
+struct tree_op {
+	const char	*inside;
+	const struct bind *bind;	/* NULL: hide inside */
+	size_t		 order;		/* ties keep the caller's order */
+};
+
+static int
+tree_op_cmp(const void *a, const void *b)
+{
+	const struct tree_op *x = a, *y = b;
+	int r = strcmp(x->inside, y->inside);
+
+	if (r != 0)
+		return r;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Is a bind at or beneath sandbox path h (exactly at it, when exact)? */
+static bool
+bind_under(const struct spawn_config *cfg, const char *h, bool exact)
+{
+	size_t n = strlen(h);
+
+	for (size_t i = 0; i < cfg->n_binds + cfg->n_exposed; i++) {
+		const char *in = i < cfg->n_binds ? cfg->binds[i].inside :
+		    cfg->exposed[i - cfg->n_binds].inside;
+
+		if (strncmp(in, h, n) != 0)
+			continue;
+		if (exact ? in[n] == '\0' : in[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Hide one path, as the sandbox will resolve it (a symlink in an --in
+ * folder leads where it leads in there, not on the host): an empty
+ * tmpfs over a folder, /dev/null over a file. A path not there is
+ * hidden only when a bind lies beneath it (its mount point is made).
+ * Writable until every bind beneath is in: when a tmpfs was mounted, an
+ * O_PATH fd of it, to remount read-only at the end; else -1.
+ */
+static int
+hide_in_root(const struct child *c, int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char p[PATH_MAX], fdp[64];
+	struct stat st;
+	int fd;
+
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+	if (fd < 0 && errno == ENOENT && bind_under(c->cfg, path, false)) {
+		path_join(p, sizeof p, c->cfg->root, path);
+		mkdir_in(c, p);
+		fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+	}
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return -1;
+		child_fail(c, "hide %s: open", path);
+	}
+	if (fstat(fd, &st) < 0)
+		child_fail(c, "hide %s: stat", path);
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fd);
+	hide(c, fdp, path, &st, false);
+	close(fd);
+	if (!S_ISDIR(st.st_mode))
+		return -1;
+	/* The same path again: now the tmpfs' root. */
+	if ((fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how)) < 0)
+		child_fail(c, "hide %s: reopen", path);
+	return fd;
+}
+
+/*
+ * The user's part of the tree, parents before children: --in and
+ * writable folders, the hidden paths (the policy's, the user's home and
+ * state, the credential stores) and the exposed entries of those. A
+ * child mounted after its parent shows on top of it: ~/p over the hidden
+ * home, the hidden ~/.ssh over an --in ~, an exposed ~/.ssh/known_hosts
+ * over the hidden ~/.ssh. A hidden path with a bind exactly on it is the
+ * bind's (the person named that folder). The hiding tmpfs go read-only
+ * once everything beneath them is in.
+ */
+static void
+user_tree(const struct child *c)
+{
+	const struct spawn_config *cfg = c->cfg;
+	size_t n = cfg->n_binds + cfg->n_hidden + cfg->n_exposed, k = 0;
+	struct tree_op *ops = xcalloc(n ? n : 1, sizeof *ops);
+	int *tmpfs = xcalloc(n ? n : 1, sizeof *tmpfs);
+	char p[PATH_MAX];
+	int rootfd;
+
+	for (size_t i = 0; i < cfg->n_binds; i++, k++)
+		ops[k] = (struct tree_op){ cfg->binds[i].inside, &cfg->binds[i], k };
+	for (size_t i = 0; i < cfg->n_hidden; i++, k++)
+		ops[k] = (struct tree_op){ cfg->hidden[i], NULL, k };
+	for (size_t i = 0; i < cfg->n_exposed; i++, k++)
+		ops[k] = (struct tree_op){ cfg->exposed[i].inside,
+		    &cfg->exposed[i], k };
+	qsort(ops, n, sizeof *ops, tree_op_cmp);
+	if ((rootfd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		child_fail(c, "open %s", cfg->root);
+	for (size_t i = 0; i < n; i++) {
+		const struct bind *b = ops[i].bind;
+
+		tmpfs[i] = -1;
+		if (b == NULL) {
+			if (!bind_under(cfg, ops[i].inside, true))
+				tmpfs[i] = hide_in_root(c, rootfd, ops[i].inside);
+			continue;
+		}
+		path_join(p, sizeof p, cfg->root, b->inside);
+		bind_into(c, b, p);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (tmpfs[i] < 0)
+			continue;
+		snprintf(p, sizeof p, "/proc/self/fd/%d", tmpfs[i]);
+		if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+		    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			child_fail(c, "remount %s read-only", ops[i].inside);
+		close(tmpfs[i]);
+	}
+	close(rootfd);
+	free(tmpfs);
+	free(ops);
+}
+
 static void
 build_root(const struct child *c)
 {
 	const struct spawn_config *cfg = c->cfg;
 	const char *root = cfg->root;
 	char p[PATH_MAX], q[PATH_MAX], tmpopts[64];
-	bool hidden_done[SPAWN_MAX_HIDDEN] = { false };
 	const char *ro_tops[ARRAY_SIZE(host_root_links) +
 	    ARRAY_SIZE(host_ro_dirs)];
 	size_t n_ro = 0;
@@ -461,46 +608,7 @@ build_root(const struct child *c)
 	if (cfg->group != NULL)
 		bind_etc_file(c, cfg->group, "/etc/group");
 
-	/* Hidden paths first, writable for a moment, so that a bind the
-	 * user asked for beneath one (--in ~/project under a hidden home)
-	 * still finds its mount point; read-only once the binds are in.
-	 * A hidden path that only a bind brings in (ward's own state in an
-	 * --in folder) is hidden after the binds. */
-	for (size_t i = 0; i < cfg->n_hidden; i++) {
-		path_join(p, sizeof p, root, cfg->hidden[i]);
-		hidden_done[i] = lstat(p, &st) == 0;
-		if (hidden_done[i])
-			hide(c, p, cfg->hidden[i], &st, false);
-	}
-
-	/* The run's folders and the policy's binds go last, so that a bind
-	 * beneath /tmp is not buried under the /tmp tmpfs. */
-	for (size_t i = 0; i < cfg->n_binds; i++) {
-		const struct bind *b = &cfg->binds[i];
-
-		path_join(p, sizeof p, root, b->inside);
-		bind_into(c, b->host, p, b->is_dir, b->writable);
-	}
-
-	for (size_t i = 0; i < cfg->n_hidden; i++) {
-		path_join(p, sizeof p, root, cfg->hidden[i]);
-		if (lstat(p, &st) < 0)
-			continue;
-		if (!hidden_done[i]) {
-			hide(c, p, cfg->hidden[i], &st, true);
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode))
-			continue;
-		/* A bind made since may have covered our tmpfs (an --in
-		 * folder holding the hidden path): then hide it again. */
-		if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
-		    MS_NOSUID | MS_NODEV | locked_flags(p), NULL) < 0) {
-			if (errno != EINVAL)
-				child_fail(c, "remount %s read-only", p);
-			hide(c, p, cfg->hidden[i], &st, true);
-		}
-	}
+	user_tree(c);
 
 	/* The root tmpfs itself takes no new names. */
 	remount_ro(c, root);
@@ -697,6 +805,17 @@ program_child(const struct child *c)
 		}
 	}
 
+	/* An empty bounding set: no exec (a setuid or file-capability
+	 * binary in a bind) can bring a capability back. Done while we still
+	 * hold CAP_SETPCAP in the namespace, up to the first the kernel does
+	 * not know (EINVAL). */
+	for (int cap = 0;; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL && cap > 0)
+			break;
+		child_fail(c, "drop capability %d from the bounding set", cap);
+	}
 	if (cfg->outer_uid == 0 && setgroups(0, NULL) < 0)
 		child_fail(c, "setgroups");
 	if (setresgid(cfg->inner_gid, cfg->inner_gid, cfg->inner_gid) < 0)
@@ -749,25 +868,36 @@ program_child(const struct child *c)
 }
 
 /* init runs as root of its namespace: it keeps none of the supervisor's
- * fds (the record, its terminal, the signalfd) but those it hands on. */
+ * fds (the record, its terminal, the signalfd) but those it hands on
+ * and the idmapped trees it will mount. */
 static void
 close_others(const struct child *c)
 {
-	int keep[8] = {
-		c->err_fd, c->sync_fd, c->sock_fd, c->status_fd, c->go_fd,
-		c->cfg->stdio[0], c->cfg->stdio[1], c->cfg->stdio[2],
-	};
+	const struct spawn_config *cfg = c->cfg;
+	size_t n = 8;
+	int *keep = xcalloc(8 + cfg->n_binds + cfg->n_exposed, sizeof *keep);
 	unsigned int from = 3;
 
+	memcpy(keep, (int[8]){
+		c->err_fd, c->sync_fd, c->sock_fd, c->status_fd, c->go_fd,
+		cfg->stdio[0], cfg->stdio[1], cfg->stdio[2],
+	}, 8 * sizeof *keep);
+	for (size_t i = 0; i < cfg->n_binds + cfg->n_exposed; i++) {
+		const struct bind *b = i < cfg->n_binds ? &cfg->binds[i] :
+		    &cfg->exposed[i - cfg->n_binds];
+
+		if (b->tree_fd >= 0)
+			keep[n++] = b->tree_fd;
+	}
 	/* Sort the few fds to keep, then close the gaps between them. */
-	for (int i = 1; i < 8; i++)
-		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
 			int t = keep[j];
 
 			keep[j] = keep[j - 1];
 			keep[j - 1] = t;
 		}
-	for (int i = 0; i < 8; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (keep[i] < (int)from)
 			continue;
 		if ((unsigned int)keep[i] > from)
@@ -775,6 +905,7 @@ close_others(const struct child *c)
 		from = (unsigned int)keep[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
+	free(keep);
 }
 
 static void __attribute__((noreturn))
@@ -880,6 +1011,165 @@ write_maps(const struct spawn_config *cfg, pid_t pid, char **cause)
 		    (unsigned)cfg->inner_gid, (unsigned)cfg->inner_gid);
 	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
 	return write_file(path, map, cause);
+}
+
+/* ------------------------------------------------------------------ */
+/* Idmapped binds (ward as root) */
+
+/* A user namespace whose maps send host uid/gid `from` to `to`: a child
+ * made in it waits while we write its maps and take its namespace. */
+static int
+idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+    char **cause)
+{
+	int pp[2], fd = -1, r;
+	char path[64], map[64];
+	pid_t pid;
+
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return -errno;
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL,
+	    NULL, 0);
+	if (pid == 0) {
+		char b;
+
+		close(pp[1]);
+		(void)!read(pp[0], &b, 1);
+		_exit(0);
+	}
+	close(pp[0]);
+	if (pid < 0) {
+		r = -errno;
+		close(pp[1]);
+		*cause = xasprintf("a user namespace for an idmap: %s",
+		    strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	/* An idmapped mount maps a file's id down through the namespace:
+	 * the owner is the inside id, the program's the outside one. */
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)from_uid,
+	    (unsigned)to_uid);
+	if ((r = write_file(path, map, cause)) == 0) {
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)from_gid,
+		    (unsigned)to_gid);
+		r = write_file(path, map, cause);
+	}
+	if (r == 0) {
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			*cause = xasprintf("open %s: %s", path, strerror(-r));
+		}
+	}
+	close(pp[1]);
+	waitpid(pid, NULL, 0);
+	return r < 0 ? r : fd;
+}
+
+/* A detached, recursive copy of b->host with userns' idmap (read-only
+ * unless writable): the fd, or -errno. */
+static int
+idmap_tree(const struct bind *b, int userns)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_IDMAP | (b->writable ? 0 : MOUNT_ATTR_RDONLY),
+		.userns_fd = (uint64_t)userns,
+	};
+	int fd, e;
+
+	fd = (int)syscall(SYS_open_tree, AT_FDCWD, b->host, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	    &attr, sizeof attr) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* The system's own folders keep their ids whoever asks for them: mapped,
+ * root's 0600 files in them (/etc/shadow) would be the program's. */
+static bool
+system_folder(const char *host)
+{
+	static const char *const whole[] = {
+		"/etc", "/usr", "/boot", "/proc", "/sys", "/dev", "/run",
+	};
+	static const char *const tops[] = { "/", "/var", "/opt", "/srv",
+		"/home", "/lib", "/lib64", "/bin", "/sbin", "/mnt", "/media" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tops); i++)
+		if (strcmp(host, tops[i]) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++) {
+		size_t len = strlen(whole[i]);
+
+		if (strncmp(host, whole[i], len) == 0 &&
+		    (host[len] == '\0' || host[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+int
+spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
+    char ***notes, size_t *n_notes, char **cause)
+{
+	struct owner_ns { uid_t u; gid_t g; int fd; } ns[16];
+	size_t n_ns = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct bind *b = &binds[i];
+		struct stat st;
+		int userns = -1, fd;
+
+		b->tree_fd = -1;
+		if (stat(b->host, &st) < 0 || (st.st_uid == uid &&
+		    st.st_gid == gid) || system_folder(b->host))
+			continue;
+		for (size_t j = 0; j < n_ns && userns < 0; j++)
+			if (ns[j].u == st.st_uid && ns[j].g == st.st_gid)
+				userns = ns[j].fd;
+		if (userns < 0 && n_ns == ARRAY_SIZE(ns)) {
+			strv_push(notes, n_notes, xasprintf("%s: too many owners "
+			    "to map; it keeps its ids (uid %u)", b->host,
+			    (unsigned)st.st_uid));
+			continue;
+		}
+		if (userns < 0) {
+			if ((userns = idmap_userns(st.st_uid, st.st_gid, uid, gid,
+			    cause)) < 0) {
+				r = userns;
+				break;
+			}
+			ns[n_ns++] = (struct owner_ns){ st.st_uid, st.st_gid,
+			    userns };
+		}
+		if ((fd = idmap_tree(b, userns)) >= 0) {
+			b->tree_fd = fd;
+			continue;
+		}
+		if (fd != -EINVAL && fd != -ENOSYS && fd != -EPERM &&
+		    fd != -EOPNOTSUPP) {
+			*cause = xasprintf("idmap %s: %s", b->host, strerror(-fd));
+			r = fd;
+			break;
+		}
+		strv_push(notes, n_notes, xasprintf("%s: owned by uid %u, which "
+		    "this kernel or filesystem cannot map to the program's "
+		    "(%s): inside it keeps its ids, and the program (uid %u) "
+		    "may not write to it", b->host, (unsigned)st.st_uid,
+		    strerror(-fd), (unsigned)uid));
+	}
+	for (size_t j = 0; j < n_ns; j++)
+		close(ns[j].fd);
+	return r;
 }
 
 static char *child_error(int, pid_t);

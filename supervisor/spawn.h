@@ -11,13 +11,14 @@
 
 #include "supervisor/filter.h"
 
-#define SPAWN_MAX_HIDDEN	64
+#define SPAWN_MAX_HIDDEN	128
 
 struct bind {
 	char	*host;		/* host path */
 	char	*inside;	/* path in the sandbox */
 	bool	 writable;
 	bool	 is_dir;
+	int	 tree_fd;	/* an idmapped copy of host to move there, or -1 */
 };
 
 struct spawn_config {
@@ -26,8 +27,11 @@ struct spawn_config {
 	const char *root;	/* empty host folder the root tmpfs is mounted on */
 	struct bind *binds;	/* in mount order; work, out included */
 	size_t	 n_binds;
-	char	*const *hidden;	/* sandbox paths to hide */
+	char	*const *hidden;	/* sandbox paths to hide, wherever the tree
+				 * shows them (credential stores included) */
 	size_t	 n_hidden;
+	struct bind *exposed;	/* read-only binds over hidden paths */
+	size_t	 n_exposed;
 	const char *cwd;	/* in the sandbox */
 	/* Said after "cannot run CMD: No such file or directory": why the
 	 * program is not found inside, or NULL. */
@@ -68,5 +72,15 @@ struct spawn_result {
  * go_fd before it execs; errors after that arrive on err_fd. */
 int	spawn_sandbox(const struct spawn_config *, struct spawn_result *,
 	    char **cause);
+/*
+ * When ward runs as root the program is uid/gid `uid`/`gid`, nobody to
+ * the host's folders: each bind of a folder owned by someone else gets
+ * tree_fd, a detached copy of it whose owner's ids show as the program's
+ * (and files the program makes belong to that owner on the host). A
+ * folder the kernel or its filesystem cannot map keeps its ids; *notes
+ * gets one line for it. 0, or -errno with *cause.
+ */
+int	spawn_idmap_binds(struct bind *, size_t, uid_t uid, gid_t gid,
+	    char ***notes, size_t *n_notes, char **cause);
 /* The best Landlock ABI of this kernel, or 0. */
 int	spawn_landlock_abi(void);

@@ -101,9 +101,29 @@ sup_send(struct sup *s, int slot, const json_t *m)
 	}
 }
 
+/* --status-fd: one line of JSON per request parked or resolved and per
+ * change of the run's state, on a channel the program has no way to
+ * write to (close-on-exec, and spawn closes every fd past stdio). */
+static void
+sup_status(struct sup *s, const json_t *m)
+{
+	enum msg_type t = msg_type(m);
+	char *line;
+
+	if (s->status.fd < 0 || (t != MSG_TYPE_REQUEST &&
+	    t != MSG_TYPE_RESOLVED && t != MSG_TYPE_STATE))
+		return;
+	if ((line = json_dumps(m, JSON_COMPACT)) == NULL)
+		fatal("out of memory");
+	hostout_write(&s->status, line, strlen(line), true);
+	hostout_write(&s->status, "\n", 1, true);
+	free(line);
+}
+
 void
 sup_broadcast(struct sup *s, json_t *m)
 {
+	sup_status(s, m);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		if (s->clients[i].conn != NULL && s->clients[i].watch)
 			sup_send(s, i, m);
@@ -174,13 +194,16 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 {
 	if (s->headless) {
 		cleanup_free char *subj = escape_str(r->subject);
-
-		fprintf(stderr, "ward: run %s request %llu pending: %s %s "
-		    "(pid %d); ward approve %s %llu or ward deny %s %llu\n",
-		    s->id, (unsigned long long)r->id, request_kind_name(r->kind),
-		    subj, (int)r->pid,
-		    s->id, (unsigned long long)r->id, s->id,
+		cleanup_free char *line = xasprintf("%s: run %s request %llu "
+		    "pending: %s %s (pid %d); ward approve %s %llu or ward deny "
+		    "%s %llu\n", s->tag, s->id, (unsigned long long)r->id,
+		    request_kind_name(r->kind), subj, (int)r->pid, s->id,
+		    (unsigned long long)r->id, s->id,
 		    (unsigned long long)r->id);
+
+		/* Through the same bounded buffer as the program's stderr:
+		 * in order with it, and never blocking the loop. */
+		hostout_write(&s->host_err, line, strlen(line), true);
 	}
 	sup_broadcast(s, msg_request(r));
 	if (queue_add(s->queue, r, pk) < 0) {
@@ -244,25 +267,37 @@ sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	case VERDICT_ASK:
 		break;
 	}
+	/* After a person's delay the caller may be gone: then nobody is
+	 * told about a call that no longer waits. */
+	if (!sup_id_valid(s, pk->req.id))
+		return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
 	sup_respond(s, pk->req.id, -deny_errno, 0);
-	sup_tell_denied((pid_t)pk->req.pid, reason);
+	sup_tell_denied(s, reason);
 	return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
 }
 
+/*
+ * The reason goes where ward's own words go, never through a descriptor
+ * the program chose: reopening /proc/PID/fd/2 would write with our
+ * credentials to whatever the program made its fd 2 (as root, a file it
+ * cannot write itself), and after the pid is reused, to another
+ * process. Headless: our own stderr, the stream the program's stderr is
+ * passed on through; with a console: its output pane.
+ */
 void
-sup_tell_denied(pid_t pid, const char *reason)
+sup_tell_denied(struct sup *s, const char *reason)
 {
-	char p[48];
-	cleanup_fd int fd = -1;
 	cleanup_free char *r = NULL, *msg = NULL;
 
 	if (reason == NULL || *reason == '\0')
 		return;
 	r = escape_str(reason);
-	msg = xasprintf("ward: denied: %s\n", r);
-	snprintf(p, sizeof p, "/proc/%d/fd/2", (int)pid);
-	if ((fd = open(p, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) >= 0)
-		(void)!write(fd, msg, strlen(msg));
+	msg = xasprintf("%s%s: denied: %s%s", s->pty >= 0 ? "\r\n" : "",
+	    s->headless ? s->tag : "ward", r, s->pty >= 0 ? "\r\n" : "\n");
+	if (s->headless)
+		hostout_write(&s->host_err, msg, strlen(msg), true);
+	sup_broadcast(s, msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDERR,
+	    msg, strlen(msg)));
 }
 
 void
@@ -306,4 +341,10 @@ sup_limits(const struct sup *s, char *buf, size_t size)
 	snprintf(buf, size, "timeout=%s memory=%s pids=%u cpu=%s file_size=%s "
 	    "open_files=%s (rlimits) %s", t, mem, s->policy.pids, cpu, fsz,
 	    nof, s->landlock ? "landlock" : "NO-LANDLOCK");
+	/* The credential store entries the policy shows. */
+	for (size_t i = 0, n = strlen(buf); i < s->n_exposed && n < size; i++) {
+		snprintf(buf + n, size - n, "%s%s", i == 0 ? " exposed=" : ",",
+		    s->exposed[i].inside);
+		n += strlen(buf + n);
+	}
 }

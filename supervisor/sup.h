@@ -24,6 +24,7 @@
 #include "approvals/request.h"
 #include "approvals/rules.h"
 #include "config/policy.h"
+#include "supervisor/hostout.h"
 #include "supervisor/spawn.h"
 
 struct write_call;	/* supervisor/emulate.h */
@@ -92,6 +93,8 @@ struct client {
 	struct proto_conn *conn;
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
+	bool		 greeted;	/* sent its hello */
+	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 
 struct sup {
@@ -117,6 +120,8 @@ struct sup {
 	size_t		 n_hidden;
 	struct bind	*binds;		/* the mount map, for emulation */
 	size_t		 n_binds;
+	struct bind	*exposed;	/* [files] expose, in each home */
+	size_t		 n_exposed;
 
 	struct spawn_result sp;
 	int		 rootfd;	/* the sandbox's root, O_PATH */
@@ -128,6 +133,13 @@ struct sup {
 
 	int		 pty;		/* master, or -1 */
 	int		 out_fd, err_fd;	/* pipes (headless), or -1 */
+	struct hostout	 host_out, host_err;	/* headless: our fds 1 and 2 */
+	int		 status_fd;	/* --status-fd, or -1 */
+	/* How ward's own lines on stderr begin: "ward", or on a terminal
+	 * "ward[8 hex]", a token the program cannot know (it never sees
+	 * our stderr), shown in the "started" line. */
+	char		 tag[16];
+	struct hostout	 status;	/* its JSON Lines (sup_broadcast) */
 	char		 backlog[SUP_BACKLOG];	/* recent output for new consoles */
 	size_t		 backlog_len;
 
@@ -193,7 +205,8 @@ void	sup_record_run(struct sup *, const char *what, enum verdict,
 /* The record line as it is, stamped by the caller: audit + broadcast. */
 void	sup_event(struct sup *, const struct audit_event *);
 
-/* Every watching console; steals msg. */
+/* Every watching console, and the --status-fd for "request",
+ * "resolved" and "state"; steals msg. */
 void	sup_broadcast(struct sup *, json_t *msg);
 /* One client; drops it when it falls too far behind. */
 void	sup_send(struct sup *, int slot, const json_t *msg);
@@ -212,13 +225,14 @@ void	sup_remember(struct sup *, const struct parked *,
 	    const struct request *, enum verdict);
 /* The usual answer to a parked trapped call: for ALLOW, allow(s, pk)
  * answers it (VERDICT_NONE when the task has gone); else -deny_errno,
- * and the process is told why on its stderr. The verdict that took
+ * and the reason is shown (sup_tell_denied). The verdict that took
  * effect. */
 enum verdict sup_answer(struct sup *, const struct parked *, enum verdict,
 	    int deny_errno, int64_t (*allow)(struct sup *,
 	    const struct parked *), const char *reason);
-/* Tell a denied process why, on its own stderr. */
-void	sup_tell_denied(pid_t, const char *reason);
+/* Say why a request was denied, on ward's own channels (headless: our
+ * stderr; the consoles' output), never through the program's fds. */
+void	sup_tell_denied(struct sup *, const char *reason);
 
 /* End the run: SIGKILL to the sandbox's init, once. */
 void	sup_kill(struct sup *, const char *reason);

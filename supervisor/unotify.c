@@ -255,10 +255,14 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	wait_ms = now_mono_ms() - pk->asked_ms;
 	done = pk->ops->resolve(s, pk, v, how, by, reason, wait_ms, id);
 	sup_broadcast(s, msg_resolved(id, done, how, by));
-	if (s->headless && how == HOW_TIMEOUT)
-		fprintf(stderr, "ward: run %s request %llu denied: nobody "
-		    "answered in %us\n", s->id, (unsigned long long)id,
-		    s->policy.ask_timeout);
+	if (s->headless && how == HOW_TIMEOUT) {
+		/* Through the bounded buffer: never blocks the loop. */
+		cleanup_free char *line = xasprintf("%s: run %s request %llu "
+		    "denied: nobody answered in %us\n", s->tag, s->id,
+		    (unsigned long long)id, s->policy.ask_timeout);
+
+		hostout_write(&s->host_err, line, strlen(line), true);
+	}
 	request_free(r);
 	sup_parked_free(pk);
 	if (v == VERDICT_KILL)

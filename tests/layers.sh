@@ -45,7 +45,7 @@ sup_layer() {
 	files|net|install)	echo 4 ;;	# the handlers, one kind each
 	emulate|grants)		echo 3 ;;	# what handlers share, on struct sup
 	sup)			echo 2 ;;	# the ways out: answer, record, tell, park
-	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat)
+	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat|hostout)
 				echo 1 ;;	# leaves: no struct sup
 	*)			echo 0 ;;
 	esac
@@ -85,5 +85,17 @@ if [ -f "$build/supervisor/sup.o" ]; then
 	tests/includegraph.sh -c "$build" $dirs >/dev/null ||
 	    bad "a circle of calls (tests/includegraph.sh -c $build $dirs)"
 fi
+# The supervisor never reopens another process's descriptor for writing
+# (/proc/PID/fd/N opened with its own credentials writes wherever the
+# program pointed that fd): a "/proc/%.../fd/" path followed, within a
+# few lines, by an open with a write flag.
+for f in supervisor/*.c; do
+	awk -v f="$f" '
+		/"\/proc\/%[^"]*\/fd\// { at = NR }
+		at && NR - at <= 6 && /open(at)?2?\(/ && /O_(WRONLY|RDWR|APPEND|TRUNC|CREAT)/ {
+			printf "%s:%d: opens /proc/PID/fd/N for writing\n", f, NR; bad = 1
+		}
+		END { exit bad }' "$f" >&2 || bad "$f writes through a descriptor the program chose (/proc/PID/fd/N)"
+done
 [ $fail = 0 ] && echo "layers: ok"
 exit $fail

@@ -329,6 +329,71 @@ test_run_partial(void **state)
 	json_decref(m);
 }
 
+/* 40 requests of 4 KiB control-character paths: far past a frame inline,
+ * so the welcome holds what fits and says how many follow. */
+static void
+test_welcome_split(void **state)
+{
+	struct run_info ri = sample_run();
+	struct queue *q = queue_new(NULL, NULL);
+	struct msg_welcome w;
+	char path[4097];
+	size_t k = 99;
+	json_t *m;
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof path - 1; i++)
+		path[i] = (char)(1 + i % 31);
+	path[sizeof path - 1] = '\0';
+	for (uint64_t id = 1; id <= 40; id++) {
+		struct request *r = sample_request(id);
+
+		free(r->subject);
+		free(r->cwd);
+		r->subject = xstrdup(path);
+		r->cwd = xstrdup(path);
+		assert_int_equal(queue_add(q, r, NULL), 0);
+	}
+	m = msg_welcome_part(&ri, q, &k);
+	assert_true(k > 0 && k < 40);
+	assert_int_equal(proto_frame(m, &buf, &len), 0);
+	assert_true(len <= PROTO_MAX_FRAME);
+	free(buf);
+	assert_int_equal(json_integer_value(json_object_get(m,
+	    "pending_count")), 40);
+	m = wire(m);
+	assert_int_equal(msg_welcome_parse(m, &w, NULL), 0);
+	assert_int_equal(w.n_pending, k);
+	assert_int_equal(w.n_follow, 40 - k);
+	for (size_t i = k; i < 40; i++) {
+		json_t *rm = wire(msg_request(queue_at(q, i)));
+		struct request *r = NULL;
+
+		assert_int_equal(proto_frame(rm, &buf, &len), 0);
+		assert_true(len <= PROTO_MAX_FRAME);
+		free(buf);
+		assert_int_equal(msg_request_parse(rm, &r, NULL), 0);
+		assert_int_equal(msg_welcome_add(&w, r), 0);
+		json_decref(rm);
+	}
+	assert_int_equal(w.n_pending, 40);
+	assert_int_equal(w.n_follow, 0);
+	assert_int_equal(w.pending[39]->id, 40);
+	assert_string_equal(w.pending[39]->subject, path);
+	assert_int_equal(msg_welcome_add(&w, request_new()), -ERANGE);
+	msg_welcome_done(&w);
+	json_decref(m);
+
+	/* A count below what is inline, or not a count, is refused. */
+	m = load("{\"type\":\"welcome\",\"run\":{},\"pending\":[],"
+	    "\"pending_count\":-1}");
+	assert_int_equal(msg_welcome_parse(m, &w, NULL), -EBADMSG);
+	json_decref(m);
+	queue_free(q);
+}
+
 static void
 test_welcome(void **state)
 {
@@ -879,6 +944,7 @@ main(void)
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_run_partial),
 		cmocka_unit_test(test_welcome),
+		cmocka_unit_test(test_welcome_split),
 		cmocka_unit_test(test_ack),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_resolved),

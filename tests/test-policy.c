@@ -162,6 +162,8 @@ field(const struct policy *p, const char *name)
 		return join(p->writable, p->n_writable);
 	if (strcmp(name, "hidden") == 0)
 		return join(p->hidden, p->n_hidden);
+	if (strcmp(name, "expose") == 0)
+		return join(p->expose, p->n_expose);
 	if (strcmp(name, "allow") == 0)
 		return join(p->allow, p->n_allow);
 	if (strcmp(name, "deny") == 0)
@@ -295,8 +297,8 @@ test_bad_table(void **state)
 		}
 		/* On error the policy holds the defaults, safe to reuse. */
 		assert_null(p.path);
-		assert_int_equal(p.n_writable + p.n_hidden + p.n_allow +
-		    p.n_deny + p.n_net_allow + p.n_pkg_allow + p.n_pkg_deny +
+		assert_int_equal(p.n_writable + p.n_hidden + p.n_expose +
+		    p.n_allow + p.n_deny + p.n_net_allow + p.n_pkg_allow + p.n_pkg_deny +
 		    p.n_managers, 0);
 		assert_int_equal(p.timeout, 3600);
 		policy_done(&p);

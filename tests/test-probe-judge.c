@@ -177,6 +177,36 @@ test_write_canary_changed_escaped(void **state)
 	done(&f);
 }
 
+/* deny-reason-fd: the deny is in the record and the target behind fd 2
+ * is unchanged: blocked; the target changed (the reason written through
+ * the program's fd 2): escaped. */
+static void
+test_deny_reason_fd(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	run_of(&f, "deny-reason-fd");
+	event(&f, KIND_WRITE, VERDICT_DENY, HOW_PERSON, "openat",
+	    CANARY "/file", NULL, NULL);
+	f.o.requests = 1;
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_BLOCKED);
+	assert_int_equal(f.res.n_problems, 0);
+	done(&f);
+
+	run_of(&f, "deny-reason-fd");
+	event(&f, KIND_WRITE, VERDICT_DENY, HOW_PERSON, "openat",
+	    CANARY "/file", NULL, NULL);
+	f.o.requests = 1;
+	f.o.canary_diff = xstrdup("writable folder: target");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_ESCAPED);
+	assert_true(has_problem(&f, "escaped: canary changed: writable "
+	    "folder: target"));
+	done(&f);
+}
+
 static void
 test_write_missing_unrecorded(void **state)
 {
@@ -242,6 +272,32 @@ test_secret_no_output_unrecorded(void **state)
 	assert_true(has_problem(&f, "not in the record: the attempts in the "
 	    "run's output"));
 	assert_string_equal(f.res.record, "nothing");
+	done(&f);
+}
+
+/* The key in ~/.ssh under an --in home: its attempts are in the record
+ * when it is hidden, and the token read out is an escape. */
+static void
+test_store_secret(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	run_of(&f, "store-secret");
+	output(&f, "ward-probe: store-secret: read /root/.ssh/ward-probe-key-x: "
+	    "ENOENT\n");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_BLOCKED);
+	done(&f);
+
+	run_of(&f, "store-secret");
+	output(&f, "ward-probe: store-secret: LEAK /root/.ssh/k: " TOKEN "\n");
+	probe_buf_str(&f.o.out, "ward-probe: store-secret: LEAK "
+	    "/root/.ssh/k: " TOKEN "\n");
+	judge(&f);
+	assert_int_equal(f.res.verdict, PV_ESCAPED);
+	assert_true(has_problem(&f, "escaped: the planted secret is in the "
+	    "run's output"));
 	done(&f);
 }
 
@@ -675,11 +731,13 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_blocked),
 		cmocka_unit_test(test_write_canary_changed_escaped),
+		cmocka_unit_test(test_deny_reason_fd),
 		cmocka_unit_test(test_write_missing_unrecorded),
 		cmocka_unit_test(test_run_end_unrecorded),
 		cmocka_unit_test(test_secret_recorded_output),
 		cmocka_unit_test(test_secret_no_output_unrecorded),
 		cmocka_unit_test(test_secret_leaked_escaped),
+		cmocka_unit_test(test_store_secret),
 		cmocka_unit_test(test_connect_blocked),
 		cmocka_unit_test(test_connect_listener_hit_escaped),
 		cmocka_unit_test(test_udp_datagram_escaped),

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -327,8 +328,54 @@ cli_conn_done(struct cli_conn *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* The requests that follow a welcome that could not hold them all. */
 static int
-cli_connect(const char *run, struct cli_conn *c, char **cause)
+cli_read_follow(struct cli_conn *c, char **cause)
+{
+	int64_t deadline = now_mono_ms() + CLI_TIMEOUT_MS;
+	int r = 0;
+
+	while (c->w.n_follow > 0) {
+		struct pollfd p = { proto_conn_fd(c->conn), POLLIN, 0 };
+		json_t *m = NULL;
+		int64_t left;
+		ssize_t n;
+
+		while (c->w.n_follow > 0 &&
+		    (r = proto_next(c->conn, &m, cause)) == 1) {
+			struct request *q = NULL;
+
+			if (msg_type(m) == MSG_TYPE_REQUEST &&
+			    (r = msg_request_parse(m, &q, cause)) == 0)
+				(void)msg_welcome_add(&c->w, q);
+			json_decref(m);
+			if (r < 0)
+				return r;
+		}
+		if (r < 0)
+			return r;
+		if (c->w.n_follow == 0)
+			break;
+		if (proto_eof(c->conn)) {
+			set_cause(cause, "connection closed before the "
+			    "last pending request");
+			return -ECONNRESET;
+		}
+		if ((left = deadline - now_mono_ms()) <= 0) {
+			set_cause(cause, "no pending requests within %d ms",
+			    CLI_TIMEOUT_MS);
+			return -ETIMEDOUT;
+		}
+		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+		if ((n = proto_read(c->conn)) < 0 && n != -EAGAIN)
+			return (int)n;
+	}
+	return 0;
+}
+
+static int
+cli_connect_once(const char *run, struct cli_conn *c, char **cause)
 {
 	json_t *hello;
 	int fd = -1, r;
@@ -346,6 +393,8 @@ cli_connect(const char *run, struct cli_conn *c, char **cause)
 	json_decref(hello);
 	if (r == 0)
 		r = msg_welcome_parse(c->welcome, &c->w, cause);
+	if (r == 0)
+		r = cli_read_follow(c, cause);
 	if (r < 0) {
 		cleanup_free char *e = escape_str(run);
 		char *t = xasprintf("run %s: %s", e,
@@ -359,6 +408,60 @@ cli_connect(const char *run, struct cli_conn *c, char **cause)
 	c->id = (c->w.run.have & MSG_RUN_ID) && *c->w.run.id != '\0' ?
 	    c->w.run.id : run;
 	return 0;
+}
+
+/* Only the connection, for a verb that needs no welcome; c->id is what
+ * was asked for. */
+static int
+cli_dial(const char *run, struct cli_conn *c, char **cause)
+{
+	int fd = -1, r = -EAGAIN;
+
+	memset(c, 0, sizeof *c);
+	for (int i = 0, wait_ms = 50; i < 6 && r == -EAGAIN; i++,
+	    wait_ms *= 2) {
+		if (i > 0) {
+			struct timespec ts = { 0, (long)wait_ms * 1000000L };
+
+			nanosleep(&ts, NULL);
+			free(*cause);
+			*cause = NULL;
+		}
+		r = ctl_connect(run, &fd, cause);
+	}
+	if (r < 0) {
+		if (*cause == NULL)
+			*cause = xasprintf("run %s: %s", run, strerror(-r));
+		return r;
+	}
+	c->conn = proto_conn_new(fd);
+	c->id = run;
+	return 0;
+}
+
+/*
+ * A busy supervisor may close a connection it has no room for (its table
+ * full of idle peers, which it evicts) or have its backlog full: try
+ * again a few times, waiting longer each time (about 1.5 s in all).
+ */
+static int
+cli_connect(const char *run, struct cli_conn *c, char **cause)
+{
+	int r = -EAGAIN;
+
+	for (int i = 0, wait_ms = 50; i < 6; i++, wait_ms *= 2) {
+		if (i > 0) {
+			struct timespec ts = { 0, (long)wait_ms * 1000000L };
+
+			nanosleep(&ts, NULL);
+			free(*cause);
+			*cause = NULL;
+		}
+		r = cli_connect_once(run, c, cause);
+		if (r != -EAGAIN && r != -ECONNRESET && r != -EPIPE)
+			break;
+	}
+	return r;
 }
 
 /*
@@ -605,7 +708,9 @@ cli_kill(int argc, char **argv)
 	if (argc - optind > 1)
 		return cli_usage_error("kill", "too many arguments");
 
-	if (cli_connect(argv[optind], &c, &cause) < 0) {
+	/* No hello first: the kill switch must work even when a welcome
+	 * cannot be had (the supervisor takes a kill as a first message). */
+	if (cli_dial(argv[optind], &c, &cause) < 0) {
 		cli_error("%s", cause);
 		return 1;
 	}

@@ -31,8 +31,8 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--chdir DIR] [--no-landlock]\n"
-	    "                -- CMD [ARG...]\n"
+	    "                [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
+	    "                [--no-landlock] -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -48,6 +48,9 @@ run_usage(FILE *f)
 	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
 	    "  --chdir DIR       start in DIR: /work (the default), /out, or an\n"
 	    "                    --in or writable folder (else ward exits 125)\n"
+	    "  --status-fd FD    write JSON Lines to FD: each request parked\n"
+	    "                    or resolved, the run's start and end (a\n"
+	    "                    channel the program cannot write to)\n"
 	    "  --no-landlock     run without the Landlock wall (not advised)\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
@@ -126,6 +129,7 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "in", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "chdir", required_argument, NULL, 'C' },
+		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,10 +149,11 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'H':
 			headless = true;
 			break;
-		case 'p': case 'n': case 'i': case 't': case 'C': {
+		case 'p': case 'n': case 'i': case 't': case 'C': case 'S': {
 			const char *name = opt == 'p' ? "--policy" :
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
-			    opt == 'C' ? "--chdir" : "--timeout";
+			    opt == 'C' ? "--chdir" : opt == 'S' ? "--status-fd" :
+			    "--timeout";
 
 			launch_opt(&l, name, optarg);
 			break;

@@ -3,7 +3,10 @@
 # ./ward-supervisor, once as the current user and, when that is root, once
 # more as the unprivileged user "wardtest" (created if missing). Each test
 # gets fresh XDG_STATE_HOME, XDG_RUNTIME_DIR, XDG_CONFIG_HOME and HOME
-# folders of its own and a time limit.
+# folders of its own and a time limit. Tests named t-home-*.sh get the
+# user's real home as HOME instead (/root, /home/USER) and, when root, run
+# a third time as "wardhome", whose home is /home/wardhome (created with
+# useradd -m if missing, and left, as wardtest is).
 #
 #   tests/live/run-all.sh [t-NAME ...]
 #
@@ -34,6 +37,9 @@ case $build in /*) ;; *) build=$repo/$build ;; esac
 limit=${WARD_LIVE_TIMEOUT:-90}
 ci=${CI:-false}
 testuser=wardtest
+# t-home-*.sh run with HOME the user's real home (/root, /home/USER), and
+# as root once more as this user, whose home is a real /home/wardhome.
+homeuser=wardhome
 
 passed=0 failed=0 skipped=0
 failures=()
@@ -139,6 +145,12 @@ if [ "$(id -u)" = 0 ]; then
 		    --home-dir /nonexistent --shell /usr/sbin/nologin "$testuser"
 	fi
 	users+=("$testuser")
+	if ! id "$homeuser" >/dev/null 2>&1; then
+		echo "live: creating the user $homeuser (home /home/$homeuser)"
+		useradd --user-group --create-home --home-dir "/home/$homeuser" \
+		    --shell /bin/sh "$homeuser"
+	fi
+	users+=("$homeuser")
 else
 	echo "live: not root: running as $me only (run as root to test an unprivileged user too)"
 fi
@@ -277,6 +289,8 @@ for u in "${users[@]}"; do
 	echo "== as $u"
 	for name in "${tests[@]}"; do
 		d=$base/$u/$name
+		# the home user runs only the tests of a real home
+		case $name in t-home-*) ;; *) [ "$u" != "$homeuser" ] || continue ;; esac
 		mkdir -p "$d"/{state,runtime,config,home,scratch,scratch/artifacts}
 		[ "$u" = "$me" ] || chown -R "$u:$(id -gn "$u")" "$base/$u"
 		chmod 700 "$base/$u" "$d/runtime"
@@ -313,9 +327,19 @@ for u in "${users[@]}"; do
 			continue
 		fi
 
+		home=$d/home
+		case $name in
+		t-home-*)
+			# the user's real home, when it is a folder of theirs
+			h=$(getent passwd "$u" | cut -d: -f6)
+			if [ -n "$h" ] && [ -d "$h" ] && [ "$(stat -c %u "$h")" = "$(id -u "$u")" ]; then
+				home=$h
+			fi
+			;;
+		esac
 		env_args=(
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-			HOME="$d/home" USER="$u" LOGNAME="$u" SHELL=/bin/sh LANG=C.UTF-8
+			HOME="$home" USER="$u" LOGNAME="$u" SHELL=/bin/sh LANG=C.UTF-8
 			TERM=xterm-256color CI="$ci"
 			XDG_STATE_HOME="$d/state" XDG_RUNTIME_DIR="$d/runtime"
 			XDG_CONFIG_HOME="$d/config"
