@@ -143,6 +143,31 @@ asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit-only
 
+# The programs linked into $(BUILD)/bin/ instead of the top folder: how
+# asan-live builds sanitized ones without replacing ./ward.
+$(BUILD)/bin/ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
+
+$(BUILD)/bin/ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
+
+# The live tests (all, or LIVE="t-approve t-kill") against ASan+UBSan
+# builds of ward and ward-supervisor in build-asan/bin/. run-all.sh sends
+# the sanitizers' reports to files and fails a test that left one; UBSan
+# stops at its first finding.
+ASAN_LIVE_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+# The tests' own C helpers stay plain ($(BUILD)/tests/live): they run
+# inside sandboxes, under the run's memory limit.
+asan-live: $(HELPERS)
+	$(MAKE) BUILD=build-asan CFLAGS="$(ASAN_LIVE_CFLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined" \
+		build-asan/bin/ward build-asan/bin/ward-supervisor
+	WARD_BIN_DIR=build-asan/bin WARD_BUILD=$(BUILD) WARD_SANITIZE=1 \
+		tests/live/run-all.sh $(LIVE)
+
 # The unit tests alone: `make asan` must not leave sanitized ./ward and
 # ./ward-supervisor behind (they would be what `make bench` then times).
 unit-only: tests
@@ -201,7 +226,7 @@ install: all
 clean:
 	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor
 
-.PHONY: all check unit unit-only asan layers bench install clean tests \
+.PHONY: all check unit unit-only asan asan-live layers bench install clean tests \
 	fuzz fuzzers fuzz-check
 # Keep the test objects: make would otherwise delete them as intermediates.
 .SECONDARY:

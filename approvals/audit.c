@@ -2,15 +2,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "config/util.h"
 
-#define AUDIT_VERSION		1
+#define AUDIT_VERSION		2
 /* Output of one run and stream queued back to back becomes one row of at
  * most this much, so a chatty program writes few rows, none huge. */
 #define AUDIT_OUTPUT_MAX	(64 * 1024)
@@ -31,13 +33,20 @@
 /* Every supervisor of the user writes to the one file; a flush waits this
  * long for another's transaction before it gives up (and retries later). */
 #define AUDIT_BUSY_MS		5000
+/* A run's start, its end and the marking of lost runs retry a busy file
+ * for this many busy timeouts, backing off between tries (D8: under 20
+ * heavy runs a single try lost 1 run's end in 20). */
+#define AUDIT_RETRY_TIMEOUTS	6
+#define AUDIT_BACKOFF_MIN_MS	10
+#define AUDIT_BACKOFF_MAX_MS	500
 
 static const char audit_schema[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
 	" id TEXT PRIMARY KEY, name TEXT, command TEXT, policy_path TEXT,"
 	" policy_hash TEXT, uid INTEGER, started_ms INTEGER, ended_ms INTEGER,"
 	" exit_code INTEGER, exit_signal INTEGER, end_reason TEXT,"
-	" limits TEXT);"
+	" limits TEXT, sup_pid INTEGER, sup_start INTEGER, sup_boot TEXT,"
+	" sup_pidns INTEGER);"
 	"CREATE TABLE IF NOT EXISTS events ("
 	" seq INTEGER PRIMARY KEY, run TEXT, time_ms INTEGER, pid INTEGER,"
 	" kind TEXT, syscall TEXT, subject TEXT, subject2 TEXT, detail TEXT,"
@@ -49,7 +58,22 @@ static const char audit_schema[] =
 	"CREATE INDEX IF NOT EXISTS events_run ON events(run);"
 	"CREATE INDEX IF NOT EXISTS output_run ON output(run);"
 	"CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);"
-	"PRAGMA user_version = 1;";
+	"PRAGMA user_version = 2;";
+
+/*
+ * audit_migrate[v] takes a record of schema v to v + 1, in the one
+ * transaction that also sets the version (audit_upgrade).
+ *   1 -> 2: runs learn who writes them: the supervisor's pid, its start
+ *           time (clock ticks since boot, /proc/PID/stat field 22), the
+ *           boot and the pid namespace, so that a run whose supervisor is
+ *           gone can be told from a live one (audit_recover).
+ */
+static const char *const audit_migrate[AUDIT_VERSION] = {
+	[1] = "ALTER TABLE runs ADD COLUMN sup_pid INTEGER;"
+	    "ALTER TABLE runs ADD COLUMN sup_start INTEGER;"
+	    "ALTER TABLE runs ADD COLUMN sup_boot TEXT;"
+	    "ALTER TABLE runs ADD COLUMN sup_pidns INTEGER;",
+};
 
 /*
  * events.state came after version 1 and is added to an older file on
@@ -92,8 +116,9 @@ static const char *const audit_sql[AUDIT_N_STMT] = {
 	[AUDIT_INSERT_OUTPUT] = "INSERT INTO output (run, stream, time_ms,"
 	    " bytes) VALUES (?1, ?2, ?3, ?4)",
 	[AUDIT_INSERT_RUN] = "INSERT INTO runs (id, name, command, policy_path,"
-	    " policy_hash, uid, started_ms, limits)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " policy_hash, uid, started_ms, limits, sup_pid, sup_start,"
+	    " sup_boot, sup_pidns)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[AUDIT_END_RUN] = "UPDATE runs SET ended_ms = ?2, exit_code = ?3,"
 	    " exit_signal = ?4, end_reason = ?5 WHERE id = ?1",
 	/* The row keeps its seq and run: its place in the history is where
@@ -151,6 +176,8 @@ struct audit {
 	char		*path;
 	bool		 readonly;
 	bool		 no_state;	/* an older file, read-only: no events.state */
+	int		 version;	/* the file's schema, once opened */
+	int		 busy_ms;
 	sqlite3_stmt	*stmt[AUDIT_N_STMT];
 
 	struct audit_qevent *ev;
@@ -491,13 +518,14 @@ audit_has_state(struct audit *a)
 }
 
 /*
- * Creates the schema unless someone has, or adds what an older one
- * lacks. Two supervisors may start at once on a fresh file: the version
- * (and the column) are read again under the write lock, so only one of
- * them creates.
+ * Creates the schema unless someone has, or brings an older one up to
+ * AUDIT_VERSION step by step (audit_migrate) and adds what it lacks
+ * (events.state). Two supervisors may start at once: the version and
+ * the column are read again under the write lock, so only one of them
+ * creates or migrates.
  */
 static int
-audit_create(struct audit *a, char **cause)
+audit_upgrade(struct audit *a, char **cause)
 {
 	int v, r;
 
@@ -507,7 +535,13 @@ audit_create(struct audit *a, char **cause)
 	if ((r = audit_version(a, &v, cause)) == 0 &&
 	    (r = audit_check_version(a, v, cause)) == 0 && v == 0)
 		r = audit_exec(a, audit_schema, cause, "creating schema");
-	else if (r == 0 && !audit_has_state(a))
+	for (; r == 0 && v > 0 && v < AUDIT_VERSION; v++) {
+		cleanup_free char *sql = xasprintf("%sPRAGMA user_version = %d;",
+		    audit_migrate[v], v + 1);
+
+		r = audit_exec(a, sql, cause, "upgrading the schema");
+	}
+	if (r == 0 && !audit_has_state(a))
 		r = audit_exec(a, audit_add_state, cause,
 		    "adding events.state");
 	if (r == 0)
@@ -713,6 +747,7 @@ audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 		return audit_fail(a, rc, cause, "cannot open");
 	}
 	sqlite3_busy_timeout(a->db, AUDIT_BUSY_MS);
+	a->busy_ms = AUDIT_BUSY_MS;
 	*ret = steal_ptr(&a);
 	return 0;
 }
@@ -758,9 +793,10 @@ audit_open(const char *path, struct audit **ret, char **cause)
 			    "starts a new record", path, found);
 		return r;
 	}
-	if ((v == 0 || !audit_has_state(a)) &&
-	    (r = audit_create(a, cause)) < 0)
+	if ((v < AUDIT_VERSION || !audit_has_state(a)) &&
+	    (r = audit_upgrade(a, cause)) < 0)
 		return r;
+	a->version = AUDIT_VERSION;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
 		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &a->stmt[i], NULL)) != SQLITE_OK)
@@ -794,6 +830,7 @@ audit_open_readonly(const char *path, struct audit **ret, char **cause)
 		return -ENOENT;
 	}
 	a->no_state = !audit_has_state(a);
+	a->version = v;
 	*ret = steal_ptr(&a);
 	return 0;
 }
@@ -802,6 +839,7 @@ void
 audit_set_busy_timeout(struct audit *a, int ms)
 {
 	sqlite3_busy_timeout(a->db, ms);
+	a->busy_ms = ms;
 }
 
 void
@@ -816,48 +854,445 @@ audit_close(struct audit *a)
 	audit_destroy(a);
 }
 
+static void
+audit_backoff(long *delay)
+{
+	nanosleep(&(struct timespec){ .tv_sec = *delay / 1000,
+	    .tv_nsec = (*delay % 1000) * 1000000L }, NULL);
+	*delay = *delay * 2 > AUDIT_BACKOFF_MAX_MS ? AUDIT_BACKOFF_MAX_MS :
+	    *delay * 2;
+}
+
+/*
+ * Runs fn in one BEGIN IMMEDIATE transaction: the write lock is taken
+ * before anything is read, so a stale snapshot cannot make it fail
+ * (SQLITE_BUSY_SNAPSHOT, which no busy handler waits out). While another
+ * writer holds the file past the busy timeout, or sqlite says busy
+ * without waiting (a WAL recovery, a snapshot), it backs off and tries
+ * again, for AUDIT_RETRY_TIMEOUTS busy timeouts in all; any other error
+ * ends it at once. fn returns an sqlite result code.
+ */
+static int
+audit_txn(struct audit *a, int (*fn)(struct audit *, void *), void *arg,
+    char **cause, const char *what)
+{
+	int64_t until = now_mono_ms() +
+	    (int64_t)AUDIT_RETRY_TIMEOUTS * (a->busy_ms > 0 ? a->busy_ms : 1);
+	long delay = AUDIT_BACKOFF_MIN_MS;
+	int rc, r;
+
+	for (;;) {
+		if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) == SQLITE_OK &&
+		    (rc = fn(a, arg)) == SQLITE_OK &&
+		    (rc = audit_step(a->stmt[AUDIT_COMMIT])) == SQLITE_OK)
+			return 0;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+		    now_mono_ms() >= until) {
+			/* The message first: ROLLBACK overwrites it. */
+			r = audit_fail(a, rc, cause, what);
+			if (!sqlite3_get_autocommit(a->db))
+				audit_step(a->stmt[AUDIT_ROLLBACK]);
+			return r;
+		}
+		if (!sqlite3_get_autocommit(a->db))
+			audit_step(a->stmt[AUDIT_ROLLBACK]);
+		audit_backoff(&delay);
+	}
+}
+
+/* sqlite3_bind_* fail only for a bad index or a value over sqlite's
+ * limits: either way the row must not be written with a NULL instead. */
+static int
+audit_bind_first(const int *rcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rcs[i] != SQLITE_OK)
+			return rcs[i];
+	return SQLITE_OK;
+}
+
+static int
+audit_bind_owner(sqlite3_stmt *s, int i, const struct audit_owner *o)
+{
+	int rcs[4];
+
+	if (o->pid <= 0) {
+		for (int k = 0; k < 4; k++)
+			rcs[k] = sqlite3_bind_null(s, i + k);
+	} else {
+		rcs[0] = sqlite3_bind_int64(s, i, o->pid);
+		rcs[1] = sqlite3_bind_int64(s, i + 1, (sqlite3_int64)o->start);
+		rcs[2] = audit_bind_text(s, i + 2, o->boot[0] ? o->boot : NULL);
+		rcs[3] = o->pidns != 0 ? sqlite3_bind_int64(s, i + 3,
+		    (sqlite3_int64)o->pidns) : sqlite3_bind_null(s, i + 3);
+	}
+	return audit_bind_first(rcs, ARRAY_SIZE(rcs));
+}
+
+static int
+audit_begin_txn(struct audit *a, void *arg)
+{
+	const struct audit_run *run = arg;
+	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
+	int rcs[] = {
+		audit_bind_text(s, 1, run->id),
+		audit_bind_text(s, 2, run->name),
+		audit_bind_text(s, 3, run->command),
+		audit_bind_text(s, 4, run->policy_path),
+		audit_bind_text(s, 5, run->policy_hash),
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid),
+		sqlite3_bind_int64(s, 7, run->started_ms),
+		audit_bind_text(s, 8, run->limits),
+		audit_bind_owner(s, 9, &run->owner),
+	};
+	int rc;
+
+	if ((rc = audit_bind_first(rcs, ARRAY_SIZE(rcs))) != SQLITE_OK) {
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	return audit_step(s);
+}
+
 int
 audit_run_begin(struct audit *a, const struct audit_run *run, char **cause)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
-	int rc;
-
 	if (a->readonly)
 		return audit_readonly(a, cause);
-	audit_bind_text(s, 1, run->id);
-	audit_bind_text(s, 2, run->name);
-	audit_bind_text(s, 3, run->command);
-	audit_bind_text(s, 4, run->policy_path);
-	audit_bind_text(s, 5, run->policy_hash);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid);
-	sqlite3_bind_int64(s, 7, run->started_ms);
-	audit_bind_text(s, 8, run->limits);
-	if ((rc = audit_step(s)) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "recording the run's start");
-	return 0;
+	return audit_txn(a, audit_begin_txn, (void *)run, cause,
+	    "recording the run's start");
+}
+
+struct audit_end_args {
+	const char	*run;
+	int64_t		 ended_ms;
+	int		 exit_code, exit_signal;
+	const char	*end_reason;
+	int64_t		 changes;
+};
+
+static int
+audit_end_txn(struct audit *a, void *arg)
+{
+	struct audit_end_args *e = arg;
+	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
+	int rcs[] = {
+		audit_bind_text(s, 1, e->run),
+		sqlite3_bind_int64(s, 2, e->ended_ms),
+		sqlite3_bind_int(s, 3, e->exit_code),
+		sqlite3_bind_int(s, 4, e->exit_signal),
+		audit_bind_text(s, 5, e->end_reason),
+	};
+	int rc;
+
+	if ((rc = audit_bind_first(rcs, ARRAY_SIZE(rcs))) != SQLITE_OK) {
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	if ((rc = audit_step(s)) == SQLITE_OK)
+		e->changes = sqlite3_changes(a->db);
+	return rc;
 }
 
 int
 audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
     int exit_code, int exit_signal, const char *end_reason, char **cause)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
-	int rc;
+	struct audit_end_args e = {
+		.run = run, .ended_ms = ended_ms, .exit_code = exit_code,
+		.exit_signal = exit_signal, .end_reason = end_reason,
+	};
+	int r;
 
 	if (a->readonly)
 		return audit_readonly(a, cause);
-	audit_bind_text(s, 1, run);
-	sqlite3_bind_int64(s, 2, ended_ms);
-	sqlite3_bind_int(s, 3, exit_code);
-	sqlite3_bind_int(s, 4, exit_signal);
-	audit_bind_text(s, 5, end_reason);
-	if ((rc = audit_step(s)) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "recording the run's end");
-	if (sqlite3_changes(a->db) == 0) {
+	if ((r = audit_txn(a, audit_end_txn, &e, cause,
+	    "recording the run's end")) < 0)
+		return r;
+	if (e.changes == 0) {
 		set_cause(cause, "audit: %s: no run %s to end", a->path, run);
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int
+audit_drain(struct audit *a, char **cause)
+{
+	int64_t until = now_mono_ms() +
+	    (int64_t)AUDIT_RETRY_TIMEOUTS * (a->busy_ms > 0 ? a->busy_ms : 1);
+	long delay = AUDIT_BACKOFF_MIN_MS;
+	int r;
+
+	while ((r = audit_flush(a, NULL)) == -EBUSY && now_mono_ms() < until) {
+		audit_backoff(&delay);
+	}
+	/* Once more for the cause, in sqlite's words. */
+	if (r < 0)
+		r = audit_flush(a, cause);
+	return r;
+}
+
+/* ---- who writes a run, and runs whose writer is gone -------------- */
+
+/* Field 22 of /proc/PID/stat (and the state, field 3): 0, -ESRCH when
+ * there is no such process, other -errno when it cannot be read. */
+static int
+audit_proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64], buf[1024];
+	cleanup_fd int fd = -1;
+	ssize_t n;
+	char *p;
+	unsigned long long v = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if ((n = read(fd, buf, sizeof buf - 1)) < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	buf[n] = '\0';
+	/* The name (field 2) may hold spaces and ')': skip to its last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s"
+	    " %*s %*s %*s %*s %*s %*s %*s %llu", state, &v) != 2)
+		return -EIO;
+	*start = v;
+	return 0;
+}
+
+static void
+audit_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+int
+audit_owner_self(struct audit_owner *o)
+{
+	struct stat st;
+	char state;
+	int r;
+
+	memset(o, 0, sizeof *o);
+	o->pid = getpid();
+	if ((r = audit_proc_stat(o->pid, &state, &o->start)) < 0)
+		return r;
+	audit_read_line("/proc/sys/kernel/random/boot_id", o->boot,
+	    sizeof o->boot);
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		o->pidns = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/*
+ * 1 when the process that wrote o is gone (no such pid, a zombie, a pid
+ * reused by a process started at another time, another boot), 0 when it
+ * is there, -1 when this process cannot tell (no pid recorded, or
+ * another pid namespace, where the pid means another process).
+ */
+static int
+audit_owner_gone(const struct audit_owner *o, const struct audit_owner *me)
+{
+	uint64_t start;
+	char state;
+	int r;
+
+	if (o->pid <= 0)
+		return -1;
+	if (o->boot[0] != '\0' && me->boot[0] != '\0' &&
+	    strcmp(o->boot, me->boot) != 0)
+		return 1;
+	if (o->pidns != 0 && me->pidns != 0 && o->pidns != me->pidns)
+		return -1;
+	if ((r = audit_proc_stat(o->pid, &state, &start)) == -ESRCH)
+		return 1;
+	if (r < 0)
+		return 0;	/* there, but not ours to read: not gone */
+	return state == 'Z' || state == 'X' || start != o->start;
+}
+
+static void
+audit_col_owner(sqlite3_stmt *s, int i, struct audit_owner *o)
+{
+	const char *boot = (const char *)sqlite3_column_text(s, i + 2);
+
+	memset(o, 0, sizeof *o);
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return;
+	o->pid = (pid_t)sqlite3_column_int64(s, i);
+	o->start = (uint64_t)sqlite3_column_int64(s, i + 1);
+	if (boot != NULL)
+		snprintf(o->boot, sizeof o->boot, "%s", boot);
+	o->pidns = (uint64_t)sqlite3_column_int64(s, i + 3);
+}
+
+/* The owner columns of runs, or NULLs in a file of schema 1. */
+static const char *
+audit_owner_cols(const struct audit *a)
+{
+	return a->version >= 2 ? "sup_pid, sup_start, sup_boot, sup_pidns" :
+	    "NULL, NULL, NULL, NULL";
+}
+
+struct audit_lost {
+	char		*run;
+	pid_t		 pid;
+};
+
+struct audit_mark {
+	struct audit_lost *lost;
+	size_t		 n;
+	int64_t		 now_ms;
+	const char	*by;
+	bool		*marked;	/* [n]: this call ended it */
+};
+
+static int
+audit_mark_txn(struct audit *a, void *arg)
+{
+	struct audit_mark *m = arg;
+	cleanup_stmt sqlite3_stmt *up = NULL;
+	cleanup_stmt sqlite3_stmt *ev = NULL;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(a->db, "UPDATE runs SET ended_ms = ?2,"
+	    " end_reason = 'lost' WHERE id = ?1 AND ended_ms IS NULL"
+	    " AND end_reason IS NULL", -1, &up, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(a->db, "INSERT INTO events (run, time_ms,"
+	    " pid, kind, subject, detail, verdict, how, decided_by, wait_ms,"
+	    " request_id) VALUES (?1, ?2, ?3, ?4, 'lost', ?5, ?6, ?7, ?8, 0,"
+	    " 0)", -1, &ev, NULL)) != SQLITE_OK)
+		return rc;
+	for (size_t i = 0; i < m->n; i++) {
+		cleanup_free char *detail = m->lost[i].pid > 0 ?
+		    xasprintf("supervisor pid %d gone", (int)m->lost[i].pid) :
+		    xstrdup("supervisor gone");
+		int rcs[8];
+
+		m->marked[i] = false;
+		rcs[0] = audit_bind_text(up, 1, m->lost[i].run);
+		rcs[1] = sqlite3_bind_int64(up, 2, m->now_ms);
+		if ((rc = audit_bind_first(rcs, 2)) != SQLITE_OK ||
+		    (rc = audit_step(up)) != SQLITE_OK)
+			return rc;
+		/* Someone else noticed first: theirs is the event. */
+		if (sqlite3_changes(a->db) == 0)
+			continue;
+		rcs[0] = audit_bind_text(ev, 1, m->lost[i].run);
+		rcs[1] = sqlite3_bind_int64(ev, 2, m->now_ms);
+		rcs[2] = sqlite3_bind_int64(ev, 3, m->lost[i].pid);
+		rcs[3] = audit_bind_text(ev, 4, request_kind_name(KIND_RUN));
+		rcs[4] = sqlite3_bind_text(ev, 5, detail, -1, SQLITE_TRANSIENT);
+		rcs[5] = audit_bind_text(ev, 6, verdict_name(VERDICT_NONE));
+		rcs[6] = audit_bind_text(ev, 7, how_name(HOW_SUPERVISOR));
+		rcs[7] = audit_bind_text(ev, 8, m->by);
+		if ((rc = audit_bind_first(rcs, 8)) != SQLITE_OK ||
+		    (rc = audit_step(ev)) != SQLITE_OK)
+			return rc;
+		m->marked[i] = true;
+	}
+	return SQLITE_OK;
+}
+
+/* The runs with no end whose writer is gone (or, not knowing it, that
+ * hooks->alive says are not live). */
+static int
+audit_find_lost(struct audit *a, const struct audit_recover_hooks *hooks,
+    struct audit_lost **ret, size_t *n_ret, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
+	struct audit_owner me;
+	struct audit_lost *lost = NULL;
+	size_t n = 0;
+	int rc, r;
+
+	if (audit_owner_self(&me) < 0)
+		memset(&me, 0, sizeof me);
+	sql = xasprintf("SELECT id, %s FROM runs WHERE ended_ms IS NULL"
+	    " AND end_reason IS NULL ORDER BY started_ms, rowid",
+	    audit_owner_cols(a));
+	if ((rc = sqlite3_prepare_v2(a->db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "reading");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(s, 0);
+		struct audit_owner o;
+		int gone;
+
+		if (id == NULL)
+			continue;
+		audit_col_owner(s, 1, &o);
+		gone = audit_owner_gone(&o, &me);
+		if (gone < 0 && o.pid <= 0 && hooks != NULL &&
+		    hooks->alive != NULL)
+			gone = !hooks->alive(id, hooks->ctx);
+		if (gone != 1)
+			continue;
+		lost = xreallocarray(lost, n + 1, sizeof *lost);
+		lost[n].run = xstrdup(id);
+		lost[n++].pid = o.pid;
+	}
+	r = rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(lost[i].run);
+		free(lost);
+		return r;
+	}
+	*ret = lost;
+	*n_ret = n;
+	return 0;
+}
+
+int
+audit_recover(struct audit *a, int64_t now_ms, const char *by,
+    const struct audit_recover_hooks *hooks, char **cause)
+{
+	cleanup_audit struct audit *rw = NULL;
+	cleanup_free bool *marked = NULL;
+	struct audit_lost *lost = NULL;
+	struct audit_mark m;
+	size_t n = 0;
+	int r, count = 0;
+
+	if ((r = audit_find_lost(a, hooks, &lost, &n, cause)) < 0)
+		return r;
+	if (n == 0)
+		return 0;
+	/* A reader (ward log) writes only when there is something to mark,
+	 * through a handle of its own, checked as any writer's. */
+	if (a->readonly && (r = audit_open(a->path, &rw, cause)) < 0)
+		goto out;
+	marked = xcalloc(n, sizeof *marked);
+	m = (struct audit_mark){
+		.lost = lost, .n = n, .now_ms = now_ms,
+		.by = by != NULL ? by : "ward", .marked = marked,
+	};
+	if ((r = audit_txn(rw != NULL ? rw : a, audit_mark_txn, &m, cause,
+	    "marking lost runs")) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!marked[i])
+			continue;
+		count++;
+		if (hooks != NULL && hooks->on_lost != NULL)
+			hooks->on_lost(lost[i].run, now_ms, hooks->ctx);
+	}
+	r = count;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(lost[i].run);
+	free(lost);
+	return r;
 }
 
 static void
@@ -1120,7 +1555,7 @@ audit_write_batch(struct audit *a)
  * more after the reserve is released.
  */
 static int
-audit_txn(struct audit *a, const struct audit_qevent *extra, int64_t *seq,
+audit_commit(struct audit *a, const struct audit_qevent *extra, int64_t *seq,
     const char *what, char **cause)
 {
 	int rc, r;
@@ -1178,7 +1613,7 @@ audit_flush(struct audit *a, char **cause)
 {
 	if (a->n_ev == 0 && a->n_out == 0)
 		return 0;
-	return audit_txn(a, NULL, NULL, "flush", cause);
+	return audit_commit(a, NULL, NULL, "flush", cause);
 }
 
 static int
@@ -1189,7 +1624,7 @@ audit_commit_one(struct audit *a, const struct audit_event *ev,
 	int r;
 
 	audit_qevent_fill(&q, ev, state, *seq);
-	r = audit_txn(a, &q, seq, what, cause);
+	r = audit_commit(a, &q, seq, what, cause);
 	audit_qevent_done(&q);
 	return r;
 }
@@ -1282,12 +1717,14 @@ audit_each_run(struct audit *a,
     char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
 	int rc, r;
 
-	if ((r = audit_query(a, "SELECT id, name, command, policy_path,"
+	sql = xasprintf("SELECT id, name, command, policy_path,"
 	    " policy_hash, uid, started_ms, limits, ended_ms, exit_code,"
-	    " exit_signal, end_reason FROM runs ORDER BY started_ms, rowid",
-	    &s, cause)) < 0)
+	    " exit_signal, end_reason, %s FROM runs"
+	    " ORDER BY started_ms, rowid", audit_owner_cols(a));
+	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct audit_run_row row = { 0 };
@@ -1305,6 +1742,7 @@ audit_each_run(struct audit *a,
 		    sqlite3_column_int(s, 9);
 		row.exit_signal = sqlite3_column_int(s, 10);
 		row.end_reason = audit_col_text(s, 11);
+		audit_col_owner(s, 12, &row.run.owner);
 		if ((r = cb(&row, ctx)) != 0)
 			return r;
 	}

@@ -14,14 +14,14 @@
  * (SIGKILL, OOM) but not a power loss, which may take the last commits
  * (never the file's consistency). Readers (ward log) open it read-only.
  *
- * Schema v1 (events.state is added on open to a file that lacks it: a
- * column at the end, so an older ward still reads and writes the file):
+ * Schema v2 (a v1 file is migrated when opened read-write; events.state
+ * is added on open to a file that lacks it: a column at the end):
  *   runs(id TEXT PRIMARY KEY, name, command, policy_path, policy_hash,
  *        uid, started_ms, ended_ms, exit_code, exit_signal, end_reason,
- *        limits)
+ *        limits, sup_pid, sup_start, sup_boot, sup_pidns)
  *   events(seq INTEGER PRIMARY KEY, run, time_ms, pid, kind, syscall,
  *        subject, subject2, detail, verdict, how, rule, decided_by,
- *        wait_ms, request_id)
+ *        wait_ms, request_id, state)
  *   output(seq INTEGER PRIMARY KEY, run, stream, time_ms, bytes BLOB)
  * kind, verdict, how and stream are stored as their names ("write",
  * "allow", "person", "stdout") so that the file reads well in sqlite3(1).
@@ -40,6 +40,22 @@
 
 struct audit;
 
+/*
+ * The process that writes a run: its pid, the time it started (clock
+ * ticks since boot, field 22 of /proc/PID/stat: a pid reused by another
+ * process has another), the boot (/proc/sys/kernel/random/boot_id) and
+ * the pid namespace (inode of /proc/self/ns/pid) its pid belongs to.
+ * pid 0: not known (a run recorded by a ward of schema 1).
+ */
+struct audit_owner {
+	pid_t		 pid;
+	uint64_t	 start;
+	char		 boot[40];
+	uint64_t	 pidns;
+};
+/* This process; 0 or -errno (no /proc). */
+int	audit_owner_self(struct audit_owner *);
+
 struct audit_run {
 	const char	*id;
 	const char	*name;		/* may be NULL */
@@ -49,6 +65,7 @@ struct audit_run {
 	uid_t		 uid;
 	int64_t		 started_ms;
 	const char	*limits;	/* "timeout=600s memory=2G pids=512 (rlimit)" */
+	struct audit_owner owner;	/* the supervisor; zero: unknown */
 };
 
 struct audit_event {
@@ -104,9 +121,12 @@ void	audit_set_busy_timeout(struct audit *, int ms);
 /* Flushes what is queued, then closes. NULL is a no-op. */
 void	audit_close(struct audit *);
 
-/* Written at once (not batched): a run's start and end. 0 or -errno:
+/* Written at once (not batched): a run's start and end, each in a
+ * transaction of its own that takes the write lock first and, while the
+ * file stays busy, backs off and tries again for 6 busy timeouts (30 s
+ * by default) before it fails. 0 or -errno:
  * -EEXIST when the run id is taken, -ENOENT when ending an unknown run,
- * -EROFS on a read-only handle. Every function here that takes a cause
+ * -EBUSY when the file stayed busy, -EROFS on a read-only handle. Every function here that takes a cause
  * (NULL: none wanted) fills it on error with sqlite's own message, plus
  * what PRAGMA integrity_check finds when the file is damaged. */
 int	audit_run_begin(struct audit *, const struct audit_run *, char **cause);
@@ -150,6 +170,33 @@ bool	audit_full(const struct audit *);
  * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
  * when another writer held the file past the busy timeout). */
 int	audit_flush(struct audit *, char **cause);
+/* audit_flush, retried with backoff while another writer holds the file
+ * (as long as audit_run_end tries): for the end of a run, where nothing
+ * later would retry. */
+int	audit_drain(struct audit *, char **cause);
+
+/*
+ * Crash recovery: a run with no end whose supervisor is gone (its pid is
+ * no process, a zombie, or a process started at another time or boot)
+ * is marked lost: ended_ms = now_ms (when it was noticed), end_reason
+ * "lost", and an event of kind run, subject "lost", how "supervisor",
+ * decided_by `by` ("ward log"), detail "supervisor pid N gone". A run
+ * whose supervisor this process cannot judge (another pid namespace) is
+ * left alone; one recorded with no supervisor (schema 1) is lost when
+ * hooks->alive says it is not live (no hook: left alone). Marking takes
+ * the write lock and checks again, so two wards never mark a run twice;
+ * hooks->on_lost is called, after the commit, for each run this call
+ * marked. A read-only handle opens the file read-write (audit_open) only
+ * when there is something to mark. The number marked, or -errno with
+ * *cause.
+ */
+struct audit_recover_hooks {
+	bool	(*alive)(const char *run, void *ctx);
+	void	(*on_lost)(const char *run, int64_t noticed_ms, void *ctx);
+	void	*ctx;
+};
+int	audit_recover(struct audit *, int64_t now_ms, const char *by,
+	    const struct audit_recover_hooks *, char **cause);
 
 /*
  * Room. audit_keep_room() makes sure a spare file of 4 MiB sits beside
@@ -195,7 +242,8 @@ struct audit_run_row {
 	int64_t		 ended_ms;	/* 0 while running */
 	int		 exit_code;	/* -1 if none */
 	int		 exit_signal;	/* 0 if none */
-	const char	*end_reason;	/* NULL while running */
+	const char	*end_reason;	/* NULL while running; "lost" when
+					 * its supervisor was found gone */
 };
 int	audit_each_run(struct audit *,
 	    int (*cb)(const struct audit_run_row *, void *), void *ctx,
