@@ -42,11 +42,14 @@ project_done(struct project *p)
 	*p = (struct project){ 0 };
 }
 
+/* Is path (in project root) one never copied? A skipped folder that
+ * holds the whole project (the home it is in) skips nothing. */
 static bool
-skipped(const struct project_opts *o, const char *path)
+skipped(const struct project_opts *o, const char *root, const char *path)
 {
 	for (size_t i = 0; i < o->n_skip; i++)
-		if (path_under(path, o->skip[i]))
+		if (path_under(path, o->skip[i]) &&
+		    !path_under(root, o->skip[i]))
 			return true;
 	return false;
 }
@@ -134,7 +137,7 @@ refusal(int e)
 /* ------------------------------------------------------------------ */
 /* The copy */
 
-static int copy_dir(int from, int to, const char *path,
+static int copy_dir(int from, int to, const char *root, const char *path,
     const struct project_opts *o);
 
 static int
@@ -164,8 +167,8 @@ copy_data(int in, int out)
 /* One entry of a folder copied: a file (its data, mode and times), a
  * symlink, a folder (recursively). Anything else is left out. */
 static int
-copy_entry(int from, int to, const char *name, const char *path,
-    const struct project_opts *o)
+copy_entry(int from, int to, const char *name, const char *root,
+    const char *path, const struct project_opts *o)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -174,7 +177,7 @@ copy_entry(int from, int to, const char *name, const char *path,
 	ssize_t n;
 	int r;
 
-	if (skipped(o, path))
+	if (skipped(o, root, path))
 		return 0;
 	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
@@ -191,7 +194,7 @@ copy_entry(int from, int to, const char *name, const char *path,
 		    O_NOFOLLOW | O_CLOEXEC)) < 0 || (out = openat(to, name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			return -errno;
-		if ((r = copy_dir(in, out, path, o)) < 0)
+		if ((r = copy_dir(in, out, root, path, o)) < 0)
 			return r;
 	} else if (S_ISREG(st.st_mode)) {
 		if ((in = openat(from, name, O_RDONLY | O_NOFOLLOW |
@@ -210,7 +213,8 @@ copy_entry(int from, int to, const char *name, const char *path,
 }
 
 static int
-copy_dir(int from, int to, const char *path, const struct project_opts *o)
+copy_dir(int from, int to, const char *root, const char *path,
+    const struct project_opts *o)
 {
 	int dfd = fcntl(from, F_DUPFD_CLOEXEC, 0), r = 0;
 	DIR *d;
@@ -228,7 +232,7 @@ copy_dir(int from, int to, const char *path, const struct project_opts *o)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		sub = xasprintf("%s/%s", path, e->d_name);
-		r = copy_entry(from, to, e->d_name, sub, o);
+		r = copy_entry(from, to, e->d_name, root, sub, o);
 	}
 	closedir(d);
 	return r;
@@ -247,7 +251,7 @@ copy_project(const struct project *p, const struct project_opts *o,
 		set_cause(cause, "copy %s: %s", p->host, strerror(-r));
 		return r;
 	}
-	if ((r = copy_dir(from, to, p->host, o)) < 0)
+	if ((r = copy_dir(from, to, p->host, p->host, o)) < 0)
 		set_cause(cause, "copy %s into %s: %s", p->host, p->upper,
 		    strerror(-r));
 	return r;
@@ -507,7 +511,8 @@ settle_dir(int host, int up, const char *path, const struct project_opts *o)
  * by the program; then the unchanged entries go.
  */
 static int
-mark_deleted(int host, int up, const char *path, const struct project_opts *o)
+mark_deleted(int host, int up, const char *root, const char *path,
+    const struct project_opts *o)
 {
 	size_t n_host;
 	cleanup_strv char **hosts = names_of(host, &n_host);
@@ -520,7 +525,7 @@ mark_deleted(int host, int up, const char *path, const struct project_opts *o)
 		cleanup_free char *sub = xasprintf("%s/%s", path, hosts[i]);
 		cleanup_fd int a = -1, b = -1;
 
-		if (skipped(o, sub) || fstatat(host, hosts[i], &hs,
+		if (skipped(o, root, sub) || fstatat(host, hosts[i], &hs,
 		    AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (fstatat(up, hosts[i], &us, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -542,7 +547,7 @@ mark_deleted(int host, int up, const char *path, const struct project_opts *o)
 		    O_NOFOLLOW | O_CLOEXEC)) < 0 || (b = openat(up, hosts[i],
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			continue;
-		if ((r = mark_deleted(a, b, sub, o)) < 0)
+		if ((r = mark_deleted(a, b, root, sub, o)) < 0)
 			return r;
 	}
 	return 0;
@@ -564,7 +569,7 @@ project_settle(const struct project *p, const struct project_opts *o,
 		set_cause(cause, "settle %s: %s", p->upper, strerror(-r));
 		return r;
 	}
-	if ((r = mark_deleted(host, up, p->host, o)) < 0 ||
+	if ((r = mark_deleted(host, up, p->host, p->host, o)) < 0 ||
 	    (r = settle_dir(host, up, p->host, o)) < 0)
 		set_cause(cause, "settle %s: %s", p->upper, strerror(-r));
 	return r;
