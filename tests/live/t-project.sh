@@ -25,7 +25,9 @@ make_project() {
 	chmod 644 "$p/tool.sh"
 	echo "never touched" >"$p/keep/same.txt"
 	echo "in a folder" >"$p/sub/inner.txt"
-	chmod 755 "$p" "$p/sub" "$p/keep"
+	mkdir -p "$p/redo"
+	echo "replaced with its folder" >"$p/redo/old.txt"
+	chmod 755 "$p" "$p/sub" "$p/keep" "$p/redo"
 }
 
 # The scripted agent: in the project, create, edit, delete, rename,
@@ -42,10 +44,14 @@ chmod 755 tool.sh
 mkdir -p fresh/deeper
 echo "deep" > fresh/deeper/file.txt
 echo "edited inside" > sub/inner.txt
+rm -rf redo
+mkdir redo
+echo "again" > redo/again.txt
 find . -mindepth 1 -printf "%p %m %y\n" | LC_ALL=C sort > /out/view.txt
 find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum >> /out/view.txt'
 
 declare -A view
+runs=()
 for mode in overlay copy; do
 	note "--- mode $mode"
 	proj=$WT_SCRATCH/proj-$mode
@@ -110,6 +116,16 @@ for mode in overlay copy; do
 			[ -e "$up/$gone" ] && fail "$mode: $gone still in upper/" || true
 		fi
 	done
+	# A folder deleted and made anew: its old entries are gone.
+	assert_file_content "$mode: upper redo/again.txt" "again" "$up/redo/again.txt"
+	if [ "$mode" = overlay ]; then
+		assert_eq "$mode: redo/ is opaque (user.overlay.opaque)" "y" \
+		    "$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.overlay.opaque").decode())' "$up/redo" 2>&1)"
+	else
+		assert_eq "$mode: redo/old.txt is a .wh. marker" "regular empty file 0" \
+		    "$(stat -c '%F %s' "$up/redo/.wh.old.txt")"
+	fi
+	runs+=("$WT_RUN")
 	view[$mode]=$(cat "$rd/out/view.txt")
 	[ -n "${view[$mode]}" ] || fail "$mode: the agent wrote no view"
 done
@@ -148,5 +164,15 @@ for mode in overlay copy; do
 	fi
 	assert_file_content "home $mode: the host's file unchanged" "code" "$h/code/main.c"
 	assert_file_content "home $mode: staged" "changed" "$rd/projects/0/upper/code/main.c"
+	runs+=("$WT_RUN")
+done
+
+# ward gc removes a project's run folder whole (whiteouts, the overlay's
+# work/work of mode 000, files of the program's uid).
+ward_fg "$WT_ARTIFACTS/gc-out" "$WT_ARTIFACTS/gc-err" gc --older-than 0
+assert_eq "ward gc: exit status" 0 "$WT_STATUS"
+for r in "${runs[@]}"; do
+	[ -e "$(run_dir "$r")" ] && fail "ward gc left $(run_dir "$r")" ||
+	    note "ok: ward gc removed run $r"
 done
 finish
