@@ -167,6 +167,19 @@ for mode in overlay copy; do
 	runs+=("$WT_RUN")
 done
 
+# --chdir into a project, in both modes (a copy is bound from the run
+# folder: the project is named by its own path all the same).
+for mode in overlay copy; do
+	proj=$WT_SCRATCH/proj-$mode
+	real=$(realpath "$proj")
+	WARD_PROJECT_MODE=$mode ward_fg "$WT_ARTIFACTS/cd-out-$mode" "$WT_ARTIFACTS/cd-err-$mode" \
+	    run --headless --project "$proj" --chdir "$proj" -- sh -c 'pwd; ls keep'
+	assert_eq "$mode: --chdir into the project" 0 "$WT_STATUS"
+	assert_eq "$mode: starts there" "$(printf '%s\nsame.txt' "$real")" \
+	    "$(tr -d '\r' <"$WT_ARTIFACTS/cd-out-$mode")"
+	runs+=("$WT_RUN")
+done
+
 # ward gc removes a project's run folder whole (whiteouts, the overlay's
 # work/work of mode 000, files of the program's uid).
 ward_fg "$WT_ARTIFACTS/gc-out" "$WT_ARTIFACTS/gc-err" gc --older-than 0
