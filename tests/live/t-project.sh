@@ -180,6 +180,23 @@ for mode in overlay copy; do
 	runs+=("$WT_RUN")
 done
 
+# [files] project in the policy, ~/ in $HOME, after --project's.
+mkdir -p "$HOME/pol-proj" && echo "from the policy" >"$HOME/pol-proj/p.txt"
+chmod 755 "$HOME" "$HOME/pol-proj"
+printf '[files]\nproject = ~/pol-proj\n' >"$WT_SCRATCH/project.ini"
+ward_fg "$WT_ARTIFACTS/pol-out" "$WT_ARTIFACTS/pol-err" run --headless \
+    --policy "$WT_SCRATCH/project.ini" --project "$WT_SCRATCH/proj-overlay" -- \
+    sh -c "echo staged >> '$(realpath "$HOME")/pol-proj/p.txt'"
+assert_eq "policy project: exit status" 0 "$WT_STATUS"
+[ -n "$WT_RUN" ] || { show "ward stderr" "$WT_ARTIFACTS/pol-err"; die "no run started"; }
+rd=$(run_dir "$WT_RUN")
+assert_eq "policy project: projects.tsv, --project first" \
+    "$(printf '0\t%s\toverlay\n1\t%s\toverlay' "$(realpath "$WT_SCRATCH/proj-overlay")" "$(realpath "$HOME/pol-proj")")" \
+    "$(cat "$rd/projects.tsv")"
+assert_file_content "policy project: the host's file unchanged" "from the policy" "$HOME/pol-proj/p.txt"
+assert_file_content "policy project: staged" "$(printf 'from the policy\nstaged')" "$rd/projects/1/upper/p.txt"
+runs+=("$WT_RUN")
+
 # ward gc removes a project's run folder whole (whiteouts, the overlay's
 # work/work of mode 000, files of the program's uid).
 ward_fg "$WT_ARTIFACTS/gc-out" "$WT_ARTIFACTS/gc-err" gc --older-than 0
