@@ -122,8 +122,7 @@ refusal(int e)
 		return "this kernel has no overlayfs";
 	case ELOOP:
 	case EBUSY:
-		return "the run folder is inside the project (overlapping "
-		    "layers)";
+		return "overlapping layers, or a layer in use";
 	case EINVAL:
 	case EOPNOTSUPP:
 		return "the host folder's filesystem cannot be a lower layer, "
@@ -300,6 +299,14 @@ choose_mode(const struct project *p, const struct project_opts *o,
 	if (o->force_copy) {
 		*note = xasprintf("project %s: staged as a copy "
 		    "(WARD_PROJECT_MODE=copy)", p->host);
+		return PROJECT_COPY;
+	}
+	/* The kernel would take it, but an upper layer inside the lower
+	 * one changes the lower one under the overlay: undefined. */
+	if (path_under(p->upper, p->host)) {
+		*note = xasprintf("project %s: staged as a copy (the run folder "
+		    "is inside the project, and an overlay's upper layer cannot "
+		    "lie in its lower one)", p->host);
 		return PROJECT_COPY;
 	}
 	if ((opts = overlay_opts(p->host, p)) == NULL) {

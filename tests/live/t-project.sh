@@ -197,6 +197,24 @@ assert_file_content "policy project: the host's file unchanged" "from the policy
 assert_file_content "policy project: staged" "$(printf 'from the policy\nstaged')" "$rd/projects/1/upper/p.txt"
 runs+=("$WT_RUN")
 
+# A project that holds the run folder (the state folder inside it): a
+# copy, said why in one line; ward's state and the home are not copied.
+outer=$(dirname "$XDG_STATE_HOME")
+ward_fg "$WT_ARTIFACTS/outer-out" "$WT_ARTIFACTS/outer-err" run --headless \
+    --project "$outer" -- sh -c "ls '$(realpath "$XDG_STATE_HOME")/ward' | wc -l"
+assert_eq "outer project: exit status" 0 "$WT_STATUS"
+[ -n "$WT_RUN" ] || { show "ward stderr" "$WT_ARTIFACTS/outer-err"; die "no run started"; }
+rd=$(run_dir "$WT_RUN")
+assert_grep "outer project: said at start-up" \
+    "^ward: project $(realpath "$outer"): staged as a copy \(the run folder is inside the project" \
+    "$WT_ARTIFACTS/outer-err"
+assert_eq "outer project: mode copy" "mode = copy" "$(grep '^mode = ' "$rd/projects/0/project.ini")"
+assert_eq "outer project: ward's state is hidden inside" 0 "$(tr -d '\r ' <"$WT_ARTIFACTS/outer-out")"
+sname=$(basename "$XDG_STATE_HOME")
+[ -e "$rd/projects/0/upper/$sname/ward" ] && fail "outer project: ward's state was copied" ||
+    note "ok: outer project: ward's state not copied"
+runs+=("$WT_RUN")
+
 # ward gc removes a project's run folder whole (whiteouts, the overlay's
 # work/work of mode 000, files of the program's uid).
 ward_fg "$WT_ARTIFACTS/gc-out" "$WT_ARTIFACTS/gc-err" gc --older-than 0
