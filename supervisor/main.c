@@ -755,7 +755,8 @@ check_chdir(struct sup *s, struct args *a)
 			return;
 		}
 	die("--chdir %s: the sandbox does not show this folder: start in "
-	    "/work, /out, or an --in or [files] writable folder (add --in "
+	    "/work, /out, or an --in, [files] writable or project folder "
+	    "(add --in "
 	    "%s to show it read-only)", a->chdir, real);
 }
 

@@ -560,6 +560,24 @@ mark_deleted(int host, int up, const char *root, const char *path,
 	return 0;
 }
 
+/* project.ini's last line, once upper/ is final. */
+static int
+mark_settled(const struct project *p, char **cause)
+{
+	cleanup_free char *ini = xasprintf("%s/project.ini", p->dir);
+	cleanup_free char *line = xasprintf("settled_ms = %lld\n",
+	    (long long)now_wall_ms());
+	cleanup_fd int fd = open(ini, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd < 0 || write_all(fd, line, strlen(line)) < 0) {
+		int r = -errno;
+
+		set_cause(cause, "write %s: %s", ini, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 int
 project_settle(const struct project *p, const struct project_opts *o,
     char **cause)
@@ -568,7 +586,7 @@ project_settle(const struct project *p, const struct project_opts *o,
 	int r;
 
 	if (p->mode != PROJECT_COPY)
-		return 0;
+		return mark_settled(p, cause);
 	host = open(p->host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	up = open(p->upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (host < 0 || up < 0) {
@@ -577,7 +595,9 @@ project_settle(const struct project *p, const struct project_opts *o,
 		return r;
 	}
 	if ((r = mark_deleted(host, up, p->host, p->host, o)) < 0 ||
-	    (r = settle_dir(host, up, p->host, o)) < 0)
+	    (r = settle_dir(host, up, p->host, o)) < 0) {
 		set_cause(cause, "settle %s: %s", p->upper, strerror(-r));
-	return r;
+		return r;
+	}
+	return mark_settled(p, cause);
 }

@@ -14,7 +14,10 @@
  * upper/ starts as a copy of the host folder (a reflink where the
  * filesystem can) and is bound there; when the run ends it is reduced
  * to the same shape: unchanged files removed, a deletion an empty file
- * ".wh.NAME" beside where NAME was.
+ * ".wh.NAME" beside where NAME was. Until then (the run going on, or a
+ * supervisor killed before it could settle) upper/ is the whole copy.
+ * Once upper/ is final (either mode), project.ini ends with a line
+ * "settled_ms = ...".
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +55,7 @@ int	project_stage(struct project *, const char *run_dir, size_t n,
 int	project_write_list(const char *run_dir, const struct project *,
 	    size_t n, char **cause);
 /* When the run has ended: a copy's upper/ reduced to what changed (see
- * above); nothing for an overlay. 0, or -errno with *cause. */
+ * above); then settled_ms in project.ini. 0, or -errno with *cause. */
 int	project_settle(const struct project *, const struct project_opts *,
 	    char **cause);
 /* "overlay" or "copy". */

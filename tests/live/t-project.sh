@@ -83,6 +83,8 @@ for mode in overlay copy; do
 	    "$(grep '^mode = ' "$rd/projects/0/project.ini")"
 	assert_grep "$mode: project.ini started_ms" '^started_ms = [0-9]{13}$' \
 	    "$rd/projects/0/project.ini"
+	assert_grep "$mode: project.ini settled_ms, once the run ended" \
+	    '^settled_ms = [0-9]{13}$' "$rd/projects/0/project.ini"
 	[ -d "$rd/projects/0/work" ] && note "ok: $mode: work/ is there" ||
 	    fail "$mode: no projects/0/work"
 	if [ "$mode" = copy ]; then
