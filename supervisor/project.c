@@ -532,8 +532,10 @@ mark_deleted(int host, int up, const char *root, const char *path,
 		cleanup_free char *sub = xasprintf("%s/%s", path, hosts[i]);
 		cleanup_fd int a = -1, b = -1;
 
+		/* Only what copy_entry copies can have been deleted. */
 		if (skipped(o, root, sub) || fstatat(host, hosts[i], &hs,
-		    AT_SYMLINK_NOFOLLOW) < 0)
+		    AT_SYMLINK_NOFOLLOW) < 0 || !(S_ISREG(hs.st_mode) ||
+		    S_ISDIR(hs.st_mode) || S_ISLNK(hs.st_mode)))
 			continue;
 		if (fstatat(up, hosts[i], &us, AT_SYMLINK_NOFOLLOW) < 0) {
 			cleanup_free char *wh = NULL;

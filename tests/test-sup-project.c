@@ -118,6 +118,8 @@ test_copy_settled(void **state)
 	put("host/redo/old.txt", "old\n", 0644);
 	put("host/secret/key", "KEY\n", 0600);
 	assert_int_equal(symlink("a.txt", at("host/link")), 0);
+	/* A fifo is not copied, and not a deletion either. */
+	assert_int_equal(mkfifo(at("host/fifo"), 0644), 0);
 	run = xstrdup(at("run"));
 	host = xstrdup(at("host"));
 	secret = xstrdup(at("host/secret"));
@@ -159,6 +161,8 @@ test_copy_settled(void **state)
 	assert_false(exists("run/projects/0/upper/keep"));
 	assert_false(exists("run/projects/0/upper/link"));
 	assert_false(exists("run/projects/0/upper/.wh.secret"));
+	assert_false(exists("run/projects/0/upper/fifo"));
+	assert_false(exists("run/projects/0/upper/.wh.fifo"));
 	assert_false(exists("run/projects/0/upper/secret"));
 	/* The host as it was. */
 	assert_text("host/a.txt", "one\n");
