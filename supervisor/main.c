@@ -483,18 +483,18 @@ make_exposed(struct sup *s)
 /* One project staged (project.h) and its bind: an overlay over the
  * host folder, or its copy bound there; said in one line when a copy. */
 static void
-add_project(struct sup *s, const char *given)
+add_project(struct sup *s, const char *what, const char *given)
 {
 	cleanup_free char *real = NULL, *cause = NULL, *note = NULL;
 	struct project *p;
 
 	if ((real = realpath(given, NULL)) == NULL)
-		die("--project %s: %s", given, strerror(errno));
+		die("%s %s: %s", what, given, strerror(errno));
 	if (strcmp(real, "/") == 0)
-		die("--project %s: cannot stage the whole host", given);
+		die("%s %s: cannot stage the whole host", what, given);
 	for (size_t i = 0; i < n_P; i++)
 		if (strcmp(P[i].host, real) == 0)
-			die("--project %s: given twice", given);
+			die("%s %s: given twice", what, given);
 	P = xreallocarray(P, n_P + 1, sizeof *P);
 	p = &P[n_P];
 	if (project_stage(p, s->run_dir, n_P, real, &P_opts, &note,
@@ -525,7 +525,7 @@ make_projects(struct sup *s, struct args *a)
 		.n_skip = s->n_hidden,
 	};
 	for (size_t i = 0; i < a->n_projects; i++)
-		add_project(s, a->projects[i]);
+		add_project(s, "--project", a->projects[i]);
 	for (size_t i = 0; i < s->policy.n_project; i++) {
 		const char *pr = s->policy.project[i];
 		cleanup_free char *path = NULL;
@@ -535,7 +535,7 @@ make_projects(struct sup *s, struct args *a)
 			    s->policy_path, pr);
 		path = pr[0] == '~' ? xasprintf("%s%s", home, pr + 1) :
 		    xstrdup(pr);
-		add_project(s, path);
+		add_project(s, "[files] project", path);
 	}
 	strv_free(a->projects);
 	a->projects = NULL;

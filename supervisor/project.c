@@ -344,11 +344,14 @@ project_stage(struct project *p, const char *run_dir, size_t n,
 	};
 	p->upper = xasprintf("%s/upper", p->dir);
 	p->work = xasprintf("%s/work", p->dir);
-	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		r = errno ? -errno : -ENOTDIR;
-		set_cause(cause, "--project %s: %s", real, stat(real, &st) < 0 ?
-		    strerror(errno) : "not a folder");
-		return r < 0 ? r : -ENOTDIR;
+	if (stat(real, &st) < 0) {
+		r = -errno;
+		set_cause(cause, "project %s: %s", real, strerror(-r));
+		return r;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_cause(cause, "project %s: not a folder", real);
+		return -ENOTDIR;
 	}
 	if ((mkdir(list, 0700) < 0 && errno != EEXIST) ||
 	    mkdir(p->dir, 0700) < 0 || mkdir(p->upper, 0700) < 0 ||

@@ -217,6 +217,19 @@ sname=$(basename "$XDG_STATE_HOME")
     note "ok: outer project: ward's state not copied"
 runs+=("$WT_RUN")
 
+# Refused before anything runs (exit 125, said why): no such folder, a
+# file, the same folder twice.
+echo "a file" >"$WT_SCRATCH/not-a-folder"
+for bad in "$WT_SCRATCH/nosuch|No such file or directory" \
+    "$WT_SCRATCH/not-a-folder|not a folder" \
+    "$WT_SCRATCH/proj-overlay --project $WT_SCRATCH/proj-overlay/|given twice"; do
+	# shellcheck disable=SC2086
+	ward_fg "$WT_ARTIFACTS/bad-out" "$WT_ARTIFACTS/bad-err" run --headless \
+	    --project ${bad%%|*} -- true
+	assert_eq "--project ${bad%%|*}: refused" 125 "$WT_STATUS"
+	assert_grep "--project ${bad%%|*}: says ${bad#*|}" "${bad#*|}" "$WT_ARTIFACTS/bad-err"
+done
+
 # ward gc removes a project's run folder whole (whiteouts, the overlay's
 # work/work of mode 000, files of the program's uid).
 ward_fg "$WT_ARTIFACTS/gc-out" "$WT_ARTIFACTS/gc-err" gc --older-than 0
