@@ -439,9 +439,24 @@ settle_entry(int host, int up, const char *name, const char *path,
 		return -errno;
 	if (fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;	/* new */
-	if ((h.st_mode & S_IFMT) != (u.st_mode & S_IFMT) ||
-	    (h.st_mode & 07777) != (u.st_mode & 07777))
-		return 0;	/* changed */
+	if ((h.st_mode & S_IFMT) != (u.st_mode & S_IFMT))
+		return 0;	/* another kind of file */
+	if (S_ISDIR(u.st_mode)) {
+		if ((a = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || (b = openat(up, name, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return 0;
+		if ((r = settle_dir(a, b, path, o)) < 0)
+			return r;
+		/* Emptied and of the same mode: nothing changed there. */
+		if ((h.st_mode & 07777) == (u.st_mode & 07777) &&
+		    unlinkat(up, name, AT_REMOVEDIR) < 0 &&
+		    errno != ENOTEMPTY && errno != EEXIST)
+			return -errno;
+		return 0;
+	}
+	if ((h.st_mode & 07777) != (u.st_mode & 07777))
+		return 0;	/* its mode changed */
 	if (S_ISLNK(u.st_mode)) {
 		n = readlinkat(host, name, ht, sizeof ht);
 		m = readlinkat(up, name, ut, sizeof ut);
@@ -456,18 +471,6 @@ settle_entry(int host, int up, const char *name, const char *path,
 			return 0;
 		if (!same_data(a, b))
 			return 0;
-	} else if (S_ISDIR(u.st_mode)) {
-		if ((a = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0 || (b = openat(up, name, O_RDONLY |
-		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			return 0;
-		if ((r = settle_dir(a, b, path, o)) < 0)
-			return r;
-		/* Emptied: nothing changed beneath it. */
-		if (unlinkat(up, name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
-		    errno != EEXIST)
-			return -errno;
-		return 0;
 	} else
 		return 0;
 	return unlinkat(up, name, 0) < 0 ? -errno : 0;

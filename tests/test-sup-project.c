@@ -111,12 +111,14 @@ test_copy_settled(void **state)
 	dir("host/keep");
 	dir("host/redo");
 	dir("host/secret");
+	dir("host/modes");
 	put("host/a.txt", "one\n", 0644);
 	put("host/gone.txt", "bye\n", 0644);
 	put("host/mode.sh", "echo\n", 0644);
 	put("host/keep/same.txt", "same\n", 0644);
 	put("host/redo/old.txt", "old\n", 0644);
 	put("host/secret/key", "KEY\n", 0600);
+	put("host/modes/same.txt", "same\n", 0644);
 	assert_int_equal(symlink("a.txt", at("host/link")), 0);
 	/* A fifo is not copied, and not a deletion either. */
 	assert_int_equal(mkfifo(at("host/fifo"), 0644), 0);
@@ -147,6 +149,7 @@ test_copy_settled(void **state)
 	assert_int_equal(chmod(at("run/projects/0/upper/mode.sh"), 0755), 0);
 	assert_int_equal(unlink(at("run/projects/0/upper/redo/old.txt")), 0);
 	put("run/projects/0/upper/redo/new.txt", "new\n", 0644);
+	assert_int_equal(chmod(at("run/projects/0/upper/modes"), 0700), 0);
 	dir("run/projects/0/upper/fresh");
 	put("run/projects/0/upper/fresh/f", "f\n", 0600);
 
@@ -159,6 +162,10 @@ test_copy_settled(void **state)
 	assert_text("run/projects/0/upper/redo/.wh.old.txt", "");
 	/* Unchanged: gone from upper/; skipped: never a deletion. */
 	assert_false(exists("run/projects/0/upper/keep"));
+	/* A folder whose mode changed stays, without what it holds unchanged. */
+	assert_int_equal(stat(at("run/projects/0/upper/modes"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_false(exists("run/projects/0/upper/modes/same.txt"));
 	assert_false(exists("run/projects/0/upper/link"));
 	assert_false(exists("run/projects/0/upper/.wh.secret"));
 	assert_false(exists("run/projects/0/upper/fifo"));
