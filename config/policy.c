@@ -557,6 +557,41 @@ policy_set_writable(struct policy *p, const char *v, char **why)
 	    "would make the whole host writable", why);
 }
 
+/* A project (DESIGN §4): a host folder staged in an overlay, "~/" for
+ * the home of who runs ward. */
+static int
+policy_set_project(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char *path = NULL;
+	int r;
+
+	if (strncmp(v, "~/", 2) == 0) {
+		cleanup_free char *abs = NULL;
+
+		if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {
+			free(*why);
+			*why = xasprintf("%s: no . or .. in a path (write the "
+			    "path it leads to)", q);
+			return r;
+		}
+		if (strcmp(abs, "/") == 0) {
+			*why = xasprintf("%s: name a folder in the home, not "
+			    "the home itself", q);
+			return -EINVAL;
+		}
+		path = xasprintf("~%s", abs);
+	} else if ((r = policy_path(v, "path (or ~/path)", &path, why)) < 0)
+		return r;
+	if (strcmp(path, "/") == 0) {
+		free(path);
+		*why = xasprintf("\"/\": cannot stage the whole host");
+		return -EINVAL;
+	}
+	strv_push(&p->project, &p->n_project, path);
+	return 0;
+}
+
 static int
 policy_set_hidden(struct policy *p, const char *v, char **why)
 {
@@ -1107,6 +1142,7 @@ static const struct policy_key policy_keys[] = {
 	{ "files", "allow", true, policy_set_allow, NULL },
 	{ "files", "deny", true, policy_set_deny, NULL },
 	{ "files", "write", false, policy_set_write, NULL },
+	{ "files", "project", true, policy_set_project, NULL },
 	{ "network", "allow", true, policy_set_net_allow, NULL },
 	{ "network", "never", true, policy_set_net_never, NULL },
 	{ "network", "connect", false, policy_set_connect, NULL },
@@ -1143,6 +1179,7 @@ policy_done(struct policy *p)
 	strv_free(p->writable);
 	strv_free(p->hidden);
 	strv_free(p->expose);
+	strv_free(p->project);
 	strv_free(p->env);
 	strv_free(p->allow);
 	strv_free(p->deny);

@@ -50,6 +50,11 @@ struct policy {
 	 * home's) or an absolute path through a store. */
 	char	       **expose;
 	size_t		 n_expose;
+	/* Projects: host folders shown at their own path, writable, every
+	 * write staged in the run ("~/src/app" keeps its ~: the home of who
+	 * runs ward, $HOME). */
+	char	       **project;
+	size_t		 n_project;
 	char	       **allow;		/* globs: writes outside allowed w/o asking */
 	size_t		 n_allow;
 	char	       **deny;		/* globs: writes outside denied w/o asking */

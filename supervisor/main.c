@@ -32,6 +32,7 @@
 #include "supervisor/loop.h"
 #include "supervisor/net.h"
 #include "supervisor/path.h"
+#include "supervisor/project.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
 
@@ -40,6 +41,11 @@
 #define ROOT_INNER_ID	1000000
 
 static struct sup S;
+/* The run's projects (supervisor/project.h), numbered in the order
+ * given: --project first, then the policy's. */
+static struct project *P;
+static size_t n_P;
+static struct project_opts P_opts;
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -60,7 +66,7 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: ward-supervisor [--headless] [--policy FILE] "
-	    "[--name NAME] [--in PATH]...\n"
+	    "[--name NAME] [--in PATH]... [--project DIR]...\n"
 	    "                       [--timeout SECONDS] [--chdir DIR] "
 	    "[--ready-fd FD]\n"
 	    "                       [--status-fd FD] [--no-landlock] -- CMD "
@@ -292,6 +298,8 @@ struct args {
 	char		*cwd;		/* where the program starts, inside */
 	char	       **ins;
 	size_t		 n_ins;
+	char	       **projects;	/* --project, as given */
+	size_t		 n_projects;
 	int		 ready_fd;
 	char	       **argv;		/* the program and its arguments */
 };
@@ -321,6 +329,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
+		{ "project", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "chdir", required_argument, NULL, 'C' },
 		{ "ready-fd", required_argument, NULL, 'r' },
@@ -337,6 +346,9 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		case 'p': a->policy_path = optarg; break;
 		case 'n': s->name = xstrdup(optarg); break;
 		case 'i': strv_push(&a->ins, &a->n_ins, xstrdup(optarg)); break;
+		case 'P':
+			strv_push(&a->projects, &a->n_projects, xstrdup(optarg));
+			break;
 		case 't': a->timeout = optarg; break;
 		case 'C': a->chdir = optarg; break;
 		case 'r': a->ready_fd = atoi(optarg); break;
@@ -484,8 +496,92 @@ make_exposed(struct sup *s)
 		free(home[h]);
 }
 
-/* The mount map: work/ and out/, the policy's writable folders, --in;
- * the exposed entries of the credential stores apart. */
+/* One project staged (project.h) and its bind: an overlay over the
+ * host folder, or its copy bound there; said in one line when a copy. */
+static void
+add_project(struct sup *s, const char *what, const char *given)
+{
+	cleanup_free char *real = NULL, *cause = NULL, *note = NULL;
+	struct project *p;
+
+	if ((real = realpath(given, NULL)) == NULL)
+		die("%s %s: %s", what, given, strerror(errno));
+	if (strcmp(real, "/") == 0)
+		die("%s %s: cannot stage the whole host", what, given);
+	for (size_t i = 0; i < n_P; i++)
+		if (strcmp(P[i].host, real) == 0)
+			die("%s %s: given twice", what, given);
+	P = xreallocarray(P, n_P + 1, sizeof *P);
+	p = &P[n_P];
+	if (project_stage(p, s->run_dir, n_P, real, &P_opts, &note,
+	    &cause) < 0)
+		die("%s", cause);
+	n_P++;
+	if (note != NULL)
+		warn_msg("%s", note);
+	add_bind(s, p->mode == PROJECT_COPY ? p->upper : p->host, real, true);
+	if (p->mode == PROJECT_OVERLAY) {
+		s->binds[s->n_binds - 1].upper = xstrdup(p->upper);
+		s->binds[s->n_binds - 1].workdir = xstrdup(p->work);
+	}
+}
+
+/* --project, then the policy's ([files] project, ~/ in $HOME). */
+static void
+make_projects(struct sup *s, struct args *a)
+{
+	const char *env = getenv("WARD_PROJECT_MODE"), *home = getenv("HOME");
+
+	P_opts = (struct project_opts){
+		.owner_uid = s->uid == 0 ? s->inner_uid : (uid_t)-1,
+		.owner_gid = s->uid == 0 ? s->inner_gid : (gid_t)-1,
+		.force_copy = env != NULL && strcmp(env, "copy") == 0,
+		.started_ms = now_wall_ms(),
+		.skip = s->hidden,
+		.n_skip = s->n_hidden,
+	};
+	for (size_t i = 0; i < a->n_projects; i++)
+		add_project(s, "--project", a->projects[i]);
+	for (size_t i = 0; i < s->policy.n_project; i++) {
+		const char *pr = s->policy.project[i];
+		cleanup_free char *path = NULL;
+
+		if (pr[0] == '~' && (home == NULL || home[0] != '/'))
+			die("%s: [files] project %s: HOME is not set",
+			    s->policy_path, pr);
+		path = pr[0] == '~' ? xasprintf("%s%s", home, pr + 1) :
+		    xstrdup(pr);
+		add_project(s, "[files] project", path);
+	}
+	strv_free(a->projects);
+	a->projects = NULL;
+	a->n_projects = 0;
+	if (n_P > 0) {
+		cleanup_free char *cause = NULL;
+
+		if (project_write_list(s->run_dir, P, n_P, &cause) < 0)
+			die("%s", cause);
+	}
+}
+
+/* When the run has ended: each copy reduced to what changed. */
+static void
+settle_projects(void)
+{
+	for (size_t i = 0; i < n_P; i++) {
+		cleanup_free char *cause = NULL;
+
+		if (project_settle(&P[i], &P_opts, &cause) < 0)
+			warn_msg("%s", cause);
+		project_done(&P[i]);
+	}
+	free(P);
+	P = NULL;
+	n_P = 0;
+}
+
+/* The mount map: work/ and out/, the policy's writable folders, the
+ * projects, --in; the exposed entries of the credential stores apart. */
 static void
 make_binds(struct sup *s, struct args *a)
 {
@@ -493,6 +589,7 @@ make_binds(struct sup *s, struct args *a)
 	add_bind(s, s->out, "/out", true);
 	for (size_t i = 0; i < s->policy.n_writable; i++)
 		add_bind(s, s->policy.writable[i], NULL, true);
+	make_projects(s, a);
 	for (size_t i = 0; i < a->n_ins; i++)
 		add_bind(s, a->ins[i], NULL, false);
 	strv_free(a->ins);
@@ -636,7 +733,7 @@ shown_inside(const struct sup *s, const char *real)
 	static const char *const system[] = { "/usr", "/etc", "/opt", "/var" };
 
 	for (size_t i = 2; i < s->n_binds; i++)
-		if (path_under(real, s->binds[i].host))
+		if (path_under(real, s->binds[i].inside))
 			return true;
 	for (size_t i = 0; i < ARRAY_SIZE(system); i++)
 		if (path_under(real, system[i]))
@@ -669,12 +766,13 @@ check_chdir(struct sup *s, struct args *a)
 	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
 		die("--chdir %s: not a folder", a->chdir);
 	for (size_t i = 2; i < s->n_binds; i++)
-		if (s->binds[i].is_dir && path_under(real, s->binds[i].host)) {
+		if (s->binds[i].is_dir && path_under(real, s->binds[i].inside)) {
 			a->cwd = steal_ptr(&real);
 			return;
 		}
 	die("--chdir %s: the sandbox does not show this folder: start in "
-	    "/work, /out, or an --in or [files] writable folder (add --in "
+	    "/work, /out, or an --in, [files] writable or project folder "
+	    "(add --in "
 	    "%s to show it read-only)", a->chdir, real);
 }
 
@@ -823,7 +921,6 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	cfg->root = s->root;
 	cfg->binds = s->binds;
 	cfg->n_binds = s->n_binds;
-	make_hidden(s);
 	cfg->hidden = s->hidden;
 	cfg->n_hidden = s->n_hidden;
 	cfg->exposed = s->exposed;
@@ -1063,6 +1160,7 @@ main(int argc, char **argv)
 
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
+	make_hidden(s);
 	make_binds(s, &a);
 	map_owners(s);
 	if (s->landlock && spawn_landlock_abi() < 1)
@@ -1086,6 +1184,7 @@ main(int argc, char **argv)
 
 	if ((r = loop_run(s)) < 0)
 		die("poll: %s", strerror(-r));
+	settle_projects();
 	r = end_run(s);
 	free(a.cwd);
 	return r;

@@ -249,9 +249,43 @@ bind_one(const struct child *c, const char *host, const char *target,
 		remount_ro(c, target);
 }
 
+/*
+ * A project: an overlay over the host folder, mounted here, in the
+ * sandbox's user namespace (unprivileged overlayfs, its xattrs in the
+ * user.* namespace: userxattr). metacopy=off: a chmod copies the file
+ * up whole, so upper/ holds every changed file's bytes. An idmapped copy
+ * of the host folder (ward as root) is the lower layer: moved on the
+ * target first, named by it.
+ */
+static void
+overlay_into(const struct child *c, const struct bind *b, const char *target)
+{
+	char opts[3 * PATH_MAX + 64];
+	const char *lower = b->host;
+
+	mkdir_in(c, target);
+	if (b->tree_fd >= 0) {
+		if (syscall(SYS_move_mount, b->tree_fd, "", AT_FDCWD, target,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(c, "bind %s (idmapped)", b->host);
+		close(b->tree_fd);
+		lower = target;
+	}
+	if ((size_t)snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,"
+	    "workdir=%s,userxattr,metacopy=off", lower, b->upper,
+	    b->workdir) >= sizeof opts)
+		child_fail(c, "overlay %s: paths too long", b->host);
+	if (mount("overlay", target, "overlay", 0, opts) < 0)
+		child_fail(c, "overlay %s", b->host);
+}
+
 static void
 bind_into(const struct child *c, const struct bind *b, const char *target)
 {
+	if (b->upper != NULL) {
+		overlay_into(c, b, target);
+		return;
+	}
 	if (b->tree_fd >= 0) {
 		/* Made read-only, recursively, with its idmap. */
 		if (b->is_dir)

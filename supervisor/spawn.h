@@ -19,6 +19,10 @@ struct bind {
 	bool	 writable;
 	bool	 is_dir;
 	int	 tree_fd;	/* an idmapped copy of host to move there, or -1 */
+	/* A project staged in an overlay (supervisor/project.h): host is
+	 * the lower layer, these the upper and work folders; else NULL. */
+	char	*upper;
+	char	*workdir;
 };
 
 struct spawn_config {

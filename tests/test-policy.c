@@ -166,6 +166,8 @@ field(const struct policy *p, const char *name)
 		return join(p->hidden, p->n_hidden);
 	if (strcmp(name, "expose") == 0)
 		return join(p->expose, p->n_expose);
+	if (strcmp(name, "project") == 0)
+		return join(p->project, p->n_project);
 	if (strcmp(name, "allow") == 0)
 		return join(p->allow, p->n_allow);
 	if (strcmp(name, "deny") == 0)

@@ -111,6 +111,10 @@ static struct bind binds[] = {
 	{ .host = "/nonexistent/p", .inside = "/home/p", .writable = true },
 	{ .host = "/nonexistent/tro", .inside = "/tmp/ro", .writable = false },
 	{ .host = "/nonexistent/wro", .inside = "/work/ro", .writable = false },
+	/* A project staged in an overlay: writable at its own path. */
+	{ .host = "/srv/proj", .inside = "/srv/proj", .writable = true,
+	  .upper = "/nonexistent/run/projects/0/upper",
+	  .workdir = "/nonexistent/run/projects/0/work" },
 };
 
 static int

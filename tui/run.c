@@ -31,7 +31,7 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
+	    "                [--project DIR]... [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
 	    "                [--no-landlock] -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
@@ -45,9 +45,13 @@ run_usage(FILE *f)
 	    "  --policy FILE     the policy (default: ward.ini, see ward(1))\n"
 	    "  --name NAME       a name for the run, usable instead of its id\n"
 	    "  --in PATH         show a host path read-only at the same path\n"
+	    "  --project DIR     show DIR at its own path, writable, every\n"
+	    "                    write staged in the run (the host folder is\n"
+	    "                    untouched); repeatable\n"
 	    "  --timeout SECS    wall-clock limit (overrides [run] timeout)\n"
 	    "  --chdir DIR       start in DIR: /work (the default), /out, or an\n"
-	    "                    --in or writable folder (else ward exits 125)\n"
+	    "                    --in, writable or project folder (else ward\n"
+	    "                    exits 125)\n"
 	    "  --status-fd FD    write JSON Lines to FD: each request parked\n"
 	    "                    or resolved, the run's start and end (a\n"
 	    "                    channel the program cannot write to)\n"
@@ -127,6 +131,7 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "in", required_argument, NULL, 'i' },
+		{ "project", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "chdir", required_argument, NULL, 'C' },
 		{ "status-fd", required_argument, NULL, 'S' },
@@ -149,9 +154,11 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'H':
 			headless = true;
 			break;
-		case 'p': case 'n': case 'i': case 't': case 'C': case 'S': {
+		case 'p': case 'n': case 'i': case 't': case 'C': case 'S':
+		case 'P': {
 			const char *name = opt == 'p' ? "--policy" :
 			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
+			    opt == 'P' ? "--project" :
 			    opt == 'C' ? "--chdir" : opt == 'S' ? "--status-fd" :
 			    "--timeout";
 

@@ -26,6 +26,11 @@
 #   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
 #   files       tests/bench/files.c: create+write+close FILES_N files in the
 #               working folder, read back, stat, rename, delete
+#   files_project  the same in a project folder (ward run --project DIR
+#               --chdir DIR: every write staged in the run's overlay, or its
+#               copy where the kernel refuses one); natively and under bwrap
+#               in that folder itself. The table's last lines give ward's
+#               files_project / files (the overlay's cost beside /work)
 #   python      python3 -m test test_json test_csv test_pathlib test_tempfile
 #               test_shutil test_subprocess (Debian's python3 and its
 #               libpythonX.Y-testsuite); pass/fail noted per sandbox
@@ -53,7 +58,7 @@
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
 # APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), WORKLOADS (all of
-# "true files python cc approvals scale"), KEEP=1 keeps the temporary folder.
+# "true files files_project python cc approvals scale"), KEEP=1 keeps the temporary folder.
 # About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
@@ -84,7 +89,7 @@ APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
 SCALE_ROUNDS=${SCALE_ROUNDS:-3}
-WORKLOADS=${WORKLOADS:-"true files python cc approvals scale"}
+WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -171,7 +176,8 @@ mkdir -p "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" && chmod 700 "$
 SOCKDIR=$XDG_RUNTIME_DIR/ward
 RES=$TMPD/results
 W=$TMPD/w                       # the working folder of native and bwrap runs
-mkdir -p "$RES" "$W"
+PROJ=$W/project                 # files_project's folder (bwrap binds it in W)
+mkdir -p "$RES" "$W" "$PROJ" && chmod 755 "$W" "$PROJ"
 
 POLICY=$TMPD/policy.ini
 cat >"$POLICY" <<'EOF'
@@ -244,6 +250,13 @@ cmd_for() {
 	case $wl in
 	true) cmd="/usr/bin/true" ;;
 	files) cmd="$BIN/files $FILES_N"; in=(--in "$BIN") ;;
+	files_project)
+		if [ "$sb" = ward ]; then
+			cmd="$BIN/files $FILES_N"
+			in=(--in "$BIN" --project "$PROJ" --chdir "$PROJ")
+		else
+			cmd="sh -c 'cd $PROJ && exec $BIN/files $FILES_N'"
+		fi ;;
 	python) cmd="$PY -m test $PY_TESTS" ;;
 	cc_*) cmd=$CC_CMD; in=(--in "$CC_IN") ;;
 	esac
@@ -342,6 +355,14 @@ if want files; then
 	timed_workload files "$ROUNDS" 1 0 0
 	rss_pass files 1
 	TIMED+=(files)
+fi
+if want files_project; then
+	# Said once: overlay, or why a copy.
+	"$WARD" run --headless --policy "$POLICY" --project "$PROJ" -- /usr/bin/true 2>&1 |
+		grep -F 'project' >&2 || say "files_project: staged in an overlay"
+	timed_workload files_project "$ROUNDS" 1 0 0
+	rss_pass files_project 1
+	TIMED+=(files_project)
 fi
 if want python; then
 	timed_workload python "$PY_ROUNDS" 1 0 0.1
@@ -456,6 +477,12 @@ echo
 "$PY" "$BENCH/summarize.py" "$RES" "$TSV" || broke "summarize.py failed"
 echo
 "$BENCH/trap-cost.sh" || broke "trap-cost.sh failed"
+if [ -s "$TSV" ] && want files && want files_project; then
+	echo
+	awk -F'\t' '$2 == "ward" && $1 == "files" { f = $3 }
+	    $2 == "ward" && $1 == "files_project" { p = $3 }
+	    END { if (f > 0 && p > 0) printf "project overlay: ward files_project / files (median, same run) %.2f (%.4f s / %.4f s)\n", p / f, p, f }' "$TSV"
+fi
 echo
 echo "written: $TSV"
 exit 0
