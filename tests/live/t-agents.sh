@@ -5,9 +5,13 @@
 # passed through); the recipe's config folder ("~/.claude" and so on,
 # expanded to this user's home) is writable from inside and what is
 # written there is on the host after the run; the record has the run's
-# start, its exec of node and its exit, and the hosts each tried (dns and
-# connect events, printed; none for these commands). aider is a pip
-# package: its recipe is parsed by test-policy only.
+# start, its exec and its exit, and the hosts each tried (dns and connect
+# events, printed; none for these commands). Then each is asked to work
+# (`claude -p`, `codex exec`, `gemini -p`, with a fake key) under its
+# recipe closed off (no allow lines, connect = deny: nothing leaves the
+# machine): the record names the hosts it tried, its API host among them
+# and allowed by the recipe. aider is a pip package: its recipe is parsed
+# by test-policy only.
 #
 # The npm install is cached in $WT_BUILD/agents-npm (the first run, as a
 # user who may write there, takes a minute or two); without the cache,
@@ -77,6 +81,45 @@ try() {
 try claude claude-code.ini '^[0-9]+\.[0-9]+\.[0-9]+ \(Claude Code\)$' --version
 try codex codex.ini '^Usage: codex ' --help
 try gemini gemini-cli.ini '^[0-9]+\.[0-9]+\.[0-9]+' --version
+
+# What each agent tries to reach when asked to work: the recipe without
+# its allow lines and with connect = deny, so that every lookup is refused
+# by ward's DNS stub before anything leaves the machine; a fake key; the
+# agent retries until the wall-clock limit. The record names the hosts it
+# tried; its API host is among them, and is one the recipe allows.
+# reach NAME RECIPE API-HOST CMD...
+reach() {
+	local name=$1 recipe=$2 api=$3 pol=$WT_SCRATCH/$2.closed
+	shift 3
+	[ -x "$npm_dir/node_modules/.bin/$name" ] || return 0
+	grep -v '^allow = ' "$share/agents/$recipe" |
+	    sed 's/^connect = ask$/connect = deny/' >"$pol"
+	ward_fg "$WT_ARTIFACTS/$name-reach.out" "$WT_ARTIFACTS/$name-reach.err" \
+	    run --headless --timeout 15 --policy "$pol" --in "$npm_dir" \
+	    -- "$npm_dir/node_modules/.bin/$name" "$@"
+	note "$name $*: exit $WT_STATUS (124: still retrying at the limit)"
+	[ -n "$WT_RUN" ] || { fail "$name: no run id"; return 0; }
+	log_json "$WT_RUN" "$WT_ARTIFACTS/$name-reach.log"
+	hosts=$(jq -r 'select(.kind == "dns" or .kind == "connect") | .subject' \
+	    "$WT_ARTIFACTS/$name-reach.log" | sort | uniq -c |
+	    awk '{printf "%s (%s) ", $2, $1}')
+	note "$name $*: hosts tried: ${hosts:-none}"
+	assert_log "$name: the record has the lookup of $api, refused" \
+	    "$WT_ARTIFACTS/$name-reach.log" \
+	    ".kind == \"dns\" and .subject == \"$api\" and .verdict == \"deny\""
+	assert_eq "$name: lookups or connections allowed" 0 \
+	    "$(log_count "$WT_ARTIFACTS/$name-reach.log" \
+	    '(.kind == "dns" or .kind == "connect") and .verdict == "allow"')"
+	assert_grep "$recipe allows $api" "^allow = ${api//./\\.}:443 " \
+	    "$share/agents/$recipe"
+}
+
+ANTHROPIC_API_KEY=sk-ant-ward-test reach claude claude-code.ini \
+    api.anthropic.com -p hello
+OPENAI_API_KEY=sk-ward-test reach codex codex.ini api.openai.com \
+    exec --skip-git-repo-check --sandbox danger-full-access hello
+GEMINI_API_KEY=ward-test reach gemini gemini-cli.ini \
+    generativelanguage.googleapis.com --skip-trust -p hello
 
 # The config folders: "~/..." is this user's home, bound writable at its
 # own path, and the variable passed by name finds it.
