@@ -220,6 +220,8 @@ install: all
 	install -m 755 ward ward-supervisor $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 share/ward.ini $(DESTDIR)$(PREFIX)/share/ward/
 	cp -r share/demo $(DESTDIR)$(PREFIX)/share/ward/
+	install -d $(DESTDIR)$(PREFIX)/share/ward/agents
+	install -m 644 share/agents/*.ini $(DESTDIR)$(PREFIX)/share/ward/agents/
 	install -m 644 share/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 share/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 

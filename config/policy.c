@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -550,9 +552,40 @@ policy_folder(const char *v, char ***list, size_t *n, const char *refuse_root,
 	return 0;
 }
 
+/* The home "~/" stands for: $HOME when it is absolute, else the password
+ * file's, so that one recipe names a folder of whoever runs it. */
+static const char *
+policy_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && h[0] == '/')
+		return h;
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir[0] == '/')
+		return pw->pw_dir;
+	return NULL;
+}
+
+/* "~/" and a path below the home of the user who runs ward (expanded
+ * here, once: the folder is bound at its host path), or an absolute path. */
 static int
 policy_set_writable(struct policy *p, const char *v, char **why)
 {
+	cleanup_free char *abs = NULL;
+	const char *home;
+
+	if (strncmp(v, "~/", 2) == 0) {
+		cleanup_free char *q = policy_quote(v);
+
+		if ((home = policy_home()) == NULL) {
+			*why = xasprintf("%s: no home folder to expand ~ in "
+			    "(HOME is not an absolute path)", q);
+			return -EINVAL;
+		}
+		abs = xasprintf("%s%s", home, v + 1);
+		v = abs;
+	}
 	return policy_folder(v, &p->writable, &p->n_writable,
 	    "would make the whole host writable", why);
 }

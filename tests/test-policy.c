@@ -674,6 +674,77 @@ test_manager_alias(void **state)
 	    "pip, uv, npm, pnpm, yarn, npx, apt, dpkg, gem, cargo, go, conda");
 }
 
+/* writable "~/..." is the home of whoever runs ward: $HOME when it is
+ * absolute, else the password file's. */
+static void
+test_writable_home(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+	const char *ini = "[files]\nwritable = ~/.claude ~/.codex//x/ /srv/a\n";
+	cleanup_free char *saved = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+
+	(void)state;
+	setenv("HOME", "/home/tester", 1);
+	assert_int_equal(policy_load_string(&p, ini, NULL, &cause), 0);
+	assert_int_equal(p.n_writable, 3);
+	assert_string_equal(p.writable[0], "/home/tester/.claude");
+	assert_string_equal(p.writable[1], "/home/tester/.codex/x");
+	assert_string_equal(p.writable[2], "/srv/a");
+	policy_done(&p);
+
+	/* A relative HOME is not trusted: the password file's home. */
+	setenv("HOME", "relative", 1);
+	assert_int_equal(policy_load_string(&p, ini, NULL, &cause), 0);
+	assert_int_equal(p.writable[0][0], '/');
+	assert_non_null(strstr(p.writable[0], "/.claude"));
+	assert_null(strstr(p.writable[0], "relative"));
+	policy_done(&p);
+
+	setenv("HOME", "/home/tester", 1);
+	assert_int_equal(policy_load_string(&p,
+	    "[files]\nwritable = ~/../etc\n", NULL, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "no . or .. in a path"));
+	free(cause);
+	cause = NULL;
+	if (saved != NULL)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+}
+
+/* The recipes of share/agents/ parse, with their folders in the home. */
+static void
+test_agent_recipes(void **state)
+{
+	static const char *const recipes[] = {
+		"share/agents/claude-code.ini", "share/agents/codex.ini",
+		"share/agents/gemini-cli.ini", "share/agents/aider.ini",
+	};
+	cleanup_free char *saved = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+
+	(void)state;
+	setenv("HOME", "/home/tester", 1);
+	for (size_t i = 0; i < ARRAY_SIZE(recipes); i++) {
+		struct policy p;
+		char *cause = NULL;
+
+		if (policy_load(&p, recipes[i], &cause) < 0)
+			fail_msg("%s: %s", recipes[i], cause);
+		assert_true(p.n_writable > 0);
+		for (size_t w = 0; w < p.n_writable; w++)
+			assert_int_equal(strncmp(p.writable[w], "/home/tester/",
+			    13), 0);
+		assert_true(p.n_net_allow > 0);
+		assert_true(p.n_env > 0);
+		policy_done(&p);
+	}
+	if (saved != NULL)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+}
+
 int
 main(void)
 {
@@ -691,6 +762,8 @@ main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_action_name),
 		cmocka_unit_test(test_manager_alias),
+		cmocka_unit_test(test_writable_home),
+		cmocka_unit_test(test_agent_recipes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@ enum cli_opt {
 	OPT_JSON = 'j',
 	OPT_ALL = 'a',
 	OPT_REASON = 'r',
+	OPT_RAW = 'R',
 };
 
 static const char cli_pending_help[] =
@@ -124,6 +125,25 @@ static const char cli_log_help[] =
 "The record is $XDG_STATE_HOME/ward/audit.db.\n"
 "Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
 
+static const char cli_output_help[] =
+"Usage: ward output [--raw] [RUN]\n"
+"\n"
+"Print what a run's program wrote (stdout, stderr, or its terminal), as\n"
+"the record holds it, in the order it came: the most recent run by\n"
+"default, or RUN (an id, or the most recent run with that --name).\n"
+"\n"
+"By default each line is escaped as in 'ward pending' (escape sequences\n"
+"as \\e, other controls as \\xNN; a terminal's \\r\\n ends a line), so\n"
+"what the program wrote cannot drive your terminal. With --raw the bytes\n"
+"are written unchanged (for a file or a pipe, or `less -R`).\n"
+"\n"
+"Options:\n"
+"  -R, --raw    the recorded bytes, unescaped\n"
+"  -h, --help   show this help\n"
+"\n"
+"The record is $XDG_STATE_HOME/ward/audit.db.\n"
+"Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
+
 static const char cli_ps_help[] =
 "Usage: ward ps [--json]\n"
 "\n"
@@ -191,6 +211,7 @@ struct cli_flags {
 	bool		 json;
 	bool		 all;
 	const char	*reason;
+	bool		 raw;
 	bool		 done;
 };
 
@@ -218,6 +239,9 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_REASON:
 			fl->reason = optarg;
+			break;
+		case OPT_RAW:
+			fl->raw = true;
 			break;
 		default:
 			fl->done = true;
@@ -877,6 +901,64 @@ cli_log_event(const struct audit_event_row *row, void *arg)
 	return 0;
 }
 
+/*
+ * The record, read-only, and the run "want" names: an id, or a name (its
+ * most recent run); want NULL: the most recent run when last, else none
+ * (*run stays NULL). 0, or -1 when it is said why on stderr.
+ */
+static int
+cli_open_run(const char *db, const char *want, bool last, const char *by,
+    struct audit **ret, char **run)
+{
+	cleanup_free char *cause = NULL;
+	struct cli_log_ctx ctx = { .want = want };
+	struct audit *a = NULL;
+	int r;
+
+	if ((r = audit_open_readonly(db, &a, &cause)) < 0) {
+		if (r == -ENOENT)
+			cli_error("no runs recorded yet (%s)", db);
+		else
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+		return -1;
+	}
+	/* Runs whose supervisor died are marked lost before they are read. */
+	cli_recover(a, by, false);
+	if (want != NULL) {
+		r = audit_each_run(a, cli_log_find, &ctx, &cause);
+		if (r < 0) {
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+			audit_close(a);
+			return -1;
+		}
+		if (ctx.found == NULL) {
+			cleanup_free char *e = escape_str(want);
+
+			cli_error("no run \"%s\" in the record (%s)", e, db);
+			audit_close(a);
+			return -1;
+		}
+		*run = steal_ptr(&ctx.found);
+	} else if (last) {
+		r = audit_last_run(a, run, &cause);
+		if (r == -ENOENT) {
+			cli_error("no runs recorded yet (%s)", db);
+			audit_close(a);
+			return -1;
+		}
+		if (r < 0) {
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+			audit_close(a);
+			return -1;
+		}
+	}
+	*ret = a;
+	return 0;
+}
+
 int
 cli_log(int argc, char **argv)
 {
@@ -904,52 +986,81 @@ cli_log(int argc, char **argv)
 		return cli_usage_error("log", "give RUN or --all, not both");
 
 	db = paths_audit_db();
-	if ((r = audit_open_readonly(db, &a, &cause)) < 0) {
-		if (r == -ENOENT)
-			cli_error("no runs recorded yet (%s)", db);
-		else
-			cli_error("cannot read %s: %s", db,
-			    cause ? cause : strerror(-r));
+	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL,
+	    !fl.all, "ward log", &a, &run) < 0)
 		return 1;
-	}
-	cli_recover(a, "ward log", false);
-	if (argc - optind == 1) {
-		ctx.want = argv[optind];
-		r = audit_each_run(a, cli_log_find, &ctx, &cause);
-		if (r < 0) {
-			cli_error("cannot read %s: %s", db,
-			    cause ? cause : strerror(-r));
-			audit_close(a);
-			return 1;
-		}
-		if (ctx.found == NULL) {
-			cleanup_free char *e = escape_str(argv[optind]);
-
-			cli_error("no run \"%s\" in the record (%s)", e, db);
-			audit_close(a);
-			return 1;
-		}
-		run = steal_ptr(&ctx.found);
-	} else if (!fl.all) {
-		r = audit_last_run(a, &run, &cause);
-		if (r == -ENOENT) {
-			cli_error("no runs recorded yet (%s)", db);
-			audit_close(a);
-			return 1;
-		}
-		if (r < 0) {
-			cli_error("cannot read %s: %s", db,
-			    cause ? cause : strerror(-r));
-			audit_close(a);
-			return 1;
-		}
-	}
 	ctx.json = fl.json;
 	r = audit_each_event(a, run, cli_log_event, &ctx, &cause);
 	audit_close(a);
 	if (r < 0) {
 		cli_error("cannot read %s: %s", db,
 		    cause ? cause : strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/* The recorded bytes, a line at a time, each escaped; a pty's "\r\n"
+ * (and a last line without its newline) ends a line. */
+static void
+cli_output_escaped(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl != NULL ? nl : end) - p);
+		cleanup_free char *e = NULL;
+
+		if (nl != NULL && n > 0 && p[n - 1] == '\r')
+			n--;
+		e = escape_line(p, n);
+		fputs(e, stdout);
+		fputc('\n', stdout);
+		p = nl != NULL ? nl + 1 : end;
+	}
+}
+
+int
+cli_output(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	cleanup_free char *db = NULL;
+	cleanup_free char *cause = NULL;
+	cleanup_free char *run = NULL;
+	cleanup_free char *buf = NULL;
+	struct cli_flags fl;
+	struct audit *a = NULL;
+	size_t len = 0;
+	int status, r;
+
+	status = cli_parse("output", cli_output_help, ":Rh", longopts, argc,
+	    argv, &fl);
+	if (fl.done)
+		return status;
+	if (argc - optind > 1)
+		return cli_usage_error("output", "too many arguments");
+	db = paths_audit_db();
+	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL, true,
+	    "ward output", &a, &run) < 0)
+		return 1;
+	r = audit_read_output(a, run, &buf, &len, &cause);
+	audit_close(a);
+	if (r < 0) {
+		cli_error("cannot read %s: %s", db,
+		    cause ? cause : strerror(-r));
+		return 1;
+	}
+	if (fl.raw)
+		fwrite(buf, 1, len, stdout);
+	else
+		cli_output_escaped(buf, len);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("output: %s", strerror(errno));
 		return 1;
 	}
 	return 0;

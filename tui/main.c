@@ -35,6 +35,7 @@ static const char ward_help[] =
 "  deny [--reason TEXT] RUN ID    deny one pending request\n"
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
+"  output [--raw] [RUN]           print a run's recorded output, escaped\n"
 "  ps [--json]                    list the live runs\n"
 "  gc [--older-than AGE] [--max-size SIZE] [--dry-run]\n"
 "                                 remove old runs' folders and records\n"
@@ -88,6 +89,7 @@ static const struct ward_cmd {
 	{ "deny", cli_deny },
 	{ "kill", cli_kill },
 	{ "log", cli_log },
+	{ "output", cli_output },
 	{ "ps", cli_ps },
 	{ "gc", gc_main },
 	{ "probe", ward_probe },

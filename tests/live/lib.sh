@@ -4,6 +4,7 @@
 #   WARD          the ward binary to test (absolute)
 #   WT_SCRATCH    a fresh folder of ours for canaries, policies, captures
 #   WT_ARTIFACTS  where to leave files worth keeping when the test fails
+#   WT_BUILD      the build folder (absolute), for caches a test keeps
 #   XDG_STATE_HOME XDG_RUNTIME_DIR HOME   fresh, private to this test
 # A test exits 0 on success, 77 to skip (with a reason), anything else on
 # failure. Effects are checked from outside the sandbox: host files, the

@@ -11,7 +11,8 @@
 #   tests/live/run-all.sh [t-NAME ...]
 #
 # Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
-# skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90),
+# skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90;
+# t-agents gets at least 300, for its first npm install),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward and ward-supervisor to test, default the repository's; `make
@@ -346,7 +347,7 @@ for u in "${users[@]}"; do
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
 			WT_ARTIFACTS="$d/scratch/artifacts"
-			WT_SUBMOUNT="$submount"
+			WT_SUBMOUNT="$submount" WT_BUILD="$build"
 		)
 		san_args "$name" "$u"
 		env_args+=("${san_env[@]}")
@@ -372,7 +373,10 @@ for u in "${users[@]}"; do
 		# the limit, signals all of it (the test's EXIT trap then kills
 		# what it started in the background).
 		user_cmd "$u"
-		(cd "$d/scratch" && timeout -k 5 "$limit" "${nscmd[@]}" \
+		# t-agents may npm install three agents on its first run.
+		tlimit=$limit
+		[ "$name" != t-agents ] || [ "$tlimit" -ge 300 ] || tlimit=300
+		(cd "$d/scratch" && timeout -k 5 "$tlimit" "${nscmd[@]}" \
 		    "${cmd[@]}" bash "$base/tests/$name.sh") >>"$log" 2>&1 \
 		    </dev/null || rc=$?
 		if [ -n "$world" ]; then

@@ -40,6 +40,7 @@ usage approve 2 --bogus 01234567 1
 usage deny 2 --bogus 01234567 1
 usage kill 2 --bogus 01234567
 usage log 2 --bogus
+usage output 2 --bogus
 usage ps 2 --bogus
 usage gc 2 --bogus
 usage probe 2 --bogus
