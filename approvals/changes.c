@@ -857,8 +857,17 @@ static int
 changes_drop_upper(const struct changes_project *p, const char *rel)
 {
 	cleanup_free char *up = xasprintf("%s/%s", p->upper, rel);
+	cleanup_free char *anc = xstrdup(up);
 	char *slash;
 
+	/* Below an opaque folder the upper copy stays (now equal to the
+	 * host's): without it the host's new file would read as deleted. */
+	while ((slash = strrchr(anc, '/')) != NULL &&
+	    (size_t)(slash - anc) > strlen(p->upper)) {
+		*slash = '\0';
+		if (changes_opaque(p, anc))
+			return 0;
+	}
 	if (unlink(up) < 0 && errno != ENOENT)
 		return -errno;
 	while ((slash = strrchr(up, '/')) != NULL &&
@@ -868,6 +877,52 @@ changes_drop_upper(const struct changes_project *p, const char *rel)
 			break;
 	}
 	return 0;
+}
+
+/* The folders an apply is about to make for host, listed in
+ * <before_dir>.dirs so that undo can remove them again. */
+static void
+changes_note_dirs(const char *before_dir, const char *host)
+{
+	cleanup_free char *list = xasprintf("%s.dirs", before_dir);
+	cleanup_free char *dir = xstrdup(host);
+	char **made = NULL;
+	size_t n = 0;
+	char *slash;
+	FILE *f;
+
+	while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (access(dir, F_OK) == 0)
+			break;
+		strv_push(&made, &n, xstrdup(dir));
+	}
+	if (n > 0 && (f = fopen(list, "ae")) != NULL) {
+		for (size_t i = n; i-- > 0;)
+			fprintf(f, "%s\n", made[i]);
+		fclose(f);
+	}
+	strv_free(made);
+}
+
+void
+changes_undo_dirs(const char *before_dir)
+{
+	cleanup_free char *list = xasprintf("%s.dirs", before_dir);
+	cleanup_file FILE *f = fopen(list, "re");
+	char **dirs = NULL;
+	size_t n = 0;
+	char line[PATH_MAX + 2];
+
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL)
+		strv_push(&dirs, &n, xstrdup(changes_trim(line)));
+	/* Deepest last in the list: remove from the end; a folder that is
+	 * not empty (something else lives there now) stays. */
+	for (size_t i = n; i-- > 0;)
+		rmdir(dirs[i]);
+	strv_free(dirs);
 }
 
 int
@@ -901,6 +956,7 @@ changes_apply(const struct changes_project *p, const struct change *c,
 		return 0;
 	}
 	what = "writing the host file";
+	changes_note_dirs(before_dir, host);
 	if ((r = changes_install(up, host, c->new_mode & 01777)) < 0)
 		goto fail;
 	if (old != NULL) {

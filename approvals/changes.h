@@ -121,3 +121,6 @@ int	changes_discard(const struct changes_project *, const struct change *,
 int	changes_undo(const char *before_dir, const char *host_path,
 	    const char *expect, mode_t mode, bool remove_if_none,
 	    struct changes_done *done, char **cause);
+/* Removes the folders applies made (listed in <before_dir>.dirs) that
+ * are empty again. */
+void	changes_undo_dirs(const char *before_dir);
