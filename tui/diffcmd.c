@@ -18,6 +18,7 @@
 #include "config/paths.h"
 #include "config/util.h"
 #include "tui/diff.h"
+#include "tui/model.h"
 
 static const char diffcmd_diff_help[] =
 "Usage: ward diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
@@ -1174,4 +1175,78 @@ diffcmd_undo(int argc, char **argv)
 	diffcmd_rec_close(&rec);
 	diffcmd_done(&c);
 	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The console's diff pane. */
+
+void
+diffcmd_pane_load(struct model *m, const char *run)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	cleanup_free char *dir = NULL, *cause = NULL, *buf = NULL;
+	const struct changes_project *selp = NULL;
+	const struct change *selc = NULL;
+	struct changes_run cr;
+	char **files = NULL;
+	size_t n = 0, len = 0;
+	struct diff_stat st;
+	FILE *f;
+
+	if (run == NULL || *run == '\0' || strchr(run, '/') != NULL) {
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, "no run");
+		return;
+	}
+	dir = xasprintf("%s/%s", runs, run);
+	if (changes_open(dir, &cr, &cause) < 0 ||
+	    changes_scan(&cr, &cause) < 0) {
+		if (cause == NULL || strstr(cause, "no projects") != NULL) {
+			free(cause);
+			cause = xstrdup("the run has no projects (--project)");
+		}
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, cause);
+		return;
+	}
+	for (size_t i = 0; i < cr.n; i++) {
+		for (size_t j = 0; j < cr.p[i].n; j++) {
+			const struct change *c = &cr.p[i].v[j];
+
+			if (n == m->diff.sel) {
+				selp = &cr.p[i];
+				selc = c;
+			}
+			strv_push(&files, &n, c->from != NULL ?
+			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
+			    c->from, c->path) :
+			    xasprintf("%-8s %s%s", changes_kind_name(c->kind),
+			    c->path, c->binary ? " (binary)" : ""));
+		}
+	}
+	model_diff_set_files(m, (const char *const *)files, n);
+	model_diff_set_note(m, n == 0 ? "nothing staged" : NULL);
+	if (selc == NULL && n > 0) {
+		/* sel was past the end: model_diff_set_files moved it to
+		 * the last file, whose patch is shown next time. */
+		selp = &cr.p[cr.n - 1];
+		for (size_t i = cr.n; i-- > 0;)
+			if (cr.p[i].n > 0) {
+				selp = &cr.p[i];
+				break;
+			}
+		selc = &selp->v[selp->n - 1];
+	}
+	if (selc != NULL && (f = open_memstream(&buf, &len)) != NULL) {
+		if (diff_patch(selp, selc, DIFF_CAP, f, &st, &cause) < 0)
+			fprintf(f, "(%s)\n", cause);
+		fclose(f);
+		model_diff_set_patch(m, buf, len);
+	} else {
+		model_diff_set_patch(m, "", 0);
+	}
+	strv_free(files);
+	changes_done(&cr);
 }
