@@ -293,6 +293,8 @@ changes_slurp(const char *path, size_t max, char **buf, size_t *len)
 	return 0;
 }
 
+static bool changes_host_ok(const char *, const char *);
+
 int
 changes_read(const struct changes_project *p, const struct change *c,
     bool new_side, size_t max, char **buf, size_t *len)
@@ -308,6 +310,12 @@ changes_read(const struct changes_project *p, const struct change *c,
 		path = xasprintf("%s/%s", p->upper, c->path);
 	} else {
 		if (c->kind == CHANGE_ADDED) {
+			*buf = NULL;
+			*len = 0;
+			return 0;
+		}
+		if (!changes_host_ok(p->host, c->from != NULL ? c->from :
+		    c->path)) {
 			*buf = NULL;
 			*len = 0;
 			return 0;
@@ -359,6 +367,40 @@ changes_sniff_binary(const char *path)
 	return git_blob_data_is_binary(buf, (size_t)n) == 1;
 }
 
+/*
+ * Is every folder on the way from the project root to rel a real folder
+ * on the host (or not there yet)? The names come from upper/, which the
+ * sandboxed program wrote: a host symlink on the way (a folder the agent
+ * replaced) must not carry a write, or a read, out of the project.
+ */
+static bool
+changes_host_ok(const char *root, const char *rel)
+{
+	cleanup_free char *path = xasprintf("%s/%s", root, rel);
+	char *s = path + strlen(root) + 1;
+	struct stat st;
+
+	for (; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (lstat(path, &st) < 0) {
+			*s = '/';
+			return errno == ENOENT;
+		}
+		*s = '/';
+		if (!S_ISDIR(st.st_mode))
+			return false;
+	}
+	return true;
+}
+
+/* A whiteout's target must be a plain name. */
+static bool
+changes_name_ok(const char *name)
+{
+	return *name != '\0' && strcmp(name, ".") != 0 &&
+	    strcmp(name, "..") != 0 && strchr(name, '/') == NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Listing. */
 
@@ -393,6 +435,8 @@ changes_deleted_tree(struct changes_project *p, const char *rel)
 	struct stat st;
 	int r;
 
+	if (!changes_host_ok(p->host, rel))
+		return 0;
 	if (lstat(host, &st) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
@@ -476,6 +520,12 @@ changes_compare(struct changes_project *p, const char *rel,
 	struct stat hs;
 	int r;
 
+	/* Behind a host symlink the host side is not the project's: the
+	 * file reads as added (and changes_apply refuses it). */
+	if (!changes_host_ok(p->host, rel)) {
+		changes_add(p, rel, CHANGE_ADDED, 0, us->st_mode, us->st_size);
+		return 0;
+	}
 	if (lstat(host, &hs) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			return -errno;
@@ -535,7 +585,8 @@ changes_scan_dir(struct changes_project *p, const char *rel)
 			continue;
 		if (p->copy && strncmp(e->d_name, CHANGES_WH,
 		    strlen(CHANGES_WH)) == 0) {
-			if (strcmp(e->d_name, CHANGES_OPQ) == 0)
+			if (strcmp(e->d_name, CHANGES_OPQ) == 0 ||
+			    !changes_name_ok(e->d_name + strlen(CHANGES_WH)))
 				continue;
 			sub = changes_join(rel, e->d_name + strlen(CHANGES_WH));
 			if ((r = changes_deleted_tree(p, sub)) < 0)
@@ -936,6 +987,13 @@ changes_apply(const struct changes_project *p, const struct change *c,
 	const char *what;
 	int r;
 
+	if (!changes_host_ok(p->host, c->path) ||
+	    (c->from != NULL && !changes_host_ok(p->host, c->from))) {
+		r = -ELOOP;
+		what = "a folder on the way is not a folder on the host "
+		    "(a symlink?); refused";
+		goto fail;
+	}
 	if ((r = changes_hash_path(old != NULL ? old : host,
 	    done->before)) < 0) {
 		what = "reading the host file";

@@ -424,6 +424,45 @@ test_conflict(void **state)
 	changes_done(&run);
 }
 
+/* upper/ is the sandboxed program's: a folder it put where the host has
+ * a symlink out of the project carries no write through it, and a
+ * whiteout named .wh... or .wh.. deletes nothing above the project. */
+static void
+test_hostile_upper(void **state)
+{
+	struct fx *fx = *state;
+	struct changes_run run;
+	struct changes_done d;
+	char *cause = NULL, *before = xasprintf("%s/before", fx->run);
+	char *outside = xasprintf("%s/outside", fx->root);
+	const struct change *c;
+	char *s;
+
+	assert_int_equal(mkdir_p(outside, 0755), 0);
+	puts_(outside, "secret", "keep\n");
+	assert_int_equal(symlink(outside, at(fx->host, "link")), 0);
+	puts_(fx->upper, "link/secret", "overwritten\n");
+	puts_(fx->upper, ".wh...", "");
+	puts_(fx->upper, ".wh..", "");
+	puts_(fx->root, "above.txt", "above\n");
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	/* the host symlink deleted (a folder replaced it), the file added */
+	expect_kind(&run.p[0], "link", CHANGE_DELETED);
+	expect_kind(&run.p[0], "link/secret", CHANGE_ADDED);
+	assert_int_equal(run.p[0].n, 2);
+	c = find(&run.p[0], "link/secret");
+	assert_int_equal(changes_apply(&run.p[0], c, before, &d, &cause),
+	    -ELOOP);
+	free(cause);
+	assert_string_equal(s = slurp(outside, "secret"), "keep\n");
+	free(s);
+	assert_int_equal(access(at(fx->root, "above.txt"), F_OK), 0);
+	changes_done(&run);
+	free(before);
+	free(outside);
+}
+
 static void
 test_hash(void **state)
 {
@@ -511,6 +550,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_conflict, setup_copy,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_hash, setup_copy,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_upper, setup_copy,
 		    teardown),
 	};
 
