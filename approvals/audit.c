@@ -1113,7 +1113,8 @@ audit_changes_create(struct audit *a, char **cause)
 }
 
 int
-audit_change(struct audit *a, const struct audit_change *ch, char **cause)
+audit_change(struct audit *a, const struct audit_change *ch, int64_t *seq,
+    char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	int r, rc;
@@ -1139,6 +1140,33 @@ audit_change(struct audit *a, const struct audit_change *ch, char **cause)
 	audit_bind_text(s, 12, ch->by);
 	if ((rc = audit_step(s)) != SQLITE_OK)
 		return audit_fail(a, rc, cause, "recording a change");
+	if (seq != NULL)
+		*seq = sqlite3_last_insert_rowid(a->db);
+	return 0;
+}
+
+int
+audit_change_done(struct audit *a, int64_t seq, const char *action,
+    const char *after_hash, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int r, rc;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	if ((r = audit_query(a, "UPDATE changes SET action = ?2,"
+	    " after_hash = ?3 WHERE seq = ?1", &s, cause)) < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, seq);
+	audit_bind_text(s, 2, action);
+	audit_bind_text(s, 3, after_hash);
+	if ((rc = audit_step(s)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "recording a change");
+	if (sqlite3_changes(a->db) != 1) {
+		set_cause(cause, "audit: %s: no change %lld", a->path,
+		    (long long)seq);
+		return -ENOENT;
+	}
 	return 0;
 }
 

@@ -173,7 +173,8 @@ struct audit_change {
 	const char	*path;		/* absolute host path */
 	const char	*from_path;	/* a rename's old path; may be NULL */
 	const char	*kind;		/* "added", "modified", "deleted" ... */
-	const char	*action;	/* "applied", "discarded", "undone", "committed" */
+	const char	*action;	/* "applied", "discarded", "undone", "committed";
+					 * "applying", "undoing" (an intent), "failed" */
 	const char	*before_hash;	/* SHA-256 hex, "-" for no file */
 	const char	*after_hash;
 	int64_t		 size;
@@ -181,7 +182,14 @@ struct audit_change {
 	unsigned int	 new_mode;
 	const char	*by;		/* "uid 1000 (alice)" */
 };
-int	audit_change(struct audit *, const struct audit_change *, char **cause);
+/* Written at once; *seq (may be NULL) is the row's, for
+ * audit_change_done. An effect on the host is recorded first as an
+ * intent ("applying", "undoing"), then done with its result
+ * (write-ahead, DESIGN 8). */
+int	audit_change(struct audit *, const struct audit_change *, int64_t *seq,
+	    char **cause);
+int	audit_change_done(struct audit *, int64_t seq, const char *action,
+	    const char *after_hash, char **cause);
 /* In the order recorded; run NULL = all runs. */
 struct audit_change_row {
 	int64_t		 seq;

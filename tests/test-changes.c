@@ -509,9 +509,21 @@ test_record(void **state)
 
 	(void)state;
 	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
-	assert_int_equal(audit_change(a, &ch, &cause), 0);
+	int64_t seq = 0;
+
+	ch.action = "applying";
+	ch.after_hash = "-";
+	assert_int_equal(audit_change(a, &ch, &seq, &cause), 0);
+	assert_true(seq > 0);
+	assert_int_equal(audit_change_done(a, seq, "applied", "ab", &cause), 0);
+	assert_int_equal(audit_change_done(a, seq + 99, "applied", "ab",
+	    &cause), -ENOENT);
+	free(cause);
+	cause = NULL;
 	ch.run = "r2";
-	assert_int_equal(audit_change(a, &ch, &cause), 0);
+	ch.action = "applied";
+	ch.after_hash = "ab";
+	assert_int_equal(audit_change(a, &ch, NULL, &cause), 0);
 	assert_int_equal(audit_each_change(a, "r1", record_cb, &n, &cause), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(audit_each_change(a, NULL, record_cb, &n, &cause), 0);

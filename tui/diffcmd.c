@@ -587,7 +587,7 @@ static int
 diffcmd_rec(struct diffcmd_rec *rec, const char *verb, const char *path,
     const char *from, const char *kind, const char *action,
     const struct changes_done *d, int64_t size, unsigned int om,
-    unsigned int nm)
+    unsigned int nm, int64_t *seq)
 {
 	struct audit_change ch = {
 		.run = rec->run, .time_ms = now_wall_ms(), .path = path,
@@ -598,10 +598,27 @@ diffcmd_rec(struct diffcmd_rec *rec, const char *verb, const char *path,
 	cleanup_free char *cause = NULL;
 	int r;
 
-	if ((r = audit_change(rec->a, &ch, &cause)) < 0) {
+	if ((r = audit_change(rec->a, &ch, seq, &cause)) < 0) {
 		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
 
 		warn_msg("%s: cannot record %s: %s", verb, path, e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The intent recorded by diffcmd_rec, done: its action and after-hash. */
+static int
+diffcmd_rec_done(struct diffcmd_rec *rec, const char *verb, int64_t seq,
+    const char *action, const char *after)
+{
+	cleanup_free char *cause = NULL;
+	int r;
+
+	if ((r = audit_change_done(rec->a, seq, action, after, &cause)) < 0) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		warn_msg("%s: cannot record the change: %s", verb, e);
 		return -1;
 	}
 	return 0;
@@ -646,6 +663,7 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 			cleanup_free char *why = NULL, *cause = NULL;
 			cleanup_free char *host = NULL, *from = NULL, *e = NULL;
 			struct changes_done d;
+			int64_t seq = 0;
 
 			if (diffcmd_pass(ch) != pass || !diffcmd_pick(c, p, ch))
 				continue;
@@ -658,16 +676,28 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 			from = ch->from ? xasprintf("%s/%s", p->host,
 			    ch->from) : NULL;
 			e = escape_str(host);
+			/* Write-ahead: the intent is in the record before
+			 * the host changes. */
+			strcpy(d.after, "-");
+			if (changes_hash_path(from ? from : host,
+			    d.before) < 0)
+				strcpy(d.before, "?");
+			if (diffcmd_rec(rec, "apply", host, from,
+			    changes_kind_name(ch->kind), "applying", &d,
+			    ch->size, ch->old_mode, ch->new_mode, &seq) < 0)
+				return 1;
 			if (changes_apply(p, ch, before, &d, &cause) < 0) {
 				cleanup_free char *ec = escape_str(cause);
 
 				warn_msg("apply: %s", ec);
 				status = 1;
+				if (diffcmd_rec_done(rec, "apply", seq, "failed",
+				    "-") < 0)
+					return 1;
 				continue;
 			}
-			if (diffcmd_rec(rec, "apply", host, from,
-			    changes_kind_name(ch->kind), "applied", &d,
-			    ch->size, ch->old_mode, ch->new_mode) < 0)
+			if (diffcmd_rec_done(rec, "apply", seq, "applied",
+			    d.after) < 0)
 				return 1;
 			printf("applied %s (%s)\n", e,
 			    changes_kind_name(ch->kind));
@@ -773,7 +803,7 @@ diffcmd_discard(int argc, char **argv)
 			strcpy(d.after, d.before);
 			if (diffcmd_rec(&rec, "discard", host, NULL,
 			    changes_kind_name(chg->kind), "discarded", &d,
-			    chg->size, chg->old_mode, chg->new_mode) < 0) {
+			    chg->size, chg->old_mode, chg->new_mode, NULL) < 0) {
 				status = 1;
 				break;
 			}
@@ -932,7 +962,7 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 			snprintf(d.after, sizeof d.after, "git:%.40s", hex);
 			if (diffcmd_rec(rec, "apply", host, NULL,
 			    changes_kind_name(ch->kind), "committed", &d,
-			    ch->size, ch->old_mode, ch->new_mode) < 0)
+			    ch->size, ch->old_mode, ch->new_mode, NULL) < 0)
 				return 1;
 		}
 		printf("committed %zu file%s of %s to branch %s (%.12s)\n", n,
@@ -1070,6 +1100,34 @@ diffcmd_undo_pick(struct diffcmd_ctx *c, const char *host)
 	return any;
 }
 
+/* An approved write outside: only once the run has ended, and only a
+ * file nobody modified since. */
+static bool
+diffcmd_undo_refused(const struct diffcmd_ctx *c,
+    const struct diffcmd_applied *a, const char *e)
+{
+	struct stat st;
+	int64_t mt;
+
+	if (a->live)
+		return false;
+	if (!c->in_record || c->ended_ms == 0) {
+		warn_msg("undo: %s: the run is still going (or not in the "
+		    "record); left alone", e);
+		return true;
+	}
+	if (lstat(a->path, &st) == 0) {
+		mt = (int64_t)st.st_mtim.tv_sec * 1000 +
+		    st.st_mtim.tv_nsec / 1000000;
+		if (mt > c->ended_ms) {
+			warn_msg("undo: %s: changed after the run ended; left "
+			    "alone", e);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Restores one path; 0, or 1 for a refusal or a failure. */
 static int
 diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
@@ -1078,8 +1136,16 @@ diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 	cleanup_free char *cause = NULL, *e = escape_str(a->path);
 	struct changes_done d, d2;
 	const char *kind = a->kind ? a->kind : "write";
+	int64_t seq = 0;
 	int r;
 
+	strcpy(d.after, "-");
+	if (changes_hash_path(a->path, d.before) < 0)
+		strcpy(d.before, "?");
+	if (diffcmd_undo_refused(c, a, e) ||
+	    diffcmd_rec(rec, "undo", a->path, a->from, kind, "undoing", &d, 0,
+	    0, a->old_mode, &seq) < 0)
+		return 1;
 	if (a->live) {
 		bool added = strcmp(kind, "added") == 0 ||
 		    strcmp(kind, "renamed") == 0;
@@ -1091,22 +1157,7 @@ diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 			    false, &d2, &cause);
 	} else {
 		struct stat st;
-		int64_t mt;
 
-		if (!c->in_record || c->ended_ms == 0) {
-			warn_msg("undo: %s: the run is still going (or "
-			    "not in the record); left alone", e);
-			return 1;
-		}
-		if (lstat(a->path, &st) == 0) {
-			mt = (int64_t)st.st_mtim.tv_sec * 1000 +
-			    st.st_mtim.tv_nsec / 1000000;
-			if (mt > c->ended_ms) {
-				warn_msg("undo: %s: changed after the run "
-				    "ended; left alone", e);
-				return 1;
-			}
-		}
 		/* emulate.c keeps its images 0600: the file's mode now is
 		 * the one the run left (an approved write keeps it). */
 		r = changes_undo(before, a->path, NULL,
@@ -1117,10 +1168,10 @@ diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 		cleanup_free char *ec = escape_str(cause);
 
 		warn_msg("undo: %s", ec);
+		diffcmd_rec_done(rec, "undo", seq, "failed", "-");
 		return 1;
 	}
-	if (diffcmd_rec(rec, "undo", a->path, a->from, kind, "undone", &d, 0,
-	    0, a->old_mode) < 0)
+	if (diffcmd_rec_done(rec, "undo", seq, "undone", d.after) < 0)
 		return 1;
 	printf("restored %s\n", e);
 	return 0;

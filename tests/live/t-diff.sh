@@ -182,6 +182,12 @@ assert_eq "undo status" 0 "$WT_STATUS"
 same_tree "$P" "$PRISTINE" && note "ok: undo restores the host byte for byte" ||
     { show "difference" "$WT_ARTIFACTS/tree.diff"; fail "host after undo differs"; }
 
+# Write-ahead: each host effect was an intent first, now done.
+assert_eq "intents left open" 0 \
+    "$(sql "SELECT count(*) FROM changes WHERE action IN ('applying', 'undoing')")"
+assert_eq "undone rows" "$(sql "SELECT count(*) FROM changes WHERE run = '$RID' AND action = 'applied'")" \
+    "$(sql "SELECT count(*) FROM changes WHERE run = '$RID' AND action = 'undone'")"
+
 # --- overlay mode's whiteout: a character device 0:0 ------------------
 P2=$WT_SCRATCH/proj2
 mkdir -p "$P2"
