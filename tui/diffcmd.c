@@ -259,6 +259,12 @@ diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
 	c->in_record = f.in_record;
 	free(f.found);
 	c->run_dir = xasprintf("%s/%s", runs, c->id);
+	if (access(c->run_dir, F_OK) < 0) {
+		cleanup_free char *e = escape_str(c->id);
+
+		warn_msg("%s: no run %s (no folder in %s)", c->verb, e, runs);
+		return 1;
+	}
 	c->paths = argv + i;
 	c->npaths = (size_t)(argc - i);
 	c->used = xcalloc(c->npaths + 1, sizeof *c->used);

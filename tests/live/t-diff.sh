@@ -223,4 +223,12 @@ ward_fg "$WT_SCRATCH/out.wu" "$WT_ARTIFACTS/err.wu" undo "$WT_RUN"
 assert_eq "undo of an approved write" 0 "$WT_STATUS"
 assert_file_content "the canary restored" "old" "$WT_CANARY/file"
 
+# A run that is not there is said, not passed over.
+ward_fg "$WT_SCRATCH/out.none" "$WT_ARTIFACTS/err.none" undo 00000000
+assert_eq "undo of no run" 1 "$WT_STATUS"
+assert_grep "said" "no run 00000000" "$WT_ARTIFACTS/err.none"
+ward_fg "$WT_SCRATCH/out.none2" "$WT_ARTIFACTS/err.none2" diff "$RID" no/such/file
+assert_eq "diff of a path with nothing staged" 1 "$WT_STATUS"
+assert_grep "said" "nothing staged at no/such/file" "$WT_ARTIFACTS/err.none2"
+
 finish
