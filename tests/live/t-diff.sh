@@ -105,6 +105,9 @@ else
 	show "patch" "$WT_ARTIFACTS/patch.err"
 	fail "patch -p1 refused ward diff's text patch"
 fi
+ward_fg "$WT_SCRATCH/colour" "$WT_ARTIFACTS/err.colour" diff --color=always "$RID" a.txt
+assert_grep "--color=always colours an added line" "$(printf '\033')\\[32m[+]four" "$WT_SCRATCH/colour"
+assert_no_grep "no colour in a pipe by default" "$(printf '\033')" "$WT_SCRATCH/p.patch"
 ward_fg "$WT_SCRATCH/stat" "$WT_ARTIFACTS/err.stat" diff --stat "$RID"
 assert_grep "--stat's summary" "files changed" "$WT_SCRATCH/stat"
 ward_fg "$WT_SCRATCH/json" "$WT_ARTIFACTS/err.json" diff --json "$RID"
