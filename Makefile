@@ -3,7 +3,7 @@
 PREFIX   ?= /usr/local
 BUILD    ?= build
 CC       ?= cc
-PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify
+PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify libgit2 nettle
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 # Each program links what it uses; libnotify is loaded at run time by
 # approvals/desktop.c (dlopen), so its headers are needed, not its library.
@@ -33,6 +33,12 @@ LIB_LIBS   := -Wl,-Bstatic -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 SUP_LIBS   := $(LIB_LIBS)
 TUI_LIBS   := -Wl,-Bstatic -lncursesw -ltinfo -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 endif
+# libgit2 (diffs, `ward apply --commit`) and nettle (SHA-256) for
+# approvals/changes.c and tui/diff.c: shared, taken in only by what calls
+# them (the supervisor does not).
+DIFF_LIBS := $(shell pkg-config --libs libgit2 nettle)
+LIB_LIBS  += $(DIFF_LIBS)
+TUI_LIBS  += $(DIFF_LIBS)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
 
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \

@@ -752,6 +752,8 @@ audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 	return 0;
 }
 
+static int audit_changes_create(struct audit *, char **);
+
 int
 audit_open(const char *path, struct audit **ret, char **cause)
 {
@@ -797,6 +799,8 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	    (r = audit_upgrade(a, cause)) < 0)
 		return r;
 	a->version = AUDIT_VERSION;
+	if ((r = audit_changes_create(a, cause)) < 0)
+		return r;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
 		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &a->stmt[i], NULL)) != SQLITE_OK)
@@ -1864,6 +1868,7 @@ audit_forget_run(struct audit *a, const char *run, struct audit_freed *freed,
     char **cause)
 {
 	struct audit_freed f = { 0 };
+	int64_t ign = 0;
 	int r;
 
 	if (a->readonly)
@@ -1877,6 +1882,8 @@ audit_forget_run(struct audit *a, const char *run, struct audit_freed *freed,
 	    run, &f.events, cause)) == 0 &&
 	    (r = audit_forget_step(a, "DELETE FROM output WHERE run = ?1",
 	    run, &f.outputs, cause)) == 0 &&
+	    (r = audit_forget_step(a, "DELETE FROM changes WHERE run = ?1",
+	    run, &ign, cause)) == 0 &&
 	    (r = audit_forget_step(a, "DELETE FROM runs WHERE id = ?1",
 	    run, &f.runs, cause)) == 0)
 		r = audit_exec(a, "COMMIT", cause, "removing a run");
@@ -1890,4 +1897,136 @@ audit_forget_run(struct audit *a, const char *run, struct audit_freed *freed,
 	freed->outputs += f.outputs;
 	freed->bytes += f.bytes;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The changes table (ward apply, discard, undo). */
+
+static const char audit_changes_schema[] =
+	"CREATE TABLE IF NOT EXISTS changes ("
+	" seq INTEGER PRIMARY KEY, run TEXT, time_ms INTEGER, path TEXT,"
+	" from_path TEXT, kind TEXT, action TEXT, before_hash TEXT,"
+	" after_hash TEXT, size INTEGER, old_mode INTEGER, new_mode INTEGER,"
+	" by TEXT);"
+	"CREATE INDEX IF NOT EXISTS changes_run ON changes(run);";
+
+static int
+audit_changes_create(struct audit *a, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc;
+
+	/* Most opens find it: look before taking the write lock. */
+	if ((rc = sqlite3_prepare_v2(a->db, "SELECT 1 FROM sqlite_master"
+	    " WHERE type = 'table' AND name = 'changes'", -1, &s, NULL)) !=
+	    SQLITE_OK)
+		return audit_fail(a, rc, cause, "reading the schema");
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return audit_fail(a, rc, cause, "reading the schema");
+	return audit_exec(a, audit_changes_schema, cause,
+	    "adding the changes table");
+}
+
+int
+audit_change(struct audit *a, const struct audit_change *ch, int64_t *seq,
+    char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int r, rc;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	if ((r = audit_query(a, "INSERT INTO changes (run, time_ms, path,"
+	    " from_path, kind, action, before_hash, after_hash, size, old_mode,"
+	    " new_mode, by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " ?11, ?12)", &s, cause)) < 0)
+		return r;
+	audit_bind_text(s, 1, ch->run);
+	sqlite3_bind_int64(s, 2, ch->time_ms);
+	audit_bind_text(s, 3, ch->path);
+	audit_bind_text(s, 4, ch->from_path);
+	audit_bind_text(s, 5, ch->kind);
+	audit_bind_text(s, 6, ch->action);
+	audit_bind_text(s, 7, ch->before_hash);
+	audit_bind_text(s, 8, ch->after_hash);
+	sqlite3_bind_int64(s, 9, ch->size);
+	sqlite3_bind_int64(s, 10, ch->old_mode);
+	sqlite3_bind_int64(s, 11, ch->new_mode);
+	audit_bind_text(s, 12, ch->by);
+	if ((rc = audit_step(s)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "recording a change");
+	if (seq != NULL)
+		*seq = sqlite3_last_insert_rowid(a->db);
+	return 0;
+}
+
+int
+audit_change_done(struct audit *a, int64_t seq, const char *action,
+    const char *after_hash, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int r, rc;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	if ((r = audit_query(a, "UPDATE changes SET action = ?2,"
+	    " after_hash = ?3 WHERE seq = ?1", &s, cause)) < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, seq);
+	audit_bind_text(s, 2, action);
+	audit_bind_text(s, 3, after_hash);
+	if ((rc = audit_step(s)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "recording a change");
+	if (sqlite3_changes(a->db) != 1) {
+		set_cause(cause, "audit: %s: no change %lld", a->path,
+		    (long long)seq);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int
+audit_each_change(struct audit *a, const char *run,
+    int (*cb)(const struct audit_change_row *, void *), void *ctx,
+    char **cause)
+{
+	static const char cols[] = "SELECT seq, run, time_ms, path, from_path,"
+	    " kind, action, before_hash, after_hash, size, old_mode, new_mode,"
+	    " by FROM changes";
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
+	int rc, r;
+
+	sql = xasprintf("%s%s ORDER BY seq", cols,
+	    run != NULL ? " WHERE run = ?1" : "");
+	if (sqlite3_prepare_v2(a->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		/* A record no read-write ward has opened since: none yet. */
+		if (strstr(sqlite3_errmsg(a->db), "no such table") != NULL)
+			return 0;
+		return audit_fail(a, sqlite3_errcode(a->db), cause, "reading");
+	}
+	if (run != NULL)
+		audit_bind_text(s, 1, run);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct audit_change_row row = { 0 };
+
+		row.seq = sqlite3_column_int64(s, 0);
+		row.ch.run = audit_col_text(s, 1);
+		row.ch.time_ms = sqlite3_column_int64(s, 2);
+		row.ch.path = audit_col_text(s, 3);
+		row.ch.from_path = audit_col_text(s, 4);
+		row.ch.kind = audit_col_text(s, 5);
+		row.ch.action = audit_col_text(s, 6);
+		row.ch.before_hash = audit_col_text(s, 7);
+		row.ch.after_hash = audit_col_text(s, 8);
+		row.ch.size = sqlite3_column_int64(s, 9);
+		row.ch.old_mode = (unsigned int)sqlite3_column_int64(s, 10);
+		row.ch.new_mode = (unsigned int)sqlite3_column_int64(s, 11);
+		row.ch.by = audit_col_text(s, 12);
+		if ((r = cb(&row, ctx)) != 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
 }

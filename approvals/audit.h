@@ -280,3 +280,45 @@ struct audit_freed {
 };
 int	audit_forget_run(struct audit *, const char *run,
 	    struct audit_freed *freed, char **cause);
+
+/*
+ * The changes table: what was done with a run's staged and approved
+ * changes (DESIGN 8), one row per file and action, written at once.
+ *   changes(seq INTEGER PRIMARY KEY, run, time_ms, path, from_path, kind,
+ *        action, before_hash, after_hash, size, old_mode, new_mode, by)
+ * Created by audit_open on a record that lacks it (an additive table: a
+ * record of schema 1 gains it without a version of its own, and an older
+ * ward reading the file ignores it). A reader of a record without it sees
+ * no changes.
+ */
+struct audit_change {
+	const char	*run;
+	int64_t		 time_ms;
+	const char	*path;		/* absolute host path */
+	const char	*from_path;	/* a rename's old path; may be NULL */
+	const char	*kind;		/* "added", "modified", "deleted" ... */
+	const char	*action;	/* "applied", "discarded", "undone", "committed";
+					 * "applying", "undoing" (an intent), "failed" */
+	const char	*before_hash;	/* SHA-256 hex, "-" for no file */
+	const char	*after_hash;
+	int64_t		 size;
+	unsigned int	 old_mode;	/* st_mode, 0 for none */
+	unsigned int	 new_mode;
+	const char	*by;		/* "uid 1000 (alice)" */
+};
+/* Written at once; *seq (may be NULL) is the row's, for
+ * audit_change_done. An effect on the host is recorded first as an
+ * intent ("applying", "undoing"), then done with its result
+ * (write-ahead, DESIGN 8). */
+int	audit_change(struct audit *, const struct audit_change *, int64_t *seq,
+	    char **cause);
+int	audit_change_done(struct audit *, int64_t seq, const char *action,
+	    const char *after_hash, char **cause);
+/* In the order recorded; run NULL = all runs. */
+struct audit_change_row {
+	int64_t		 seq;
+	struct audit_change ch;		/* strings valid during the callback */
+};
+int	audit_each_change(struct audit *, const char *run,
+	    int (*cb)(const struct audit_change_row *, void *), void *ctx,
+	    char **cause);

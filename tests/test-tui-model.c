@@ -850,12 +850,64 @@ test_events(void **state)
 	    "#77: deny (timeout)");
 }
 
+/* The diff pane: v opens it and asks for a load; j/k scroll its patch;
+ * ] and [ move between files (each a load), stopping at the ends; Esc
+ * and q close it (q does not leave); the request keys are not taken. */
+static void
+test_diff_pane(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	static const char *const files[] = { "modified a", "added b" };
+	static const char patch[] = "diff --git a/a b/a\n@@ -1 +1 @@\n-x\n"
+	    "+\ty\x1b[2J\n";
+
+	act(f, 'v', &eff);
+	assert_true(f->m->diff.open);
+	assert_int_equal(eff.kind, EFFECT_DIFF_LOAD);
+	model_diff_set_files(f->m, files, 2);
+	model_diff_set_patch(f->m, patch, strlen(patch));
+	assert_int_equal(f->m->diff.n_lines, 4);
+	/* tab expanded, escape escaped */
+	assert_non_null(strstr(f->m->diff.lines[3], "+       y"));
+	assert_null(strchr(f->m->diff.lines[3], '\x1b'));
+	act(f, 'j', &eff);
+	act(f, 'j', &eff);
+	assert_int_equal(f->m->diff.scroll, 2);
+	act(f, 'G', &eff);
+	assert_int_equal(f->m->diff.scroll, 3);
+	act(f, 'g', &eff);
+	assert_int_equal(f->m->diff.scroll, 0);
+	act(f, ']', &eff);
+	assert_int_equal(f->m->diff.sel, 1);
+	assert_int_equal(eff.kind, EFFECT_DIFF_LOAD);
+	act(f, ']', &eff);
+	assert_int_equal(f->m->diff.sel, 1);
+	act(f, '[', &eff);
+	assert_int_equal(f->m->diff.sel, 0);
+	/* fewer files than sel: sel follows */
+	f->m->diff.sel = 1;
+	model_diff_set_files(f->m, files, 1);
+	assert_int_equal(f->m->diff.sel, 0);
+	act(f, 'q', &eff);
+	assert_false(f->m->diff.open);
+	assert_false(f->m->quit);
+	act(f, 'v', &eff);
+	act(f, KEYS_ESC, &eff);
+	assert_false(f->m->diff.open);
+	/* ] outside the pane only says how to open it */
+	act(f, ']', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_keys_table),
+		cmocka_unit_test_setup_teardown(test_diff_pane, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_welcome, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_welcome_pending_sorted, setup,
 		    teardown),

@@ -395,6 +395,66 @@ test_selected_is_reversed(void **state)
 	model_free(m);
 }
 
+/* The diff pane over a run with changes: the list, the selected file's
+ * patch in colour, scrolled; what the program wrote is escaped. */
+static void
+diff_fill(struct model *m)
+{
+	static const char *const files[] = {
+		"modified src/app.c", "added    src/new/util.c",
+		"deleted  old.txt", "renamed  a.txt -> docs/a.txt",
+		"mode     run.sh", "modified \x1b[31mevil\x1b[0m.bin (binary)",
+	};
+	static const char patch[] =
+	    "diff --git a/src/app.c b/src/app.c\n"
+	    "index 5716ca5987cbf97d6bb54920bea6adde242d87e6.."
+	    "ae4ab1b3a7e4e19dc9b32a5d1b69d5f0a64a8d7e 100644\n"
+	    "--- a/src/app.c\n"
+	    "+++ b/src/app.c\n"
+	    "@@ -1,6 +1,7 @@\n"
+	    " #include <stdio.h>\n"
+	    " \n"
+	    " int\n"
+	    " main(void)\n"
+	    " {\n"
+	    "-\tputs(\"hello\");\n"
+	    "+\tputs(\"hello, world\");\n"
+	    "+\treturn 0;\n"
+	    " }\n";
+	struct model_effect eff;
+
+	model_apply_action(m, keys_action('v'), &eff);
+	assert_int_equal(eff.kind, EFFECT_DIFF_LOAD);
+	model_diff_set_files(m, files, ARRAY_SIZE(files));
+	model_diff_set_patch(m, patch, strlen(patch));
+}
+
+static void
+test_diff(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	pending_write(m);
+	diff_fill(m);
+	check(m, "diff-80x24", 80, 24);
+	model_free(m);
+}
+
+static void
+test_diff_empty(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	model_apply_action(m, keys_action('v'), &eff);
+	model_diff_set_files(m, NULL, 0);
+	model_diff_set_note(m, "the run has no projects (--project)");
+	check(m, "diff-empty-80x24", 80, 24);
+	model_free(m);
+}
+
 /* ---- grid ---- */
 
 static void
@@ -463,6 +523,8 @@ main(void)
 		cmocka_unit_test(test_output_ansi_bidi),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_empty),
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_detail),
 		cmocka_unit_test(test_several_pending_scroll),

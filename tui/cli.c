@@ -110,12 +110,18 @@ static const char cli_log_help[] =
 "  TIME  RUN  KIND  VERDICT  HOW  SUBJECT  PID  WAIT  DECIDED_BY\n"
 "TIME is local time (ISO 8601, seconds); a second path (rename, link) is\n"
 "shown as SUBJECT -> SUBJECT2. Every field is escaped as in 'ward pending'.\n"
+"After the events, what was done with the run's changes (ward apply,\n"
+"discard, undo): KIND is \"change\", VERDICT the action (applied,\n"
+"committed, discarded, undone), HOW the change (added, modified ...),\n"
+"SUBJECT the host path, DECIDED_BY who did it.\n"
 "\n"
 "Options:\n"
 "  -j, --json   one JSON object per line (JSON Lines) with every field of\n"
 "               the event: seq, run, time_ms, pid, kind, syscall, subject,\n"
 "               subject2, detail, verdict, how, rule, decided_by, wait_ms,\n"
-"               request_id\n"
+"               request_id; then the changes, with kind \"change\": seq,\n"
+"               run, time_ms, path, from, change, action, before_hash,\n"
+"               after_hash (SHA-256), size, old_mode, new_mode, by\n"
 "  -a, --all    every run, not only the last\n"
 "  -h, --help   show this help\n"
 "\n"
@@ -959,6 +965,55 @@ cli_open_run(const char *db, const char *want, bool last, const char *by,
 	return 0;
 }
 
+/* A row of the changes table: kind "change", in the events' columns
+ * (VERDICT the action, HOW the change's kind). */
+static int
+cli_log_change(const struct audit_change_row *row, void *arg)
+{
+	struct cli_log_ctx *ctx = arg;
+	const struct audit_change *ch = &row->ch;
+
+	if (ctx->json) {
+		json_t *o = json_object();
+
+		cli_set(o, "kind", json_string("change"));
+		cli_set(o, "seq", json_integer(row->seq));
+		cli_set(o, "run", cli_jstr(ch->run));
+		cli_set(o, "time_ms", json_integer(ch->time_ms));
+		cli_set(o, "path", cli_jstr(ch->path));
+		cli_set(o, "from", cli_jstr(ch->from_path));
+		cli_set(o, "change", cli_jstr(ch->kind));
+		cli_set(o, "action", cli_jstr(ch->action));
+		cli_set(o, "before_hash", cli_jstr(ch->before_hash));
+		cli_set(o, "after_hash", cli_jstr(ch->after_hash));
+		cli_set(o, "size", json_integer(ch->size));
+		cli_set(o, "old_mode", json_integer(ch->old_mode));
+		cli_set(o, "new_mode", json_integer(ch->new_mode));
+		cli_set(o, "by", cli_jstr(ch->by));
+		json_dumpf(o, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		cleanup_free char *erun = cli_esc(ch->run);
+		cleanup_free char *eact = cli_esc(ch->action);
+		cleanup_free char *ekind = cli_esc(ch->kind);
+		cleanup_free char *epath = cli_esc(ch->path);
+		cleanup_free char *efrom = ch->from_path ?
+		    escape_str(ch->from_path) : NULL;
+		cleanup_free char *eby = cli_esc(ch->by);
+		time_t t = (time_t)(ch->time_ms / 1000);
+		char when[32] = "-";
+		struct tm tm;
+
+		if (localtime_r(&t, &tm) != NULL)
+			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		printf("%s\t%s\tchange\t%s\t%s\t%s%s%s\t-\t-\t%s\n", when,
+		    erun, eact, ekind, efrom ? efrom : "", efrom ? " -> " : "",
+		    epath, eby);
+	}
+	return 0;
+}
+
 int
 cli_log(int argc, char **argv)
 {
@@ -991,6 +1046,8 @@ cli_log(int argc, char **argv)
 		return 1;
 	ctx.json = fl.json;
 	r = audit_each_event(a, run, cli_log_event, &ctx, &cause);
+	if (r == 0)
+		r = audit_each_change(a, run, cli_log_change, &ctx, &cause);
 	audit_close(a);
 	if (r < 0) {
 		cli_error("cannot read %s: %s", db,

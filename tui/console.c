@@ -16,6 +16,7 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "tui/diffcmd.h"
 #include "tui/grid.h"
 #include "tui/keys.h"
 #include "tui/model.h"
@@ -94,6 +95,9 @@ console_effect(struct console *c, const struct model_effect *eff)
 	case EFFECT_KILL:
 		console_send(c, msg_kill());
 		return;
+	case EFFECT_DIFF_LOAD:
+		diffcmd_pane_load(c->m, c->m->run.id);
+		return;
 	}
 }
 
@@ -171,6 +175,7 @@ console_loop(struct console *c)
 	struct grid *g = NULL;
 	struct view_report rep;
 	int64_t next_tick = now_mono_ms();
+	int64_t next_diff = 0;
 	int w, h;
 
 	view_report_init(&rep);
@@ -221,6 +226,11 @@ console_loop(struct console *c)
 		}
 		if (c->m->quit)
 			break;
+		/* The agent may be writing: the open diff follows it. */
+		if (c->m->diff.open && now_mono_ms() >= next_diff) {
+			diffcmd_pane_load(c->m, c->m->run.id);
+			next_diff = now_mono_ms() + 1000;
+		}
 
 		screen_size(&w, &h);
 		if (w != g->w || h != g->h)

@@ -31,6 +31,9 @@ enum action {
 	ACTION_REDRAW,		/* ^L */
 	ACTION_RESIZE,
 	ACTION_NOT_YET,		/* A, D, r: answers that are not built yet */
+	ACTION_DIFF,		/* v: the run's staged changes, again closes */
+	ACTION_DIFF_NEXT,	/* ]: the next changed file */
+	ACTION_DIFF_PREV,	/* [ */
 };
 
 /* Keys that are not characters; above the Unicode range. */

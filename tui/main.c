@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 #include "tui/cli.h"
 #include "tui/console.h"
+#include "tui/diffcmd.h"
 #include "tui/gc.h"
 #include "tui/run.h"
 
@@ -37,6 +38,13 @@ static const char ward_help[] =
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  output [--raw] [RUN]           print a run's recorded output, escaped\n"
 "  ps [--json]                    list the live runs\n"
+"  diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
+"                                 a run's staged project changes as a patch\n"
+"  apply [RUN] [PATH...] [--commit BRANCH]\n"
+"                                 put staged changes into the host folder\n"
+"                                 (or one commit on a new git branch)\n"
+"  discard [RUN] [PATH...]        drop staged changes\n"
+"  undo RUN [PATH...]             restore what a run changed on the host\n"
 "  gc [--older-than AGE] [--max-size SIZE] [--dry-run]\n"
 "                                 remove old runs' folders and records\n"
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
@@ -91,6 +99,10 @@ static const struct ward_cmd {
 	{ "log", cli_log },
 	{ "output", cli_output },
 	{ "ps", cli_ps },
+	{ "diff", diffcmd_diff },
+	{ "apply", diffcmd_apply },
+	{ "discard", diffcmd_discard },
+	{ "undo", diffcmd_undo },
 	{ "gc", gc_main },
 	{ "probe", ward_probe },
 	/* Hidden: the program `ward probe` runs inside each sandbox. */

@@ -12,6 +12,9 @@
 #include "config/util.h"
 #include "tui/view-report.h"
 
+static void model_diff_clear_files(struct model *);
+static void model_diff_clear_lines(struct model *);
+
 struct model *
 model_new(void)
 {
@@ -53,6 +56,9 @@ model_free(struct model *m)
 	free(m->run.limits);
 	free(m->run.end_reason);
 	output_done(&m->out);
+	model_diff_clear_files(m);
+	model_diff_clear_lines(m);
+	free(m->diff.note);
 	for (size_t i = 0; i < m->n_pending; i++)
 		model_pending_free(m->pending[i]);
 	free(m->pending);
@@ -740,6 +746,151 @@ model_deny(struct model *m, struct model_effect *eff)
 	model_message(m, MSG_INFO, "deny #%" PRIu64 " once: sent", p->id);
 }
 
+/* ------------------------------------------------------------------ */
+/* The diff pane. */
+
+#define MODEL_DIFF_PAGE	10
+
+static void
+model_diff_clear_files(struct model *m)
+{
+	for (size_t i = 0; i < m->diff.n_files; i++)
+		free(m->diff.files[i]);
+	free(m->diff.files);
+	m->diff.files = NULL;
+	m->diff.n_files = 0;
+}
+
+static void
+model_diff_clear_lines(struct model *m)
+{
+	for (size_t i = 0; i < m->diff.n_lines; i++)
+		free(m->diff.lines[i]);
+	free(m->diff.lines);
+	m->diff.lines = NULL;
+	m->diff.n_lines = 0;
+}
+
+/* A line for the grid: tabs to spaces (8 columns), then escaped. */
+static char *
+model_diff_line(const char *s, size_t n)
+{
+	cleanup_free char *buf = xmalloc(n * 8 + 1);
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\t') {
+			do
+				buf[o++] = ' ';
+			while (o % 8 != 0);
+		} else {
+			buf[o++] = s[i];
+		}
+	}
+	return escape_mem(buf, o);
+}
+
+void
+model_diff_set_files(struct model *m, const char *const *files, size_t n)
+{
+	model_diff_clear_files(m);
+	m->diff.files = xcalloc(n + 1, sizeof *m->diff.files);
+	for (size_t i = 0; i < n; i++)
+		m->diff.files[i] = model_diff_line(files[i], strlen(files[i]));
+	m->diff.n_files = n;
+	if (m->diff.sel >= n)
+		m->diff.sel = n > 0 ? n - 1 : 0;
+}
+
+void
+model_diff_set_patch(struct model *m, const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+
+	model_diff_clear_lines(m);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		m->diff.lines = xreallocarray(m->diff.lines,
+		    m->diff.n_lines + 1, sizeof *m->diff.lines);
+		m->diff.lines[m->diff.n_lines++] = model_diff_line(s, n);
+		s += n + 1;
+	}
+	if (m->diff.scroll > 0 && (size_t)m->diff.scroll >= m->diff.n_lines)
+		m->diff.scroll = m->diff.n_lines > 0 ?
+		    (int)m->diff.n_lines - 1 : 0;
+}
+
+void
+model_diff_set_note(struct model *m, const char *note)
+{
+	free(m->diff.note);
+	m->diff.note = note != NULL ? escape_str(note) : NULL;
+}
+
+static void
+model_diff_scroll(struct model *m, int by)
+{
+	long s = (long)m->diff.scroll + by;
+	long max = m->diff.n_lines > 0 ? (long)m->diff.n_lines - 1 : 0;
+
+	m->diff.scroll = (int)(s < 0 ? 0 : s > max ? max : s);
+}
+
+/* An action while the diff pane is open; false: not its own. */
+static bool
+model_diff_action(struct model *m, enum action a, struct model_effect *eff)
+{
+	bool up = a == ACTION_UP || a == ACTION_PAGE_UP || a == ACTION_TOP;
+
+	switch (a) {
+	case ACTION_UP:
+	case ACTION_DOWN:
+		model_diff_scroll(m, up ? -1 : 1);
+		return true;
+	case ACTION_PAGE_UP:
+	case ACTION_PAGE_DOWN:
+		model_diff_scroll(m, up ? -MODEL_DIFF_PAGE : MODEL_DIFF_PAGE);
+		return true;
+	case ACTION_TOP:
+	case ACTION_BOTTOM:
+		model_diff_scroll(m, up ? -(1 << 20) : 1 << 20);
+		return true;
+	case ACTION_DIFF_NEXT:
+	case ACTION_DIFF_PREV:
+		if (m->diff.n_files == 0)
+			return true;
+		if (a == ACTION_DIFF_NEXT && m->diff.sel + 1 < m->diff.n_files)
+			m->diff.sel++;
+		else if (a == ACTION_DIFF_PREV && m->diff.sel > 0)
+			m->diff.sel--;
+		m->diff.scroll = 0;
+		eff->kind = EFFECT_DIFF_LOAD;
+		return true;
+	case ACTION_DIFF:
+	case ACTION_CLOSE:
+	case ACTION_QUIT:
+		m->diff.open = false;
+		return true;
+	case ACTION_DETAIL:
+	case ACTION_NEXT_PANE:
+		return true;
+	case ACTION_NONE:
+	case ACTION_ALLOW_ONCE:
+	case ACTION_DENY_ONCE:
+	case ACTION_KILL:
+	case ACTION_YES:
+	case ACTION_NO:
+	case ACTION_HELP:
+	case ACTION_REDRAW:
+	case ACTION_RESIZE:
+	case ACTION_NOT_YET:
+		return false;
+	}
+	return false;
+}
+
 void
 model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 {
@@ -772,6 +923,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		return;
 	if (!m->disconnected || model_run_ended(m))
 		model_message_clear(m);
+	if (m->diff.open && model_diff_action(m, a, eff))
+		return;
 
 	switch (a) {
 	case ACTION_UP:
@@ -846,6 +999,16 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_NOT_YET:
 		model_message(m, MSG_INFO,
 		    "not available yet: a allows once, d denies once");
+		break;
+	case ACTION_DIFF:
+		m->diff.open = true;
+		m->detail = false;
+		m->diff.scroll = 0;
+		eff->kind = EFFECT_DIFF_LOAD;
+		break;
+	case ACTION_DIFF_NEXT:
+	case ACTION_DIFF_PREV:
+		model_message(m, MSG_INFO, "v opens the diff");
 		break;
 	case ACTION_YES:
 	case ACTION_NO:

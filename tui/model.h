@@ -85,9 +85,26 @@ struct model_event {
 	enum verdict	 verdict;
 };
 
+/*
+ * The diff pane: the run's staged project changes, read from its run
+ * folder by the console (tui/diffcmd.h's diffcmd_pane_load, which calls
+ * model_diff_set_*), never here. Strings stored escaped.
+ */
+struct model_diff {
+	bool		 open;
+	char	       **files;		/* "modified  src/a.c" ... */
+	size_t		 n_files;
+	size_t		 sel;		/* the file whose patch is shown */
+	char	       **lines;		/* its patch, a line each */
+	size_t		 n_lines;
+	int		 scroll;	/* first patch line shown */
+	char		*note;		/* why nothing is listed, or NULL */
+};
+
 /* What the console must do after an action. */
 enum effect {
 	EFFECT_NONE,
+	EFFECT_DIFF_LOAD,	/* read the changes, then diff.sel's patch */
 	EFFECT_DECIDE,		/* send decide(request, verdict, once) */
 	EFFECT_KILL,		/* send kill */
 	EFFECT_QUIT,		/* leave */
@@ -142,6 +159,8 @@ struct model {
 	int		 detail_lines;	/* detail view body lines in all */
 
 	struct model_alerts alerts;
+
+	struct model_diff diff;
 };
 
 struct view_report;
@@ -167,6 +186,15 @@ void		 model_apply_action(struct model *, enum action,
 
 /* After each frame: what the view drew (arming, page sizes). */
 void		 model_note_view(struct model *, const struct view_report *);
+
+/* The diff pane's contents (raw; stored escaped): the list of changed
+ * files (keeps sel when it still fits), the selected file's patch, or a
+ * note in their place (NULL clears it). */
+void		 model_diff_set_files(struct model *, const char *const *files,
+		    size_t n);
+void		 model_diff_set_patch(struct model *, const char *text,
+		    size_t len);
+void		 model_diff_set_note(struct model *, const char *note);
 
 /* Takes and clears the alerts raised since the last call. */
 void		 model_take_alerts(struct model *, struct model_alerts *);

@@ -6,6 +6,7 @@
 
 #include "config/util.h"
 #include "tui/pen.h"
+#include "tui/view-diff.h"
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
@@ -141,6 +142,10 @@ view_keys(const struct model *m, struct grid *g)
 	} else if (m->help) {
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
+	} else if (m->diff.open) {
+		text = xstrdup(" j k PgUp PgDn scroll  [ ] next file  v or Esc close  "
+		    "? help");
+		attr = GRID_DIM;
 	} else if (m->detail) {
 		text = xstrdup(" a allow once  d deny  j k PgUp PgDn scroll  "
 		    "Enter/Esc close  ? help");
@@ -205,6 +210,8 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 	view_title(m, g);
 	if (m->help)
 		view_help_draw(m, g, 1, g->h - 2);
+	else if (m->diff.open)
+		view_diff_draw(m, g, 1, g->h - 2);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
 		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
 	else

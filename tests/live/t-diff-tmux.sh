@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The console's diff pane in a real terminal (tmux): a live run whose
+# folder holds a staged project change (laid out by hand, as --project
+# leaves it); `v` shows the changed file and its hunk, a change made
+# while the pane is open shows up within a few seconds, `v` closes it.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tmux >/dev/null; then
+	[ "${CI:-}" = true ] && die "tmux is not installed"
+	skip "tmux is not installed"
+fi
+
+launch=$WT_SCRATCH/launch.sh
+printf '%q run -- sh -c %q\n' "$WARD" 'echo ready; sleep 60' >"$launch"
+export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
+WT_TMUX_SOCKET=warddiff$$
+tm() { tmux -L "$WT_TMUX_SOCKET" "$@"; }
+tm -f /dev/null new-session -d -s ward -x 100 -y 30 "bash $(printf '%q' "$launch")"
+on_screen() {
+	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
+	    grep -Eq -- "$1" "$WT_SCRATCH/screen.txt"
+}
+expect_screen() {	# expect_screen NAME ERE SECONDS
+	if wait_for "$3" on_screen "$2"; then
+		note "ok: '$2' on screen"
+	else
+		show "screen" "$WT_SCRATCH/screen.txt"
+		fail "'$2' not on screen within $3 s"
+	fi
+	cp "$WT_SCRATCH/screen.txt" "$WT_ARTIFACTS/screen-$1.txt"
+}
+stop() {
+	[ -n "${run:-}" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
+	tm kill-server >/dev/null 2>&1 || true
+}
+trap stop EXIT
+
+expect_screen ready 'ready' 15
+run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1")
+[ -n "$run" ] || die "no run in the record"
+R=$(run_dir "$run")
+P=$WT_SCRATCH/proj
+mkdir -p "$P" "$R/projects/0/upper"
+printf 'first line\nold line\n' >"$P/app.txt"
+printf '0\t%s\tcopy\n' "$P" >"$R/projects.tsv"
+printf 'host = %s\nmode = copy\nstarted_ms = %s\n' "$P" "$(now_ms)" >"$R/projects/0/project.ini"
+printf 'first line\nstaged line\n' >"$R/projects/0/upper/app.txt"
+
+tm send-keys -t ward v
+expect_screen pane 'changes \(1 file, staged\)' 10
+expect_screen file '> modified app.txt' 5
+expect_screen hunk '^\+staged line' 5
+expect_screen old '^-old line' 5
+# The agent goes on writing: the open pane follows.
+printf 'new\n' >"$R/projects/0/upper/later.txt"
+expect_screen live 'changes \(2 files, staged\)' 10
+tm send-keys -t ward ']'
+expect_screen next '^\+new' 5
+tm send-keys -t ward v
+expect_screen closed '== (output|pending)|-- output' 5
+"$WARD" kill "$run" >/dev/null 2>&1 || fail "ward kill"
+expect_screen killed 'killed' 15
+tm send-keys -t ward q
+finish

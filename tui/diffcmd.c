@@ -1,0 +1,1309 @@
+#include "tui/diffcmd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+#include <jansson.h>
+
+#include "approvals/audit.h"
+#include "approvals/changes.h"
+#include "config/escape.h"
+#include "config/paths.h"
+#include "config/util.h"
+#include "tui/diff.h"
+#include "tui/model.h"
+
+static const char diffcmd_diff_help[] =
+"Usage: ward diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
+"\n"
+"Show what a run changed in its projects (--project) and has not been\n"
+"applied: a patch in git's format, paths relative to the project root, that\n"
+"'git apply' and 'patch -p1' take in a copy of the project. RUN is a run id\n"
+"or --name (default: the most recent run with projects); PATH (relative to\n"
+"the project root, or absolute) picks files or folders.\n"
+"\n"
+"Options:\n"
+"  -s, --stat          one line per file: its kind and +/- line counts\n"
+"  -j, --json          one JSON array of {project, host, path, from, kind,\n"
+"                      old_mode, new_mode, size, binary, added, deleted,\n"
+"                      patch}\n"
+"      --color=WHEN    auto (a terminal), always or never\n"
+"  -h, --help          show this help\n"
+"\n"
+"Renames are a deleted and an added file of the same bytes; binary files\n"
+"are git binary patches; a file over 8 MiB is a '# ward:' line instead.\n"
+"Exit status: 0 ok, 1 no such run or nothing at a PATH, 2 usage.\n";
+
+static const char diffcmd_apply_help[] =
+"Usage: ward apply [RUN] [PATH...] [--commit BRANCH]\n"
+"\n"
+"Put a run's staged project changes into the host folders, each file\n"
+"atomically (a temporary file in its folder renamed over it, permission\n"
+"bits kept, never setuid), keeping each replaced file's before-image in the\n"
+"run folder for 'ward undo'. A file whose host copy changed after the run\n"
+"started is a conflict: left alone, shown as the diff from the host's copy\n"
+"to the staged one. Each file applied is recorded (ward log).\n"
+"\n"
+"Options:\n"
+"  -c, --commit BRANCH  instead, one commit of the changes on HEAD, on a new\n"
+"                       branch BRANCH of the project's git repository\n"
+"                       (message \"ward run ID: COMMAND\"); the worktree and\n"
+"                       the staged changes are left as they are\n"
+"  -h, --help           show this help\n"
+"\n"
+"Exit status: 0 all applied, 1 a conflict or a failure, 2 usage.\n";
+
+static const char diffcmd_discard_help[] =
+"Usage: ward discard [RUN] [PATH...]\n"
+"\n"
+"Drop a run's staged project changes (all, or those at PATH): the host's\n"
+"file shows again. Each file is recorded (ward log).\n"
+"\n"
+"Options:\n"
+"  -h, --help   show this help\n"
+"\n"
+"Exit status: 0 ok, 1 a failure, 2 usage.\n";
+
+static const char diffcmd_undo_help[] =
+"Usage: ward undo RUN [PATH...]\n"
+"\n"
+"Restore what RUN changed on the host from the before-images in its run\n"
+"folder: project changes applied with 'ward apply' (refused for a file\n"
+"changed since it was applied) and approved writes outside (refused while\n"
+"the run goes on, and for a file changed after the run ended).\n"
+"\n"
+"Options:\n"
+"  -h, --help   show this help\n"
+"\n"
+"Exit status: 0 all restored, 1 a refusal or a failure, 2 usage.\n";
+
+enum {
+	OPT_HELP = 'h',
+	OPT_STAT = 's',
+	OPT_JSON = 'j',
+	OPT_COMMIT = 'c',
+	OPT_COLOR = 256,
+};
+
+static int diffcmd_usage(const char *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+diffcmd_usage(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ward %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'ward %s --help'\n", verb);
+	return 2;
+}
+
+/* ------------------------------------------------------------------ */
+/* Which run, which files. */
+
+struct diffcmd_find {
+	const char	*want;
+	char		*found;
+	int64_t		 started;
+	char		*command;
+	int64_t		 ended_ms;
+	bool		 in_record;
+};
+
+static int
+diffcmd_on_run(const struct audit_run_row *row, void *arg)
+{
+	struct diffcmd_find *f = arg;
+	const struct audit_run *run = &row->run;
+	bool id = run->id != NULL && strcmp(run->id, f->want) == 0;
+	bool name = run->name != NULL && strcmp(run->name, f->want) == 0 &&
+	    (f->found == NULL || run->started_ms >= f->started);
+
+	if (!id && !name)
+		return 0;
+	free(f->found);
+	free(f->command);
+	f->found = xstrdup(run->id);
+	f->command = run->command != NULL ? xstrdup(run->command) : NULL;
+	f->started = run->started_ms;
+	f->ended_ms = row->ended_ms;
+	f->in_record = true;
+	return id ? 1 : 0;
+}
+
+/* What the record says of a run id or name (found NULL if nothing). */
+static void
+diffcmd_lookup(const char *want, struct diffcmd_find *f)
+{
+	cleanup_free char *db = paths_audit_db();
+	struct audit *a = NULL;
+
+	memset(f, 0, sizeof *f);
+	f->want = want;
+	if (audit_open_readonly(db, &a, NULL) < 0)
+		return;
+	audit_each_run(a, diffcmd_on_run, f, NULL);
+	audit_close(a);
+}
+
+static bool
+diffcmd_has_projects(const char *runs, const char *id)
+{
+	cleanup_free char *tsv = xasprintf("%s/%s/projects.tsv", runs, id);
+
+	return access(tsv, F_OK) == 0;
+}
+
+/* The newest run folder with projects (by projects.tsv's mtime). */
+static char *
+diffcmd_latest(const char *runs)
+{
+	DIR *d = opendir(runs);
+	struct dirent *e;
+	char *best = NULL;
+	struct timespec bt = { 0 };
+
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		cleanup_free char *tsv = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		tsv = xasprintf("%s/%s/projects.tsv", runs, e->d_name);
+		if (stat(tsv, &st) < 0)
+			continue;
+		if (best == NULL || st.st_mtim.tv_sec > bt.tv_sec ||
+		    (st.st_mtim.tv_sec == bt.tv_sec &&
+		    st.st_mtim.tv_nsec > bt.tv_nsec)) {
+			free(best);
+			best = xstrdup(e->d_name);
+			bt = st.st_mtim;
+		}
+	}
+	closedir(d);
+	return best;
+}
+
+struct diffcmd_ctx {
+	const char	*verb;
+	char		*id;		/* the run */
+	char		*run_dir;
+	char		*command;	/* from the record; may be NULL */
+	int64_t		 ended_ms;	/* 0: running, or not in the record */
+	bool		 in_record;
+	char	       **paths;		/* PATH arguments */
+	size_t		 npaths;
+	bool		*used;		/* per PATH: something matched */
+	struct changes_run run;
+	bool		 have_run;
+};
+
+static void
+diffcmd_done(struct diffcmd_ctx *c)
+{
+	free(c->id);
+	free(c->run_dir);
+	free(c->command);
+	free(c->used);
+	if (c->have_run)
+		changes_done(&c->run);
+}
+
+/*
+ * argv[optind..]: [RUN] [PATH...]. The first is the run when it names a
+ * run folder or a run in the record; else the most recent run with
+ * projects (unless need_run). Returns 0 or an exit status.
+ */
+static int
+diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
+    bool need_projects)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	struct diffcmd_find f;
+	int i = optind, r;
+	char *cause = NULL;
+
+	if (i < argc && strchr(argv[i], '/') == NULL) {
+		diffcmd_lookup(argv[i], &f);
+		if (f.found != NULL) {
+			c->id = steal_ptr(&f.found);
+			i++;
+		} else if (diffcmd_has_projects(runs, argv[i]) ||
+		    need_run) {
+			c->id = xstrdup(argv[i++]);
+		}
+		free(f.command);
+		free(f.found);
+	}
+	if (c->id == NULL && need_run)
+		return diffcmd_usage(c->verb, "give the RUN");
+	if (c->id == NULL && (c->id = diffcmd_latest(runs)) == NULL) {
+		warn_msg("%s: no run with projects in %s", c->verb, runs);
+		return 1;
+	}
+	diffcmd_lookup(c->id, &f);
+	c->command = steal_ptr(&f.command);
+	c->ended_ms = f.ended_ms;
+	c->in_record = f.in_record;
+	free(f.found);
+	c->run_dir = xasprintf("%s/%s", runs, c->id);
+	if (access(c->run_dir, F_OK) < 0) {
+		cleanup_free char *e = escape_str(c->id);
+
+		warn_msg("%s: no run %s (no folder in %s)", c->verb, e, runs);
+		return 1;
+	}
+	c->paths = argv + i;
+	c->npaths = (size_t)(argc - i);
+	c->used = xcalloc(c->npaths + 1, sizeof *c->used);
+	if ((r = changes_open(c->run_dir, &c->run, &cause)) == 0)
+		c->have_run = true;
+	if (r == 0 && (r = changes_scan(&c->run, &cause)) < 0)
+		c->have_run = false, changes_done(&c->run);
+	if (r < 0 && (need_projects || r != -ENOENT)) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		warn_msg("%s: %s", c->verb, e);
+		free(cause);
+		return 1;
+	}
+	free(cause);
+	return 0;
+}
+
+/* Does PATH (relative to the project, or absolute) pick rel? */
+static bool
+diffcmd_pick_one(const struct changes_project *p, const char *arg,
+    const char *rel)
+{
+	size_t n, hn = strlen(p->host);
+
+	if (arg[0] == '/') {
+		if (strncmp(arg, p->host, hn) != 0 ||
+		    (arg[hn] != '/' && arg[hn] != '\0'))
+			return false;
+		arg += hn;
+		while (*arg == '/')
+			arg++;
+		if (*arg == '\0')
+			return true;
+	}
+	while (arg[0] == '.' && arg[1] == '/')
+		arg += 2;
+	n = strlen(arg);
+	while (n > 0 && arg[n - 1] == '/')
+		n--;
+	if (n == 0 || (n == 1 && arg[0] == '.'))
+		return true;
+	return strncmp(rel, arg, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+static bool
+diffcmd_pick(struct diffcmd_ctx *c, const struct changes_project *p,
+    const struct change *ch)
+{
+	bool any = false;
+
+	if (c->npaths == 0)
+		return true;
+	for (size_t i = 0; i < c->npaths; i++) {
+		if (diffcmd_pick_one(p, c->paths[i], ch->path) ||
+		    (ch->from != NULL &&
+		    diffcmd_pick_one(p, c->paths[i], ch->from))) {
+			c->used[i] = true;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Each PATH given must have picked something. */
+static int
+diffcmd_check_used(const struct diffcmd_ctx *c)
+{
+	int status = 0;
+
+	for (size_t i = 0; i < c->npaths; i++) {
+		if (!c->used[i]) {
+			cleanup_free char *e = escape_str(c->paths[i]);
+
+			warn_msg("%s: nothing staged at %s", c->verb, e);
+			status = 1;
+		}
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward diff */
+
+static void
+diffcmd_colour(const char *patch, size_t len, bool colour, FILE *out)
+{
+	const char *s = patch, *end = patch + len;
+
+	if (!colour) {
+		fwrite(patch, 1, len, out);
+		return;
+	}
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *pen = NULL;
+
+		if (n >= 3 && (strncmp(s, "+++", 3) == 0 ||
+		    strncmp(s, "---", 3) == 0))
+			pen = "\033[1m";
+		else if (s[0] == '+')
+			pen = "\033[32m";
+		else if (s[0] == '-')
+			pen = "\033[31m";
+		else if (s[0] == '@')
+			pen = "\033[36m";
+		else if (s[0] != ' ' && s[0] != '\\')
+			pen = "\033[1m";
+		if (pen != NULL)
+			fputs(pen, out);
+		fwrite(s, 1, n, out);
+		if (pen != NULL)
+			fputs("\033[m", out);
+		fputc('\n', out);
+		s += n + 1;
+	}
+}
+
+struct diffcmd_diff_opts {
+	bool		 stat;
+	bool		 json;
+	bool		 colour;
+};
+
+static json_t *
+diffcmd_json_change(const struct changes_project *p, const struct change *ch,
+    const struct diff_stat *st, const char *patch, size_t len)
+{
+	json_t *o = json_object();
+	json_t *jp = json_stringn(patch, len);
+
+	json_object_set_new(o, "project", json_integer(p->index));
+	json_object_set_new(o, "host", json_string(p->host));
+	json_object_set_new(o, "path", json_string(ch->path));
+	json_object_set_new(o, "from", ch->from ? json_string(ch->from) :
+	    json_null());
+	json_object_set_new(o, "kind", json_string(changes_kind_name(ch->kind)));
+	json_object_set_new(o, "old_mode", json_integer(ch->old_mode));
+	json_object_set_new(o, "new_mode", json_integer(ch->new_mode));
+	json_object_set_new(o, "size", json_integer(ch->size));
+	json_object_set_new(o, "binary", json_boolean(ch->binary ||
+	    st->binary));
+	json_object_set_new(o, "added", json_integer((json_int_t)st->added));
+	json_object_set_new(o, "deleted",
+	    json_integer((json_int_t)st->deleted));
+	/* A binary patch is ASCII; a text one may not be UTF-8. */
+	json_object_set_new(o, "patch", jp != NULL ? jp : json_null());
+	return o;
+}
+
+static int
+diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
+    const struct diffcmd_diff_opts *o, json_t *arr, size_t *files,
+    size_t *adds, size_t *dels)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct change *ch = &p->v[i];
+		cleanup_free char *buf = NULL, *cause = NULL;
+		struct diff_stat st;
+		size_t len = 0;
+		FILE *m;
+
+		if (!diffcmd_pick(c, p, ch))
+			continue;
+		if ((m = open_memstream(&buf, &len)) == NULL)
+			fatal("out of memory");
+		if (diff_patch(p, ch, DIFF_CAP, m, &st, &cause) < 0) {
+			cleanup_free char *e = escape_str(cause);
+
+			fclose(m);
+			warn_msg("diff: %s", e);
+			return 1;
+		}
+		fclose(m);
+		(*files)++;
+		*adds += st.added;
+		*dels += st.deleted;
+		if (o->json) {
+			json_array_append_new(arr, diffcmd_json_change(p, ch,
+			    &st, buf, len));
+		} else if (o->stat) {
+			cleanup_free char *e = escape_str(ch->path);
+
+			if (st.binary || st.capped)
+				printf(" %s (%s) | Bin %lld bytes\n", e,
+				    changes_kind_name(ch->kind),
+				    (long long)ch->size);
+			else
+				printf(" %s (%s) | +%zu -%zu\n", e,
+				    changes_kind_name(ch->kind), st.added,
+				    st.deleted);
+		} else {
+			diffcmd_colour(buf, len, o->colour, stdout);
+		}
+	}
+	return 0;
+}
+
+static int
+diffcmd_parse_colour(const char *v, bool *ret)
+{
+	if (v == NULL || strcmp(v, "auto") == 0)
+		*ret = isatty(STDOUT_FILENO);
+	else if (strcmp(v, "always") == 0)
+		*ret = true;
+	else if (strcmp(v, "never") == 0)
+		*ret = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int
+diffcmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "color", optional_argument, NULL, OPT_COLOR },
+		{ "colour", optional_argument, NULL, OPT_COLOR },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diffcmd_ctx c = { .verb = "diff" };
+	struct diffcmd_diff_opts o = { 0 };
+	const char *colour = "auto";
+	size_t files = 0, adds = 0, dels = 0;
+	json_t *arr = NULL;
+	int ch, status;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "sjh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_STAT: o.stat = true; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_COLOR: colour = optarg ? optarg : "always"; break;
+		case OPT_HELP:
+			fputs(diffcmd_diff_help, stdout);
+			return 0;
+		default:
+			return diffcmd_usage("diff", "unknown option or a "
+			    "missing value");
+		}
+	}
+	if (diffcmd_parse_colour(colour, &o.colour) < 0)
+		return diffcmd_usage("diff", "--color is auto, always or never");
+	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0) {
+		diffcmd_done(&c);
+		return status;
+	}
+	if (o.json)
+		arr = json_array();
+	for (size_t i = 0; i < c.run.n && status == 0; i++) {
+		const struct changes_project *p = &c.run.p[i];
+
+		if (c.run.n > 1 && !o.json && !o.stat && p->n > 0)
+			printf("# ward: project %d: %s\n", p->index, p->host);
+		status = diffcmd_diff_project(&c, p, &o, arr, &files, &adds,
+		    &dels);
+	}
+	if (status == 0)
+		status = diffcmd_check_used(&c);
+	if (o.json) {
+		json_dumpf(arr, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(arr);
+	} else if (o.stat) {
+		printf(" %zu file%s changed, %zu insertion%s(+), %zu "
+		    "deletion%s(-)\n", files, files == 1 ? "" : "s", adds,
+		    adds == 1 ? "" : "s", dels, dels == 1 ? "" : "s");
+	}
+	diffcmd_done(&c);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The record of what was done. */
+
+static char *
+diffcmd_who(void)
+{
+	char name[256];
+	unsigned int uid = (unsigned int)getuid();
+
+	if (passwd_file_name("/etc/passwd", uid, name, sizeof name) == 0)
+		return xasprintf("uid %u (%s)", uid, name);
+	return xasprintf("uid %u", uid);
+}
+
+struct diffcmd_rec {
+	struct audit	*a;
+	char		*who;
+	const char	*run;
+};
+
+static int
+diffcmd_rec_open(struct diffcmd_rec *rec, const char *verb, const char *run)
+{
+	cleanup_free char *db = paths_audit_db();
+	cleanup_free char *cause = NULL;
+	int r;
+
+	memset(rec, 0, sizeof *rec);
+	/* An effect nobody could read about later is not made. */
+	if ((r = audit_open(db, &rec->a, &cause)) < 0) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		warn_msg("%s: cannot open the record: %s", verb, e);
+		return -1;
+	}
+	rec->who = diffcmd_who();
+	rec->run = run;
+	return 0;
+}
+
+static void
+diffcmd_rec_close(struct diffcmd_rec *rec)
+{
+	audit_close(rec->a);
+	free(rec->who);
+}
+
+static int
+diffcmd_rec(struct diffcmd_rec *rec, const char *verb, const char *path,
+    const char *from, const char *kind, const char *action,
+    const struct changes_done *d, int64_t size, unsigned int om,
+    unsigned int nm, int64_t *seq)
+{
+	struct audit_change ch = {
+		.run = rec->run, .time_ms = now_wall_ms(), .path = path,
+		.from_path = from, .kind = kind, .action = action,
+		.before_hash = d->before, .after_hash = d->after,
+		.size = size, .old_mode = om, .new_mode = nm, .by = rec->who,
+	};
+	cleanup_free char *cause = NULL;
+	int r;
+
+	if ((r = audit_change(rec->a, &ch, seq, &cause)) < 0) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		warn_msg("%s: cannot record %s: %s", verb, path, e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The intent recorded by diffcmd_rec, done: its action and after-hash. */
+static int
+diffcmd_rec_done(struct diffcmd_rec *rec, const char *verb, int64_t seq,
+    const char *action, const char *after)
+{
+	cleanup_free char *cause = NULL;
+	int r;
+
+	if ((r = audit_change_done(rec->a, seq, action, after, &cause)) < 0) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		warn_msg("%s: cannot record the change: %s", verb, e);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward apply, ward discard */
+
+/* Deletions first: a folder may have to go before a file takes its name. */
+static int
+diffcmd_pass(const struct change *ch)
+{
+	return ch->kind == CHANGE_DELETED ? 0 : 1;
+}
+
+static void
+diffcmd_show_conflict(const struct changes_project *p, const struct change *ch,
+    const char *why)
+{
+	cleanup_free char *e = escape_str(why);
+	cleanup_free char *cause = NULL;
+	struct diff_stat st;
+
+	printf("conflict: %s; left alone. The host's copy (a/) against the "
+	    "staged one (b/):\n", e);
+	if (diff_patch(p, ch, DIFF_CAP, stdout, &st, &cause) < 0)
+		printf("  (%s)\n", cause);
+}
+
+static int
+diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
+{
+	cleanup_free char *before = xasprintf("%s/before", c->run_dir);
+	int status = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+	for (size_t i = 0; i < c->run.n; i++) {
+		const struct changes_project *p = &c->run.p[i];
+
+		for (size_t j = 0; j < p->n; j++) {
+			const struct change *ch = &p->v[j];
+			cleanup_free char *why = NULL, *cause = NULL;
+			cleanup_free char *host = NULL, *from = NULL, *e = NULL;
+			struct changes_done d;
+			int64_t seq = 0;
+
+			if (diffcmd_pass(ch) != pass || !diffcmd_pick(c, p, ch))
+				continue;
+			if (changes_conflict(p, ch, &why)) {
+				diffcmd_show_conflict(p, ch, why);
+				status = 1;
+				continue;
+			}
+			host = xasprintf("%s/%s", p->host, ch->path);
+			from = ch->from ? xasprintf("%s/%s", p->host,
+			    ch->from) : NULL;
+			e = escape_str(host);
+			/* Write-ahead: the intent is in the record before
+			 * the host changes. */
+			strcpy(d.after, "-");
+			if (changes_hash_path(from ? from : host,
+			    d.before) < 0)
+				strcpy(d.before, "?");
+			if (diffcmd_rec(rec, "apply", host, from,
+			    changes_kind_name(ch->kind), "applying", &d,
+			    ch->size, ch->old_mode, ch->new_mode, &seq) < 0)
+				return 1;
+			if (changes_apply(p, ch, before, &d, &cause) < 0) {
+				cleanup_free char *ec = escape_str(cause);
+
+				warn_msg("apply: %s", ec);
+				status = 1;
+				if (diffcmd_rec_done(rec, "apply", seq, "failed",
+				    "-") < 0)
+					return 1;
+				continue;
+			}
+			if (diffcmd_rec_done(rec, "apply", seq, "applied",
+			    d.after) < 0)
+				return 1;
+			printf("applied %s (%s)\n", e,
+			    changes_kind_name(ch->kind));
+		}
+	}
+	return status;
+}
+
+static int diffcmd_commit(struct diffcmd_ctx *, struct diffcmd_rec *,
+    const char *);
+
+int
+diffcmd_apply(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diffcmd_ctx c = { .verb = "apply" };
+	struct diffcmd_rec rec;
+	const char *branch = NULL;
+	int ch, status;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_COMMIT: branch = optarg; break;
+		case OPT_HELP:
+			fputs(diffcmd_apply_help, stdout);
+			return 0;
+		default:
+			return diffcmd_usage("apply", "unknown option or a "
+			    "missing value");
+		}
+	}
+	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0) {
+		diffcmd_done(&c);
+		return status;
+	}
+	if (diffcmd_rec_open(&rec, "apply", c.id) < 0) {
+		diffcmd_done(&c);
+		return 1;
+	}
+	if (branch != NULL)
+		status = diffcmd_commit(&c, &rec, branch);
+	else
+		status = diffcmd_apply_files(&c, &rec);
+	if (diffcmd_check_used(&c) != 0)
+		status = 1;
+	diffcmd_rec_close(&rec);
+	diffcmd_done(&c);
+	return status;
+}
+
+int
+diffcmd_discard(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diffcmd_ctx c = { .verb = "discard" };
+	struct diffcmd_rec rec;
+	int ch, status;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (ch == OPT_HELP) {
+			fputs(diffcmd_discard_help, stdout);
+			return 0;
+		}
+		return diffcmd_usage("discard", "unknown option");
+	}
+	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0 ||
+	    diffcmd_rec_open(&rec, "discard", c.id) < 0) {
+		diffcmd_done(&c);
+		return status ? status : 1;
+	}
+	for (size_t i = 0; i < c.run.n; i++) {
+		const struct changes_project *p = &c.run.p[i];
+
+		for (size_t j = 0; j < p->n; j++) {
+			const struct change *chg = &p->v[j];
+			cleanup_free char *cause = NULL, *host = NULL;
+			cleanup_free char *e = NULL;
+			struct changes_done d = { "-", "-" };
+
+			if (!diffcmd_pick(&c, p, chg))
+				continue;
+			host = xasprintf("%s/%s", p->host, chg->path);
+			e = escape_str(host);
+			if (changes_discard(p, chg, &cause) < 0) {
+				cleanup_free char *ec = escape_str(cause);
+
+				warn_msg("discard: %s", ec);
+				status = 1;
+				continue;
+			}
+			changes_hash_path(host, d.before);
+			strcpy(d.after, d.before);
+			if (diffcmd_rec(&rec, "discard", host, NULL,
+			    changes_kind_name(chg->kind), "discarded", &d,
+			    chg->size, chg->old_mode, chg->new_mode, NULL) < 0) {
+				status = 1;
+				break;
+			}
+			printf("discarded %s (%s)\n", e,
+			    changes_kind_name(chg->kind));
+		}
+	}
+	if (diffcmd_check_used(&c) != 0)
+		status = 1;
+	diffcmd_rec_close(&rec);
+	diffcmd_done(&c);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward apply --commit: one commit on a new branch, by libgit2. */
+
+static unsigned int
+diffcmd_git_mode(mode_t m)
+{
+	if (S_ISLNK(m))
+		return 0120000;
+	return (m & 0111) ? 0100755 : 0100644;
+}
+
+static const char *
+diffcmd_git_error(void)
+{
+	const git_error *e = git_error_last();
+
+	return e != NULL && e->message != NULL ? e->message : "libgit2 failed";
+}
+
+/* The project's changes onto idx (paths under prefix in the repo). */
+static int
+diffcmd_stage_index(struct diffcmd_ctx *c, const struct changes_project *p,
+    git_repository *repo, git_index *idx, const char *prefix, size_t *n)
+{
+	for (size_t j = 0; j < p->n; j++) {
+		const struct change *ch = &p->v[j];
+		cleanup_free char *path = xasprintf("%s%s", prefix, ch->path);
+		cleanup_free char *buf = NULL;
+		git_index_entry e;
+		size_t len;
+
+		if (!diffcmd_pick(c, p, ch))
+			continue;
+		(*n)++;
+		if (ch->from != NULL) {
+			cleanup_free char *from = xasprintf("%s%s", prefix,
+			    ch->from);
+
+			git_index_remove(idx, from, 0);
+		}
+		if (ch->kind == CHANGE_DELETED) {
+			git_index_remove(idx, path, 0);
+			continue;
+		}
+		if (changes_read(p, ch, true, SIZE_MAX, &buf, &len) < 0)
+			return -1;
+		memset(&e, 0, sizeof e);
+		e.mode = diffcmd_git_mode(ch->new_mode);
+		e.path = path;
+		e.file_size = (uint32_t)len;
+		if (git_blob_create_from_buffer(&e.id, repo, buf ? buf : "",
+		    len) < 0 || git_index_add(idx, &e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+diffcmd_commit_project(struct diffcmd_ctx *c, const struct changes_project *p,
+    const char *branch, git_oid *out, size_t *n)
+{
+	git_repository *repo = NULL;
+	git_index *idx = NULL;
+	git_commit *head = NULL, *made = NULL;
+	git_tree *tree = NULL, *newtree = NULL;
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	cleanup_free char *msg = NULL, *prefix = NULL;
+	char real[PATH_MAX], wd[PATH_MAX];
+	git_oid head_id, tree_id;
+	int r = -1;
+
+	if (git_repository_open_ext(&repo, p->host, 0, NULL) < 0 ||
+	    git_repository_workdir(repo) == NULL ||
+	    realpath(p->host, real) == NULL ||
+	    realpath(git_repository_workdir(repo), wd) == NULL)
+		goto out;
+	prefix = strcmp(real, wd) == 0 ? xstrdup("") :
+	    xasprintf("%s/", real + strlen(wd) + 1);
+	if (git_reference_name_to_id(&head_id, repo, "HEAD") < 0 ||
+	    git_commit_lookup(&head, repo, &head_id) < 0 ||
+	    git_commit_tree(&tree, head) < 0 || git_index_new(&idx) < 0 ||
+	    git_index_read_tree(idx, tree) < 0 ||
+	    diffcmd_stage_index(c, p, repo, idx, prefix, n) < 0 ||
+	    git_index_write_tree_to(&tree_id, idx, repo) < 0 ||
+	    git_tree_lookup(&newtree, repo, &tree_id) < 0)
+		goto out;
+	if (git_signature_default(&sig, repo) < 0 &&
+	    git_signature_now(&sig, "ward", "ward@localhost") < 0)
+		goto out;
+	msg = xasprintf("ward run %s: %s\n", c->id,
+	    c->command ? c->command : "(command not recorded)");
+	if (git_commit_create(out, repo, NULL, sig, sig, NULL, msg, newtree, 1,
+	    (const git_commit **)&head) < 0 ||
+	    git_commit_lookup(&made, repo, out) < 0 ||
+	    git_branch_create(&ref, repo, branch, made, 0) < 0)
+		goto out;
+	r = 0;
+out:
+	if (r < 0) {
+		cleanup_free char *e = escape_str(diffcmd_git_error());
+
+		warn_msg("apply: %s: %s", p->host, e);
+	}
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(newtree);
+	git_tree_free(tree);
+	git_commit_free(made);
+	git_commit_free(head);
+	git_index_free(idx);
+	git_repository_free(repo);
+	return r;
+}
+
+static int
+diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
+    const char *branch)
+{
+	int status = 0;
+
+	git_libgit2_init();
+	for (size_t i = 0; i < c->run.n; i++) {
+		const struct changes_project *p = &c->run.p[i];
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid id;
+		size_t n = 0;
+
+		if (diffcmd_commit_project(c, p, branch, &id, &n) < 0) {
+			status = 1;
+			continue;
+		}
+		git_oid_tostr(hex, sizeof hex, &id);
+		for (size_t j = 0; j < p->n; j++) {
+			const struct change *ch = &p->v[j];
+			cleanup_free char *host = NULL;
+			struct changes_done d = { "-", "-" };
+
+			if (!diffcmd_pick(c, p, ch))
+				continue;
+			host = xasprintf("%s/%s", p->host, ch->path);
+			snprintf(d.after, sizeof d.after, "git:%.40s", hex);
+			if (diffcmd_rec(rec, "apply", host, NULL,
+			    changes_kind_name(ch->kind), "committed", &d,
+			    ch->size, ch->old_mode, ch->new_mode, NULL) < 0)
+				return 1;
+		}
+		printf("committed %zu file%s of %s to branch %s (%.12s)\n", n,
+		    n == 1 ? "" : "s", p->host, branch, hex);
+	}
+	git_libgit2_shutdown();
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward undo */
+
+/* One host path's state in the record: its last application. */
+struct diffcmd_applied {
+	char		*path;
+	char		*from;
+	char		*kind;
+	char		 after[65];
+	unsigned int	 old_mode;
+	bool		 live;		/* applied and not undone since */
+	bool		 seen;		/* in the record at all */
+};
+
+struct diffcmd_undo {
+	struct diffcmd_applied *v;
+	size_t		 n;
+};
+
+static struct diffcmd_applied *
+diffcmd_undo_find(struct diffcmd_undo *u, const char *path)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->v[i].path, path) == 0)
+			return &u->v[i];
+	return NULL;
+}
+
+static struct diffcmd_applied *
+diffcmd_undo_get(struct diffcmd_undo *u, const char *path)
+{
+	struct diffcmd_applied *a = diffcmd_undo_find(u, path);
+
+	if (a != NULL)
+		return a;
+	u->v = xreallocarray(u->v, u->n + 1, sizeof *u->v);
+	a = &u->v[u->n++];
+	memset(a, 0, sizeof *a);
+	a->path = xstrdup(path);
+	return a;
+}
+
+static int
+diffcmd_on_change(const struct audit_change_row *row, void *arg)
+{
+	struct diffcmd_undo *u = arg;
+	const struct audit_change *ch = &row->ch;
+	struct diffcmd_applied *a;
+
+	if (ch->path == NULL || ch->action == NULL)
+		return 0;
+	a = diffcmd_undo_get(u, ch->path);
+	a->seen = true;
+	if (strcmp(ch->action, "applied") == 0) {
+		free(a->from);
+		free(a->kind);
+		a->from = ch->from_path ? xstrdup(ch->from_path) : NULL;
+		a->kind = xstrdup(ch->kind ? ch->kind : "modified");
+		snprintf(a->after, sizeof a->after, "%s",
+		    ch->after_hash ? ch->after_hash : "-");
+		a->old_mode = ch->old_mode;
+		a->live = true;
+	} else if (strcmp(ch->action, "undone") == 0) {
+		a->live = false;
+	}
+	if (ch->from_path != NULL)
+		diffcmd_undo_get(u, ch->from_path)->seen = true;
+	return 0;
+}
+
+/* Approved writes outside: every before-image no apply accounts for. */
+static void
+diffcmd_undo_walk(struct diffcmd_undo *u, const char *root, const char *rel)
+{
+	cleanup_free char *dir = xasprintf("%s%s", root, rel);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		cleanup_free char *sub = NULL, *full = NULL;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		sub = xasprintf("%s/%s", rel, e->d_name);
+		full = xasprintf("%s%s", root, sub);
+		if (lstat(full, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			diffcmd_undo_walk(u, root, sub);
+		else if (diffcmd_undo_find(u, sub) == NULL)
+			diffcmd_undo_get(u, sub);
+	}
+	closedir(d);
+}
+
+static bool
+diffcmd_undo_pick(struct diffcmd_ctx *c, const char *host)
+{
+	bool any = c->npaths == 0;
+
+	for (size_t i = 0; i < c->npaths; i++) {
+		bool hit = false;
+
+		if (c->paths[i][0] == '/') {
+			size_t n = strlen(c->paths[i]);
+
+			while (n > 1 && c->paths[i][n - 1] == '/')
+				n--;
+			hit = strncmp(host, c->paths[i], n) == 0 &&
+			    (host[n] == '\0' || host[n] == '/');
+		}
+		for (size_t j = 0; !hit && j < c->run.n; j++) {
+			const struct changes_project *p = &c->run.p[j];
+			size_t hn = strlen(p->host);
+
+			hit = strncmp(host, p->host, hn) == 0 &&
+			    host[hn] == '/' &&
+			    diffcmd_pick_one(p, c->paths[i], host + hn + 1);
+		}
+		if (hit)
+			c->used[i] = any = true;
+	}
+	return any;
+}
+
+/* An approved write outside: only once the run has ended, and only a
+ * file nobody modified since. */
+static bool
+diffcmd_undo_refused(const struct diffcmd_ctx *c,
+    const struct diffcmd_applied *a, const char *e)
+{
+	struct stat st;
+	int64_t mt;
+
+	if (a->live)
+		return false;
+	if (!c->in_record || c->ended_ms == 0) {
+		warn_msg("undo: %s: the run is still going (or not in the "
+		    "record); left alone", e);
+		return true;
+	}
+	if (lstat(a->path, &st) == 0) {
+		mt = (int64_t)st.st_mtim.tv_sec * 1000 +
+		    st.st_mtim.tv_nsec / 1000000;
+		if (mt > c->ended_ms) {
+			warn_msg("undo: %s: changed after the run ended; left "
+			    "alone", e);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Restores one path; 0, or 1 for a refusal or a failure. */
+static int
+diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
+    const struct diffcmd_applied *a, const char *before)
+{
+	cleanup_free char *cause = NULL, *e = escape_str(a->path);
+	struct changes_done d, d2;
+	const char *kind = a->kind ? a->kind : "write";
+	int64_t seq = 0;
+	int r;
+
+	strcpy(d.after, "-");
+	if (changes_hash_path(a->path, d.before) < 0)
+		strcpy(d.before, "?");
+	if (diffcmd_undo_refused(c, a, e) ||
+	    diffcmd_rec(rec, "undo", a->path, a->from, kind, "undoing", &d, 0,
+	    0, a->old_mode, &seq) < 0)
+		return 1;
+	if (a->live) {
+		bool added = strcmp(kind, "added") == 0 ||
+		    strcmp(kind, "renamed") == 0;
+
+		r = changes_undo(before, a->path, a->after, a->old_mode,
+		    added, &d, &cause);
+		if (r == 0 && a->from != NULL)
+			r = changes_undo(before, a->from, "-", a->old_mode,
+			    false, &d2, &cause);
+	} else {
+		struct stat st;
+
+		/* emulate.c keeps its images 0600: the file's mode now is
+		 * the one the run left (an approved write keeps it). */
+		r = changes_undo(before, a->path, NULL,
+		    lstat(a->path, &st) == 0 ? st.st_mode & 07777 : 0644,
+		    false, &d, &cause);
+	}
+	if (r < 0) {
+		cleanup_free char *ec = escape_str(cause);
+
+		warn_msg("undo: %s", ec);
+		diffcmd_rec_done(rec, "undo", seq, "failed", "-");
+		return 1;
+	}
+	if (diffcmd_rec_done(rec, "undo", seq, "undone", d.after) < 0)
+		return 1;
+	printf("restored %s\n", e);
+	return 0;
+}
+
+int
+diffcmd_undo(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diffcmd_ctx c = { .verb = "undo" };
+	struct diffcmd_undo u = { 0 };
+	struct diffcmd_rec rec;
+	cleanup_free char *before = NULL;
+	int ch, status;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (ch == OPT_HELP) {
+			fputs(diffcmd_undo_help, stdout);
+			return 0;
+		}
+		return diffcmd_usage("undo", "unknown option");
+	}
+	if ((status = diffcmd_target(&c, argc, argv, true, false)) != 0 ||
+	    diffcmd_rec_open(&rec, "undo", c.id) < 0) {
+		diffcmd_done(&c);
+		return status ? status : 1;
+	}
+	before = xasprintf("%s/before", c.run_dir);
+	audit_each_change(rec.a, c.id, diffcmd_on_change, &u, NULL);
+	diffcmd_undo_walk(&u, before, "");
+	for (size_t i = u.n; i-- > 0;) {
+		const struct diffcmd_applied *a = &u.v[i];
+
+		if ((a->seen && !a->live) || !diffcmd_undo_pick(&c, a->path))
+			continue;
+		status |= diffcmd_undo_one(&c, &rec, a, before);
+	}
+	changes_undo_dirs(before);
+	if (diffcmd_check_used(&c) != 0)
+		status = 1;
+	for (size_t i = 0; i < u.n; i++) {
+		free(u.v[i].path);
+		free(u.v[i].from);
+		free(u.v[i].kind);
+	}
+	free(u.v);
+	diffcmd_rec_close(&rec);
+	diffcmd_done(&c);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The console's diff pane. */
+
+void
+diffcmd_pane_load(struct model *m, const char *run)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	cleanup_free char *dir = NULL, *cause = NULL, *buf = NULL;
+	const struct changes_project *selp = NULL;
+	const struct change *selc = NULL;
+	struct changes_run cr;
+	char **files = NULL;
+	size_t n = 0, len = 0;
+	struct diff_stat st;
+	FILE *f;
+
+	if (run == NULL || *run == '\0' || strchr(run, '/') != NULL) {
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, "no run");
+		return;
+	}
+	dir = xasprintf("%s/%s", runs, run);
+	if (changes_open(dir, &cr, &cause) < 0 ||
+	    changes_scan(&cr, &cause) < 0) {
+		if (cause == NULL || strstr(cause, "no projects") != NULL) {
+			free(cause);
+			cause = xstrdup("the run has no projects (--project)");
+		}
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, cause);
+		return;
+	}
+	for (size_t i = 0; i < cr.n; i++) {
+		for (size_t j = 0; j < cr.p[i].n; j++) {
+			const struct change *c = &cr.p[i].v[j];
+
+			if (n == m->diff.sel) {
+				selp = &cr.p[i];
+				selc = c;
+			}
+			strv_push(&files, &n, c->from != NULL ?
+			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
+			    c->from, c->path) :
+			    xasprintf("%-8s %s%s", changes_kind_name(c->kind),
+			    c->path, c->binary ? " (binary)" : ""));
+		}
+	}
+	model_diff_set_files(m, (const char *const *)files, n);
+	model_diff_set_note(m, n == 0 ? "nothing staged" : NULL);
+	if (selc == NULL && n > 0) {
+		/* sel was past the end: model_diff_set_files moved it to
+		 * the last file, whose patch is shown next time. */
+		selp = &cr.p[cr.n - 1];
+		for (size_t i = cr.n; i-- > 0;)
+			if (cr.p[i].n > 0) {
+				selp = &cr.p[i];
+				break;
+			}
+		selc = &selp->v[selp->n - 1];
+	}
+	if (selc != NULL && (f = open_memstream(&buf, &len)) != NULL) {
+		if (diff_patch(selp, selc, DIFF_CAP, f, &st, &cause) < 0)
+			fprintf(f, "(%s)\n", cause);
+		fclose(f);
+		model_diff_set_patch(m, buf, len);
+	} else {
+		model_diff_set_patch(m, "", 0);
+	}
+	strv_free(files);
+	changes_done(&cr);
+}

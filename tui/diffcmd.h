@@ -1,0 +1,20 @@
+#pragma once
+/*
+ * Reviewing a run's changes: ward diff, apply, discard and undo. Each
+ * reads the run folder (the run's user is ours) and, for apply, discard
+ * and undo, records each file in the record's changes table. Each returns
+ * the exit status: 0 ok, 1 a failure or a conflict, 2 usage.
+ */
+int	diffcmd_diff(int argc, char **argv);
+int	diffcmd_apply(int argc, char **argv);
+int	diffcmd_discard(int argc, char **argv);
+int	diffcmd_undo(int argc, char **argv);
+
+struct model;
+/*
+ * Fills the console's diff pane from run's folder: the changed files of
+ * every project, and the patch of the selected one (m->diff.sel). The
+ * console calls it when the pane opens, on a move, and once a second
+ * while it is open (the agent may be writing).
+ */
+void	diffcmd_pane_load(struct model *m, const char *run);
