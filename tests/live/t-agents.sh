@@ -33,6 +33,11 @@ npm_install() {
 	command -v npm >/dev/null || { note "npm is not installed"; return 1; }
 	mkdir -p "$dir" || return 1
 	note "npm install --prefix $dir ${pkgs[*]} (cached for the next run)"
+	# run-all.sh gives each test a clean environment: npm then knows only
+	# node's own CA list, not the system's bundle that the machine's
+	# registry access may need (a proxy's CA installed there).
+	[ -r /etc/ssl/certs/ca-certificates.crt ] &&
+	    export NODE_EXTRA_CA_CERTS=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 	timeout 240 npm install --no-audit --no-fund --prefix "$dir" "${pkgs[@]}" \
 	    >"$WT_ARTIFACTS/npm.log" 2>&1 || { show "npm" "$WT_ARTIFACTS/npm.log"; return 1; }
 }
