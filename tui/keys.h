@@ -46,7 +46,19 @@ enum {
 	KEYS_ENTER,
 	KEYS_BACKTAB,
 	KEYS_RESIZE,
+	KEYS_BACKSPACE,
+	KEYS_DELETE,
+	KEYS_INSERT,
+	KEYS_PASTE_START,	/* the terminal's bracketed-paste marks */
+	KEYS_PASTE_END,
+	KEYS_F0,		/* KEYS_F0 + n: function key n, 1..24 */
+	KEYS_LAST = KEYS_F0 + 24,
 };
+/* Modifiers held with a named key (above every key code). */
+#define KEYS_MOD_SHIFT	0x0200000
+#define KEYS_MOD_ALT	0x0400000
+#define KEYS_MOD_CTRL	0x0800000
+#define KEYS_MODS	(KEYS_MOD_SHIFT | KEYS_MOD_ALT | KEYS_MOD_CTRL)
 #define KEYS_TAB	'\t'
 #define KEYS_ESC	0x1b
 #define KEYS_CTRL(c)	((c) & 0x1f)
