@@ -31,6 +31,8 @@ enum action {
 	ACTION_REDRAW,		/* ^L */
 	ACTION_RESIZE,
 	ACTION_NOT_YET,		/* A, D, r: answers that are not built yet */
+	ACTION_VIEW,		/* v: agent pane <-> output lines */
+	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
 };
 
 /* Keys that are not characters; above the Unicode range. */
@@ -80,6 +82,12 @@ struct keys_binding {
 
 /* The table, in the order the help screen lists it. */
 const struct keys_binding *keys_bindings(size_t *n);
+
+/*
+ * The prefix key from its name: "^]", "C-]", "Ctrl-]" (any case), a
+ * control character of '@'..'_' or a letter; 0, or -EINVAL.
+ */
+int		 keys_parse_prefix(const char *, int *key);
 
 /* How the help screen names a key: "j", "Up", "PgUp", "Enter", "^L";
  * buf (KEYS_NAME_MAX bytes will do) holds it when it is not a constant. */

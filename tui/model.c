@@ -11,6 +11,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/view-report.h"
+#include "tui/vt.h"
 
 struct model *
 model_new(void)
@@ -24,6 +25,9 @@ model_new(void)
 	m->run.exit_code = -1;
 	m->run.state = RUN_UNKNOWN;
 	m->focus = PANE_PENDING;
+	m->prefix = MODEL_PREFIX;
+	/* The size the supervisor gives the pty until the console says. */
+	m->vt = vt_new(24, 80);
 	return m;
 }
 
@@ -59,6 +63,7 @@ model_free(struct model *m)
 	for (size_t i = 0; i < m->event_count; i++)
 		free(m->events[(m->event_first + i) % MODEL_EVENTS].text);
 	free(m->message);
+	vt_free(m->vt);
 	free(m);
 }
 
@@ -546,6 +551,18 @@ model_on_output(struct model *m, const json_t *msg)
 		break;
 	}
 	output_feed(&m->out, s, o.data, o.len);
+	if (s == STREAM_PTY) {
+		vt_feed(m->vt, o.data, o.len);
+		/* The program's bells stay in its pane: ward's bell means a
+		 * request, and the program must not be able to ring it. */
+		(void)vt_take_bells(m->vt);
+		if (m->agent_mode == AGENT_AUTO && !m->agent &&
+		    vt_altscreen(m->vt)) {
+			m->agent = true;
+			m->focus = PANE_AGENT;
+			model_detail_close(m);
+		}
+	}
 	msg_output_done(&o);
 	return 0;
 }
@@ -617,6 +634,8 @@ model_apply_message(struct model *m, const json_t *msg)
 	case MSG_TYPE_HELLO:
 	case MSG_TYPE_DECIDE:
 	case MSG_TYPE_KILL:
+	case MSG_TYPE_INPUT:
+	case MSG_TYPE_RESIZE:
 	case MSG_TYPE_OTHER:
 		break;	/* not for a console, or for a newer one: ignored */
 	}
@@ -800,7 +819,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			m->out.scroll = up ? model_out_max_scroll(m) : 0;
 		break;
 	case ACTION_NEXT_PANE:
-		if (!m->detail)
+		if (!m->detail && !m->agent)
 			m->focus = m->focus == PANE_OUTPUT ? PANE_PENDING :
 			    PANE_OUTPUT;
 		break;
@@ -847,6 +866,16 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		model_message(m, MSG_INFO,
 		    "not available yet: a allows once, d denies once");
 		break;
+	case ACTION_VIEW:
+		model_detail_close(m);
+		m->agent = !m->agent;
+		m->focus = m->agent ? PANE_AGENT : PANE_PENDING;
+		m->agent_mode = m->agent ? AGENT_ON : AGENT_OFF;
+		break;
+	case ACTION_ZOOM:
+		m->zoom = m->zoom == ZOOM_NONE ? ZOOM_AGENT :
+		    m->zoom == ZOOM_AGENT ? ZOOM_REQUESTS : ZOOM_NONE;
+		break;
 	case ACTION_YES:
 	case ACTION_NO:
 	case ACTION_NONE:
@@ -857,13 +886,88 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 }
 
 void
+model_set_agent(struct model *m, enum agent_mode mode, int prefix)
+{
+	m->agent_mode = mode;
+	m->agent = mode == AGENT_ON;
+	if (m->agent)
+		m->focus = PANE_AGENT;
+	if (prefix > 0)
+		m->prefix = prefix;
+}
+
+/* A key while the program has the focus: the prefix, or the program's. */
+static void
+model_agent_key(struct model *m, int key, bool *focus_moved)
+{
+	if (key == m->prefix) {
+		m->focus = PANE_PENDING;
+		m->prefix_fresh = true;
+		m->pasting = false;
+		*focus_moved = true;
+		return;
+	}
+	if (key == KEYS_PASTE_START || key == KEYS_PASTE_END) {
+		m->pasting = key == KEYS_PASTE_START;
+		vt_paste(m->vt, m->pasting);
+		return;
+	}
+	(void)vt_key(m->vt, key);
+}
+
+void
+model_apply_key(struct model *m, int key, struct model_effect *eff,
+    bool *focus_moved)
+{
+	bool fresh = m->prefix_fresh;
+
+	memset(eff, 0, sizeof *eff);
+	eff->kind = EFFECT_NONE;
+	*focus_moved = false;
+	m->prefix_fresh = false;
+	if (key == KEYS_RESIZE) {
+		model_apply_action(m, ACTION_RESIZE, eff);
+		return;
+	}
+	if (m->agent && m->focus == PANE_AGENT) {
+		model_agent_key(m, key, focus_moved);
+		return;
+	}
+	/* A paste is text for the program: none of it is a console key
+	 * (a pasted "a" must never approve). */
+	if (key == KEYS_PASTE_START || key == KEYS_PASTE_END) {
+		m->pasting = key == KEYS_PASTE_START;
+		return;
+	}
+	if (m->pasting)
+		return;
+	if (m->agent && !m->help && !m->confirm_kill && !m->detail &&
+	    (key == m->prefix || key == KEYS_ESC)) {
+		/* The prefix twice: the program gets the prefix's byte. */
+		if (key == m->prefix && fresh)
+			(void)vt_key(m->vt, key);
+		m->focus = PANE_AGENT;
+		return;
+	}
+	model_apply_action(m, keys_action(key), eff);
+}
+
+void
 model_note_view(struct model *m, const struct view_report *rep)
 {
+	/* Requests behind the agent's focus are not being read: arming
+	 * starts when the focus is on them (DESIGN §9). */
+	bool blind = m->agent && m->focus == PANE_AGENT;
+
+	m->agent_rows = rep->agent_rows;
+	m->agent_cols = rep->agent_cols;
+	if (m->agent_rows > 0 && m->agent_cols > 0)
+		vt_resize(m->vt, m->agent_rows, m->agent_cols);
 	for (size_t i = 0; i < m->n_pending; i++) {
 		struct pending *p = m->pending[i];
 		const struct view_seen *seen = NULL;
 
-		for (size_t j = 0; j < rep->n_seen; j++) {
+		for (size_t j = 0; j < rep->n_seen && !blind; j++) {
 			if (rep->seen[j].id == p->id) {
 				seen = &rep->seen[j];
 				break;

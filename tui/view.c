@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "config/util.h"
+#include "tui/keys.h"
 #include "tui/pen.h"
+#include "tui/view-agent.h"
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
@@ -145,6 +147,21 @@ view_keys(const struct model *m, struct grid *g)
 		text = xstrdup(" a allow once  d deny  j k PgUp PgDn scroll  "
 		    "Enter/Esc close  ? help");
 		attr = GRID_DIM;
+	} else if (m->agent) {
+		char kb[KEYS_NAME_MAX];
+		const char *pk = keys_name(m->prefix, kb, sizeof kb);
+
+		if (m->focus == PANE_AGENT) {
+			text = xasprintf(" keys go to the agent  %s requests%s",
+			    pk, m->n_pending > 0 ? "  - a request waits" : "");
+			attr = m->n_pending > 0 ? GRID_BOLD |
+			    GRID_COLOR(GRID_YELLOW) : GRID_DIM;
+		} else {
+			text = xasprintf(" a allow once  d deny  Enter whole "
+			    "request  %s/Esc agent  v lines  z zoom  K kill  "
+			    "? help  q leave", pk);
+			attr = GRID_DIM;
+		}
 	} else {
 		text = xstrdup(" a allow once  d deny  Enter whole request  "
 		    "Tab pane  K kill  ? help  q leave");
@@ -207,8 +224,19 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 		view_help_draw(m, g, 1, g->h - 2);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
 		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
+	else if (m->agent)
+		view_agent_draw(m, g, rep);
 	else
 		view_main(m, g, rep);
+	/* The program's terminal has the agent pane's size in every view,
+	 * so that a program starts at the size it will be shown at. */
+	if (rep->agent_rows == 0) {
+		struct view_agent_layout l;
+
+		view_agent_layout(m, g->w, g->h, &l);
+		rep->agent_rows = l.pane_h;
+		rep->agent_cols = l.pane_w;
+	}
 	view_status(m, g);
 	view_keys(m, g);
 }
