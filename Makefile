@@ -128,6 +128,15 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(BUILD)/libward.a
 $(BUILD)/tests/live/%: $(BUILD)/tests/live/%.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
+# t-agent-pane's full-screen program: curses, linked whole so that it
+# needs nothing of the host's libraries inside the sandbox but libc.
+FULLSCREEN_LIBS := $(shell pkg-config --libs ncursesw)
+ifeq ($(STATIC),1)
+FULLSCREEN_LIBS := -Wl,-Bstatic -lncursesw -ltinfo -Wl,-Bdynamic
+endif
+$(BUILD)/tests/live/fullscreen: $(BUILD)/tests/live/fullscreen.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FULLSCREEN_LIBS)
+
 tests: $(TESTS) $(HELPERS)
 
 # Unit tests (cmocka), then the live tests that launch real sandboxes.

@@ -72,9 +72,6 @@ bool		 vt_key(struct vt *, int key);
 /* Bracketed paste around the keys of a paste (no-op unless the program
  * turned bracketed paste on). */
 void		 vt_paste(struct vt *, bool start);
-/* Mouse: row, col within the pane (0-based); button 1..3, 4/5 wheel. */
-void		 vt_mouse(struct vt *, int row, int col, int button,
-		    bool pressed);
 
 /* The bytes waiting for the program; *len gets their length. Valid until
  * the next call on vt; vt_output_clear() empties the buffer. */
