@@ -929,6 +929,10 @@ model_apply_key(struct model *m, int key, struct model_effect *eff,
 		model_apply_action(m, ACTION_RESIZE, eff);
 		return;
 	}
+	/* Once the program is gone, the keys are the console's again. */
+	if (m->agent && m->focus == PANE_AGENT &&
+	    (model_run_ended(m) || m->disconnected))
+		m->focus = PANE_PENDING;
 	if (m->agent && m->focus == PANE_AGENT) {
 		model_agent_key(m, key, focus_moved);
 		return;
