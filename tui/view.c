@@ -157,9 +157,8 @@ view_keys(const struct model *m, struct grid *g)
 			attr = m->n_pending > 0 ? GRID_BOLD |
 			    GRID_COLOR(GRID_YELLOW) : GRID_DIM;
 		} else {
-			text = xasprintf(" a allow once  d deny  Enter whole "
-			    "request  %s/Esc agent  v lines  z zoom  K kill  "
-			    "? help  q leave", pk);
+			text = xasprintf(" a allow once  d deny  Enter all  "
+			    "%s/Esc agent  v lines  z zoom  K kill  ? help", pk);
 			attr = GRID_DIM;
 		}
 	} else {
