@@ -317,6 +317,25 @@ test_agent_keys(void **state)
 	assert_false(m->agent);
 	key(m, 'x', &eff, &moved);
 	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+
+	/* The mouse: only when the program asked, inside its pane. */
+	key(m, 'v', &eff, &moved);
+	assert_true(m->agent);
+	assert_int_equal(m->focus, PANE_AGENT);
+	free(render(m, 80, 24));
+	assert_false(model_wants_mouse(m));
+	model_apply_mouse(m, 5, 5, 1, true);
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+	pty(m, "\x1b[?1000h\x1b[?1006h");
+	assert_true(model_wants_mouse(m));
+	model_apply_mouse(m, 0, 5, 1, true);	/* ward's title row */
+	model_apply_mouse(m, 5, 0, 1, true);	/* the gutter */
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+	model_apply_mouse(m, 2, 1, 1, true);	/* the pane's first cell */
+	o = vt_output(m->vt, &n);
+	assert_int_equal(n, strlen("\x1b[<0;1;1M"));
+	assert_memory_equal(o, "\x1b[<0;1;1M", n);
+	vt_output_clear(m->vt);
 	model_free(m);
 
 	/* --lines: a full-screen program stays in the lines. */

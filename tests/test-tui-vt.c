@@ -187,6 +187,27 @@ test_vt_keys(void **state)
 }
 
 static void
+test_vt_mouse(void **state)
+{
+	struct vt *t = vt_new(10, 40);
+
+	(void)state;
+	/* Not asked for: nothing. */
+	vt_mouse(t, 2, 3, 1, true);
+	expect_out(t, "");
+	feed(t, "\x1b[?1000h");
+	vt_mouse(t, 2, 3, 1, true);
+	/* X10 encoding: button 0, col 4, row 3, each + 32. */
+	expect_out(t, "\x1b[M\x20\x24\x23");
+	feed(t, "\x1b[?1006h");
+	vt_mouse(t, 2, 3, 1, false);
+	expect_out(t, "\x1b[<0;4;3m");
+	vt_mouse(t, 99, 3, 1, true);
+	expect_out(t, "");
+	vt_free(t);
+}
+
+static void
 test_vt_resize_and_wide(void **state)
 {
 	struct vt *t = vt_new(2, 4);
@@ -223,6 +244,7 @@ main(void)
 		cmocka_unit_test(test_vt_title_bell_recorded),
 		cmocka_unit_test(test_vt_altscreen),
 		cmocka_unit_test(test_vt_keys),
+		cmocka_unit_test(test_vt_mouse),
 		cmocka_unit_test(test_vt_resize_and_wide),
 	};
 

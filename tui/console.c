@@ -285,6 +285,14 @@ console_loop(struct console *c)
 			struct model_effect eff;
 			bool moved = false;
 
+			if (key == KEYS_MOUSE) {
+				int my, mx, mb;
+				bool mp;
+
+				if (screen_mouse_event(&my, &mx, &mb, &mp))
+					model_apply_mouse(c->m, my, mx, mb, mp);
+				continue;
+			}
 			if (keys_action(key) == ACTION_REDRAW &&
 			    !(c->m->agent && c->m->focus == PANE_AGENT))
 				screen_invalidate();
@@ -310,6 +318,7 @@ console_loop(struct console *c)
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());
 		model_note_view(c->m, &rep);
 		console_resize(c);
+		screen_mouse(model_wants_mouse(c->m));
 	}
 	view_report_done(&rep);
 	grid_free(g);

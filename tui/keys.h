@@ -53,6 +53,7 @@ enum {
 	KEYS_INSERT,
 	KEYS_PASTE_START,	/* the terminal's bracketed-paste marks */
 	KEYS_PASTE_END,
+	KEYS_MOUSE,		/* screen_mouse_event() has it */
 	KEYS_F0,		/* KEYS_F0 + n: function key n, 1..24 */
 	KEYS_LAST = KEYS_F0 + 24,
 };

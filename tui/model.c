@@ -915,6 +915,22 @@ model_agent_key(struct model *m, int key, bool *focus_moved)
 	(void)vt_key(m->vt, key);
 }
 
+bool
+model_wants_mouse(const struct model *m)
+{
+	return m->agent && m->focus == PANE_AGENT && !m->help &&
+	    !m->detail && vt_mouse_mode(m->vt) != 0;
+}
+
+void
+model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
+{
+	if (!model_wants_mouse(m) || y < m->agent_y || x < m->agent_x ||
+	    y >= m->agent_y + m->agent_rows || x >= m->agent_x + m->agent_cols)
+		return;
+	vt_mouse(m->vt, y - m->agent_y, x - m->agent_x, button, pressed);
+}
+
 void
 model_apply_key(struct model *m, int key, struct model_effect *eff,
     bool *focus_moved)
@@ -965,6 +981,8 @@ model_note_view(struct model *m, const struct view_report *rep)
 
 	m->agent_rows = rep->agent_rows;
 	m->agent_cols = rep->agent_cols;
+	m->agent_y = rep->agent_y;
+	m->agent_x = rep->agent_x;
 	if (m->agent_rows > 0 && m->agent_cols > 0)
 		vt_resize(m->vt, m->agent_rows, m->agent_cols);
 	for (size_t i = 0; i < m->n_pending; i++) {

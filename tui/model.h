@@ -172,6 +172,8 @@ struct model {
 	bool		 pasting;	/* between the paste marks */
 	int		 agent_rows;	/* the pane's size in the last frame */
 	int		 agent_cols;
+	int		 agent_y;	/* and where it was drawn */
+	int		 agent_x;
 };
 
 /* The prefix key when none is set (WARD_PREFIX, tui/keys.h). */
@@ -207,6 +209,13 @@ void		 model_apply_action(struct model *, enum action,
  */
 void		 model_apply_key(struct model *, int key,
 		    struct model_effect *eff, bool *focus_moved);
+/* A mouse event at screen cell (y, x): to the program when the pane
+ * has the keys, the event is inside it and the program asked for the
+ * mouse; otherwise nothing. */
+void		 model_apply_mouse(struct model *, int y, int x, int button,
+		    bool pressed);
+/* Whether the console should ask the terminal for mouse reports. */
+bool		 model_wants_mouse(const struct model *);
 /* --agent / --lines / neither; the prefix key. */
 void		 model_set_agent(struct model *, enum agent_mode, int prefix);
 

@@ -13,6 +13,7 @@
 #include "tui/keys.h"
 
 static bool screen_active;
+static bool screen_mouse_on;
 static bool screen_color;
 
 bool
@@ -175,6 +176,10 @@ screen_done(void)
 	if (!screen_active)
 		return;
 	screen_active = false;
+	if (screen_mouse_on) {
+		mousemask(0, NULL);
+		screen_mouse_on = false;
+	}
 	curs_set(1);
 	endwin();
 	fputs("\033[?2004l", stdout);
@@ -296,6 +301,8 @@ screen_key(void)
 		return KEYS_PASTE_START;
 	case SCREEN_PASTE_END:
 		return KEYS_PASTE_END;
+	case KEY_MOUSE:
+		return KEYS_MOUSE;
 	default:
 		break;
 	}
@@ -323,4 +330,47 @@ void
 screen_beep(void)
 {
 	beep();
+}
+
+void
+screen_mouse(bool on)
+{
+	if (on == screen_mouse_on || !screen_active)
+		return;
+	screen_mouse_on = on;
+	/* Press and release apart (no click folding): the program gets
+	 * them as its own terminal would send them. */
+	mouseinterval(0);
+	mousemask(on ? ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION : 0, NULL);
+}
+
+bool
+screen_mouse_event(int *y, int *x, int *button, bool *pressed)
+{
+	static const struct {
+		mmask_t		 mask;
+		int		 button;
+		bool		 pressed;
+	} map[] = {
+		{ BUTTON1_PRESSED, 1, true }, { BUTTON1_RELEASED, 1, false },
+		{ BUTTON2_PRESSED, 2, true }, { BUTTON2_RELEASED, 2, false },
+		{ BUTTON3_PRESSED, 3, true }, { BUTTON3_RELEASED, 3, false },
+		{ BUTTON4_PRESSED, 4, true }, { BUTTON5_PRESSED, 5, true },
+	};
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return false;
+	*y = ev.y;
+	*x = ev.x;
+	*button = 0;
+	*pressed = false;
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		if (ev.bstate & map[i].mask) {
+			*button = map[i].button;
+			*pressed = map[i].pressed;
+			break;
+		}
+	}
+	return true;
 }

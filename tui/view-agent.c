@@ -120,4 +120,6 @@ view_agent_draw(const struct model *m, struct grid *g,
 	view_agent_strip(m, g, &l, rep);
 	rep->agent_rows = l.pane_h;
 	rep->agent_cols = l.pane_w;
+	rep->agent_y = l.pane_y;
+	rep->agent_x = l.pane_x;
 }

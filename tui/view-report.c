@@ -27,6 +27,8 @@ view_report_reset(struct view_report *rep)
 	rep->detail_lines = 0;
 	rep->agent_rows = 0;
 	rep->agent_cols = 0;
+	rep->agent_y = 0;
+	rep->agent_x = 0;
 }
 
 void

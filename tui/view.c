@@ -235,6 +235,8 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 		view_agent_layout(m, g->w, g->h, &l);
 		rep->agent_rows = l.pane_h;
 		rep->agent_cols = l.pane_w;
+		rep->agent_y = l.pane_y;
+		rep->agent_x = l.pane_x;
 	}
 	view_status(m, g);
 	view_keys(m, g);

@@ -382,6 +382,17 @@ vt_paste(struct vt *t, bool start)
 		vterm_keyboard_end_paste(t->vt);
 }
 
+void
+vt_mouse(struct vt *t, int row, int col, int button, bool pressed)
+{
+	if (t->mouse == VTERM_PROP_MOUSE_NONE || row < 0 || col < 0 ||
+	    row >= t->rows || col >= t->cols)
+		return;
+	vterm_mouse_move(t->vt, row, col, VTERM_MOD_NONE);
+	if (button > 0)
+		vterm_mouse_button(t->vt, button, pressed, VTERM_MOD_NONE);
+}
+
 const char *
 vt_output(const struct vt *t, size_t *len)
 {

@@ -73,6 +73,12 @@ bool		 vt_key(struct vt *, int key);
  * turned bracketed paste on). */
 void		 vt_paste(struct vt *, bool start);
 
+/* A mouse event at (row, col) of the pane, 0-based: button 1..3, 4/5
+ * the wheel, 0 a move. Encoded only in the mode the program asked for
+ * (vt_mouse_mode() not 0); nothing otherwise. */
+void		 vt_mouse(struct vt *, int row, int col, int button,
+		    bool pressed);
+
 /* The bytes waiting for the program; *len gets their length. Valid until
  * the next call on vt; vt_output_clear() empties the buffer. */
 const char	*vt_output(const struct vt *, size_t *len);
