@@ -128,6 +128,28 @@ if ! wait_for 5 test -s "$WT_CANARY/f"; then
 fi
 assert_file_content "host file written after prefix + a" "x" "$WT_CANARY/f"
 
+# Only a watching console types into the program: a client that said no
+# hello (a CLI verb, a script) is refused, and its "q" never arrives.
+run=$("$WARD" ps 2>/dev/null | awk 'NR == 1 { print $1 }')
+[ -n "$run" ] || die "no live run in 'ward ps'"
+reply=$(python3 - "$XDG_RUNTIME_DIR/ward/$run.sock" <<'PY'
+import base64, json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+for m in ({"type": "input", "data": base64.b64encode(b"q").decode()},
+          {"type": "resize", "rows": 5, "cols": 5}):
+    b = json.dumps(m).encode()
+    s.sendall(struct.pack(">I", len(b)) + b)
+out = []
+for _ in range(2):
+    n = struct.unpack(">I", s.recv(4, socket.MSG_WAITALL))[0]
+    out.append(json.loads(s.recv(n, socket.MSG_WAITALL))["error"])
+print(" | ".join(out))
+PY
+)
+assert_eq "input and resize from a client that is no console" \
+    "input needs a watching console | input needs a watching console" "$reply"
+
 # Esc gives the keys back to the program; the prefix twice sends it.
 tm send-keys -t ward Escape
 sleep 0.3
