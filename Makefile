@@ -153,6 +153,31 @@ asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" unit-only
 
+# The programs linked into $(BUILD)/bin/ instead of the top folder: how
+# asan-live builds sanitized ones without replacing ./ward.
+$(BUILD)/bin/ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
+
+$(BUILD)/bin/ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
+
+# The live tests (all, or LIVE="t-approve t-kill") against ASan+UBSan
+# builds of ward and ward-supervisor in build-asan/bin/. run-all.sh sends
+# the sanitizers' reports to files and fails a test that left one; UBSan
+# stops at its first finding.
+ASAN_LIVE_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+# The tests' own C helpers stay plain ($(BUILD)/tests/live): they run
+# inside sandboxes, under the run's memory limit.
+asan-live: $(HELPERS)
+	$(MAKE) BUILD=build-asan CFLAGS="$(ASAN_LIVE_CFLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined" \
+		build-asan/bin/ward build-asan/bin/ward-supervisor
+	WARD_BIN_DIR=build-asan/bin WARD_BUILD=$(BUILD) WARD_SANITIZE=1 \
+		tests/live/run-all.sh $(LIVE)
+
 # The unit tests alone: `make asan` must not leave sanitized ./ward and
 # ./ward-supervisor behind (they would be what `make bench` then times).
 unit-only: tests
@@ -162,6 +187,40 @@ unit-only: tests
 # only in tui, seccomp only in supervisor.
 layers:
 	@tests/layers.sh
+
+# libFuzzer harnesses (tests/fuzz/fuzz-*.c, see tests/fuzz/README): the
+# project's sources compiled with clang, ASan+UBSan and coverage in their
+# own folder, so the gcc build is untouched. Each harness links the
+# libraries, not chosen objects, so a module split into files stays found.
+# No -Werror there: clang's warnings are not gcc's, and CI's -Werror build
+# is the gcc one.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer
+FUZZ_SRC      = $(wildcard tests/fuzz/fuzz-*.c)
+FUZZERS       = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%)
+
+# As for the tests: fuzz-tui-* link the tui objects, the others the
+# supervisor's.
+$(BUILD)/tests/fuzz/fuzz-tui-%: $(BUILD)/tests/fuzz/fuzz-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(TUI_LIBS)
+
+$(BUILD)/tests/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(SUP_LIBS)
+
+fuzzers: $(FUZZERS)
+
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) STATIC=0 WERROR=0 \
+		CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		LDFLAGS="$(FUZZ_SAN)" fuzzers
+
+# Each harness for FUZZ_SECONDS (0: its seed corpus once, no fuzzing);
+# fails on any crash, leak, UB or broken property.
+fuzz-check: fuzz
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: all
 	tests/bench/run.sh
@@ -175,9 +234,10 @@ install: all
 	install -m 644 share/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
-	rm -rf $(BUILD) build-asan ward ward-supervisor
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor
 
-.PHONY: all check unit unit-only asan layers bench install clean tests
+.PHONY: all check unit unit-only asan asan-live layers bench install clean tests \
+	fuzz fuzzers fuzz-check
 # Keep the test objects: make would otherwise delete them as intermediates.
 .SECONDARY:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

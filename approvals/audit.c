@@ -2,40 +2,87 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "config/util.h"
 
-#define AUDIT_VERSION		1
+#define AUDIT_VERSION		2
 /* Output of one run and stream queued back to back becomes one row of at
  * most this much, so a chatty program writes few rows, none huge. */
 #define AUDIT_OUTPUT_MAX	(64 * 1024)
+/* The queue in memory, whatever happens to the file: output beyond this
+ * many bytes waiting is dropped (and counted), and audit_full() says when
+ * events pile up past this many rows (the supervisor then stops the run).
+ * audit_should_flush() asks for a flush well before either. */
+#define AUDIT_QUEUE_BYTES	(1024 * 1024)
+#define AUDIT_QUEUE_EVENTS	4096
+#define AUDIT_FLUSH_BYTES	(64 * 1024)
+#define AUDIT_FLUSH_EVENTS	512
+/* The spare file beside the record: released when the disk is full, so
+ * that the last events and the run's end still find room. */
+#define AUDIT_RESERVE		(4 * 1024 * 1024)
+/* At most this many rows of a run's tail are tracked for the output cap;
+ * beyond, the oldest tail rows go early (a tail of many tiny rows). */
+#define AUDIT_TAIL_ROWS		16384
 /* Every supervisor of the user writes to the one file; a flush waits this
  * long for another's transaction before it gives up (and retries later). */
 #define AUDIT_BUSY_MS		5000
+/* A run's start, its end and the marking of lost runs retry a busy file
+ * for this many busy timeouts, backing off between tries (D8: under 20
+ * heavy runs a single try lost 1 run's end in 20). */
+#define AUDIT_RETRY_TIMEOUTS	6
+#define AUDIT_BACKOFF_MIN_MS	10
+#define AUDIT_BACKOFF_MAX_MS	500
 
 static const char audit_schema[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
 	" id TEXT PRIMARY KEY, name TEXT, command TEXT, policy_path TEXT,"
 	" policy_hash TEXT, uid INTEGER, started_ms INTEGER, ended_ms INTEGER,"
 	" exit_code INTEGER, exit_signal INTEGER, end_reason TEXT,"
-	" limits TEXT);"
+	" limits TEXT, sup_pid INTEGER, sup_start INTEGER, sup_boot TEXT,"
+	" sup_pidns INTEGER);"
 	"CREATE TABLE IF NOT EXISTS events ("
 	" seq INTEGER PRIMARY KEY, run TEXT, time_ms INTEGER, pid INTEGER,"
 	" kind TEXT, syscall TEXT, subject TEXT, subject2 TEXT, detail TEXT,"
 	" verdict TEXT, how TEXT, rule TEXT, decided_by TEXT, wait_ms INTEGER,"
-	" request_id INTEGER);"
+	" request_id INTEGER, state TEXT);"
 	"CREATE TABLE IF NOT EXISTS output ("
 	" seq INTEGER PRIMARY KEY, run TEXT, stream TEXT, time_ms INTEGER,"
 	" bytes BLOB);"
 	"CREATE INDEX IF NOT EXISTS events_run ON events(run);"
 	"CREATE INDEX IF NOT EXISTS output_run ON output(run);"
 	"CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);"
-	"PRAGMA user_version = 1;";
+	"PRAGMA user_version = 2;";
+
+/*
+ * audit_migrate[v] takes a record of schema v to v + 1, in the one
+ * transaction that also sets the version (audit_upgrade).
+ *   1 -> 2: runs learn who writes them: the supervisor's pid, its start
+ *           time (clock ticks since boot, /proc/PID/stat field 22), the
+ *           boot and the pid namespace, so that a run whose supervisor is
+ *           gone can be told from a live one (audit_recover).
+ */
+static const char *const audit_migrate[AUDIT_VERSION] = {
+	[1] = "ALTER TABLE runs ADD COLUMN sup_pid INTEGER;"
+	    "ALTER TABLE runs ADD COLUMN sup_start INTEGER;"
+	    "ALTER TABLE runs ADD COLUMN sup_boot TEXT;"
+	    "ALTER TABLE runs ADD COLUMN sup_pidns INTEGER;",
+};
+
+/*
+ * events.state came after version 1 and is added to an older file on
+ * open (NULL for its rows, which were all written after the fact): a
+ * column added at the end, so the version stays 1 and an older ward
+ * still reads and writes the file (its rows get state NULL).
+ */
+static const char audit_add_state[] =
+	"ALTER TABLE events ADD COLUMN state TEXT";
 
 /*
  * No NOT NULL or CHECK constraints above on purpose: a flush that fails
@@ -51,6 +98,9 @@ enum audit_stmt {
 	AUDIT_INSERT_OUTPUT,
 	AUDIT_INSERT_RUN,
 	AUDIT_END_RUN,
+	AUDIT_UPDATE_EVENT,
+	AUDIT_DECIDE_EVENT,
+	AUDIT_DELETE_OUTPUT,
 	AUDIT_N_STMT,
 };
 
@@ -60,16 +110,29 @@ static const char *const audit_sql[AUDIT_N_STMT] = {
 	[AUDIT_ROLLBACK] = "ROLLBACK",
 	[AUDIT_INSERT_EVENT] = "INSERT INTO events (run, time_ms, pid, kind,"
 	    " syscall, subject, subject2, detail, verdict, how, rule,"
-	    " decided_by, wait_ms, request_id)"
+	    " decided_by, wait_ms, request_id, state)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	    " ?14)",
+	    " ?14, ?15)",
 	[AUDIT_INSERT_OUTPUT] = "INSERT INTO output (run, stream, time_ms,"
 	    " bytes) VALUES (?1, ?2, ?3, ?4)",
 	[AUDIT_INSERT_RUN] = "INSERT INTO runs (id, name, command, policy_path,"
-	    " policy_hash, uid, started_ms, limits)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " policy_hash, uid, started_ms, limits, sup_pid, sup_start,"
+	    " sup_boot, sup_pidns)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[AUDIT_END_RUN] = "UPDATE runs SET ended_ms = ?2, exit_code = ?3,"
 	    " exit_signal = ?4, end_reason = ?5 WHERE id = ?1",
+	/* The row keeps its seq and run: its place in the history is where
+	 * it was asked or intended. */
+	[AUDIT_UPDATE_EVENT] = "UPDATE events SET time_ms = ?2, pid = ?3,"
+	    " kind = ?4, syscall = ?5, subject = ?6, subject2 = ?7,"
+	    " detail = ?8, verdict = ?9, how = ?10, rule = ?11,"
+	    " decided_by = ?12, wait_ms = ?13, request_id = ?14, state = ?15"
+	    " WHERE seq = ?16",
+	/* An asked request approved: what it was about stays as asked. */
+	[AUDIT_DECIDE_EVENT] = "UPDATE events SET verdict = ?9, how = ?10,"
+	    " rule = ?11, decided_by = ?12, wait_ms = ?13, state = ?15"
+	    " WHERE seq = ?16",
+	[AUDIT_DELETE_OUTPUT] = "DELETE FROM output WHERE seq = ?1",
 };
 
 /* A queued event: struct audit_event with owned strings. */
@@ -88,6 +151,8 @@ struct audit_qevent {
 	char		*decided_by;
 	int64_t		 wait_ms;
 	uint64_t	 request_id;
+	enum audit_state state;
+	int64_t		 seq;		/* > 0: an update of that row */
 };
 
 struct audit_qoutput {
@@ -97,12 +162,22 @@ struct audit_qoutput {
 	char		*buf;
 	size_t		 len;
 	size_t		 cap;
+	bool		 tail;		/* past the head of output_max */
+};
+
+/* A tail row in the file: what the cap removes first. */
+struct audit_tail {
+	int64_t		 seq;
+	size_t		 len;
 };
 
 struct audit {
 	sqlite3		*db;
 	char		*path;
 	bool		 readonly;
+	bool		 no_state;	/* an older file, read-only: no events.state */
+	int		 version;	/* the file's schema, once opened */
+	int		 busy_ms;
 	sqlite3_stmt	*stmt[AUDIT_N_STMT];
 
 	struct audit_qevent *ev;
@@ -111,6 +186,16 @@ struct audit {
 	struct audit_qoutput *out;
 	size_t		 n_out;
 	size_t		 cap_out;
+	size_t		 out_queued;	/* bytes in out[] */
+
+	uint64_t	 output_max;	/* 0: no cap */
+	struct audit_output_counts counts;
+	struct audit_tail *tail;	/* tail rows in the file, oldest first */
+	size_t		 tail_first, n_tail, cap_tail;
+	uint64_t	 tail_bytes;	/* of tail[tail_first..n_tail) */
+
+	char		*reserve;	/* the spare file's path, or NULL */
+	bool		 reserve_used;
 };
 
 const char *
@@ -136,6 +221,41 @@ audit_stream_parse(const char *s, enum audit_stream *ret)
 
 	for (size_t i = 0; s != NULL && i < ARRAY_SIZE(all); i++) {
 		if (strcmp(audit_stream_name(all[i]), s) == 0) {
+			*ret = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *
+audit_state_name(enum audit_state st)
+{
+	switch (st) {
+	case AUDIT_FINAL:
+		return NULL;
+	case AUDIT_ASKED:
+		return "asked";
+	case AUDIT_INTENT:
+		return "intent";
+	case AUDIT_DONE:
+		return "done";
+	}
+	return NULL;
+}
+
+static int
+audit_state_parse(const char *s, enum audit_state *ret)
+{
+	static const enum audit_state all[] = {
+		AUDIT_ASKED, AUDIT_INTENT, AUDIT_DONE,
+	};
+
+	*ret = AUDIT_FINAL;
+	if (s == NULL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (strcmp(audit_state_name(all[i]), s) == 0) {
 			*ret = all[i];
 			return 0;
 		}
@@ -172,6 +292,7 @@ audit_batch_clear(struct audit *a)
 		free(a->out[i].buf);
 	}
 	a->n_out = 0;
+	a->out_queued = 0;
 }
 
 /* Closes without flushing: for a handle that failed to open. */
@@ -186,6 +307,8 @@ audit_destroy(struct audit *a)
 	audit_batch_clear(a);
 	free(a->ev);
 	free(a->out);
+	free(a->tail);
+	free(a->reserve);
 	free(a->path);
 	free(a);
 }
@@ -382,13 +505,27 @@ audit_check_version(struct audit *a, int v, char **cause)
 	return -ENOTSUP;
 }
 
+/* Has the file events.state? (A file of an older ward has not.) */
+static bool
+audit_has_state(struct audit *a)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+
+	return sqlite3_prepare_v2(a->db, "SELECT count(*) FROM"
+	    " pragma_table_info('events') WHERE name = 'state'", -1, &s,
+	    NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_int(s, 0) > 0;
+}
+
 /*
- * Creates the schema unless someone has. Two supervisors may start at
- * once on a fresh file: the version is read again under the write lock,
- * so only one of them creates.
+ * Creates the schema unless someone has, or brings an older one up to
+ * AUDIT_VERSION step by step (audit_migrate) and adds what it lacks
+ * (events.state). Two supervisors may start at once: the version and
+ * the column are read again under the write lock, so only one of them
+ * creates or migrates.
  */
 static int
-audit_create(struct audit *a, char **cause)
+audit_upgrade(struct audit *a, char **cause)
 {
 	int v, r;
 
@@ -398,6 +535,15 @@ audit_create(struct audit *a, char **cause)
 	if ((r = audit_version(a, &v, cause)) == 0 &&
 	    (r = audit_check_version(a, v, cause)) == 0 && v == 0)
 		r = audit_exec(a, audit_schema, cause, "creating schema");
+	for (; r == 0 && v > 0 && v < AUDIT_VERSION; v++) {
+		cleanup_free char *sql = xasprintf("%sPRAGMA user_version = %d;",
+		    audit_migrate[v], v + 1);
+
+		r = audit_exec(a, sql, cause, "upgrading the schema");
+	}
+	if (r == 0 && !audit_has_state(a))
+		r = audit_exec(a, audit_add_state, cause,
+		    "adding events.state");
 	if (r == 0)
 		r = audit_exec(a, "COMMIT", cause, "creating schema");
 	if (r < 0 && !sqlite3_get_autocommit(a->db))
@@ -523,6 +669,68 @@ audit_configure_once(void)
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 }
 
+/*
+ * The spare file: PATH-reserve, AUDIT_RESERVE bytes really allocated on
+ * the record's filesystem (which also holds the runs' /work and /out, so
+ * that a program filling its disk fills ours). Every supervisor makes
+ * sure it is there when it opens; the first one to find the disk full
+ * releases it. No room for it: the record cannot be kept, refused.
+ */
+int
+audit_keep_room(struct audit *a, char **cause)
+{
+	cleanup_free char *p = NULL;
+	cleanup_fd int fd = -1;
+	struct stat st;
+	int r;
+
+	if (!audit_is_file(a->path))
+		return 0;
+	p = xasprintf("%s-reserve", a->path);
+	if ((fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		set_cause(cause, "audit: %s: cannot make the reserve: %s", p,
+		    strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != getuid()) {
+		set_cause(cause, "audit: %s: not a regular file of ours; "
+		    "refusing it (remove it)", p);
+		return -EPERM;
+	}
+	if (st.st_blocks * 512 < AUDIT_RESERVE &&
+	    (r = -posix_fallocate(fd, 0, AUDIT_RESERVE)) < 0) {
+		(void)unlink(p);
+		set_cause(cause, "audit: %s: no room for the record's %d MiB "
+		    "reserve: %s", p, AUDIT_RESERVE >> 20, strerror(-r));
+		return r;
+	}
+	a->reserve = steal_ptr(&p);
+	return 0;
+}
+
+/* The disk is full: give the reserve back so that this write (and the
+ * few after it, to the run's end) fit. false when none is left. */
+static bool
+audit_reserve_release(struct audit *a)
+{
+	if (a->reserve == NULL || a->reserve_used)
+		return false;
+	a->reserve_used = true;
+	return unlink(a->reserve) == 0;
+}
+
+bool
+audit_low_space(const struct audit *a, char **cause)
+{
+	if (!a->reserve_used)
+		return false;
+	set_cause(cause, "audit: %s: database or disk is full (the reserve "
+	    "%s was used for the last events)", a->path, a->reserve);
+	return true;
+}
+
 static int
 audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 {
@@ -539,6 +747,7 @@ audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 		return audit_fail(a, rc, cause, "cannot open");
 	}
 	sqlite3_busy_timeout(a->db, AUDIT_BUSY_MS);
+	a->busy_ms = AUDIT_BUSY_MS;
 	*ret = steal_ptr(&a);
 	return 0;
 }
@@ -584,8 +793,10 @@ audit_open(const char *path, struct audit **ret, char **cause)
 			    "starts a new record", path, found);
 		return r;
 	}
-	if (v == 0 && (r = audit_create(a, cause)) < 0)
+	if ((v < AUDIT_VERSION || !audit_has_state(a)) &&
+	    (r = audit_upgrade(a, cause)) < 0)
 		return r;
+	a->version = AUDIT_VERSION;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++) {
 		if ((rc = sqlite3_prepare_v3(a->db, audit_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &a->stmt[i], NULL)) != SQLITE_OK)
@@ -618,6 +829,8 @@ audit_open_readonly(const char *path, struct audit **ret, char **cause)
 			*cause = xasprintf("audit: %s: no record yet", path);
 		return -ENOENT;
 	}
+	a->no_state = !audit_has_state(a);
+	a->version = v;
 	*ret = steal_ptr(&a);
 	return 0;
 }
@@ -626,6 +839,7 @@ void
 audit_set_busy_timeout(struct audit *a, int ms)
 {
 	sqlite3_busy_timeout(a->db, ms);
+	a->busy_ms = ms;
 }
 
 void
@@ -640,60 +854,451 @@ audit_close(struct audit *a)
 	audit_destroy(a);
 }
 
+static void
+audit_backoff(long *delay)
+{
+	nanosleep(&(struct timespec){ .tv_sec = *delay / 1000,
+	    .tv_nsec = (*delay % 1000) * 1000000L }, NULL);
+	*delay = *delay * 2 > AUDIT_BACKOFF_MAX_MS ? AUDIT_BACKOFF_MAX_MS :
+	    *delay * 2;
+}
+
+/*
+ * Runs fn in one BEGIN IMMEDIATE transaction: the write lock is taken
+ * before anything is read, so a stale snapshot cannot make it fail
+ * (SQLITE_BUSY_SNAPSHOT, which no busy handler waits out). While another
+ * writer holds the file past the busy timeout, or sqlite says busy
+ * without waiting (a WAL recovery, a snapshot), it backs off and tries
+ * again, for AUDIT_RETRY_TIMEOUTS busy timeouts in all; any other error
+ * ends it at once. fn returns an sqlite result code.
+ */
+static int
+audit_txn(struct audit *a, int (*fn)(struct audit *, void *), void *arg,
+    char **cause, const char *what)
+{
+	int64_t until = now_mono_ms() +
+	    (int64_t)AUDIT_RETRY_TIMEOUTS * (a->busy_ms > 0 ? a->busy_ms : 1);
+	long delay = AUDIT_BACKOFF_MIN_MS;
+	int rc, r;
+
+	for (;;) {
+		if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) == SQLITE_OK &&
+		    (rc = fn(a, arg)) == SQLITE_OK &&
+		    (rc = audit_step(a->stmt[AUDIT_COMMIT])) == SQLITE_OK)
+			return 0;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+		    now_mono_ms() >= until) {
+			/* The message first: ROLLBACK overwrites it. */
+			r = audit_fail(a, rc, cause, what);
+			if (!sqlite3_get_autocommit(a->db))
+				audit_step(a->stmt[AUDIT_ROLLBACK]);
+			return r;
+		}
+		if (!sqlite3_get_autocommit(a->db))
+			audit_step(a->stmt[AUDIT_ROLLBACK]);
+		audit_backoff(&delay);
+	}
+}
+
+/* sqlite3_bind_* fail only for a bad index or a value over sqlite's
+ * limits: either way the row must not be written with a NULL instead. */
+static int
+audit_bind_first(const int *rcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rcs[i] != SQLITE_OK)
+			return rcs[i];
+	return SQLITE_OK;
+}
+
+static int
+audit_bind_owner(sqlite3_stmt *s, int i, const struct audit_owner *o)
+{
+	int rcs[4];
+
+	if (o->pid <= 0) {
+		for (int k = 0; k < 4; k++)
+			rcs[k] = sqlite3_bind_null(s, i + k);
+	} else {
+		rcs[0] = sqlite3_bind_int64(s, i, o->pid);
+		rcs[1] = sqlite3_bind_int64(s, i + 1, (sqlite3_int64)o->start);
+		rcs[2] = audit_bind_text(s, i + 2, o->boot[0] ? o->boot : NULL);
+		rcs[3] = o->pidns != 0 ? sqlite3_bind_int64(s, i + 3,
+		    (sqlite3_int64)o->pidns) : sqlite3_bind_null(s, i + 3);
+	}
+	return audit_bind_first(rcs, ARRAY_SIZE(rcs));
+}
+
+static int
+audit_begin_txn(struct audit *a, void *arg)
+{
+	const struct audit_run *run = arg;
+	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
+	int rcs[] = {
+		audit_bind_text(s, 1, run->id),
+		audit_bind_text(s, 2, run->name),
+		audit_bind_text(s, 3, run->command),
+		audit_bind_text(s, 4, run->policy_path),
+		audit_bind_text(s, 5, run->policy_hash),
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid),
+		sqlite3_bind_int64(s, 7, run->started_ms),
+		audit_bind_text(s, 8, run->limits),
+		audit_bind_owner(s, 9, &run->owner),
+	};
+	int rc;
+
+	if ((rc = audit_bind_first(rcs, ARRAY_SIZE(rcs))) != SQLITE_OK) {
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	return audit_step(s);
+}
+
 int
 audit_run_begin(struct audit *a, const struct audit_run *run, char **cause)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_RUN];
-	int rc;
-
 	if (a->readonly)
 		return audit_readonly(a, cause);
-	audit_bind_text(s, 1, run->id);
-	audit_bind_text(s, 2, run->name);
-	audit_bind_text(s, 3, run->command);
-	audit_bind_text(s, 4, run->policy_path);
-	audit_bind_text(s, 5, run->policy_hash);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)run->uid);
-	sqlite3_bind_int64(s, 7, run->started_ms);
-	audit_bind_text(s, 8, run->limits);
-	if ((rc = audit_step(s)) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "recording the run's start");
-	return 0;
+	return audit_txn(a, audit_begin_txn, (void *)run, cause,
+	    "recording the run's start");
+}
+
+struct audit_end_args {
+	const char	*run;
+	int64_t		 ended_ms;
+	int		 exit_code, exit_signal;
+	const char	*end_reason;
+	int64_t		 changes;
+};
+
+static int
+audit_end_txn(struct audit *a, void *arg)
+{
+	struct audit_end_args *e = arg;
+	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
+	int rcs[] = {
+		audit_bind_text(s, 1, e->run),
+		sqlite3_bind_int64(s, 2, e->ended_ms),
+		sqlite3_bind_int(s, 3, e->exit_code),
+		sqlite3_bind_int(s, 4, e->exit_signal),
+		audit_bind_text(s, 5, e->end_reason),
+	};
+	int rc;
+
+	if ((rc = audit_bind_first(rcs, ARRAY_SIZE(rcs))) != SQLITE_OK) {
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	if ((rc = audit_step(s)) == SQLITE_OK)
+		e->changes = sqlite3_changes(a->db);
+	return rc;
 }
 
 int
 audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
     int exit_code, int exit_signal, const char *end_reason, char **cause)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_END_RUN];
-	int rc;
+	struct audit_end_args e = {
+		.run = run, .ended_ms = ended_ms, .exit_code = exit_code,
+		.exit_signal = exit_signal, .end_reason = end_reason,
+	};
+	int r;
 
 	if (a->readonly)
 		return audit_readonly(a, cause);
-	audit_bind_text(s, 1, run);
-	sqlite3_bind_int64(s, 2, ended_ms);
-	sqlite3_bind_int(s, 3, exit_code);
-	sqlite3_bind_int(s, 4, exit_signal);
-	audit_bind_text(s, 5, end_reason);
-	if ((rc = audit_step(s)) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "recording the run's end");
-	if (sqlite3_changes(a->db) == 0) {
+	if ((r = audit_txn(a, audit_end_txn, &e, cause,
+	    "recording the run's end")) < 0)
+		return r;
+	if (e.changes == 0) {
 		set_cause(cause, "audit: %s: no run %s to end", a->path, run);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-void
-audit_event(struct audit *a, const struct audit_event *ev)
+int
+audit_drain(struct audit *a, char **cause)
 {
-	struct audit_qevent *q;
+	int64_t until = now_mono_ms() +
+	    (int64_t)AUDIT_RETRY_TIMEOUTS * (a->busy_ms > 0 ? a->busy_ms : 1);
+	long delay = AUDIT_BACKOFF_MIN_MS;
+	int r;
 
-	if (a->n_ev == a->cap_ev) {
-		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
-		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
+	while ((r = audit_flush(a, NULL)) == -EBUSY && now_mono_ms() < until) {
+		audit_backoff(&delay);
 	}
-	q = &a->ev[a->n_ev++];
+	/* Once more for the cause, in sqlite's words. */
+	if (r < 0)
+		r = audit_flush(a, cause);
+	return r;
+}
+
+/* ---- who writes a run, and runs whose writer is gone -------------- */
+
+/* Field 22 of /proc/PID/stat (and the state, field 3): 0, -ESRCH when
+ * there is no such process, other -errno when it cannot be read. */
+static int
+audit_proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64], buf[1024];
+	cleanup_fd int fd = -1;
+	ssize_t n;
+	char *p;
+	unsigned long long v = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if ((n = read(fd, buf, sizeof buf - 1)) < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	buf[n] = '\0';
+	/* The name (field 2) may hold spaces and ')': skip to its last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s"
+	    " %*s %*s %*s %*s %*s %*s %*s %llu", state, &v) != 2)
+		return -EIO;
+	*start = v;
+	return 0;
+}
+
+static void
+audit_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+int
+audit_owner_self(struct audit_owner *o)
+{
+	struct stat st;
+	char state;
+	int r;
+
+	memset(o, 0, sizeof *o);
+	o->pid = getpid();
+	if ((r = audit_proc_stat(o->pid, &state, &o->start)) < 0)
+		return r;
+	audit_read_line("/proc/sys/kernel/random/boot_id", o->boot,
+	    sizeof o->boot);
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		o->pidns = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/*
+ * 1 when the process that wrote o is gone (no such pid, a zombie, a pid
+ * reused by a process started at another time, another boot), 0 when it
+ * is there, -1 when this process cannot tell (no pid recorded, or
+ * another pid namespace, where the pid means another process).
+ */
+static int
+audit_owner_gone(const struct audit_owner *o, const struct audit_owner *me)
+{
+	uint64_t start;
+	char state;
+	int r;
+
+	if (o->pid <= 0)
+		return -1;
+	if (o->boot[0] != '\0' && me->boot[0] != '\0' &&
+	    strcmp(o->boot, me->boot) != 0)
+		return 1;
+	if (o->pidns != 0 && me->pidns != 0 && o->pidns != me->pidns)
+		return -1;
+	if ((r = audit_proc_stat(o->pid, &state, &start)) == -ESRCH)
+		return 1;
+	if (r < 0)
+		return 0;	/* there, but not ours to read: not gone */
+	return state == 'Z' || state == 'X' || start != o->start;
+}
+
+static void
+audit_col_owner(sqlite3_stmt *s, int i, struct audit_owner *o)
+{
+	const char *boot = (const char *)sqlite3_column_text(s, i + 2);
+
+	memset(o, 0, sizeof *o);
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return;
+	o->pid = (pid_t)sqlite3_column_int64(s, i);
+	o->start = (uint64_t)sqlite3_column_int64(s, i + 1);
+	if (boot != NULL)
+		snprintf(o->boot, sizeof o->boot, "%s", boot);
+	o->pidns = (uint64_t)sqlite3_column_int64(s, i + 3);
+}
+
+/* The owner columns of runs, or NULLs in a file of schema 1. */
+static const char *
+audit_owner_cols(const struct audit *a)
+{
+	return a->version >= 2 ? "sup_pid, sup_start, sup_boot, sup_pidns" :
+	    "NULL, NULL, NULL, NULL";
+}
+
+struct audit_lost {
+	char		*run;
+	pid_t		 pid;
+};
+
+struct audit_mark {
+	struct audit_lost *lost;
+	size_t		 n;
+	int64_t		 now_ms;
+	const char	*by;
+	bool		*marked;	/* [n]: this call ended it */
+};
+
+static int
+audit_mark_txn(struct audit *a, void *arg)
+{
+	struct audit_mark *m = arg;
+	cleanup_stmt sqlite3_stmt *up = NULL;
+	cleanup_stmt sqlite3_stmt *ev = NULL;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(a->db, "UPDATE runs SET ended_ms = ?2,"
+	    " end_reason = 'lost' WHERE id = ?1 AND ended_ms IS NULL"
+	    " AND end_reason IS NULL", -1, &up, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(a->db, "INSERT INTO events (run, time_ms,"
+	    " pid, kind, subject, detail, verdict, how, decided_by, wait_ms,"
+	    " request_id) VALUES (?1, ?2, ?3, ?4, 'lost', ?5, ?6, ?7, ?8, 0,"
+	    " 0)", -1, &ev, NULL)) != SQLITE_OK)
+		return rc;
+	for (size_t i = 0; i < m->n; i++) {
+		cleanup_free char *detail = m->lost[i].pid > 0 ?
+		    xasprintf("supervisor pid %d gone", (int)m->lost[i].pid) :
+		    xstrdup("supervisor gone");
+		int rcs[8];
+
+		m->marked[i] = false;
+		rcs[0] = audit_bind_text(up, 1, m->lost[i].run);
+		rcs[1] = sqlite3_bind_int64(up, 2, m->now_ms);
+		if ((rc = audit_bind_first(rcs, 2)) != SQLITE_OK ||
+		    (rc = audit_step(up)) != SQLITE_OK)
+			return rc;
+		/* Someone else noticed first: theirs is the event. */
+		if (sqlite3_changes(a->db) == 0)
+			continue;
+		rcs[0] = audit_bind_text(ev, 1, m->lost[i].run);
+		rcs[1] = sqlite3_bind_int64(ev, 2, m->now_ms);
+		rcs[2] = sqlite3_bind_int64(ev, 3, m->lost[i].pid);
+		rcs[3] = audit_bind_text(ev, 4, request_kind_name(KIND_RUN));
+		rcs[4] = sqlite3_bind_text(ev, 5, detail, -1, SQLITE_TRANSIENT);
+		rcs[5] = audit_bind_text(ev, 6, verdict_name(VERDICT_NONE));
+		rcs[6] = audit_bind_text(ev, 7, how_name(HOW_SUPERVISOR));
+		rcs[7] = audit_bind_text(ev, 8, m->by);
+		if ((rc = audit_bind_first(rcs, 8)) != SQLITE_OK ||
+		    (rc = audit_step(ev)) != SQLITE_OK)
+			return rc;
+		m->marked[i] = true;
+	}
+	return SQLITE_OK;
+}
+
+/* The runs with no end whose writer is gone (or, not knowing it, that
+ * hooks->alive says are not live). */
+static int
+audit_find_lost(struct audit *a, const struct audit_recover_hooks *hooks,
+    struct audit_lost **ret, size_t *n_ret, char **cause)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
+	struct audit_owner me;
+	struct audit_lost *lost = NULL;
+	size_t n = 0;
+	int rc, r;
+
+	if (audit_owner_self(&me) < 0)
+		memset(&me, 0, sizeof me);
+	sql = xasprintf("SELECT id, %s FROM runs WHERE ended_ms IS NULL"
+	    " AND end_reason IS NULL ORDER BY started_ms, rowid",
+	    audit_owner_cols(a));
+	if ((rc = sqlite3_prepare_v2(a->db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return audit_fail(a, rc, cause, "reading");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(s, 0);
+		struct audit_owner o;
+		int gone;
+
+		if (id == NULL)
+			continue;
+		audit_col_owner(s, 1, &o);
+		gone = audit_owner_gone(&o, &me);
+		if (gone < 0 && o.pid <= 0 && hooks != NULL &&
+		    hooks->alive != NULL)
+			gone = !hooks->alive(id, hooks->ctx);
+		if (gone != 1)
+			continue;
+		lost = xreallocarray(lost, n + 1, sizeof *lost);
+		lost[n].run = xstrdup(id);
+		lost[n++].pid = o.pid;
+	}
+	r = rc == SQLITE_DONE ? 0 : audit_fail(a, rc, cause, "reading");
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(lost[i].run);
+		free(lost);
+		return r;
+	}
+	*ret = lost;
+	*n_ret = n;
+	return 0;
+}
+
+int
+audit_recover(struct audit *a, int64_t now_ms, const char *by,
+    const struct audit_recover_hooks *hooks, char **cause)
+{
+	cleanup_audit struct audit *rw = NULL;
+	cleanup_free bool *marked = NULL;
+	struct audit_lost *lost = NULL;
+	struct audit_mark m;
+	size_t n = 0;
+	int r, count = 0;
+
+	if ((r = audit_find_lost(a, hooks, &lost, &n, cause)) < 0)
+		return r;
+	if (n == 0)
+		return 0;
+	/* A reader (ward log) writes only when there is something to mark,
+	 * through a handle of its own, checked as any writer's. */
+	if (a->readonly && (r = audit_open(a->path, &rw, cause)) < 0)
+		goto out;
+	marked = xcalloc(n, sizeof *marked);
+	m = (struct audit_mark){
+		.lost = lost, .n = n, .now_ms = now_ms,
+		.by = by != NULL ? by : "ward", .marked = marked,
+	};
+	if ((r = audit_txn(rw != NULL ? rw : a, audit_mark_txn, &m, cause,
+	    "marking lost runs")) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!marked[i])
+			continue;
+		count++;
+		if (hooks != NULL && hooks->on_lost != NULL)
+			hooks->on_lost(lost[i].run, now_ms, hooks->ctx);
+	}
+	r = count;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(lost[i].run);
+	free(lost);
+	return r;
+}
+
+static void
+audit_qevent_fill(struct audit_qevent *q, const struct audit_event *ev,
+    enum audit_state state, int64_t seq)
+{
 	q->run = xstrdup(ev->run != NULL ? ev->run : "");
 	q->time_ms = ev->time_ms;
 	q->pid = ev->pid;
@@ -708,11 +1313,48 @@ audit_event(struct audit *a, const struct audit_event *ev)
 	q->decided_by = audit_strdup(ev->decided_by);
 	q->wait_ms = ev->wait_ms;
 	q->request_id = ev->request_id;
+	q->state = state;
+	q->seq = seq;
+}
+
+static bool audit_queue_over(const struct audit *);
+
+static void
+audit_queue_event(struct audit *a, const struct audit_event *ev,
+    enum audit_state state, int64_t seq)
+{
+	if (audit_queue_over(a))
+		return;
+	if (a->n_ev == a->cap_ev) {
+		a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 64;
+		a->ev = xreallocarray(a->ev, a->cap_ev, sizeof *a->ev);
+	}
+	audit_qevent_fill(&a->ev[a->n_ev++], ev, state, seq);
+}
+
+void
+audit_event(struct audit *a, const struct audit_event *ev)
+{
+	audit_queue_event(a, ev, AUDIT_FINAL, 0);
+}
+
+/* Past twice audit_full's bound the caller has had its warning: what
+ * comes then is dropped, so that memory stays bounded. */
+static bool
+audit_queue_over(const struct audit *a)
+{
+	return a->n_ev >= 2 * AUDIT_QUEUE_EVENTS;
+}
+
+void
+audit_done(struct audit *a, int64_t seq, const struct audit_event *ev)
+{
+	audit_queue_event(a, ev, seq > 0 ? AUDIT_DONE : AUDIT_FINAL, seq);
 }
 
 static struct audit_qoutput *
 audit_output_row(struct audit *a, const char *run, enum audit_stream stream,
-    int64_t time_ms)
+    int64_t time_ms, bool tail)
 {
 	struct audit_qoutput *o;
 
@@ -727,25 +1369,24 @@ audit_output_row(struct audit *a, const char *run, enum audit_stream stream,
 	o->buf = NULL;
 	o->len = 0;
 	o->cap = 0;
+	o->tail = tail;
 	return o;
 }
 
-void
-audit_output(struct audit *a, const char *run, enum audit_stream stream,
-    int64_t time_ms, const void *buf, size_t len)
+/* Queue len bytes as head or tail rows, joined to the last row when it
+ * is of the same run, stream and part. */
+static void
+audit_output_queue(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms, const char *p, size_t len, bool tail)
 {
-	const char *p = buf;
-
-	if (run == NULL)
-		run = "";
 	while (len > 0) {
 		struct audit_qoutput *o = a->n_out > 0 ? &a->out[a->n_out - 1] :
 		    NULL;
 		size_t n;
 
-		if (o == NULL || o->stream != stream ||
+		if (o == NULL || o->stream != stream || o->tail != tail ||
 		    o->len == AUDIT_OUTPUT_MAX || strcmp(o->run, run) != 0)
-			o = audit_output_row(a, run, stream, time_ms);
+			o = audit_output_row(a, run, stream, time_ms, tail);
 		n = AUDIT_OUTPUT_MAX - o->len;
 		if (n > len)
 			n = len;
@@ -759,9 +1400,36 @@ audit_output(struct audit *a, const char *run, enum audit_stream stream,
 		}
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;
+		a->out_queued += n;
 		p += n;
 		len -= n;
 	}
+}
+
+void
+audit_output(struct audit *a, const char *run, enum audit_stream stream,
+    int64_t time_ms, const void *buf, size_t len)
+{
+	const char *p = buf;
+	uint64_t head = a->output_max / 2;
+	size_t n = 0;
+
+	if (run == NULL)
+		run = "";
+	if (a->out_queued + len > AUDIT_QUEUE_BYTES) {
+		/* The file is not taking it: memory stays bounded. */
+		a->counts.seen += len;
+		a->counts.lost += len;
+		return;
+	}
+	if (a->output_max > 0 && a->counts.seen < head)
+		n = head - a->counts.seen < len ?
+		    (size_t)(head - a->counts.seen) : len;
+	else if (a->output_max == 0)
+		n = len;
+	a->counts.seen += len;
+	audit_output_queue(a, run, stream, time_ms, p, n, false);
+	audit_output_queue(a, run, stream, time_ms, p + n, len - n, true);
 }
 
 size_t
@@ -770,15 +1438,39 @@ audit_pending(const struct audit *a)
 	return a->n_ev + a->n_out;
 }
 
-static int
-audit_write_batch(struct audit *a)
+bool
+audit_should_flush(const struct audit *a)
 {
-	sqlite3_stmt *s = a->stmt[AUDIT_INSERT_EVENT];
-	int rc;
+	return a->n_ev >= AUDIT_FLUSH_EVENTS || a->out_queued >=
+	    AUDIT_FLUSH_BYTES;
+}
 
-	for (size_t i = 0; i < a->n_ev; i++) {
-		const struct audit_qevent *e = &a->ev[i];
+bool
+audit_full(const struct audit *a)
+{
+	return a->n_ev >= AUDIT_QUEUE_EVENTS;
+}
 
+void
+audit_set_output_max(struct audit *a, uint64_t max)
+{
+	a->output_max = max;
+}
+
+void
+audit_output_counts(const struct audit *a, struct audit_output_counts *ret)
+{
+	*ret = a->counts;
+}
+
+static int
+audit_write_event(struct audit *a, const struct audit_qevent *e)
+{
+	enum audit_stmt which = e->seq == 0 ? AUDIT_INSERT_EVENT :
+	    e->state == AUDIT_INTENT ? AUDIT_DECIDE_EVENT : AUDIT_UPDATE_EVENT;
+	sqlite3_stmt *s = a->stmt[which];
+
+	if (which != AUDIT_DECIDE_EVENT) {
 		audit_bind_text(s, 1, e->run);
 		sqlite3_bind_int64(s, 2, e->time_ms);
 		sqlite3_bind_int64(s, 3, e->pid);
@@ -787,15 +1479,58 @@ audit_write_batch(struct audit *a)
 		audit_bind_text(s, 6, e->subject);
 		audit_bind_text(s, 7, e->subject2);
 		audit_bind_text(s, 8, e->detail);
-		audit_bind_text(s, 9, verdict_name(e->verdict));
-		audit_bind_text(s, 10, how_name(e->how));
-		audit_bind_text(s, 11, e->rule);
-		audit_bind_text(s, 12, e->decided_by);
-		sqlite3_bind_int64(s, 13, e->wait_ms);
 		sqlite3_bind_int64(s, 14, (sqlite3_int64)e->request_id);
+	}
+	audit_bind_text(s, 9, verdict_name(e->verdict));
+	audit_bind_text(s, 10, how_name(e->how));
+	audit_bind_text(s, 11, e->rule);
+	audit_bind_text(s, 12, e->decided_by);
+	sqlite3_bind_int64(s, 13, e->wait_ms);
+	audit_bind_text(s, 15, audit_state_name(e->state));
+	if (e->seq > 0)
+		sqlite3_bind_int64(s, 16, e->seq);
+	return audit_step(s);
+}
+
+/* A tail row went in: track it, and drop the oldest ones past the cap
+ * (inside the same transaction; audit_tail_undo restores the counts if
+ * it rolls back). */
+static int
+audit_tail_add(struct audit *a, int64_t seq, size_t len)
+{
+	uint64_t keep = a->output_max - a->output_max / 2;
+	sqlite3_stmt *s = a->stmt[AUDIT_DELETE_OUTPUT];
+	int rc;
+
+	if (a->n_tail == a->cap_tail) {
+		a->cap_tail = a->cap_tail ? a->cap_tail * 2 : 64;
+		a->tail = xreallocarray(a->tail, a->cap_tail, sizeof *a->tail);
+	}
+	a->tail[a->n_tail++] = (struct audit_tail){ seq, len };
+	a->tail_bytes += len;
+	while (a->tail_first < a->n_tail && (a->tail_bytes > keep ||
+	    a->n_tail - a->tail_first > AUDIT_TAIL_ROWS)) {
+		struct audit_tail *t = &a->tail[a->tail_first];
+
+		sqlite3_bind_int64(s, 1, t->seq);
 		if ((rc = audit_step(s)) != SQLITE_OK)
 			return rc;
+		a->tail_bytes -= t->len;
+		a->counts.dropped += t->len;
+		a->tail_first++;
 	}
+	return SQLITE_OK;
+}
+
+static int
+audit_write_batch(struct audit *a)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	for (size_t i = 0; i < a->n_ev; i++)
+		if ((rc = audit_write_event(a, &a->ev[i])) != SQLITE_OK)
+			return rc;
 	s = a->stmt[AUDIT_INSERT_OUTPUT];
 	for (size_t i = 0; i < a->n_out; i++) {
 		const struct audit_qoutput *o = &a->out[i];
@@ -806,32 +1541,109 @@ audit_write_batch(struct audit *a)
 		sqlite3_bind_blob(s, 4, o->buf, (int)o->len, SQLITE_STATIC);
 		if ((rc = audit_step(s)) != SQLITE_OK)
 			return rc;
+		if (o->tail && (rc = audit_tail_add(a,
+		    sqlite3_last_insert_rowid(a->db), o->len)) != SQLITE_OK)
+			return rc;
 	}
 	return SQLITE_OK;
+}
+
+/*
+ * One transaction: the queue, then extra (NULL: none), then COMMIT. On
+ * success the queue is empty and *seq is extra's row. On failure nothing
+ * is in the file, the queue is as it was, and a full disk is tried once
+ * more after the reserve is released.
+ */
+static int
+audit_commit(struct audit *a, const struct audit_qevent *extra, int64_t *seq,
+    const char *what, char **cause)
+{
+	int rc, r;
+
+	if (a->readonly)
+		return audit_readonly(a, cause);
+	/* Outside the transaction: inside it, indexes must stay put. */
+	if (a->tail_first > 0) {
+		memmove(a->tail, a->tail + a->tail_first,
+		    (a->n_tail - a->tail_first) * sizeof *a->tail);
+		a->n_tail -= a->tail_first;
+		a->tail_first = 0;
+	}
+	for (int attempt = 0; ; attempt++) {
+		size_t first = a->tail_first, n = a->n_tail;
+		uint64_t bytes = a->tail_bytes, dropped = a->counts.dropped;
+
+		if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) == SQLITE_OK &&
+		    (rc = audit_write_batch(a)) == SQLITE_OK &&
+		    (extra == NULL ||
+		    (rc = audit_write_event(a, extra)) == SQLITE_OK)) {
+			int64_t row = extra == NULL ? 0 : extra->seq > 0 ?
+			    extra->seq : sqlite3_last_insert_rowid(a->db);
+
+			if ((rc = audit_step(a->stmt[AUDIT_COMMIT])) ==
+			    SQLITE_OK) {
+				audit_batch_clear(a);
+				if (seq != NULL)
+					*seq = row;
+				return 0;
+			}
+		}
+		/* Undo what the tail did in memory: the rows it removed are
+		 * back after the rollback. */
+		a->tail_first = first;
+		a->n_tail = n < a->n_tail ? n : a->n_tail;
+		a->tail_bytes = bytes;
+		a->counts.dropped = dropped;
+		if (audit_errno(a->db, rc) == -ENOSPC && attempt == 0 &&
+		    audit_reserve_release(a)) {
+			if (!sqlite3_get_autocommit(a->db))
+				audit_step(a->stmt[AUDIT_ROLLBACK]);
+			continue;
+		}
+		/* The message first: ROLLBACK overwrites it. */
+		r = audit_fail(a, rc, cause, what);
+		if (!sqlite3_get_autocommit(a->db))
+			audit_step(a->stmt[AUDIT_ROLLBACK]);
+		return r;
+	}
 }
 
 int
 audit_flush(struct audit *a, char **cause)
 {
-	int rc, r;
-
 	if (a->n_ev == 0 && a->n_out == 0)
 		return 0;
-	if (a->readonly)
-		return audit_readonly(a, cause);
-	if ((rc = audit_step(a->stmt[AUDIT_BEGIN])) != SQLITE_OK)
-		return audit_fail(a, rc, cause, "flush");
-	if ((rc = audit_write_batch(a)) == SQLITE_OK &&
-	    (rc = audit_step(a->stmt[AUDIT_COMMIT])) == SQLITE_OK) {
-		audit_batch_clear(a);
-		return 0;
-	}
-	/* The message first: ROLLBACK overwrites it. The batch stays for the
-	 * next flush; after the rollback none of it is in the file. */
-	r = audit_fail(a, rc, cause, "flush");
-	if (!sqlite3_get_autocommit(a->db))
-		audit_step(a->stmt[AUDIT_ROLLBACK]);
+	return audit_commit(a, NULL, NULL, "flush", cause);
+}
+
+static int
+audit_commit_one(struct audit *a, const struct audit_event *ev,
+    enum audit_state state, int64_t *seq, const char *what, char **cause)
+{
+	struct audit_qevent q;
+	int r;
+
+	audit_qevent_fill(&q, ev, state, *seq);
+	r = audit_commit(a, &q, seq, what, cause);
+	audit_qevent_done(&q);
 	return r;
+}
+
+int
+audit_ask(struct audit *a, const struct audit_event *ev, int64_t *seq,
+    char **cause)
+{
+	*seq = 0;
+	return audit_commit_one(a, ev, AUDIT_ASKED, seq, "recording a request",
+	    cause);
+}
+
+int
+audit_intent(struct audit *a, const struct audit_event *ev, int64_t *seq,
+    char **cause)
+{
+	return audit_commit_one(a, ev, AUDIT_INTENT, seq,
+	    "recording an effect before it", cause);
 }
 
 static const char *
@@ -854,14 +1666,14 @@ audit_each_event(struct audit *a, const char *run,
     int (*cb)(const struct audit_event_row *, void *), void *ctx,
     char **cause)
 {
-	static const char cols[] = "SELECT seq, run, time_ms, pid, kind,"
-	    " syscall, subject, subject2, detail, verdict, how, rule,"
-	    " decided_by, wait_ms, request_id FROM events";
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	cleanup_free char *sql = NULL;
 	int rc, r;
 
-	sql = xasprintf("%s%s ORDER BY seq", cols,
+	sql = xasprintf("SELECT seq, run, time_ms, pid, kind, syscall,"
+	    " subject, subject2, detail, verdict, how, rule, decided_by,"
+	    " wait_ms, request_id, %s FROM events%s ORDER BY seq",
+	    a->no_state ? "NULL" : "state",
 	    run != NULL ? " WHERE run = ?1" : "");
 	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
@@ -885,9 +1697,11 @@ audit_each_event(struct audit *a, const char *run,
 		if (request_kind_parse(audit_col_text(s, 4),
 		    &row.ev.kind) < 0 ||
 		    verdict_parse(audit_col_text(s, 9), &row.ev.verdict) < 0 ||
-		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0) {
+		    how_parse(audit_col_text(s, 10), &row.ev.how) < 0 ||
+		    audit_state_parse(audit_col_text(s, 15), &row.state) < 0) {
 			set_cause(cause, "audit: %s: event %lld: a kind, "
-			    "verdict or how this ward does not know", a->path,
+			    "verdict, how or state this ward does not know",
+			    a->path,
 			    (long long)row.seq);
 			return -EBADMSG;
 		}
@@ -903,12 +1717,14 @@ audit_each_run(struct audit *a,
     char **cause)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
+	cleanup_free char *sql = NULL;
 	int rc, r;
 
-	if ((r = audit_query(a, "SELECT id, name, command, policy_path,"
+	sql = xasprintf("SELECT id, name, command, policy_path,"
 	    " policy_hash, uid, started_ms, limits, ended_ms, exit_code,"
-	    " exit_signal, end_reason FROM runs ORDER BY started_ms, rowid",
-	    &s, cause)) < 0)
+	    " exit_signal, end_reason, %s FROM runs"
+	    " ORDER BY started_ms, rowid", audit_owner_cols(a));
+	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct audit_run_row row = { 0 };
@@ -926,6 +1742,7 @@ audit_each_run(struct audit *a,
 		    sqlite3_column_int(s, 9);
 		row.exit_signal = sqlite3_column_int(s, 10);
 		row.end_reason = audit_col_text(s, 11);
+		audit_col_owner(s, 12, &row.run.owner);
 		if ((r = cb(&row, ctx)) != 0)
 			return r;
 	}

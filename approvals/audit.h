@@ -1,21 +1,34 @@
 #pragma once
 /*
  * The record: one sqlite3 database per user, WAL mode, versioned schema
- * (PRAGMA user_version), written only by supervisors in batched
- * transactions. Events and output are queued in memory by audit_event()
- * and audit_output() (cheap, no I/O) and written by audit_flush() in one
- * transaction. Readers (ward log) open it read-only.
+ * (PRAGMA user_version), written only by supervisors. Two ways in:
+ *  - write-ahead, for what changes something outside the sandbox or lets
+ *    the program go on past a request: audit_ask() and audit_intent()
+ *    commit their row at once (with everything queued before it, so the
+ *    order holds) before the caller acts; audit_done() then queues the
+ *    outcome as an update of that row.
+ *  - batched, for the rest (denials, the floor's continues, output):
+ *    audit_event() and audit_output() queue in memory (cheap, no I/O),
+ *    audit_flush() writes the queue in one transaction.
+ * synchronous=NORMAL in WAL mode: a commit survives the process's crash
+ * (SIGKILL, OOM) but not a power loss, which may take the last commits
+ * (never the file's consistency). Readers (ward log) open it read-only.
  *
- * Schema v1:
+ * Schema v2 (a v1 file is migrated when opened read-write; events.state
+ * is added on open to a file that lacks it: a column at the end):
  *   runs(id TEXT PRIMARY KEY, name, command, policy_path, policy_hash,
  *        uid, started_ms, ended_ms, exit_code, exit_signal, end_reason,
- *        limits)
+ *        limits, sup_pid, sup_start, sup_boot, sup_pidns)
  *   events(seq INTEGER PRIMARY KEY, run, time_ms, pid, kind, syscall,
  *        subject, subject2, detail, verdict, how, rule, decided_by,
- *        wait_ms, request_id)
+ *        wait_ms, request_id, state)
  *   output(seq INTEGER PRIMARY KEY, run, stream, time_ms, bytes BLOB)
  * kind, verdict, how and stream are stored as their names ("write",
  * "allow", "person", "stdout") so that the file reads well in sqlite3(1).
+ * state: NULL for a batched row; "asked" (a request parked, not yet
+ * answered), "intent" (committed before its effect; if the supervisor
+ * died then, the effect may or may not have happened), "done" (the
+ * outcome of an asked or intended row).
  * Indexes: events(run), output(run), runs(started_ms).
  */
 #include <stdbool.h>
@@ -27,6 +40,22 @@
 
 struct audit;
 
+/*
+ * The process that writes a run: its pid, the time it started (clock
+ * ticks since boot, field 22 of /proc/PID/stat: a pid reused by another
+ * process has another), the boot (/proc/sys/kernel/random/boot_id) and
+ * the pid namespace (inode of /proc/self/ns/pid) its pid belongs to.
+ * pid 0: not known (a run recorded by a ward of schema 1).
+ */
+struct audit_owner {
+	pid_t		 pid;
+	uint64_t	 start;
+	char		 boot[40];
+	uint64_t	 pidns;
+};
+/* This process; 0 or -errno (no /proc). */
+int	audit_owner_self(struct audit_owner *);
+
 struct audit_run {
 	const char	*id;
 	const char	*name;		/* may be NULL */
@@ -36,6 +65,7 @@ struct audit_run {
 	uid_t		 uid;
 	int64_t		 started_ms;
 	const char	*limits;	/* "timeout=600s memory=2G pids=512 (rlimit)" */
+	struct audit_owner owner;	/* the supervisor; zero: unknown */
 };
 
 struct audit_event {
@@ -54,6 +84,15 @@ struct audit_event {
 	int64_t		 wait_ms;
 	uint64_t	 request_id;	/* 0 if none */
 };
+
+enum audit_state {
+	AUDIT_FINAL = 0,	/* batched: written after the fact */
+	AUDIT_ASKED,
+	AUDIT_INTENT,
+	AUDIT_DONE,
+};
+/* NULL for AUDIT_FINAL, else "asked", "intent", "done". */
+const char *audit_state_name(enum audit_state);
 
 enum audit_stream {
 	AUDIT_STDOUT = 1,
@@ -82,9 +121,12 @@ void	audit_set_busy_timeout(struct audit *, int ms);
 /* Flushes what is queued, then closes. NULL is a no-op. */
 void	audit_close(struct audit *);
 
-/* Written at once (not batched): a run's start and end. 0 or -errno:
+/* Written at once (not batched): a run's start and end, each in a
+ * transaction of its own that takes the write lock first and, while the
+ * file stays busy, backs off and tries again for 6 busy timeouts (30 s
+ * by default) before it fails. 0 or -errno:
  * -EEXIST when the run id is taken, -ENOENT when ending an unknown run,
- * -EROFS on a read-only handle. Every function here that takes a cause
+ * -EBUSY when the file stayed busy, -EROFS on a read-only handle. Every function here that takes a cause
  * (NULL: none wanted) fills it on error with sqlite's own message, plus
  * what PRAGMA integrity_check finds when the file is damaged. */
 int	audit_run_begin(struct audit *, const struct audit_run *, char **cause);
@@ -92,16 +134,96 @@ int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
 	    int exit_code, int exit_signal, const char *end_reason,
 	    char **cause);
 
+/*
+ * Write-ahead. Each commits at once, in one transaction with whatever is
+ * queued (so that ward log's order is the order things happened), and
+ * returns 0 only once the row is in the file; the caller acts after.
+ * audit_ask: a request parked for a person (state "asked"); *seq is its
+ * row. audit_intent: an effect about to happen (state "intent"); with
+ * *seq > 0 that row (an asked request being approved) takes ev's
+ * verdict, how, rule, decided_by and wait_ms (what it is about stays as
+ * asked), else a new row and *seq is set. On failure nothing is queued or changed and
+ * the caller must not act (-ENOSPC, -EIO, -EBADMSG, -EROFS, -EBUSY).
+ */
+int	audit_ask(struct audit *, const struct audit_event *, int64_t *seq,
+	    char **cause);
+int	audit_intent(struct audit *, const struct audit_event *, int64_t *seq,
+	    char **cause);
+/* Queued: the outcome of row seq (ev replaces it, state "done"); seq 0 is
+ * audit_event(). */
+void	audit_done(struct audit *, int64_t seq, const struct audit_event *);
+
 /* Queued; copies everything. Output queued back to back for the same
- * run and stream is joined into one row of at most 64 KiB. */
+ * run and stream is joined into one row of at most 64 KiB. Output beyond
+ * 1 MiB waiting in memory (a record that cannot be written) is dropped
+ * and counted as lost. */
 void	audit_event(struct audit *, const struct audit_event *);
 void	audit_output(struct audit *, const char *run, enum audit_stream,
 	    int64_t time_ms, const void *buf, size_t len);
 size_t	audit_pending(const struct audit *);
+/* Time for a flush: 512 events or 64 KiB of output waiting. */
+bool	audit_should_flush(const struct audit *);
+/* Too many events waiting (4096): the record is not keeping up, the
+ * caller must stop acting. Past twice that, events are dropped. */
+bool	audit_full(const struct audit *);
 /* Writes everything queued in one transaction. On failure keeps the queue
  * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
  * when another writer held the file past the busy timeout). */
 int	audit_flush(struct audit *, char **cause);
+/* audit_flush, retried with backoff while another writer holds the file
+ * (as long as audit_run_end tries): for the end of a run, where nothing
+ * later would retry. */
+int	audit_drain(struct audit *, char **cause);
+
+/*
+ * Crash recovery: a run with no end whose supervisor is gone (its pid is
+ * no process, a zombie, or a process started at another time or boot)
+ * is marked lost: ended_ms = now_ms (when it was noticed), end_reason
+ * "lost", and an event of kind run, subject "lost", how "supervisor",
+ * decided_by `by` ("ward log"), detail "supervisor pid N gone". A run
+ * whose supervisor this process cannot judge (another pid namespace) is
+ * left alone; one recorded with no supervisor (schema 1) is lost when
+ * hooks->alive says it is not live (no hook: left alone). Marking takes
+ * the write lock and checks again, so two wards never mark a run twice;
+ * hooks->on_lost is called, after the commit, for each run this call
+ * marked. A read-only handle opens the file read-write (audit_open) only
+ * when there is something to mark. The number marked, or -errno with
+ * *cause.
+ */
+struct audit_recover_hooks {
+	bool	(*alive)(const char *run, void *ctx);
+	void	(*on_lost)(const char *run, int64_t noticed_ms, void *ctx);
+	void	*ctx;
+};
+int	audit_recover(struct audit *, int64_t now_ms, const char *by,
+	    const struct audit_recover_hooks *, char **cause);
+
+/*
+ * Room. audit_keep_room() makes sure a spare file of 4 MiB sits beside
+ * the record (PATH-reserve; -ENOSPC with *cause when there is no room
+ * for it: a supervisor then does not start; ward gc, which frees room,
+ * does not ask for it). A write that finds the disk full releases it and
+ * tries again once, so that the last events and the run's end are
+ * written. From then on audit_low_space() is true (with the message to
+ * show in *cause, if wanted): the caller stops the run.
+ */
+int	audit_keep_room(struct audit *, char **cause);
+bool	audit_low_space(const struct audit *, char **cause);
+
+/*
+ * The output cap (0, the default: none): of the output given to this
+ * handle (one supervisor, one run), the first max/2 bytes and the last
+ * max/2 are kept in the record, the middle is dropped; counts says how
+ * much, for the run's end event.
+ */
+struct audit_output_counts {
+	uint64_t	 seen;		/* bytes given to audit_output */
+	uint64_t	 dropped;	/* cut from the middle by the cap */
+	uint64_t	 lost;		/* dropped because the queue was full */
+};
+void	audit_set_output_max(struct audit *, uint64_t max);
+void	audit_output_counts(const struct audit *,
+	    struct audit_output_counts *);
 
 /* Reading, for `ward log`. Events in the order recorded (seq); run NULL =
  * all runs.
@@ -109,6 +231,7 @@ int	audit_flush(struct audit *, char **cause);
 struct audit_event_row {
 	int64_t		 seq;
 	struct audit_event ev;		/* strings valid during the callback */
+	enum audit_state state;
 };
 int	audit_each_event(struct audit *, const char *run,
 	    int (*cb)(const struct audit_event_row *, void *), void *ctx,
@@ -119,7 +242,8 @@ struct audit_run_row {
 	int64_t		 ended_ms;	/* 0 while running */
 	int		 exit_code;	/* -1 if none */
 	int		 exit_signal;	/* 0 if none */
-	const char	*end_reason;	/* NULL while running */
+	const char	*end_reason;	/* NULL while running; "lost" when
+					 * its supervisor was found gone */
 };
 int	audit_each_run(struct audit *,
 	    int (*cb)(const struct audit_run_row *, void *), void *ctx,

@@ -469,3 +469,90 @@ ctl_connect(const char *run, int *ret_fd, char **cause)
 		    live ? live : "");
 	return -ENOENT;
 }
+
+/* Whether the run's socket answers (a full backlog answers too). */
+static bool
+ctl_run_alive(const char *run, void *ctx)
+{
+	cleanup_free char *path = NULL;
+	cleanup_fd int fd = -1;
+	uid_t uid;
+	int r;
+
+	(void)ctx;
+	if (ctl_socket_path(run, &path, NULL) < 0)
+		return true;	/* cannot tell: leave it */
+	r = ctl_dial(path, &fd, &uid, NULL);
+	return r != -ENOENT && r != -ECONNREFUSED;
+}
+
+int
+ctl_remove_stale(const char *run)
+{
+	cleanup_free char *path = NULL;
+	cleanup_fd int fd = -1;
+	struct stat st;
+	uid_t uid;
+	int r;
+
+	if ((r = ctl_socket_path(run, &path, NULL)) < 0)
+		return r;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	/* Asked again at the last moment: a socket that answers is a live
+	 * supervisor's, whatever the record says. */
+	r = ctl_dial(path, &fd, &uid, NULL);
+	if (r == 0 || r == -EAGAIN)
+		return -EBUSY;
+	if (r != -ECONNREFUSED && r != -ENOENT)
+		return r;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	return 1;
+}
+
+struct ctl_recover_ctx {
+	struct ctl_lost	*lost;
+	size_t		 n;
+};
+
+static void
+ctl_on_lost(const char *run, int64_t noticed_ms, void *arg)
+{
+	struct ctl_recover_ctx *c = arg;
+
+	(void)ctl_remove_stale(run);
+	c->lost = xreallocarray(c->lost, c->n + 1, sizeof *c->lost);
+	c->lost[c->n++] = (struct ctl_lost){
+		.run = xstrdup(run), .noticed_ms = noticed_ms,
+	};
+}
+
+int
+ctl_recover(struct audit *a, const char *by, struct ctl_lost **lost,
+    size_t *n, char **cause)
+{
+	struct ctl_recover_ctx c = { 0 };
+	struct audit_recover_hooks hooks = {
+		.alive = ctl_run_alive, .on_lost = ctl_on_lost, .ctx = &c,
+	};
+	int r;
+
+	r = audit_recover(a, now_wall_ms(), by, &hooks, cause);
+	if (lost != NULL) {
+		*lost = c.lost;
+		*n = c.n;
+	} else
+		ctl_lost_free(c.lost, c.n);
+	return r;
+}
+
+void
+ctl_lost_free(struct ctl_lost *lost, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lost[i].run);
+	free(lost);
+}

@@ -388,6 +388,19 @@ policy_set_file_size(struct policy *p, const char *v, char **why)
 }
 
 static int
+policy_set_output_max(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	int r;
+
+	if ((r = policy_size(v, &p->output_max)) == -ERANGE)
+		*why = xasprintf("%s is too large", q);
+	else if (r < 0)
+		*why = xasprintf("%s is not a size (" SIZE_HINT ")", q);
+	return r;
+}
+
+static int
 policy_set_open_files(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
@@ -1086,6 +1099,7 @@ static const struct policy_key policy_keys[] = {
 	{ "run", "cpu", false, policy_set_cpu, NULL },
 	{ "run", "file_size", false, policy_set_file_size, NULL },
 	{ "run", "open_files", false, policy_set_open_files, NULL },
+	{ "run", "output_max", false, policy_set_output_max, NULL },
 	{ "run", "env", true, policy_set_env, NULL },
 	{ "files", "writable", true, policy_set_writable, NULL },
 	{ "files", "hidden", true, policy_set_hidden, NULL },
@@ -1113,6 +1127,7 @@ policy_init(struct policy *p)
 		.ask_timeout = 120,
 		.memory = 0,
 		.pids = 512,
+		.output_max = 64ULL << 20,
 		.write = POLICY_ASK,
 		.connect = POLICY_ASK,
 		.install = POLICY_ASK,

@@ -35,6 +35,8 @@ struct policy {
 	unsigned	 cpu;		/* CPU seconds; 0 = no limit */
 	uint64_t	 file_size;	/* largest file written; 0 = no limit */
 	unsigned	 open_files;	/* max open fds; 0 = the host's */
+	uint64_t	 output_max;	/* output kept in the record per run
+					 * (head and tail); 0 = all */
 	char	       **env;		/* host variables passed in by name */
 	size_t		 n_env;
 

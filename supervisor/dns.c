@@ -819,6 +819,33 @@ dns_park(struct dns *d, struct dns_query *q)
 	q->state = Q_PARKED;
 }
 
+_Static_assert(DNS_NAME_MAX == NS_MAXDNAME, "dns.h's DNS_NAME_MAX");
+
+int
+dns_parse_query(const uint8_t *msg, size_t len, struct dns_question *ret)
+{
+	ns_msg h;
+	ns_rr rr;
+
+	memset(ret, 0, sizeof *ret);
+	if (len > NS_MAXMSG || ns_initparse(msg, (int)len, &h) < 0 ||
+	    ns_msg_getflag(h, ns_f_qr) || ns_msg_count(h, ns_s_qd) != 1 ||
+	    ns_parserr(&h, ns_s_qd, 0, &rr) < 0)
+		return -EBADMSG;
+	ret->id = (uint16_t)ns_msg_id(h);
+	ret->opcode = ns_msg_getflag(h, ns_f_opcode);
+	ret->rd = ns_msg_getflag(h, ns_f_rd);
+	ret->type = ns_rr_type(rr);
+	ret->class = ns_rr_class(rr);
+	snprintf(ret->name, sizeof ret->name, "%s", ns_rr_name(rr));
+	ret->served = ret->opcode == ns_o_query && ret->class == ns_c_in &&
+	    dns_type_served(ret->type) &&
+	    dns_host_key(ret->name, ret->key, sizeof ret->key);
+	if (!ret->served)
+		ret->key[0] = '\0';
+	return 0;
+}
+
 /*
  * One query from a client. -EBADMSG if malformed (the TCP client is then
  * dropped); otherwise answered now, forwarded, or parked.
@@ -827,14 +854,11 @@ static int
 dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
     uint64_t conn, const struct sockaddr_storage *from, socklen_t fromlen)
 {
+	struct dns_question qn;
 	struct dns_query *q;
 	enum dns_decision dec;
-	ns_msg h;
-	ns_rr rr;
 
-	if (len > NS_MAXMSG || ns_initparse(msg, (int)len, &h) < 0 ||
-	    ns_msg_getflag(h, ns_f_qr) || ns_msg_count(h, ns_s_qd) != 1 ||
-	    ns_parserr(&h, ns_s_qd, 0, &rr) < 0)
+	if (dns_parse_query(msg, len, &qn) < 0)
 		return -EBADMSG;
 	q = xcalloc(1, sizeof *q);
 	q->serial = ++d->serial;
@@ -844,19 +868,18 @@ dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
 		memcpy(&q->from, from, fromlen);
 		q->fromlen = fromlen;
 	}
-	q->cid = (uint16_t)ns_msg_id(h);
-	q->opcode = ns_msg_getflag(h, ns_f_opcode);
-	q->rd = ns_msg_getflag(h, ns_f_rd);
-	q->type = ns_rr_type(rr);
-	q->class = ns_rr_class(rr);
-	snprintf(q->name, sizeof q->name, "%s", ns_rr_name(rr));
+	q->cid = qn.id;
+	q->opcode = qn.opcode;
+	q->rd = qn.rd;
+	q->type = qn.type;
+	q->class = qn.class;
+	memcpy(q->name, qn.name, sizeof q->name);
+	memcpy(q->key, qn.key, sizeof q->key);
 	q->state = Q_PARKED;
 	TAILQ_INSERT_TAIL(&d->queries, q, entry);
 	d->n_queries++;
 
-	if (q->opcode != ns_o_query || q->class != ns_c_in ||
-	    !dns_type_served(q->type) ||
-	    !dns_host_key(q->name, q->key, sizeof q->key)) {
+	if (!qn.served) {
 		dns_finish(d, q, ns_r_refused);
 		return 0;
 	}

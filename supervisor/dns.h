@@ -35,6 +35,30 @@
 
 struct dns;
 
+/*
+ * A client's question, read from its bytes alone (no socket, no state: the
+ * stub's first step, and what tests/fuzz/fuzz-dns.c feeds). served is false
+ * for what the stub answers REFUSED: an opcode other than QUERY, a class
+ * other than IN, a type not served, a name that is no host name; key is
+ * then "". name is the presentation form as asked (escapes and all), key
+ * the lowercase host name decide() sees.
+ */
+#define DNS_NAME_MAX		1025	/* NS_MAXDNAME, with its NUL */
+
+struct dns_question {
+	uint16_t	 id;
+	int		 opcode;
+	bool		 rd;
+	int		 type, class;
+	char		 name[DNS_NAME_MAX];
+	char		 key[DNS_NAME_MAX];
+	bool		 served;
+};
+
+/* 0 and *ret; -EBADMSG when msg is no query (QR set, longer than a DNS
+ * message, other than one question, a question that does not parse). */
+int	dns_parse_query(const uint8_t *msg, size_t len, struct dns_question *ret);
+
 enum dns_decision { DNS_ALLOW, DNS_DENY, DNS_ASK };
 
 /* Hooks run from inside dns_on_ready()/dns_tick()/dns_answer(); they may

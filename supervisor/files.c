@@ -462,15 +462,30 @@ what(const struct seccomp_notif *req, const struct write_call *c,
 	};
 }
 
+/* seq: the row this outcome completes (an asked request or an
+ * intent), 0 for a new one. */
 static void
-record(struct sup *s, const struct seccomp_notif *req,
+record(struct sup *s, int64_t seq, const struct seccomp_notif *req,
     const struct write_call *c, enum verdict v, enum how how,
     const char *rule, const char *by, int64_t wait_ms, uint64_t request)
 {
 	cleanup_free char *detail = describe_detail(c);
 	struct sup_what w = what(req, c, detail);
 
-	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+	sup_done(s, seq, &w, v, how, rule, by, wait_ms, request);
+}
+
+/* A policy allow, in the record before the host changes. */
+static int
+intent(struct sup *s, const struct seccomp_notif *req,
+    const struct write_call *c, enum how how, const char *rule,
+    int64_t *seq)
+{
+	cleanup_free char *detail = describe_detail(c);
+	struct sup_what w = what(req, c, detail);
+
+	return sup_intent(s, &w, VERDICT_ALLOW, how, rule, "policy", 0, 0,
+	    seq);
 }
 
 static void
@@ -505,15 +520,16 @@ files_resolve(struct sup *s, struct parked *pk, enum verdict v,
     enum how how, const char *by, const char *reason, int64_t wait_ms,
     uint64_t request)
 {
-	enum verdict done = sup_answer(s, pk, v, EACCES, allow, reason);
+	enum verdict done = sup_answer(s, pk, v, how, by, wait_ms, request,
+	    EACCES, allow, reason);
 
 	if (done == VERDICT_NONE)
 		/* The process went away while the person thought. */
-		record(s, &pk->req, pk->write, VERDICT_DENY, HOW_SUPERVISOR,
-		    NULL, "target gone", wait_ms, request);
+		record(s, pk->seq, &pk->req, pk->write, VERDICT_DENY,
+		    HOW_SUPERVISOR, NULL, "target gone", wait_ms, request);
 	else
-		record(s, &pk->req, pk->write, done, how, reason, by, wait_ms,
-		    request);
+		record(s, pk->seq, &pk->req, pk->write, done, how, reason, by,
+		    wait_ms, request);
 	return done;
 }
 
@@ -565,15 +581,25 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	switch (d.verdict) {
 	case VERDICT_DENY:
 		sup_respond(s, req->id, -EACCES, 0);
-		record(s, req, c, VERDICT_DENY, d.how, d.rule, "policy", 0, 0);
+		record(s, 0, req, c, VERDICT_DENY, d.how, d.rule, "policy", 0,
+		    0);
 		break;
 	case VERDICT_ALLOW:
 		/* Copy done; is the id still the same task before we act? */
 		if (sup_id_valid(s, req->id)) {
 			struct parked pk = { .req = *req, .write = c };
-			int64_t res = allow(s, &pk);
+			int64_t seq = 0, res;
 
-			record(s, req, c, res < 0 ? VERDICT_DENY :
+			if (intent(s, req, c, d.how, d.rule, &seq) < 0) {
+				/* Fail closed: the record cannot hold it. */
+				sup_respond(s, req->id, -EACCES, 0);
+				record(s, seq, req, c, VERDICT_DENY,
+				    HOW_SUPERVISOR, "the record cannot be "
+				    "written", "supervisor", 0, 0);
+				break;
+			}
+			res = allow(s, &pk);
+			record(s, seq, req, c, res < 0 ? VERDICT_DENY :
 			    VERDICT_ALLOW, d.how, d.rule, "policy", 0, 0);
 		}
 		break;
@@ -635,7 +661,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 		if ((h1 == NULL && !is_writable(s, c->path)) ||
 		    (c->two && h2 == NULL && !is_writable(s, c->path2))) {
 			sup_respond(s, req->id, -EROFS, 0);
-			record(s, req, c, VERDICT_DENY, HOW_FLOOR,
+			record(s, 0, req, c, VERDICT_DENY, HOW_FLOOR,
 			    "read-only sandbox root", "floor", 0, 0);
 			return;
 		}

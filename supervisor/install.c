@@ -46,9 +46,25 @@ read_files(struct sup *s, pid_t pid, struct pkg_install *inst)
 	}
 }
 
+/* seq: the asked or intended row this outcome completes, 0 for new. */
 static void
-record(struct sup *s, pid_t pid, const char *subject, const char *detail,
-    enum verdict v, enum how how, const char *rule, const char *by,
+record(struct sup *s, int64_t seq, pid_t pid, const char *subject,
+    const char *detail, enum verdict v, enum how how, const char *rule,
+    const char *by, int64_t wait_ms, uint64_t request)
+{
+	struct sup_what w = {
+		.pid = pid, .kind = KIND_PACKAGE, .syscall = "execve",
+		.subject = subject, .detail = detail,
+	};
+
+	sup_done(s, seq, &w, v, how, rule, by, wait_ms, request);
+}
+
+/* An install let go on, in the record before it runs (*seq: its row; an
+ * asked one is updated). */
+static int
+intent(struct sup *s, int64_t *seq, pid_t pid, const char *subject,
+    const char *detail, enum how how, const char *rule, const char *by,
     int64_t wait_ms, uint64_t request)
 {
 	struct sup_what w = {
@@ -56,7 +72,8 @@ record(struct sup *s, pid_t pid, const char *subject, const char *detail,
 		.subject = subject, .detail = detail,
 	};
 
-	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+	return sup_intent(s, &w, VERDICT_ALLOW, how, rule, by, wait_ms,
+	    request, seq);
 }
 
 /* A parked install: what the person was shown, and the hosts an
@@ -77,7 +94,14 @@ install_resolve(struct sup *s, struct parked *pk, enum verdict v,
 {
 	struct install_call *ic = pk->install;
 	bool ok = v == VERDICT_ALLOW && sup_id_valid(s, pk->req.id);
+	int64_t seq = pk->seq;
 
+	if (ok && intent(s, &seq, (pid_t)pk->req.pid, ic->subject, ic->argv,
+	    how, reason, by, wait_ms, request) < 0) {
+		/* Fail closed: the record cannot hold it. */
+		v = VERDICT_DENY;
+		ok = false;
+	}
 	if (ok) {
 		grants_add(s, (pid_t)pk->req.pid, ic->manager, ic->hosts,
 		    ic->n_hosts);
@@ -88,7 +112,7 @@ install_resolve(struct sup *s, struct parked *pk, enum verdict v,
 		grants_refuse(s, (pid_t)pk->req.pid, ic->subject);
 		sup_respond(s, pk->req.id, -EACCES, 0);
 	}
-	record(s, (pid_t)pk->req.pid, ic->subject, ic->argv,
+	record(s, seq, (pid_t)pk->req.pid, ic->subject, ic->argv,
 	    ok ? VERDICT_ALLOW : VERDICT_DENY,
 	    v == VERDICT_ALLOW && !ok ? HOW_SUPERVISOR : how,
 	    reason, v == VERDICT_ALLOW && !ok ? "target gone" : by, wait_ms,
@@ -226,6 +250,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	const char *which = NULL;
 	enum policy_action v;
 	struct decision d;
+	int64_t seq = 0;
 	int r;
 
 	if ((r = packages_parse(path, argv, &inst)) <= 0)
@@ -267,15 +292,25 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 		if (d.step == DECIDE_POLICY || d.step == DECIDE_DEFAULT)
 			grants_refuse(s, pid, subject);
 		sup_respond(s, req->id, -EACCES, 0);
-		record(s, pid, subject, joined, VERDICT_DENY, d.how, d.rule,
-		    "policy", 0, 0);
+		record(s, 0, pid, subject, joined, VERDICT_DENY, d.how,
+		    d.rule, "policy", 0, 0);
 		packages_hosts_free(hosts, n_hosts);
 		break;
 	case VERDICT_ALLOW:
+		if (intent(s, &seq, pid, subject, joined, d.how, d.rule,
+		    "policy", 0, 0) < 0) {
+			/* Fail closed: the record cannot hold it. */
+			sup_respond(s, req->id, -EACCES, 0);
+			record(s, seq, pid, subject, joined, VERDICT_DENY,
+			    HOW_SUPERVISOR, "the record cannot be written",
+			    "supervisor", 0, 0);
+			packages_hosts_free(hosts, n_hosts);
+			break;
+		}
 		grants_add(s, pid, inst.manager, hosts, n_hosts);
 		sup_continue(s, req->id);
-		record(s, pid, subject, joined, VERDICT_ALLOW, d.how, d.rule,
-		    "policy", 0, 0);
+		record(s, seq, pid, subject, joined, VERDICT_ALLOW, d.how,
+		    d.rule, "policy", 0, 0);
 		break;
 	case VERDICT_ASK:
 	case VERDICT_NONE:

@@ -145,10 +145,14 @@ loop_poll(struct loop *l, int64_t now)
 /* Every fd a run can have at once: listener, output, stderr, the init's
  * error and status pipes, signalfd, control socket, and the rest. */
 #define RUN_MAX_FDS	(8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
-/* The record is written in batches: one transaction per 100 ms or 512
- * events, never on the hot path of a notification. */
+/* What needs no write-ahead is written in batches: one transaction per
+ * 100 ms, or sooner when 512 events or 64 KiB of output wait
+ * (audit_should_flush), never on the hot path of a notification. A
+ * failed flush waits before the next try, doubling up to 5 s: another
+ * supervisor's long transaction is waited out without a retry per
+ * round. */
 #define RUN_FLUSH_MS	100
-#define RUN_FLUSH_MAX	512
+#define RUN_BACKOFF_MAX	5000
 /* After init is reaped, how long to keep reading what the program wrote. */
 #define RUN_DRAIN_MS	2000
 /* Once the program's streams are read to the end, how long a host reader
@@ -172,6 +176,7 @@ struct run {
 	size_t		 host_left;	/* bytes held for the host, last round */
 	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
+	int64_t		 backoff;	/* ms before the next try; 0 = none */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
 
@@ -226,7 +231,12 @@ finish(struct sup *s, int status, bool have_status)
 	s->state = RUN_EXITED;
 	s->ended_ms = now_wall_ms();
 	s->exit_signal = 0;
-	if (s->end_reason != NULL && strcmp(s->end_reason, "timeout") == 0) {
+	if (s->record_broken) {
+		/* ward's own failure: the record could not be kept. */
+		s->exit_code = 125;
+		s->end_reason = "record";
+	} else if (s->end_reason != NULL &&
+	    strcmp(s->end_reason, "timeout") == 0) {
 		s->exit_code = 124;
 	} else if (s->end_reason != NULL) {
 		s->exit_code = 128 + SIGKILL;
@@ -467,21 +477,28 @@ run_gather(struct loop *l, struct run *r)
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
 	loop_due(l, r->host_moved != 0 ? r->host_moved + RUN_HOST_STALL_MS : 0);
-	loop_due(l, audit_pending(s->audit) > 0 ?
-	    r->last_flush + RUN_FLUSH_MS : 0);
+	loop_due(l, audit_pending(s->audit) > 0 ? r->last_flush +
+	    (r->backoff > 0 ? r->backoff : RUN_FLUSH_MS) : 0);
 }
 
 static void
 run_flush(struct run *r, int64_t now)
 {
 	struct audit *a = r->s->audit;
-	cleanup_free char *cause = NULL;
 
-	if (audit_pending(a) == 0 || (audit_pending(a) < RUN_FLUSH_MAX &&
-	    now - r->last_flush < RUN_FLUSH_MS))
+	if (audit_pending(a) == 0)
 		return;
-	if (audit_flush(a, &cause) < 0 && cause)
-		fprintf(stderr, "ward: record: %s (kept, will retry)\n", cause);
+	/* Held answers are a program waiting: commit at once. */
+	if (r->backoff > 0 ? now - r->last_flush < r->backoff :
+	    !sup_holding(r->s) && !audit_should_flush(a) &&
+	    now - r->last_flush < RUN_FLUSH_MS)
+		return;
+	if (sup_flush(r->s) < 0)
+		r->backoff = r->backoff == 0 ? RUN_FLUSH_MS :
+		    r->backoff * 2 > RUN_BACKOFF_MAX ? RUN_BACKOFF_MAX :
+		    r->backoff * 2;
+	else
+		r->backoff = 0;
 	r->last_flush = now_mono_ms();
 }
 
@@ -538,6 +555,9 @@ run_after(struct run *r)
 	    run_host_done(r, now)) || now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
+	if (sup_holding(s) && (audit_pending(s->audit) == 0 ||
+	    s->record_broken))
+		sup_release(s);
 	return true;
 }
 
@@ -595,11 +615,16 @@ loop_run(struct sup *s)
 		    s->host_err.own_fd = -1;
 	hostout_init(&s->status, s->status_fd);
 	run_state_said(s);
+	s->hold_answers = true;
 	do {
 		run_gather(l, &r);
 		if ((e = loop_poll(l, now_mono_ms())) < 0)
 			break;
 	} while (run_after(&r));
+	/* The run is over: what is still held goes (to processes that are
+	 * gone, as a rule); the record's last flush is main.c's. */
+	s->hold_answers = false;
+	sup_release(s);
 	loop_free(l);
 	loop_host_done(s);
 	return e;

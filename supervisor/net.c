@@ -83,16 +83,32 @@ target_cloexec(pid_t tid, int fd)
 }
 
 
+/* seq: the intent this outcome completes, 0 for a new row. */
 static void
-record(struct sup *s, pid_t pid, const char *subject, const char *detail,
-    enum verdict v, enum how how, const char *rule, const char *by)
+record(struct sup *s, int64_t seq, pid_t pid, const char *subject,
+    const char *detail, enum verdict v, enum how how, const char *rule,
+    const char *by)
 {
 	struct sup_what w = {
 		.pid = pid, .kind = KIND_CONNECT, .syscall = "connect",
 		.subject = subject, .detail = detail,
 	};
 
-	sup_record(s, &w, v, how, rule, by, 0, 0);
+	sup_done(s, seq, &w, v, how, rule, by, 0, 0);
+}
+
+/* A policy allow, in the record before the connection is made. */
+static int
+intent(struct sup *s, pid_t pid, const char *subject, enum how how,
+    const char *rule, int64_t *seq)
+{
+	struct sup_what w = {
+		.pid = pid, .kind = KIND_CONNECT, .syscall = "connect",
+		.subject = subject,
+	};
+
+	return sup_intent(s, &w, VERDICT_ALLOW, how, rule, "policy", 0, 0,
+	    seq);
 }
 
 
@@ -477,7 +493,7 @@ record_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	};
 
 	snprintf(detail, sizeof detail, "tcp, fd %d", pk->connect->sockfd);
-	sup_record(s, &w, v, how, rule, by, wait_ms, request);
+	sup_done(s, pk->seq, &w, v, how, rule, by, wait_ms, request);
 }
 
 static enum verdict
@@ -485,7 +501,8 @@ connect_resolve(struct sup *s, struct parked *pk, enum verdict v,
     enum how how, const char *by, const char *reason, int64_t wait_ms,
     uint64_t request)
 {
-	enum verdict done = sup_answer(s, pk, v, ECONNREFUSED, allow, reason);
+	enum verdict done = sup_answer(s, pk, v, how, by, wait_ms, request,
+	    ECONNREFUSED, allow, reason);
 
 	if (done == VERDICT_NONE)
 		/* The process went away while the person thought. */
@@ -558,7 +575,7 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
 	    .grants = s->run_grants, .now_ms = now_mono_ms() };
 	struct decision dc;
-	int64_t result;
+	int64_t result, seq = 0;
 	int r;
 
 	/* Whether an approved install's process tree covers d is a fact of
@@ -570,8 +587,16 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	case VERDICT_ALLOW:
 		if (!sup_id_valid(s, req->id))
 			break;
+		if (intent(s, pid, subject, dc.how, dc.rule, &seq) < 0) {
+			/* Fail closed: the record cannot hold it. */
+			sup_respond(s, req->id, -ECONNREFUSED, 0);
+			record(s, seq, pid, subject, NULL, VERDICT_DENY,
+			    HOW_SUPERVISOR, "the record cannot be written",
+			    "supervisor");
+			break;
+		}
 		r = net_swap(s, req->id, pid, c, &result);
-		record(s, pid, subject, r == 1 ? "connecting" : NULL,
+		record(s, seq, pid, subject, r == 1 ? "connecting" : NULL,
 		    result == 0 || result == -EINPROGRESS ? VERDICT_ALLOW :
 		    VERDICT_DENY, dc.how, dc.rule, "policy");
 		break;
@@ -580,7 +605,7 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 		 * names go through the DNS stub instead. */
 		sup_respond(s, req->id, dc.step == DECIDE_FLOOR ?
 		    -ENETUNREACH : -ECONNREFUSED, 0);
-		record(s, pid, subject, dc.step == DECIDE_NEVER ?
+		record(s, 0, pid, subject, dc.step == DECIDE_NEVER ?
 		    "never reachable" : dc.step == DECIDE_FLOOR ?
 		    "datagram socket" : NULL, VERDICT_DENY, dc.how, dc.rule,
 		    dc.step == DECIDE_FLOOR ? "floor" : "policy");
@@ -765,9 +790,14 @@ dns_ask_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
 	struct sup_what w = {
 		.kind = KIND_DNS, .syscall = "dns", .subject = pk->dns->name,
 	};
+	int64_t seq = pk->seq;
 
-	dns_answered(s, pk->dns->name, v == VERDICT_ALLOW);
-	sup_record(s, &w, done, how, reason, by, wait_ms, request);
+	/* An approved name is looked up upstream: in the record first. */
+	if (done == VERDICT_ALLOW && sup_intent(s, &w, VERDICT_ALLOW, how,
+	    reason, by, wait_ms, request, &seq) < 0)
+		done = VERDICT_DENY;
+	dns_answered(s, pk->dns->name, done == VERDICT_ALLOW);
+	sup_done(s, seq, &w, done, how, reason, by, wait_ms, request);
 	return done;
 }
 

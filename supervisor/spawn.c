@@ -851,11 +851,18 @@ program_child(const struct child *c)
 	environ = (char **)cfg->envp;
 	execvp(cfg->argv[0], cfg->argv);
 	{
-		int e = errno;
+		/* One write (the supervisor reads it as one message) from
+		 * a buffer of our own: dprintf may allocate, and after the
+		 * rlimits an ASan build's allocator cannot map memory. */
+		static char msg[16384];
+		int e = errno, n;
 
-		dprintf(c->err_fd, "cannot run %s: %s%s", cfg->argv[0],
-		    strerror(e), e == ENOENT && cfg->not_found != NULL ?
-		    cfg->not_found : "");
+		n = snprintf(msg, sizeof msg, "cannot run %s: %s%s",
+		    cfg->argv[0], strerror(e), e == ENOENT &&
+		    cfg->not_found != NULL ? cfg->not_found : "");
+		if (n > 0)
+			(void)!write(c->err_fd, msg, (size_t)n < sizeof msg ?
+			    (size_t)n : sizeof msg - 1);
 		_exit(e == ENOENT ? 127 : 126);
 	}
 }

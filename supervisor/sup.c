@@ -33,8 +33,38 @@ sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 		else
 			s->resp->val = val;
 	}
+	/* Every answer of the loop's round waits for its end: the event a
+	 * handler records after answering is then committed first. */
+	if (s->hold_answers && !s->record_broken) {
+		if (s->n_held == s->cap_held) {
+			s->cap_held = s->cap_held ? s->cap_held * 2 : 16;
+			s->held = xreallocarray(s->held, s->cap_held,
+			    sizeof *s->held);
+		}
+		s->held[s->n_held++] = *s->resp;
+		return;
+	}
 	/* ENOENT: the target was interrupted or died; nothing to answer. */
 	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+void
+sup_release(struct sup *s)
+{
+	for (size_t i = 0; i < s->n_held; i++) {
+		/* Through s->resp: the kernel's size of it, which may be
+		 * larger than ours. */
+		memset(s->resp, 0, s->resp_size);
+		*s->resp = s->held[i];
+		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	}
+	s->n_held = 0;
+}
+
+bool
+sup_holding(const struct sup *s)
+{
+	return s->n_held > 0;
 }
 
 void
@@ -141,12 +171,12 @@ sup_event(struct sup *s, const struct audit_event *ev)
 	sup_broadcast(s, msg_event(ev));
 }
 
-void
-sup_record(struct sup *s, const struct sup_what *w, enum verdict v,
+static struct audit_event
+sup_event_of(const struct sup *s, const struct sup_what *w, enum verdict v,
     enum how how, const char *rule, const char *by, int64_t wait_ms,
     uint64_t request)
 {
-	struct audit_event ev = {
+	return (struct audit_event){
 		.run = s->id,
 		.time_ms = now_wall_ms(),
 		.pid = w->pid,
@@ -162,8 +192,84 @@ sup_record(struct sup *s, const struct sup_what *w, enum verdict v,
 		.wait_ms = wait_ms,
 		.request_id = request,
 	};
+}
 
-	sup_event(s, &ev);
+void
+sup_record_failed(struct sup *s, const char *cause)
+{
+	if (s->record_broken)
+		return;
+	s->record_broken = true;
+	fprintf(stderr, "%s: %s; nothing more can be recorded, so the "
+	    "run %s is stopped\n", s->tag[0] != '\0' ? s->tag : "ward",
+	    cause != NULL ? cause : "audit: the record cannot be written",
+	    s->id);
+	sup_kill(s, "record");
+}
+
+/* After a write that found the disk full: the reserve is spent, stop. */
+static void
+sup_check_room(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+
+	if (!s->record_broken && audit_low_space(s->audit, &cause))
+		sup_record_failed(s, cause);
+}
+
+int
+sup_flush(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+	int r = audit_flush(s->audit, &cause);
+
+	if (r == 0)
+		sup_check_room(s);
+	else if (r != -EBUSY || audit_full(s->audit))
+		sup_record_failed(s, cause);
+	return r;
+}
+
+int
+sup_intent(struct sup *s, const struct sup_what *w, enum verdict v,
+    enum how how, const char *rule, const char *by, int64_t wait_ms,
+    uint64_t request, int64_t *seq)
+{
+	struct audit_event ev = sup_event_of(s, w, v, how, rule, by, wait_ms,
+	    request);
+	cleanup_free char *cause = NULL;
+	int r;
+
+	if (s->record_broken)
+		return -EIO;
+	if ((r = audit_intent(s->audit, &ev, seq, &cause)) < 0) {
+		sup_record_failed(s, cause);
+		return r;
+	}
+	/* In the file, thanks to the reserve: no effect after this one. */
+	sup_check_room(s);
+	return s->record_broken ? -ENOSPC : 0;
+}
+
+void
+sup_done(struct sup *s, int64_t seq, const struct sup_what *w,
+    enum verdict v, enum how how, const char *rule, const char *by,
+    int64_t wait_ms, uint64_t request)
+{
+	struct audit_event ev = sup_event_of(s, w, v, how, rule, by, wait_ms,
+	    request);
+
+	audit_done(s->audit, seq, &ev);
+	if (request == 0)
+		sup_broadcast(s, msg_event(&ev));
+}
+
+void
+sup_record(struct sup *s, const struct sup_what *w, enum verdict v,
+    enum how how, const char *rule, const char *by, int64_t wait_ms,
+    uint64_t request)
+{
+	sup_done(s, 0, w, v, how, rule, by, wait_ms, request);
 }
 
 void
@@ -214,6 +320,31 @@ show_and_queue(struct sup *s, struct request *r, struct parked *pk)
 	}
 }
 
+/* The request as asked, committed before a console or the CLI sees it:
+ * a crash while it waits leaves it in the record as "asked". */
+static int
+record_asked(struct sup *s, const struct request *r, struct parked *pk)
+{
+	struct audit_event ev = {
+		.run = s->id, .time_ms = r->created_ms, .pid = r->pid,
+		.kind = r->kind, .syscall = r->syscall, .subject = r->subject,
+		.subject2 = r->subject2, .detail = r->detail,
+		.verdict = VERDICT_ASK, .how = HOW_SUPERVISOR, .rule = r->why,
+		.request_id = r->id,
+	};
+	cleanup_free char *cause = NULL;
+	int e;
+
+	if (s->record_broken)
+		return -EIO;
+	if ((e = audit_ask(s->audit, &ev, &pk->seq, &cause)) < 0) {
+		sup_record_failed(s, cause);
+		return e;
+	}
+	sup_check_room(s);
+	return s->record_broken ? -ENOSPC : 0;
+}
+
 void
 sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
     const char *why)
@@ -238,6 +369,15 @@ sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
 	r->created_ms = now_wall_ms();
 	r->deadline_ms = s->policy.ask_timeout > 0 ?
 	    r->created_ms + (int64_t)s->policy.ask_timeout * 1000 : 0;
+	if (record_asked(s, r, pk) < 0) {
+		/* Nobody may answer what the record cannot hold: denied at
+		 * once, the way its kind is answered (a DNS lookup too). */
+		(void)pk->ops->resolve(s, pk, VERDICT_DENY, HOW_SUPERVISOR,
+		    "supervisor", "the record cannot be written", 0, 0);
+		request_free(r);
+		sup_parked_free(pk);
+		return;
+	}
 	show_and_queue(s, r, pk);
 }
 
@@ -249,8 +389,22 @@ sup_remember(struct sup *s, const struct parked *pk, const struct request *r,
 	run_grants_add(s->run_grants, r->kind, r->subject, v);
 }
 
+/* An approval, committed before it takes effect: the asked row becomes
+ * the intent (what it is about stays as asked). */
+static int
+approve(struct sup *s, const struct parked *pk, enum how how, const char *by,
+    int64_t wait_ms, uint64_t request)
+{
+	struct sup_what w = { .pid = (pid_t)pk->req.pid };
+	int64_t seq = pk->seq;
+
+	return sup_intent(s, &w, VERDICT_ALLOW, how, NULL, by, wait_ms,
+	    request, &seq);
+}
+
 enum verdict
 sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
+    enum how how, const char *by, int64_t wait_ms, uint64_t request,
     int deny_errno, int64_t (*allow)(struct sup *, const struct parked *),
     const char *reason)
 {
@@ -258,6 +412,11 @@ sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	case VERDICT_ALLOW:
 		if (!sup_id_valid(s, pk->req.id))
 			return VERDICT_NONE;
+		if (approve(s, pk, how, by, wait_ms, request) < 0) {
+			/* Fail closed: the record cannot hold it. */
+			sup_respond(s, pk->req.id, -deny_errno, 0);
+			return VERDICT_DENY;
+		}
 		/* Approved, even when the host then says no. */
 		(void)allow(s, pk);
 		return VERDICT_ALLOW;

@@ -67,6 +67,7 @@ struct parked {
 		struct install_call	*install;
 	};
 	int64_t		 asked_ms;	/* monotonic */
+	int64_t		 seq;		/* its "asked" row in the record */
 };
 
 #define SUP_MAX_CLIENTS	32
@@ -159,8 +160,17 @@ struct sup {
 	int64_t		 started_ms, ended_ms;
 	int64_t		 deadline_mono;	/* [run] timeout, monotonic ms; 0 = none */
 	int		 exit_code, exit_signal;
-	const char	*end_reason;	/* "exit", "signal", "timeout", "killed" */
+	const char	*end_reason;	/* "exit", "signal", "timeout", "killed", "record" */
 	uint64_t	 next_request;
+	/* The record cannot be kept (sup_record_failed): no effect from
+	 * then on, the run is stopped, ward-supervisor exits 125. */
+	bool		 record_broken;
+	/* Answers held back until what was recorded with them is
+	 * committed (sup_respond, sup_release); the loop sets hold_answers
+	 * while it runs. */
+	bool		 hold_answers;
+	struct seccomp_notif_resp *held;
+	size_t		 n_held, cap_held;
 };
 
 /*
@@ -170,8 +180,18 @@ struct sup {
  */
 
 /* Answer a notification: val >= 0 or -errno; flags CONTINUE lets the
- * call go on as the program made it. */
+ * call go on as the program made it. While the loop runs the answer is
+ * held (s->resp says what it will be) until sup_release at the end of
+ * the round, after the commit of what the round recorded: the program
+ * never sees an answer whose event a crash could still lose. A denial or
+ * a continue inside the floor thus costs no commit of its own: one per
+ * round, for every answer of the round, and none when nothing was
+ * recorded. */
 void	sup_respond(struct sup *, uint64_t id, int64_t val, uint32_t flags);
+/* After a flush (or once the record is broken, when only denials and
+ * the floor's continues can be held): send the held answers. */
+void	sup_release(struct sup *);
+bool	sup_holding(const struct sup *);
 void	sup_continue(struct sup *, uint64_t id);
 /* Hand host fd in as the syscall's return value, atomically (ADDFD with
  * SEND); the fd number it got in the target, or -errno. */
@@ -199,6 +219,31 @@ struct sup_what {
 void	sup_record(struct sup *, const struct sup_what *, enum verdict,
 	    enum how, const char *rule, const char *by, int64_t wait_ms,
 	    uint64_t request);
+/*
+ * Write-ahead, for every effect outside the sandbox and every approval
+ * (a host write, an injected connection, a continue past a request):
+ * sup_intent() commits the event before the caller acts (0), or refuses
+ * (-errno: the record cannot be kept, sup_record_failed has run) and the
+ * caller must not act but deny. After acting, sup_done() records the
+ * outcome (batched) as an update of row seq, and tells the consoles as
+ * sup_record does; sup_done with seq 0 is sup_record.
+ */
+int	sup_intent(struct sup *, const struct sup_what *, enum verdict,
+	    enum how, const char *rule, const char *by, int64_t wait_ms,
+	    uint64_t request, int64_t *seq);
+void	sup_done(struct sup *, int64_t seq, const struct sup_what *,
+	    enum verdict, enum how, const char *rule, const char *by,
+	    int64_t wait_ms, uint64_t request);
+/* The record cannot be written (cause: the file and sqlite's words):
+ * says so once on stderr, stops the run (end reason "record"); from
+ * then on sup_intent and sup_park refuse. */
+void	sup_record_failed(struct sup *, const char *cause);
+/* Writes the record's queue (the batched events and output): 0, or
+ * -errno after which the caller tries again later. A failure that is
+ * not another writer's lock (a full disk, an I/O error, a damaged or
+ * read-only file), or a lock held while events pile up past the
+ * queue's bound, is sup_record_failed. */
+int	sup_flush(struct sup *);
 /* The same for the run itself (start, end, kill, timeout). */
 void	sup_record_run(struct sup *, const char *what, enum verdict,
 	    enum how, const char *by, const char *detail);
@@ -213,7 +258,9 @@ void	sup_send(struct sup *, int slot, const json_t *msg);
 void	sup_drop(struct sup *, int slot);
 
 /* Park pk (req, ops and payload filled in) as a request for a person:
- * shown as what, with why; tells the consoles and queues it. Takes pk. */
+ * shown as what, with why; records it as asked (committed before anyone
+ * sees it), tells the consoles and queues it. Takes pk. When the record
+ * cannot be kept, the call is denied at once instead. */
 void	sup_park(struct sup *, struct parked *, const struct sup_what *,
 	    const char *why);
 /* The queue's data destructor. */
@@ -223,11 +270,14 @@ void	sup_parked_free(void *);
  * subject is compared); decide_*() reads them first. */
 void	sup_remember(struct sup *, const struct parked *,
 	    const struct request *, enum verdict);
-/* The usual answer to a parked trapped call: for ALLOW, allow(s, pk)
- * answers it (VERDICT_NONE when the task has gone); else -deny_errno,
- * and the reason is shown (sup_tell_denied). The verdict that took
- * effect. */
+/* The usual answer to a parked trapped call: for ALLOW, the approval is
+ * committed to the record (its asked row, as intent), then allow(s, pk)
+ * answers it (VERDICT_NONE when the task has gone; DENY when the record
+ * cannot be kept); else -deny_errno, and the reason is shown
+ * (sup_tell_denied). The verdict that took effect; the caller records it
+ * with sup_done(pk->seq, ...). */
 enum verdict sup_answer(struct sup *, const struct parked *, enum verdict,
+	    enum how, const char *by, int64_t wait_ms, uint64_t request,
 	    int deny_errno, int64_t (*allow)(struct sup *,
 	    const struct parked *), const char *reason);
 /* Say why a request was denied, on ward's own channels (headless: our

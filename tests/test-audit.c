@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -537,7 +538,7 @@ test_file_reopen(void **state)
 	audit_close(a);
 
 	raw = raw_open(fx->db);
-	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
 	s = raw_text(raw, "PRAGMA journal_mode");
 	assert_string_equal(s, "wal");
 	free(s);
@@ -748,24 +749,24 @@ test_version_newer(void **state)
 
 	path = xasprintf("%s/future.db", fx->dir);
 	raw = raw_open(path);
-	raw_exec(raw, "PRAGMA user_version = 2");
+	raw_exec(raw, "PRAGMA user_version = 1000");
 	sqlite3_close(raw);
 
 	assert_int_equal(audit_open(path, &a, &cause), -ENOTSUP);
 	assert_null(a);
 	assert_non_null(cause);
-	assert_non_null(strstr(cause, "schema version 2"));
+	assert_non_null(strstr(cause, "schema version 1000"));
 	assert_non_null(strstr(cause, path));
 	free(cause);
 	cause = NULL;
 	assert_int_equal(audit_open_readonly(path, &a, &cause), -ENOTSUP);
-	assert_non_null(strstr(cause, "schema version 2"));
+	assert_non_null(strstr(cause, "schema version 1000"));
 	free(cause);
 	cause = NULL;
 
 	/* untouched: still version 2, no tables added, journal mode kept */
 	raw = raw_open(path);
-	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1000);
 	assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_master"), 0);
 	mode = raw_text(raw, "PRAGMA journal_mode");
 	assert_string_equal(mode, "delete");
@@ -1045,6 +1046,605 @@ test_usage_forget(void **state)
 	audit_close(a);
 }
 
+/* ------------------------------------------------------------------ */
+/* Write-ahead, room, the output cap */
+
+/* audit_intent commits at once, after what was queued before it; the
+ * outcome (audit_done) updates the same row in the next flush. */
+static void
+test_intent_done(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event intended = ev_full, outcome = ev_full;
+	char *cause = NULL, *st = NULL;
+	int64_t seq = 0;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	audit_event(a, &ev_sparse);		/* batched, before */
+	intended.request_id = 0;
+	intended.how = HOW_POLICY;
+	intended.decided_by = "policy";
+	assert_int_equal(audit_intent(a, &intended, &seq, &cause), 0);
+	assert_true(seq > 0);
+	assert_int_equal(audit_pending(a), 0);	/* the queue went with it */
+
+	/* Seen from outside, before any flush: both rows, in order. */
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
+	st = raw_text(raw, "SELECT state FROM events ORDER BY seq DESC"
+	    " LIMIT 1");
+	assert_string_equal(st, "intent");
+	free(st);
+	assert_int_equal(raw_int(raw, "SELECT max(seq) FROM events"), seq);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events WHERE"
+	    " state IS NULL AND verdict = 'deny'"), 1);
+
+	outcome.verdict = VERDICT_DENY;	/* the host said no */
+	outcome.how = HOW_POLICY;
+	outcome.detail = "EEXIST";
+	audit_done(a, seq, &outcome);
+	assert_int_equal(audit_pending(a), 1);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 2);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || detail"
+	    " FROM events WHERE seq = (SELECT max(seq) FROM events)");
+	assert_string_equal(st, "done deny EEXIST");
+	free(st);
+	sqlite3_close(raw);
+	audit_close(a);
+}
+
+/* A parked request is in the file as asked at once; its approval turns
+ * that row into the intent (what it is about stays as asked). */
+static void
+test_ask_approve(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event asked = ev_full, yes = { 0 };
+	struct events got = { 0 };
+	char *cause = NULL, *st = NULL;
+	int64_t seq = -1, seq2;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	asked.verdict = VERDICT_ASK;
+	asked.how = HOW_SUPERVISOR;
+	asked.decided_by = NULL;
+	assert_int_equal(audit_ask(a, &asked, &seq, &cause), 0);
+	assert_true(seq > 0);
+	raw = raw_open(fx->db);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || subject"
+	    " FROM events");
+	assert_string_equal(st, "asked ask /etc/ward-test");
+	free(st);
+
+	yes.verdict = VERDICT_ALLOW;
+	yes.how = HOW_PERSON;
+	yes.decided_by = "uid 1000 (alice) via console";
+	yes.wait_ms = 3170;
+	seq2 = seq;
+	assert_int_equal(audit_intent(a, &yes, &seq2, &cause), 0);
+	assert_int_equal(seq2, seq);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 1);
+	st = raw_text(raw, "SELECT state || ' ' || verdict || ' ' || subject"
+	    " || ' ' || decided_by || ' ' || wait_ms FROM events");
+	assert_string_equal(st, "intent allow /etc/ward-test uid 1000 "
+	    "(alice) via console 3170");
+	free(st);
+	sqlite3_close(raw);
+
+	audit_done(a, seq, &ev_full);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got,
+	    &cause), 0);
+	assert_int_equal(got.n, 1);
+	assert_event_equal(&got.ev[0], &ev_full);
+	events_done(&got);
+	audit_close(a);
+}
+
+static int
+collect_states(const struct audit_event_row *row, void *ctx)
+{
+	enum audit_state *st = ctx;
+
+	st[row->seq] = row->state;
+	return 0;
+}
+
+/* audit_each_event gives each row's state; an unfinished row stays so. */
+static void
+test_states_read(void **state)
+{
+	struct audit *a = NULL;
+	enum audit_state st[8] = { 0 };
+	int64_t s1 = 0, s2 = 0;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	audit_event(a, &ev_sparse);
+	assert_int_equal(audit_ask(a, &ev_full, &s1, NULL), 0);
+	assert_int_equal(audit_intent(a, &ev_full, &s2, NULL), 0);
+	audit_done(a, s1, &ev_full);
+	assert_int_equal(audit_flush(a, NULL), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(st); i++)
+		st[i] = (enum audit_state)99;
+	assert_int_equal(audit_each_event(a, NULL, collect_states, st, NULL),
+	    0);
+	assert_int_equal(st[1], AUDIT_FINAL);
+	assert_int_equal(st[s1], AUDIT_DONE);
+	assert_int_equal(st[s2], AUDIT_INTENT);
+	assert_null(audit_state_name(AUDIT_FINAL));
+	assert_string_equal(audit_state_name(AUDIT_ASKED), "asked");
+	audit_close(a);
+}
+
+/* A file of an older ward (no events.state): the column is added on
+ * open (with the runs' supervisor columns of schema 2); read-only, it
+ * reads as before. */
+static void
+test_old_file_gets_state(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct events got = { 0 };
+	char *path = xasprintf("%s/old.db", fx->dir);
+	char *cause = NULL;
+	sqlite3 *raw = raw_open(path);
+
+	raw_exec(raw, "CREATE TABLE runs (id TEXT PRIMARY KEY, name TEXT,"
+	    " command TEXT, policy_path TEXT, policy_hash TEXT, uid INTEGER,"
+	    " started_ms INTEGER, ended_ms INTEGER, exit_code INTEGER,"
+	    " exit_signal INTEGER, end_reason TEXT, limits TEXT);"
+	    "CREATE TABLE events (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " time_ms INTEGER, pid INTEGER, kind TEXT, syscall TEXT,"
+	    " subject TEXT, subject2 TEXT, detail TEXT, verdict TEXT,"
+	    " how TEXT, rule TEXT, decided_by TEXT, wait_ms INTEGER,"
+	    " request_id INTEGER);"
+	    "CREATE TABLE output (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " stream TEXT, time_ms INTEGER, bytes BLOB);"
+	    "INSERT INTO events (run, kind, verdict, how, subject)"
+	    " VALUES ('r', 'write', 'deny', 'policy', '/x');"
+	    "PRAGMA user_version = 1;");
+	sqlite3_close(raw);
+
+	assert_int_equal(audit_open_readonly(path, &a, &cause), 0);
+	assert_int_equal(audit_each_event(a, NULL, collect_event, &got,
+	    &cause), 0);
+	assert_int_equal(got.n, 1);
+	events_done(&got);
+	audit_close(a);
+
+	assert_int_equal(audit_open(path, &a, &cause), 0);
+	audit_close(a);
+	raw = raw_open(path);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM"
+	    " pragma_table_info('events') WHERE name = 'state'"), 1);
+	sqlite3_close(raw);
+	free(path);
+}
+
+/* The spare file sits beside the record, really allocated. */
+static void
+test_reserve(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *res = xasprintf("%s-reserve", fx->db);
+	struct stat st;
+
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	assert_int_equal(stat(res, &st), -1);	/* only when asked */
+	assert_int_equal(audit_keep_room(a, NULL), 0);
+	assert_int_equal(stat(res, &st), 0);
+	assert_true(st.st_blocks * 512 >= 4 * 1024 * 1024);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_false(audit_low_space(a, NULL));
+	audit_close(a);
+	free(res);
+}
+
+/* output_max: the first and last halves are kept, the middle is
+ * dropped and counted; the file holds no more than max. */
+static void
+test_output_cap(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_output_counts c;
+	char chunk[100], *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	audit_set_output_max(a, 1000);
+	for (int i = 0; i < 100; i++) {
+		memset(chunk, 'a' + i % 26, sizeof chunk);
+		audit_output(a, "r", AUDIT_STDOUT, i, chunk, sizeof chunk);
+		if (i % 3 == 0)
+			assert_int_equal(audit_flush(a, NULL), 0);
+	}
+	assert_int_equal(audit_flush(a, NULL), 0);
+	audit_output_counts(a, &c);
+	assert_int_equal(c.seen, 10000);
+	assert_int_equal(c.lost, 0);
+	assert_int_equal(audit_read_output(a, "r", &buf, &len, NULL), 0);
+	assert_true(len <= 1000);
+	assert_int_equal(c.dropped, 10000 - len);
+	/* head: chunks 0..4; the tail ends with chunk 99 ('a' + 99 % 26) */
+	assert_true(len >= 500 + 100);
+	for (size_t i = 0; i < 500; i++)
+		assert_int_equal(buf[i], 'a' + (int)(i / 100));
+	assert_int_equal(buf[len - 1], 'a' + 99 % 26);
+	assert_int_equal(buf[500], 'a' + (int)((10000 - (len - 500)) / 100)
+	    % 26);
+	free(buf);
+	audit_close(a);
+}
+
+/* Whatever the file does, memory stays bounded: output past 1 MiB
+ * waiting is dropped and counted, events past 4096 say audit_full. */
+static void
+test_queue_bounded(void **state)
+{
+	struct audit *a = NULL;
+	struct audit_output_counts c;
+	static char big[64 * 1024];
+
+	(void)state;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	for (int i = 0; i < 32; i++)
+		audit_output(a, "r", AUDIT_STDERR, i, big, sizeof big);
+	audit_output_counts(a, &c);
+	assert_int_equal(c.seen, 32 * sizeof big);
+	assert_int_equal(c.lost, 16 * sizeof big);
+	assert_true(audit_should_flush(a));
+	assert_false(audit_full(a));
+	for (int i = 0; i < 4096; i++)
+		audit_event(a, &ev_sparse);
+	assert_true(audit_full(a));
+	assert_int_equal(audit_flush(a, NULL), 0);
+	assert_false(audit_full(a));
+	assert_false(audit_should_flush(a));
+	audit_close(a);
+}
+
+/* A read-only handle refuses write-ahead, and queues nothing. */
+static void
+test_intent_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	int64_t seq = 0;
+
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	audit_close(a);
+	assert_int_equal(audit_open_readonly(fx->db, &a, NULL), 0);
+	assert_int_equal(audit_intent(a, &ev_full, &seq, &cause), -EROFS);
+	assert_non_null(cause);
+	assert_int_equal(seq, 0);
+	assert_int_equal(audit_pending(a), 0);
+	free(cause);
+	cause = NULL;
+	assert_int_equal(audit_ask(a, &ev_full, &seq, &cause), -EROFS);
+	free(cause);
+	audit_close(a);
+}
+
+
+/* A pid that was a process a moment ago and is none now. */
+static pid_t
+dead_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+struct recovered {
+	char	*run[8];
+	int64_t	 noticed[8];
+	size_t	 n;
+	bool	 alive;		/* what the hook says of runs with no owner */
+	size_t	 asked;
+};
+
+static bool
+rec_alive(const char *run, void *ctx)
+{
+	struct recovered *r = ctx;
+
+	(void)run;
+	r->asked++;
+	return r->alive;
+}
+
+static void
+rec_on_lost(const char *run, int64_t noticed_ms, void *ctx)
+{
+	struct recovered *r = ctx;
+
+	assert_true(r->n < ARRAY_SIZE(r->run));
+	r->run[r->n] = xstrdup(run);
+	r->noticed[r->n++] = noticed_ms;
+}
+
+static void
+rec_done(struct recovered *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->run[i]);
+	r->n = 0;
+}
+
+static const char *
+run_end_reason(struct runs *runs, const char *id, int64_t *ended)
+{
+	for (size_t i = 0; i < runs->n; i++) {
+		if (strcmp(runs->id[i], id) == 0) {
+			*ended = runs->ended_ms[i];
+			return runs->end_reason[i];
+		}
+	}
+	fail_msg("no run %s", id);
+	return NULL;
+}
+
+/*
+ * Crash recovery: of five runs with no end, the ones whose supervisor is
+ * gone (a dead pid, a reused pid, another boot) are marked lost with an
+ * event; a live one, an ended one and, unless the hook says otherwise,
+ * one recorded without a supervisor, are left alone. Once only.
+ */
+static void
+test_recover(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL, *ro = NULL;
+	struct audit_run r = run_a;
+	struct audit_owner me;
+	struct recovered got = { 0 };
+	struct audit_recover_hooks hooks = {
+		.alive = rec_alive, .on_lost = rec_on_lost, .ctx = &got,
+	};
+	struct runs runs = { 0 };
+	int64_t ended;
+	char *cause = NULL, *s;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_owner_self(&me), 0);
+	assert_int_equal(me.pid, getpid());
+	assert_true(me.start > 0);
+	assert_int_equal(strlen(me.boot), 36);
+	assert_true(me.pidns != 0);
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	r.id = "live";
+	r.owner = me;
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	r.id = "dead";
+	r.owner.pid = dead_pid();
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	r.id = "reused";		/* our pid, another start time */
+	r.owner = me;
+	r.owner.start = me.start + 1;
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	r.id = "rebooted";
+	r.owner = me;
+	memcpy(r.owner.boot, "00000000-0000-0000-0000-000000000000", 37);
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	r.id = "elsewhere";		/* another pid namespace: cannot tell */
+	r.owner = me;
+	r.owner.pid = dead_pid();
+	r.owner.pidns = me.pidns + 1;
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	r.id = "ended";
+	r.owner.pid = dead_pid();
+	r.owner.pidns = me.pidns;
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+	assert_int_equal(audit_run_end(a, "ended", 7, 0, 0, "exit", NULL), 0);
+	r.id = "old";			/* written by a ward of schema 1 */
+	memset(&r.owner, 0, sizeof r.owner);
+	assert_int_equal(audit_run_begin(a, &r, NULL), 0);
+
+	/* the hook says the ownerless run is live: three lost */
+	got.alive = true;
+	assert_int_equal(audit_recover(a, 5000, "ward log", &hooks, &cause), 3);
+	assert_null(cause);
+	assert_int_equal(got.asked, 1);
+	assert_int_equal(got.n, 3);
+	assert_string_equal(got.run[0], "dead");
+	assert_string_equal(got.run[1], "reused");
+	assert_string_equal(got.run[2], "rebooted");
+	assert_int_equal(got.noticed[0], 5000);
+	rec_done(&got);
+
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
+	assert_string_equal(run_end_reason(&runs, "dead", &ended), "lost");
+	assert_int_equal(ended, 5000);
+	assert_null(run_end_reason(&runs, "live", &ended));
+	assert_int_equal(ended, 0);
+	assert_null(run_end_reason(&runs, "elsewhere", &ended));
+	assert_null(run_end_reason(&runs, "old", &ended));
+	assert_string_equal(run_end_reason(&runs, "ended", &ended), "exit");
+	assert_int_equal(ended, 7);
+	runs_done(&runs);
+
+	raw = raw_open(fx->db);
+	s = raw_text(raw, "SELECT group_concat(run || ' ' || kind || ' ' ||"
+	    " subject || ' ' || verdict || ' ' || how || ' ' || decided_by ||"
+	    " ' ' || time_ms, ';') FROM events");
+	assert_string_equal(s, "dead run lost none supervisor ward log 5000;"
+	    "reused run lost none supervisor ward log 5000;"
+	    "rebooted run lost none supervisor ward log 5000");
+	free(s);
+	s = raw_text(raw, "SELECT detail FROM events WHERE run = 'reused'");
+	assert_non_null(strstr(s, "gone"));
+	free(s);
+
+	/* again: nothing new; the hook now says the old run is gone, and a
+	 * reader (ward log) marks it through a handle of its own */
+	got.alive = false;
+	assert_int_equal(audit_open_readonly(fx->db, &ro, &cause), 0);
+	assert_int_equal(audit_recover(ro, 6000, "ward ps", &hooks, &cause), 1);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.run[0], "old");
+	rec_done(&got);
+	assert_int_equal(audit_each_run(ro, collect_run, &runs, NULL), 0);
+	assert_string_equal(run_end_reason(&runs, "old", &ended), "lost");
+	assert_int_equal(ended, 6000);
+	runs_done(&runs);
+	assert_int_equal(audit_recover(ro, 7000, "ward ps", &hooks, &cause), 0);
+	assert_int_equal(audit_recover(a, 7000, "ward ps", NULL, &cause), 0);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 4);
+	sqlite3_close(raw);
+	audit_close(ro);
+	audit_close(a);
+}
+
+/* A record of schema 1 is brought to 2 when opened read-write: its rows
+ * stay, its runs gain the supervisor's columns; readers of a schema 1
+ * file still read it (and recover through the hook only). */
+static void
+test_migrate_v1(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct runs runs = { 0 };
+	struct recovered got = { 0 };
+	struct audit_recover_hooks hooks = {
+		.alive = rec_alive, .on_lost = rec_on_lost, .ctx = &got,
+	};
+	char *cause = NULL, *dir;
+	sqlite3 *raw;
+
+	dir = xasprintf("%s/state/ward", fx->dir);
+	assert_int_equal(mkdir_p(dir, 0700), 0);
+	free(dir);
+	raw = raw_open(fx->db);
+	raw_exec(raw, "PRAGMA journal_mode=WAL;"
+	    "CREATE TABLE runs (id TEXT PRIMARY KEY, name TEXT, command TEXT,"
+	    " policy_path TEXT, policy_hash TEXT, uid INTEGER,"
+	    " started_ms INTEGER, ended_ms INTEGER, exit_code INTEGER,"
+	    " exit_signal INTEGER, end_reason TEXT, limits TEXT);"
+	    "CREATE TABLE events (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " time_ms INTEGER, pid INTEGER, kind TEXT, syscall TEXT,"
+	    " subject TEXT, subject2 TEXT, detail TEXT, verdict TEXT, how TEXT,"
+	    " rule TEXT, decided_by TEXT, wait_ms INTEGER, request_id INTEGER);"
+	    "CREATE TABLE output (seq INTEGER PRIMARY KEY, run TEXT,"
+	    " stream TEXT, time_ms INTEGER, bytes BLOB);"
+	    "INSERT INTO runs (id, started_ms) VALUES ('v1-run', 10);"
+	    "PRAGMA user_version = 1;");
+	chmod(fx->db, 0600);
+
+	/* a reader leaves it at 1 and reads it */
+	assert_int_equal(audit_open_readonly(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
+	assert_int_equal(runs.n, 1);
+	runs_done(&runs);
+	got.alive = true;
+	assert_int_equal(audit_recover(a, 20, "ward log", &hooks, &cause), 0);
+	assert_int_equal(got.asked, 1);
+	audit_close(a);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 1);
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM pragma_table_info"
+	    "('runs') WHERE name IN ('sup_pid', 'sup_start', 'sup_boot',"
+	    " 'sup_pidns')"), 4);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM runs"
+	    " WHERE id = 'v1-run' AND sup_pid IS NULL"), 1);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	got.alive = false;
+	assert_int_equal(audit_recover(a, 30, "ward log", &hooks, &cause), 2);
+	rec_done(&got);
+	audit_close(a);
+	/* opened again: nothing to migrate */
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	audit_close(a);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	sqlite3_close(raw);
+}
+
+/*
+ * D8: another writer holds the file longer than the busy timeout. The
+ * run's end waits it out with backoff instead of failing; a writer
+ * that never lets go makes it fail with -EBUSY and a cause.
+ */
+static void
+test_run_end_busy(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct runs runs = { 0 };
+	char *cause = NULL;
+	int p[2];
+	char ch;
+	pid_t child;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	audit_set_busy_timeout(a, 40);
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		sqlite3 *db = NULL;
+
+		if (sqlite3_open(fx->db, &db) != SQLITE_OK ||
+		    sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL,
+		    NULL) != SQLITE_OK)
+			_exit(1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		/* three busy timeouts, less than the six it waits */
+		usleep(120 * 1000);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &ch, 1), 1);
+	close(p[0]);
+	assert_int_equal(audit_run_end(a, "run-a", 9000, 0, 0, "exit", &cause),
+	    0);
+	assert_null(cause);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_int_equal(audit_each_run(a, collect_run, &runs, NULL), 0);
+	assert_int_equal(runs.ended_ms[0], 9000);
+	runs_done(&runs);
+
+	raw = raw_open(fx->db);
+	raw_exec(raw, "BEGIN EXCLUSIVE");
+	assert_int_equal(audit_run_end(a, "run-a", 9500, 0, 0, "exit", &cause),
+	    -EBUSY);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "recording the run's end"));
+	free(cause);
+	cause = NULL;
+	audit_event(a, &ev_full);
+	assert_int_equal(audit_drain(a, &cause), -EBUSY);
+	assert_non_null(cause);
+	free(cause);
+	cause = NULL;
+	raw_exec(raw, "ROLLBACK");
+	assert_int_equal(audit_drain(a, &cause), 0);
+	assert_int_equal(audit_pending(a), 0);
+	sqlite3_close(raw);
+	audit_close(a);
+}
+
 int
 main(void)
 {
@@ -1074,7 +1674,24 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_quick_check_cost, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_run_end_busy, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_intent_done, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ask_approve, setup,
+		    teardown),
+		cmocka_unit_test(test_states_read),
+		cmocka_unit_test_setup_teardown(test_old_file_gets_state, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reserve, setup, teardown),
+		cmocka_unit_test(test_output_cap),
+		cmocka_unit_test(test_queue_bounded),
+		cmocka_unit_test_setup_teardown(test_intent_refused, setup,
 		    teardown),
 	};
 

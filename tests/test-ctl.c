@@ -576,6 +576,91 @@ test_connect_other_uid(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* A stale socket goes; a live one, or a file that is not a socket, stays. */
+static void
+test_remove_stale(void **state)
+{
+	struct fx *fx = *state;
+	cleanup_free char *dead = sock_path("dead1");
+	cleanup_free char *live = sock_path("live1");
+	cleanup_free char *file = sock_path("file1");
+	cleanup_fd int lfd = -1;
+	cleanup_fd int dfd = -1;
+	char *cause = NULL;
+	struct stat st;
+	int fd;
+
+	(void)fx;
+	assert_int_equal(ctl_listen(dead, &dfd, &cause), 0);
+	close(steal_fd(&dfd));
+	assert_int_equal(ctl_listen(live, &lfd, &cause), 0);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+
+	assert_int_equal(ctl_remove_stale("dead1"), 1);
+	assert_int_equal(lstat(dead, &st), -1);
+	assert_int_equal(ctl_remove_stale("dead1"), 0);
+	assert_int_equal(ctl_remove_stale("live1"), -EBUSY);
+	assert_int_equal(lstat(live, &st), 0);
+	assert_int_equal(ctl_remove_stale("file1"), -EPERM);
+	assert_int_equal(lstat(file, &st), 0);
+	assert_int_equal(ctl_remove_stale("../x"), -EINVAL);
+}
+
+/* ctl_recover: a run of the record whose supervisor is gone is marked
+ * lost and its socket removed; an ownerless run with a live socket, and
+ * the socket, stay. */
+static void
+test_recover(void **state)
+{
+	struct fx *fx = *state;
+	cleanup_free char *dead = sock_path("gone1");
+	cleanup_free char *live = sock_path("old2");
+	cleanup_fd int lfd = -1;
+	cleanup_fd int dfd = -1;
+	struct audit *a = NULL;
+	struct audit_run run = { .command = "true", .started_ms = 1 };
+	struct ctl_lost *lost = NULL;
+	char *cause = NULL;
+	struct stat st;
+	size_t n = 0;
+	pid_t pid;
+
+	(void)fx;
+	assert_int_equal(ctl_listen(dead, &dfd, &cause), 0);
+	close(steal_fd(&dfd));
+	assert_int_equal(ctl_listen(live, &lfd, &cause), 0);
+	assert_int_equal(audit_open(":memory:", &a, &cause), 0);
+	assert_int_equal(audit_owner_self(&run.owner), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	run.owner.pid = pid;
+	run.id = "gone1";
+	assert_int_equal(audit_run_begin(a, &run, NULL), 0);
+	memset(&run.owner, 0, sizeof run.owner);
+	run.id = "old2";
+	assert_int_equal(audit_run_begin(a, &run, NULL), 0);
+
+	assert_int_equal(ctl_recover(a, "test", &lost, &n, &cause), 1);
+	assert_null(cause);
+	assert_int_equal(n, 1);
+	assert_string_equal(lost[0].run, "gone1");
+	assert_true(lost[0].noticed_ms > 0);
+	ctl_lost_free(lost, n);
+	assert_int_equal(lstat(dead, &st), -1);
+	assert_int_equal(lstat(live, &st), 0);
+	/* the live one's supervisor goes: its socket no longer answers */
+	close(steal_fd(&lfd));
+	assert_int_equal(ctl_recover(a, "test", NULL, NULL, &cause), 1);
+	assert_int_equal(lstat(live, &st), -1);
+	assert_int_equal(ctl_recover(a, "test", NULL, NULL, &cause), 0);
+	audit_close(a);
+}
+
 int
 main(void)
 {
@@ -592,6 +677,8 @@ main(void)
 		T(test_unknown_no_runs),
 		T(test_accept_other_uid),
 		T(test_connect_other_uid),
+		T(test_remove_stale),
+		T(test_recover),
 	};
 #undef T
 

@@ -464,6 +464,101 @@ test_park_resolve(void **state)
 	assert_int_equal(fake.resolved, 1);
 }
 
+static int
+collect_state(const struct audit_event_row *row, void *ctx)
+{
+	struct audit_event_row *last = ctx;
+
+	last->seq = row->seq;
+	last->state = row->state;
+	last->ev.verdict = row->ev.verdict;
+	last->ev.request_id = row->ev.request_id;
+	return 0;
+}
+
+/* A parked request is in the record, as asked, before anyone sees it. */
+static void
+test_park_recorded(void **state)
+{
+	struct audit_event_row last = { 0 };
+	json_t *m;
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	assert_int_equal(park_fake("y.example"), 1);
+	assert_int_equal(audit_pending(S.audit), 0);	/* committed */
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", collect_state,
+	    &last, NULL), 0);
+	assert_true(last.seq > 0);
+	assert_int_equal(last.state, AUDIT_ASKED);
+	assert_int_equal(last.ev.verdict, VERDICT_ASK);
+	assert_int_equal(last.ev.request_id, 1);
+	assert_non_null(m = console_next());
+	json_decref(m);
+}
+
+/* The record cannot be kept: a request is denied at once, the way its
+ * kind is answered, and never shown; an effect's intent is refused. */
+static void
+test_record_broken(void **state)
+{
+	struct sup_what w = {
+		.pid = 7, .kind = KIND_WRITE, .syscall = "openat",
+		.subject = "/srv/x",
+	};
+	int64_t seq = 0;
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	S.record_broken = true;
+	(void)park_fake("z.example");
+	assert_int_equal(fake.resolved, 1);
+	assert_int_equal(fake.v, VERDICT_DENY);
+	assert_int_equal(fake.how, HOW_SUPERVISOR);
+	assert_int_equal(fake.freed, 1);
+	assert_int_equal(queue_len(S.queue), 0);
+	assert_null(console_next());
+	assert_int_equal(sup_intent(&S, &w, VERDICT_ALLOW, HOW_POLICY, NULL,
+	    "policy", 0, 0, &seq), -EIO);
+	assert_int_equal(seq, 0);
+}
+
+/* sup_intent commits before the caller acts; sup_done completes the row
+ * and tells the consoles. */
+static void
+test_intent(void **state)
+{
+	struct sup_what w = {
+		.pid = 7, .kind = KIND_WRITE, .syscall = "openat",
+		.subject = "/srv/x",
+	};
+	struct audit_event_row last = { 0 };
+	char *cause = NULL;
+	int64_t seq = 0;
+	json_t *m;
+
+	(void)state;
+	assert_int_equal(sup_intent(&S, &w, VERDICT_ALLOW, HOW_POLICY,
+	    "allow /srv/*", "policy", 0, 0, &seq), 0);
+	assert_true(seq > 0);
+	assert_null(console_next());	/* the outcome is the event */
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", collect_state,
+	    &last, NULL), 0);
+	assert_int_equal(last.seq, seq);
+	assert_int_equal(last.state, AUDIT_INTENT);
+	sup_done(&S, seq, &w, VERDICT_ALLOW, HOW_POLICY, "allow /srv/*",
+	    "policy", 0, 0);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "event");
+	json_decref(m);
+	assert_int_equal(audit_flush(S.audit, &cause), 0);
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", collect_state,
+	    &last, NULL), 0);
+	assert_int_equal(last.seq, seq);
+	assert_int_equal(last.state, AUDIT_DONE);
+	assert_false(S.record_broken);
+}
+
 static void
 test_queue_frees_payload(void **state)
 {
@@ -553,7 +648,7 @@ main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	t = xcalloc(n_rows + 8, sizeof *t);
+	t = xcalloc(n_rows + 16, sizeof *t);
 	for (size_t i = 0; i < n_rows; i++) {
 		struct row *rw = &rows[i];
 		void (*fn)(void **) = NULL;
@@ -580,6 +675,12 @@ main(void)
 	    test_park_resolve, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_queue_frees_payload, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_park_recorded, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_record_broken, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_intent, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_decide_for_run, setup, teardown);
 	/* The tree is made once; the fixture opens it for each test. */

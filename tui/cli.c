@@ -118,6 +118,9 @@ static const char cli_log_help[] =
 "  -a, --all    every run, not only the last\n"
 "  -h, --help   show this help\n"
 "\n"
+"A run whose supervisor died before it wrote the run's end is marked lost\n"
+"by the next ward that opens the record; its last line reads\n"
+"  lost (supervisor gone, noticed TIME)\n"
 "The record is $XDG_STATE_HOME/ward/audit.db.\n"
 "Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
 
@@ -135,6 +138,8 @@ static const char cli_ps_help[] =
 "               ...), each with \"pending\" (a count) and \"age_ms\"\n"
 "  -h, --help   show this help\n"
 "\n"
+"A run found lost on the way (its supervisor gone, its end never written)\n"
+"is not listed; it is named once on stderr, and 'ward log RUN' shows it.\n"
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
 static int cli_usage_error(const char *, const char *, ...)
@@ -736,6 +741,47 @@ cli_kill(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
+/* Local time, ISO 8601 to the second; "-" when it cannot be told. */
+static void
+cli_when(int64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	snprintf(buf, len, "-");
+	if (localtime_r(&t, &tm) != NULL)
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+/*
+ * Crash recovery, as every verb that opens the record does it: runs whose
+ * supervisor is gone are marked lost and their sockets removed. A failure
+ * is said and the verb goes on with the record as it is. With tell, one
+ * line on stderr for each run this call found lost (stdout stays the
+ * verb's own, --json included).
+ */
+static void
+cli_recover(struct audit *a, const char *by, bool tell)
+{
+	cleanup_free char *cause = NULL;
+	struct ctl_lost *lost = NULL;
+	size_t n = 0;
+
+	if (ctl_recover(a, by, &lost, &n, &cause) < 0) {
+		cli_error("record: %s (lost runs not marked)",
+		    cause ? cause : "failed");
+		return;
+	}
+	for (size_t i = 0; tell && i < n; i++) {
+		char when[32];
+
+		cli_when(lost[i].noticed_ms, when, sizeof when);
+		cli_error("run %s: lost (supervisor gone, noticed %s); its "
+		    "record: ward log %s", lost[i].run, when, lost[i].run);
+	}
+	ctl_lost_free(lost, n);
+}
+
 struct cli_log_ctx {
 	bool		 json;
 	const char	*want;		/* run id or name being resolved */
@@ -789,24 +835,39 @@ cli_log_event(const struct audit_event_row *row, void *arg)
 		cli_set(o, "wait_ms", json_integer(ev->wait_ms));
 		cli_set(o, "request_id",
 		    json_integer((json_int_t)ev->request_id));
+		cli_set(o, "state", audit_state_name(row->state) != NULL ?
+		    json_string(audit_state_name(row->state)) : json_null());
 		json_dumpf(o, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
 		cleanup_free char *erun = cli_esc(ev->run);
 		cleanup_free char *ekind = cli_esc(request_kind_name(ev->kind));
-		cleanup_free char *everdict = cli_esc(verdict_name(ev->verdict));
+		/* Left unfinished by a supervisor that died: asked and never
+		 * answered, or committed before its effect, which then may
+		 * or may not have happened. */
+		cleanup_free char *everdict = row->state == AUDIT_ASKED ?
+		    xasprintf("%s (asked, unanswered)",
+		    verdict_name(ev->verdict)) : row->state == AUDIT_INTENT ?
+		    xasprintf("%s (intent, outcome unknown)",
+		    verdict_name(ev->verdict)) :
+		    cli_esc(verdict_name(ev->verdict));
 		cleanup_free char *ehow = cli_esc(how_name(ev->how));
 		cleanup_free char *esubj = cli_esc(ev->subject);
 		cleanup_free char *esubj2 = NULL;
 		cleanup_free char *eby = cli_esc(ev->decided_by);
-		time_t t = (time_t)(ev->time_ms / 1000);
-		char when[32] = "-", wait[32];
-		struct tm tm;
+		char when[32], wait[32];
 
-		if (localtime_r(&t, &tm) != NULL)
-			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		cli_when(ev->time_ms, when, sizeof when);
 		cli_wait(ev->wait_ms, wait, sizeof wait);
+		/* A run marked lost by recovery: its event's time is when the
+		 * gone supervisor was noticed, not when it died. */
+		if (ev->kind == KIND_RUN && ev->subject != NULL &&
+		    strcmp(ev->subject, "lost") == 0) {
+			free(esubj);
+			esubj = xasprintf("lost (supervisor gone, noticed %s)",
+			    when);
+		}
 		if (ev->subject2 != NULL && *ev->subject2 != '\0')
 			esubj2 = escape_str(ev->subject2);
 		printf("%s\t%s\t%s\t%s\t%s\t%s%s%s\t%d\t%s\t%s\n", when, erun,
@@ -851,6 +912,7 @@ cli_log(int argc, char **argv)
 			    cause ? cause : strerror(-r));
 		return 1;
 	}
+	cli_recover(a, "ward log", false);
 	if (argc - optind == 1) {
 		ctx.want = argv[optind];
 		r = audit_each_run(a, cli_log_find, &ctx, &cause);
@@ -935,6 +997,26 @@ cli_ps_run(struct cli_conn *c, void *arg)
 	return 0;
 }
 
+/* ps lists the runs whose supervisors answer; a run found lost on the
+ * way is said on stderr, once, by the ward that noticed it. */
+static void
+cli_ps_recover(void)
+{
+	cleanup_free char *db = paths_audit_db();
+	cleanup_free char *cause = NULL;
+	struct audit *a = NULL;
+	int r;
+
+	if ((r = audit_open_readonly(db, &a, &cause)) < 0) {
+		if (r != -ENOENT)
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+		return;
+	}
+	cli_recover(a, "ward ps", true);
+	audit_close(a);
+}
+
 int
 cli_ps(int argc, char **argv)
 {
@@ -954,6 +1036,7 @@ cli_ps(int argc, char **argv)
 	if (argc - optind > 0)
 		return cli_usage_error("ps", "too many arguments");
 	ctx.json = fl.json;
+	cli_ps_recover();
 	ctx.now = now_wall_ms();
 	if (ctx.json)
 		ctx.out = json_array();

@@ -535,6 +535,14 @@ gc_main(int argc, char **argv)
 		warn_msg("gc: %s", cause ? cause : strerror(-r));
 		return 1;
 	}
+	/* Runs whose supervisor is gone are ended (lost) first, their
+	 * sockets removed; a dry run changes nothing. */
+	if (a != NULL && !dry && ctl_recover(a, "ward gc", NULL, NULL,
+	    &cause) < 0) {
+		warn_msg("gc: record: %s (lost runs not marked)", cause);
+		free(cause);
+		cause = NULL;
+	}
 	if ((r = gc_collect(a, runs, live, n_live, &set, &cause)) < 0) {
 		warn_msg("gc: %s", cause ? cause : strerror(-r));
 		audit_close(a);

@@ -13,7 +13,12 @@
 # Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
-# WARD_LIVE_KEEP=1 (keep the temp folder).
+# WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
+# the ward and ward-supervisor to test, default the repository's; `make
+# asan-live` points it at build-asan/bin), WARD_SANITIZE=1 (the binaries
+# are built with ASan+UBSan: their reports go to files, and a test that
+# leaves one fails, with the report in its log; WARD_ASAN_OPTIONS adds
+# to ASAN_OPTIONS, e.g. fast_unwind_on_malloc=0 for whole leak stacks).
 # Network tests (t-net-*.sh, and t-pkg-*.sh: package installs from the
 # world's fake registries) need root: for each of them and each user,
 # root builds a fake outside world of network namespaces (networld.sh up),
@@ -70,8 +75,11 @@ fi
 
 # --- the binaries ------------------------------------------------------
 
-if [ ! -x "$repo/ward" ] || [ ! -x "$repo/ward-supervisor" ]; then
-	echo "live: $repo/ward and $repo/ward-supervisor are not built (run make)"
+bindir=${WARD_BIN_DIR:-$repo}
+case $bindir in /*) ;; *) bindir=$repo/$bindir ;; esac
+sanitize=${WARD_SANITIZE:-0}
+if [ ! -x "$bindir/ward" ] || [ ! -x "$bindir/ward-supervisor" ]; then
+	echo "live: $bindir/ward and $bindir/ward-supervisor are not built (run make)"
 	failed=1
 	failures+=(build)
 	summary
@@ -100,6 +108,7 @@ for h in "$build"/tests/live/*; do
 	case $h in *.*) continue ;; esac
 	[ -f "$h" ] && [ -x "$h" ] && cp "$h" "$base/tests/"
 done
+cp -r "$here/shim" "$base/tests/"
 chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
@@ -200,15 +209,16 @@ for u in "${users[@]}"; do
 	fi
 	echo "live: user namespaces as $u (uid $(id -u "$u")): ${userns[$u]}"
 
-	# The binaries and share/ must be readable by the user; a checkout
-	# under a private home is not, so copy them where they are.
-	if as_user "$u" test -x "$repo/ward" -a -x "$repo/ward-supervisor" \
-	    -a -x "$repo/share" 2>/dev/null; then
-		binroot[$u]=$repo
+	# The binaries and share/ (beside them: the default policy) must be
+	# readable by the user; a checkout under a private home is not, and
+	# a WARD_BIN_DIR has no share/, so copy them where they are.
+	if as_user "$u" test -x "$bindir/ward" -a -x "$bindir/ward-supervisor" \
+	    -a -x "$bindir/share" 2>/dev/null; then
+		binroot[$u]=$bindir
 	else
 		if [ ! -d "$base/bin" ]; then
 			mkdir -p "$base/bin"
-			cp "$repo/ward" "$repo/ward-supervisor" "$base/bin/"
+			cp "$bindir/ward" "$bindir/ward-supervisor" "$base/bin/"
 			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"
 			# t-quickstart reads the README and .ci/run
 			cp "$repo/README.md" "$base/bin/"
@@ -216,9 +226,43 @@ for u in "${users[@]}"; do
 			chmod -R a+rX "$base/bin"
 		fi
 		binroot[$u]=$base/bin
-		echo "live: $repo is not readable by $u: testing copies in $base/bin"
+		echo "live: $bindir is not readable by $u or has no share/: testing copies in $base/bin"
 	fi
 done
+
+# --- sanitizers ------------------------------------------------------
+
+# With WARD_SANITIZE=1 every sanitized process of a test writes its
+# report to $san/<test>.<user>.<pid> (the folder is every user's: the
+# supervisor of a run as wardtest writes there too).
+san=$base/sanitizer
+san_env=()
+if [ "$sanitize" = 1 ]; then
+	mkdir -p "$san"
+	chmod 1777 "$san"
+	echo "live: sanitized binaries in $bindir: reports in $san"
+fi
+san_args() {
+	san_env=()
+	[ "$sanitize" = 1 ] || return 0
+	san_env=(
+		ASAN_OPTIONS="log_path=$san/$1.$2:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1${WARD_ASAN_OPTIONS:+:$WARD_ASAN_OPTIONS}"
+		UBSAN_OPTIONS="log_path=$san/$1.$2:print_stacktrace=1:halt_on_error=1"
+		LSAN_OPTIONS="log_path=$san/$1.$2"
+	)
+}
+# A report left by the test: appended to its log; 1 if there is any.
+san_reports() {
+	local f found=0
+	[ "$sanitize" = 1 ] || return 0
+	for f in "$san/$1.$2".*; do
+		[ -e "$f" ] || continue
+		found=1
+		echo "FAIL: sanitizer report $(basename "$f"):" >>"$3"
+		sed -n '1,80p' "$f" | sed 's/^/  | /' >>"$3"
+	done
+	return "$found"
+}
 
 # --- running -----------------------------------------------------------
 
@@ -304,6 +348,8 @@ for u in "${users[@]}"; do
 			WT_ARTIFACTS="$d/scratch/artifacts"
 			WT_SUBMOUNT="$submount"
 		)
+		san_args "$name" "$u"
+		env_args+=("${san_env[@]}")
 		t0=$(date +%s%N)
 		rc=0
 		nscmd=()
@@ -338,6 +384,7 @@ for u in "${users[@]}"; do
 			    echo "live: networld.sh down $world failed" >>"$log"
 		fi
 		secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+		san_reports "$name" "$u" "$log" || rc=1
 		case $rc in
 		0) record "$name" "$u" PASS "$secs" "$log" "$d/scratch/artifacts" ;;
 		77)

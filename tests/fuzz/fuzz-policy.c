@@ -1,0 +1,72 @@
+/*
+ * config/policy.c: the policy file, the one parser of what a user (or a
+ * project checked out from elsewhere) writes. Properties: it loads, or
+ * fails with -EINVAL and a cause and leaves the defaults; a policy that
+ * loads keeps the bytes it parsed and their hash; every [manager NAME]
+ * section is found again under its name. A one-line input is also fed to
+ * the value parsers the key table uses.
+ */
+#include "tests/fuzz/fuzz.h"
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "config/policy.h"
+
+static void
+fuzz_values(const char *s)
+{
+	struct policy_host h = { 0 };
+	char *why = NULL;
+	unsigned secs;
+	uint64_t bytes;
+	const char *m;
+
+	(void)policy_parse_duration(s, &secs);
+	(void)policy_parse_size(s, &bytes);
+	if ((m = policy_manager_name(s)) != NULL)
+		fuzz_check(strcmp(policy_manager_name(m), m) == 0);
+	if (policy_host_parse(s, &h, &why) == 0) {
+		fuzz_check(h.host != NULL && h.port_lo <= h.port_hi &&
+		    h.port_hi <= 65535);
+		free(h.host);
+		free(h.reason);
+	} else {
+		fuzz_check(why != NULL);
+	}
+	free(why);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_str(data, size), *cause = NULL;
+	struct policy p;
+	int r = policy_load_string(&p, text, "fuzz.ini", &cause);
+
+	if (r == 0) {
+		char *hash = policy_hash(text, strlen(text));
+
+		fuzz_check(cause == NULL);
+		fuzz_check(p.text_len == strlen(text) &&
+		    strcmp(p.text, text) == 0 && strcmp(p.hash, hash) == 0);
+		fuzz_check(p.write == POLICY_ASK || p.write == POLICY_DENY);
+		fuzz_check(p.connect == POLICY_ASK || p.connect == POLICY_DENY);
+		for (size_t i = 0; i < p.n_managers; i++)
+			fuzz_check(policy_manager_find(&p, p.managers[i].name) ==
+			    &p.managers[i]);
+		for (size_t i = 0; i < p.n_net_allow; i++)
+			fuzz_check(p.net_allow[i].port_lo <= p.net_allow[i].port_hi);
+		free(hash);
+	} else {
+		fuzz_check(r == -EINVAL && cause != NULL);
+		fuzz_check(p.text == NULL && p.n_writable == 0 &&
+		    p.n_managers == 0);
+	}
+	policy_done(&p);
+	free(cause);
+	if (strchr(text, '\n') == NULL)
+		fuzz_values(text);
+	free(text);
+	return 0;
+}
