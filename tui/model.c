@@ -311,9 +311,12 @@ model_pending_add(struct model *m, const struct request *r)
 	if (m->sel == 0)
 		m->sel = p->id;
 
-	/* Keys typed before it appeared were meant for something else. */
+	/* Keys typed before it appeared were meant for something else.
+	 * Not while the program has the keys: they are its own, none of
+	 * them can answer, and the prefix flushes on the way over. */
 	m->alerts.bell = true;
-	m->alerts.flush = true;
+	if (!(m->agent && m->focus == PANE_AGENT))
+		m->alerts.flush = true;
 	if (p->id > m->alerts.notify)
 		m->alerts.notify = p->id;
 }
