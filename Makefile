@@ -3,7 +3,7 @@
 PREFIX   ?= /usr/local
 BUILD    ?= build
 CC       ?= cc
-PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify libgit2 nettle
+PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify libgit2 nettle vterm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 # Each program links what it uses; libnotify is loaded at run time by
 # approvals/desktop.c (dlopen), so its headers are needed, not its library.
@@ -13,8 +13,9 @@ LIB_LIBS   := $(shell pkg-config --libs inih sqlite3 jansson) -lunistring -lreso
 # supervisor carries the program and does not link it.
 SECCOMP_LIBS := $(shell pkg-config --libs libseccomp)
 SUP_LIBS   := $(LIB_LIBS)
-TUI_LIBS   := $(shell pkg-config --libs ncursesw) $(LIB_LIBS)
-# inih, sqlite3, jansson, libunistring and ncurses are linked into the programs when
+# libvterm (tui/vt.c): the agent pane's terminal emulator.
+TUI_LIBS   := $(shell pkg-config --libs ncursesw vterm) $(LIB_LIBS)
+# inih, sqlite3, jansson, libunistring, ncurses and libvterm are linked into the programs when
 # their static archives are installed (Debian's -dev packages have them):
 # a run then maps 4 libraries fewer (0.25 MiB less memory per supervisor,
 # 60 page faults less per `ward run`). None of them ever sees what the
@@ -24,14 +25,14 @@ TUI_LIBS   := $(shell pkg-config --libs ncursesw) $(LIB_LIBS)
 # security updates come that way); STATIC=1 insists on the archives.
 STATIC ?= auto
 ifeq ($(STATIC),auto)
-STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libunistring.a libncursesw.a libtinfo.a
+STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libunistring.a libncursesw.a libtinfo.a libvterm.a
 override STATIC := $(if $(strip $(foreach a,$(STATIC_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=$(a))),,$(a)))),0,1)
 endif
 ifeq ($(STATIC),1)
 STATIC_DEPS = -Wl,-Bdynamic -lresolv -ldl -lm -lpthread
 LIB_LIBS   := -Wl,-Bstatic -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 SUP_LIBS   := $(LIB_LIBS)
-TUI_LIBS   := -Wl,-Bstatic -lncursesw -ltinfo -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
+TUI_LIBS   := -Wl,-Bstatic -lncursesw -ltinfo -lvterm -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 endif
 # libgit2 (diffs, `ward apply --commit`) and nettle (SHA-256) for
 # approvals/changes.c and tui/diff.c: shared, taken in only by what calls
@@ -132,6 +133,15 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(BUILD)/libward.a
 
 $(BUILD)/tests/live/%: $(BUILD)/tests/live/%.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+# t-agent-pane's full-screen program: curses, linked whole so that it
+# needs nothing of the host's libraries inside the sandbox but libc.
+FULLSCREEN_LIBS := $(shell pkg-config --libs ncursesw)
+ifeq ($(STATIC),1)
+FULLSCREEN_LIBS := -Wl,-Bstatic -lncursesw -ltinfo -Wl,-Bdynamic
+endif
+$(BUILD)/tests/live/fullscreen: $(BUILD)/tests/live/fullscreen.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FULLSCREEN_LIBS)
 
 tests: $(TESTS) $(HELPERS)
 

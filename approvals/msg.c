@@ -20,6 +20,8 @@ static const char *const msg_type_names[] = {
 	[MSG_TYPE_OUTPUT] = "output",
 	[MSG_TYPE_STATE] = "state",
 	[MSG_TYPE_ERROR] = "error",
+	[MSG_TYPE_INPUT] = "input",
+	[MSG_TYPE_RESIZE] = "resize",
 };
 
 static const char *const msg_run_state_names[] = {
@@ -470,6 +472,85 @@ int
 msg_kill_parse(const json_t *msg, char **cause)
 {
 	return msg_expect(msg, MSG_TYPE_KILL, cause);
+}
+
+json_t *
+msg_input(const void *buf, size_t n)
+{
+	json_t *m = msg_new(MSG_TYPE_INPUT);
+	cleanup_free char *b64 = proto_b64_encode(buf, n);
+
+	msg_set(m, "data", json_string(b64));
+	return m;
+}
+
+int
+msg_input_parse(const json_t *msg, struct msg_input *in, char **cause)
+{
+	const char *data;
+	int e;
+
+	memset(in, 0, sizeof *in);
+	if ((e = msg_expect(msg, MSG_TYPE_INPUT, cause)) < 0 ||
+	    (e = msg_get_str(msg, "input", "data", true, false, &data,
+	    cause)) < 0)
+		return e;
+	/* Checked before decoding: base64 is 4 bytes for 3. */
+	if (strlen(data) > (MSG_INPUT_MAX + 2) / 3 * 4)
+		return msg_bad(cause, "input", "data", "too long");
+	if (proto_b64_decode(data, &in->data, &in->len) < 0)
+		return msg_bad(cause, "input", "data", "not base64");
+	if (in->len > MSG_INPUT_MAX) {
+		msg_input_done(in);
+		return msg_bad(cause, "input", "data", "too long");
+	}
+	return 0;
+}
+
+void
+msg_input_done(struct msg_input *in)
+{
+	free(in->data);
+	in->data = NULL;
+	in->len = 0;
+}
+
+json_t *
+msg_resize(int rows, int cols)
+{
+	json_t *m = msg_new(MSG_TYPE_RESIZE);
+
+	msg_set(m, "rows", json_integer(rows));
+	msg_set(m, "cols", json_integer(cols));
+	return m;
+}
+
+static int
+msg_get_winsize(const json_t *o, const char *key, int *ret, char **cause)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return msg_bad(cause, "resize", key, "missing");
+	if (!json_is_integer(v))
+		return msg_bad(cause, "resize", key, "not an integer");
+	if (json_integer_value(v) < 1 ||
+	    json_integer_value(v) > MSG_WINSIZE_MAX)
+		return msg_bad(cause, "resize", key, "out of range");
+	*ret = (int)json_integer_value(v);
+	return 0;
+}
+
+int
+msg_resize_parse(const json_t *msg, int *rows, int *cols, char **cause)
+{
+	int e;
+
+	*rows = *cols = 0;
+	if ((e = msg_expect(msg, MSG_TYPE_RESIZE, cause)) < 0 ||
+	    (e = msg_get_winsize(msg, "rows", rows, cause)) < 0)
+		return e;
+	return msg_get_winsize(msg, "cols", cols, cause);
 }
 
 /* ---- supervisor -> client ---- */

@@ -39,6 +39,8 @@ enum msg_type {
 	MSG_TYPE_OUTPUT,
 	MSG_TYPE_STATE,
 	MSG_TYPE_ERROR,
+	MSG_TYPE_INPUT,		/* client -> supervisor: the agent pane */
+	MSG_TYPE_RESIZE,
 };
 
 enum msg_type	 msg_type(const json_t *msg);
@@ -138,6 +140,30 @@ int		 msg_decide_parse(const json_t *, struct msg_decide *,
 
 json_t		*msg_kill(void);
 int		 msg_kill_parse(const json_t *, char **cause);
+
+/*
+ * The agent pane (tui/view-agent.c): bytes for the program's terminal and
+ * its size. The supervisor takes them from a console that said hello
+ * with watch, and only when the program runs on a pty.
+ */
+#define MSG_INPUT_MAX	(64u << 10)	/* decoded bytes a message may carry */
+#define MSG_WINSIZE_MAX	1000		/* rows, cols */
+
+struct msg_input {
+	void		*data;		/* owned; msg_input_done */
+	size_t		 len;
+};
+
+/* {"type":"input","data":BASE64}; -EBADMSG past MSG_INPUT_MAX. */
+json_t		*msg_input(const void *, size_t);
+int		 msg_input_parse(const json_t *, struct msg_input *,
+		    char **cause);
+void		 msg_input_done(struct msg_input *);
+
+/* {"type":"resize","rows":R,"cols":C}: 1..MSG_WINSIZE_MAX each. */
+json_t		*msg_resize(int rows, int cols);
+int		 msg_resize_parse(const json_t *, int *rows, int *cols,
+		    char **cause);
 
 /* ---- supervisor -> client ---- */
 

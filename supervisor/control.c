@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +246,67 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 	unotify_resolve(s, id, d.verdict, HOW_PERSON, by, d.reason);
 }
 
+/*
+ * The agent pane's keys and size. Only a watching console's (it sees
+ * what it types into); clients of another uid were refused at accept.
+ * Never blocks: the pty's master is non-blocking, and what it does not
+ * take now is dropped, as a terminal drops keys into a stuck program.
+ */
+static bool
+control_may_type(struct sup *s, int slot)
+{
+	const struct client *c = &s->clients[slot];
+
+	if (s->pty >= 0 && c->greeted && c->watch && !c->cli)
+		return true;
+	ack(s, slot, 0, false, s->pty < 0 ? "the program has no terminal" :
+	    "input needs a watching console");
+	return false;
+}
+
+static void
+on_input(struct sup *s, int slot, const json_t *msg)
+{
+	struct msg_input in;
+	size_t off = 0;
+
+	if (!control_may_type(s, slot))
+		return;
+	if (msg_input_parse(msg, &in, NULL) < 0) {
+		ack(s, slot, 0, false, "bad input message");
+		return;
+	}
+	while (off < in.len) {
+		ssize_t n = write(s->pty, (const char *)in.data + off,
+		    in.len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	msg_input_done(&in);
+}
+
+static void
+on_resize(struct sup *s, int slot, const json_t *msg)
+{
+	struct winsize ws = { 0 };
+	int rows, cols;
+
+	if (!control_may_type(s, slot))
+		return;
+	if (msg_resize_parse(msg, &rows, &cols, NULL) < 0) {
+		ack(s, slot, 0, false, "bad resize message");
+		return;
+	}
+	ws.ws_row = (unsigned short)rows;
+	ws.ws_col = (unsigned short)cols;
+	/* On the master: the kernel signals the slave's foreground group. */
+	(void)ioctl(s->pty, TIOCSWINSZ, &ws);
+}
+
 static void
 on_message(struct sup *s, int slot, const json_t *msg)
 {
@@ -258,6 +322,10 @@ on_message(struct sup *s, int slot, const json_t *msg)
 	 * the welcome cannot be sent. */
 	else if (t == MSG_TYPE_DECIDE)
 		on_decide(s, slot, msg);
+	else if (t == MSG_TYPE_INPUT)
+		on_input(s, slot, msg);
+	else if (t == MSG_TYPE_RESIZE)
+		on_resize(s, slot, msg);
 	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
 		    control_via(s, slot));

@@ -600,6 +600,54 @@ test_event(void **state)
 }
 
 static void
+test_input_resize(void **state)
+{
+	static const char bytes[] = "a\x1b[A\x00\xff\x1d";
+	struct msg_input in;
+	int rows, cols;
+	json_t *m;
+
+	(void)state;
+	assert_string_equal(msg_type_name(MSG_TYPE_INPUT), "input");
+	assert_string_equal(msg_type_name(MSG_TYPE_RESIZE), "resize");
+	m = msg_input("hi", 2);
+	assert_json(m, "{\"type\":\"input\",\"data\":\"aGk=\"}");
+	assert_int_equal(msg_type(m), MSG_TYPE_INPUT);
+	json_decref(m);
+	m = wire(msg_input(bytes, sizeof bytes - 1));
+	assert_int_equal(msg_input_parse(m, &in, NULL), 0);
+	assert_int_equal(in.len, sizeof bytes - 1);
+	assert_memory_equal(in.data, bytes, sizeof bytes - 1);
+	msg_input_done(&in);
+	json_decref(m);
+	{
+		char *big = xcalloc(1, MSG_INPUT_MAX + 1);
+		char *cause = NULL;
+
+		m = msg_input(big, MSG_INPUT_MAX);
+		assert_int_equal(msg_input_parse(m, &in, NULL), 0);
+		assert_int_equal(in.len, MSG_INPUT_MAX);
+		msg_input_done(&in);
+		json_decref(m);
+		m = msg_input(big, MSG_INPUT_MAX + 1);
+		assert_int_equal(msg_input_parse(m, &in, &cause), -EBADMSG);
+		assert_cause(&cause, "input: \"data\": too long");
+		assert_null(in.data);
+		json_decref(m);
+		free(big);
+	}
+
+	m = msg_resize(50, 200);
+	assert_json(m, "{\"type\":\"resize\",\"rows\":50,\"cols\":200}");
+	json_decref(m);
+	m = wire(msg_resize(24, 80));
+	assert_int_equal(msg_resize_parse(m, &rows, &cols, NULL), 0);
+	assert_int_equal(rows, 24);
+	assert_int_equal(cols, 80);
+	json_decref(m);
+}
+
+static void
 test_output(void **state)
 {
 	static const char bytes[] = "hi\x1b[0m\r\n\xff\x00z";
@@ -698,6 +746,25 @@ static int
 p_kill(const json_t *m, char **cause)
 {
 	return msg_kill_parse(m, cause);
+}
+
+static int
+p_input(const json_t *m, char **cause)
+{
+	struct msg_input in;
+	int e = msg_input_parse(m, &in, cause);
+
+	if (e == 0)
+		msg_input_done(&in);
+	return e;
+}
+
+static int
+p_resize(const json_t *m, char **cause)
+{
+	int rows, cols;
+
+	return msg_resize_parse(m, &rows, &cols, cause);
 }
 
 static int
@@ -879,6 +946,20 @@ static const struct bad bads[] = {
 	/* error */
 	{ "{\"type\":\"error\",\"error\":1}", p_error, -EBADMSG,
 	  "error: \"error\": not a string" },
+	/* input, resize */
+	{ "{\"type\":\"input\"}", p_input, -EBADMSG,
+	  "input: \"data\": missing" },
+	{ "{\"type\":\"input\",\"data\":\"!!\"}", p_input, -EBADMSG,
+	  "input: \"data\": not base64" },
+	{ "{\"type\":\"kill\"}", p_input, -EPROTO, "input: got a \"kill\"" },
+	{ "{\"type\":\"resize\",\"rows\":24}", p_resize, -EBADMSG,
+	  "resize: \"cols\": missing" },
+	{ "{\"type\":\"resize\",\"rows\":0,\"cols\":80}", p_resize,
+	  -EBADMSG, "resize: \"rows\": out of range" },
+	{ "{\"type\":\"resize\",\"rows\":24,\"cols\":100000}", p_resize,
+	  -EBADMSG, "resize: \"cols\": out of range" },
+	{ "{\"type\":\"resize\",\"rows\":\"24\",\"cols\":80}", p_resize,
+	  -EBADMSG, "resize: \"rows\": not an integer" },
 };
 
 static void
@@ -941,6 +1022,7 @@ main(void)
 		cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_kill),
+		cmocka_unit_test(test_input_resize),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_run_partial),
 		cmocka_unit_test(test_welcome),

@@ -850,7 +850,7 @@ test_events(void **state)
 	    "#77: deny (timeout)");
 }
 
-/* The diff pane: v opens it and asks for a load; j/k scroll its patch;
+/* The diff pane: c opens it and asks for a load; j/k scroll its patch;
  * ] and [ move between files (each a load), stopping at the ends; Esc
  * and q close it (q does not leave); the request keys are not taken. */
 static void
@@ -862,7 +862,7 @@ test_diff_pane(void **state)
 	static const char patch[] = "diff --git a/a b/a\n@@ -1 +1 @@\n-x\n"
 	    "+\ty\x1b[2J\n";
 
-	act(f, 'v', &eff);
+	act(f, 'c', &eff);
 	assert_true(f->m->diff.open);
 	assert_int_equal(eff.kind, EFFECT_DIFF_LOAD);
 	model_diff_set_files(f->m, files, 2);
@@ -892,7 +892,7 @@ test_diff_pane(void **state)
 	act(f, 'q', &eff);
 	assert_false(f->m->diff.open);
 	assert_false(f->m->quit);
-	act(f, 'v', &eff);
+	act(f, 'c', &eff);
 	act(f, KEYS_ESC, &eff);
 	assert_false(f->m->diff.open);
 	/* ] outside the pane only says how to open it */

@@ -19,6 +19,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/view.h"
+#include "tui/vt.h"
 
 #define WALL0	1700000000000LL
 #define MONO0	5000LL
@@ -181,6 +182,195 @@ pending_write(struct model *m)
 	    NULL, "flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644",
 	    "python3 -c import os; open(os.path.expanduser('~/.config/"
 	    "autostart/x'), 'w')", "no rule", 114000);
+}
+
+/* The program's terminal output, as the supervisor sends it. */
+static void
+pty(struct model *m, const char *s)
+{
+	json_t *msg = msg_output(AUDIT_PTY, s, strlen(s));
+
+	assert_int_equal(model_apply_message(m, msg), 0);
+	json_decref(msg);
+}
+
+/* A full-screen program that tries to look like ward. */
+static struct model *
+agent_base(void)
+{
+	struct model *m = base();
+
+	model_set_agent(m, AGENT_AUTO, 0);
+	pty(m, "\x1b[?1049h\x1b[2J\x1b[H\x1b]0;ward: #9 allowed\x07\x1b]4;1;rgb:00/00/00\x07"
+	    "\x1b[1mmy-agent\x1b[0m v1.0  (ctrl-c to quit)\r\n\r\n"
+	    "> refactor the parser\r\n"
+	    "\x1b[32m- reading src/parse.c\x1b[0m\r\n"
+	    "\x1b[8;1H== pending: 1, oldest first =====\r\n"
+	    "> #9  write  openat  /etc/FAKE  denied in 1:59\r\n"
+	    " a allow once  d deny\x1b[300;300HX\x07");
+	return m;
+}
+
+static void
+key(struct model *m, int k, struct model_effect *eff, bool *moved)
+{
+	model_apply_key(m, k, eff, moved);
+}
+
+static void
+test_agent_pane(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	bool moved;
+
+	(void)state;
+	assert_true(m->agent);
+	assert_int_equal(m->focus, PANE_AGENT);
+	check(m, "agent-idle-80x24", 80, 24);
+	pending_write(m);
+	check(m, "agent-pending-80x24", 80, 24);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	assert_true(moved);
+	check(m, "agent-requests-80x24", 80, 24);
+	check(m, "agent-pending-200x50", 200, 50);
+	model_free(m);
+}
+
+/*
+ * Keys while the agent pane is shown: typing into the program never
+ * answers; the prefix moves the focus and arming starts only then; Esc
+ * and the prefix go back; the prefix twice reaches the program; a paste
+ * is never console keys.
+ */
+static void
+test_agent_keys(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	struct view_report rep;
+	const char *o;
+	size_t n;
+	bool moved;
+
+	(void)state;
+	{
+		struct model_alerts al;
+
+		model_take_alerts(m, &al);
+		pending_write(m);
+		model_take_alerts(m, &al);
+		/* The bell rings; the keys typed into the program stay its. */
+		assert_true(al.bell);
+		assert_false(al.flush);
+	}
+	vt_output_clear(m->vt);
+	free(render(m, 80, 24));
+	model_set_now(m, MONO0 + 2000, WALL0 + 2000);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(moved);
+	key(m, 'd', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	key(m, '\r', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	o = vt_output(m->vt, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(o, "ad\r", 3);
+	vt_output_clear(m->vt);
+	/* The pane's size came back with the frame. */
+	view_report_init(&rep);
+	free(view_render_text(m, 80, 24, &rep));
+	assert_int_equal(rep.agent_cols, 79);
+	assert_true(rep.agent_rows >= 3);
+	view_report_done(&rep);
+
+	/* Requests behind the agent's focus were never armed. */
+	key(m, MODEL_PREFIX, &eff, &moved);
+	assert_true(moved);
+	assert_int_equal(m->focus, PANE_PENDING);
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	free(render(m, 80, 24));
+	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	/* A paste, even with the focus on the requests, is no keys. */
+	key(m, KEYS_PASTE_START, &eff, &moved);
+	model_set_now(m, MONO0 + 3000, WALL0 + 3000);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	key(m, KEYS_PASTE_END, &eff, &moved);
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_ALLOW);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+
+	/* Esc back; the prefix twice sends its byte. */
+	key(m, KEYS_ESC, &eff, &moved);
+	assert_int_equal(m->focus, PANE_AGENT);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	assert_int_equal(m->focus, PANE_AGENT);
+	o = vt_output(m->vt, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(o[0], 0x1d);
+	vt_output_clear(m->vt);
+	/* v: back to the lines, and the keys are the console's. */
+	key(m, MODEL_PREFIX, &eff, &moved);
+	key(m, 'j', &eff, &moved);
+	key(m, 'v', &eff, &moved);
+	assert_false(m->agent);
+	key(m, 'x', &eff, &moved);
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+
+	/* The mouse: only when the program asked, inside its pane. */
+	key(m, 'v', &eff, &moved);
+	assert_true(m->agent);
+	assert_int_equal(m->focus, PANE_AGENT);
+	free(render(m, 80, 24));
+	assert_false(model_wants_mouse(m));
+	model_apply_mouse(m, 5, 5, 1, true);
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+	pty(m, "\x1b[?1000h\x1b[?1006h");
+	assert_true(model_wants_mouse(m));
+	model_apply_mouse(m, 0, 5, 1, true);	/* ward's title row */
+	model_apply_mouse(m, 5, 0, 1, true);	/* the gutter */
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+	model_apply_mouse(m, 2, 1, 1, true);	/* the pane's first cell */
+	o = vt_output(m->vt, &n);
+	assert_int_equal(n, strlen("\x1b[<0;1;1M"));
+	assert_memory_equal(o, "\x1b[<0;1;1M", n);
+	vt_output_clear(m->vt);
+	model_free(m);
+
+	/* --lines: a full-screen program stays in the lines. */
+	m = base();
+	model_set_agent(m, AGENT_OFF, KEYS_CTRL('a'));
+	pty(m, "\x1b[?1049h");
+	assert_false(m->agent);
+	assert_int_equal(m->prefix, KEYS_CTRL('a'));
+	model_free(m);
+}
+
+static void
+test_prefix_names(void **state)
+{
+	int k = 0;
+
+	(void)state;
+	assert_int_equal(keys_parse_prefix("^]", &k), 0);
+	assert_int_equal(k, 0x1d);
+	assert_int_equal(keys_parse_prefix("C-a", &k), 0);
+	assert_int_equal(k, 1);
+	assert_int_equal(keys_parse_prefix("ctrl-B", &k), 0);
+	assert_int_equal(k, 2);
+	assert_int_equal(keys_parse_prefix("a", &k), -EINVAL);
+	assert_int_equal(keys_parse_prefix("C-ab", &k), -EINVAL);
+	assert_int_equal(keys_parse_prefix("^1", &k), -EINVAL);
 }
 
 /* ---- goldens ---- */
@@ -423,7 +613,7 @@ diff_fill(struct model *m)
 	    " }\n";
 	struct model_effect eff;
 
-	model_apply_action(m, keys_action('v'), &eff);
+	model_apply_action(m, keys_action('c'), &eff);
 	assert_int_equal(eff.kind, EFFECT_DIFF_LOAD);
 	model_diff_set_files(m, files, ARRAY_SIZE(files));
 	model_diff_set_patch(m, patch, strlen(patch));
@@ -448,7 +638,7 @@ test_diff_empty(void **state)
 	struct model_effect eff;
 
 	(void)state;
-	model_apply_action(m, keys_action('v'), &eff);
+	model_apply_action(m, keys_action('c'), &eff);
 	model_diff_set_files(m, NULL, 0);
 	model_diff_set_note(m, "the run has no projects (--project)");
 	check(m, "diff-empty-80x24", 80, 24);
@@ -536,6 +726,9 @@ main(void)
 		cmocka_unit_test(test_grid_wide),
 		cmocka_unit_test(test_grid_controls),
 		cmocka_unit_test(test_grid_fit_tabs),
+		cmocka_unit_test(test_agent_pane),
+		cmocka_unit_test(test_agent_keys),
+		cmocka_unit_test(test_prefix_names),
 	};
 
 	/* Widths (wcwidth) need a UTF-8 locale; the goldens assume one. */

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "tui/model.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "tui/vt.h"
 
 /* Countdowns move once a second; a quarter keeps them honest. */
 #define CONSOLE_TICK_MS 250
@@ -35,7 +37,7 @@ console_on_signal(int sig)
 }
 
 static const char console_usage[] =
-"Usage: ward console [RUN]\n"
+"Usage: ward console [--agent|--lines] [RUN]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
 "its state. Without RUN, attaches to the only live run.\n"
@@ -45,7 +47,16 @@ static const char console_usage[] =
 "K kill the run (asks y/n), Tab switch pane, j/k move, ? help, q leave.\n"
 "Leaving does not stop the run; attach again with 'ward console RUN'.\n"
 "\n"
+"The agent pane: a full-screen program (one that switches to the\n"
+"alternate screen) is shown as it draws itself, and keys go to it; the\n"
+"prefix key (Ctrl-], or WARD_PREFIX, e.g. WARD_PREFIX=C-a) moves them to\n"
+"the requests, where a d Enter K work; Esc or the prefix goes back, and\n"
+"the prefix twice sends it to the program. v switches agent pane and\n"
+"output lines, z zooms the pane or the requests.\n"
+"\n"
 "Options:\n"
+"  --agent     show the agent pane from the start\n"
+"  --lines     never switch to the agent pane by itself\n"
 "  -h, --help  show this help\n"
 "\n"
 "Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
@@ -56,6 +67,8 @@ struct console {
 	struct proto_conn *conn;	/* NULL once dropped */
 	bool		 desktop;
 	bool		 exit_with_run;
+	int		 sent_rows;	/* the pty size last sent */
+	int		 sent_cols;
 };
 
 static void
@@ -154,6 +167,64 @@ console_alerts(struct console *c)
 	}
 }
 
+/* What the agent pane has for the program: keys, and the emulator's
+ * answers to its queries (sent only while the pane is shown, so that a
+ * second console in line view does not answer twice). */
+static void
+console_input(struct console *c)
+{
+	size_t n, off = 0;
+	const char *o = vt_output(c->m->vt, &n);
+
+	while (c->m->agent && c->conn != NULL && !model_run_ended(c->m) &&
+	    off < n) {
+		size_t k = n - off > MSG_INPUT_MAX ? MSG_INPUT_MAX : n - off;
+
+		console_send(c, msg_input(o + off, k));
+		off += k;
+	}
+	vt_output_clear(c->m->vt);
+}
+
+/* The pty takes the pane's size: while the pane is shown, and from the
+ * start for the run's own console (`ward run`), so that the program
+ * starts at the size it will be shown at. */
+static void
+console_resize(struct console *c)
+{
+	struct model *m = c->m;
+
+	if (m->agent_rows <= 0 || m->agent_cols <= 0 || c->conn == NULL ||
+	    model_run_ended(m))
+		return;
+	if (!m->agent && !(c->exit_with_run && m->agent_mode != AGENT_OFF))
+		return;
+	if (m->agent_rows == c->sent_rows && m->agent_cols == c->sent_cols)
+		return;
+	c->sent_rows = m->agent_rows;
+	c->sent_cols = m->agent_cols;
+	console_send(c, msg_resize(m->agent_rows, m->agent_cols));
+}
+
+int
+console_prefix(void)
+{
+	const char *s = getenv("WARD_PREFIX");
+	int key;
+
+	if (s == NULL || *s == '\0')
+		return MODEL_PREFIX;
+	if (keys_parse_prefix(s, &key) == 0)
+		return key;
+	{
+		cleanup_free char *esc = escape_str(s);
+
+		fprintf(stderr, "ward: WARD_PREFIX=%s names no key (say ^] or "
+		    "C-a); the prefix is ^]\n", esc);
+	}
+	return MODEL_PREFIX;
+}
+
 static void
 console_signals(void)
 {
@@ -216,14 +287,30 @@ console_loop(struct console *c)
 		desktop_poll();
 
 		while (!c->m->quit && (key = screen_key()) != -1) {
-			enum action a = keys_action(key);
 			struct model_effect eff;
+			bool moved = false;
 
-			if (a == ACTION_REDRAW)
+			if (key == KEYS_MOUSE) {
+				int my, mx, mb;
+				bool mp;
+
+				if (screen_mouse_event(&my, &mx, &mb, &mp))
+					model_apply_mouse(c->m, my, mx, mb, mp);
+				continue;
+			}
+			if (keys_action(key) == ACTION_REDRAW &&
+			    !(c->m->agent && c->m->focus == PANE_AGENT))
 				screen_invalidate();
-			model_apply_action(c->m, a, &eff);
+			model_apply_key(c->m, key, &eff, &moved);
 			console_effect(c, &eff);
+			if (moved) {
+				/* What was typed after the prefix was meant
+				 * for the program, not for the requests. */
+				screen_flush_input();
+				break;
+			}
 		}
+		console_input(c);
 		if (c->m->quit)
 			break;
 		/* The agent may be writing: the open diff follows it. */
@@ -240,6 +327,8 @@ console_loop(struct console *c)
 		/* Arming counts from here: the request is on the terminal. */
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());
 		model_note_view(c->m, &rep);
+		console_resize(c);
+		screen_mouse(model_wants_mouse(c->m));
 	}
 	view_report_done(&rep);
 	grid_free(g);
@@ -271,6 +360,7 @@ console_attach(const struct console_opts *opts)
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	c.conn = proto_conn_new(fd);
 	c.m = model_new();
+	model_set_agent(c.m, opts->agent, console_prefix());
 	c.desktop = desktop_available();
 	model_set_now(c.m, now_mono_ms(), now_wall_ms());
 
@@ -328,6 +418,11 @@ console_main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
+		}
+		if (strcmp(argv[i], "--agent") == 0 ||
+		    strcmp(argv[i], "--lines") == 0) {
+			opts.agent = argv[i][2] == 'a' ? AGENT_ON : AGENT_OFF;
+			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			cleanup_free char *esc = escape_str(argv[i]);

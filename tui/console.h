@@ -7,10 +7,17 @@
  */
 #include <stdbool.h>
 
+#include "tui/model.h"
+
 struct console_opts {
 	const char	*run;		/* run id or name */
 	bool		 exit_with_run;	/* `ward run`: q after the end returns its status */
+	enum agent_mode	 agent;		/* --agent, --lines, or AUTO */
 };
+
+/* The prefix key from WARD_PREFIX ("^]", "C-a"), else MODEL_PREFIX; a
+ * value that names no key is said on stderr and the default kept. */
+int	console_prefix(void);
 
 int	console_attach(const struct console_opts *);
 int	console_main(int argc, char **argv);	/* ward console [RUN] */

@@ -1,6 +1,9 @@
 #include "tui/keys.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config/util.h"
 
@@ -39,13 +42,16 @@ static const struct keys_binding keys_table[] = {
 	{ 'K', ACTION_KILL, "kill the run (asks: y/n)" },
 	{ 'y', ACTION_YES, NULL },
 	{ 'n', ACTION_NO, NULL },
-	{ 'v', ACTION_DIFF, "the staged changes (diff); ] [ change file" },
+	{ 'c', ACTION_DIFF, "the staged changes (diff); ] [ change file" },
 	{ ']', ACTION_DIFF_NEXT, KEYS_ALSO },
 	{ '[', ACTION_DIFF_PREV, KEYS_ALSO },
 	{ '?', ACTION_HELP, "this help; any key closes it" },
 	{ KEYS_CTRL('l'), ACTION_REDRAW, NULL },
 	{ KEYS_RESIZE, ACTION_RESIZE, NULL },
 	{ 'q', ACTION_QUIT, "leave the console; the run goes on" },
+	/* The agent pane's keys are named on its own key line (view.c). */
+	{ 'v', ACTION_VIEW, NULL },
+	{ 'z', ACTION_ZOOM, NULL },
 	{ 'A', ACTION_NOT_YET, NULL },
 	{ 'D', ACTION_NOT_YET, NULL },
 	{ 'r', ACTION_NOT_YET, NULL },
@@ -67,6 +73,26 @@ keys_bindings(size_t *n)
 {
 	*n = ARRAY_SIZE(keys_table);
 	return keys_table;
+}
+
+int
+keys_parse_prefix(const char *s, int *key)
+{
+	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
+	int c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t n = strlen(heads[i]);
+
+		if (strncasecmp(s, heads[i], n) != 0 || strlen(s) != n + 1)
+			continue;
+		c = toupper((unsigned char)s[n]);
+		if (c < '@' || c > '_')
+			return -EINVAL;
+		*key = KEYS_CTRL(c);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 const char *

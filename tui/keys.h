@@ -34,6 +34,8 @@ enum action {
 	ACTION_DIFF,		/* v: the run's staged changes, again closes */
 	ACTION_DIFF_NEXT,	/* ]: the next changed file */
 	ACTION_DIFF_PREV,	/* [ */
+	ACTION_VIEW,		/* v: agent pane <-> output lines */
+	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
 };
 
 /* Keys that are not characters; above the Unicode range. */
@@ -49,7 +51,20 @@ enum {
 	KEYS_ENTER,
 	KEYS_BACKTAB,
 	KEYS_RESIZE,
+	KEYS_BACKSPACE,
+	KEYS_DELETE,
+	KEYS_INSERT,
+	KEYS_PASTE_START,	/* the terminal's bracketed-paste marks */
+	KEYS_PASTE_END,
+	KEYS_MOUSE,		/* screen_mouse_event() has it */
+	KEYS_F0,		/* KEYS_F0 + n: function key n, 1..24 */
+	KEYS_LAST = KEYS_F0 + 24,
 };
+/* Modifiers held with a named key (above every key code). */
+#define KEYS_MOD_SHIFT	0x0200000
+#define KEYS_MOD_ALT	0x0400000
+#define KEYS_MOD_CTRL	0x0800000
+#define KEYS_MODS	(KEYS_MOD_SHIFT | KEYS_MOD_ALT | KEYS_MOD_CTRL)
 #define KEYS_TAB	'\t'
 #define KEYS_ESC	0x1b
 #define KEYS_CTRL(c)	((c) & 0x1f)
@@ -71,6 +86,12 @@ struct keys_binding {
 
 /* The table, in the order the help screen lists it. */
 const struct keys_binding *keys_bindings(size_t *n);
+
+/*
+ * The prefix key from its name: "^]", "C-]", "Ctrl-]" (any case), a
+ * control character of '@'..'_' or a letter; 0, or -EINVAL.
+ */
+int		 keys_parse_prefix(const char *, int *key);
 
 /* How the help screen names a key: "j", "Up", "PgUp", "Enter", "^L";
  * buf (KEYS_NAME_MAX bytes will do) holds it when it is not a constant. */

@@ -11,6 +11,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/view-report.h"
+#include "tui/vt.h"
 
 static void model_diff_clear_files(struct model *);
 static void model_diff_clear_lines(struct model *);
@@ -27,6 +28,9 @@ model_new(void)
 	m->run.exit_code = -1;
 	m->run.state = RUN_UNKNOWN;
 	m->focus = PANE_PENDING;
+	m->prefix = MODEL_PREFIX;
+	/* The size the supervisor gives the pty until the console says. */
+	m->vt = vt_new(24, 80);
 	return m;
 }
 
@@ -65,6 +69,7 @@ model_free(struct model *m)
 	for (size_t i = 0; i < m->event_count; i++)
 		free(m->events[(m->event_first + i) % MODEL_EVENTS].text);
 	free(m->message);
+	vt_free(m->vt);
 	free(m);
 }
 
@@ -312,9 +317,12 @@ model_pending_add(struct model *m, const struct request *r)
 	if (m->sel == 0)
 		m->sel = p->id;
 
-	/* Keys typed before it appeared were meant for something else. */
+	/* Keys typed before it appeared were meant for something else.
+	 * Not while the program has the keys: they are its own, none of
+	 * them can answer, and the prefix flushes on the way over. */
 	m->alerts.bell = true;
-	m->alerts.flush = true;
+	if (!(m->agent && m->focus == PANE_AGENT))
+		m->alerts.flush = true;
 	if (p->id > m->alerts.notify)
 		m->alerts.notify = p->id;
 }
@@ -552,6 +560,18 @@ model_on_output(struct model *m, const json_t *msg)
 		break;
 	}
 	output_feed(&m->out, s, o.data, o.len);
+	if (s == STREAM_PTY) {
+		vt_feed(m->vt, o.data, o.len);
+		/* The program's bells stay in its pane: ward's bell means a
+		 * request, and the program must not be able to ring it. */
+		(void)vt_take_bells(m->vt);
+		if (m->agent_mode == AGENT_AUTO && !m->agent &&
+		    vt_altscreen(m->vt)) {
+			m->agent = true;
+			m->focus = PANE_AGENT;
+			model_detail_close(m);
+		}
+	}
 	msg_output_done(&o);
 	return 0;
 }
@@ -623,6 +643,8 @@ model_apply_message(struct model *m, const json_t *msg)
 	case MSG_TYPE_HELLO:
 	case MSG_TYPE_DECIDE:
 	case MSG_TYPE_KILL:
+	case MSG_TYPE_INPUT:
+	case MSG_TYPE_RESIZE:
 	case MSG_TYPE_OTHER:
 		break;	/* not for a console, or for a newer one: ignored */
 	}
@@ -875,6 +897,8 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 		return true;
 	case ACTION_DETAIL:
 	case ACTION_NEXT_PANE:
+	case ACTION_VIEW:
+	case ACTION_ZOOM:
 		return true;
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
@@ -953,7 +977,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			m->out.scroll = up ? model_out_max_scroll(m) : 0;
 		break;
 	case ACTION_NEXT_PANE:
-		if (!m->detail)
+		if (!m->detail && !m->agent)
 			m->focus = m->focus == PANE_OUTPUT ? PANE_PENDING :
 			    PANE_OUTPUT;
 		break;
@@ -1008,7 +1032,17 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		break;
 	case ACTION_DIFF_NEXT:
 	case ACTION_DIFF_PREV:
-		model_message(m, MSG_INFO, "v opens the diff");
+		model_message(m, MSG_INFO, "c opens the diff");
+		break;
+	case ACTION_VIEW:
+		model_detail_close(m);
+		m->agent = !m->agent;
+		m->focus = m->agent ? PANE_AGENT : PANE_PENDING;
+		m->agent_mode = m->agent ? AGENT_ON : AGENT_OFF;
+		break;
+	case ACTION_ZOOM:
+		m->zoom = m->zoom == ZOOM_NONE ? ZOOM_AGENT :
+		    m->zoom == ZOOM_AGENT ? ZOOM_REQUESTS : ZOOM_NONE;
 		break;
 	case ACTION_YES:
 	case ACTION_NO:
@@ -1020,13 +1054,110 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 }
 
 void
+model_set_agent(struct model *m, enum agent_mode mode, int prefix)
+{
+	m->agent_mode = mode;
+	m->agent = mode == AGENT_ON;
+	if (m->agent)
+		m->focus = PANE_AGENT;
+	if (prefix > 0)
+		m->prefix = prefix;
+}
+
+/* A key while the program has the focus: the prefix, or the program's. */
+static void
+model_agent_key(struct model *m, int key, bool *focus_moved)
+{
+	if (key == m->prefix) {
+		m->focus = PANE_PENDING;
+		m->prefix_fresh = true;
+		m->pasting = false;
+		*focus_moved = true;
+		return;
+	}
+	if (key == KEYS_PASTE_START || key == KEYS_PASTE_END) {
+		m->pasting = key == KEYS_PASTE_START;
+		vt_paste(m->vt, m->pasting);
+		return;
+	}
+	(void)vt_key(m->vt, key);
+}
+
+bool
+model_wants_mouse(const struct model *m)
+{
+	return m->agent && m->focus == PANE_AGENT && !m->help &&
+	    !m->detail && vt_mouse_mode(m->vt) != 0;
+}
+
+void
+model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
+{
+	if (!model_wants_mouse(m) || y < m->agent_y || x < m->agent_x ||
+	    y >= m->agent_y + m->agent_rows || x >= m->agent_x + m->agent_cols)
+		return;
+	vt_mouse(m->vt, y - m->agent_y, x - m->agent_x, button, pressed);
+}
+
+void
+model_apply_key(struct model *m, int key, struct model_effect *eff,
+    bool *focus_moved)
+{
+	bool fresh = m->prefix_fresh;
+
+	memset(eff, 0, sizeof *eff);
+	eff->kind = EFFECT_NONE;
+	*focus_moved = false;
+	m->prefix_fresh = false;
+	if (key == KEYS_RESIZE) {
+		model_apply_action(m, ACTION_RESIZE, eff);
+		return;
+	}
+	/* Once the program is gone, the keys are the console's again. */
+	if (m->agent && m->focus == PANE_AGENT &&
+	    (model_run_ended(m) || m->disconnected))
+		m->focus = PANE_PENDING;
+	if (m->agent && m->focus == PANE_AGENT) {
+		model_agent_key(m, key, focus_moved);
+		return;
+	}
+	/* A paste is text for the program: none of it is a console key
+	 * (a pasted "a" must never approve). */
+	if (key == KEYS_PASTE_START || key == KEYS_PASTE_END) {
+		m->pasting = key == KEYS_PASTE_START;
+		return;
+	}
+	if (m->pasting)
+		return;
+	if (m->agent && !m->help && !m->confirm_kill && !m->detail &&
+	    (key == m->prefix || key == KEYS_ESC)) {
+		/* The prefix twice: the program gets the prefix's byte. */
+		if (key == m->prefix && fresh)
+			(void)vt_key(m->vt, key);
+		m->focus = PANE_AGENT;
+		return;
+	}
+	model_apply_action(m, keys_action(key), eff);
+}
+
+void
 model_note_view(struct model *m, const struct view_report *rep)
 {
+	/* Requests behind the agent's focus are not being read: arming
+	 * starts when the focus is on them (DESIGN §9). */
+	bool blind = m->agent && m->focus == PANE_AGENT;
+
+	m->agent_rows = rep->agent_rows;
+	m->agent_cols = rep->agent_cols;
+	m->agent_y = rep->agent_y;
+	m->agent_x = rep->agent_x;
+	if (m->agent_rows > 0 && m->agent_cols > 0)
+		vt_resize(m->vt, m->agent_rows, m->agent_cols);
 	for (size_t i = 0; i < m->n_pending; i++) {
 		struct pending *p = m->pending[i];
 		const struct view_seen *seen = NULL;
 
-		for (size_t j = 0; j < rep->n_seen; j++) {
+		for (size_t j = 0; j < rep->n_seen && !blind; j++) {
 			if (rep->seen[j].id == p->id) {
 				seen = &rep->seen[j];
 				break;

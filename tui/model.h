@@ -35,6 +35,24 @@
 enum pane {
 	PANE_OUTPUT,
 	PANE_PENDING,
+	PANE_AGENT,		/* the agent pane: keys go to the program */
+};
+
+/*
+ * The agent pane (tui/view-agent.h): the program's pty through libvterm
+ * (tui/vt.h). AUTO shows it once the program switches to the alternate
+ * screen (a full-screen program); `--agent` and `--lines` choose.
+ */
+enum agent_mode {
+	AGENT_AUTO,
+	AGENT_ON,
+	AGENT_OFF,
+};
+
+enum zoom {
+	ZOOM_NONE,
+	ZOOM_AGENT,		/* the strip shrinks to its header */
+	ZOOM_REQUESTS,		/* the pane shrinks to a few rows */
 };
 
 enum msg_level {
@@ -161,7 +179,23 @@ struct model {
 	struct model_alerts alerts;
 
 	struct model_diff diff;
+	/* The agent pane. keys go to the program while focus is
+	 * PANE_AGENT; the prefix key moves it to the requests. */
+	struct vt	*vt;		/* fed every pty output */
+	enum agent_mode	 agent_mode;
+	bool		 agent;		/* the agent pane is shown */
+	enum zoom	 zoom;
+	int		 prefix;	/* a tui/keys.h key */
+	bool		 prefix_fresh;	/* focus just came by the prefix */
+	bool		 pasting;	/* between the paste marks */
+	int		 agent_rows;	/* the pane's size in the last frame */
+	int		 agent_cols;
+	int		 agent_y;	/* and where it was drawn */
+	int		 agent_x;
 };
+
+/* The prefix key when none is set (WARD_PREFIX, tui/keys.h). */
+#define MODEL_PREFIX	KEYS_CTRL(']')
 
 struct view_report;
 
@@ -183,6 +217,25 @@ void		 model_set_disconnected(struct model *, const char *why);
 /* Applies a key's action; *eff says what the console must send or do. */
 void		 model_apply_action(struct model *, enum action,
 		    struct model_effect *eff);
+
+/*
+ * Applies one key: to the program while the agent pane has the focus
+ * (its bytes wait in vt_output(m->vt)), else through keys_action() to
+ * model_apply_action(). *focus_moved is set when the key moved the focus
+ * from the program to the requests: the console throws away what was
+ * typed after it (typeahead meant for the program).
+ */
+void		 model_apply_key(struct model *, int key,
+		    struct model_effect *eff, bool *focus_moved);
+/* A mouse event at screen cell (y, x): to the program when the pane
+ * has the keys, the event is inside it and the program asked for the
+ * mouse; otherwise nothing. */
+void		 model_apply_mouse(struct model *, int y, int x, int button,
+		    bool pressed);
+/* Whether the console should ask the terminal for mouse reports. */
+bool		 model_wants_mouse(const struct model *);
+/* --agent / --lines / neither; the prefix key. */
+void		 model_set_agent(struct model *, enum agent_mode, int prefix);
 
 /* After each frame: what the view drew (arming, page sizes). */
 void		 model_note_view(struct model *, const struct view_report *);

@@ -32,7 +32,7 @@ run_usage(FILE *f)
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
 	    "                [--project DIR]... [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
-	    "                [--no-landlock] -- CMD [ARG...]\n"
+	    "                [--no-landlock] [--agent|--lines] -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -56,6 +56,10 @@ run_usage(FILE *f)
 	    "                    or resolved, the run's start and end (a\n"
 	    "                    channel the program cannot write to)\n"
 	    "  --no-landlock     run without the Landlock wall (not advised)\n"
+	    "  --agent           show the program in the agent pane from the\n"
+	    "                    start (keys go to it; Ctrl-] the requests)\n"
+	    "  --lines           keep the output lines even when the program\n"
+	    "                    goes full-screen (v switches)\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
 	    "failed (a usage error too); 126/127 cannot run / not found;\n"
@@ -136,10 +140,13 @@ run_main(int argc, char **argv, const char *argv0)
 		{ "chdir", required_argument, NULL, 'C' },
 		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
+		{ "agent", no_argument, NULL, 'A' },
+		{ "lines", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct launch l;
+	enum agent_mode agent = AGENT_AUTO;
 	bool headless = false;
 	int opt, readyp[2], rc;
 	char id[9];
@@ -167,6 +174,10 @@ run_main(int argc, char **argv, const char *argv0)
 		}
 		case 'L':
 			launch_opt(&l, "--no-landlock", NULL);
+			break;
+		case 'A':
+		case 'N':
+			agent = opt == 'A' ? AGENT_ON : AGENT_OFF;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -239,7 +250,8 @@ run_main(int argc, char **argv, const char *argv0)
 	if (rc < 0)
 		return 125;	/* it said why on stderr */
 	{
-		struct console_opts co = { .run = id, .exit_with_run = true };
+		struct console_opts co = { .run = id, .exit_with_run = true,
+		    .agent = agent };
 
 		return console_attach(&co);
 	}

@@ -13,6 +13,7 @@
 #include "tui/keys.h"
 
 static bool screen_active;
+static bool screen_mouse_on;
 static bool screen_color;
 
 bool
@@ -69,6 +70,63 @@ screen_check(char **why)
 	return 0;
 }
 
+/* Keys curses knows only by terminfo name (modified cursor keys) or
+ * that we teach it (the bracketed-paste marks), found at start-up. */
+#define SCREEN_PASTE_START	(KEY_MAX + 1)
+#define SCREEN_PASTE_END	(KEY_MAX + 2)
+#define SCREEN_MAX_EXTRA	64
+
+static struct {
+	int		 code;
+	int		 key;
+} screen_extra[SCREEN_MAX_EXTRA];
+static size_t screen_n_extra;
+
+static void
+screen_extra_keys(void)
+{
+	static const struct {
+		const char	*name;
+		int		 key;
+	} bases[] = {
+		{ "kUP", KEYS_UP }, { "kDN", KEYS_DOWN }, { "kLFT", KEYS_LEFT },
+		{ "kRIT", KEYS_RIGHT }, { "kHOM", KEYS_HOME },
+		{ "kEND", KEYS_END }, { "kDC", KEYS_DELETE },
+	};
+	static const struct {
+		const char	*suffix;
+		int		 mods;
+	} mods[] = {
+		{ "", KEYS_MOD_SHIFT }, { "3", KEYS_MOD_ALT },
+		{ "5", KEYS_MOD_CTRL }, { "6", KEYS_MOD_CTRL | KEYS_MOD_SHIFT },
+	};
+
+	screen_n_extra = 0;
+	for (size_t b = 0; b < ARRAY_SIZE(bases); b++) {
+		for (size_t k = 0; k < ARRAY_SIZE(mods); k++) {
+			char name[16];
+			char *str;
+			int code;
+
+			/* kLFT alone is not terminfo's: shift is KEY_SLEFT. */
+			if (*mods[k].suffix == '\0')
+				continue;
+			snprintf(name, sizeof name, "%s%s", bases[b].name,
+			    mods[k].suffix);
+			str = tigetstr(name);
+			if (str == NULL || str == (char *)-1 ||
+			    (code = key_defined(str)) <= 0 ||
+			    screen_n_extra == SCREEN_MAX_EXTRA)
+				continue;
+			screen_extra[screen_n_extra].code = code;
+			screen_extra[screen_n_extra++].key = bases[b].key |
+			    mods[k].mods;
+		}
+	}
+	define_key("\033[200~", SCREEN_PASTE_START);
+	define_key("\033[201~", SCREEN_PASTE_END);
+}
+
 int
 screen_init(char **why)
 {
@@ -97,6 +155,11 @@ screen_init(char **why)
 	/* Esc closes overlays; don't make it wait a second for more bytes. */
 	set_escdelay(25);
 	curs_set(0);
+	screen_extra_keys();
+	/* Pastes come marked, so that a paste is never taken for keys
+	 * (tui/model.c: a pasted "a" must not approve). */
+	fputs("\033[?2004h", stdout);
+	fflush(stdout);
 	screen_color = !screen_no_color() && has_colors();
 	if (screen_color) {
 		start_color();
@@ -113,8 +176,14 @@ screen_done(void)
 	if (!screen_active)
 		return;
 	screen_active = false;
+	if (screen_mouse_on) {
+		mousemask(0, NULL);
+		screen_mouse_on = false;
+	}
 	curs_set(1);
 	endwin();
+	fputs("\033[?2004l", stdout);
+	fflush(stdout);
 }
 
 void
@@ -214,9 +283,35 @@ screen_key(void)
 		return KEYS_BACKTAB;
 	case KEY_RESIZE:
 		return KEYS_RESIZE;
+	case KEY_BACKSPACE:
+		return KEYS_BACKSPACE;
+	case KEY_DC:
+		return KEYS_DELETE;
+	case KEY_IC:
+		return KEYS_INSERT;
+	case KEY_SLEFT:
+		return KEYS_LEFT | KEYS_MOD_SHIFT;
+	case KEY_SRIGHT:
+		return KEYS_RIGHT | KEYS_MOD_SHIFT;
+	case KEY_SR:
+		return KEYS_UP | KEYS_MOD_SHIFT;
+	case KEY_SF:
+		return KEYS_DOWN | KEYS_MOD_SHIFT;
+	case SCREEN_PASTE_START:
+		return KEYS_PASTE_START;
+	case SCREEN_PASTE_END:
+		return KEYS_PASTE_END;
+	case KEY_MOUSE:
+		return KEYS_MOUSE;
 	default:
-		return 0;	/* a function key we have no use for */
+		break;
 	}
+	if (ch >= KEY_F(1) && ch <= KEY_F(24))
+		return KEYS_F0 + (int)(ch - KEY_F0);
+	for (size_t i = 0; i < screen_n_extra; i++)
+		if (screen_extra[i].code == (int)ch)
+			return screen_extra[i].key;
+	return 0;	/* a function key we have no use for */
 }
 
 void
@@ -235,4 +330,47 @@ void
 screen_beep(void)
 {
 	beep();
+}
+
+void
+screen_mouse(bool on)
+{
+	if (on == screen_mouse_on || !screen_active)
+		return;
+	screen_mouse_on = on;
+	/* Press and release apart (no click folding): the program gets
+	 * them as its own terminal would send them. */
+	mouseinterval(0);
+	mousemask(on ? ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION : 0, NULL);
+}
+
+bool
+screen_mouse_event(int *y, int *x, int *button, bool *pressed)
+{
+	static const struct {
+		mmask_t		 mask;
+		int		 button;
+		bool		 pressed;
+	} map[] = {
+		{ BUTTON1_PRESSED, 1, true }, { BUTTON1_RELEASED, 1, false },
+		{ BUTTON2_PRESSED, 2, true }, { BUTTON2_RELEASED, 2, false },
+		{ BUTTON3_PRESSED, 3, true }, { BUTTON3_RELEASED, 3, false },
+		{ BUTTON4_PRESSED, 4, true }, { BUTTON5_PRESSED, 5, true },
+	};
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return false;
+	*y = ev.y;
+	*x = ev.x;
+	*button = 0;
+	*pressed = false;
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		if (ev.bstate & map[i].mask) {
+			*button = map[i].button;
+			*pressed = map[i].pressed;
+			break;
+		}
+	}
+	return true;
 }

@@ -29,5 +29,10 @@ int	screen_key(void);
 /* Throws away keys typed but not read yet (typeahead). */
 void	screen_flush_input(void);
 void	screen_beep(void);
+/* Mouse reports on or off (the agent pane, while its program asks for
+ * them); the event behind the last KEYS_MOUSE: 0-based screen cell,
+ * button 1..3, 4/5 wheel, 0 a move. */
+void	screen_mouse(bool on);
+bool	screen_mouse_event(int *y, int *x, int *button, bool *pressed);
 /* NO_COLOR set and not empty (https://no-color.org). */
 bool	screen_no_color(void);

@@ -25,6 +25,10 @@ view_report_reset(struct view_report *rep)
 	rep->page_rows = 0;
 	rep->detail_rows = 0;
 	rep->detail_lines = 0;
+	rep->agent_rows = 0;
+	rep->agent_cols = 0;
+	rep->agent_y = 0;
+	rep->agent_x = 0;
 }
 
 void

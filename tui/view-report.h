@@ -20,6 +20,10 @@ struct view_report {
 	int		 page_rows;	/* output pane rows */
 	int		 detail_rows;	/* detail body rows, 0 when not open */
 	int		 detail_lines;	/* detail body lines in all */
+	int		 agent_rows;	/* the agent pane's size (view-agent.c); */
+	int		 agent_cols;	/* 0 when the screen is too small */
+	int		 agent_y;	/* and its top left cell */
+	int		 agent_x;
 };
 
 void	view_report_init(struct view_report *);

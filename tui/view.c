@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "config/util.h"
+#include "tui/keys.h"
 #include "tui/pen.h"
 #include "tui/view-diff.h"
+#include "tui/view-agent.h"
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
@@ -143,13 +145,27 @@ view_keys(const struct model *m, struct grid *g)
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
 	} else if (m->diff.open) {
-		text = xstrdup(" j k PgUp PgDn scroll  [ ] next file  v or Esc close  "
+		text = xstrdup(" j k PgUp PgDn scroll  [ ] next file  c or Esc close  "
 		    "? help");
 		attr = GRID_DIM;
 	} else if (m->detail) {
 		text = xstrdup(" a allow once  d deny  j k PgUp PgDn scroll  "
 		    "Enter/Esc close  ? help");
 		attr = GRID_DIM;
+	} else if (m->agent) {
+		char kb[KEYS_NAME_MAX];
+		const char *pk = keys_name(m->prefix, kb, sizeof kb);
+
+		if (m->focus == PANE_AGENT) {
+			text = xasprintf(" keys go to the agent  %s requests%s",
+			    pk, m->n_pending > 0 ? "  - a request waits" : "");
+			attr = m->n_pending > 0 ? GRID_BOLD |
+			    GRID_COLOR(GRID_YELLOW) : GRID_DIM;
+		} else {
+			text = xasprintf(" a allow once  d deny  Enter all  "
+			    "%s/Esc agent  v lines  z zoom  K kill  ? help", pk);
+			attr = GRID_DIM;
+		}
 	} else {
 		text = xstrdup(" a allow once  d deny  Enter whole request  "
 		    "Tab pane  K kill  ? help  q leave");
@@ -214,8 +230,21 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 		view_diff_draw(m, g, 1, g->h - 2);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
 		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
+	else if (m->agent)
+		view_agent_draw(m, g, rep);
 	else
 		view_main(m, g, rep);
+	/* The program's terminal has the agent pane's size in every view,
+	 * so that a program starts at the size it will be shown at. */
+	if (rep->agent_rows == 0) {
+		struct view_agent_layout l;
+
+		view_agent_layout(m, g->w, g->h, &l);
+		rep->agent_rows = l.pane_h;
+		rep->agent_cols = l.pane_w;
+		rep->agent_y = l.pane_y;
+		rep->agent_x = l.pane_x;
+	}
 	view_status(m, g);
 	view_keys(m, g);
 }

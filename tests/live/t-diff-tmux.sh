@@ -46,7 +46,7 @@ printf '0\t%s\tcopy\n' "$P" >"$R/projects.tsv"
 printf 'host = %s\nmode = copy\nstarted_ms = %s\n' "$P" "$(now_ms)" >"$R/projects/0/project.ini"
 printf 'first line\nstaged line\n' >"$R/projects/0/upper/app.txt"
 
-tm send-keys -t ward v
+tm send-keys -t ward c
 expect_screen pane 'changes \(1 file, staged\)' 10
 expect_screen file '> modified app.txt' 5
 expect_screen hunk '^\+staged line' 5
@@ -56,7 +56,7 @@ printf 'new\n' >"$R/projects/0/upper/later.txt"
 expect_screen live 'changes \(2 files, staged\)' 10
 tm send-keys -t ward ']'
 expect_screen next '^\+new' 5
-tm send-keys -t ward v
+tm send-keys -t ward c
 expect_screen closed '== (output|pending)|-- output' 5
 "$WARD" kill "$run" >/dev/null 2>&1 || fail "ward kill"
 expect_screen killed 'killed' 15

@@ -1,0 +1,36 @@
+#pragma once
+/*
+ * The agent pane: the program's own screen (tui/vt.h) in a rectangle it
+ * cannot leave, and ward's request strip beside it. Rows 1..h-3 (view.c
+ * draws the title above and the status and keys below):
+ *
+ *   narrow (< VIEW_AGENT_SIDE columns), or zoomed:
+ *     "-- agent ---" header, then the pane, each of its rows behind a
+ *     gutter column; then the strip ("-- pending ---" and the requests)
+ *   wide: the pane on the left, a rule, the strip on the right
+ *
+ * The gutter and the headers are ward's: the program draws only inside
+ * the pane, so nothing it draws can stand where ward's strip stands or
+ * carry the gutter's absence. The focused side's header is drawn '='.
+ */
+#include "tui/grid.h"
+#include "tui/model.h"
+#include "tui/view-report.h"
+
+#define VIEW_AGENT_SIDE		160	/* columns for side by side */
+#define VIEW_AGENT_MIN_ROWS	3	/* the pane never shrinks below */
+
+struct view_agent_layout {
+	int		 pane_y, pane_x, pane_h, pane_w;
+	int		 strip_y, strip_x, strip_h, strip_w;
+	bool		 side;		/* strip to the right of the pane */
+};
+
+/* Where the pane and the strip go on a w x h screen (w, h at least
+ * VIEW_MIN_W x VIEW_MIN_H). */
+void	view_agent_layout(const struct model *, int w, int h,
+	    struct view_agent_layout *);
+/* Draws the pane and the strip; reports the pane's size and the requests
+ * drawn. */
+void	view_agent_draw(const struct model *, struct grid *,
+	    struct view_report *);
