@@ -590,6 +590,31 @@ policy_set_writable(struct policy *p, const char *v, char **why)
 	    "would make the whole host writable", why);
 }
 
+/*
+ * A path the policy names as "~/path" (kept so: "~" then the absolute
+ * path in the home, for the home of who runs ward) or absolute: no . or
+ * .. in it. 0 and *ret, or -EINVAL with *why.
+ */
+static int
+policy_home_or_abs(const char *v, char **ret, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *abs = NULL;
+	int r;
+
+	if (strncmp(v, "~/", 2) != 0)
+		return policy_path(v, "path (or ~/path)", ret, why);
+	/* v + 1 starts with '/': only a . or .. is refused. */
+	if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {
+		free(*why);
+		*why = xasprintf("%s: no . or .. in a path (write the path it "
+		    "leads to)", q);
+		return r;
+	}
+	*ret = xasprintf("~%s", abs);
+	return 0;
+}
+
 /* A project (DESIGN §4): a host folder staged in an overlay, "~/" for
  * the home of who runs ward. */
 static int
@@ -599,23 +624,14 @@ policy_set_project(struct policy *p, const char *v, char **why)
 	char *path = NULL;
 	int r;
 
-	if (strncmp(v, "~/", 2) == 0) {
-		cleanup_free char *abs = NULL;
-
-		if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {
-			free(*why);
-			*why = xasprintf("%s: no . or .. in a path (write the "
-			    "path it leads to)", q);
-			return r;
-		}
-		if (strcmp(abs, "/") == 0) {
-			*why = xasprintf("%s: name a folder in the home, not "
-			    "the home itself", q);
-			return -EINVAL;
-		}
-		path = xasprintf("~%s", abs);
-	} else if ((r = policy_path(v, "path (or ~/path)", &path, why)) < 0)
+	if ((r = policy_home_or_abs(v, &path, why)) < 0)
 		return r;
+	if (strcmp(path, "~/") == 0) {
+		free(path);
+		*why = xasprintf("%s: name a folder in the home, not the home "
+		    "itself", q);
+		return -EINVAL;
+	}
 	if (strcmp(path, "/") == 0) {
 		free(path);
 		*why = xasprintf("\"/\": cannot stage the whole host");
@@ -671,18 +687,7 @@ policy_set_expose(struct policy *p, const char *v, char **why)
 	char *path = NULL;
 	int r;
 
-	if (strncmp(v, "~/", 2) == 0) {
-		cleanup_free char *abs = NULL;
-
-		/* v + 1 starts with '/': only a . or .. is refused. */
-		if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {
-			free(*why);
-			*why = xasprintf("%s: no . or .. in a path (write the "
-			    "path it leads to)", q);
-			return r;
-		}
-		path = xasprintf("~%s", abs);
-	} else if ((r = policy_path(v, "path (or ~/path)", &path, why)) < 0)
+	if ((r = policy_home_or_abs(v, &path, why)) < 0)
 		return r;
 	if (policy_cred_store_of(path + (path[0] == '~')) == NULL) {
 		free(path);

@@ -21,6 +21,7 @@
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "tui/usage.h"
 
 /* How long a verb waits for a supervisor's answer. */
 #define CLI_TIMEOUT_MS	5000
@@ -168,22 +169,6 @@ static const char cli_ps_help[] =
 "is not listed; it is named once on stderr, and 'ward log RUN' shows it.\n"
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
-static int cli_usage_error(const char *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* One line on stderr, pointing at --help; the exit status for usage. */
-static int
-cli_usage_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ward %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; see 'ward %s --help'\n", verb);
-	return 2;
-}
 
 #define cli_error warn_msg
 
@@ -197,16 +182,16 @@ cli_bad_option(const char *verb, char **argv, int c)
 		cleanup_free char *e = escape_str(arg);
 
 		if (c == ':')
-			return cli_usage_error(verb, "option '%s' needs a value",
+			return usage_error(2, verb, "option '%s' needs a value",
 			    e);
-		return cli_usage_error(verb, "unknown option '%s'", e);
+		return usage_error(2, verb, "unknown option '%s'", e);
 	}
 	if (c == ':')
-		return cli_usage_error(verb, "option '-%c' needs a value",
+		return usage_error(2, verb, "option '-%c' needs a value",
 		    optopt);
 	if (optopt > 32 && optopt < 127)
-		return cli_usage_error(verb, "unknown option '-%c'", optopt);
-	return cli_usage_error(verb, "unknown option");
+		return usage_error(2, verb, "unknown option '-%c'", optopt);
+	return usage_error(2, verb, "unknown option");
 }
 
 /*
@@ -611,7 +596,7 @@ cli_pending(int argc, char **argv)
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
-		return cli_usage_error("pending", "too many arguments");
+		return usage_error(2, "pending", "too many arguments");
 	ctx.json = fl.json;
 	ctx.now = now_wall_ms();
 	if (ctx.json)
@@ -654,20 +639,20 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 	if (fl.done)
 		return status;
 	if (argc - optind < 2)
-		return cli_usage_error(verb, "expected RUN and ID");
+		return usage_error(2, verb, "expected RUN and ID");
 	if (argc - optind > 2)
-		return cli_usage_error(verb, "too many arguments");
+		return usage_error(2, verb, "too many arguments");
 	if (!cli_parse_id(argv[optind + 1], &id)) {
 		cleanup_free char *e = escape_str(argv[optind + 1]);
 
-		return cli_usage_error(verb, "ID must be a request number, "
+		return usage_error(2, verb, "ID must be a request number, "
 		    "not '%s'", e);
 	}
 	if (fl.reason != NULL) {
 		json_t *t = json_string(fl.reason);
 
 		if (t == NULL)
-			return cli_usage_error(verb, "the reason is not valid "
+			return usage_error(2, verb, "the reason is not valid "
 			    "UTF-8");
 		json_decref(t);
 	}
@@ -734,9 +719,9 @@ cli_kill(int argc, char **argv)
 	if (fl.done)
 		return status;
 	if (argc - optind < 1)
-		return cli_usage_error("kill", "expected RUN");
+		return usage_error(2, "kill", "expected RUN");
 	if (argc - optind > 1)
-		return cli_usage_error("kill", "too many arguments");
+		return usage_error(2, "kill", "too many arguments");
 
 	/* No hello first: the kill switch must work even when a welcome
 	 * cannot be had (the supervisor takes a kill as a first message). */
@@ -1036,9 +1021,9 @@ cli_log(int argc, char **argv)
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
-		return cli_usage_error("log", "too many arguments");
+		return usage_error(2, "log", "too many arguments");
 	if (fl.all && argc - optind == 1)
-		return cli_usage_error("log", "give RUN or --all, not both");
+		return usage_error(2, "log", "give RUN or --all, not both");
 
 	db = paths_audit_db();
 	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL,
@@ -1100,7 +1085,7 @@ cli_output(int argc, char **argv)
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
-		return cli_usage_error("output", "too many arguments");
+		return usage_error(2, "output", "too many arguments");
 	db = paths_audit_db();
 	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL, true,
 	    "ward output", &a, &run) < 0)
@@ -1202,7 +1187,7 @@ cli_ps(int argc, char **argv)
 	if (fl.done)
 		return status;
 	if (argc - optind > 0)
-		return cli_usage_error("ps", "too many arguments");
+		return usage_error(2, "ps", "too many arguments");
 	ctx.json = fl.json;
 	cli_ps_recover();
 	ctx.now = now_wall_ms();

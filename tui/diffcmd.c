@@ -19,6 +19,7 @@
 #include "config/util.h"
 #include "tui/diff.h"
 #include "tui/model.h"
+#include "tui/usage.h"
 
 static const char diffcmd_diff_help[] =
 "Usage: ward diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
@@ -92,21 +93,6 @@ enum {
 	OPT_COLOR = 256,
 };
 
-static int diffcmd_usage(const char *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int
-diffcmd_usage(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ward %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; see 'ward %s --help'\n", verb);
-	return 2;
-}
 
 /* ------------------------------------------------------------------ */
 /* Which run, which files. */
@@ -248,7 +234,7 @@ diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
 		free(f.found);
 	}
 	if (c->id == NULL && need_run)
-		return diffcmd_usage(c->verb, "give the RUN");
+		return usage_error(2, c->verb, "give the RUN");
 	if (c->id == NULL && (c->id = diffcmd_latest(runs)) == NULL) {
 		warn_msg("%s: no run with projects in %s", c->verb, runs);
 		return 1;
@@ -507,12 +493,13 @@ diffcmd_diff(int argc, char **argv)
 			fputs(diffcmd_diff_help, stdout);
 			return 0;
 		default:
-			return diffcmd_usage("diff", "unknown option or a "
+			return usage_error(2, "diff", "unknown option or a "
 			    "missing value");
 		}
 	}
 	if (diffcmd_parse_colour(colour, &o.colour) < 0)
-		return diffcmd_usage("diff", "--color is auto, always or never");
+		return usage_error(2,
+		    "diff", "--color is auto, always or never");
 	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0) {
 		diffcmd_done(&c);
 		return status;
@@ -737,7 +724,7 @@ diffcmd_apply(int argc, char **argv)
 			fputs(diffcmd_apply_help, stdout);
 			return 0;
 		default:
-			return diffcmd_usage("apply", "unknown option or a "
+			return usage_error(2, "apply", "unknown option or a "
 			    "missing value");
 		}
 	}
@@ -778,7 +765,7 @@ diffcmd_discard(int argc, char **argv)
 			fputs(diffcmd_discard_help, stdout);
 			return 0;
 		}
-		return diffcmd_usage("discard", "unknown option");
+		return usage_error(2, "discard", "unknown option");
 	}
 	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0 ||
 	    diffcmd_rec_open(&rec, "discard", c.id) < 0) {
@@ -1203,7 +1190,7 @@ diffcmd_undo(int argc, char **argv)
 			fputs(diffcmd_undo_help, stdout);
 			return 0;
 		}
-		return diffcmd_usage("undo", "unknown option");
+		return usage_error(2, "undo", "unknown option");
 	}
 	if ((status = diffcmd_target(&c, argc, argv, true, false)) != 0 ||
 	    diffcmd_rec_open(&rec, "undo", c.id) < 0) {

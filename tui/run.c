@@ -25,6 +25,7 @@
 #include "config/util.h"
 #include "tui/console.h"
 #include "tui/screen.h"
+#include "tui/usage.h"
 
 static void
 run_usage(FILE *f)
@@ -74,21 +75,6 @@ run_usage(FILE *f)
  */
 #define RUN_EXIT_USAGE 125
 
-static int run_usage_error(const char *verb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int
-run_usage_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ward %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; see 'ward %s --help'\n", verb);
-	return RUN_EXIT_USAGE;
-}
 
 /* getopt_long's '?' or ':' (with a leading ':' in its short options). */
 static int
@@ -97,11 +83,13 @@ run_bad_option(const char *verb, char **argv, int opt)
 	cleanup_free char *e = escape_str(argv[optind - 1]);
 
 	if (opt == ':')
-		return run_usage_error(verb, "option '%s' needs a value", e);
+		return usage_error(RUN_EXIT_USAGE,
+		    verb, "option '%s' needs a value", e);
 	if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 32 &&
 	    optopt < 127)
-		return run_usage_error(verb, "unknown option '-%c'", optopt);
-	return run_usage_error(verb, "unknown option '%s'", e);
+		return usage_error(RUN_EXIT_USAGE,
+		    verb, "unknown option '-%c'", optopt);
+	return usage_error(RUN_EXIT_USAGE, verb, "unknown option '%s'", e);
 }
 
 /* What the supervisor says before it is ready: why it cannot start. */
@@ -190,7 +178,7 @@ run_main(int argc, char **argv, const char *argv0)
 	}
 	if (optind >= argc) {
 		launch_done(&l);
-		return run_usage_error("run", "no command given");
+		return usage_error(RUN_EXIT_USAGE, "run", "no command given");
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		headless = true;
@@ -317,7 +305,8 @@ run_demo_args(int argc, char **argv, bool *headless)
 	if (optind < argc) {
 		cleanup_free char *e = escape_str(argv[optind]);
 
-		(void)run_usage_error("demo", "unexpected argument '%s'", e);
+		(void)usage_error(RUN_EXIT_USAGE,
+		    "demo", "unexpected argument '%s'", e);
 		return -1;
 	}
 	return 1;
