@@ -8,12 +8,13 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sys/ioctl.h>
-#include <termios.h>
-#include <unistd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
@@ -303,8 +304,18 @@ on_resize(struct sup *s, int slot, const json_t *msg)
 	}
 	ws.ws_row = (unsigned short)rows;
 	ws.ws_col = (unsigned short)cols;
-	/* On the master: the kernel signals the slave's foreground group. */
+	/* On the master: the kernel signals the slave's foreground group,
+	 * but only when the size changes. A console says the size again
+	 * once the program has set up (curses reads its size, then installs
+	 * its handler: a change between the two is missed), so the signal
+	 * is sent here too, harmless when nothing changed. */
 	(void)ioctl(s->pty, TIOCSWINSZ, &ws);
+	{
+		pid_t pg = tcgetpgrp(s->pty);
+
+		if (pg > 0)
+			(void)kill(-pg, SIGWINCH);
+	}
 }
 
 static void

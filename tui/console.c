@@ -69,6 +69,7 @@ struct console {
 	bool		 exit_with_run;
 	int		 sent_rows;	/* the pty size last sent */
 	int		 sent_cols;
+	bool		 resent;	/* said again once it went full screen */
 };
 
 static void
@@ -199,8 +200,13 @@ console_resize(struct console *c)
 		return;
 	if (!m->agent && !(c->exit_with_run && m->agent_mode != AGENT_OFF))
 		return;
-	if (m->agent_rows == c->sent_rows && m->agent_cols == c->sent_cols)
+	/* Once more when the program has switched to its full screen: it
+	 * may have read its size just before the first one reached it. */
+	if (m->agent_rows == c->sent_rows && m->agent_cols == c->sent_cols &&
+	    (c->resent || m->vt == NULL || !vt_was_fullscreen(m->vt)))
 		return;
+	if (m->vt != NULL && vt_was_fullscreen(m->vt))
+		c->resent = true;
 	c->sent_rows = m->agent_rows;
 	c->sent_cols = m->agent_cols;
 	console_send(c, msg_resize(m->agent_rows, m->agent_cols));
