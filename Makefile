@@ -25,7 +25,7 @@ TUI_LIBS   := $(shell pkg-config --libs ncursesw vterm) $(LIB_LIBS)
 # security updates come that way); STATIC=1 insists on the archives.
 STATIC ?= auto
 ifeq ($(STATIC),auto)
-STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libunistring.a libncursesw.a libtinfo.a libvterm.a
+STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libunistring.a libncursesw.a libtinfo.a libvterm.a libnettle.a
 override STATIC := $(if $(strip $(foreach a,$(STATIC_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=$(a))),,$(a)))),0,1)
 endif
 ifeq ($(STATIC),1)
@@ -34,10 +34,16 @@ LIB_LIBS   := -Wl,-Bstatic -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 SUP_LIBS   := $(LIB_LIBS)
 TUI_LIBS   := -Wl,-Bstatic -lncursesw -ltinfo -lvterm -linih -lsqlite3 -ljansson -lunistring $(STATIC_DEPS)
 endif
-# libgit2 (diffs, `ward apply --commit`) and nettle (SHA-256) for
-# approvals/changes.c and tui/diff.c: shared, taken in only by what calls
-# them (the supervisor does not).
-DIFF_LIBS := $(shell pkg-config --libs libgit2 nettle)
+# libgit2 (diffs, `ward apply --commit`) is loaded by approvals/gitapi.c
+# when a review verb or the diff pane first needs it (dlopen): linked,
+# its chain of shared libraries would cost every `ward run` 3 ms. Only
+# its headers are needed here. nettle (SHA-256, approvals/changes.c) is
+# small and linked in like the others when its archive is there.
+ifeq ($(STATIC),1)
+DIFF_LIBS := -Wl,-Bstatic -lnettle -Wl,-Bdynamic
+else
+DIFF_LIBS := $(shell pkg-config --libs nettle)
+endif
 LIB_LIBS  += $(DIFF_LIBS)
 TUI_LIBS  += $(DIFF_LIBS)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)

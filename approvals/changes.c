@@ -11,9 +11,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <git2.h>
 #include <nettle/sha2.h>
 
+#include "approvals/gitapi.h"
 #include "config/util.h"
 
 /* git's own rule reads this much of a file to call it binary. */
@@ -364,7 +364,9 @@ changes_sniff_binary(const char *path)
 
 	if (fd < 0 || (n = read(fd, buf, sizeof buf)) <= 0)
 		return false;
-	return git_blob_data_is_binary(buf, (size_t)n) == 1;
+	if (gitapi_load(NULL) < 0)
+		return memchr(buf, '\0', (size_t)n) != NULL;
+	return GIT(git_blob_data_is_binary)(buf, (size_t)n) == 1;
 }
 
 /*

@@ -4,19 +4,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <git2.h>
 
+#include "approvals/gitapi.h"
 #include "config/util.h"
 
 static void
 diff_init(void)
 {
-	static bool done;
-
-	if (!done) {
-		git_libgit2_init();
-		done = true;
-	}
+	/* Loaded (and initialised) once; the verbs and the pane have
+	 * checked that it loads before they get here. */
+	(void)gitapi_load(NULL);
 }
 
 static unsigned int
@@ -32,9 +29,9 @@ diff_oid(const char *buf, size_t len, bool present, char out[GIT_OID_HEXSZ + 1])
 {
 	git_oid oid;
 
-	if (!present || git_odb_hash(&oid, buf, len, GIT_OBJECT_BLOB) < 0)
+	if (!present || GIT(git_odb_hash)(&oid, buf, len, GIT_OBJECT_BLOB) < 0)
 		memset(&oid, 0, sizeof oid);
-	git_oid_tostr(out, GIT_OID_HEXSZ + 1, &oid);
+	GIT(git_oid_tostr)(out, GIT_OID_HEXSZ + 1, &oid);
 }
 
 struct diff_print {
@@ -101,20 +98,20 @@ diff_body(FILE *out, const char *opath, const char *npath,
 	size_t ctx;
 	int r;
 
-	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	GIT(git_diff_options_init)(&o, GIT_DIFF_OPTIONS_VERSION);
 	o.flags = GIT_DIFF_SHOW_BINARY;
 	o.context_lines = 3;
-	if (git_patch_from_buffers(&patch, old, olen, opath, new, nlen, npath,
+	if (GIT(git_patch_from_buffers)(&patch, old, olen, opath, new, nlen, npath,
 	    &o) < 0) {
 		set_cause(cause, "%s: libgit2: %s", npath,
-		    git_error_last() ? git_error_last()->message : "diff failed");
+		    GIT(git_error_last)() ? GIT(git_error_last)()->message : "diff failed");
 		return -EIO;
 	}
-	st->binary = (git_patch_get_delta(patch)->flags &
+	st->binary = (GIT(git_patch_get_delta)(patch)->flags &
 	    GIT_DIFF_FLAG_BINARY) != 0;
-	git_patch_line_stats(&ctx, &st->added, &st->deleted, patch);
-	r = git_patch_print(patch, diff_on_line, &pr);
-	git_patch_free(patch);
+	GIT(git_patch_line_stats)(&ctx, &st->added, &st->deleted, patch);
+	r = GIT(git_patch_print)(patch, diff_on_line, &pr);
+	GIT(git_patch_free)(patch);
 	return r < 0 ? -EIO : 0;
 }
 

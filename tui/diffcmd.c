@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
 #include <jansson.h>
 
+#include "approvals/gitapi.h"
 #include "approvals/audit.h"
 #include "approvals/changes.h"
 #include "config/escape.h"
@@ -221,6 +221,11 @@ diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
 	int i = optind, r;
 	char *cause = NULL;
 
+	if (gitapi_load(&cause) < 0) {
+		warn_msg("%s: %s", c->verb, cause);
+		free(cause);
+		return -1;
+	}
 	if (i < argc && strchr(argv[i], '/') == NULL) {
 		diffcmd_lookup(argv[i], &f);
 		if (f.found != NULL) {
@@ -825,7 +830,7 @@ diffcmd_git_mode(mode_t m)
 static const char *
 diffcmd_git_error(void)
 {
-	const git_error *e = git_error_last();
+	const git_error *e = GIT(git_error_last)();
 
 	return e != NULL && e->message != NULL ? e->message : "libgit2 failed";
 }
@@ -849,10 +854,10 @@ diffcmd_stage_index(struct diffcmd_ctx *c, const struct changes_project *p,
 			cleanup_free char *from = xasprintf("%s%s", prefix,
 			    ch->from);
 
-			git_index_remove(idx, from, 0);
+			GIT(git_index_remove)(idx, from, 0);
 		}
 		if (ch->kind == CHANGE_DELETED) {
-			git_index_remove(idx, path, 0);
+			GIT(git_index_remove)(idx, path, 0);
 			continue;
 		}
 		if (changes_read(p, ch, true, SIZE_MAX, &buf, &len) < 0)
@@ -861,8 +866,8 @@ diffcmd_stage_index(struct diffcmd_ctx *c, const struct changes_project *p,
 		e.mode = diffcmd_git_mode(ch->new_mode);
 		e.path = path;
 		e.file_size = (uint32_t)len;
-		if (git_blob_create_from_buffer(&e.id, repo, buf ? buf : "",
-		    len) < 0 || git_index_add(idx, &e) < 0)
+		if (GIT(git_blob_create_from_buffer)(&e.id, repo, buf ? buf : "",
+		    len) < 0 || GIT(git_index_add)(idx, &e) < 0)
 			return -1;
 	}
 	return 0;
@@ -883,30 +888,30 @@ diffcmd_commit_project(struct diffcmd_ctx *c, const struct changes_project *p,
 	git_oid head_id, tree_id;
 	int r = -1;
 
-	if (git_repository_open_ext(&repo, p->host, 0, NULL) < 0 ||
-	    git_repository_workdir(repo) == NULL ||
+	if (GIT(git_repository_open_ext)(&repo, p->host, 0, NULL) < 0 ||
+	    GIT(git_repository_workdir)(repo) == NULL ||
 	    realpath(p->host, real) == NULL ||
-	    realpath(git_repository_workdir(repo), wd) == NULL)
+	    realpath(GIT(git_repository_workdir)(repo), wd) == NULL)
 		goto out;
 	prefix = strcmp(real, wd) == 0 ? xstrdup("") :
 	    xasprintf("%s/", real + strlen(wd) + 1);
-	if (git_reference_name_to_id(&head_id, repo, "HEAD") < 0 ||
-	    git_commit_lookup(&head, repo, &head_id) < 0 ||
-	    git_commit_tree(&tree, head) < 0 || git_index_new(&idx) < 0 ||
-	    git_index_read_tree(idx, tree) < 0 ||
+	if (GIT(git_reference_name_to_id)(&head_id, repo, "HEAD") < 0 ||
+	    GIT(git_commit_lookup)(&head, repo, &head_id) < 0 ||
+	    GIT(git_commit_tree)(&tree, head) < 0 || GIT(git_index_new)(&idx) < 0 ||
+	    GIT(git_index_read_tree)(idx, tree) < 0 ||
 	    diffcmd_stage_index(c, p, repo, idx, prefix, n) < 0 ||
-	    git_index_write_tree_to(&tree_id, idx, repo) < 0 ||
-	    git_tree_lookup(&newtree, repo, &tree_id) < 0)
+	    GIT(git_index_write_tree_to)(&tree_id, idx, repo) < 0 ||
+	    GIT(git_tree_lookup)(&newtree, repo, &tree_id) < 0)
 		goto out;
-	if (git_signature_default(&sig, repo) < 0 &&
-	    git_signature_now(&sig, "ward", "ward@localhost") < 0)
+	if (GIT(git_signature_default)(&sig, repo) < 0 &&
+	    GIT(git_signature_now)(&sig, "ward", "ward@localhost") < 0)
 		goto out;
 	msg = xasprintf("ward run %s: %s\n", c->id,
 	    c->command ? c->command : "(command not recorded)");
-	if (git_commit_create(out, repo, NULL, sig, sig, NULL, msg, newtree, 1,
+	if (GIT(git_commit_create)(out, repo, NULL, sig, sig, NULL, msg, newtree, 1,
 	    (const git_commit **)&head) < 0 ||
-	    git_commit_lookup(&made, repo, out) < 0 ||
-	    git_branch_create(&ref, repo, branch, made, 0) < 0)
+	    GIT(git_commit_lookup)(&made, repo, out) < 0 ||
+	    GIT(git_branch_create)(&ref, repo, branch, made, 0) < 0)
 		goto out;
 	r = 0;
 out:
@@ -915,14 +920,14 @@ out:
 
 		warn_msg("apply: %s: %s", p->host, e);
 	}
-	git_reference_free(ref);
-	git_signature_free(sig);
-	git_tree_free(newtree);
-	git_tree_free(tree);
-	git_commit_free(made);
-	git_commit_free(head);
-	git_index_free(idx);
-	git_repository_free(repo);
+	GIT(git_reference_free)(ref);
+	GIT(git_signature_free)(sig);
+	GIT(git_tree_free)(newtree);
+	GIT(git_tree_free)(tree);
+	GIT(git_commit_free)(made);
+	GIT(git_commit_free)(head);
+	GIT(git_index_free)(idx);
+	GIT(git_repository_free)(repo);
 	return r;
 }
 
@@ -932,7 +937,6 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 {
 	int status = 0;
 
-	git_libgit2_init();
 	for (size_t i = 0; i < c->run.n; i++) {
 		const struct changes_project *p = &c->run.p[i];
 		char hex[GIT_OID_HEXSZ + 1];
@@ -943,7 +947,7 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 			status = 1;
 			continue;
 		}
-		git_oid_tostr(hex, sizeof hex, &id);
+		GIT(git_oid_tostr)(hex, sizeof hex, &id);
 		for (size_t j = 0; j < p->n; j++) {
 			const struct change *ch = &p->v[j];
 			cleanup_free char *host = NULL;
@@ -961,7 +965,6 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 		printf("committed %zu file%s of %s to branch %s (%.12s)\n", n,
 		    n == 1 ? "" : "s", p->host, branch, hex);
 	}
-	git_libgit2_shutdown();
 	return status;
 }
 
@@ -1241,6 +1244,12 @@ diffcmd_pane_load(struct model *m, const char *run)
 		model_diff_set_files(m, NULL, 0);
 		model_diff_set_patch(m, "", 0);
 		model_diff_set_note(m, "no run");
+		return;
+	}
+	if (gitapi_load(&cause) < 0) {
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, cause);
 		return;
 	}
 	dir = xasprintf("%s/%s", runs, run);
