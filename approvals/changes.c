@@ -680,7 +680,8 @@ changes_scan_project(struct changes_project *p, char **cause)
 		return r;
 	}
 	changes_pair_renames(p);
-	qsort(p->v, p->n, sizeof *p->v, changes_cmp);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof *p->v, changes_cmp);
 	for (size_t i = 0; i < p->n; i++) {
 		struct change *c = &p->v[i];
 		cleanup_free char *old = xasprintf("%s/%s", p->host,

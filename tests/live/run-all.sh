@@ -247,7 +247,7 @@ san_args() {
 	san_env=()
 	[ "$sanitize" = 1 ] || return 0
 	san_env=(
-		ASAN_OPTIONS="log_path=$san/$1.$2:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1${WARD_ASAN_OPTIONS:+:$WARD_ASAN_OPTIONS}"
+		ASAN_OPTIONS="log_path=$san/$1.$2:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:verify_asan_link_order=0${WARD_ASAN_OPTIONS:+:$WARD_ASAN_OPTIONS}"
 		UBSAN_OPTIONS="log_path=$san/$1.$2:print_stacktrace=1:halt_on_error=1"
 		LSAN_OPTIONS="log_path=$san/$1.$2"
 	)
