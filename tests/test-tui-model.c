@@ -900,10 +900,142 @@ test_diff_pane(void **state)
 	assert_int_equal(eff.kind, EFFECT_NONE);
 }
 
+/* p / P / u / U in the diff pane: the exact files listed first, nothing
+ * done until an armed y (drawn whole for MODEL_ARM_MS); y too early keeps
+ * asking; any other key cancels; the list is a copy a refresh leaves
+ * alone; outside the pane, p only says how to open it. */
+static void
+diff_targets(struct fx *f, size_t n)
+{
+	static const char *const files[] = { "modified a", "added b",
+	    "deleted c" };
+	static const char *const targets[] = { "/h/a", "/h/b", "/h/c" };
+	static const char *const labels[] = { "modified /h/a",
+	    "added    /h/b", "deleted  /h/\x1b[2Jc" };
+
+	model_diff_set_files(f->m, files, n);
+	model_diff_set_targets(f->m, targets, labels, n);
+}
+
+static void
+test_diff_confirm(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	act(f, 'p', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+	act(f, 'c', &eff);
+	diff_targets(f, 3);
+	act(f, ']', &eff);
+	/* p: the selected file only */
+	act(f, 'p', &eff);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_APPLY);
+	assert_int_equal(f->m->diff.n_confirm, 1);
+	assert_string_equal(f->m->diff.confirm_targets[0], "/h/b");
+	/* not drawn yet: y is refused and the question stays */
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_APPLY);
+	frame(f);
+	tick(f, MODEL_ARM_MS - 1);
+	frame(f);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_non_null(strstr(f->m->message, "read the list first"));
+	tick(f, 1);
+	frame(f);
+	/* a refresh of the pane changes nothing of what y does */
+	diff_targets(f, 1);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_DIFF_ACT);
+	assert_string_equal(f->m->diff.confirm_targets[0], "/h/b");
+	model_diff_confirm_done(f->m);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+	/* P: all, U: all to discard; n (or any other key) cancels */
+	diff_targets(f, 3);
+	act(f, 'P', &eff);
+	assert_int_equal(f->m->diff.n_confirm, 3);
+	assert_null(strchr(f->m->diff.confirm_labels[2], '\x1b'));
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'n', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+	assert_true(f->m->diff.open);
+	act(f, 'U', &eff);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_DISCARD);
+	assert_int_equal(f->m->diff.n_confirm, 3);
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+	act(f, 'u', &eff);
+	assert_int_equal(f->m->diff.n_confirm, 1);
+	/* the refresh to one file moved sel to it */
+	assert_string_equal(f->m->diff.confirm_targets[0], "/h/a");
+	/* shown, then off screen (help): arming starts again */
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	f->m->diff.open = false;
+	frame(f);
+	f->m->diff.open = true;
+	frame(f);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_DIFF_ACT);
+	model_diff_confirm_done(f->m);
+	/* nothing staged: nothing to ask */
+	diff_targets(f, 0);
+	act(f, 'P', &eff);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+}
+
+/* A list longer than the screen never arms: y is refused. */
+static void
+test_diff_confirm_partial(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char *files[40], *targets[40];
+
+	for (size_t i = 0; i < 40; i++) {
+		files[i] = xasprintf("added    f%zu", i);
+		targets[i] = xasprintf("/h/f%zu", i);
+	}
+	act(f, 'c', &eff);
+	model_diff_set_files(f->m, (const char *const *)files, 40);
+	model_diff_set_targets(f->m, (const char *const *)targets,
+	    (const char *const *)files, 40);
+	act(f, 'P', &eff);
+	assert_int_equal(f->m->diff.n_confirm, 40);
+	frame(f);
+	tick(f, 10 * MODEL_ARM_MS);
+	frame(f);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_non_null(strstr(f->m->message, "not shown whole"));
+	for (size_t i = 0; i < 40; i++) {
+		free(files[i]);
+		free(targets[i]);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_diff_confirm, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_diff_confirm_partial,
+		    setup, teardown),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_keys_table),
 		cmocka_unit_test_setup_teardown(test_diff_pane, setup,

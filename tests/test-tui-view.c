@@ -645,6 +645,36 @@ test_diff_empty(void **state)
 	model_free(m);
 }
 
+/* p in the diff pane: the exact file, in the patch's place, with the
+ * question on the status line; P with several, escaped. */
+static void
+test_diff_confirm(void **state)
+{
+	static const char *const targets[] = { "/home/alice/app/src/app.c",
+	    "/home/alice/app/src/new/util.c", "/home/alice/app/old.txt",
+	    "/home/alice/app/docs/a.txt", "/home/alice/app/run.sh",
+	    "/home/alice/app/x.bin" };
+	static const char *const labels[] = {
+	    "modified /home/alice/app/src/app.c",
+	    "added    /home/alice/app/src/new/util.c",
+	    "deleted  /home/alice/app/old.txt",
+	    "renamed  /home/alice/app/a.txt -> docs/a.txt",
+	    "mode     /home/alice/app/run.sh",
+	    "modified /home/alice/app/\x1b[31mevil\x1b[0m.bin (binary)" };
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	diff_fill(m);
+	model_diff_set_targets(m, targets, labels, ARRAY_SIZE(targets));
+	model_apply_action(m, keys_action('p'), &eff);
+	check(m, "diff-apply-80x24", 80, 24);
+	model_diff_confirm_done(m);
+	model_apply_action(m, keys_action('U'), &eff);
+	check(m, "diff-discard-all-80x24", 80, 24);
+	model_free(m);
+}
+
 /* ---- grid ---- */
 
 static void
@@ -715,6 +745,7 @@ main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_diff_empty),
+		cmocka_unit_test(test_diff_confirm),
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_detail),
 		cmocka_unit_test(test_several_pending_scroll),

@@ -112,6 +112,10 @@ console_effect(struct console *c, const struct model_effect *eff)
 	case EFFECT_DIFF_LOAD:
 		diffcmd_pane_load(c->m, c->m->run.id);
 		return;
+	case EFFECT_DIFF_ACT:
+		diffcmd_pane_act(c->m, c->m->run.id);
+		diffcmd_pane_load(c->m, c->m->run.id);
+		return;
 	}
 }
 

@@ -1,6 +1,7 @@
 #include "tui/diffcmd.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -552,7 +553,23 @@ struct diffcmd_rec {
 	struct audit	*a;
 	char		*who;
 	const char	*run;
+	bool		 quiet;		/* the console: nothing on stderr */
+	char		*err;		/* then the first warning, escaped */
 };
+
+/* A warning: on stderr, or kept for the console's status line. */
+static void __attribute__((format(printf, 2, 3)))
+diffcmd_warn(struct diffcmd_rec *rec, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!rec->quiet)
+		warn_msgv(fmt, ap);
+	else if (rec->err == NULL && vasprintf(&rec->err, fmt, ap) < 0)
+		rec->err = NULL;
+	va_end(ap);
+}
 
 static int
 diffcmd_rec_open(struct diffcmd_rec *rec, const char *verb, const char *run)
@@ -579,6 +596,7 @@ diffcmd_rec_close(struct diffcmd_rec *rec)
 {
 	audit_close(rec->a);
 	free(rec->who);
+	free(rec->err);
 }
 
 static int
@@ -599,7 +617,7 @@ diffcmd_rec(struct diffcmd_rec *rec, const char *verb, const char *path,
 	if ((r = audit_change(rec->a, &ch, seq, &cause)) < 0) {
 		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
 
-		warn_msg("%s: cannot record %s: %s", verb, path, e);
+		diffcmd_warn(rec, "%s: cannot record %s: %s", verb, path, e);
 		return -1;
 	}
 	return 0;
@@ -616,7 +634,7 @@ diffcmd_rec_done(struct diffcmd_rec *rec, const char *verb, int64_t seq,
 	if ((r = audit_change_done(rec->a, seq, action, after, &cause)) < 0) {
 		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
 
-		warn_msg("%s: cannot record the change: %s", verb, e);
+		diffcmd_warn(rec, "%s: cannot record the change: %s", verb, e);
 		return -1;
 	}
 	return 0;
@@ -646,6 +664,56 @@ diffcmd_show_conflict(const struct changes_project *p, const struct change *ch,
 		printf("  (%s)\n", cause);
 }
 
+/* What one file's apply or discard came to. */
+enum diffcmd_outcome {
+	DIFFCMD_DONE,
+	DIFFCMD_CONFLICT,	/* left alone */
+	DIFFCMD_FAILED,
+	DIFFCMD_UNRECORDED,	/* the record refused: stop here */
+};
+
+/* One file into the host, its intent recorded first. Says what it did
+ * on stdout unless rec->quiet. */
+static enum diffcmd_outcome
+diffcmd_apply_one(struct diffcmd_rec *rec, const struct changes_project *p,
+    const struct change *ch, const char *before)
+{
+	cleanup_free char *why = NULL, *cause = NULL;
+	cleanup_free char *host = NULL, *from = NULL, *e = NULL;
+	struct changes_done d;
+	int64_t seq = 0;
+
+	if (changes_conflict(p, ch, &why)) {
+		if (!rec->quiet)
+			diffcmd_show_conflict(p, ch, why);
+		return DIFFCMD_CONFLICT;
+	}
+	host = xasprintf("%s/%s", p->host, ch->path);
+	from = ch->from ? xasprintf("%s/%s", p->host, ch->from) : NULL;
+	e = escape_str(host);
+	/* Write-ahead: the intent is in the record before the host
+	 * changes. */
+	strcpy(d.after, "-");
+	if (changes_hash_path(from ? from : host, d.before) < 0)
+		strcpy(d.before, "?");
+	if (diffcmd_rec(rec, "apply", host, from, changes_kind_name(ch->kind),
+	    "applying", &d, ch->size, ch->old_mode, ch->new_mode, &seq) < 0)
+		return DIFFCMD_UNRECORDED;
+	if (changes_apply(p, ch, before, &d, &cause) < 0) {
+		cleanup_free char *ec = escape_str(cause);
+
+		diffcmd_warn(rec, "apply: %s", ec);
+		if (diffcmd_rec_done(rec, "apply", seq, "failed", "-") < 0)
+			return DIFFCMD_UNRECORDED;
+		return DIFFCMD_FAILED;
+	}
+	if (diffcmd_rec_done(rec, "apply", seq, "applied", d.after) < 0)
+		return DIFFCMD_UNRECORDED;
+	if (!rec->quiet)
+		printf("applied %s (%s)\n", e, changes_kind_name(ch->kind));
+	return DIFFCMD_DONE;
+}
+
 static int
 diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 {
@@ -658,47 +726,19 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 
 		for (size_t j = 0; j < p->n; j++) {
 			const struct change *ch = &p->v[j];
-			cleanup_free char *why = NULL, *cause = NULL;
-			cleanup_free char *host = NULL, *from = NULL, *e = NULL;
-			struct changes_done d;
-			int64_t seq = 0;
 
 			if (diffcmd_pass(ch) != pass || !diffcmd_pick(c, p, ch))
 				continue;
-			if (changes_conflict(p, ch, &why)) {
-				diffcmd_show_conflict(p, ch, why);
+			switch (diffcmd_apply_one(rec, p, ch, before)) {
+			case DIFFCMD_DONE:
+				break;
+			case DIFFCMD_CONFLICT:
+			case DIFFCMD_FAILED:
 				status = 1;
-				continue;
-			}
-			host = xasprintf("%s/%s", p->host, ch->path);
-			from = ch->from ? xasprintf("%s/%s", p->host,
-			    ch->from) : NULL;
-			e = escape_str(host);
-			/* Write-ahead: the intent is in the record before
-			 * the host changes. */
-			strcpy(d.after, "-");
-			if (changes_hash_path(from ? from : host,
-			    d.before) < 0)
-				strcpy(d.before, "?");
-			if (diffcmd_rec(rec, "apply", host, from,
-			    changes_kind_name(ch->kind), "applying", &d,
-			    ch->size, ch->old_mode, ch->new_mode, &seq) < 0)
+				break;
+			case DIFFCMD_UNRECORDED:
 				return 1;
-			if (changes_apply(p, ch, before, &d, &cause) < 0) {
-				cleanup_free char *ec = escape_str(cause);
-
-				warn_msg("apply: %s", ec);
-				status = 1;
-				if (diffcmd_rec_done(rec, "apply", seq, "failed",
-				    "-") < 0)
-					return 1;
-				continue;
 			}
-			if (diffcmd_rec_done(rec, "apply", seq, "applied",
-			    d.after) < 0)
-				return 1;
-			printf("applied %s (%s)\n", e,
-			    changes_kind_name(ch->kind));
 		}
 	}
 	return status;
@@ -752,6 +792,32 @@ diffcmd_apply(int argc, char **argv)
 	return status;
 }
 
+static enum diffcmd_outcome
+diffcmd_discard_one(struct diffcmd_rec *rec, const struct changes_project *p,
+    const struct change *chg)
+{
+	cleanup_free char *cause = NULL, *host = NULL, *e = NULL;
+	struct changes_done d = { "-", "-" };
+
+	host = xasprintf("%s/%s", p->host, chg->path);
+	e = escape_str(host);
+	if (changes_discard(p, chg, &cause) < 0) {
+		cleanup_free char *ec = escape_str(cause);
+
+		diffcmd_warn(rec, "discard: %s", ec);
+		return DIFFCMD_FAILED;
+	}
+	changes_hash_path(host, d.before);
+	strcpy(d.after, d.before);
+	if (diffcmd_rec(rec, "discard", host, NULL, changes_kind_name(chg->kind),
+	    "discarded", &d, chg->size, chg->old_mode, chg->new_mode,
+	    NULL) < 0)
+		return DIFFCMD_UNRECORDED;
+	if (!rec->quiet)
+		printf("discarded %s (%s)\n", e, changes_kind_name(chg->kind));
+	return DIFFCMD_DONE;
+}
+
 int
 diffcmd_discard(int argc, char **argv)
 {
@@ -781,32 +847,17 @@ diffcmd_discard(int argc, char **argv)
 		const struct changes_project *p = &c.run.p[i];
 
 		for (size_t j = 0; j < p->n; j++) {
-			const struct change *chg = &p->v[j];
-			cleanup_free char *cause = NULL, *host = NULL;
-			cleanup_free char *e = NULL;
-			struct changes_done d = { "-", "-" };
+			enum diffcmd_outcome o;
 
-			if (!diffcmd_pick(&c, p, chg))
+			if (!diffcmd_pick(&c, p, &p->v[j]))
 				continue;
-			host = xasprintf("%s/%s", p->host, chg->path);
-			e = escape_str(host);
-			if (changes_discard(p, chg, &cause) < 0) {
-				cleanup_free char *ec = escape_str(cause);
-
-				warn_msg("discard: %s", ec);
-				status = 1;
-				continue;
-			}
-			changes_hash_path(host, d.before);
-			strcpy(d.after, d.before);
-			if (diffcmd_rec(&rec, "discard", host, NULL,
-			    changes_kind_name(chg->kind), "discarded", &d,
-			    chg->size, chg->old_mode, chg->new_mode, NULL) < 0) {
+			if ((o = diffcmd_discard_one(&rec, p, &p->v[j])) ==
+			    DIFFCMD_UNRECORDED) {
 				status = 1;
 				break;
 			}
-			printf("discarded %s (%s)\n", e,
-			    changes_kind_name(chg->kind));
+			if (o != DIFFCMD_DONE)
+				status = 1;
 		}
 	}
 	if (diffcmd_check_used(&c) != 0)
@@ -1235,8 +1286,8 @@ diffcmd_pane_load(struct model *m, const char *run)
 	const struct changes_project *selp = NULL;
 	const struct change *selc = NULL;
 	struct changes_run cr;
-	char **files = NULL;
-	size_t n = 0, len = 0;
+	char **files = NULL, **targets = NULL, **labels = NULL;
+	size_t n = 0, len = 0, nt = 0, nl = 0;
 	struct diff_stat st;
 	FILE *f;
 
@@ -1272,6 +1323,13 @@ diffcmd_pane_load(struct model *m, const char *run)
 				selp = &cr.p[i];
 				selc = c;
 			}
+			strv_push(&targets, &nt, xasprintf("%s/%s",
+			    cr.p[i].host, c->path));
+			strv_push(&labels, &nl, c->from != NULL ?
+			    xasprintf("%-8s %s/%s -> %s", changes_kind_name(
+			    c->kind), cr.p[i].host, c->from, c->path) :
+			    xasprintf("%-8s %s/%s%s", changes_kind_name(c->kind),
+			    cr.p[i].host, c->path, c->binary ? " (binary)" : ""));
 			strv_push(&files, &n, c->from != NULL ?
 			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
 			    c->from, c->path) :
@@ -1280,6 +1338,8 @@ diffcmd_pane_load(struct model *m, const char *run)
 		}
 	}
 	model_diff_set_files(m, (const char *const *)files, n);
+	model_diff_set_targets(m, (const char *const *)targets,
+	    (const char *const *)labels, n);
 	model_diff_set_note(m, n == 0 ? "nothing staged" : NULL);
 	if (selc == NULL && n > 0) {
 		/* sel was past the end: model_diff_set_files moved it to
@@ -1301,5 +1361,97 @@ diffcmd_pane_load(struct model *m, const char *run)
 		model_diff_set_patch(m, "", 0);
 	}
 	strv_free(files);
+	strv_free(targets);
+	strv_free(labels);
 	changes_done(&cr);
+}
+
+static bool
+diffcmd_pane_picked(const struct model *m, const char *host)
+{
+	for (size_t i = 0; i < m->diff.n_confirm; i++)
+		if (strcmp(m->diff.confirm_targets[i], host) == 0)
+			return true;
+	return false;
+}
+
+/* The confirmed files, one by one as ward apply/discard does them. */
+static void
+diffcmd_pane_each(struct model *m, struct changes_run *cr,
+    struct diffcmd_rec *rec, const char *before, size_t count[4])
+{
+	bool apply = m->diff.confirm == DIFF_OP_APPLY;
+
+	for (int pass = 0; pass < 2; pass++)
+	for (size_t i = 0; i < cr->n; i++) {
+		const struct changes_project *p = &cr->p[i];
+
+		for (size_t j = 0; j < p->n; j++) {
+			const struct change *ch = &p->v[j];
+			cleanup_free char *host = xasprintf("%s/%s", p->host,
+			    ch->path);
+			enum diffcmd_outcome o;
+
+			if (diffcmd_pass(ch) != pass ||
+			    !diffcmd_pane_picked(m, host))
+				continue;
+			o = apply ? diffcmd_apply_one(rec, p, ch, before) :
+			    diffcmd_discard_one(rec, p, ch);
+			count[o]++;
+			if (o == DIFFCMD_UNRECORDED)
+				return;
+		}
+	}
+}
+
+void
+diffcmd_pane_act(struct model *m, const char *run)
+{
+	const char *verb = m->diff.confirm == DIFF_OP_APPLY ? "apply" :
+	    "discard";
+	cleanup_free char *runs = paths_runs_dir(), *db = paths_audit_db();
+	cleanup_free char *dir = NULL, *before = NULL, *cause = NULL;
+	struct diffcmd_rec rec = { .quiet = true, .run = run };
+	size_t count[4] = { 0 }, left;
+	struct changes_run cr;
+	int r;
+
+	if (m->diff.confirm == DIFF_OP_NONE || run == NULL || *run == '\0' ||
+	    strchr(run, '/') != NULL) {
+		model_diff_confirm_done(m);
+		return;
+	}
+	dir = xasprintf("%s/%s", runs, run);
+	if ((r = changes_open(dir, &cr, &cause)) < 0 ||
+	    (r = changes_scan(&cr, &cause)) < 0) {
+		if (r != 0 && cause == NULL)
+			cause = xstrdup(strerror(-r));
+		model_message(m, MSG_ERROR, "%s: %s", verb, cause);
+		model_diff_confirm_done(m);
+		return;
+	}
+	/* An effect nobody could read about later is not made. */
+	if ((r = audit_open(db, &rec.a, &cause)) < 0) {
+		cleanup_free char *e = escape_str(cause ? cause : strerror(-r));
+
+		model_message(m, MSG_ERROR, "%s: cannot open the record: %s",
+		    verb, e);
+		changes_done(&cr);
+		model_diff_confirm_done(m);
+		return;
+	}
+	rec.who = diffcmd_who();
+	before = xasprintf("%s/before", dir);
+	diffcmd_pane_each(m, &cr, &rec, before, count);
+	left = m->diff.n_confirm - count[0] - count[1] - count[2] - count[3];
+	model_message(m, count[1] + count[2] + count[3] + left > 0 ?
+	    MSG_WARN : MSG_INFO, "%s %zu of %zu; conflicts %zu%s, failed "
+	    "%zu%s%s%s", m->diff.confirm == DIFF_OP_APPLY ? "applied" :
+	    "discarded", count[0], m->diff.n_confirm, count[1],
+	    count[1] > 0 ? " (left alone; 'ward apply' shows both sides)" : "",
+	    count[2] + count[3], left > 0 ? "; some no longer staged" : "",
+	    rec.err != NULL ? ": " : "", rec.err != NULL ? rec.err : "");
+	diffcmd_rec_close(&rec);
+	changes_done(&cr);
+	model_diff_confirm_done(m);
 }

@@ -18,3 +18,11 @@ struct model;
  * while it is open (the agent may be writing).
  */
 void	diffcmd_pane_load(struct model *m, const char *run);
+/*
+ * Does what the diff pane's confirmation listed (m->diff.confirm on
+ * m->diff.confirm_targets, after an armed y): each file as ward apply or
+ * ward discard does it, recorded, nothing printed; the status line says
+ * what came of it (applied N of M, conflicts, failures), and the
+ * confirmation is over. The console reloads the pane after.
+ */
+void	diffcmd_pane_act(struct model *m, const char *run);

@@ -34,6 +34,10 @@ enum action {
 	ACTION_DIFF,		/* v: the run's staged changes, again closes */
 	ACTION_DIFF_NEXT,	/* ]: the next changed file */
 	ACTION_DIFF_PREV,	/* [ */
+	ACTION_DIFF_APPLY,	/* p: apply the selected file (asks: y/n) */
+	ACTION_DIFF_APPLY_ALL,	/* P: apply every staged file (asks) */
+	ACTION_DIFF_DISCARD,	/* u: discard (drop) the selected file (asks) */
+	ACTION_DIFF_DISCARD_ALL,	/* U: discard every staged file (asks) */
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
 };

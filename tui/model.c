@@ -63,6 +63,8 @@ model_free(struct model *m)
 	model_diff_clear_files(m);
 	model_diff_clear_lines(m);
 	free(m->diff.note);
+	model_diff_set_targets(m, NULL, NULL, 0);
+	model_diff_confirm_done(m);
 	for (size_t i = 0; i < m->n_pending; i++)
 		model_pending_free(m->pending[i]);
 	free(m->pending);
@@ -851,6 +853,88 @@ model_diff_set_note(struct model *m, const char *note)
 	m->diff.note = note != NULL ? escape_str(note) : NULL;
 }
 
+void
+model_diff_set_targets(struct model *m, const char *const *targets,
+    const char *const *labels, size_t n)
+{
+	strv_free(m->diff.targets);
+	strv_free(m->diff.labels);
+	m->diff.targets = NULL;
+	m->diff.labels = NULL;
+	m->diff.n_targets = 0;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		strv_push(&m->diff.targets, &m->diff.n_targets,
+		    xstrdup(targets[i]));
+		strv_push(&m->diff.labels, &k, escape_str(labels[i]));
+	}
+}
+
+void
+model_diff_confirm_done(struct model *m)
+{
+	strv_free(m->diff.confirm_targets);
+	strv_free(m->diff.confirm_labels);
+	m->diff.confirm_targets = NULL;
+	m->diff.confirm_labels = NULL;
+	m->diff.n_confirm = 0;
+	m->diff.confirm = DIFF_OP_NONE;
+	m->diff.confirm_shown = false;
+	m->diff.confirm_partial = false;
+}
+
+/* p, P, u, U: the files listed, nothing done until an armed y. The list
+ * is a copy: a refresh of the pane while it is shown changes nothing of
+ * what y will do. */
+static void
+model_diff_confirm_start(struct model *m, enum action a)
+{
+	bool all = a == ACTION_DIFF_APPLY_ALL || a == ACTION_DIFF_DISCARD_ALL;
+	size_t k = 0;
+
+	if (m->diff.n_targets == 0 || m->diff.n_targets != m->diff.n_files) {
+		model_message(m, MSG_INFO, "nothing staged to %s",
+		    a == ACTION_DIFF_APPLY || a == ACTION_DIFF_APPLY_ALL ?
+		    "apply" : "discard");
+		return;
+	}
+	model_diff_confirm_done(m);
+	for (size_t i = 0; i < m->diff.n_targets; i++) {
+		if (!all && i != m->diff.sel)
+			continue;
+		strv_push(&m->diff.confirm_targets, &m->diff.n_confirm,
+		    xstrdup(m->diff.targets[i]));
+		strv_push(&m->diff.confirm_labels, &k,
+		    xstrdup(m->diff.labels[i]));
+	}
+	m->diff.confirm = a == ACTION_DIFF_APPLY || a == ACTION_DIFF_APPLY_ALL ?
+	    DIFF_OP_APPLY : DIFF_OP_DISCARD;
+}
+
+/* A key while the list is asked about: an armed y does it; y too early
+ * says so and keeps asking; any other key is a no, and only that. */
+static void
+model_diff_confirm_key(struct model *m, enum action a,
+    struct model_effect *eff)
+{
+	const char *verb = m->diff.confirm == DIFF_OP_APPLY ? "apply" :
+	    "discard";
+
+	if (a != ACTION_YES) {
+		model_diff_confirm_done(m);
+		model_message(m, MSG_INFO, "%s cancelled", verb);
+		return;
+	}
+	if (!m->diff.confirm_shown ||
+	    m->now_mono - m->diff.confirm_shown_at < MODEL_ARM_MS) {
+		model_message(m, MSG_WARN, m->diff.confirm_partial ?
+		    "%s: the list is not shown whole; a taller terminal, or "
+		    "one file at a time" : "%s: read the list first (y works "
+		    "after half a second)", verb);
+		return;
+	}
+	eff->kind = EFFECT_DIFF_ACT;
+}
+
 static void
 model_diff_scroll(struct model *m, int by)
 {
@@ -889,6 +973,12 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 			m->diff.sel--;
 		m->diff.scroll = 0;
 		eff->kind = EFFECT_DIFF_LOAD;
+		return true;
+	case ACTION_DIFF_APPLY:
+	case ACTION_DIFF_APPLY_ALL:
+	case ACTION_DIFF_DISCARD:
+	case ACTION_DIFF_DISCARD_ALL:
+		model_diff_confirm_start(m, a);
 		return true;
 	case ACTION_DIFF:
 	case ACTION_CLOSE:
@@ -945,6 +1035,10 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 	if (a == ACTION_NONE)
 		return;
+	if (m->diff.confirm != DIFF_OP_NONE) {
+		model_diff_confirm_key(m, a, eff);
+		return;
+	}
 	if (!m->disconnected || model_run_ended(m))
 		model_message_clear(m);
 	if (m->diff.open && model_diff_action(m, a, eff))
@@ -1032,6 +1126,10 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		break;
 	case ACTION_DIFF_NEXT:
 	case ACTION_DIFF_PREV:
+	case ACTION_DIFF_APPLY:
+	case ACTION_DIFF_APPLY_ALL:
+	case ACTION_DIFF_DISCARD:
+	case ACTION_DIFF_DISCARD_ALL:
 		model_message(m, MSG_INFO, "c opens the diff");
 		break;
 	case ACTION_VIEW:
@@ -1175,6 +1273,14 @@ model_note_view(struct model *m, const struct view_report *rep)
 		} else {
 			p->partial = true;
 		}
+	}
+	if (m->diff.confirm == DIFF_OP_NONE || rep->diff_confirm <= 0) {
+		m->diff.confirm_shown = false;
+		m->diff.confirm_partial = rep->diff_confirm < 0;
+	} else if (!m->diff.confirm_shown) {
+		m->diff.confirm_shown = true;
+		m->diff.confirm_shown_at = m->now_mono;
+		m->diff.confirm_partial = false;
 	}
 	m->page_rows = rep->page_rows;
 	m->detail_rows = rep->detail_rows;

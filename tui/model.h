@@ -108,6 +108,12 @@ struct model_event {
  * folder by the console (tui/diffcmd.h's diffcmd_pane_load, which calls
  * model_diff_set_*), never here. Strings stored escaped.
  */
+enum model_diff_op {
+	DIFF_OP_NONE,
+	DIFF_OP_APPLY,
+	DIFF_OP_DISCARD,
+};
+
 struct model_diff {
 	bool		 open;
 	char	       **files;		/* "modified  src/a.c" ... */
@@ -117,12 +123,27 @@ struct model_diff {
 	size_t		 n_lines;
 	int		 scroll;	/* first patch line shown */
 	char		*note;		/* why nothing is listed, or NULL */
+	/* Per file: the host path it changes (raw; what apply and discard
+	 * pick) and its line in a confirmation (escaped). */
+	char	       **targets;
+	char	       **labels;
+	size_t		 n_targets;
+	/* p/P/u/U: the exact files listed first, armed like a request
+	 * (drawn whole for MODEL_ARM_MS), then y does it. */
+	enum model_diff_op confirm;
+	char	       **confirm_targets;	/* raw */
+	char	       **confirm_labels;	/* escaped */
+	size_t		 n_confirm;
+	bool		 confirm_shown;
+	int64_t		 confirm_shown_at;
+	bool		 confirm_partial;
 };
 
 /* What the console must do after an action. */
 enum effect {
 	EFFECT_NONE,
 	EFFECT_DIFF_LOAD,	/* read the changes, then diff.sel's patch */
+	EFFECT_DIFF_ACT,	/* apply or discard diff.confirm_targets */
 	EFFECT_DECIDE,		/* send decide(request, verdict, once) */
 	EFFECT_KILL,		/* send kill */
 	EFFECT_QUIT,		/* leave */
@@ -248,6 +269,13 @@ void		 model_diff_set_files(struct model *, const char *const *files,
 void		 model_diff_set_patch(struct model *, const char *text,
 		    size_t len);
 void		 model_diff_set_note(struct model *, const char *note);
+/* Per file of the list: the host path apply or discard acts on, and its
+ * line in the confirmation ("modified  /home/u/app/src/a.c"), raw. */
+void		 model_diff_set_targets(struct model *,
+		    const char *const *targets, const char *const *labels,
+		    size_t n);
+/* After an EFFECT_DIFF_ACT: the confirmation is over. */
+void		 model_diff_confirm_done(struct model *);
 
 /* Takes and clears the alerts raised since the last call. */
 void		 model_take_alerts(struct model *, struct model_alerts *);

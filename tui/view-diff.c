@@ -51,8 +51,43 @@ view_diff_files(const struct model *m, struct grid *g, int y, int rows)
 	return y;
 }
 
+/* The files an apply or discard will touch, all of them or none. */
+static void
+view_diff_confirm(const struct model *m, struct grid *g, int y, int bottom,
+    struct view_report *rep)
+{
+	bool apply = m->diff.confirm == DIFF_OP_APPLY;
+	char title[96];
+
+	snprintf(title, sizeof title, "%s %zu file%s", apply ?
+	    "apply to the host:" : "discard, the host's copy stays:",
+	    m->diff.n_confirm, m->diff.n_confirm == 1 ? "" : "s");
+	pen_header(g, y++, title, true);
+	if (bottom - y < 1 || m->diff.n_confirm > (size_t)(bottom - y)) {
+		for (size_t i = 0; y < bottom - 1; i++, y++)
+			grid_put(g, y, 2, g->w, m->diff.confirm_labels[i],
+			    GRID_BOLD);
+		if (y < bottom)
+			grid_put(g, y, 2, g->w, "... more than fit: y is "
+			    "refused until all are shown", GRID_BOLD);
+		if (rep != NULL)
+			rep->diff_confirm = -1;
+		return;
+	}
+	for (size_t i = 0; i < m->diff.n_confirm; i++, y++)
+		grid_put(g, y, 2, g->w, m->diff.confirm_labels[i], GRID_BOLD);
+	if (y + 1 < bottom)
+		grid_put(g, y + 1, 2, g->w, apply ?
+		    "y applies them (a conflict is left alone); any other key "
+		    "cancels" : "y drops them from the run; any other key "
+		    "cancels", 0);
+	if (rep != NULL)
+		rep->diff_confirm = 1;
+}
+
 void
-view_diff_draw(const struct model *m, struct grid *g, int top, int bottom)
+view_diff_draw(const struct model *m, struct grid *g, int top, int bottom,
+    struct view_report *rep)
 {
 	int rows = (int)m->diff.n_files, y;
 	char title[96];
@@ -63,6 +98,10 @@ view_diff_draw(const struct model *m, struct grid *g, int top, int bottom)
 	    m->diff.n_files, m->diff.n_files == 1 ? "" : "s");
 	pen_header(g, top, title, true);
 	y = top + 1;
+	if (m->diff.confirm != DIFF_OP_NONE) {
+		view_diff_confirm(m, g, y, bottom, rep);
+		return;
+	}
 	if (m->diff.n_files == 0) {
 		grid_put(g, y, 2, g->w, m->diff.note != NULL ? m->diff.note :
 		    "reading ...", GRID_DIM);

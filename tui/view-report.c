@@ -29,6 +29,7 @@ view_report_reset(struct view_report *rep)
 	rep->agent_cols = 0;
 	rep->agent_y = 0;
 	rep->agent_x = 0;
+	rep->diff_confirm = 0;
 }
 
 void

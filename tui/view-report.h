@@ -24,6 +24,8 @@ struct view_report {
 	int		 agent_cols;	/* 0 when the screen is too small */
 	int		 agent_y;	/* and its top left cell */
 	int		 agent_x;
+	int		 diff_confirm;	/* the diff pane's apply/discard list:
+					 * 1 drawn whole, -1 in part, 0 not */
 };
 
 void	view_report_init(struct view_report *);

@@ -102,6 +102,14 @@ view_status(const struct model *m, struct grid *g)
 		grid_put(g, y, 0, g->w, " kill run? y/n ", attr);
 		return;
 	}
+	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE &&
+	    m->message == NULL) {
+		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
+		grid_put(g, y, 0, g->w, m->diff.confirm == DIFF_OP_APPLY ?
+		    " apply these files to the host? y/n " :
+		    " discard these staged changes? y/n ", attr);
+		return;
+	}
 	if (m->message == NULL)
 		return;
 	switch (m->message_level) {
@@ -145,8 +153,8 @@ view_keys(const struct model *m, struct grid *g)
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
 	} else if (m->diff.open) {
-		text = xstrdup(" j k PgUp PgDn scroll  [ ] next file  c or Esc close  "
-		    "? help");
+		text = xstrdup(" j k scroll  [ ] file  p P apply  u U drop  "
+		    "c or Esc close  ? help");
 		attr = GRID_DIM;
 	} else if (m->detail) {
 		text = xstrdup(" a allow once  d deny  j k PgUp PgDn scroll  "
@@ -227,7 +235,7 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 	if (m->help)
 		view_help_draw(m, g, 1, g->h - 2);
 	else if (m->diff.open)
-		view_diff_draw(m, g, 1, g->h - 2);
+		view_diff_draw(m, g, 1, g->h - 2, rep);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
 		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
 	else if (m->agent)
