@@ -20,6 +20,11 @@
 #define CHANGES_SNIFF	8000
 #define CHANGES_WH	".wh."
 #define CHANGES_OPQ	".wh..wh..opq"
+/* A rename with edits: git's default threshold, files up to this size,
+ * and at most this many deleted x added pairs weighed. */
+#define CHANGES_SIMILAR	50
+#define CHANGES_SIMILAR_MAX	(8u << 20)
+#define CHANGES_SIMILAR_PAIRS	10000
 
 static const char *const changes_kinds[] = {
 	[CHANGE_ADDED] = "added",
@@ -624,9 +629,21 @@ changes_cmp(const void *a, const void *b)
 	    ((const struct change *)b)->path);
 }
 
+/* A pair becomes one rename of from's path (the pair's deletion marked
+ * for dropping). */
+static void
+changes_pair(struct change *del, struct change *add, int similarity)
+{
+	add->kind = CHANGE_RENAMED;
+	add->from = steal_ptr(&del->path);
+	add->old_mode = del->old_mode;
+	add->similarity = similarity;
+	del->kind = (enum change_kind)-1;
+}
+
 /* A deleted and an added regular file of the same bytes: one rename. */
 static void
-changes_pair_renames(struct changes_project *p)
+changes_pair_exact(struct changes_project *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct change *del = &p->v[i];
@@ -651,13 +668,89 @@ changes_pair_renames(struct changes_project *p)
 			if (changes_hash_path(up, ha) < 0 ||
 			    strcmp(ha, hd) != 0)
 				continue;
-			add->kind = CHANGE_RENAMED;
-			add->from = steal_ptr(&del->path);
-			add->old_mode = del->old_mode;
-			del->kind = (enum change_kind)-1;
+			changes_pair(del, add, 100);
 			break;
 		}
 	}
+}
+
+/* libgit2's signature of one side (what git_diff_find_similar compares),
+ * NULL when it cannot be had. */
+static git_hashsig *
+changes_sig(const struct changes_project *p, const struct change *c,
+    bool new_side)
+{
+	cleanup_free char *buf = NULL;
+	git_hashsig *sig = NULL;
+	size_t len = 0;
+
+	if (changes_read(p, c, new_side, CHANGES_SIMILAR_MAX, &buf,
+	    &len) < 0 || buf == NULL || len == 0)
+		return NULL;
+	if (GIT(git_hashsig_create)(&sig, buf, len, GIT_HASHSIG_NORMAL |
+	    GIT_HASHSIG_ALLOW_SMALL_FILES) < 0)
+		return NULL;
+	return sig;
+}
+
+/*
+ * What is left: a deleted and an added regular file at least
+ * CHANGES_SIMILAR percent alike by libgit2's measure (git's own default
+ * threshold for a rename), each deleted file with its most alike added
+ * one. Only when libgit2 loads, and only for a bounded number of pairs.
+ */
+static void
+changes_pair_similar(struct changes_project *p)
+{
+	size_t nd = 0, na = 0;
+	git_hashsig **sig = NULL;
+
+	if (gitapi_load(NULL) < 0)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		nd += p->v[i].kind == CHANGE_DELETED;
+		na += p->v[i].kind == CHANGE_ADDED;
+	}
+	if (nd == 0 || na == 0 || nd * na > CHANGES_SIMILAR_PAIRS)
+		return;
+	sig = xcalloc(p->n + 1, sizeof *sig);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct change *c = &p->v[i];
+
+		if (c->kind == CHANGE_DELETED && S_ISREG(c->old_mode))
+			sig[i] = changes_sig(p, c, false);
+		else if (c->kind == CHANGE_ADDED && S_ISREG(c->new_mode))
+			sig[i] = changes_sig(p, c, true);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		int best = CHANGES_SIMILAR - 1, score;
+		size_t at = p->n;
+
+		if (p->v[i].kind != CHANGE_DELETED || sig[i] == NULL)
+			continue;
+		for (size_t j = 0; j < p->n; j++) {
+			if (p->v[j].kind != CHANGE_ADDED || sig[j] == NULL)
+				continue;
+			score = GIT(git_hashsig_compare)(sig[i], sig[j]);
+			if (score > best) {
+				best = score;
+				at = j;
+			}
+		}
+		if (at < p->n)
+			changes_pair(&p->v[i], &p->v[at], best);
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (sig[i] != NULL)
+			GIT(git_hashsig_free)(sig[i]);
+	free(sig);
+}
+
+static void
+changes_pair_renames(struct changes_project *p)
+{
+	changes_pair_exact(p);
+	changes_pair_similar(p);
 	for (size_t i = 0, o = 0, n = p->n; i < n; i++) {
 		if ((int)p->v[i].kind == -1) {
 			free(p->v[i].path);

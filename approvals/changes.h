@@ -16,8 +16,10 @@
  *                             uses it when present)
  *   RUN/before/<abs path>     a host file as it was before ward changed it
  *
- * Renames are found by pairing a deleted file with an added one of the
- * same bytes (SHA-256); a changed file is never called a rename.
+ * Renames are found by pairing a deleted file with an added one: of the
+ * same bytes (SHA-256), else at least 50% alike by libgit2's similarity
+ * signature (git_hashsig, what git_diff_find_similar weighs; when
+ * libgit2 loads); a file changed in place is never called a rename.
  * Libraries never print: every function is 0 or -errno, with *cause.
  */
 #include <stdbool.h>
@@ -46,6 +48,8 @@ struct change {
 	mode_t		 new_mode;	/* 0 when deleted */
 	int64_t		 size;		/* the new size (the old one if deleted) */
 	bool		 binary;	/* either side, as libgit2 judges */
+	int		 similarity;	/* CHANGE_RENAMED: 100 the same bytes,
+					 * else libgit2's 50..99 */
 };
 
 struct changes_project {

@@ -7,6 +7,7 @@
  * Call through GIT(name)(...) after gitapi_load() said 0.
  */
 #include <git2.h>
+#include <git2/sys/hashsig.h>
 
 #define GITAPI_FUNCS(X) \
 	X(git_blob_create_from_buffer) \
@@ -18,6 +19,9 @@
 	X(git_commit_tree) \
 	X(git_diff_options_init) \
 	X(git_error_last) \
+	X(git_hashsig_compare) \
+	X(git_hashsig_create) \
+	X(git_hashsig_free) \
 	X(git_index_add) \
 	X(git_index_free) \
 	X(git_index_new) \

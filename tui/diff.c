@@ -119,7 +119,7 @@ diff_body(FILE *out, const char *opath, const char *npath,
 static int
 diff_one(FILE *out, const char *opath, const char *npath, mode_t om,
     mode_t nm, const char *old, size_t olen, bool ohave, const char *new,
-    size_t nlen, bool nhave, bool rename, struct diff_stat *st, char **cause)
+    size_t nlen, bool nhave, int rename, struct diff_stat *st, char **cause)
 {
 	char oid_a[GIT_OID_HEXSZ + 1], oid_b[GIT_OID_HEXSZ + 1];
 	bool same = ohave && nhave && olen == nlen &&
@@ -133,9 +133,10 @@ diff_one(FILE *out, const char *opath, const char *npath, mode_t om,
 	else if (diff_git_mode(om) != diff_git_mode(nm))
 		fprintf(out, "old mode %06o\nnew mode %06o\n",
 		    diff_git_mode(om), diff_git_mode(nm));
-	if (rename)
+	if (rename > 0)
 		fprintf(out, "similarity index %d%%\nrename from %s\n"
-		    "rename to %s\n", same ? 100 : 50, opath, npath);
+		    "rename to %s\n", same ? 100 : rename > 99 ? 99 : rename,
+		    opath, npath);
 	if (same)
 		return 0;
 	diff_oid(old, olen, ohave, oid_a);
@@ -180,15 +181,15 @@ diff_patch(const struct changes_project *p, const struct change *c,
 		struct diff_stat st2 = { 0 };
 
 		if ((r = diff_one(out, opath, c->path, c->old_mode, 0, old,
-		    olen, true, NULL, 0, false, false, st, cause)) < 0)
+		    olen, true, NULL, 0, false, 0, st, cause)) < 0)
 			return r;
 		r = diff_one(out, opath, c->path, 0, c->new_mode, NULL, 0,
-		    false, new, nlen, true, false, &st2, cause);
+		    false, new, nlen, true, 0, &st2, cause);
 		st->added += st2.added;
 		st->binary = st->binary || st2.binary;
 		return r;
 	}
 	return diff_one(out, opath, c->path, c->old_mode, c->new_mode, old,
-	    olen, ohave, new, nlen, nhave, c->kind == CHANGE_RENAMED, st,
-	    cause);
+	    olen, ohave, new, nlen, nhave, c->kind == CHANGE_RENAMED ?
+	    (c->similarity > 0 ? c->similarity : 50) : 0, st, cause);
 }

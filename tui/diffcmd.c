@@ -39,8 +39,9 @@ static const char diffcmd_diff_help[] =
 "      --color=WHEN    auto (a terminal), always or never\n"
 "  -h, --help          show this help\n"
 "\n"
-"Renames are a deleted and an added file of the same bytes; binary files\n"
-"are git binary patches; a file over 8 MiB is a '# ward:' line instead.\n"
+"A rename is a deleted and an added file of the same bytes, or at least\n"
+"50% alike by libgit2's measure (shown with its hunks); binary files are\n"
+"git binary patches; a file over 8 MiB is a '# ward:' line instead.\n"
 "Exit status: 0 ok, 1 no such run or nothing at a PATH, 2 usage.\n";
 
 static const char diffcmd_apply_help[] =
