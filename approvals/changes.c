@@ -517,6 +517,43 @@ changes_deleted_under(struct changes_project *p, const char *rel)
 	return 0;
 }
 
+static int64_t
+changes_ms(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000 + t->tv_nsec / 1000000;
+}
+
+/*
+ * Copy mode's copy is of the whole project, each file with its mtime:
+ * one the program never wrote is older than the run. When the host's
+ * file changed (or went) since the run started, the difference is the
+ * host's own doing, not the run's: no change (else apply would undo the
+ * host's edit). A program that backdates a file it wrote only keeps its
+ * own change from the host.
+ */
+static bool
+changes_host_only(const struct changes_project *p, const char *host,
+    const struct stat *us)
+{
+	cleanup_free char *parent = NULL;
+	struct stat hs;
+
+	if (!p->copy || p->started_ms <= 0 ||
+	    changes_ms(&us->st_mtim) > p->started_ms)
+		return false;
+	if (lstat(host, &hs) == 0)
+		return changes_ms(&hs.st_mtim) > p->started_ms ||
+		    changes_ms(&hs.st_ctim) > p->started_ms;
+	if (errno != ENOENT)
+		return false;
+	/* Gone: removed by the host if its folder changed during the run
+	 * (else the program made it, backdated: its own). */
+	parent = xstrdup(host);
+	*strrchr(parent, '/') = '\0';
+	return lstat(parent, &hs) == 0 && S_ISDIR(hs.st_mode) &&
+	    changes_ms(&hs.st_mtim) > p->started_ms;
+}
+
 /* An upper file or symlink against the host's. */
 static int
 changes_compare(struct changes_project *p, const char *rel,
@@ -533,6 +570,8 @@ changes_compare(struct changes_project *p, const char *rel,
 		changes_add(p, rel, CHANGE_ADDED, 0, us->st_mode, us->st_size);
 		return 0;
 	}
+	if (changes_host_only(p, host, us))
+		return 0;
 	if (lstat(host, &hs) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			return -errno;

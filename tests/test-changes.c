@@ -424,6 +424,60 @@ test_conflict(void **state)
 	changes_done(&run);
 }
 
+/* Copy mode: a file the program never wrote keeps the host's old mtime
+ * in the copy. The host editing, chmodding or removing it during the run
+ * is the host's change, not the run's: not listed (apply would undo it),
+ * so no conflict either; a file the program wrote still is. (The host's
+ * folder of host-rm.txt changed during the run: it was made now.) */
+static void
+backdate(const char *path, int64_t ms)
+{
+	struct timespec t[2] = {
+		{ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 },
+		{ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 },
+	};
+
+	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void
+test_copy_host_only(void **state)
+{
+	struct fx *fx = *state;
+	struct changes_run run;
+	char *cause = NULL;
+	int64_t start = now_wall_ms() - 5000;
+
+	/* the copy as made at the start: old bytes, old mtimes */
+	puts_(fx->upper, "host-edit.txt", "as it was\n");
+	puts_(fx->upper, "host-chmod.sh", "#!/bin/sh\n");
+	puts_(fx->upper, "host-rm.txt", "removed by the host\n");
+	puts_(fx->upper, "agent.txt", "as it was\n");
+	backdate(at(fx->upper, "host-edit.txt"), start - 10000);
+	backdate(at(fx->upper, "host-chmod.sh"), start - 10000);
+	backdate(at(fx->upper, "host-rm.txt"), start - 10000);
+	/* the host during the run */
+	puts_(fx->host, "host-edit.txt", "edited on the host\n");
+	put(fx->host, "host-chmod.sh", "#!/bin/sh\n", 10, 0755);
+	puts_(fx->host, "agent.txt", "as it was\n");
+	backdate(at(fx->host, "agent.txt"), start - 10000);
+	/* the program writes agent.txt (mtime now) */
+	puts_(fx->upper, "agent.txt", "the agent's\n");
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	run.p[0].started_ms = start;
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	assert_null(find(&run.p[0], "host-edit.txt"));
+	assert_null(find(&run.p[0], "host-chmod.sh"));
+	assert_null(find(&run.p[0], "host-rm.txt"));
+	expect_kind(&run.p[0], "agent.txt", CHANGE_MODIFIED);
+	assert_int_equal(run.p[0].n, 1);
+	/* overlay mode has no copy: the same upper is the program's */
+	run.p[0].copy = false;
+	assert_int_equal(changes_scan_project(&run.p[0], &cause), 0);
+	expect_kind(&run.p[0], "host-edit.txt", CHANGE_MODIFIED);
+	changes_done(&run);
+}
+
 /* upper/ is the sandboxed program's: a folder it put where the host has
  * a symlink out of the project carries no write through it, and a
  * whiteout named .wh... or .wh.. deletes nothing above the project. */
@@ -558,6 +612,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_projects, setup_copy,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_apply_discard_undo,
+		    setup_copy, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_host_only,
 		    setup_copy, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict, setup_copy,
 		    teardown),
