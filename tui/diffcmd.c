@@ -440,7 +440,15 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 			json_array_append_new(arr, diffcmd_json_change(p, ch,
 			    &st, buf, len));
 		} else if (o->stat) {
-			cleanup_free char *e = escape_str(ch->path);
+			cleanup_free char *e = ch->from == NULL ?
+			    escape_str(ch->path) : NULL;
+
+			if (e == NULL) {
+				cleanup_free char *ef = escape_str(ch->from);
+				cleanup_free char *et = escape_str(ch->path);
+
+				e = xasprintf("%s -> %s", ef, et);
+			}
 
 			if (st.binary || st.capped)
 				printf(" %s (%s) | Bin %lld bytes\n", e,
