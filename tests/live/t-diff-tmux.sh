@@ -3,6 +3,9 @@
 # folder holds a staged project change (laid out by hand, as --project
 # leaves it); `v` shows the changed file and its hunk, a change made
 # while the pane is open shows up within a few seconds, `v` closes it.
+# From the pane, p applies the selected file and U discards all: each
+# lists the exact files first, y too early is refused, an armed y does
+# it and the status line says what came of it; the host is checked.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null; then
@@ -56,6 +59,36 @@ printf 'new\n' >"$R/projects/0/upper/later.txt"
 expect_screen live 'changes \(2 files, staged\)' 10
 tm send-keys -t ward ']'
 expect_screen next '^\+new' 5
+# p: later.txt alone, listed with its host path; y at once is too early.
+tm send-keys -t ward p y
+expect_screen confirm 'apply to the host: 1 file' 5
+expect_screen confirm-path "added +$P/later.txt" 5
+expect_screen too-early 'read the list first' 5
+[ -e "$P/later.txt" ] && fail "applied before an armed y" ||
+    note "ok: nothing applied before an armed y"
+sleep 1
+tm send-keys -t ward y
+expect_screen applied 'applied 1 of 1; conflicts 0, failed 0' 10
+assert_file_content "later.txt applied to the host" "new" "$P/later.txt"
+assert_file_content "app.txt not applied" "$(printf 'first line\nold line')" "$P/app.txt"
+expect_screen one-left 'changes \(1 file, staged\)' 10
+# U: all that is left, dropped; n first cancels.
+tm send-keys -t ward U
+expect_screen discard-list 'discard, the host.s copy stays: 1 file' 5
+tm send-keys -t ward n
+expect_screen cancelled 'discard cancelled' 5
+[ -e "$R/projects/0/upper/app.txt" ] && note "ok: n discards nothing" ||
+    fail "n discarded app.txt"
+tm send-keys -t ward U
+expect_screen discard-again 'discard, the host.s copy stays: 1 file' 5
+sleep 1
+tm send-keys -t ward y
+expect_screen discarded 'discarded 1 of 1' 10
+assert_absent "app.txt dropped from the run" "$R/projects/0/upper/app.txt"
+assert_file_content "the host's app.txt as it was" "$(printf 'first line\nold line')" "$P/app.txt"
+expect_screen nothing 'nothing staged' 10
+assert_eq "both recorded" "applied discarded" \
+    "$(sql "SELECT action FROM changes WHERE run = '$run' ORDER BY rowid" | tr '\n' ' ' | sed 's/ $//')"
 tm send-keys -t ward c
 expect_screen closed '== (output|pending)|-- output' 5
 "$WARD" kill "$run" >/dev/null 2>&1 || fail "ward kill"
