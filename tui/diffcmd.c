@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -659,18 +660,47 @@ diffcmd_pass(const struct change *ch)
 	return ch->kind == CHANGE_DELETED ? 0 : 1;
 }
 
+/* One side of a conflict in a line: its hash, size and, for the host's,
+ * when it was last changed. */
+static void
+diffcmd_conflict_side(const char *label, const char *path, bool when)
+{
+	struct stat st;
+	char h[65], t[32] = "";
+	struct tm tm;
+
+	if (lstat(path, &st) < 0 || changes_hash_path(path, h) < 0) {
+		printf("  %s none (removed)\n", label);
+		return;
+	}
+	if (when && localtime_r(&st.st_mtim.tv_sec, &tm) != NULL)
+		strftime(t, sizeof t, ", changed %Y-%m-%d %H:%M:%S", &tm);
+	printf("  %s sha256 %.12s, %lld bytes%s\n", label, h,
+	    (long long)st.st_size, t);
+}
+
 static void
 diffcmd_show_conflict(const struct changes_project *p, const struct change *ch,
     const char *why)
 {
 	cleanup_free char *e = escape_str(why);
 	cleanup_free char *cause = NULL;
+	cleanup_free char *host = xasprintf("%s/%s", p->host,
+	    ch->from != NULL && ch->kind == CHANGE_RENAMED ? ch->from : ch->path);
+	cleanup_free char *up = xasprintf("%s/%s", p->upper, ch->path);
 	struct diff_stat st;
 
-	printf("conflict: %s; left alone. The host's copy (a/) against the "
-	    "staged one (b/):\n", e);
+	printf("conflict: %s; left alone.\n", e);
+	diffcmd_conflict_side("the host's side:", host, true);
+	if (ch->kind == CHANGE_DELETED)
+		printf("  the run's side:  deleted\n");
+	else
+		diffcmd_conflict_side("the run's side: ", up, false);
+	printf("  The host's copy now (a/) against the staged one (b/):\n");
 	if (diff_patch(p, ch, DIFF_CAP, stdout, &st, &cause) < 0)
 		printf("  (%s)\n", cause);
+	printf("  Merge it by hand, or keep the host's: ward discard RUN "
+	    "PATH.\n");
 }
 
 /* What one file's apply or discard came to. */

@@ -183,6 +183,8 @@ for c in json.load(open(sys.argv[1])):
 	assert_eq "$mode: apply with a conflict" 1 "$WT_STATUS"
 	o=$WT_ARTIFACTS/out-rest-$mode
 	assert_grep "$mode: both.txt is a conflict" '^conflict: both\.txt' "$o"
+	assert_grep "$mode: ... the host's side said" "^  the host's side: sha256 $(sha256sum <"$P/both.txt" | cut -c1-12), [0-9]+ bytes, changed " "$o"
+	assert_grep "$mode: ... the run's side said" '^  the run.s side:  sha256 [0-9a-f]{12}, 23 bytes$' "$o"
 	assert_grep "$mode: ... the host's side shown" '^-the host changed this$' "$o"
 	assert_grep "$mode: ... the run's side shown" '^\+the agent changed this$' "$o"
 	assert_no_grep "$mode: hostonly.txt is no conflict" 'hostonly' "$o"
