@@ -28,13 +28,15 @@ static const char diffcmd_diff_help[] =
 "applied: a patch in git's format, paths relative to the project root, that\n"
 "'git apply' and 'patch -p1' take in a copy of the project. RUN is a run id\n"
 "or --name (default: the most recent run with projects); PATH (relative to\n"
-"the project root, or absolute) picks files or folders.\n"
+"the project root, or absolute) picks files or folders. Writes outside\n"
+"answered 'ward stage' follow, paths from / ('patch -p1 -d /' takes them),\n"
+"picked by their absolute path.\n"
 "\n"
 "Options:\n"
 "  -s, --stat          one line per file: its kind and +/- line counts\n"
-"  -j, --json          one JSON array of {project, host, path, from, kind,\n"
-"                      old_mode, new_mode, size, binary, added, deleted,\n"
-"                      patch}\n"
+"  -j, --json          one JSON array of {project, host, outside, path,\n"
+"                      from, kind, old_mode, new_mode, size, binary,\n"
+"                      added, deleted, patch}\n"
 "      --color=WHEN    auto (a terminal), always or never\n"
 "  -h, --help          show this help\n"
 "\n"
@@ -169,8 +171,13 @@ diffcmd_latest(const char *runs)
 		if (e->d_name[0] == '.')
 			continue;
 		tsv = xasprintf("%s/%s/projects.tsv", runs, e->d_name);
-		if (stat(tsv, &st) < 0)
-			continue;
+		if (stat(tsv, &st) < 0) {
+			/* Or only a staged write outside (ward stage). */
+			free(tsv);
+			tsv = xasprintf("%s/%s/outside/upper", runs, e->d_name);
+			if (stat(tsv, &st) < 0)
+				continue;
+		}
 		if (best == NULL || st.st_mtim.tv_sec > bt.tv_sec ||
 		    (st.st_mtim.tv_sec == bt.tv_sec &&
 		    st.st_mtim.tv_nsec > bt.tv_nsec)) {

@@ -81,16 +81,14 @@ assert_grep "diff adds the staged lines" '^\+three$' "$WT_ARTIFACTS/diff"
 assert_grep "diff says how to apply it" 'patch -p1 -d /' "$WT_ARTIFACTS/diff"
 "$WARD" diff "$WT_RUN" --stat >"$WT_ARTIFACTS/stat" 2>&1 </dev/null || true
 assert_grep "diff --stat names the absolute path" "^ $WT_CANARY/file \\(modified\\) \\| \\+2 -0" "$WT_ARTIFACTS/stat"
-# The patch applies with patch -p1 -d / to a pristine copy at that path.
-if command -v patch >/dev/null; then
-	cp -p "$WT_CANARY/file" "$WT_SCRATCH/file.orig"
-	mkdir -p "$WT_SCRATCH/root$WT_CANARY"
-	cp -p "$WT_CANARY/file" "$WT_SCRATCH/root$WT_CANARY/file"
-	st=0
-	patch -s -p1 -d "$WT_SCRATCH/root" <"$WT_ARTIFACTS/diff" >"$WT_ARTIFACTS/patch.out" 2>&1 || st=$?
-	assert_eq "patch -p1 exit status" 0 "$st"
-	assert_file_content "the patched copy" "$(printf 'old\ntwo\nthree')" "$WT_SCRATCH/root$WT_CANARY/file"
-fi
+# The patch applies with patch -p1 -d DIR to a pristine copy at that
+# path below DIR (as patch -p1 -d / would to the host).
+mkdir -p "$WT_SCRATCH/root$WT_CANARY"
+cp -p "$WT_CANARY/file" "$WT_SCRATCH/root$WT_CANARY/file"
+st=0
+patch -s -p1 -d "$WT_SCRATCH/root" <"$WT_ARTIFACTS/diff" >"$WT_ARTIFACTS/patch.out" 2>&1 || st=$?
+assert_eq "patch -p1 exit status" 0 "$st"
+assert_file_content "the patched copy" "$(printf 'old\ntwo\nthree')" "$WT_SCRATCH/root$WT_CANARY/file"
 canary_untouched
 
 # --- ward apply, ward undo -------------------------------------------------
