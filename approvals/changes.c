@@ -136,6 +136,27 @@ changes_read_ini(struct changes_project *p, char **cause)
 	return 0;
 }
 
+/* RUN/outside, when a write outside was staged: one more project. */
+static void
+changes_open_outside(struct changes_run *run)
+{
+	cleanup_free char *dir = xasprintf("%s/outside", run->dir);
+	cleanup_free char *upper = xasprintf("%s/upper", dir);
+	struct changes_project *p;
+	struct stat st;
+
+	if (lstat(upper, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	run->p = xreallocarray(run->p, run->n + 1, sizeof *run->p);
+	p = &run->p[run->n++];
+	memset(p, 0, sizeof *p);
+	p->index = -1;
+	p->outside = true;
+	p->host = xstrdup("");
+	p->dir = steal_ptr(&dir);
+	p->upper = steal_ptr(&upper);
+}
+
 int
 changes_open(const char *run_dir, struct changes_run *ret, char **cause)
 {
@@ -145,6 +166,14 @@ changes_open(const char *run_dir, struct changes_run *ret, char **cause)
 	char line[PATH_MAX + 64];
 	int r;
 
+	if (f == NULL && errno == ENOENT) {
+		changes_open_outside(&run);
+		if (run.n > 0) {
+			*ret = run;
+			return 0;
+		}
+		errno = ENOENT;
+	}
 	if (f == NULL) {
 		r = -errno;
 		set_cause(cause, "%s: %s", tsv, r == -ENOENT ?
@@ -170,6 +199,7 @@ changes_open(const char *run_dir, struct changes_run *ret, char **cause)
 			return r;
 		}
 	}
+	changes_open_outside(&run);
 	if (run.n == 0) {
 		set_cause(cause, "%s: the run has no projects", tsv);
 		changes_done(&run);
@@ -851,6 +881,12 @@ changes_manifest(const struct changes_project *p, const char *rel,
 	char line[PATH_MAX + 80];
 	size_t n = strlen(rel);
 
+	/* A staged write outside: its host file as it was at stage time. */
+	if (p->outside) {
+		cleanup_free char *base = xasprintf("%s/base/%s", p->dir, rel);
+
+		return changes_hash_path(base, out) < 0 ? -EIO : 1;
+	}
 	if (f == NULL)
 		return -errno;
 	while (fgets(line, sizeof line, f) != NULL) {

@@ -15,6 +15,15 @@
  *                             files at the run's start (the conflict check
  *                             uses it when present)
  *   RUN/before/<abs path>     a host file as it was before ward changed it
+ *   RUN/outside/upper/<abs path>  writes outside answered "stage": the
+ *                             staged copies the program wrote
+ *   RUN/outside/base/<abs path>   each one's host file at stage time
+ *                             (none: there was no host file), which the
+ *                             conflict check compares with
+ *
+ * The staged writes outside read as one more project (outside set,
+ * index -1, host "", so that host "/" rel is the absolute host path and
+ * rel is that path without its leading "/").
  *
  * Renames are found by pairing a deleted file with an added one: of the
  * same bytes (SHA-256), else at least 50% alike by libgit2's similarity
@@ -58,6 +67,7 @@ struct changes_project {
 	char		*dir;		/* RUN/projects/N */
 	char		*upper;		/* RUN/projects/N/upper */
 	bool		 copy;		/* copy mode (else overlay) */
+	bool		 outside;	/* RUN/outside: staged writes outside */
 	int64_t		 started_ms;
 	struct change	*v;		/* sorted by path */
 	size_t		 n;
@@ -69,8 +79,9 @@ struct changes_run {
 	size_t		 n;
 };
 
-/* Reads projects.tsv and each project's project.ini (no listing yet).
- * -ENOENT when the run has no projects. */
+/* Reads projects.tsv and each project's project.ini (no listing yet),
+ * and adds RUN/outside last when it is there. -ENOENT when the run has
+ * neither projects nor staged writes outside. */
 int	changes_open(const char *run_dir, struct changes_run *ret, char **cause);
 /* Lists every project's changes (again: the list is rebuilt). */
 int	changes_scan(struct changes_run *, char **cause);

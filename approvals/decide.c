@@ -233,7 +233,7 @@ decide_write(const struct decide_in *in, const char *path, const char *path2)
 	 * be allowed for an allow, either denied denies (as rules_match). */
 	static const int weight[] = {
 		[VERDICT_ALLOW] = 0, [VERDICT_NONE] = 1, [VERDICT_ASK] = 2,
-		[VERDICT_DENY] = 3, [VERDICT_KILL] = 4,
+		[VERDICT_DENY] = 3, [VERDICT_KILL] = 4, [VERDICT_STAGE] = 2,
 	};
 	const struct rule *r = NULL, *r2 = NULL;
 	enum verdict v = write_one(in, path, &r);

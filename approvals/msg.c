@@ -445,7 +445,8 @@ msg_decide_parse(const json_t *msg, struct msg_decide *d, char **cause)
 	    cause)) < 0 ||
 	    (e = msg_get_verdict(msg, "decide", &d->verdict, cause)) < 0)
 		return e;
-	if (d->verdict != VERDICT_ALLOW && d->verdict != VERDICT_DENY) {
+	if (d->verdict != VERDICT_ALLOW && d->verdict != VERDICT_DENY &&
+	    d->verdict != VERDICT_STAGE) {
 		set_cause(cause, "decide: \"verdict\": unknown verdict \"%s\"",
 		    verdict_name(d->verdict));
 		return -EBADMSG;

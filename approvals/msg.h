@@ -127,7 +127,10 @@ int		 msg_hello_parse(const json_t *, struct msg_hello *, char **cause);
 
 struct msg_decide {
 	uint64_t	 request;	/* set even when a later member is bad */
-	enum verdict	 verdict;	/* VERDICT_ALLOW or VERDICT_DENY */
+	/* VERDICT_ALLOW, VERDICT_DENY, or VERDICT_STAGE (a write outside
+	 * done on a staged copy: the supervisor refuses it for a request
+	 * that is not a write opening a file) */
+	enum verdict	 verdict;
 	enum scope	 scope;		/* SCOPE_ONCE when not said */
 	const char	*reason;	/* NULL when none */
 };

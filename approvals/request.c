@@ -23,6 +23,7 @@ static const char *const verdict_names[] = {
 	[VERDICT_DENY] = "deny",
 	[VERDICT_ASK] = "ask",
 	[VERDICT_KILL] = "kill",
+	[VERDICT_STAGE] = "stage",
 };
 
 static const char *const how_names[] = {

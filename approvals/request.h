@@ -26,6 +26,10 @@ enum verdict {
 	VERDICT_DENY,
 	VERDICT_ASK,
 	VERDICT_KILL,
+	/* A write outside, done on a staged copy in the run folder (the
+	 * host file unchanged until `ward apply`): a person's third answer
+	 * to a write request that opens a file. */
+	VERDICT_STAGE,
 };
 
 enum scope {

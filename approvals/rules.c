@@ -159,6 +159,7 @@ rules_weight(enum verdict v)
 	case VERDICT_NONE:
 		return 1;
 	case VERDICT_ASK:
+	case VERDICT_STAGE:
 		return 2;
 	case VERDICT_DENY:
 		return 3;

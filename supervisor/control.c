@@ -236,8 +236,20 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, id, false, err);
 		return;
 	}
+	if (d.verdict == VERDICT_STAGE) {
+		const struct parked *pk = queue_data(s->queue, id);
+
+		if (pk->ops->can_stage == NULL || !pk->ops->can_stage(pk)) {
+			err = xasprintf("request %llu of run %s: only a write "
+			    "that opens a file can be staged",
+			    (unsigned long long)id, s->id);
+			ack(s, slot, id, false, err);
+			return;
+		}
+	}
 	by = who(s, slot, control_via(s, slot));
-	if (d.scope == SCOPE_RUN) {
+	/* A staged path is remembered for the run whatever the scope. */
+	if (d.scope == SCOPE_RUN && d.verdict != VERDICT_STAGE) {
 		const struct parked *pk = queue_data(s->queue, id);
 
 		pk->ops->remember(s, pk, r, d.verdict);

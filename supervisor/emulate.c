@@ -334,3 +334,139 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 	}
 	return -ENOSYS;
 }
+
+/*
+ * RUN/<top><dir> opened as a folder (O_PATH), each step made when missing
+ * and none a symlink: dir is a host path the program chose, and the run
+ * folder is the supervisor's own (as root, root's).
+ */
+static int
+stage_dir(const struct sup *s, const char *top, const char *dir)
+{
+	cleanup_free char *rel = xasprintf("%s%s", top, dir);
+	cleanup_fd int fd = -1;
+	char *save = NULL, *comp;
+
+	if ((fd = open(s->run_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	for (comp = strtok_r(rel, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
+			return -EINVAL;
+		if (mkdirat(fd, comp, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		if ((next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			return -errno;
+		close(fd);
+		fd = next;
+	}
+	return steal_fd(&fd);
+}
+
+/*
+ * The first copy of a staged file: the host's bytes into base/ and
+ * upper/ from one read, so that both are the host file of one moment.
+ * 0 also when there is no host file and the open creates one (upper/
+ * gets it from the open, base/ stays without: "there was none").
+ */
+static int
+stage_copy(const struct sup *s, int pfd, const char *name, int up, int base,
+    const char *hname, uint64_t flags)
+{
+	cleanup_fd int in = -1, u = -1, b = -1;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int r = 0;
+
+	/* A base left by an earlier staging that was discarded since. */
+	if (unlinkat(base, hname, 0) < 0 && errno != ENOENT)
+		return -errno;
+	if ((in = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK)) < 0) {
+		if (errno == ENOENT && (flags & O_CREAT))
+			return 0;
+		return -errno;
+	}
+	if (fstat(in, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
+	if ((b = openat(base, hname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0 || (u = openat(up, hname, O_WRONLY |
+	    O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if ((r = write_all(b, buf, (size_t)n)) < 0 ||
+		    (r = write_all(u, buf, (size_t)n)) < 0)
+			goto fail;
+	if (n < 0 || fchmod(u, safe_mode(s, st.st_mode)) < 0 ||
+	    fchmod(b, safe_mode(s, st.st_mode)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlinkat(base, hname, 0);
+	if (u >= 0)
+		unlinkat(up, hname, 0);
+	return r;
+}
+
+int64_t
+emulate_stage(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd)
+{
+	cleanup_fd int pfd = -1, up = -1, base = -1;
+	cleanup_free char *host = NULL;
+	const char *name = NULL, *hname;
+	mode_t um = target_umask(pid);
+	int flags = (int)c->flags, fd, r;
+	struct stat st;
+	char *slash;
+
+	*inject_fd = -1;
+	if (c->op != OP_OPEN)
+		return -EINVAL;
+	/* The folder the sandbox sees, as for an approved write: the copy
+	 * is of the file the person was shown. */
+	if ((pfd = open_parent(s, pid, c->path, &name)) < 0)
+		return pfd;
+	if ((host = emulate_host_path(s, c->path)) == NULL ||
+	    (slash = strrchr(host, '/')) == NULL)
+		return -EROFS;
+	*slash = '\0';
+	hname = slash + 1;
+	if ((up = stage_dir(s, "outside/upper", host)) < 0)
+		return up;
+	if ((base = stage_dir(s, "outside/base", host)) < 0)
+		return base;
+	if (fstatat(up, hname, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		if ((r = stage_copy(s, pfd, name, up, base, hname,
+		    c->flags)) < 0)
+			return r;
+	}
+	/* As emulate_call's open: never a symlink, never blocking, only a
+	 * regular file handed in. */
+	flags |= O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	flags &= ~(O_DIRECTORY | O_PATH);
+	if ((fd = openat(up, hname, flags, safe_mode(s, (mode_t)c->mode) &
+	    ~um)) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EACCES;
+	}
+	if (!(c->flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*inject_fd = fd;
+	return 0;
+}

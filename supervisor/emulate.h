@@ -47,5 +47,16 @@ struct write_call {
  * answer (>= 0, or -errno), or sets *inject_fd to a host fd to hand in. */
 int64_t	emulate_call(struct sup *, pid_t, const struct write_call *,
 	    int *inject_fd);
+/*
+ * The stage answer to an open outside: the program gets, opened with its
+ * own flags, a copy of the host file kept in the run folder,
+ * RUN/outside/upper/<host path>, made on first use from the host file
+ * (its bytes and permission bits; nothing when there is none and the
+ * open creates), with the host's bytes at that moment kept beside it in
+ * RUN/outside/base/<host path> for `ward apply`'s conflict check. The
+ * host file is never written. Same answers as emulate_call.
+ */
+int64_t	emulate_stage(struct sup *, pid_t, const struct write_call *,
+	    int *inject_fd);
 /* The host path behind a sandbox path, or NULL (no host counterpart). */
 char	*emulate_host_path(const struct sup *, const char *inside);

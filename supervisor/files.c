@@ -515,13 +515,69 @@ allow(struct sup *s, const struct parked *pk)
 	return r;
 }
 
+/* Answer by handing in the staged copy (emulate_stage); remembered, so
+ * that the run's later opens of the path get it again. */
+static int64_t
+stage(struct sup *s, const struct parked *pk)
+{
+	const struct write_call *c = pk->write;
+	int fd = -1;
+	int64_t r = emulate_stage(s, (pid_t)pk->req.pid, c, &fd);
+	bool known = false;
+
+	if (fd >= 0) {
+		r = sup_respond_fd(s, pk->req.id, fd,
+		    (c->flags & O_CLOEXEC) != 0);
+		close(fd);
+	}
+	if (r < 0) {
+		sup_respond(s, pk->req.id, r, 0);
+		return r;
+	}
+	for (size_t i = 0; i < s->n_staged && !known; i++)
+		known = strcmp(s->staged[i], c->path) == 0;
+	if (!known)
+		strv_push(&s->staged, &s->n_staged, xstrdup(c->path));
+	return r;
+}
+
+static bool
+staged(const struct sup *s, const char *path)
+{
+	for (size_t i = 0; i < s->n_staged; i++)
+		if (strcmp(s->staged[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* A person's "stage": the approval committed first (the asked row
+ * becomes the intent), as sup_answer does for an allow. */
+static enum verdict
+answer_stage(struct sup *s, const struct parked *pk, enum how how,
+    const char *by, int64_t wait_ms, uint64_t request)
+{
+	struct sup_what w = { .pid = (pid_t)pk->req.pid };
+	int64_t seq = pk->seq;
+
+	if (!sup_id_valid(s, pk->req.id))
+		return VERDICT_NONE;
+	if (sup_intent(s, &w, VERDICT_STAGE, how, NULL, by, wait_ms, request,
+	    &seq) < 0) {
+		sup_respond(s, pk->req.id, -EACCES, 0);
+		return VERDICT_DENY;
+	}
+	return stage(s, pk) < 0 ? VERDICT_DENY : VERDICT_STAGE;
+}
+
 static enum verdict
 files_resolve(struct sup *s, struct parked *pk, enum verdict v,
     enum how how, const char *by, const char *reason, int64_t wait_ms,
     uint64_t request)
 {
-	enum verdict done = sup_answer(s, pk, v, how, by, wait_ms, request,
-	    EACCES, allow, reason);
+	enum verdict done = v == VERDICT_STAGE ?
+	    answer_stage(s, pk, how, by, wait_ms, request) :
+	    sup_answer(s, pk, v, how, by, wait_ms, request, EACCES, allow,
+	    reason);
 
 	if (done == VERDICT_NONE)
 		/* The process went away while the person thought. */
@@ -542,11 +598,45 @@ files_free(struct parked *pk)
 	pk->write = NULL;
 }
 
+/* Only an open has a file to stage; a rename, unlink, chmod ... does
+ * not (allow or deny those). */
+static bool
+files_can_stage(const struct parked *pk)
+{
+	return pk->write != NULL && pk->write->op == OP_OPEN;
+}
+
 static const struct kind_ops files_ops = {
 	.resolve = files_resolve,
 	.remember = sup_remember,
 	.free = files_free,
+	.can_stage = files_can_stage,
 };
+
+/* An open of a path staged earlier in the run: its staged copy again,
+ * unasked, as a run grant answers (recorded write-ahead). */
+static void
+restage(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
+{
+	cleanup_free char *detail = describe_detail(c);
+	struct sup_what w = what(req, c, detail);
+	struct parked pk = { .req = *req, .write = c };
+	static const char rule[] = "staged earlier in this run";
+	int64_t seq = 0, res;
+
+	if (!sup_id_valid(s, req->id))
+		return;
+	if (sup_intent(s, &w, VERDICT_STAGE, HOW_RUN_RULE, rule, "run", 0, 0,
+	    &seq) < 0) {
+		sup_respond(s, req->id, -EACCES, 0);
+		record(s, seq, req, c, VERDICT_DENY, HOW_SUPERVISOR,
+		    "the record cannot be written", "supervisor", 0, 0);
+		return;
+	}
+	res = stage(s, &pk);
+	record(s, seq, req, c, res < 0 ? VERDICT_DENY : VERDICT_STAGE,
+	    HOW_RUN_RULE, rule, "run", 0, 0);
+}
 
 /* Park a copy of the decoded call (scratch keeps no memory it owned). */
 static void
@@ -578,6 +668,14 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	struct decision d = decide_write(&in, c->path,
 	    c->two ? c->path2 : NULL);
 
+	/* Staged once, staged for the run: the program must go on seeing
+	 * its own copy (only the never list comes first). */
+	if (c->op == OP_OPEN && staged(s, c->path) &&
+	    !(d.verdict == VERDICT_DENY && d.step == DECIDE_NEVER)) {
+		restage(s, req, c);
+		decision_done(&d);
+		return;
+	}
 	switch (d.verdict) {
 	case VERDICT_DENY:
 		sup_respond(s, req->id, -EACCES, 0);
@@ -606,6 +704,7 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	case VERDICT_ASK:
 	case VERDICT_NONE:
 	case VERDICT_KILL:
+	case VERDICT_STAGE:
 		if (sup_id_valid(s, req->id))
 			park(s, req, c, d.rule);
 		break;

@@ -315,6 +315,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	case VERDICT_ASK:
 	case VERDICT_NONE:
 	case VERDICT_KILL:
+	case VERDICT_STAGE:
 		park(s, req, inst.manager, subject, joined, hosts, n_hosts,
 		    d.rule);
 		break;

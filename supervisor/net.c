@@ -613,6 +613,7 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	case VERDICT_ASK:
 	case VERDICT_NONE:
 	case VERDICT_KILL:
+	case VERDICT_STAGE:
 		*why = steal_ptr(&dc.rule);
 		decision_done(&dc);
 		return 1;
@@ -847,6 +848,7 @@ dns_decide(void *ctx, const char *name, int qtype)
 	case VERDICT_ASK:
 	case VERDICT_NONE:
 	case VERDICT_KILL:
+	case VERDICT_STAGE:
 		break;
 	}
 	/* A lookup of an unknown name is a request too: DNS carries data

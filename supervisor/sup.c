@@ -424,6 +424,7 @@ sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	case VERDICT_DENY:
 	case VERDICT_NONE:
 	case VERDICT_ASK:
+	case VERDICT_STAGE:	/* files.c stages before it gets here */
 		break;
 	}
 	/* After a person's delay the caller may be gone: then nobody is

@@ -53,6 +53,9 @@ struct kind_ops {
 	    const struct request *, enum verdict);
 	/* Free the payload (not pk itself). */
 	void	(*free)(struct parked *);
+	/* May this request be answered "stage" (resolve then gets
+	 * VERDICT_STAGE)? NULL: never (only a write that opens a file). */
+	bool	(*can_stage)(const struct parked *);
 };
 
 /* A trapped call (or a DNS lookup) waiting for a person, as the queue's
@@ -150,6 +153,10 @@ struct sup {
 	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
 	struct pkg_grant *grants;	/* approved installs (grants.c) */
 	size_t		 n_grants;
+	/* Sandbox paths of writes answered "stage": a later open of one
+	 * gets its staged copy again, unasked (files.c). */
+	char	       **staged;
+	size_t		 n_staged;
 
 	int		 ctl_fd;
 	char		*ctl_path;

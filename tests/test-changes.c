@@ -599,6 +599,127 @@ test_kinds(void **state)
 	assert_int_equal(changes_kind_parse("nope", &k), -EINVAL);
 }
 
+/* A write outside answered "stage" as the supervisor leaves it: the
+ * copy in RUN/outside/upper/<host path>, the host's bytes at stage time
+ * in RUN/outside/base/<host path> (none for a file the open created). */
+static void
+stage_outside(struct fx *fx, const char *name, const char *base,
+    const char *staged)
+{
+	char *rel = xasprintf("%s/%s", fx->host + 1, name);
+	char *up = xasprintf("%s/outside/upper", fx->run);
+	char *bs = xasprintf("%s/outside/base", fx->run);
+
+	if (base != NULL)
+		puts_(bs, rel, base);
+	puts_(up, rel, staged);
+	free(rel);
+	free(up);
+	free(bs);
+}
+
+static void
+test_outside(void **state)
+{
+	struct fx *fx = *state;
+	struct changes_run run;
+	struct changes_done d;
+	const struct changes_project *p;
+	char *cause = NULL, *before = xasprintf("%s/before", fx->run);
+	char *rel_conf = xasprintf("%s/canary.conf", fx->host + 1);
+	char *rel_new = xasprintf("%s/new.conf", fx->host + 1);
+	char *rel_other = xasprintf("%s/other.conf", fx->host + 1);
+	char *host_conf = xstrdup(at(fx->host, "canary.conf"));
+	char *s = NULL, after[65];
+	char buf[512];
+	size_t len;
+
+	puts_(fx->host, "canary.conf", "keep = 1\n");
+	puts_(fx->host, "other.conf", "other\n");
+	stage_outside(fx, "canary.conf", "keep = 1\n", "keep = 2\n");
+	stage_outside(fx, "new.conf", NULL, "fresh\n");
+	stage_outside(fx, "other.conf", "other\n", "other 2\n");
+	/* No project: the staged writes outside are the run's changes. */
+	assert_int_equal(unlink(at(fx->run, "projects.tsv")), 0);
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	assert_int_equal(run.n, 1);
+	p = &run.p[0];
+	assert_true(p->outside);
+	assert_int_equal(p->index, -1);
+	assert_string_equal(p->host, "");
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	assert_int_equal(p->n, 3);
+	expect_kind(p, rel_conf, CHANGE_MODIFIED);
+	expect_kind(p, rel_new, CHANGE_ADDED);
+	expect_kind(p, rel_other, CHANGE_MODIFIED);
+	/* The old side is the host file at its own absolute path. */
+	assert_int_equal(changes_read(p, find(p, rel_conf), false, sizeof buf,
+	    &s, &len), 0);
+	assert_int_equal(len, 9);
+	assert_memory_equal(s, "keep = 1\n", 9);
+	free(s);
+
+	/* The host as it was at stage time: no conflict; changed since: a
+	 * conflict (the base is the judge, not the clock). */
+	assert_false(changes_conflict(p, find(p, rel_conf), &s));
+	assert_false(changes_conflict(p, find(p, rel_new), &s));
+	puts_(fx->host, "other.conf", "edited on the host\n");
+	assert_true(changes_conflict(p, find(p, rel_other), &s));
+	assert_non_null(strstr(s, "not what it was"));
+	free(s);
+	puts_(fx->host, "new.conf", "appeared\n");
+	assert_true(changes_conflict(p, find(p, rel_new), &s));
+	free(s);
+	assert_int_equal(unlink(at(fx->host, "new.conf")), 0);
+
+	/* apply: the host file atomically, its before-image kept */
+	assert_int_equal(changes_apply(p, find(p, rel_conf), before, &d,
+	    &cause), 0);
+	assert_string_equal(s = slurp(fx->host, "canary.conf"), "keep = 2\n");
+	free(s);
+	assert_string_equal(s = slurp(before, host_conf), "keep = 1\n");
+	free(s);
+	{
+		char *up = xasprintf("%s/outside/upper/%s", fx->run, rel_conf);
+
+		/* applied: no longer staged */
+		assert_int_not_equal(access(up, F_OK), 0);
+		free(up);
+	}
+	/* undo restores it byte for byte */
+	assert_int_equal(changes_hash_path(host_conf, after), 0);
+	assert_int_equal(changes_undo(before, host_conf, after, 0644, false,
+	    &d, &cause), 0);
+	assert_string_equal(s = slurp(fx->host, "canary.conf"), "keep = 1\n");
+	free(s);
+	/* discard: the staged copy goes, the host is untouched */
+	assert_int_equal(changes_discard(p, find(p, rel_new), &cause), 0);
+	assert_int_not_equal(access(at(fx->host, "new.conf"), F_OK), 0);
+	changes_done(&run);
+
+	/* Beside a project: listed after it. */
+	{
+		FILE *f = fopen(at(fx->run, "projects.tsv"), "w");
+
+		assert_non_null(f);
+		fprintf(f, "0\t%s\tcopy\n", fx->host);
+		fclose(f);
+	}
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	assert_int_equal(run.n, 2);
+	assert_false(run.p[0].outside);
+	assert_true(run.p[1].outside);
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	assert_int_equal(run.p[1].n, 1);
+	expect_kind(&run.p[1], rel_other, CHANGE_MODIFIED);
+	changes_done(&run);
+	free(before);
+	free(rel_conf);
+	free(rel_new);
+	free(rel_other);
+	free(host_conf);
+}
+
 int
 main(void)
 {
@@ -620,6 +741,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hash, setup_copy,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_upper, setup_copy,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_outside, setup_copy,
 		    teardown),
 	};
 

@@ -246,6 +246,18 @@ test_decide(void **state)
 	assert_null(d.reason);
 	json_decref(m);
 
+	/* The third answer to a write outside: stage it. */
+	m = msg_decide(9, VERDICT_STAGE, SCOPE_ONCE, NULL);
+	assert_json(m, "{\"type\":\"decide\",\"request\":9,\"verdict\":\"stage\","
+	    "\"scope\":\"once\"}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.request, 9);
+	assert_int_equal(d.verdict, VERDICT_STAGE);
+	assert_int_equal(d.scope, SCOPE_ONCE);
+	assert_null(d.reason);
+	json_decref(m);
+
 	/* No scope is once. */
 	m = load("{\"type\":\"decide\",\"request\":5,\"verdict\":\"allow\"}");
 	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
@@ -869,6 +881,8 @@ static const struct bad bads[] = {
 	  -EBADMSG, "unknown verdict \"maybe\"" },
 	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"kill\"}", p_decide,
 	  -EBADMSG, "unknown verdict \"kill\"" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"ask\"}", p_decide,
+	  -EBADMSG, "unknown verdict \"ask\"" },
 	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"deny\","
 	  "\"scope\":\"forever\"}", p_decide, -EBADMSG,
 	  "unknown scope \"forever\"" },

@@ -79,6 +79,7 @@ test_names(void **state)
 		{ VERDICT_NONE, "none" }, { VERDICT_ALLOW, "allow" },
 		{ VERDICT_DENY, "deny" }, { VERDICT_ASK, "ask" },
 		{ VERDICT_KILL, "kill" },
+		{ VERDICT_STAGE, "stage" },
 	};
 	static const struct {
 		enum how h;

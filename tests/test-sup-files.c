@@ -32,6 +32,7 @@
 #include "approvals/decide.h"
 #include "config/util.h"
 #include "supervisor/control.h"
+#include "supervisor/emulate.h"
 #include "supervisor/files.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
@@ -639,6 +640,154 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.v, VERDICT_DENY);
 }
 
+static char *
+slurp_file(const char *path)
+{
+	char *buf = xcalloc(1, 256);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	assert_true(read(fd, buf, 255) >= 0);
+	close(fd);
+	return buf;
+}
+
+static int64_t
+stage_open(const char *path, uint64_t flags, int *fd)
+{
+	static struct write_call c;
+
+	memset(&c, 0, sizeof c);
+	c.op = OP_OPEN;
+	c.name = "openat";
+	c.flags = flags;
+	c.mode = 0644;
+	snprintf(c.path, sizeof c.path, "%s", path);
+	return emulate_stage(&S, getpid(), &c, fd);
+}
+
+/*
+ * emulate_stage on this process (its root is the host's /, a bind of the
+ * host folder at its own path): the copy in RUN/outside/upper/<path>, the
+ * host's bytes in outside/base/, the host file never written; made once
+ * per path; a symlink at the name is refused; a new file has no base.
+ */
+static void
+test_stage_copy(void **state)
+{
+	char *dir = xasprintf("%s/stage-host", root);
+	char *run = xasprintf("%s/stage-run", root);
+	char *file = xasprintf("%s/file", dir);
+	char *link = xasprintf("%s/link", dir);
+	char *fresh = xasprintf("%s/fresh", dir);
+	char *up = xasprintf("%s/outside/upper%s", run, file);
+	char *base = xasprintf("%s/outside/base%s", run, file);
+	char *upfresh = xasprintf("%s/outside/upper%s", run, fresh);
+	char *basefresh = xasprintf("%s/outside/base%s", run, fresh);
+	struct bind b[] = { { .host = dir, .inside = dir, .writable = false } };
+	struct stat st;
+	char *s;
+	int fd = -1, hfd;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(run, 0700), 0);
+	hfd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	assert_true(hfd >= 0);
+	assert_int_equal(write(hfd, "old\n", 4), 4);
+	close(hfd);
+	assert_int_equal(symlink(file, link), 0);
+	S.binds = b;
+	S.n_binds = 1;
+	S.run_dir = run;
+
+	assert_int_equal(stage_open(file, O_WRONLY | O_APPEND, &fd), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "new\n", 4), 4);
+	close(fd);
+	assert_string_equal(s = slurp_file(file), "old\n");
+	free(s);
+	assert_string_equal(s = slurp_file(up), "old\nnew\n");
+	free(s);
+	assert_string_equal(s = slurp_file(base), "old\n");
+	free(s);
+	assert_int_equal(stat(up, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+
+	/* Again: the same copy, not a new one from the host. */
+	assert_int_equal(stage_open(file, O_WRONLY | O_APPEND, &fd), 0);
+	assert_int_equal(write(fd, "more\n", 5), 5);
+	close(fd);
+	assert_string_equal(s = slurp_file(up), "old\nnew\nmore\n");
+	free(s);
+	assert_string_equal(s = slurp_file(file), "old\n");
+	free(s);
+
+	/* A symlink at the name is never followed. */
+	fd = -1;
+	assert_int_equal(stage_open(link, O_WRONLY, &fd), -ELOOP);
+	assert_int_equal(fd, -1);
+	/* A file the open creates: a copy, no base; without O_CREAT,
+	 * ENOENT as the host would say. */
+	assert_int_equal(stage_open(fresh, O_WRONLY, &fd), -ENOENT);
+	assert_int_equal(stage_open(fresh, O_WRONLY | O_CREAT, &fd), 0);
+	close(fd);
+	assert_int_equal(access(upfresh, F_OK), 0);
+	assert_int_not_equal(access(basefresh, F_OK), 0);
+	assert_int_not_equal(access(fresh, F_OK), 0);
+
+	S.binds = binds;
+	S.n_binds = ARRAY_SIZE(binds);
+	S.run_dir = NULL;
+	free(dir);
+	free(run);
+	free(file);
+	free(link);
+	free(fresh);
+	free(up);
+	free(base);
+	free(upfresh);
+	free(basefresh);
+}
+
+/* "stage" only for a kind whose ops say it can be: otherwise the ack
+ * says why and the request stays pending, unanswered. */
+static void
+test_decide_stage_refused(void **state)
+{
+	uint64_t id;
+	json_t *m;
+	char buf[160];
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	S.clients[0].watch = false;
+	id = park_fake("s.example");
+	console_say("{\"type\":\"hello\",\"client\":\"cli\"}");
+	json_decref(console_next());	/* the welcome */
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"stage\"}", (unsigned long long)id);
+	console_say(buf);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_true(json_is_false(json_object_get(m, "ok")));
+	assert_non_null(strstr(str(m, "error", NULL),
+	    "only a write that opens a file can be staged"));
+	json_decref(m);
+	assert_int_equal(fake.resolved, 0);
+	assert_int_equal(fake.remembered, 0);
+	assert_int_equal(queue_len(S.queue), 1);
+	/* Still answerable. */
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"deny\"}", (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.resolved, 1);
+	assert_int_equal(fake.v, VERDICT_DENY);
+}
+
 int
 main(void)
 {
@@ -687,6 +836,10 @@ main(void)
 	    test_intent, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_decide_for_run, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_decide_stage_refused, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_stage_copy, setup, teardown);
 	/* The tree is made once; the fixture opens it for each test. */
 	make_tree();
 	r = _cmocka_run_group_tests("sup-files", t, n, NULL, NULL);

@@ -374,6 +374,49 @@ test_allow_needs_arming(void **state)
 	assert_message(f, "already sent");
 }
 
+/* s: the third answer to a write that opens a file, armed like a. */
+static void
+test_stage(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct request *r;
+
+	assert_int_equal(keys_action('s'), ACTION_STAGE_ONCE);
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/hosts");
+	frame(f);
+	act(f, 's', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "wait: request just appeared");
+	tick(f, 500);
+	frame(f);
+	act(f, 's', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(eff.verdict, VERDICT_STAGE);
+	assert_message(f, "stage #1");
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_STAGE);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "already sent");
+
+	/* A rename (or any request that opens no file) cannot be staged. */
+	r = sample_request(2, "/etc/motd", f->wall + 120000);
+	free(r->syscall);
+	r->syscall = xstrdup("rename");
+	feed_msg(f, msg_request(r));
+	request_free(r);
+	f->m->sel = 2;
+	frame(f);
+	tick(f, 500);
+	frame(f);
+	act(f, 's', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "only a write that opens a file");
+	assert_int_equal(model_pending_find(f->m, 2)->sent, VERDICT_NONE);
+}
+
 static void
 test_enter_never_approves(void **state)
 {
@@ -1046,6 +1089,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_request_escaped, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_bad_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_needs_arming, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_enter_never_approves, setup,

@@ -52,7 +52,8 @@ static const char cli_pending_help[] =
 "               deadline_ms (wall clock, ms since the epoch; 0 = none)}\n"
 "  -h, --help   show this help\n"
 "\n"
-"Answer with 'ward approve RUN ID' or 'ward deny RUN ID'.\n"
+"Answer with 'ward approve RUN ID' or 'ward deny RUN ID' (a write that\n"
+"opens a file also 'ward stage RUN ID').\n"
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
 static const char cli_approve_help[] =
@@ -86,6 +87,27 @@ static const char cli_deny_help[] =
 "\n"
 "Prints \"denied RUN ID\". Exit status: 0 denied, 1 not (no such run or\n"
 "request, already decided), 2 usage.\n";
+
+static const char cli_stage_help[] =
+"Usage: ward stage RUN ID\n"
+"\n"
+"Stage request ID of run RUN: a write outside the sandbox's folders that\n"
+"opens a file is done on a copy of the host file kept in the run folder\n"
+"(its bytes and mode as they were now). The program writes as if on the\n"
+"host; the host file is unchanged. Later opens of the same path in the\n"
+"run get the same copy, unasked. 'ward diff RUN' shows the change, 'ward\n"
+"apply RUN /PATH' writes it to the host (refused if the host file changed\n"
+"since), 'ward discard RUN /PATH' drops it, 'ward undo' restores an\n"
+"applied one.\n"
+"\n"
+"Only a request to open a file can be staged (not a rename, unlink,\n"
+"chmod, ...): for another, ward says so and exits 1.\n"
+"\n"
+"Options:\n"
+"  -h, --help   show this help\n"
+"\n"
+"Prints \"staged RUN ID\". Exit status: 0 staged, 1 not (no such run or\n"
+"request, already decided, not a file to stage), 2 usage.\n";
 
 static const char cli_kill_help[] =
 "Usage: ward kill RUN\n"
@@ -613,10 +635,12 @@ cli_pending(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
+/* v: VERDICT_ALLOW (approve), VERDICT_DENY (deny) or VERDICT_STAGE. */
 static int
-cli_decide(const char *verb, const char *help, bool allow, int argc,
+cli_decide(const char *verb, const char *help, enum verdict v, int argc,
     char **argv)
 {
+	bool allow = v != VERDICT_DENY;
 	static const struct option deny_opts[] = {
 		{ "reason", required_argument, NULL, OPT_REASON },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -661,8 +685,7 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 		cli_error("%s", cause);
 		return 1;
 	}
-	msg = msg_decide(id, allow ? VERDICT_ALLOW : VERDICT_DENY, SCOPE_ONCE,
-	    fl.reason);
+	msg = msg_decide(id, v, SCOPE_ONCE, fl.reason);
 	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
@@ -673,8 +696,8 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 	if (msg_ack_parse(ack, &a, &cause) < 0)
 		a.error = cause;
 	if (a.ok) {
-		printf("%s %s %" PRIu64 "\n", allow ? "approved" : "denied",
-		    c.id, id);
+		printf("%s %s %" PRIu64 "\n", v == VERDICT_STAGE ? "staged" :
+		    allow ? "approved" : "denied", c.id, id);
 		status = 0;
 	} else {
 		cleanup_free char *e = escape_str(a.error ? a.error :
@@ -691,13 +714,20 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 int
 cli_approve(int argc, char **argv)
 {
-	return cli_decide("approve", cli_approve_help, true, argc, argv);
+	return cli_decide("approve", cli_approve_help, VERDICT_ALLOW, argc,
+	    argv);
 }
 
 int
 cli_deny(int argc, char **argv)
 {
-	return cli_decide("deny", cli_deny_help, false, argc, argv);
+	return cli_decide("deny", cli_deny_help, VERDICT_DENY, argc, argv);
+}
+
+int
+cli_stage(int argc, char **argv)
+{
+	return cli_decide("stage", cli_stage_help, VERDICT_STAGE, argc, argv);
 }
 
 int

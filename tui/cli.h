@@ -7,6 +7,7 @@
 int	cli_pending(int argc, char **argv);	/* ward pending [--json] */
 int	cli_approve(int argc, char **argv);	/* ward approve RUN ID */
 int	cli_deny(int argc, char **argv);	/* ward deny RUN ID [--reason TEXT] */
+int	cli_stage(int argc, char **argv);	/* ward stage RUN ID */
 int	cli_kill(int argc, char **argv);	/* ward kill RUN */
 int	cli_log(int argc, char **argv);		/* ward log [RUN] [--json] */
 int	cli_output(int argc, char **argv);	/* ward output [--raw] [RUN] */

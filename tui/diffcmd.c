@@ -30,13 +30,15 @@ static const char diffcmd_diff_help[] =
 "applied: a patch in git's format, paths relative to the project root, that\n"
 "'git apply' and 'patch -p1' take in a copy of the project. RUN is a run id\n"
 "or --name (default: the most recent run with projects); PATH (relative to\n"
-"the project root, or absolute) picks files or folders.\n"
+"the project root, or absolute) picks files or folders. Writes outside\n"
+"answered 'ward stage' follow, paths from / ('patch -p1 -d /' takes them),\n"
+"picked by their absolute path.\n"
 "\n"
 "Options:\n"
 "  -s, --stat          one line per file: its kind and +/- line counts\n"
-"  -j, --json          one JSON array of {project, host, path, from, kind,\n"
-"                      old_mode, new_mode, size, binary, added, deleted,\n"
-"                      patch}\n"
+"  -j, --json          one JSON array of {project, host, outside, path,\n"
+"                      from, kind, old_mode, new_mode, size, binary,\n"
+"                      added, deleted, patch}\n"
 "      --color=WHEN    auto (a terminal), always or never\n"
 "  -h, --help          show this help\n"
 "\n"
@@ -149,8 +151,9 @@ static bool
 diffcmd_has_projects(const char *runs, const char *id)
 {
 	cleanup_free char *tsv = xasprintf("%s/%s/projects.tsv", runs, id);
+	cleanup_free char *out = xasprintf("%s/%s/outside/upper", runs, id);
 
-	return access(tsv, F_OK) == 0;
+	return access(tsv, F_OK) == 0 || access(out, F_OK) == 0;
 }
 
 /* The newest run folder with projects (by projects.tsv's mtime). */
@@ -171,8 +174,13 @@ diffcmd_latest(const char *runs)
 		if (e->d_name[0] == '.')
 			continue;
 		tsv = xasprintf("%s/%s/projects.tsv", runs, e->d_name);
-		if (stat(tsv, &st) < 0)
-			continue;
+		if (stat(tsv, &st) < 0) {
+			/* Or only a staged write outside (ward stage). */
+			free(tsv);
+			tsv = xasprintf("%s/%s/outside/upper", runs, e->d_name);
+			if (stat(tsv, &st) < 0)
+				continue;
+		}
 		if (best == NULL || st.st_mtim.tv_sec > bt.tv_sec ||
 		    (st.st_mtim.tv_sec == bt.tv_sec &&
 		    st.st_mtim.tv_nsec > bt.tv_nsec)) {
@@ -284,6 +292,9 @@ diffcmd_pick_one(const struct changes_project *p, const char *arg,
 {
 	size_t n, hn = strlen(p->host);
 
+	/* A staged write outside is named by its absolute path only. */
+	if (p->outside && arg[0] != '/')
+		return false;
 	if (arg[0] == '/') {
 		if (strncmp(arg, p->host, hn) != 0 ||
 		    (arg[hn] != '/' && arg[hn] != '\0'))
@@ -392,7 +403,9 @@ diffcmd_json_change(const struct changes_project *p, const struct change *ch,
 	json_t *jp = json_stringn(patch, len);
 
 	json_object_set_new(o, "project", json_integer(p->index));
-	json_object_set_new(o, "host", json_string(p->host));
+	json_object_set_new(o, "host", json_string(p->outside ? "/" :
+	    p->host));
+	json_object_set_new(o, "outside", json_boolean(p->outside));
 	json_object_set_new(o, "path", json_string(ch->path));
 	json_object_set_new(o, "from", ch->from ? json_string(ch->from) :
 	    json_null());
@@ -441,12 +454,18 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 			json_array_append_new(arr, diffcmd_json_change(p, ch,
 			    &st, buf, len));
 		} else if (o->stat) {
+			cleanup_free char *abs = p->outside ?
+			    xasprintf("/%s", ch->path) : NULL;
 			cleanup_free char *e = ch->from == NULL ?
-			    escape_str(ch->path) : NULL;
+			    escape_str(abs ? abs : ch->path) : NULL;
 
 			if (e == NULL) {
-				cleanup_free char *ef = escape_str(ch->from);
-				cleanup_free char *et = escape_str(ch->path);
+				cleanup_free char *absf = p->outside ?
+				    xasprintf("/%s", ch->from) : NULL;
+				cleanup_free char *ef =
+				    escape_str(absf ? absf : ch->from);
+				cleanup_free char *et =
+				    escape_str(abs ? abs : ch->path);
 
 				e = xasprintf("%s -> %s", ef, et);
 			}
@@ -525,7 +544,10 @@ diffcmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < c.run.n && status == 0; i++) {
 		const struct changes_project *p = &c.run.p[i];
 
-		if (c.run.n > 1 && !o.json && !o.stat && p->n > 0)
+		if (p->outside && !o.json && !o.stat && p->n > 0)
+			printf("# ward: staged writes outside the projects, "
+			    "paths from / (patch -p1 -d /)\n");
+		else if (c.run.n > 1 && !o.json && !o.stat && p->n > 0)
 			printf("# ward: project %d: %s\n", p->index, p->host);
 		status = diffcmd_diff_project(&c, p, &o, arr, &files, &adds,
 		    &dels);
@@ -1033,6 +1055,13 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 		git_oid id;
 		size_t n = 0;
 
+		if (p->outside) {
+			if (p->n > 0)
+				warn_msg("apply --commit: the staged writes "
+				    "outside are in no repository; left "
+				    "staged (ward apply RUN /PATH)");
+			continue;
+		}
 		if (diffcmd_commit_project(c, p, branch, &id, &n) < 0) {
 			status = 1;
 			continue;
@@ -1372,8 +1401,9 @@ diffcmd_pane_load(struct model *m, const char *run)
 			strv_push(&files, &n, c->from != NULL ?
 			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
 			    c->from, c->path) :
-			    xasprintf("%-8s %s%s", changes_kind_name(c->kind),
-			    c->path, c->binary ? " (binary)" : ""));
+			    xasprintf("%-8s %s%s%s", changes_kind_name(c->kind),
+			    cr.p[i].outside ? "/" : "", c->path,
+			    c->binary ? " (binary)" : ""));
 		}
 	}
 	model_diff_set_files(m, (const char *const *)files, n);

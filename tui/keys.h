@@ -40,6 +40,7 @@ enum action {
 	ACTION_DIFF_DISCARD_ALL,	/* U: discard every staged file (asks) */
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
+	ACTION_STAGE_ONCE,	/* s: a write outside on a staged copy; armed */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -34,6 +34,8 @@ static const char ward_help[] =
 "  pending [--json] [RUN]         list the requests waiting on a person\n"
 "  approve RUN ID                 allow one pending request, once\n"
 "  deny [--reason TEXT] RUN ID    deny one pending request\n"
+"  stage RUN ID                   do one pending write outside on a staged\n"
+"                                 copy (ward diff, apply, discard it)\n"
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  output [--raw] [RUN]           print a run's recorded output, escaped\n"
@@ -95,6 +97,7 @@ static const struct ward_cmd {
 	{ "pending", cli_pending },
 	{ "approve", cli_approve },
 	{ "deny", cli_deny },
+	{ "stage", cli_stage },
 	{ "kill", cli_kill },
 	{ "log", cli_log },
 	{ "output", cli_output },

@@ -719,13 +719,33 @@ model_select_step(struct model *m, int by)
 	m->sel = m->pending[i]->id;
 }
 
+bool
+model_stageable(const struct pending *p)
+{
+	static const char *const opens[] = { "open", "openat", "openat2",
+	    "creat" };
+
+	if (p == NULL || p->kind != KIND_WRITE || p->syscall == NULL)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(opens); i++)
+		if (strcmp(p->syscall, opens[i]) == 0)
+			return true;
+	return false;
+}
+
+/* a, and s (VERDICT_STAGE): armed only, as DESIGN §9 says. */
 static void
-model_allow(struct model *m, struct model_effect *eff)
+model_allow(struct model *m, struct model_effect *eff, enum verdict v)
 {
 	struct pending *p = model_pending_get(m, m->sel);
 
 	if (p == NULL) {
 		model_message(m, MSG_INFO, "no request selected");
+		return;
+	}
+	if (v == VERDICT_STAGE && !model_stageable(p)) {
+		model_message(m, MSG_INFO, "#%" PRIu64 ": only a write that "
+		    "opens a file can be staged", p->id);
 		return;
 	}
 	if (p->sent != VERDICT_NONE) {
@@ -742,11 +762,16 @@ model_allow(struct model *m, struct model_effect *eff)
 			    "wait: request just appeared");
 		return;
 	}
-	p->sent = VERDICT_ALLOW;
+	p->sent = v;
 	eff->kind = EFFECT_DECIDE;
 	eff->request = p->id;
-	eff->verdict = VERDICT_ALLOW;
-	model_message(m, MSG_INFO, "allow #%" PRIu64 " once: sent", p->id);
+	eff->verdict = v;
+	if (v == VERDICT_STAGE)
+		model_message(m, MSG_INFO, "stage #%" PRIu64 ": sent; c shows "
+		    "the diff once written", p->id);
+	else
+		model_message(m, MSG_INFO, "allow #%" PRIu64 " once: sent",
+		    p->id);
 }
 
 static void
@@ -993,6 +1018,7 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
 	case ACTION_DENY_ONCE:
+	case ACTION_STAGE_ONCE:
 	case ACTION_KILL:
 	case ACTION_YES:
 	case ACTION_NO:
@@ -1088,7 +1114,10 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		model_detail_close(m);
 		break;
 	case ACTION_ALLOW_ONCE:
-		model_allow(m, eff);
+		model_allow(m, eff, VERDICT_ALLOW);
+		break;
+	case ACTION_STAGE_ONCE:
+		model_allow(m, eff, VERDICT_STAGE);
 		break;
 	case ACTION_DENY_ONCE:
 		model_deny(m, eff);

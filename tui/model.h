@@ -289,6 +289,8 @@ const struct pending *model_pending_find(const struct model *, uint64_t id);
 /* Index of id in pending, or -1. */
 ssize_t		 model_pending_index(const struct model *, uint64_t id);
 bool		 model_armed(const struct model *, uint64_t id);
+/* May it be answered "stage" (s)? A write that opens a file. */
+bool		 model_stageable(const struct pending *);
 const struct model_event *model_event_at(const struct model *, size_t i);
 bool		 model_run_ended(const struct model *);
 /* "running", "exited 0", "killed", "timeout", "signal 9", ... */

@@ -79,6 +79,8 @@ view_pending_head(const struct model *m, const struct pending *p,
 
 	if (p->sent == VERDICT_ALLOW)
 		snprintf(right, sizeof right, "allow sent ");
+	else if (p->sent == VERDICT_STAGE)
+		snprintf(right, sizeof right, "stage sent ");
 	else if (p->sent == VERDICT_DENY)
 		snprintf(right, sizeof right, "deny sent ");
 	else {
@@ -241,8 +243,13 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 
 	if (p->sent == VERDICT_ALLOW)
 		armed = "allow sent";
+	else if (p->sent == VERDICT_STAGE)
+		armed = "stage sent";
 	else if (p->sent == VERDICT_DENY)
 		armed = "deny sent";
+	else if (model_armed(m, p->id) && model_stageable(p))
+		armed = "a allows it once, s stages it (host file unchanged "
+		    "until ward apply), d denies it";
 	else if (model_armed(m, p->id))
 		armed = "a allows it once, d denies it";
 	else

@@ -77,6 +77,7 @@ view_events_draw(const struct model *m, struct grid *g, int top, int bottom)
 
 		switch (e->verdict) {
 		case VERDICT_ALLOW:
+		case VERDICT_STAGE:
 			attr = GRID_COLOR(GRID_GREEN);
 			break;
 		case VERDICT_DENY:
