@@ -42,6 +42,8 @@ static const struct keys_binding keys_table[] = {
 	{ 'K', ACTION_KILL, "kill the run (asks: y/n)" },
 	{ 'y', ACTION_YES, NULL },
 	{ 'n', ACTION_NO, NULL },
+	{ '/', ACTION_FILTER, "filter the events: kind, verdict, text; "
+	    "Esc clears" },
 	{ 'c', ACTION_DIFF, "the staged changes (diff); ] [ change file" },
 	{ ']', ACTION_DIFF_NEXT, KEYS_ALSO },
 	{ '[', ACTION_DIFF_PREV, KEYS_ALSO },
@@ -55,7 +57,6 @@ static const struct keys_binding keys_table[] = {
 	{ 'A', ACTION_NOT_YET, NULL },
 	{ 'D', ACTION_NOT_YET, NULL },
 	{ 'r', ACTION_NOT_YET, NULL },
-	{ '/', ACTION_NOT_YET, NULL },
 };
 
 enum action

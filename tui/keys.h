@@ -36,6 +36,7 @@ enum action {
 	ACTION_DIFF_PREV,	/* [ */
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
+	ACTION_FILTER,		/* /: the events pane's filter (tui/events.h) */
 };
 
 /* Keys that are not characters; above the Unicode range. */
