@@ -18,6 +18,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
+#include "tui/finished.h"
 #include "tui/grid.h"
 #include "tui/keys.h"
 #include "tui/model.h"
@@ -70,6 +71,7 @@ struct console {
 	int		 sent_rows;	/* the pty size last sent */
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
+	int		 summaries;	/* end-of-run summaries read (0..2) */
 };
 
 static void
@@ -185,6 +187,22 @@ console_input(struct console *c)
 		off += k;
 	}
 	vt_output_clear(c->m->vt);
+}
+
+/* A run that ends shows its summary, read from the record: once when
+ * it ends, and again once its supervisor is gone (it has written its
+ * last events by then). */
+static void
+console_summary(struct console *c)
+{
+	struct model *m = c->m;
+	int want = m->disconnected || m->readonly ? 2 : 1;
+
+	if (!model_run_ended(m) || c->summaries >= want)
+		return;
+	c->summaries = want;
+	if (!m->readonly)
+		(void)finished_summary(m, m->run.id, NULL);
 }
 
 /* The pty takes the pane's size: while the pane is shown, and from the
@@ -319,6 +337,7 @@ console_loop(struct console *c)
 		console_input(c);
 		if (c->m->quit)
 			break;
+		console_summary(c);
 		/* The agent may be writing: the open diff follows it. */
 		if (c->m->diff.open && now_mono_ms() >= next_diff) {
 			diffcmd_pane_load(c->m, c->m->run.id);
@@ -340,6 +359,36 @@ console_loop(struct console *c)
 	grid_free(g);
 }
 
+/* `ward console RUN` on a run that has ended: read-only, from the
+ * record (tui/finished.h). 0 after q; -1 when it is no finished run (the
+ * caller says why it could not attach). */
+static int
+console_finished(const struct console_opts *opts)
+{
+	struct console c = { 0 };
+	cleanup_free char *cause = NULL, *why = NULL;
+
+	c.m = model_new();
+	model_set_agent(c.m, AGENT_OFF, console_prefix());
+	model_set_now(c.m, now_mono_ms(), now_wall_ms());
+	if (finished_load(c.m, opts->run, &cause) < 0) {
+		model_free(c.m);
+		return -1;
+	}
+	setlocale(LC_CTYPE, "");
+	console_signals();
+	if (screen_init(&why) < 0) {
+		fprintf(stderr, "ward console: %s\n", why != NULL ? why :
+		    "cannot start the terminal");
+		model_free(c.m);
+		return -1;
+	}
+	console_loop(&c);
+	screen_done();
+	model_free(c.m);
+	return 0;
+}
+
 int
 console_attach(const struct console_opts *opts)
 {
@@ -357,6 +406,10 @@ console_attach(const struct console_opts *opts)
 		cleanup_free char *esc = escape_str(cause != NULL ? cause :
 		    strerror(-e));
 
+		/* No supervisor: a run that has ended opens from the record. */
+		if (!opts->exit_with_run && opts->run != NULL &&
+		    console_finished(opts) == 0)
+			return 0;
 		fprintf(stderr, "ward console: %s\n", esc);
 		return 1;
 	}
