@@ -331,6 +331,21 @@ test_fold(void **state)
 	assert_null(v);
 	events_set_filter(&e, "");
 	assert_null(e.filter_text);
+
+	/* While a filter is typed, the lines are those it would keep. */
+	events_edit_open(&e);
+	(void)events_edit_key(&e, 'd');
+	(void)events_edit_key(&e, 'e');
+	(void)events_edit_key(&e, 'n');
+	(void)events_edit_key(&e, 'y');
+	n = events_lines(&e, &v);
+	assert_int_equal(n, 2);
+	free(v);
+	assert_null(e.filter_text);
+	(void)events_edit_key(&e, KEYS_ESC);
+	n = events_lines(&e, &v);
+	assert_int_equal(n, 6);
+	free(v);
 	events_done(&e);
 }
 

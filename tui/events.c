@@ -205,14 +205,22 @@ size_t
 events_lines(const struct events *e, struct events_line **ret)
 {
 	struct events_line *v = NULL;
+	struct events_filter typing;
+	const struct events_filter *f = &e->filter;
 	size_t n = 0;
-	bool fold = !events_filter_shows_execs(&e->filter);
+	bool fold;
 
+	/* While the filter is typed, the pane shows what it would keep. */
+	if (e->editing) {
+		events_filter_parse(e->edit, &typing);
+		f = &typing;
+	}
+	fold = !events_filter_shows_execs(f);
 	*ret = NULL;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct events_item *it = events_at(e, i);
 
-		if (!events_filter_match(&e->filter, it))
+		if (!events_filter_match(f, it))
 			continue;
 		if (fold && events_foldable(it) && n > 0 &&
 		    events_foldable(events_at(e, v[n - 1].last))) {
@@ -224,6 +232,8 @@ events_lines(const struct events *e, struct events_line **ret)
 		v[n++] = (struct events_line){ .first = i, .last = i,
 		    .count = 1 };
 	}
+	if (e->editing)
+		events_filter_done(&typing);
 	*ret = v;
 	return n;
 }

@@ -84,8 +84,9 @@ bool	events_filter_match(const struct events_filter *,
 /* Whether the filter asks for execs by kind (then none are folded). */
 bool	events_filter_shows_execs(const struct events_filter *);
 
-/* The pane's lines, oldest first, after the filter and the folding
- * (malloc'd in *ret, may be NULL when none); their number. */
+/* The pane's lines, oldest first, after the filter (the one being typed
+ * while the editor is open) and the folding (malloc'd in *ret, may be
+ * NULL when none); their number. */
 size_t	events_lines(const struct events *, struct events_line **ret);
 /* The text of a line (malloc'd): the event's, or the fold's. */
 char	*events_line_text(const struct events *, const struct events_line *);

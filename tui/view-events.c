@@ -62,8 +62,8 @@ view_events_header(const struct model *m, struct grid *g, int top,
 	cleanup_free char *title = NULL;
 
 	if (m->ev.editing) {
-		title = xasprintf("filter /%s_  (Enter applies, Esc clears)",
-		    m->ev.edit);
+		title = xasprintf("filter /%s_  %zu of %zu  (Enter keeps, "
+		    "Esc clears)", m->ev.edit, shown, n);
 		pen_header(g, top, title, true);
 		return;
 	}
