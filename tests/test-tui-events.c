@@ -532,6 +532,13 @@ test_model_keys(void **state)
 	key(m, KEYS_ESC, &eff);
 	assert_false(m->ev.editing);
 	assert_null(m->ev.filter_text);
+
+	/* With the agent pane there is no events pane to type into. */
+	model_set_agent(m, AGENT_ON, 0);
+	m->focus = PANE_PENDING;
+	key(m, '/', &eff);
+	assert_false(m->ev.editing);
+	assert_non_null(strstr(m->message, "lines view"));
 	model_free(m);
 }
 

@@ -1092,9 +1092,15 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_FILTER:
 		if (m->detail)
 			break;
+		/* The agent pane's layout has no events pane: an editor
+		 * nobody sees must not take the keys. */
+		if (m->agent) {
+			model_message(m, MSG_INFO, "the events pane is in the "
+			    "lines view: v, then /");
+			break;
+		}
 		events_edit_open(&m->ev);
-		if (!m->agent)
-			m->focus = PANE_EVENTS;
+		m->focus = PANE_EVENTS;
 		break;
 	case ACTION_ALLOW_ONCE:
 		model_allow(m, eff);
