@@ -25,25 +25,46 @@ summary_surface_name(enum summary_surface s)
 	    "unknown";
 }
 
-/* The paths seen so far, to count each file once. */
+/* The paths seen, to count each file once: collected, then sorted. */
 struct summary_ctx {
 	struct summary	*s;
-	char	       **paths;
-	size_t		 n_paths;
+	char	       **written;	/* allowed writes' paths */
+	size_t		 n_written;
+	char	       **applied;	/* applied changes' paths */
+	size_t		 n_applied;
 };
 
-/* true when path was new (and is now remembered). */
-static bool
-summary_path_add(struct summary_ctx *c, const char *path)
+static int
+summary_cmp(const void *a, const void *b)
 {
-	if (path == NULL || *path == '\0')
-		return false;
-	for (size_t i = 0; i < c->n_paths; i++) {
-		if (strcmp(c->paths[i], path) == 0)
-			return false;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts v and drops repeats; the number left. */
+static size_t
+summary_unique(char **v, size_t n)
+{
+	size_t k = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, summary_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(v[i], v[k]) == 0) {
+			free(v[i]);
+			continue;
+		}
+		v[++k] = v[i];
 	}
-	strv_push(&c->paths, &c->n_paths, xstrdup(path));
-	return true;
+	v[k + 1] = NULL;
+	return k + 1;
+}
+
+static void
+summary_path_add(char ***v, size_t *n, const char *path)
+{
+	if (path != NULL && *path != '\0')
+		strv_push(v, n, xstrdup(path));
 }
 
 static int
@@ -98,8 +119,8 @@ summary_on_event(const struct audit_event_row *row, void *arg)
 	/* An intent whose outcome never came may not have happened, but
 	 * it may have: it counts (the record says "intent" of it). */
 	if (ev->kind == KIND_WRITE && ev->verdict == VERDICT_ALLOW) {
-		s->written += summary_path_add(c, ev->subject);
-		s->written += summary_path_add(c, ev->subject2);
+		summary_path_add(&c->written, &c->n_written, ev->subject);
+		summary_path_add(&c->written, &c->n_written, ev->subject2);
 	}
 	return 0;
 }
@@ -113,7 +134,7 @@ summary_on_change(const struct audit_change_row *row, void *arg)
 	if (act == NULL || (strcmp(act, "applied") != 0 &&
 	    strcmp(act, "committed") != 0))
 		return 0;
-	c->s->applied += summary_path_add(c, row->ch.path);
+	summary_path_add(&c->applied, &c->n_applied, row->ch.path);
 	return 0;
 }
 
@@ -131,7 +152,16 @@ summary_from_record(struct audit *a, const char *run, struct summary *s,
 	r = audit_each_event(a, run, summary_on_event, &c, cause);
 	if (r == 0)
 		r = audit_each_change(a, run, summary_on_change, &c, cause);
-	strv_free(c.paths);
+	s->written = (int64_t)summary_unique(c.written, c.n_written);
+	c.n_applied = summary_unique(c.applied, c.n_applied);
+	/* A file applied that was also written on the host is one file. */
+	for (size_t i = 0; i < c.n_applied; i++) {
+		if (s->written == 0 || bsearch(&c.applied[i], c.written,
+		    (size_t)s->written, sizeof *c.written, summary_cmp) == NULL)
+			s->applied++;
+	}
+	strv_free(c.written);
+	strv_free(c.applied);
 	return r < 0 ? r : 0;
 }
 
