@@ -18,6 +18,7 @@
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/request.h"
+#include "approvals/summary.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -32,6 +33,7 @@ enum cli_opt {
 	OPT_ALL = 'a',
 	OPT_REASON = 'r',
 	OPT_RAW = 'R',
+	OPT_SUMMARY = 's',
 };
 
 static const char cli_pending_help[] =
@@ -124,6 +126,7 @@ static const char cli_kill_help[] =
 
 static const char cli_log_help[] =
 "Usage: ward log [--json] [--all | RUN]\n"
+"       ward log --summary [--json] [RUN]\n"
 "\n"
 "Show the record of what runs tried and how it was decided, oldest first:\n"
 "the most recent run by default, RUN (an id, or the most recent run with\n"
@@ -146,6 +149,14 @@ static const char cli_log_help[] =
 "               run, time_ms, path, from, change, action, before_hash,\n"
 "               after_hash (SHA-256), size, old_mode, new_mode, by\n"
 "  -a, --all    every run, not only the last\n"
+"  -s, --summary  the run's summary instead of its events: the requests\n"
+"               asked of a person (allowed, denied, timed out), the files\n"
+"               changed (written on the host, applied, staged in its\n"
+"               projects), the attempts refused without asking by surface\n"
+"               (files, network, packages, exec, syscalls), the programs\n"
+"               started; with --json one object {run, asked, allowed,\n"
+"               denied, timed_out, unanswered, changed, written, applied,\n"
+"               staged, blocked {files, ...}, blocked_total, execs}\n"
 "  -h, --help   show this help\n"
 "\n"
 "A run whose supervisor died before it wrote the run's end is marked lost\n"
@@ -225,6 +236,7 @@ struct cli_flags {
 	bool		 all;
 	const char	*reason;
 	bool		 raw;
+	bool		 summary;
 	bool		 done;
 };
 
@@ -255,6 +267,9 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_RAW:
 			fl->raw = true;
+			break;
+		case OPT_SUMMARY:
+			fl->summary = true;
 			break;
 		default:
 			fl->done = true;
@@ -1029,12 +1044,48 @@ cli_log_change(const struct audit_change_row *row, void *arg)
 	return 0;
 }
 
+/* `ward log --summary`: approvals/summary.h, with the files staged in
+ * the run's folder. */
+static int
+cli_log_summary(struct audit *a, const char *run, bool json, char **cause)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	cleanup_free char *dir = xasprintf("%s/%s", runs, run);
+	cleanup_free char *why = NULL;
+	cleanup_free char *erun = cli_esc(run);
+	struct summary s;
+	int r;
+
+	if ((r = summary_from_record(a, run, &s, cause)) < 0)
+		return r;
+	if (strchr(run, '/') == NULL &&
+	    summary_count_staged(dir, &s, &why) < 0)
+		cli_error("run %s: staged files not counted: %s", erun,
+		    why ? why : "cannot read the run folder");
+	if (json) {
+		json_t *o = summary_json(&s);
+
+		cli_set(o, "run", cli_jstr(run));
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		cleanup_strv char **v = summary_lines(&s);
+
+		printf("run %s\n", erun);
+		for (size_t i = 0; v[i] != NULL; i++)
+			printf("  %s\n", v[i]);
+	}
+	return 0;
+}
+
 int
 cli_log(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1046,7 +1097,7 @@ cli_log(int argc, char **argv)
 	struct audit *a = NULL;
 	int status, r;
 
-	status = cli_parse("log", cli_log_help, ":jah", longopts, argc, argv,
+	status = cli_parse("log", cli_log_help, ":jash", longopts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -1055,10 +1106,23 @@ cli_log(int argc, char **argv)
 	if (fl.all && argc - optind == 1)
 		return usage_error(2, "log", "give RUN or --all, not both");
 
+	if (fl.all && fl.summary)
+		return usage_error(2, "log", "--summary is of one run, not --all");
+
 	db = paths_audit_db();
 	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL,
 	    !fl.all, "ward log", &a, &run) < 0)
 		return 1;
+	if (fl.summary) {
+		r = cli_log_summary(a, run, fl.json, &cause);
+		audit_close(a);
+		if (r < 0) {
+			cli_error("cannot read %s: %s", db,
+			    cause ? cause : strerror(-r));
+			return 1;
+		}
+		return 0;
+	}
 	ctx.json = fl.json;
 	r = audit_each_event(a, run, cli_log_event, &ctx, &cause);
 	if (r == 0)

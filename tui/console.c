@@ -18,6 +18,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
+#include "tui/finished.h"
 #include "tui/grid.h"
 #include "tui/keys.h"
 #include "tui/model.h"
@@ -40,11 +41,14 @@ static const char console_usage[] =
 "Usage: ward console [--agent|--lines] [RUN]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
-"its state. Without RUN, attaches to the only live run.\n"
+"its state. Without RUN, attaches to the only live run. A RUN that has\n"
+"ended opens read-only from the record: its output, events, summary and\n"
+"diff (the answer keys only say it is read-only).\n"
 "\n"
 "Keys: a allow once (only after the request has been on screen for half a\n"
 "second), d deny, Enter show the whole request (it never approves),\n"
-"K kill the run (asks y/n), Tab switch pane, j/k move, ? help, q leave.\n"
+"K kill the run (asks y/n), Tab switch pane, j/k move, / filter the\n"
+"events (kind, verdict, how, subject text; Esc clears), ? help, q leave.\n"
 "Leaving does not stop the run; attach again with 'ward console RUN'.\n"
 "\n"
 "The agent pane: a full-screen program (one that switches to the\n"
@@ -70,6 +74,7 @@ struct console {
 	int		 sent_rows;	/* the pty size last sent */
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
+	int		 summaries;	/* end-of-run summaries read (0..2) */
 };
 
 static void
@@ -189,6 +194,22 @@ console_input(struct console *c)
 		off += k;
 	}
 	vt_output_clear(c->m->vt);
+}
+
+/* A run that ends shows its summary, read from the record: once when
+ * it ends, and again once its supervisor is gone (it has written its
+ * last events by then). */
+static void
+console_summary(struct console *c)
+{
+	struct model *m = c->m;
+	int want = m->disconnected || m->readonly ? 2 : 1;
+
+	if (!model_run_ended(m) || c->summaries >= want)
+		return;
+	c->summaries = want;
+	if (!m->readonly)
+		(void)finished_summary(m, m->run.id, NULL);
 }
 
 /* The pty takes the pane's size: while the pane is shown, and from the
@@ -323,6 +344,7 @@ console_loop(struct console *c)
 		console_input(c);
 		if (c->m->quit)
 			break;
+		console_summary(c);
 		/* The agent may be writing: the open diff follows it. */
 		if (c->m->diff.open && now_mono_ms() >= next_diff) {
 			diffcmd_pane_load(c->m, c->m->run.id);
@@ -344,6 +366,36 @@ console_loop(struct console *c)
 	grid_free(g);
 }
 
+/* `ward console RUN` on a run that has ended: read-only, from the
+ * record (tui/finished.h). 0 after q; -1 when it is no finished run (the
+ * caller says why it could not attach). */
+static int
+console_finished(const struct console_opts *opts)
+{
+	struct console c = { 0 };
+	cleanup_free char *cause = NULL, *why = NULL;
+
+	c.m = model_new();
+	model_set_agent(c.m, AGENT_OFF, console_prefix());
+	model_set_now(c.m, now_mono_ms(), now_wall_ms());
+	if (finished_load(c.m, opts->run, &cause) < 0) {
+		model_free(c.m);
+		return -1;
+	}
+	setlocale(LC_CTYPE, "");
+	console_signals();
+	if (screen_init(&why) < 0) {
+		fprintf(stderr, "ward console: %s\n", why != NULL ? why :
+		    "cannot start the terminal");
+		model_free(c.m);
+		return -1;
+	}
+	console_loop(&c);
+	screen_done();
+	model_free(c.m);
+	return 0;
+}
+
 int
 console_attach(const struct console_opts *opts)
 {
@@ -361,6 +413,10 @@ console_attach(const struct console_opts *opts)
 		cleanup_free char *esc = escape_str(cause != NULL ? cause :
 		    strerror(-e));
 
+		/* No supervisor: a run that has ended opens from the record. */
+		if (!opts->exit_with_run && opts->run != NULL &&
+		    console_finished(opts) == 0)
+			return 0;
 		fprintf(stderr, "ward console: %s\n", esc);
 		return 1;
 	}

@@ -30,7 +30,9 @@ static const struct keys_binding keys_table[] = {
 	{ 'G', ACTION_BOTTOM, KEYS_ALSO },
 	{ KEYS_HOME, ACTION_TOP, KEYS_ALSO },
 	{ KEYS_END, ACTION_BOTTOM, KEYS_ALSO },
-	{ KEYS_TAB, ACTION_NEXT_PANE, "switch pane: output / pending" },
+	{ '/', ACTION_FILTER,
+	    "filter the events (kind verdict text); Tab: next pane" },
+	{ KEYS_TAB, ACTION_NEXT_PANE, KEYS_ALSO },
 	{ KEYS_BACKTAB, ACTION_NEXT_PANE, NULL },
 	{ '\r', ACTION_DETAIL,
 	    "show the whole request; again (or Esc) closes" },
@@ -61,7 +63,6 @@ static const struct keys_binding keys_table[] = {
 	{ 'A', ACTION_NOT_YET, NULL },
 	{ 'D', ACTION_NOT_YET, NULL },
 	{ 'r', ACTION_NOT_YET, NULL },
-	{ '/', ACTION_NOT_YET, NULL },
 };
 
 enum action

@@ -41,6 +41,7 @@ enum action {
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
 	ACTION_STAGE_ONCE,	/* s: a write outside on a staged copy; armed */
+	ACTION_FILTER,		/* /: the events pane's filter (tui/events.h) */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -31,6 +31,7 @@ model_new(void)
 	m->prefix = MODEL_PREFIX;
 	/* The size the supervisor gives the pty until the console says. */
 	m->vt = vt_new(24, 80);
+	events_init(&m->ev);
 	return m;
 }
 
@@ -72,6 +73,7 @@ model_free(struct model *m)
 		free(m->events[(m->event_first + i) % MODEL_EVENTS].text);
 	free(m->message);
 	vt_free(m->vt);
+	events_done(&m->ev);
 	free(m);
 }
 
@@ -506,6 +508,8 @@ model_on_resolved(struct model *m, const json_t *msg)
 	if ((was_reading || m->sel == rs.request) && !mine)
 		model_message(m, MSG_WARN, "%s", text);
 	model_event_push(m, text, rs.verdict);
+	events_push(&m->ev, p != NULL ? (int)p->kind : EVENTS_KIND_UNKNOWN,
+	    rs.verdict, (int)rs.how, p != NULL ? p->subject : "", text);
 	model_pending_remove(m, rs.request);
 	return 0;
 }
@@ -530,6 +534,8 @@ model_on_event(struct model *m, const json_t *msg)
 		text = xasprintf("%s %s%s%s", kind, subject,
 		    *detail ? ": " : "", detail);
 		model_event_push(m, text, VERDICT_NONE);
+		events_push(&m->ev, (int)ev.kind, ev.kind == KIND_RUN ?
+		    VERDICT_NONE : ev.verdict, (int)ev.how, subject, text);
 		return 0;
 	}
 	subject2 = escape_str(ev.subject2);
@@ -538,6 +544,8 @@ model_on_event(struct model *m, const json_t *msg)
 	    *subject2 ? " -> " : "", subject2, verdict_name(ev.verdict),
 	    how_name(ev.how), *rule ? ": " : "", rule);
 	model_event_push(m, text, ev.verdict);
+	events_push(&m->ev, (int)ev.kind, ev.verdict, (int)ev.how, subject,
+	    text);
 	return 0;
 }
 
@@ -1026,9 +1034,87 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_REDRAW:
 	case ACTION_RESIZE:
 	case ACTION_NOT_YET:
+	case ACTION_FILTER:
 		return false;
 	}
 	return false;
+}
+
+/* ---- the events pane ---- */
+
+#define MODEL_EVENTS_PAGE	10
+
+static size_t
+model_event_lines(const struct model *m)
+{
+	struct events_line *v = NULL;
+	size_t n = events_lines(&m->ev, &v);
+
+	free(v);
+	return n;
+}
+
+/* Tab: pending, output, events (once there are some), pending. */
+static void
+model_next_pane(struct model *m)
+{
+	if (m->focus == PANE_PENDING)
+		m->focus = PANE_OUTPUT;
+	else if (m->focus == PANE_OUTPUT && m->ev.n > 0)
+		m->focus = PANE_EVENTS;
+	else
+		m->focus = PANE_PENDING;
+}
+
+/* A move while the events pane has the focus; false: not a move. */
+static bool
+model_events_action(struct model *m, enum action a)
+{
+	bool up = a == ACTION_UP || a == ACTION_PAGE_UP || a == ACTION_TOP;
+	long by;
+
+	/* Not a switch: the other actions (and those added later) are
+	 * not this pane's. */
+	if (a == ACTION_UP || a == ACTION_DOWN)
+		by = 1;
+	else if (a == ACTION_PAGE_UP || a == ACTION_PAGE_DOWN)
+		by = MODEL_EVENTS_PAGE;
+	else if (a == ACTION_TOP || a == ACTION_BOTTOM)
+		by = 1L << 30;
+	else
+		return false;
+	/* Up is older: further from the newest line. */
+	events_scroll(&m->ev, up ? by : -by, model_event_lines(m), 1);
+	return true;
+}
+
+/* What a finished run opened from the record still does: look, move,
+ * leave. A list, not a switch: an action added later is refused until
+ * it is named here. */
+static bool
+model_readonly_allows(enum action a)
+{
+	static const enum action ok[] = {
+		ACTION_NONE, ACTION_UP, ACTION_DOWN, ACTION_PAGE_UP,
+		ACTION_PAGE_DOWN, ACTION_TOP, ACTION_BOTTOM, ACTION_NEXT_PANE,
+		ACTION_DETAIL, ACTION_CLOSE, ACTION_HELP, ACTION_QUIT,
+		ACTION_REDRAW, ACTION_RESIZE, ACTION_DIFF, ACTION_DIFF_NEXT,
+		ACTION_DIFF_PREV, ACTION_VIEW, ACTION_ZOOM, ACTION_FILTER,
+		ACTION_NO,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		if (ok[i] == a)
+			return true;
+	}
+	return false;
+}
+
+void
+model_set_summary(struct model *m, const struct summary *s)
+{
+	m->summary = *s;
+	m->have_summary = true;
 }
 
 void
@@ -1067,7 +1153,15 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 	if (!m->disconnected || model_run_ended(m))
 		model_message_clear(m);
+	if (m->readonly && !model_readonly_allows(a)) {
+		model_message(m, MSG_WARN, "read-only: the run has ended, "
+		    "nothing can be answered");
+		return;
+	}
 	if (m->diff.open && model_diff_action(m, a, eff))
+		return;
+	if (m->focus == PANE_EVENTS && !m->detail && !m->help &&
+	    model_events_action(m, a))
 		return;
 
 	switch (a) {
@@ -1098,8 +1192,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		break;
 	case ACTION_NEXT_PANE:
 		if (!m->detail && !m->agent)
-			m->focus = m->focus == PANE_OUTPUT ? PANE_PENDING :
-			    PANE_OUTPUT;
+			model_next_pane(m);
 		break;
 	case ACTION_DETAIL:
 		if (m->detail)
@@ -1111,7 +1204,23 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			model_message(m, MSG_INFO, "no request selected");
 		break;
 	case ACTION_CLOSE:
+		if (!m->detail && m->focus == PANE_EVENTS &&
+		    m->ev.filter_text != NULL)
+			events_set_filter(&m->ev, NULL);
 		model_detail_close(m);
+		break;
+	case ACTION_FILTER:
+		if (m->detail)
+			break;
+		/* The agent pane's layout has no events pane: an editor
+		 * nobody sees must not take the keys. */
+		if (m->agent) {
+			model_message(m, MSG_INFO, "the events pane is in the "
+			    "lines view: v, then /");
+			break;
+		}
+		events_edit_open(&m->ev);
+		m->focus = PANE_EVENTS;
 		break;
 	case ACTION_ALLOW_ONCE:
 		model_allow(m, eff, VERDICT_ALLOW);
@@ -1246,6 +1355,13 @@ model_apply_key(struct model *m, int key, struct model_effect *eff,
 		m->focus = PANE_PENDING;
 	if (m->agent && m->focus == PANE_AGENT) {
 		model_agent_key(m, key, focus_moved);
+		return;
+	}
+	/* The filter's editor takes every key while it is open: what is
+	 * typed there is text, never an answer. */
+	if (m->ev.editing) {
+		if (key != KEYS_PASTE_START && key != KEYS_PASTE_END)
+			(void)events_edit_key(&m->ev, key);
 		return;
 	}
 	/* A paste is text for the program: none of it is a console key

@@ -26,6 +26,8 @@
 
 #include "approvals/msg.h"
 #include "approvals/request.h"
+#include "approvals/summary.h"
+#include "tui/events.h"
 #include "tui/keys.h"
 #include "tui/output.h"
 
@@ -36,6 +38,7 @@ enum pane {
 	PANE_OUTPUT,
 	PANE_PENDING,
 	PANE_AGENT,		/* the agent pane: keys go to the program */
+	PANE_EVENTS,		/* the events pane (tui/events.h) */
 };
 
 /*
@@ -200,6 +203,17 @@ struct model {
 	struct model_alerts alerts;
 
 	struct model_diff diff;
+
+	/* The events pane: every event, filtered and folded (tui/events.h);
+	 * the ring above stays the last decisions for the compact view. */
+	struct events	 ev;
+	/* A finished run opened from the record (tui/finished.h): nothing
+	 * can be answered or sent; an answer key says so. */
+	bool		 readonly;
+	/* The end-of-run summary, once the console read it from the record
+	 * (approvals/summary.h). */
+	bool		 have_summary;
+	struct summary	 summary;
 	/* The agent pane. keys go to the program while focus is
 	 * PANE_AGENT; the prefix key moves it to the requests. */
 	struct vt	*vt;		/* fed every pty output */
@@ -276,6 +290,9 @@ void		 model_diff_set_targets(struct model *,
 		    size_t n);
 /* After an EFFECT_DIFF_ACT: the confirmation is over. */
 void		 model_diff_confirm_done(struct model *);
+
+/* The end-of-run summary to show (copied). */
+void		 model_set_summary(struct model *, const struct summary *);
 
 /* Takes and clears the alerts raised since the last call. */
 void		 model_take_alerts(struct model *, struct model_alerts *);

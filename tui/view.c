@@ -9,12 +9,12 @@
 #include "tui/pen.h"
 #include "tui/view-diff.h"
 #include "tui/view-agent.h"
+#include "tui/view-events.h"
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
 
 #define VIEW_OUT_MIN	4	/* output header + 3 lines, always */
-#define VIEW_EVENTS	3
 
 static void
 view_title(const struct model *m, struct grid *g)
@@ -63,36 +63,6 @@ view_title(const struct model *m, struct grid *g)
 }
 
 static void
-view_events_draw(const struct model *m, struct grid *g, int top, int bottom)
-{
-	size_t n = (size_t)(bottom - top - 1), first;
-
-	pen_header(g, top, "recent decisions", false);
-	if (n > m->event_count)
-		n = m->event_count;
-	first = m->event_count - n;
-	for (size_t i = 0; i < n; i++) {
-		const struct model_event *e = model_event_at(m, first + i);
-		unsigned attr = 0;
-
-		switch (e->verdict) {
-		case VERDICT_ALLOW:
-		case VERDICT_STAGE:
-			attr = GRID_COLOR(GRID_GREEN);
-			break;
-		case VERDICT_DENY:
-		case VERDICT_KILL:
-			attr = GRID_COLOR(GRID_RED);
-			break;
-		case VERDICT_NONE:
-		case VERDICT_ASK:
-			break;
-		}
-		grid_put(g, top + 1 + (int)i, 2, g->w, e->text, attr);
-	}
-}
-
-static void
 view_status(const struct model *m, struct grid *g)
 {
 	int y = g->h - 2;
@@ -134,7 +104,15 @@ view_keys(const struct model *m, struct grid *g)
 	cleanup_free char *text = NULL;
 	unsigned attr;
 
-	if (model_run_ended(m)) {
+	if (m->readonly) {
+		model_state_text(m, state, sizeof state);
+		if (m->run.end_reason != NULL &&
+		    strcmp(m->run.end_reason, "lost") == 0)
+			snprintf(state, sizeof state, "lost");
+		text = xasprintf(" ended %s, read-only - Tab pane  / filter  "
+		    "c diff  q leave", state);
+		attr = GRID_REVERSE | GRID_BOLD;
+	} else if (model_run_ended(m)) {
 		model_state_text(m, state, sizeof state);
 		if (strcmp(state, "killed") == 0)
 			text = xstrdup(" run was killed - q to leave");
@@ -201,26 +179,29 @@ view_main(const struct model *m, struct grid *g, struct view_report *rep)
 {
 	int top = 1, bottom = g->h - 2, avail = bottom - top;
 	int pend, rest, ev = 0, out;
+	bool card = model_run_ended(m) && m->have_summary;
 
-	pend = view_pending_rows(m, g->w);
+	/* Once the run has ended nothing is pending: its summary card
+	 * takes the requests' place. */
+	pend = card ? view_summary_rows(m) : view_pending_rows(m, g->w);
 	if (pend > avail - VIEW_OUT_MIN)
 		pend = avail - VIEW_OUT_MIN;
 	rest = avail - pend;
-	if (m->event_count > 0) {
-		ev = 1 + (int)(m->event_count < VIEW_EVENTS ? m->event_count :
-		    VIEW_EVENTS);
-		if (ev > rest - VIEW_OUT_MIN)
-			ev = rest - VIEW_OUT_MIN;
-		if (ev < 2)
-			ev = 0;
-	}
+	ev = view_events_rows(m, rest - VIEW_OUT_MIN);
+	if (ev > rest - VIEW_OUT_MIN)
+		ev = rest - VIEW_OUT_MIN;
+	if (ev < 2)
+		ev = 0;
 	out = rest - ev;
 
 	view_output_draw(m, g, top, top + out);
 	rep->page_rows = out - 1;
 	if (ev > 0)
 		view_events_draw(m, g, top + out, top + out + ev);
-	view_pending_draw(m, g, top + out + ev, bottom, rep);
+	if (card)
+		view_summary_draw(m, g, top + out + ev, bottom);
+	else
+		view_pending_draw(m, g, top + out + ev, bottom, rep);
 }
 
 void
