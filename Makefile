@@ -44,7 +44,9 @@ DIFF_LIBS := -Wl,-Bstatic -lnettle -Wl,-Bdynamic
 else
 DIFF_LIBS := $(shell pkg-config --libs nettle)
 endif
+# (the policy's hash too: config/policy.c, in every program)
 LIB_LIBS  += $(DIFF_LIBS)
+SUP_LIBS  += $(DIFF_LIBS)
 TUI_LIBS  += $(DIFF_LIBS)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
 
