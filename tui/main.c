@@ -13,6 +13,7 @@
 #include "tui/cli.h"
 #include "tui/completion.h"
 #include "tui/console.h"
+#include "tui/demo.h"
 #include "tui/diffcmd.h"
 #include "tui/gc.h"
 #include "tui/run.h"
@@ -28,7 +29,8 @@ static const char ward_help[] =
 "Commands:\n"
 "  run [OPTIONS] -- CMD [ARG...]  start a supervised run; on a terminal the\n"
 "                                 console attaches to it\n"
-"  demo                           the console on a pretend agent's run\n"
+"  demo [--auto] [--headless]     a pretend agent meets every surface ward\n"
+"                                 guards, in a fake world; a scorecard\n"
 "  console [RUN]                  attach the console to a live run\n"
 "  pending [--json] [RUN]         list the requests waiting on a person\n"
 "  approve RUN ID                 allow one pending request, once\n"
@@ -74,7 +76,7 @@ ward_run(int argc, char **argv)
 static int
 ward_demo(int argc, char **argv)
 {
-	return run_demo(argc, argv, ward_argv0);
+	return demo_main(argc, argv, ward_argv0);
 }
 
 static int
