@@ -258,6 +258,11 @@ bench: all
 # ward in BINDIR; ward-supervisor, which only ward starts, in
 # LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
 # completions where bash-completion, zsh and fish look.
+# The demo's fake world runs its servers with python3 (not made
+# executable: the package does not depend on python3, the demo says when
+# it is missing).
+DEMO_SH = $(wildcard share/demo/*.sh)
+DEMO_PY = $(wildcard share/demo/*.py)
 COMPLETIONS = $(BUILD)/completions/ward.bash $(BUILD)/completions/_ward \
 	$(BUILD)/completions/ward.fish
 
@@ -283,8 +288,8 @@ install: all completions
 	install -m 755 ward $(DESTDIR)$(BINDIR)/
 	install -m 755 ward-supervisor $(DESTDIR)$(LIBEXECDIR)/ward/
 	install -m 644 share/ward.ini $(DESTDIR)$(DATADIR)/ward/
-	install -m 644 share/demo/demo.ini $(DESTDIR)$(DATADIR)/ward/demo/
-	install -m 755 share/demo/agent.sh $(DESTDIR)$(DATADIR)/ward/demo/
+	install -m 644 share/demo/demo.ini $(DEMO_PY) $(DESTDIR)$(DATADIR)/ward/demo/
+	install -m 755 $(DEMO_SH) $(DESTDIR)$(DATADIR)/ward/demo/
 	install -m 644 share/agents/*.ini $(DESTDIR)$(DATADIR)/ward/agents/
 	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 share/man/*.5 $(DESTDIR)$(MANDIR)/man5/
@@ -300,7 +305,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/ward
 	rm -f $(DESTDIR)$(DATADIR)/ward/ward.ini $(DESTDIR)$(DATADIR)/ward/demo/demo.ini \
-		$(DESTDIR)$(DATADIR)/ward/demo/agent.sh
+		$(patsubst share/demo/%,$(DESTDIR)$(DATADIR)/ward/demo/%,$(DEMO_SH) $(DEMO_PY))
 	rm -f $(patsubst share/agents/%,$(DESTDIR)$(DATADIR)/ward/agents/%,$(wildcard share/agents/*.ini))
 	-rmdir $(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents $(DESTDIR)$(DATADIR)/ward
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard share/man/*.1))

@@ -58,7 +58,8 @@ dest=$work/dest
 make -C "$repo" -s install DESTDIR="$dest" PREFIX=/usr >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; bad "make install"; }
 for f in usr/bin/ward usr/libexec/ward/ward-supervisor usr/share/ward/ward.ini \
-    usr/share/ward/demo/agent.sh usr/share/man/man1/ward.1 \
+    usr/share/ward/demo/agent.sh usr/share/ward/demo/world.sh \
+    usr/share/ward/demo/registry.py usr/share/man/man1/ward.1 \
     usr/share/man/man5/ward.ini.5 usr/share/man/man8/ward-supervisor.8 \
     usr/share/bash-completion/completions/ward \
     usr/share/zsh/vendor-completions/_ward \
@@ -124,6 +125,19 @@ for who in root "$user"; do
 	pol=$(sqlite3 -readonly "$home/state/ward/audit.db" "SELECT policy_path FROM runs" 2>/dev/null || true)
 	check "as $who: the default policy was /etc/ward/ward.ini (record: $pol)" \
 	    test "$pol" = /etc/ward/ward.ini
+	# The demo, installed: its files found under /usr/share/ward, its
+	# fake world made, its story told to the end.
+	st=0
+	"${pre[@]}" env -i PATH=/usr/bin:/bin HOME="$home" XDG_STATE_HOME="$home/state" \
+	    XDG_RUNTIME_DIR="$home/run" XDG_CONFIG_HOME="$home/config" \
+	    WARD_DEMO_PACE_MS=200 timeout 120 /usr/bin/ward demo --auto --headless \
+	    >"$work/demo.$who" 2>"$work/demo-err.$who" </dev/null || st=$?
+	check "as $who: ward demo --auto tells its story to the end (status $st)" \
+	    grep -q '^== done' "$work/demo.$who"
+	check "as $who: ward demo made its fake world" \
+	    grep -q '^What reached the demo' "$work/demo.$who"
+	[ "$st" = 0 ] || tail -n 20 "$work/demo-err.$who"
+	rm -rf "$(sed -n 's/^ward: demo folder \([^ ]*\) .*/\1/p' "$work/demo-err.$who")"
 done
 check "bash completes 'ward ap' to approve and apply" bash -c '
 	. /usr/share/bash-completion/completions/ward
