@@ -1,6 +1,11 @@
 # ward — GNU make with pkg-config. See README.md.
 .SUFFIXES:
 PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
 BUILD    ?= build
 CC       ?= cc
 PKGS      = libseccomp inih sqlite3 ncursesw jansson libnotify libgit2 nettle vterm
@@ -15,15 +20,16 @@ SECCOMP_LIBS := $(shell pkg-config --libs libseccomp)
 SUP_LIBS   := $(LIB_LIBS)
 # libvterm (tui/vt.c): the agent pane's terminal emulator.
 TUI_LIBS   := $(shell pkg-config --libs ncursesw vterm) $(LIB_LIBS)
-# inih, sqlite3, jansson, libunistring, ncurses and libvterm are linked into the programs when
-# their static archives are installed (Debian's -dev packages have them):
-# a run then maps 4 libraries fewer (0.25 MiB less memory per supervisor,
-# 60 page faults less per `ward run`). None of them ever sees what the
-# sandboxed program controls: they read the policy, the record and the
-# control sockets, all outside the sandbox and the user's own. STATIC=0
-# links them as shared libraries (a distribution's package, where their
-# security updates come that way); STATIC=1 insists on the archives.
-STATIC ?= auto
+# Shared libraries by default, as a distribution links them (their
+# security updates reach ward that way). STATIC=1 links inih, sqlite3,
+# jansson, libunistring, ncurses, libvterm and nettle from their static
+# archives (Debian's -dev packages have them): a run then maps 4
+# libraries fewer (0.25 MiB less memory per supervisor, 60 page faults
+# less per `ward run`; `make bench` shows the start-up it saves). None of
+# them ever sees what the sandboxed program controls: they read the
+# policy, the record and the control sockets, all outside the sandbox.
+# STATIC=auto links statically when every archive is there.
+STATIC ?= 0
 ifeq ($(STATIC),auto)
 STATIC_ARCHIVES := libinih.a libsqlite3.a libjansson.a libunistring.a libncursesw.a libtinfo.a libvterm.a libnettle.a
 override STATIC := $(if $(strip $(foreach a,$(STATIC_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=$(a))),,$(a)))),0,1)
@@ -38,25 +44,33 @@ endif
 # when a review verb or the diff pane first needs it (dlopen): linked,
 # its chain of shared libraries would cost every `ward run` 3 ms. Only
 # its headers are needed here. nettle (SHA-256, approvals/changes.c) is
-# small and linked in like the others when its archive is there.
+# small and linked in like the others with STATIC=1.
 ifeq ($(STATIC),1)
 DIFF_LIBS := -Wl,-Bstatic -lnettle -Wl,-Bdynamic
 else
 DIFF_LIBS := $(shell pkg-config --libs nettle)
 endif
+# (the policy's hash too: config/policy.c, in every program)
 LIB_LIBS  += $(DIFF_LIBS)
+SUP_LIBS  += $(DIFF_LIBS)
 TUI_LIBS  += $(DIFF_LIBS)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
 
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
        -Wmissing-prototypes -Wswitch-enum -Wvla \
        -Werror=implicit-function-declaration -Werror=return-type \
-       -Werror=incompatible-pointer-types -Werror=format-security
+       -Werror=incompatible-pointer-types -Werror=format-security \
+       -Wno-missing-field-initializers
+# (Tables leave trailing fields to their zero, the C idiom for them, which
+# clang's -Wextra flags and gcc's does not.)
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment or the command line
+# reach every compile and link (a distribution's hardening flags:
+# dpkg-buildflags gives -D_FORTIFY_SOURCE=2 in CPPFLAGS).
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 LDFLAGS += -Wl,--as-needed
 
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
@@ -108,6 +122,10 @@ $(BUILD)/filter-gen: $(BUILD)/supervisor/filter-gen.o $(BUILD)/supervisor/filter
 $(BUILD)/gen/filter-bpf.h: $(BUILD)/filter-gen
 	@mkdir -p $(dir $@)
 	$(BUILD)/filter-gen $@.tmp && mv $@.tmp $@
+
+# Where the installed programs look for each other and the shipped files.
+$(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
+	-DWARD_SYSCONFDIR='"$(SYSCONFDIR)"'
 
 $(BUILD)/supervisor/filter.o: $(BUILD)/gen/filter-bpf.h
 $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
@@ -237,20 +255,81 @@ fuzz-check: fuzz
 bench: all
 	tests/bench/run.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ward $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 ward ward-supervisor $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 share/ward.ini $(DESTDIR)$(PREFIX)/share/ward/
-	cp -r share/demo $(DESTDIR)$(PREFIX)/share/ward/
-	install -d $(DESTDIR)$(PREFIX)/share/ward/agents
-	install -m 644 share/agents/*.ini $(DESTDIR)$(PREFIX)/share/ward/agents/
-	install -m 644 share/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 share/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+# ward in BINDIR; ward-supervisor, which only ward starts, in
+# LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
+# completions where bash-completion, zsh and fish look.
+# The demo's fake world runs its servers with python3 (not made
+# executable: the package does not depend on python3, the demo says when
+# it is missing).
+DEMO_SH = $(wildcard share/demo/*.sh)
+DEMO_PY = $(wildcard share/demo/*.py)
+COMPLETIONS = $(BUILD)/completions/ward.bash $(BUILD)/completions/_ward \
+	$(BUILD)/completions/ward.fish
+
+$(BUILD)/completions/ward.bash: ward
+	@mkdir -p $(dir $@)
+	./ward completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completions/_ward: ward
+	@mkdir -p $(dir $@)
+	./ward completion zsh >$@.tmp && mv $@.tmp $@
+$(BUILD)/completions/ward.fish: ward
+	@mkdir -p $(dir $@)
+	./ward completion fish >$@.tmp && mv $@.tmp $@
+
+completions: $(COMPLETIONS)
+
+install: all completions
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ward \
+		$(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 ward $(DESTDIR)$(BINDIR)/
+	install -m 755 ward-supervisor $(DESTDIR)$(LIBEXECDIR)/ward/
+	install -m 644 share/ward.ini $(DESTDIR)$(DATADIR)/ward/
+	install -m 644 share/demo/demo.ini $(DEMO_PY) $(DESTDIR)$(DATADIR)/ward/demo/
+	install -m 755 $(DEMO_SH) $(DESTDIR)$(DATADIR)/ward/demo/
+	install -m 644 share/agents/*.ini $(DESTDIR)$(DATADIR)/ward/agents/
+	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 share/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 share/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 $(BUILD)/completions/ward.bash \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/ward
+	install -m 644 $(BUILD)/completions/_ward \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ward
+	install -m 644 $(BUILD)/completions/ward.fish \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/ward
+	rm -f $(DESTDIR)$(DATADIR)/ward/ward.ini $(DESTDIR)$(DATADIR)/ward/demo/demo.ini \
+		$(patsubst share/demo/%,$(DESTDIR)$(DATADIR)/ward/demo/%,$(DEMO_SH) $(DEMO_PY))
+	rm -f $(patsubst share/agents/%,$(DESTDIR)$(DATADIR)/ward/agents/%,$(wildcard share/agents/*.ini))
+	-rmdir $(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents $(DESTDIR)$(DATADIR)/ward
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard share/man/*.1))
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard share/man/*.5))
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard share/man/*.8))
+	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/ward \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ward \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
+
+# A Debian package of the tree (debian/), unsigned, in ../ as
+# dpkg-buildpackage leaves it; tests/live/t-deb.sh installs and purges it.
+deb:
+	dpkg-buildpackage -us -uc -b
+
+# make install/uninstall into a DESTDIR, then the package built from a
+# copy of the tree, lintian, installed, run, purged (root; tests/deb-check.sh).
+deb-check: all
+	tests/deb-check.sh
 
 clean:
 	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor
 
-.PHONY: all check unit unit-only asan asan-live layers bench install clean tests \
+.PHONY: all check unit unit-only asan asan-live layers bench install uninstall \
+	completions deb deb-check clean tests \
 	fuzz fuzzers fuzz-check
 # Keep the test objects: make would otherwise delete them as intermediates.
 .SECONDARY:

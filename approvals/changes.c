@@ -238,18 +238,6 @@ changes_done(struct changes_run *run)
 /* ------------------------------------------------------------------ */
 /* Hashes and contents. */
 
-static void
-changes_hex(const uint8_t *d, size_t n, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 int
 changes_hash_path(const char *path, char out[65])
 {
@@ -284,7 +272,7 @@ changes_hash_path(const char *path, char out[65])
 		return -EINVAL;
 	}
 	sha256_digest(&ctx, sizeof d, d);
-	changes_hex(d, sizeof d, out);
+	hex_encode(d, sizeof d, out);
 	return 0;
 }
 

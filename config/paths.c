@@ -13,9 +13,13 @@
 
 #include "config/util.h"
 
-/* Where `make install` puts things; the Makefile may pass its PREFIX. */
-#ifndef WARD_PREFIX
-#define WARD_PREFIX "/usr/local"
+/* Where `make install` puts things; the Makefile passes its PREFIX and
+ * SYSCONFDIR. */
+#ifndef WARD_INSTALL_PREFIX
+#define WARD_INSTALL_PREFIX "/usr/local"
+#endif
+#ifndef WARD_SYSCONFDIR
+#define WARD_SYSCONFDIR "/etc"
 #endif
 
 /* The XDG spec: a relative path in an XDG variable is invalid; ignore it. */
@@ -332,14 +336,20 @@ char *
 paths_supervisor(void)
 {
 	cleanup_free char *dir = paths_exe_dir(NULL);
+	char *p;
 
-	if (dir != NULL) {
-		char *p = xasprintf("%s/ward-supervisor", dir);
-
-		if (access(p, X_OK) == 0)
-			return p;
-		free(p);
-	}
+	if (dir == NULL)
+		return xstrdup("ward-supervisor");
+	/* A build tree, or both in one folder. */
+	p = xasprintf("%s/ward-supervisor", dir);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	/* Installed: PREFIX/bin/ward, PREFIX/libexec/ward/ward-supervisor. */
+	p = xasprintf("%s/../libexec/ward/ward-supervisor", dir);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
 	return xstrdup("ward-supervisor");
 }
 
@@ -357,8 +367,11 @@ paths_default_policy(const char *argv0)
 		return steal_ptr(&user);
 	if (share != NULL && share[0] != '\0')
 		return xasprintf("%.*s/ward.ini", paths_trim(share), share);
+	/* The machine's default, set by its administrator. */
+	if (paths_exists(WARD_SYSCONFDIR "/ward/ward.ini"))
+		return xstrdup(WARD_SYSCONFDIR "/ward/ward.ini");
 	if ((exe = paths_exe_dir(argv0)) == NULL)
-		return xstrdup(WARD_PREFIX "/share/ward/ward.ini");
+		return xstrdup(WARD_INSTALL_PREFIX "/share/ward/ward.ini");
 	/* A build tree: the programs sit in the repository beside share/. */
 	beside = xasprintf("%s/share/ward.ini", exe);
 	if (paths_exists(beside))

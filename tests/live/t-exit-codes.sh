@@ -12,6 +12,11 @@ check() {
 }
 
 check 0 "true" true
+# The record names the policy by what sha256sum prints for the file the
+# run kept.
+hash=$(sql "SELECT policy_hash FROM runs WHERE id = '$WT_RUN'")
+kept=$(sha256sum "$(run_dir "$WT_RUN")/policy.ini" | cut -d' ' -f1)
+assert_eq "the record's policy hash is sha256sum of the run's policy.ini" "$kept" "$hash"
 check 3 "sh -c 'exit 3'" sh -c 'exit 3'
 check 127 "a command that does not exist" ward-no-such-command-xyz
 check 127 "an absolute path that does not exist" /nonexistent/ward-cmd

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Fake package registries of the live tests' world (tests/live/networld.sh).
+"""Fake package registries of a fake outside world: `ward demo`'s
+(share/demo/world.sh) and the live tests' (tests/live/networld.sh, which runs
+it as pkg-registry.py).
 
-    pkg-registry.py --dir DIR --lifetime SECS
+    registry.py --dir DIR --lifetime SECS
                     --pypi ADDR:PORT --pypi-name NAME:PORT
                     --npm ADDR:PORT --npm-name NAME:PORT
 
