@@ -30,10 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "approvals/audit.h"
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/request.h"
+#include "approvals/scorecard.h"
+#include "approvals/summary.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -314,6 +317,62 @@ demo_world_card(const char *world)
 	    demo_count_lines(world, "pypi.log"));
 }
 
+/* --- the scorecard --------------------------------------------------------- */
+
+struct demo_find {
+	const char	*name;
+	char		*id;
+};
+
+static int
+demo_find_run(const struct audit_run_row *row, void *arg)
+{
+	struct demo_find *f = arg;
+
+	if (row->run.name != NULL && strcmp(row->run.name, f->name) == 0) {
+		free(f->id);
+		f->id = xstrdup(row->run.id);
+	}
+	return 0;
+}
+
+/* The run's scorecard from the record (approvals/scorecard.h). */
+static void
+demo_scorecard(const char *name)
+{
+	cleanup_free char *db = paths_audit_db(), *cause = NULL;
+	cleanup_free char *runs = NULL, *dir = NULL;
+	cleanup_strv char **lines = NULL;
+	struct demo_find f = { .name = name };
+	struct audit *a = NULL;
+	struct summary s;
+
+	if (audit_open_readonly(db, &a, &cause) < 0) {
+		fprintf(stderr, "ward demo: no scorecard: %s\n", cause);
+		return;
+	}
+	if (audit_each_run(a, demo_find_run, &f, &cause) < 0 || f.id == NULL ||
+	    summary_from_record(a, f.id, &s, &cause) < 0) {
+		fprintf(stderr, "ward demo: no scorecard: %s\n",
+		    cause != NULL ? cause : "the run is not in the record");
+		free(f.id);
+		audit_close(a);
+		return;
+	}
+	runs = paths_runs_dir();
+	dir = xasprintf("%s/%s", runs, f.id);
+	free(cause);
+	cause = NULL;
+	(void)summary_count_staged(dir, &s, &cause);
+	if (scorecard_lines(a, f.id, &s, &lines, &cause) == 0) {
+		printf("\nScorecard of the demo's run %s\n", f.id);
+		for (size_t i = 0; lines[i] != NULL; i++)
+			printf("%s\n", lines[i]);
+	}
+	free(f.id);
+	audit_close(a);
+}
+
 /* --- the run, inside the world (or without one) ------------------------- */
 
 static int
@@ -402,6 +461,7 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 		kill(auto_pid, SIGTERM);
 		(void)demo_wait_child(auto_pid);
 	}
+	demo_scorecard(name);
 	if (world != NULL && *world != '\0')
 		demo_world_card(world);
 	else
