@@ -32,10 +32,14 @@ enum action {
 	ACTION_RESIZE,
 	ACTION_NOT_YET,		/* A, D, r: answers that are not built yet */
 	ACTION_DIFF,		/* v: the run's staged changes, again closes */
-	ACTION_DIFF_NEXT,	/* ]: the next changed file */
-	ACTION_DIFF_PREV,	/* [ */
+	ACTION_DIFF_NEXT,	/* }: the next changed file */
+	ACTION_DIFF_PREV,	/* { */
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
+	ACTION_RUN_PREV,	/* [: the previous run (ward console, every run) */
+	ACTION_RUN_NEXT,	/* ] */
+	ACTION_RUN_PICK,	/* 1-9: run N */
+	ACTION_RUN_DISMISS,	/* x: forget an ended run */
 };
 
 /* Keys that are not characters; above the Unicode range. */

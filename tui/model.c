@@ -408,6 +408,8 @@ model_on_run(struct model *m, const struct run_info *ri)
 		m->run.ask_timeout = ri->ask_timeout;
 	if (ri->have & MSG_RUN_HEADLESS)
 		m->run.headless = ri->headless;
+	if (ri->have & MSG_RUN_WATCHERS)
+		m->run.watchers = ri->watchers;
 
 	if (model_run_ended(m) && !was_ended) {
 		/* Nothing is left to answer. */
@@ -899,6 +901,10 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_NEXT_PANE:
 	case ACTION_VIEW:
 	case ACTION_ZOOM:
+	case ACTION_RUN_PREV:
+	case ACTION_RUN_NEXT:
+	case ACTION_RUN_PICK:
+	case ACTION_RUN_DISMISS:
 		return true;
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
@@ -1043,6 +1049,14 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_ZOOM:
 		m->zoom = m->zoom == ZOOM_NONE ? ZOOM_AGENT :
 		    m->zoom == ZOOM_AGENT ? ZOOM_REQUESTS : ZOOM_NONE;
+		break;
+	case ACTION_RUN_PREV:
+	case ACTION_RUN_NEXT:
+	case ACTION_RUN_PICK:
+	case ACTION_RUN_DISMISS:
+		/* tui/fleet.c takes these when the console shows every run. */
+		model_message(m, MSG_INFO, "one run here; 'ward console' "
+		    "shows every run");
 		break;
 	case ACTION_YES:
 	case ACTION_NO:

@@ -74,6 +74,7 @@ struct model_run {
 	int64_t		 started_ms;
 	int64_t		 ended_ms;
 	unsigned	 ask_timeout;	/* seconds */
+	unsigned	 watchers;	/* other consoles, when we attached */
 	bool		 headless;
 };
 
