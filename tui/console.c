@@ -47,7 +47,7 @@ static const char console_usage[] =
 "its state. Without RUN, every live run of yours in one console: a runs\n"
 "pane, one queue of requests across the runs, oldest first, each marked\n"
 "with its run; [ ] or 1-9 switch runs (the output and the diff follow),\n"
-"x dismisses an ended run, and runs that start later join.\n"
+"X dismisses an ended run, and runs that start later join.\n"
 "\n"
 "Keys: a allow once (only after the request has been on screen for half a\n"
 "second), d deny, Enter show the whole request (it never approves),\n"
@@ -499,7 +499,7 @@ console_fleet_scan(struct console_fleet *cf)
 	}
 }
 
-/* Runs the person dismissed (x on an ended run) go, connection and all. */
+/* Runs the person dismissed (X on an ended run) go, connection and all. */
 static void
 console_fleet_sweep(struct console_fleet *cf)
 {

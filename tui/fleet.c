@@ -241,8 +241,10 @@ fleet_refresh(struct fleet *f)
 		    f->n_queue - 1);
 		return;
 	}
-	if (at < 0 && m->n_pending == 0 && !f->picked && f->n_queue > 0) {
-		/* Nothing selected and the run has nothing: the oldest. */
+	if (f->sel_id == 0 && !f->picked && f->n_queue > 0) {
+		/* Nothing was selected (the console just opened, or the run
+		 * has nothing left) and the person chose no run: the
+		 * oldest request of them all. */
 		fleet_select_row(f, 0);
 		return;
 	}
@@ -305,7 +307,7 @@ fleet_key(struct fleet *f, struct model *m, int key)
 		if (fleet_run_ended(f, f->sel))
 			f->runs[f->sel].dismissed = true;
 		else
-			model_message(m, MSG_INFO, "x dismisses a run that "
+			model_message(m, MSG_INFO, "X dismisses a run that "
 			    "has ended; this one runs");
 	} else if (a == ACTION_UP || a == ACTION_DOWN || a == ACTION_TOP ||
 	    a == ACTION_BOTTOM) {

@@ -30,7 +30,7 @@ struct fleet_run {
 	struct model	*m;
 	char		*key;		/* the id it is listed and dialled by */
 	bool		 gone;		/* its supervisor went away */
-	bool		 dismissed;	/* x on it once it ended: the console
+	bool		 dismissed;	/* X on it once it ended: the console
 					 * drops it (fleet_remove) */
 };
 

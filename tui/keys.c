@@ -45,10 +45,11 @@ static const struct keys_binding keys_table[] = {
 	{ 'c', ACTION_DIFF, "the staged changes (diff); } { change file" },
 	{ '}', ACTION_DIFF_NEXT, KEYS_ALSO },
 	{ '{', ACTION_DIFF_PREV, KEYS_ALSO },
-	{ ']', ACTION_RUN_NEXT, "every run (ward console): next / previous "
-	    "run, run 1-9" },
+	{ ']', ACTION_RUN_NEXT, "every run: next, previous, run N; X drops "
+	    "an ended run" },
 	{ '[', ACTION_RUN_PREV, KEYS_ALSO },
 	{ '1', ACTION_RUN_PICK, KEYS_ALSO },
+	{ 'X', ACTION_RUN_DISMISS, KEYS_ALSO },
 	{ '2', ACTION_RUN_PICK, NULL },
 	{ '3', ACTION_RUN_PICK, NULL },
 	{ '4', ACTION_RUN_PICK, NULL },
@@ -57,7 +58,6 @@ static const struct keys_binding keys_table[] = {
 	{ '7', ACTION_RUN_PICK, NULL },
 	{ '8', ACTION_RUN_PICK, NULL },
 	{ '9', ACTION_RUN_PICK, NULL },
-	{ 'x', ACTION_RUN_DISMISS, "dismiss an ended run (every run)" },
 	{ '?', ACTION_HELP, "this help; any key closes it" },
 	{ KEYS_CTRL('l'), ACTION_REDRAW, NULL },
 	{ KEYS_RESIZE, ACTION_RESIZE, NULL },

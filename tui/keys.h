@@ -39,7 +39,7 @@ enum action {
 	ACTION_RUN_PREV,	/* [: the previous run (ward console, every run) */
 	ACTION_RUN_NEXT,	/* ] */
 	ACTION_RUN_PICK,	/* 1-9: run N */
-	ACTION_RUN_DISMISS,	/* x: forget an ended run */
+	ACTION_RUN_DISMISS,	/* X: forget an ended run */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -883,11 +883,15 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 		return true;
 	case ACTION_DIFF_NEXT:
 	case ACTION_DIFF_PREV:
+	case ACTION_RUN_NEXT:	/* inside the diff, ] [ change file as */
+	case ACTION_RUN_PREV:	/* they did before { } */
 		if (m->diff.n_files == 0)
 			return true;
-		if (a == ACTION_DIFF_NEXT && m->diff.sel + 1 < m->diff.n_files)
+		if ((a == ACTION_DIFF_NEXT || a == ACTION_RUN_NEXT) &&
+		    m->diff.sel + 1 < m->diff.n_files)
 			m->diff.sel++;
-		else if (a == ACTION_DIFF_PREV && m->diff.sel > 0)
+		else if ((a == ACTION_DIFF_PREV || a == ACTION_RUN_PREV) &&
+		    m->diff.sel > 0)
 			m->diff.sel--;
 		m->diff.scroll = 0;
 		eff->kind = EFFECT_DIFF_LOAD;
@@ -901,8 +905,6 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_NEXT_PANE:
 	case ACTION_VIEW:
 	case ACTION_ZOOM:
-	case ACTION_RUN_PREV:
-	case ACTION_RUN_NEXT:
 	case ACTION_RUN_PICK:
 	case ACTION_RUN_DISMISS:
 		return true;

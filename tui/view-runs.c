@@ -50,7 +50,7 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 	size_t n = fleet_run_pending(f, i);
 	unsigned attr = ended ? GRID_DIM : 0;
 	char state[64], pend[32], wait[32], num[8], watch[32];
-	cleanup_free char *left = NULL;
+	cleanup_free char *left = NULL, *lim = NULL;
 	int x;
 
 	model_state_text(m, state, sizeof state);
@@ -67,12 +67,12 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 		char age[24];
 
 		view_runs_age(fleet_oldest_wait(f, i), age, sizeof age);
-		snprintf(wait, sizeof wait, "oldest %s", age);
+		snprintf(wait, sizeof wait, "waits %s", age);
 	}
 	/* This console watches every run it shows; the others are the
 	 * supervisor's count when we attached. */
 	if (ended)
-		watch[0] = '\0';
+		snprintf(watch, sizeof watch, "X dismiss");
 	else
 		snprintf(watch, sizeof watch, "watched %u",
 		    m->run.watchers + 1);
@@ -80,8 +80,8 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 		snprintf(num, sizeof num, "%zu", i + 1);
 	else
 		snprintf(num, sizeof num, " ");
-	left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-11s %-12s "
-	    "%-10s", sel ? "> " : "  ", num, view_runs_label(m),
+	left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s %-11s "
+	    "%-10s ", sel ? "> " : "  ", num, view_runs_label(m),
 	    *m->run.id != '\0' ? m->run.id : r->key, state, pend, wait,
 	    watch);
 	if (sel)
@@ -89,11 +89,18 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 	x = grid_put(g, y, 0, g->w, left, attr | (sel ? GRID_REVERSE : 0) |
 	    (n > 0 && !ended ? GRID_BOLD : 0));
 	if (ended)
-		grid_put(g, y, x, g->w, "x dismisses", attr |
+		return;
+	/* The limits, each only if it fits whole. */
+	lim = xstrdup(m->run.limits);
+	for (char *save = NULL, *tok = strtok_r(lim, " ", &save);
+	    tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+		if (x + grid_width(tok) + 1 > g->w)
+			break;
+		x = grid_put(g, y, x, g->w, tok, attr |
 		    (sel ? GRID_REVERSE : 0));
-	else if (*m->run.limits != '\0')
-		grid_put(g, y, x, g->w, m->run.limits, attr |
+		x = grid_put(g, y, x, g->w, " ", attr |
 		    (sel ? GRID_REVERSE : 0));
+	}
 }
 
 void

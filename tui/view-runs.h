@@ -2,7 +2,7 @@
 /*
  * Every run in one console (tui/fleet.h): the runs pane (a row per run:
  * its number, name, id, state, pending count, oldest wait, consoles
- * watching, limits; an ended run greyed until x dismisses it) and the one
+ * watching, limits; an ended run greyed until X dismisses it) and the one
  * queue across runs (each request whole, oldest first, marked with its
  * run). tui/view.c lays them out with the selected run's output.
  */

@@ -276,11 +276,11 @@ static void
 view_fleet_keys(const struct fleet *f, struct grid *g)
 {
 	const struct model *m = fleet_model(f);
-	const char *text = " a allow once  d deny  Enter whole  [ ] 1-9 run  "
-	    "x dismiss  Tab  K kill  ? help  q";
+	const char *text = " a allow  d deny  Enter whole  [ ] 1-9 run  "
+	    "X dismiss  Tab  K kill  ? help  q";
 
 	if (m != NULL && fleet_run_ended(f, f->sel))
-		text = " this run has ended - x dismisses it  [ ] 1-9 run  "
+		text = " this run has ended - X dismisses it  [ ] 1-9 run  "
 		    "? help  q leave";
 	grid_put(g, g->h - 1, 0, g->w, text, GRID_DIM);
 }
