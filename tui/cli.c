@@ -35,19 +35,21 @@ enum cli_opt {
 	OPT_RAW = 'R',
 	OPT_HEADER = 0x100,
 	OPT_NO_HEADER,
+	OPT_LONG = 'l',
 };
 
 static const char cli_pending_help[] =
-"Usage: ward pending [--json] [--header|--no-header] [RUN]\n"
+"Usage: ward pending [--json] [--long] [--header|--no-header] [RUN]\n"
 "\n"
 "List the requests that wait on a person, oldest first across every live\n"
 "run, or only for RUN (a run id or the --name given to 'ward run').\n"
 "\n"
 "One line per request, fields separated by tabs:\n"
-"  RUN  ID  KIND  SUBJECT  PID  AGE  NAME  PROCESS  WHY\n"
+"  RUN  ID  KIND  SUBJECT  PID  AGE  [NAME  PROCESS  WHY]\n"
 "NAME is the run's --name (\"-\" when none), PROCESS the asking process's\n"
-"command line, WHY the rule that asked (\"-\" when none). A header line\n"
-"naming the fields comes first when the output is a terminal.\n"
+"command line, WHY the rule that asked (\"-\" when none): on a terminal,\n"
+"or with --long. On a terminal a header line naming the fields comes\n"
+"first.\n"
 "Every field is escaped: control characters, escape sequences, invisible\n"
 "and bidi characters are shown as \\n, \\e, \\u{202e} ..., never obeyed,\n"
 "so a hostile path cannot forge a line.\n"
@@ -58,6 +60,7 @@ static const char cli_pending_help[] =
 "               age_ms, deadline_ms (wall clock, ms since the epoch; 0 =\n"
 "               none)}, oldest first; the strings the program controls are\n"
 "               escaped as in the lines (bidi and invisible characters too)\n"
+"  -l, --long   NAME, PROCESS and WHY too, wherever the output goes\n"
 "      --header, --no-header  the header line, or none, wherever the\n"
 "               output goes\n"
 "  -h, --help   show this help\n"
@@ -219,6 +222,7 @@ struct cli_flags {
 	const char	*reason;
 	bool		 raw;
 	int		 header;	/* --header 1, --no-header 0, else -1 */
+	bool		 long_form;	/* --long */
 	bool		 done;
 };
 
@@ -254,6 +258,9 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 		case OPT_HEADER:
 		case OPT_NO_HEADER:
 			fl->header = c == OPT_HEADER;
+			break;
+		case OPT_LONG:
+			fl->long_form = true;
 			break;
 		default:
 			fl->done = true;
@@ -643,27 +650,30 @@ cli_pending_field(const json_t *o, const char *key)
 }
 
 static void
-cli_pending_lines(const json_t *arr, bool header)
+cli_pending_lines(const json_t *arr, bool header, bool long_form)
 {
 	size_t i;
 	json_t *o;
 
 	if (header)
-		printf("RUN\tID\tKIND\tSUBJECT\tPID\tAGE\tNAME\tPROCESS\tWHY\n");
+		printf("RUN\tID\tKIND\tSUBJECT\tPID\tAGE%s\n", long_form ?
+		    "\tNAME\tPROCESS\tWHY" : "");
 	json_array_foreach(arr, i, o) {
 		cleanup_free char *erun = cli_esc(cli_pending_field(o, "run"));
 		char age[32];
 
 		cli_age(json_integer_value(json_object_get(o, "age_ms")), age,
 		    sizeof age);
-		printf("%s\t%" JSON_INTEGER_FORMAT "\t%s\t%s\t%d\t%s\t%s\t%s\t"
-		    "%s\n", erun, json_integer_value(json_object_get(o, "id")),
+		printf("%s\t%" JSON_INTEGER_FORMAT "\t%s\t%s\t%d\t%s", erun,
+		    json_integer_value(json_object_get(o, "id")),
 		    cli_pending_field(o, "kind"),
 		    cli_pending_field(o, "subject"),
-		    (int)json_integer_value(json_object_get(o, "pid")), age,
-		    cli_pending_field(o, "name"),
-		    cli_pending_field(o, "cmdline"),
-		    cli_pending_field(o, "why"));
+		    (int)json_integer_value(json_object_get(o, "pid")), age);
+		if (long_form)
+			printf("\t%s\t%s\t%s", cli_pending_field(o, "name"),
+			    cli_pending_field(o, "cmdline"),
+			    cli_pending_field(o, "why"));
+		putchar('\n');
 	}
 }
 
@@ -674,6 +684,7 @@ cli_pending(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "long", no_argument, NULL, OPT_LONG },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -681,7 +692,7 @@ cli_pending(int argc, char **argv)
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("pending", cli_pending_help, ":jh", longopts, argc,
+	status = cli_parse("pending", cli_pending_help, ":jlh", longopts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
@@ -696,8 +707,12 @@ cli_pending(int argc, char **argv)
 		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 	} else {
+		/* A person at a terminal gets the header and every field;
+		 * a script keeps the six fields it has always read. */
+		bool tty = isatty(STDOUT_FILENO);
+
 		cli_pending_lines(ctx.out, fl.header == 1 ||
-		    (fl.header < 0 && isatty(STDOUT_FILENO)));
+		    (fl.header < 0 && tty), fl.long_form || tty);
 	}
 	json_decref(ctx.out);
 	return status;

@@ -30,8 +30,11 @@ all_asked() { [ "$(npending)" -eq 10 ]; }
 wait_for 20 all_asked || { "$WARD" pending >&2 || true; die "not ten requests pending within 20 s"; }
 note "ok: ten requests pending in five runs"
 
-# ward pending: a header, oldest first across runs, names, process, why.
-"$WARD" pending --header >"$WT_ARTIFACTS/pending.txt" 2>&1 </dev/null
+# ward pending: a header, oldest first across runs, names, process, why;
+# piped without --long it keeps its six fields.
+six=$("$WARD" pending 2>/dev/null | awk -F'\t' '{ print NF }' | sort -u)
+assert_eq "ward pending piped: six fields, no header" 6 "$six"
+"$WARD" pending --long --header >"$WT_ARTIFACTS/pending.txt" 2>&1 </dev/null
 assert_eq "ward pending header" "RUN	ID	KIND	SUBJECT	PID	AGE	NAME	PROCESS	WHY" \
     "$(head -n 1 "$WT_ARTIFACTS/pending.txt")"
 names=$(tail -n +2 "$WT_ARTIFACTS/pending.txt" | cut -f7 | sort -u | tr '\n' ' ')
