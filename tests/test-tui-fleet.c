@@ -321,6 +321,27 @@ test_overlay(void **state)
 	fleet_free(f);
 }
 
+/* The agent pane of the selected run: with the keys on the program, ]
+ * is the program's; with them on the requests, ] moves to the next run. */
+static void
+test_agent_strip(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	model_set_agent(f->runs[1].m, AGENT_ON, 0);
+	assert_int_equal(f->runs[1].m->focus, PANE_AGENT);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 1);		/* the program's key */
+	press(f, MODEL_PREFIX, &eff, &run);
+	assert_int_equal(f->runs[1].m->focus, PANE_PENDING);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 2);
+	fleet_free(f);
+}
+
 static void
 test_goldens(void **state)
 {
@@ -378,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_switch_runs),
 		cmocka_unit_test(test_dismiss),
 		cmocka_unit_test(test_overlay),
+		cmocka_unit_test(test_agent_strip),
 		cmocka_unit_test(test_goldens),
 		cmocka_unit_test(test_reports_per_run),
 	};

@@ -679,7 +679,11 @@ console_fleet_leave(const struct fleet *f)
 static int
 console_every(const struct console_opts *opts, char **ids, size_t n)
 {
-	struct console_fleet cf = { .agent = opts->agent };
+	/* Output lines unless --agent: a run's full-screen program would
+	 * otherwise take the screen whenever its run is selected; v shows
+	 * the selected run's agent pane. */
+	struct console_fleet cf = { .agent = opts->agent == AGENT_AUTO ?
+	    AGENT_OFF : opts->agent };
 	cleanup_free char *why = NULL;
 	int status = 0;
 

@@ -323,6 +323,21 @@ fleet_key(struct fleet *f, struct model *m, int key)
 	return true;
 }
 
+static bool
+fleet_run_action(enum action a)
+{
+	return a == ACTION_RUN_PREV || a == ACTION_RUN_NEXT ||
+	    a == ACTION_RUN_PICK || a == ACTION_RUN_DISMISS;
+}
+
+/* The agent pane is shown, nothing over it, the keys on its requests. */
+static bool
+fleet_agent_strip(const struct model *m)
+{
+	return m->agent && m->focus != PANE_AGENT && !m->help &&
+	    !m->diff.open && !m->detail && !m->confirm_kill && !m->pasting;
+}
+
 void
 fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
     size_t *run, bool *focus_moved)
@@ -339,8 +354,13 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 		return;
 	}
 	/* What the run shows over the screen, a question it asked, a
-	 * paste: the run's own keys, as in a console of one run. */
-	if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
+	 * paste: the run's own keys, as in a console of one run. Only
+	 * with the agent pane shown and the keys on its requests do the
+	 * run keys still move between runs (else a full-screen agent
+	 * would hold the console on its run). */
+	if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
+		(void)fleet_key(f, m, key);
+	else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
 	    key == KEYS_PASTE_START || !fleet_key(f, m, key))
 		model_apply_key(m, key, eff, focus_moved);
 	if (m->quit) {
