@@ -342,6 +342,31 @@ test_agent_strip(void **state)
 	fleet_free(f);
 }
 
+/* No run, then a run with nothing pending: drawn, q leaves. */
+static void
+test_empty(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	cleanup_free char *a = NULL, *b = NULL;
+	size_t run;
+
+	(void)state;
+	fleet_refresh(f);
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, "none live"));
+	run = fleet_add(f, "e5f6a7b8");
+	welcome(f->runs[run].m, "e5f6a7b8", "idle", false);
+	fleet_refresh(f);
+	b = render(f, 80, 24);
+	assert_non_null(strstr(b, "pending: none in any run"));
+	press(f, 'd', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	press(f, 'q', &eff, &run);
+	assert_true(f->quit);
+	fleet_free(f);
+}
+
 static void
 test_goldens(void **state)
 {
@@ -400,6 +425,7 @@ main(void)
 		cmocka_unit_test(test_dismiss),
 		cmocka_unit_test(test_overlay),
 		cmocka_unit_test(test_agent_strip),
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_goldens),
 		cmocka_unit_test(test_reports_per_run),
 	};

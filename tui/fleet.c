@@ -229,7 +229,8 @@ fleet_refresh(struct fleet *f)
 			f->n_pending += rm->pending[k]->sent == VERDICT_NONE;
 		}
 	}
-	qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
+	if (f->n_queue > 1)	/* never qsort(NULL, 0): UB all the same */
+		qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
 
 	if ((m = fleet_model(f)) == NULL)
 		return;
