@@ -318,6 +318,15 @@ test_overlay(void **state)
 	assert_int_equal(f->sel, 1);		/* swallowed by the detail */
 	press(f, KEYS_ESC, &eff, &run);
 	assert_false(fleet_overlay(f));
+	/* The help lists the run keys here (not in a console of one). */
+	press(f, '?', &eff, &run);
+	assert_true(fleet_overlay(f));
+	free(text);
+	text = render(f, 80, 24);
+	golden("runs-help-80x24", text);
+	press(f, 'j', &eff, &run);		/* any key closes it */
+	assert_false(fleet_overlay(f));
+	assert_int_equal(fleet_queue_sel(f), 0);
 	fleet_free(f);
 }
 

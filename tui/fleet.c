@@ -44,6 +44,7 @@ fleet_add(struct fleet *f, const char *key)
 	r = &f->runs[f->n_runs];
 	memset(r, 0, sizeof *r);
 	r->m = model_new();
+	r->m->many_runs = true;
 	r->key = xstrdup(key);
 	view_report_init(&f->reps[f->n_runs]);
 	return f->n_runs++;
@@ -83,6 +84,7 @@ fleet_reset(struct fleet *f, size_t i)
 {
 	struct model *old = f->runs[i].m, *m = model_new();
 
+	m->many_runs = true;
 	model_set_agent(m, old->agent_mode, old->prefix);
 	model_set_now(m, old->now_mono, old->now_wall);
 	model_free(old);

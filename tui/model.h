@@ -147,6 +147,8 @@ struct model {
 	int64_t		 now_wall;
 
 	struct model_run run;
+	bool		 many_runs;	/* one of every run (tui/fleet.h): the
+					 * help lists the run keys */
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
