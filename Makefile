@@ -145,6 +145,11 @@ $(BUILD)/tests/test-probe-%: $(BUILD)/tests/test-probe-%.o $(BUILD)/libprobe.a $
 $(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(CMOCKA_LIBS)
 
+# make bench's console row (tests/bench/console.c): the tui objects, no
+# cmocka.
+$(BUILD)/tests/bench-console: $(BUILD)/tests/bench/console.o $(BUILD)/libtui.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
+
 # The filter's test compiles the rules afresh and compares.
 $(BUILD)/tests/test-sup-filter: $(BUILD)/tests/test-sup-filter.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
@@ -167,7 +172,7 @@ endif
 $(BUILD)/tests/live/fullscreen: $(BUILD)/tests/live/fullscreen.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FULLSCREEN_LIBS)
 
-tests: $(TESTS) $(HELPERS)
+tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console
 
 # Unit tests (cmocka), then the live tests that launch real sandboxes.
 check: all tests layers
@@ -252,7 +257,7 @@ fuzz:
 fuzz-check: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-bench: all
+bench: all $(BUILD)/tests/bench-console
 	tests/bench/run.sh
 
 # ward in BINDIR; ward-supervisor, which only ward starts, in

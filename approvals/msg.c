@@ -211,6 +211,10 @@ msg_run_json(const struct run_info *ri)
 	    ri->policy : ""));
 	msg_set(o, "headless", json_boolean(ri->headless));
 	msg_set(o, "ask_timeout", json_integer(ri->ask_timeout));
+	/* Only when some console watches: older receivers and the exact
+	 * messages of a run nobody watches stay as they were. */
+	if (ri->watchers > 0)
+		msg_set(o, "watchers", json_integer(ri->watchers));
 	return o;
 }
 
@@ -331,7 +335,7 @@ msg_run_parse(const json_t *run, struct run_info *ri, char **cause)
 {
 	static const json_int_t no_code = -1, no_signal = 0;
 	json_int_t pid = 0, started = 0, ended = 0, code = -1, sig = 0;
-	json_int_t ask = 0;
+	json_int_t ask = 0, watchers = 0;
 	const json_t *v;
 	int e;
 
@@ -354,7 +358,9 @@ msg_run_parse(const json_t *run, struct run_info *ri, char **cause)
 	    (e = msg_run_int(run, "exit_signal", MSG_RUN_EXIT_SIGNAL, INT_MIN,
 	    INT_MAX, &no_signal, &sig, ri, cause)) < 0 ||
 	    (e = msg_run_int(run, "ask_timeout", MSG_RUN_ASK_TIMEOUT, 0,
-	    UINT_MAX, NULL, &ask, ri, cause)) < 0)
+	    UINT_MAX, NULL, &ask, ri, cause)) < 0 ||
+	    (e = msg_run_int(run, "watchers", MSG_RUN_WATCHERS, 0,
+	    UINT_MAX, NULL, &watchers, ri, cause)) < 0)
 		goto fail;
 	if ((v = json_object_get(run, "headless")) != NULL) {
 		if (!json_is_boolean(v) && !json_is_null(v)) {
@@ -370,6 +376,7 @@ msg_run_parse(const json_t *run, struct run_info *ri, char **cause)
 	ri->exit_code = (int)code;
 	ri->exit_signal = (int)sig;
 	ri->ask_timeout = (unsigned)ask;
+	ri->watchers = (unsigned)watchers;
 	return 0;
 fail:
 	msg_run_done(ri);

@@ -77,7 +77,8 @@ enum {
 	MSG_RUN_POLICY		= 1u << 11,
 	MSG_RUN_HEADLESS	= 1u << 12,
 	MSG_RUN_ASK_TIMEOUT	= 1u << 13,
-	MSG_RUN_ALL		= (1u << 14) - 1,
+	MSG_RUN_ALL		= (1u << 14) - 1,	/* always sent */
+	MSG_RUN_WATCHERS	= 1u << 14,	/* sent when not 0 */
 };
 
 /*
@@ -105,6 +106,8 @@ struct run_info {
 	const char	*policy;	/* the policy file's path */
 	bool		 headless;
 	unsigned	 ask_timeout;	/* seconds */
+	unsigned	 watchers;	/* consoles watching, the asker not
+					 * counted; sent only when not 0 */
 
 	char		*limits_text;	/* the parser's own; msg_run_done */
 };

@@ -36,6 +36,11 @@ control_run_info(const struct sup *s, struct run_info *ri, char *limits,
 		.policy = s->policy_path, .headless = s->headless,
 		.ask_timeout = s->policy.ask_timeout,
 	};
+	/* Consoles watching now, so `ward ps` can flag a run that waits
+	 * on nobody (the asker's own hello is counted after this). */
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+		ri->watchers += s->clients[i].conn != NULL &&
+		    s->clients[i].watch && !s->clients[i].cli;
 }
 
 void

@@ -312,6 +312,36 @@ test_run(void **state)
 	json_decref(m);
 }
 
+/* watchers: sent only when some console watches, parsed when there. */
+static void
+test_run_watchers(void **state)
+{
+	struct run_info ri = sample_run(), back;
+	json_t *m;
+
+	(void)state;
+	m = wire(msg_run_json(&ri));
+	assert_null(json_object_get(m, "watchers"));
+	assert_int_equal(msg_run_parse(m, &back, NULL), 0);
+	assert_false(back.have & MSG_RUN_WATCHERS);
+	assert_int_equal(back.watchers, 0);
+	msg_run_done(&back);
+	json_decref(m);
+
+	ri.watchers = 2;
+	m = wire(msg_run_json(&ri));
+	assert_int_equal(json_integer_value(json_object_get(m, "watchers")), 2);
+	assert_int_equal(msg_run_parse(m, &back, NULL), 0);
+	assert_true(back.have & MSG_RUN_WATCHERS);
+	assert_int_equal(back.watchers, 2);
+	msg_run_done(&back);
+	json_decref(m);
+
+	m = load("{\"watchers\":-1}");
+	assert_int_equal(msg_run_parse(m, &back, NULL), -EBADMSG);
+	json_decref(m);
+}
+
 static void
 test_run_partial(void **state)
 {
@@ -1038,6 +1068,7 @@ main(void)
 		cmocka_unit_test(test_kill),
 		cmocka_unit_test(test_input_resize),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_run_watchers),
 		cmocka_unit_test(test_run_partial),
 		cmocka_unit_test(test_welcome),
 		cmocka_unit_test(test_welcome_split),

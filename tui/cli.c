@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -34,24 +35,36 @@ enum cli_opt {
 	OPT_REASON = 'r',
 	OPT_RAW = 'R',
 	OPT_SUMMARY = 's',
+	OPT_HEADER = 0x100,
+	OPT_NO_HEADER,
+	OPT_LONG = 'l',
 };
 
 static const char cli_pending_help[] =
-"Usage: ward pending [--json] [RUN]\n"
+"Usage: ward pending [--json] [--long] [--header|--no-header] [RUN]\n"
 "\n"
-"List the requests that wait on a person, oldest first, for every live run\n"
-"or only for RUN (a run id or the --name given to 'ward run').\n"
+"List the requests that wait on a person, oldest first across every live\n"
+"run, or only for RUN (a run id or the --name given to 'ward run').\n"
 "\n"
 "One line per request, fields separated by tabs:\n"
-"  RUN  ID  KIND  SUBJECT  PID  AGE\n"
+"  RUN  ID  KIND  SUBJECT  PID  AGE  [NAME  PROCESS  WHY]\n"
+"NAME is the run's --name (\"-\" when none), PROCESS the asking process's\n"
+"command line, WHY the rule that asked (\"-\" when none): on a terminal,\n"
+"or with --long. On a terminal a header line naming the fields comes\n"
+"first.\n"
 "Every field is escaped: control characters, escape sequences, invisible\n"
 "and bidi characters are shown as \\n, \\e, \\u{202e} ..., never obeyed,\n"
 "so a hostile path cannot forge a line.\n"
 "\n"
 "Options:\n"
-"  -j, --json   print one JSON array of objects {run, id, kind, syscall,\n"
-"               subject, subject2, detail, pid, cmdline, cwd, why, age_ms,\n"
-"               deadline_ms (wall clock, ms since the epoch; 0 = none)}\n"
+"  -j, --json   print one JSON array of objects {run, name, id, kind,\n"
+"               syscall, subject, subject2, detail, pid, cmdline, cwd, why,\n"
+"               age_ms, deadline_ms (wall clock, ms since the epoch; 0 =\n"
+"               none)}, oldest first; the strings the program controls are\n"
+"               escaped as in the lines (bidi and invisible characters too)\n"
+"  -l, --long   NAME, PROCESS and WHY too, wherever the output goes\n"
+"      --header, --no-header  the header line, or none, wherever the\n"
+"               output goes\n"
 "  -h, --help   show this help\n"
 "\n"
 "Answer with 'ward approve RUN ID' or 'ward deny RUN ID' (a write that\n"
@@ -188,14 +201,19 @@ static const char cli_ps_help[] =
 "Usage: ward ps [--json]\n"
 "\n"
 "List the live runs, one line each, fields separated by tabs:\n"
-"  ID  NAME  STATE  PID  PENDING  AGE  COMMAND\n"
+"  ID  NAME  STATE  PID  PENDING  AGE  WATCHERS  COMMAND\n"
 "NAME is \"-\" when the run has none; PENDING counts the requests waiting\n"
-"on a person. Every field is escaped as in 'ward pending'.\n"
+"on a person; WATCHERS the consoles attached to the run, and\n"
+"\"0 UNWATCHED\" when requests wait and no console shows them (they wait\n"
+"until their time is up, then are denied). Every field is escaped as in\n"
+"'ward pending'.\n"
 "\n"
 "Options:\n"
 "  -j, --json   print one JSON array of the runs as their supervisors\n"
 "               describe them (id, name, command, state, pid, started_ms,\n"
-"               ...), each with \"pending\" (a count) and \"age_ms\"\n"
+"               ...), each with \"pending\" (a count), \"age_ms\",\n"
+"               \"watchers\" (consoles attached) and \"unwatched\" (true\n"
+"               when requests wait and no console is attached)\n"
 "  -h, --help   show this help\n"
 "\n"
 "A run found lost on the way (its supervisor gone, its end never written)\n"
@@ -237,6 +255,8 @@ struct cli_flags {
 	const char	*reason;
 	bool		 raw;
 	bool		 summary;
+	int		 header;	/* --header 1, --no-header 0, else -1 */
+	bool		 long_form;	/* --long */
 	bool		 done;
 };
 
@@ -248,6 +268,7 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 	int c;
 
 	memset(fl, 0, sizeof *fl);
+	fl->header = -1;
 	optind = 0;	/* full reset: main already ran getopt */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -270,6 +291,13 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_SUMMARY:
 			fl->summary = true;
+			break;
+		case OPT_HEADER:
+		case OPT_NO_HEADER:
+			fl->header = c == OPT_HEADER;
+			break;
+		case OPT_LONG:
+			fl->long_form = true;
 			break;
 		default:
 			fl->done = true;
@@ -567,10 +595,22 @@ cli_each_run(const char *only, int (*fn)(struct cli_conn *, void *),
 /* ------------------------------------------------------------------ */
 
 struct cli_pending_ctx {
-	bool		 json;
-	json_t		*out;
+	json_t		*out;		/* every request, as --json has it */
 	int64_t		 now;
 };
+
+/* Escaped as the lines have it (bidi and invisible characters too), so
+ * that a JSON reader that prints a value cannot be tricked either. */
+static json_t *
+cli_jesc(const char *s)
+{
+	cleanup_free char *e = NULL;
+
+	if (s == NULL)
+		return json_null();
+	e = escape_str(s);
+	return cli_jstr(e);
+}
 
 static int
 cli_pending_run(struct cli_conn *c, void *arg)
@@ -580,40 +620,98 @@ cli_pending_run(struct cli_conn *c, void *arg)
 	for (size_t i = 0; i < c->w.n_pending; i++) {
 		const struct request *r = c->w.pending[i];
 		const char *run;
-		char age[32];
+		json_t *o = json_object();
 
 		run = r->run != NULL && *r->run != '\0' ? r->run : c->id;
-		if (ctx->json) {
-			json_t *o = json_object();
-
-			cli_set(o, "run", cli_jstr(run));
-			cli_set(o, "id", json_integer((json_int_t)r->id));
-			cli_set(o, "kind",
-			    cli_jstr(request_kind_name(r->kind)));
-			cli_set(o, "syscall", cli_jstr(r->syscall));
-			cli_set(o, "subject", cli_jstr(r->subject));
-			cli_set(o, "subject2", cli_jstr(r->subject2));
-			cli_set(o, "detail", cli_jstr(r->detail));
-			cli_set(o, "pid", json_integer(r->pid));
-			cli_set(o, "cmdline", cli_jstr(r->cmdline));
-			cli_set(o, "cwd", cli_jstr(r->cwd));
-			cli_set(o, "why", cli_jstr(r->why));
-			cli_set(o, "age_ms",
-			    json_integer(ctx->now - r->created_ms));
-			cli_set(o, "deadline_ms", json_integer(r->deadline_ms));
-			json_array_append_new(ctx->out, o);
-		} else {
-			cleanup_free char *erun = cli_esc(run);
-			cleanup_free char *ekind =
-			    cli_esc(request_kind_name(r->kind));
-			cleanup_free char *esubj = cli_esc(r->subject);
-
-			cli_age(ctx->now - r->created_ms, age, sizeof age);
-			printf("%s\t%" PRIu64 "\t%s\t%s\t%d\t%s\n", erun, r->id,
-			    ekind, esubj, (int)r->pid, age);
-		}
+		cli_set(o, "run", cli_jstr(run));
+		cli_set(o, "name", cli_jesc(c->w.run.name != NULL &&
+		    *c->w.run.name != '\0' ? c->w.run.name : NULL));
+		cli_set(o, "id", json_integer((json_int_t)r->id));
+		cli_set(o, "kind", cli_jstr(request_kind_name(r->kind)));
+		cli_set(o, "syscall", cli_jesc(r->syscall));
+		cli_set(o, "subject", cli_jesc(r->subject));
+		cli_set(o, "subject2", cli_jesc(r->subject2));
+		cli_set(o, "detail", cli_jesc(r->detail));
+		cli_set(o, "pid", json_integer(r->pid));
+		cli_set(o, "cmdline", cli_jesc(r->cmdline));
+		cli_set(o, "cwd", cli_jesc(r->cwd));
+		cli_set(o, "why", cli_jesc(r->why));
+		cli_set(o, "age_ms", json_integer(ctx->now - r->created_ms));
+		cli_set(o, "deadline_ms", json_integer(r->deadline_ms));
+		json_array_append_new(ctx->out, o);
 	}
 	return 0;
+}
+
+/* Oldest first across runs; a tie by run, then by id. */
+static int
+cli_pending_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t ax = json_integer_value(json_object_get(x, "age_ms"));
+	json_int_t ay = json_integer_value(json_object_get(y, "age_ms"));
+	int r;
+
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	r = strcmp(json_string_value(json_object_get(x, "run")),
+	    json_string_value(json_object_get(y, "run")));
+	if (r != 0)
+		return r;
+	ax = json_integer_value(json_object_get(x, "id"));
+	ay = json_integer_value(json_object_get(y, "id"));
+	return ax < ay ? -1 : ax > ay;
+}
+
+static void
+cli_pending_sort(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	cleanup_free json_t **v = xreallocarray(NULL, n ? n : 1, sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof *v, cli_pending_cmp);
+	json_array_clear(arr);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+}
+
+/* A JSON string member already escaped, or "-" when null or empty. */
+static const char *
+cli_pending_field(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL && *s != '\0' ? s : "-";
+}
+
+static void
+cli_pending_lines(const json_t *arr, bool header, bool long_form)
+{
+	size_t i;
+	json_t *o;
+
+	if (header)
+		printf("RUN\tID\tKIND\tSUBJECT\tPID\tAGE%s\n", long_form ?
+		    "\tNAME\tPROCESS\tWHY" : "");
+	json_array_foreach(arr, i, o) {
+		cleanup_free char *erun = cli_esc(cli_pending_field(o, "run"));
+		char age[32];
+
+		cli_age(json_integer_value(json_object_get(o, "age_ms")), age,
+		    sizeof age);
+		printf("%s\t%" JSON_INTEGER_FORMAT "\t%s\t%s\t%d\t%s", erun,
+		    json_integer_value(json_object_get(o, "id")),
+		    cli_pending_field(o, "kind"),
+		    cli_pending_field(o, "subject"),
+		    (int)json_integer_value(json_object_get(o, "pid")), age);
+		if (long_form)
+			printf("\t%s\t%s\t%s", cli_pending_field(o, "name"),
+			    cli_pending_field(o, "cmdline"),
+			    cli_pending_field(o, "why"));
+		putchar('\n');
+	}
 }
 
 int
@@ -621,6 +719,9 @@ cli_pending(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "long", no_argument, NULL, OPT_LONG },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -628,23 +729,29 @@ cli_pending(int argc, char **argv)
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("pending", cli_pending_help, ":jh", longopts, argc,
+	status = cli_parse("pending", cli_pending_help, ":jlh", longopts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
 		return usage_error(2, "pending", "too many arguments");
-	ctx.json = fl.json;
 	ctx.now = now_wall_ms();
-	if (ctx.json)
-		ctx.out = json_array();
+	ctx.out = json_array();
 	status = cli_each_run(optind < argc ? argv[optind] : NULL,
 	    cli_pending_run, &ctx);
-	if (ctx.json) {
+	cli_pending_sort(ctx.out);
+	if (fl.json) {
 		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
-		json_decref(ctx.out);
+	} else {
+		/* A person at a terminal gets the header and every field;
+		 * a script keeps the six fields it has always read. */
+		bool tty = isatty(STDOUT_FILENO);
+
+		cli_pending_lines(ctx.out, fl.header == 1 ||
+		    (fl.header < 0 && tty), fl.long_form || tty);
 	}
+	json_decref(ctx.out);
 	return status;
 }
 
@@ -1227,6 +1334,9 @@ cli_ps_run(struct cli_conn *c, void *arg)
 		o = msg_run_json(&ri);
 		cli_set(o, "pending", json_integer((json_int_t)pending));
 		cli_set(o, "age_ms", json_integer(age));
+		cli_set(o, "watchers", json_integer(run->watchers));
+		cli_set(o, "unwatched", json_boolean(pending > 0 &&
+		    run->watchers == 0));
 		json_array_append_new(ctx->out, o);
 	} else {
 		cleanup_free char *eid = cli_esc(c->id);
@@ -1234,12 +1344,17 @@ cli_ps_run(struct cli_conn *c, void *arg)
 		cleanup_free char *estate = cli_esc(run->have & MSG_RUN_STATE ?
 		    msg_run_state_name(run->state) : NULL);
 		cleanup_free char *ecmd = cli_esc(run->command);
-		char agebuf[32] = "-";
+		char agebuf[32] = "-", watch[32];
 
 		if (started > 0)
 			cli_age(age, agebuf, sizeof agebuf);
-		printf("%s\t%s\t%s\t%d\t%zu\t%s\t%s\n", eid, ename, estate,
-		    (int)run->pid, pending, agebuf, ecmd);
+		/* A run that waits on nobody is the one to go to. */
+		if (pending > 0 && run->watchers == 0)
+			snprintf(watch, sizeof watch, "0 UNWATCHED");
+		else
+			snprintf(watch, sizeof watch, "%u", run->watchers);
+		printf("%s\t%s\t%s\t%d\t%zu\t%s\t%s\t%s\n", eid, ename,
+		    estate, (int)run->pid, pending, agebuf, watch, ecmd);
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/finished.h"
+#include "tui/fleet.h"
 #include "tui/grid.h"
 #include "tui/keys.h"
 #include "tui/model.h"
@@ -28,6 +29,9 @@
 
 /* Countdowns move once a second; a quarter keeps them honest. */
 #define CONSOLE_TICK_MS 250
+/* Every run: how often the runs folder is listed again (new runs, a
+ * supervisor that came back). */
+#define CONSOLE_SCAN_MS 1000
 
 static volatile sig_atomic_t console_signal;
 
@@ -41,9 +45,12 @@ static const char console_usage[] =
 "Usage: ward console [--agent|--lines] [RUN]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
-"its state. Without RUN, attaches to the only live run. A RUN that has\n"
-"ended opens read-only from the record: its output, events, summary and\n"
-"diff (the answer keys only say it is read-only).\n"
+"its state. Without RUN, every live run of yours in one console: a runs\n"
+"pane, one queue of requests across the runs, oldest first, each marked\n"
+"with its run; [ ] or 1-9 switch runs (the output and the diff follow),\n"
+"X dismisses an ended run, and runs that start later join. A RUN that\n"
+"has ended opens read-only from the record: its output, events, summary\n"
+"and diff (the answer keys only say it is read-only).\n"
 "\n"
 "Keys: a allow once (only after the request has been on screen for half a\n"
 "second), d deny, Enter show the whole request (it never approves),\n"
@@ -64,7 +71,7 @@ static const char console_usage[] =
 "  -h, --help  show this help\n"
 "\n"
 "Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
-"no such run, 2 usage (or several live runs and none named).\n";
+"no such run (or, without RUN, no live run), 2 usage.\n";
 
 struct console {
 	struct model	*m;
@@ -467,6 +474,313 @@ console_attach(const struct console_opts *opts)
 	return status;
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Every run (ward console without RUN): a connection per run, each run's
+ * struct console (its model and its connection) at the same index as
+ * the fleet's runs. A connection per run rather than one per-user place
+ * the supervisors publish to: each supervisor already is the one place
+ * that knows its run, checks its peer (SO_PEERCRED) and decides who
+ * answered first; a shared publish point would be a second authority to
+ * keep in step, and a daemon ward does not otherwise need. The runs
+ * folder is listed again each second (ctl_list) rather than watched by
+ * inotify: a socket file that exists may not answer yet (or any more),
+ * and the listing asks each one, which also finds a supervisor that came
+ * back on its socket (the run reconnected, its model said afresh).
+ */
+struct console_fleet {
+	struct fleet	*f;
+	struct console	*cs;		/* cs[i] is f->runs[i]'s */
+	enum agent_mode	 agent;
+	int		 prefix;
+	bool		 desktop;
+};
+
+static void
+console_fleet_dial(struct console_fleet *cf, size_t i)
+{
+	struct console *c = &cf->cs[i];
+	cleanup_free char *cause = NULL;
+	int fd = -1;
+
+	*c = (struct console){ .m = cf->f->runs[i].m, .desktop = cf->desktop };
+	model_set_agent(c->m, cf->agent, cf->prefix);
+	model_set_now(c->m, now_mono_ms(), now_wall_ms());
+	if (ctl_connect(cf->f->runs[i].key, &fd, &cause) < 0) {
+		model_set_disconnected(c->m, cause != NULL ? cause :
+		    "cannot connect");
+		cf->f->runs[i].gone = true;
+		return;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	c->conn = proto_conn_new(fd);
+	console_send(c, msg_hello("console", true));
+}
+
+static void
+console_fleet_add(struct console_fleet *cf, const char *id)
+{
+	size_t i = fleet_add(cf->f, id);
+
+	cf->cs = xreallocarray(cf->cs, cf->f->n_runs, sizeof *cf->cs);
+	console_fleet_dial(cf, i);
+}
+
+/* New runs join; a run whose supervisor went without ending is dialled
+ * again when its socket answers, else marked gone. */
+static void
+console_fleet_scan(struct console_fleet *cf)
+{
+	cleanup_strv char **ids = NULL;
+	struct fleet *f = cf->f;
+	size_t n = 0;
+
+	if (ctl_list(&ids, &n) < 0)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = fleet_find(f, ids[k]);
+
+		if (i < 0) {
+			console_fleet_add(cf, ids[k]);
+		} else if (cf->cs[i].conn == NULL &&
+		    !model_run_ended(f->runs[i].m)) {
+			fleet_reset(f, (size_t)i);
+			console_fleet_dial(cf, (size_t)i);
+		}
+	}
+	for (size_t i = 0; i < f->n_runs; i++) {
+		bool listed = false;
+
+		for (size_t k = 0; k < n && !listed; k++)
+			listed = strcmp(ids[k], f->runs[i].key) == 0;
+		if (!listed && cf->cs[i].conn == NULL)
+			f->runs[i].gone = true;
+	}
+}
+
+/* Runs the person dismissed (X on an ended run) go, connection and all. */
+static void
+console_fleet_sweep(struct console_fleet *cf)
+{
+	struct fleet *f = cf->f;
+
+	for (size_t i = f->n_runs; i-- > 0;) {
+		if (!f->runs[i].dismissed)
+			continue;
+		proto_conn_free(cf->cs[i].conn);
+		memmove(cf->cs + i, cf->cs + i + 1,
+		    (f->n_runs - i - 1) * sizeof *cf->cs);
+		fleet_remove(f, i);
+		/* The models stay where they were; the pointers follow. */
+		for (size_t k = 0; k < f->n_runs; k++)
+			cf->cs[k].m = f->runs[k].m;
+	}
+}
+
+static void
+console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd)
+{
+	struct fleet *f = cf->f;
+
+	for (size_t i = 0; i < f->n_runs; i++) {
+		struct console *c = &cf->cs[i];
+
+		if (c->conn != NULL && (pfd[i + 1].revents & POLLOUT)) {
+			int e = proto_flush(c->conn);
+
+			if (e < 0 && e != -EAGAIN)
+				console_drop(c, strerror(-e));
+		}
+		if (c->conn != NULL &&
+		    (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+			console_read(c);
+	}
+	fleet_refresh(f);
+	for (size_t i = 0; i < f->n_runs; i++)
+		console_alerts(&cf->cs[i]);
+	desktop_poll();
+}
+
+static void
+console_fleet_keys(struct console_fleet *cf)
+{
+	struct fleet *f = cf->f;
+	int key;
+
+	while (!f->quit && (key = screen_key()) != -1) {
+		struct model_effect eff;
+		struct model *m = fleet_model(f);
+		bool moved = false;
+		size_t run;
+
+		if (key == KEYS_MOUSE) {
+			int my, mx, mb;
+			bool mp;
+
+			if (screen_mouse_event(&my, &mx, &mb, &mp) &&
+			    m != NULL && fleet_overlay(f))
+				model_apply_mouse(m, my, mx, mb, mp);
+			continue;
+		}
+		if (keys_action(key) == ACTION_REDRAW &&
+		    !(m != NULL && m->agent && m->focus == PANE_AGENT))
+			screen_invalidate();
+		fleet_apply_key(f, key, &eff, &run, &moved);
+		if (run < f->n_runs)
+			console_effect(&cf->cs[run], &eff);
+		fleet_refresh(f);
+		if (moved) {
+			screen_flush_input();
+			break;
+		}
+	}
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (i == f->sel)
+			console_input(&cf->cs[i]);
+		else
+			vt_output_clear(cf->cs[i].m->vt);
+	}
+}
+
+static void
+console_fleet_loop(struct console_fleet *cf)
+{
+	struct fleet *f = cf->f;
+	struct pollfd *pfd = NULL;
+	struct grid *g = NULL;
+	int64_t next_tick = now_mono_ms();
+	int64_t next_scan = next_tick + CONSOLE_SCAN_MS, next_diff = 0;
+	int w, h;
+
+	screen_size(&w, &h);
+	g = grid_new(w, h);
+	while (!f->quit && console_signal == 0) {
+		int64_t now = now_mono_ms(), due;
+		struct model *m;
+
+		pfd = xreallocarray(pfd, f->n_runs + 1, sizeof *pfd);
+		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		for (size_t i = 0; i < f->n_runs; i++) {
+			struct proto_conn *conn = cf->cs[i].conn;
+
+			pfd[i + 1] = (struct pollfd){ .fd = -1,
+			    .events = POLLIN };
+			if (conn == NULL)
+				continue;
+			pfd[i + 1].fd = proto_conn_fd(conn);
+			if (proto_want_write(conn))
+				pfd[i + 1].events |= POLLOUT;
+		}
+		due = next_tick < next_scan ? next_tick : next_scan;
+		if (poll(pfd, f->n_runs + 1, (int)(due > now ? due - now : 0)) <
+		    0 && errno != EINTR)
+			break;
+		fleet_set_now(f, now_mono_ms(), now_wall_ms());
+		if (now_mono_ms() >= next_tick)
+			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
+		/* Before reading keys: those typed before a new request
+		 * appeared in any run are thrown away there. */
+		console_fleet_io(cf, pfd);
+		console_fleet_keys(cf);
+		if (f->quit)
+			break;
+		if (now_mono_ms() >= next_scan) {
+			console_fleet_scan(cf);
+			next_scan = now_mono_ms() + CONSOLE_SCAN_MS;
+		}
+		console_fleet_sweep(cf);
+		fleet_refresh(f);
+		m = fleet_model(f);
+		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff) {
+			diffcmd_pane_load(m, m->run.id);
+			next_diff = now_mono_ms() + 1000;
+		}
+
+		screen_size(&w, &h);
+		if (w != g->w || h != g->h)
+			grid_resize(g, w, h);
+		view_fleet_draw(f, g, f->reps);
+		screen_draw(g);
+		/* Arming counts from here: the requests are on the terminal. */
+		fleet_set_now(f, now_mono_ms(), now_wall_ms());
+		fleet_note_view(f);
+		if (m != NULL)
+			console_resize(&cf->cs[f->sel]);
+		screen_mouse(m != NULL && fleet_overlay(f) &&
+		    model_wants_mouse(m));
+	}
+	free(pfd);
+	grid_free(g);
+}
+
+/* What is left waiting, said once after leaving. */
+static void
+console_fleet_leave(const struct fleet *f)
+{
+	size_t runs = 0, waiting = 0;
+
+	for (size_t i = 0; i < f->n_runs; i++) {
+		size_t n = fleet_run_pending(f, i);
+
+		if (n > 0 && !fleet_run_ended(f, i)) {
+			runs++;
+			waiting += n;
+		}
+	}
+	if (waiting > 0)
+		fprintf(stderr, "ward: %zu request%s still wait%s in %zu "
+		    "run%s; they are denied when their time is up; 'ward "
+		    "console' shows them again\n", waiting,
+		    waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
+		    runs, runs == 1 ? "" : "s");
+}
+
+static int
+console_every(const struct console_opts *opts, char **ids, size_t n)
+{
+	/* Output lines unless --agent: a run's full-screen program would
+	 * otherwise take the screen whenever its run is selected; v shows
+	 * the selected run's agent pane. */
+	struct console_fleet cf = { .agent = opts->agent == AGENT_AUTO ?
+	    AGENT_OFF : opts->agent };
+	cleanup_free char *why = NULL;
+	int status = 0;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ward console: needs a terminal\n");
+		return 1;
+	}
+	cf.f = fleet_new();
+	cf.prefix = console_prefix();
+	cf.desktop = desktop_available();
+	for (size_t i = 0; i < n; i++)
+		console_fleet_add(&cf, ids[i]);
+	fleet_refresh(cf.f);
+
+	setlocale(LC_CTYPE, "");
+	console_signals();
+	if (screen_init(&why) < 0) {
+		fprintf(stderr, "ward console: %s; the console needs a "
+		    "terminal with cursor addressing (e.g. "
+		    "TERM=xterm-256color)\n", why != NULL ? why :
+		    "cannot start the terminal");
+		status = 1;
+	} else {
+		console_fleet_loop(&cf);
+		screen_done();
+		desktop_done();
+		console_fleet_leave(cf.f);
+		if (console_signal != 0)
+			status = 128 + console_signal;
+	}
+	for (size_t i = 0; i < cf.f->n_runs; i++)
+		proto_conn_free(cf.cs[i].conn);
+	free(cf.cs);
+	fleet_free(cf.f);
+	return status;
+}
+
 int
 console_main(int argc, char **argv)
 {
@@ -519,17 +833,7 @@ console_main(int argc, char **argv)
 			fprintf(stderr, "ward console: no live runs\n");
 			return 1;
 		}
-		if (n > 1) {
-			fprintf(stderr, "ward console: %zu live runs; "
-			    "name one:\n", n);
-			for (size_t k = 0; k < n; k++) {
-				cleanup_free char *esc = escape_str(ids[k]);
-
-				fprintf(stderr, "  ward console %s\n", esc);
-			}
-			return 2;
-		}
-		opts.run = ids[0];
+		return console_every(&opts, ids, n);
 	}
 	return console_attach(&opts);
 }

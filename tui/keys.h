@@ -32,8 +32,8 @@ enum action {
 	ACTION_RESIZE,
 	ACTION_NOT_YET,		/* A, D, r: answers that are not built yet */
 	ACTION_DIFF,		/* v: the run's staged changes, again closes */
-	ACTION_DIFF_NEXT,	/* ]: the next changed file */
-	ACTION_DIFF_PREV,	/* [ */
+	ACTION_DIFF_NEXT,	/* }: the next changed file (] [ in the diff) */
+	ACTION_DIFF_PREV,	/* { */
 	ACTION_DIFF_APPLY,	/* p: apply the selected file (asks: y/n) */
 	ACTION_DIFF_APPLY_ALL,	/* P: apply every staged file (asks) */
 	ACTION_DIFF_DISCARD,	/* u: discard (drop) the selected file (asks) */
@@ -42,6 +42,10 @@ enum action {
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
 	ACTION_STAGE_ONCE,	/* s: a write outside on a staged copy; armed */
 	ACTION_FILTER,		/* /: the events pane's filter (tui/events.h) */
+	ACTION_RUN_PREV,	/* [: the previous run (ward console, every run) */
+	ACTION_RUN_NEXT,	/* ] */
+	ACTION_RUN_PICK,	/* 1-9: run N */
+	ACTION_RUN_DISMISS,	/* X: forget an ended run */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -412,6 +412,8 @@ model_on_run(struct model *m, const struct run_info *ri)
 		m->run.ask_timeout = ri->ask_timeout;
 	if (ri->have & MSG_RUN_HEADLESS)
 		m->run.headless = ri->headless;
+	if (ri->have & MSG_RUN_WATCHERS)
+		m->run.watchers = ri->watchers;
 
 	if (model_run_ended(m) && !was_ended) {
 		/* Nothing is left to answer. */
@@ -998,11 +1000,15 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 		return true;
 	case ACTION_DIFF_NEXT:
 	case ACTION_DIFF_PREV:
+	case ACTION_RUN_NEXT:	/* inside the diff, ] [ change file as */
+	case ACTION_RUN_PREV:	/* they did before { } */
 		if (m->diff.n_files == 0)
 			return true;
-		if (a == ACTION_DIFF_NEXT && m->diff.sel + 1 < m->diff.n_files)
+		if ((a == ACTION_DIFF_NEXT || a == ACTION_RUN_NEXT) &&
+		    m->diff.sel + 1 < m->diff.n_files)
 			m->diff.sel++;
-		else if (a == ACTION_DIFF_PREV && m->diff.sel > 0)
+		else if ((a == ACTION_DIFF_PREV || a == ACTION_RUN_PREV) &&
+		    m->diff.sel > 0)
 			m->diff.sel--;
 		m->diff.scroll = 0;
 		eff->kind = EFFECT_DIFF_LOAD;
@@ -1022,6 +1028,8 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_NEXT_PANE:
 	case ACTION_VIEW:
 	case ACTION_ZOOM:
+	case ACTION_RUN_PICK:
+	case ACTION_RUN_DISMISS:
 		return true;
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
@@ -1279,6 +1287,14 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_ZOOM:
 		m->zoom = m->zoom == ZOOM_NONE ? ZOOM_AGENT :
 		    m->zoom == ZOOM_AGENT ? ZOOM_REQUESTS : ZOOM_NONE;
+		break;
+	case ACTION_RUN_PREV:
+	case ACTION_RUN_NEXT:
+	case ACTION_RUN_PICK:
+	case ACTION_RUN_DISMISS:
+		/* tui/fleet.c takes these when the console shows every run. */
+		model_message(m, MSG_INFO, "one run here; 'ward console' "
+		    "shows every run");
 		break;
 	case ACTION_YES:
 	case ACTION_NO:

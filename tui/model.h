@@ -77,6 +77,7 @@ struct model_run {
 	int64_t		 started_ms;
 	int64_t		 ended_ms;
 	unsigned	 ask_timeout;	/* seconds */
+	unsigned	 watchers;	/* other consoles, when we attached */
 	bool		 headless;
 };
 
@@ -170,6 +171,8 @@ struct model {
 	int64_t		 now_wall;
 
 	struct model_run run;
+	bool		 many_runs;	/* one of every run (tui/fleet.h): the
+					 * help lists the run keys */
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 

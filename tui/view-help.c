@@ -52,6 +52,17 @@ view_help_line(const struct keys_binding *b, size_t n, size_t *i, char *keys,
 	return what;
 }
 
+/* Whether the help line what is the run keys' (every run only). */
+static bool
+view_help_runs_line(const struct keys_binding *b, size_t n, const char *what)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (b[k].help == what && b[k].action == ACTION_RUN_NEXT)
+			return true;
+	}
+	return false;
+}
+
 void
 view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 {
@@ -70,11 +81,12 @@ view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 	char keys[64];
 	size_t n, i = 0;
 
-	(void)m;
 	pen_header(g, top, "help", true);
 	p.y++;
 	b = keys_bindings(&n);
 	while ((what = view_help_line(b, n, &i, keys, sizeof keys)) != NULL) {
+		if (!m->many_runs && view_help_runs_line(b, n, what))
+			continue;
 		grid_put(g, p.y, VIEW_HELP_KEYS_X, VIEW_HELP_WHAT_X, keys,
 		    GRID_BOLD);
 		pen_wrap_words(&p, VIEW_HELP_WHAT_X, g->w, what, 0);

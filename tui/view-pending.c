@@ -45,7 +45,7 @@ view_pending_field(struct pen *p, int lx, int vx, int w, const char *label,
 
 /* The fields of a request, in the order a person reads them: what, by
  * whom, where from, how, why. Never clipped: long values wrap. */
-static void
+void
 view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
     int w)
 {

@@ -2,6 +2,7 @@
 /* The pending pane, and the whole selected request (the detail view). */
 #include "tui/grid.h"
 #include "tui/model.h"
+#include "tui/pen.h"
 #include "tui/view-report.h"
 
 /* Rows view_pending_draw() would like: header + every request whole. */
@@ -13,3 +14,8 @@ void	view_pending_draw(const struct model *, struct grid *, int top,
 /* Draws the whole request m->sel, scrolled by m->detail_scroll. */
 void	view_pending_detail_draw(const struct model *, struct grid *, int top,
 	    int bottom, struct view_report *);
+/* A request's fields (what, by whom, where, why), labels at column lx,
+ * values from vx to w, wrapped, never clipped; the queue of every run
+ * (tui/view-runs.c) draws its requests with it too. */
+void	view_pending_fields(const struct pending *, struct pen *, int lx,
+	    int vx, int w);

@@ -13,6 +13,7 @@
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
+#include "tui/view-runs.h"
 
 #define VIEW_OUT_MIN	4	/* output header + 3 lines, always */
 
@@ -132,7 +133,7 @@ view_keys(const struct model *m, struct grid *g)
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
 	} else if (m->diff.open) {
-		text = xstrdup(" j k scroll  [ ] file  p P apply  u U drop  "
+		text = xstrdup(" j k scroll  { } file  p P apply  u U drop  "
 		    "c or Esc close  ? help");
 		attr = GRID_DIM;
 	} else if (m->detail) {
@@ -237,6 +238,88 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 	}
 	view_status(m, g);
 	view_keys(m, g);
+}
+
+/* ---- every run (tui/fleet.h) ---- */
+
+static void
+view_fleet_title(const struct fleet *f, struct grid *g)
+{
+	unsigned attr = GRID_REVERSE;
+	cleanup_free char *left = view_runs_title(f);
+	char right[64];
+	int rx;
+
+	if (f->n_pending > 0)
+		snprintf(right, sizeof right, "  %zu pending in all ",
+		    f->n_pending);
+	else
+		snprintf(right, sizeof right, "  none pending ");
+	grid_fill(g, 0, 0, g->w, attr);
+	rx = g->w - grid_width(right);
+	grid_put(g, 0, 0, rx, left, attr | GRID_BOLD);
+	grid_put(g, 0, rx, g->w, right,
+	    attr | (f->n_pending > 0 ? GRID_BOLD : 0));
+}
+
+static void
+view_fleet_keys(const struct fleet *f, struct grid *g)
+{
+	const struct model *m = fleet_model(f);
+	const char *text = " a allow  d deny  Enter whole  [ ] 1-9 run  "
+	    "X dismiss  Tab  K kill  ? help  q";
+
+	if (m != NULL && fleet_run_ended(f, f->sel))
+		text = " this run has ended - X dismisses it  [ ] 1-9 run  "
+		    "? help  q leave";
+	grid_put(g, g->h - 1, 0, g->w, text, GRID_DIM);
+}
+
+void
+view_fleet_draw(const struct fleet *f, struct grid *g,
+    struct view_report *reps)
+{
+	const struct model *m = fleet_model(f);
+	int top = 1, bottom = g->h - 2, runs, out, queue;
+
+	for (size_t i = 0; i < f->n_runs; i++)
+		view_report_reset(&reps[i]);
+	/* What the selected run shows over the screen is its own. */
+	if (m != NULL && fleet_overlay(f)) {
+		view_draw(m, g, &reps[f->sel]);
+		return;
+	}
+	grid_clear(g);
+	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+		view_too_small(m, g);
+		return;
+	}
+	view_fleet_title(f, g);
+	runs = view_runs_rows(f, g->h);
+	view_runs_draw(f, g, top, top + runs);
+	top += runs;
+	queue = view_runs_queue_rows(f, g->w, bottom - top - VIEW_OUT_MIN);
+	out = bottom - top - queue;
+	if (m != NULL) {
+		view_output_draw(m, g, top, top + out);
+		reps[f->sel].page_rows = out - 1;
+		view_status(m, g);
+	}
+	view_runs_queue_draw(f, g, top + out, bottom, reps);
+	view_fleet_keys(f, g);
+}
+
+char *
+view_fleet_render_text(const struct fleet *f, int w, int h,
+    struct view_report *reps)
+{
+	struct grid *g = grid_new(w, h);
+	char *text;
+
+	view_fleet_draw(f, g, reps);
+	text = grid_text(g);
+	grid_free(g);
+	return text;
 }
 
 char *

@@ -18,6 +18,7 @@
  * view-help.c), and all of them draw with tui/pen.h. Calls run down that
  * way only: no pane calls back into view.c.
  */
+#include "tui/fleet.h"
 #include "tui/grid.h"
 #include "tui/model.h"
 #include "tui/view-report.h"
@@ -31,3 +32,17 @@ void	view_draw(const struct model *, struct grid *, struct view_report *);
 /* Draws m at w x h and returns the text (tests); *rep may be NULL. */
 char	*view_render_text(const struct model *, int w, int h,
 	    struct view_report *rep);
+
+/*
+ * Every run (tui/fleet.h): the title, the runs pane, the selected run's
+ * output, the one queue across runs, the selected run's status line and
+ * the keys. What the selected run shows over the whole screen (help, the
+ * whole request, the diff, the agent pane) is drawn as view_draw() draws
+ * it. reps has a report per run (f->reps): each is reset, then filled
+ * with what was drawn of that run.
+ */
+void	view_fleet_draw(const struct fleet *, struct grid *,
+	    struct view_report *reps);
+/* The same at w x h as text (tests, the bench). */
+char	*view_fleet_render_text(const struct fleet *, int w, int h,
+	    struct view_report *reps);

@@ -53,6 +53,13 @@
 #               last exit, peak RSS and largest sampled PSS of each
 #               supervisor, CPU of all the supervisors; under ward one
 #               console-like watcher (scale.py) is attached to every run
+#   console     the console's redraw with every run in it, no sandboxes:
+#               build/tests/bench-console feeds CONSOLE_RUNS x
+#               CONSOLE_PENDING requests (100 x 100) to the models as
+#               messages and times CONSOLE_FRAMES frames (queue rebuilt,
+#               screen drawn at 200x50, arming noted), the selection moving
+#               down the queue; median, p99 and max seconds a frame, and the
+#               console's peak RSS (row console_redraw in the table)
 #
 # Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
@@ -89,7 +96,10 @@ APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
 SCALE_ROUNDS=${SCALE_ROUNDS:-3}
-WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale"}
+CONSOLE_RUNS=${CONSOLE_RUNS:-100}
+CONSOLE_PENDING=${CONSOLE_PENDING:-100}
+CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
+WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale console"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -462,6 +472,15 @@ if want scale; then
 	done
 fi
 
+# ---------------------------------------------------------------- console
+CONSOLE_LINE=
+if want console; then
+	say "workload console: redraw with $CONSOLE_RUNS runs x $CONSOLE_PENDING pending"
+	CONSOLE_LINE=$("$ROOT/build/tests/bench-console" "$CONSOLE_RUNS" \
+		"$CONSOLE_PENDING" "$CONSOLE_FRAMES") ||
+		broke "bench-console failed (make tests builds it)"
+fi
+
 # ---------------------------------------------------------------- report
 timed_json=$(printf '"%s",' "${TIMED[@]}")
 cat >"$RES/meta.json" <<EOF
@@ -477,6 +496,17 @@ echo
 "$PY" "$BENCH/summarize.py" "$RES" "$TSV" || broke "summarize.py failed"
 echo
 "$BENCH/trap-cost.sh" || broke "trap-cost.sh failed"
+if [ -n "$CONSOLE_LINE" ]; then
+	read -r c_med c_p99 c_max c_rss c_frames <<<"$CONSOLE_LINE"
+	echo
+	printf 'console redraw, %s runs x %s pending (%s frames at 200x50): median %.2f ms, p99 %.2f ms, max %.2f ms; peak RSS %s KiB\n' \
+		"$CONSOLE_RUNS" "$CONSOLE_PENDING" "$c_frames" \
+		"$(awk -v x="$c_med" 'BEGIN { print x * 1000 }')" \
+		"$(awk -v x="$c_p99" 'BEGIN { print x * 1000 }')" \
+		"$(awk -v x="$c_max" 'BEGIN { print x * 1000 }')" "$c_rss"
+	[ -s "$TSV" ] && printf 'console_redraw\tward\t%s\tNA\tNA\tNA\tNA\t%s\n' \
+		"$c_med" "$c_rss" >>"$TSV"
+fi
 if [ -s "$TSV" ] && want files && want files_project; then
 	echo
 	awk -F'\t' '$2 == "ward" && $1 == "files" { f = $3 }

@@ -1,0 +1,445 @@
+/* tui/fleet.c and tui/view-runs.c: every run in one console (issue 15).
+ * Models fed with messages, keys applied, screens compared with
+ * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the
+ * repository root; the clock is fake. */
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "approvals/msg.h"
+#include "config/util.h"
+#include "tui/fleet.h"
+#include "tui/grid.h"
+#include "tui/keys.h"
+#include "tui/model.h"
+#include "tui/view.h"
+
+#define WALL0	1700000000000LL
+#define MONO0	5000LL
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = xmalloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+golden(const char *name, const char *text)
+{
+	cleanup_free char *path = xasprintf("tests/golden/%s.txt", name);
+	cleanup_free char *want = NULL;
+	const char *update = getenv("UPDATE_GOLDEN");
+
+	if (update != NULL && strcmp(update, "1") == 0) {
+		FILE *f = fopen(path, "wb");
+
+		assert_non_null(f);
+		fputs(text, f);
+		assert_int_equal(fclose(f), 0);
+		return;
+	}
+	want = slurp(path);
+	if (want == NULL)
+		fail_msg("%s: missing; run with UPDATE_GOLDEN=1 from the "
+		    "repository root", path);
+	if (strcmp(want, text) != 0) {
+		print_error("%s differs; got:\n%s\n", path, text);
+		fail();
+	}
+}
+
+static void
+feed_msg(struct model *m, json_t *msg)
+{
+	assert_non_null(msg);
+	assert_int_equal(model_apply_message(m, msg), 0);
+	json_decref(msg);
+}
+
+static void
+welcome(struct model *m, const char *id, const char *name, bool ended)
+{
+	json_t *msg = json_pack("{s:s,s:i,s:{s:s,s:s?,s:s,s:s,s:i,s:I,"
+	    "s:i,s:s,s:s,s:i},s:[]}", "type", "welcome", "version", 1,
+	    "run", "id", id, "name", name, "command", "make -j2", "state",
+	    ended ? "exited" : "running", "pid", 4000, "started_ms",
+	    (json_int_t)(WALL0 - 60000), "exit_code", ended ? 0 : -1,
+	    "end_reason", ended ? "exit" : "", "limits",
+	    "timeout=600s memory=2G", "ask_timeout", 120, "pending");
+
+	feed_msg(m, msg);
+}
+
+static void
+request(struct model *m, const char *run, uint64_t id, const char *path,
+    int64_t age_ms)
+{
+	feed_msg(m, json_pack("{s:s,s:{s:I,s:s,s:i,s:s,s:s,s:s,s:s,s:s,"
+	    "s:s,s:s,s:I,s:I}}", "type", "request", "request",
+	    "id", (json_int_t)id, "run", run, "pid", 4100 + (int)id,
+	    "kind", "write", "syscall", "openat", "subject", path,
+	    "detail", "", "cmdline", "sh -c echo x > f", "cwd", "/work",
+	    "why", "no rule", "created_ms", (json_int_t)(WALL0 - age_ms),
+	    "deadline_ms", (json_int_t)(WALL0 - age_ms + 120000)));
+}
+
+/* Four runs: web (2 waiting), db (1, the oldest), docs (ended), lint
+ * (none). */
+static struct fleet *
+base(void)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	i = fleet_add(f, "a1b2c3d4");
+	welcome(f->runs[i].m, "a1b2c3d4", "web", false);
+	request(f->runs[i].m, "a1b2c3d4", 1, "/home/u/.bashrc", 20000);
+	request(f->runs[i].m, "a1b2c3d4", 2, "/etc/hosts", 5000);
+	i = fleet_add(f, "b2c3d4e5");
+	welcome(f->runs[i].m, "b2c3d4e5", "db", false);
+	request(f->runs[i].m, "b2c3d4e5", 1, "/var/lib/db/x", 42000);
+	i = fleet_add(f, "c3d4e5f6");
+	welcome(f->runs[i].m, "c3d4e5f6", "docs", true);
+	i = fleet_add(f, "d4e5f6a7");
+	welcome(f->runs[i].m, "d4e5f6a7", NULL, false);
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	return f;
+}
+
+static char *
+render(struct fleet *f, int w, int h)
+{
+	char *text = view_fleet_render_text(f, w, h, f->reps);
+
+	fleet_note_view(f);
+	return text;
+}
+
+static void
+press(struct fleet *f, int k, struct model_effect *eff, size_t *run)
+{
+	bool moved;
+
+	fleet_apply_key(f, k, eff, run, &moved);
+	fleet_refresh(f);
+}
+
+static void
+test_queue_order(void **state)
+{
+	struct fleet *f = base();
+
+	(void)state;
+	assert_int_equal(f->n_queue, 3);
+	assert_int_equal(f->n_pending, 3);
+	/* Oldest first across runs: db's (42 s), web's .bashrc, web's hosts. */
+	assert_int_equal(f->queue[0].run, 1);
+	assert_string_equal(f->queue[0].p->subject, "/var/lib/db/x");
+	assert_int_equal(f->queue[1].run, 0);
+	assert_int_equal(f->queue[1].p->id, 1);
+	assert_int_equal(f->queue[2].run, 0);
+	assert_int_equal(f->queue[2].p->id, 2);
+	/* The console opens on the oldest of them all. */
+	assert_int_equal(f->sel, 1);
+	assert_int_equal(fleet_queue_sel(f), 0);
+	assert_int_equal(fleet_run_pending(f, 0), 2);
+	assert_int_equal(fleet_oldest_wait(f, 0), 20000);
+	assert_true(fleet_run_ended(f, 2));
+	assert_false(fleet_run_ended(f, 0));
+	fleet_free(f);
+}
+
+/* a arms per request; the answer goes to the run the request is of. */
+static void
+test_answer_goes_to_its_run(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	free(render(f, 120, 40));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);	/* not armed yet */
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_ALLOW);
+	assert_int_equal(run, 1);
+	assert_int_equal(eff.request, 1);
+
+	/* j moves to web's first; d denies it, on web's connection. */
+	press(f, 'j', &eff, &run);
+	assert_int_equal(f->sel, 0);
+	press(f, 'd', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+	assert_int_equal(run, 0);
+	assert_int_equal(eff.request, 1);
+	fleet_free(f);
+}
+
+/* The selected request goes: the one in its place is selected, armed
+ * afresh, and it may be of another run. */
+static void
+test_selection_follows_queue(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	fleet_set_now(f, MONO0, WALL0);
+	free(render(f, 120, 40));
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	assert_true(model_armed(f->runs[1].m, 1));
+	press(f, 'd', &eff, &run);
+	assert_int_equal(run, 1);
+	feed_msg(f->runs[1].m, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(f->runs[0].m->sel, 1);
+	assert_int_equal(fleet_queue_sel(f), 0);
+	/* Not armed: the person did not choose it. */
+	assert_false(model_armed(f->runs[0].m, 1));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+
+	/* A new request, older than none, does not move the selection. */
+	request(f->runs[3].m, "d4e5f6a7", 1, "/tmp/new", 0);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(f->runs[0].m->sel, 1);
+	assert_int_equal(f->n_queue, 3);
+	fleet_free(f);
+}
+
+static void
+test_switch_runs(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	assert_int_equal(f->sel, 1);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 2);
+	press(f, ']', &eff, &run);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 0);		/* wraps */
+	press(f, '[', &eff, &run);
+	assert_int_equal(f->sel, 3);
+	press(f, '2', &eff, &run);
+	assert_int_equal(f->sel, 1);
+	press(f, '9', &eff, &run);		/* no run 9 */
+	assert_int_equal(f->sel, 1);
+	/* The diff's file keys moved off [ ]: they switch no run. */
+	press(f, '}', &eff, &run);
+	press(f, '{', &eff, &run);
+	assert_int_equal(f->sel, 1);
+	/* A run the person chose keeps the selection though it has
+	 * nothing pending. */
+	press(f, '4', &eff, &run);
+	assert_int_equal(f->sel, 3);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 3);
+	press(f, 'd', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	fleet_free(f);
+}
+
+static void
+test_dismiss(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	press(f, '1', &eff, &run);
+	press(f, 'X', &eff, &run);
+	assert_false(f->runs[0].dismissed);	/* it runs */
+	press(f, '3', &eff, &run);
+	press(f, 'X', &eff, &run);
+	assert_true(f->runs[2].dismissed);
+	fleet_remove(f, 2);
+	assert_int_equal(f->n_runs, 3);
+	assert_int_equal(f->n_queue, 3);
+	assert_int_equal(fleet_find(f, "c3d4e5f6"), -1);
+	assert_int_equal(fleet_find(f, "d4e5f6a7"), 2);
+	press(f, 'q', &eff, &run);
+	assert_true(f->quit);
+	fleet_free(f);
+}
+
+/* Enter opens the selected run's whole request over the screen; its
+ * keys are the run's own until it closes. */
+static void
+test_overlay(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	press(f, '\r', &eff, &run);
+	assert_true(fleet_overlay(f));
+	text = render(f, 80, 24);
+	assert_non_null(strstr(text, "/var/lib/db/x"));
+	assert_non_null(strstr(text, "request #1"));
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 1);		/* swallowed by the detail */
+	press(f, KEYS_ESC, &eff, &run);
+	assert_false(fleet_overlay(f));
+	/* The help lists the run keys here (not in a console of one). */
+	press(f, '?', &eff, &run);
+	assert_true(fleet_overlay(f));
+	free(text);
+	text = render(f, 80, 24);
+	golden("runs-help-80x24", text);
+	press(f, 'j', &eff, &run);		/* any key closes it */
+	assert_false(fleet_overlay(f));
+	assert_int_equal(fleet_queue_sel(f), 0);
+	fleet_free(f);
+}
+
+/* The agent pane of the selected run: with the keys on the program, ]
+ * is the program's; with them on the requests, ] moves to the next run. */
+static void
+test_agent_strip(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	model_set_agent(f->runs[1].m, AGENT_ON, 0);
+	assert_int_equal(f->runs[1].m->focus, PANE_AGENT);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 1);		/* the program's key */
+	press(f, MODEL_PREFIX, &eff, &run);
+	assert_int_equal(f->runs[1].m->focus, PANE_PENDING);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 2);
+	fleet_free(f);
+}
+
+/* No run, then a run with nothing pending: drawn, q leaves. */
+static void
+test_empty(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	cleanup_free char *a = NULL, *b = NULL;
+	size_t run;
+
+	(void)state;
+	fleet_refresh(f);
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, "none live"));
+	run = fleet_add(f, "e5f6a7b8");
+	welcome(f->runs[run].m, "e5f6a7b8", "idle", false);
+	fleet_refresh(f);
+	b = render(f, 80, 24);
+	assert_non_null(strstr(b, "pending: none in any run"));
+	press(f, 'd', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	press(f, 'q', &eff, &run);
+	assert_true(f->quit);
+	fleet_free(f);
+}
+
+static void
+test_goldens(void **state)
+{
+	struct fleet *f = base();
+	struct grid *g;
+	cleanup_free char *a = NULL, *b = NULL;
+	int y;
+
+	(void)state;
+	a = render(f, 80, 24);
+	golden("runs-80x24", a);
+	b = render(f, 200, 50);
+	golden("runs-200x50", b);
+
+	/* The ended run's row is greyed. */
+	g = grid_new(80, 24);
+	view_fleet_draw(f, g, f->reps);
+	for (y = 0; y < g->h; y++) {
+		const struct grid_cell *c = grid_cell(g, y, 5);
+
+		if (c->cp == 'd' && grid_cell(g, y, 6)->cp == 'o')
+			break;
+	}
+	assert_true(y < g->h);
+	assert_true(grid_cell(g, y, 5)->attr & GRID_DIM);
+	assert_false(grid_cell(g, 3, 5)->attr & GRID_DIM);
+	grid_free(g);
+	fleet_free(f);
+}
+
+/* No screen lets a request be answered unseen: the queue reports each
+ * request to its own run, the ids of different runs apart. */
+static void
+test_reports_per_run(void **state)
+{
+	struct fleet *f = base();
+
+	(void)state;
+	free(render(f, 120, 40));
+	assert_int_equal(f->reps[0].n_seen, 2);
+	assert_int_equal(f->reps[1].n_seen, 1);
+	assert_int_equal(f->reps[2].n_seen, 0);
+	assert_true(f->runs[0].m->pending[0]->shown);
+	assert_true(f->runs[1].m->pending[0]->shown);
+	fleet_free(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queue_order),
+		cmocka_unit_test(test_answer_goes_to_its_run),
+		cmocka_unit_test(test_selection_follows_queue),
+		cmocka_unit_test(test_switch_runs),
+		cmocka_unit_test(test_dismiss),
+		cmocka_unit_test(test_overlay),
+		cmocka_unit_test(test_agent_strip),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_goldens),
+		cmocka_unit_test(test_reports_per_run),
+	};
+
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		setlocale(LC_CTYPE, "");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,380 @@
+#include "tui/fleet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/util.h"
+#include "tui/keys.h"
+
+struct fleet *
+fleet_new(void)
+{
+	return xcalloc(1, sizeof(struct fleet));
+}
+
+static void
+fleet_run_done(struct fleet_run *r)
+{
+	model_free(r->m);
+	free(r->key);
+}
+
+void
+fleet_free(struct fleet *f)
+{
+	if (f == NULL)
+		return;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		fleet_run_done(&f->runs[i]);
+		view_report_done(&f->reps[i]);
+	}
+	free(f->runs);
+	free(f->reps);
+	free(f->queue);
+	free(f);
+}
+
+size_t
+fleet_add(struct fleet *f, const char *key)
+{
+	struct fleet_run *r;
+
+	f->runs = xreallocarray(f->runs, f->n_runs + 1, sizeof *f->runs);
+	f->reps = xreallocarray(f->reps, f->n_runs + 1, sizeof *f->reps);
+	r = &f->runs[f->n_runs];
+	memset(r, 0, sizeof *r);
+	r->m = model_new();
+	r->m->many_runs = true;
+	r->key = xstrdup(key);
+	view_report_init(&f->reps[f->n_runs]);
+	return f->n_runs++;
+}
+
+ssize_t
+fleet_find(const struct fleet *f, const char *key)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (strcmp(f->runs[i].key, key) == 0)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+void
+fleet_remove(struct fleet *f, size_t i)
+{
+	if (i >= f->n_runs)
+		return;
+	fleet_run_done(&f->runs[i]);
+	view_report_done(&f->reps[i]);
+	memmove(f->runs + i, f->runs + i + 1,
+	    (f->n_runs - i - 1) * sizeof *f->runs);
+	memmove(f->reps + i, f->reps + i + 1,
+	    (f->n_runs - i - 1) * sizeof *f->reps);
+	f->n_runs--;
+	if (f->sel > i || (f->sel == i && f->sel > 0 && f->sel >= f->n_runs))
+		f->sel--;
+	/* The queue points into the models: build it again now. */
+	f->sel_id = 0;
+	fleet_refresh(f);
+}
+
+void
+fleet_reset(struct fleet *f, size_t i)
+{
+	struct model *old = f->runs[i].m, *m = model_new();
+
+	m->many_runs = true;
+	model_set_agent(m, old->agent_mode, old->prefix);
+	model_set_now(m, old->now_mono, old->now_wall);
+	model_free(old);
+	f->runs[i].m = m;
+	f->runs[i].gone = false;
+	if (f->sel == i)
+		f->sel_id = 0;
+	fleet_refresh(f);
+}
+
+void
+fleet_set_now(struct fleet *f, int64_t mono_ms, int64_t wall_ms)
+{
+	for (size_t i = 0; i < f->n_runs; i++)
+		model_set_now(f->runs[i].m, mono_ms, wall_ms);
+}
+
+struct model *
+fleet_model(const struct fleet *f)
+{
+	return f->sel < f->n_runs ? f->runs[f->sel].m : NULL;
+}
+
+bool
+fleet_overlay(const struct fleet *f)
+{
+	const struct model *m = fleet_model(f);
+
+	if (m == NULL)
+		return false;
+	return m->help || m->diff.open || m->agent ||
+	    (m->detail && model_pending_find(m, m->sel) != NULL);
+}
+
+bool
+fleet_run_ended(const struct fleet *f, size_t i)
+{
+	return model_run_ended(f->runs[i].m) || f->runs[i].gone;
+}
+
+size_t
+fleet_run_pending(const struct fleet *f, size_t i)
+{
+	const struct model *m = f->runs[i].m;
+	size_t n = 0;
+
+	for (size_t k = 0; k < m->n_pending; k++)
+		n += m->pending[k]->sent == VERDICT_NONE;
+	return n;
+}
+
+int64_t
+fleet_oldest_wait(const struct fleet *f, size_t i)
+{
+	const struct model *m = f->runs[i].m;
+	int64_t oldest = 0;
+
+	for (size_t k = 0; k < m->n_pending; k++) {
+		const struct pending *p = m->pending[k];
+
+		if (p->sent == VERDICT_NONE && (oldest == 0 ||
+		    p->created_ms < oldest))
+			oldest = p->created_ms;
+	}
+	return oldest == 0 || oldest > m->now_wall ? 0 : m->now_wall - oldest;
+}
+
+/* Oldest first; a tie goes by run, then by the run's own order. */
+static int
+fleet_row_cmp(const void *a, const void *b)
+{
+	const struct fleet_row *x = a, *y = b;
+
+	if (x->p->created_ms != y->p->created_ms)
+		return x->p->created_ms < y->p->created_ms ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->p->id < y->p->id ? -1 : x->p->id > y->p->id;
+}
+
+ssize_t
+fleet_queue_sel(const struct fleet *f)
+{
+	const struct model *m = fleet_model(f);
+
+	if (m == NULL || m->sel == 0)
+		return -1;
+	for (size_t i = 0; i < f->n_queue; i++) {
+		if (f->queue[i].run == f->sel && f->queue[i].p->id == m->sel)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+/*
+ * Selects queue row at; by_person false arms it afresh (DESIGN §9: a
+ * request the person did not choose must not take a key meant for
+ * another). A move of the person's own re-arms too: every selection
+ * change does (issue 15), and across runs the request shown changes
+ * place on the screen.
+ */
+static void
+fleet_select_row(struct fleet *f, size_t at)
+{
+	const struct fleet_row *row = &f->queue[at];
+	struct model *m = f->runs[row->run].m;
+	struct pending *p;
+
+	f->sel = row->run;
+	m->sel = row->p->id;
+	/* The queue holds const rows; the model owns them. */
+	for (size_t k = 0; k < m->n_pending; k++) {
+		p = m->pending[k];
+		if (p->id == row->p->id)
+			p->shown = false;
+	}
+	f->sel_id = m->sel;
+	f->sel_pos = at;
+}
+
+void
+fleet_refresh(struct fleet *f)
+{
+	const struct model *m;
+	ssize_t at;
+
+	if (f->sel >= f->n_runs)
+		f->sel = f->n_runs > 0 ? f->n_runs - 1 : 0;
+	f->n_queue = 0;
+	f->n_pending = 0;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct model *rm = f->runs[i].m;
+
+		for (size_t k = 0; k < rm->n_pending; k++) {
+			if (f->n_queue == f->cap_queue) {
+				f->cap_queue = f->cap_queue ? f->cap_queue * 2 :
+				    64;
+				f->queue = xreallocarray(f->queue, f->cap_queue,
+				    sizeof *f->queue);
+			}
+			f->queue[f->n_queue].run = i;
+			f->queue[f->n_queue].p = rm->pending[k];
+			f->n_queue++;
+			f->n_pending += rm->pending[k]->sent == VERDICT_NONE;
+		}
+	}
+	if (f->n_queue > 1)	/* never qsort(NULL, 0): UB all the same */
+		qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
+
+	if ((m = fleet_model(f)) == NULL)
+		return;
+	at = fleet_queue_sel(f);
+	if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
+	    f->n_queue > 0) {
+		/* The selected request went: the one now in its place. */
+		fleet_select_row(f, f->sel_pos < f->n_queue ? f->sel_pos :
+		    f->n_queue - 1);
+		return;
+	}
+	if (f->sel_id == 0 && !f->picked && f->n_queue > 0) {
+		/* Nothing was selected (the console just opened, or the run
+		 * has nothing left) and the person chose no run: the
+		 * oldest request of them all. */
+		fleet_select_row(f, 0);
+		return;
+	}
+	f->sel_id = at >= 0 ? m->sel : 0;
+	f->sel_pos = at >= 0 ? (size_t)at : 0;
+}
+
+static void
+fleet_select_run(struct fleet *f, size_t i)
+{
+	ssize_t at;
+
+	if (i >= f->n_runs)
+		return;
+	f->sel = i;
+	f->picked = true;
+	if ((at = fleet_queue_sel(f)) >= 0)
+		fleet_select_row(f, (size_t)at);
+	else
+		f->sel_id = 0;
+}
+
+static void
+fleet_step(struct fleet *f, long by)
+{
+	ssize_t at = fleet_queue_sel(f);
+	long to;
+
+	if (f->n_queue == 0)
+		return;
+	to = at < 0 ? 0 : (long)at + by;
+	if (to < 0)
+		to = 0;
+	if (to >= (long)f->n_queue)
+		to = (long)f->n_queue - 1;
+	if (to == at)
+		return;
+	f->picked = false;
+	fleet_select_row(f, (size_t)to);
+}
+
+/* Keys the fleet takes itself; false hands the key to the run's model. */
+static bool
+fleet_key(struct fleet *f, struct model *m, int key)
+{
+	enum action a = keys_action(key);
+	long far = 1L << 30;
+
+	if (a == ACTION_RUN_PREV) {
+		fleet_select_run(f, f->sel > 0 ? f->sel - 1 : f->n_runs - 1);
+	} else if (a == ACTION_RUN_NEXT) {
+		fleet_select_run(f, f->sel + 1 < f->n_runs ? f->sel + 1 : 0);
+	} else if (a == ACTION_RUN_PICK) {
+		if (key >= '1' && key <= '9' &&
+		    (size_t)(key - '1') < f->n_runs)
+			fleet_select_run(f, (size_t)(key - '1'));
+		else
+			model_message(m, MSG_INFO, "no run %c", key);
+	} else if (a == ACTION_RUN_DISMISS) {
+		if (fleet_run_ended(f, f->sel))
+			f->runs[f->sel].dismissed = true;
+		else
+			model_message(m, MSG_INFO, "X dismisses a run that "
+			    "has ended; this one runs");
+	} else if (a == ACTION_UP || a == ACTION_DOWN || a == ACTION_TOP ||
+	    a == ACTION_BOTTOM) {
+		if (m->focus != PANE_PENDING || m->detail || f->n_queue == 0)
+			return false;
+		fleet_step(f, a == ACTION_UP ? -1 : a == ACTION_DOWN ? 1 :
+		    a == ACTION_TOP ? -far : far);
+	} else if (a == ACTION_QUIT) {
+		f->quit = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static bool
+fleet_run_action(enum action a)
+{
+	return a == ACTION_RUN_PREV || a == ACTION_RUN_NEXT ||
+	    a == ACTION_RUN_PICK || a == ACTION_RUN_DISMISS;
+}
+
+/* The agent pane is shown, nothing over it, the keys on its requests. */
+static bool
+fleet_agent_strip(const struct model *m)
+{
+	return m->agent && m->focus != PANE_AGENT && !m->help &&
+	    !m->diff.open && !m->detail && !m->confirm_kill && !m->pasting;
+}
+
+void
+fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
+    size_t *run, bool *focus_moved)
+{
+	struct model *m = fleet_model(f);
+
+	memset(eff, 0, sizeof *eff);
+	eff->kind = EFFECT_NONE;
+	*focus_moved = false;
+	*run = f->sel;
+	if (m == NULL) {
+		if (keys_action(key) == ACTION_QUIT)
+			f->quit = true;
+		return;
+	}
+	/* What the run shows over the screen, a question it asked, a
+	 * paste: the run's own keys, as in a console of one run. Only
+	 * with the agent pane shown and the keys on its requests do the
+	 * run keys still move between runs (else a full-screen agent
+	 * would hold the console on its run). */
+	if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
+		(void)fleet_key(f, m, key);
+	else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
+	    key == KEYS_PASTE_START || !fleet_key(f, m, key))
+		model_apply_key(m, key, eff, focus_moved);
+	if (m->quit) {
+		m->quit = false;
+		f->quit = true;
+	}
+}
+
+void
+fleet_note_view(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++)
+		model_note_view(f->runs[i].m, &f->reps[i]);
+}

@@ -1,0 +1,101 @@
+#pragma once
+/*
+ * Every run in one console (issue 15): `ward console` without RUN. A layer
+ * above the per-run model: each run keeps its own struct model
+ * (tui/model.h: its output, its pending requests, its arming, fed by its
+ * own connection's messages), and the fleet adds the runs pane's
+ * selection and one pending queue across runs, oldest first.
+ *
+ * No I/O here (as in model.c): the console (tui/console.c) dials each
+ * run, keeps its connection at the same index as runs[], feeds that
+ * run's model, and sends an effect to the run fleet_apply_key() names.
+ *
+ * Selection: the selected run is runs[sel]; the selected request is that
+ * run's own m->sel, so arming, the detail view and `a`/`d` are the
+ * per-run model's, unchanged. Moving in the queue across a run boundary
+ * selects the other run. When the selected request goes (answered,
+ * expired), the request that takes its place in the queue is selected
+ * and armed afresh: the person did not choose it. A new request never
+ * moves the selection.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tui/model.h"
+#include "tui/view-report.h"
+
+struct fleet_run {
+	struct model	*m;
+	char		*key;		/* the id it is listed and dialled by */
+	bool		 gone;		/* its supervisor went away */
+	bool		 dismissed;	/* X on it once it ended: the console
+					 * drops it (fleet_remove) */
+};
+
+/* A row of the queue: a pending request and its run. */
+struct fleet_row {
+	size_t		 run;
+	const struct pending *p;
+};
+
+struct fleet {
+	struct fleet_run *runs;
+	size_t		 n_runs;
+	/* What the last frame drew of each run (runs[i]'s at reps[i]): the
+	 * views fill them (tui/view.h's view_fleet_draw), fleet_note_view
+	 * hands each to its model. */
+	struct view_report *reps;
+	size_t		 sel;		/* the selected run */
+	uint64_t	 sel_id;	/* its request selected at the last refresh */
+	size_t		 sel_pos;	/* and that request's place in the queue */
+	bool		 picked;	/* the person chose the run ([ ] 1-9) */
+	bool		 quit;
+
+	/* Built by fleet_refresh(): every run's pending, oldest first. */
+	struct fleet_row *queue;
+	size_t		 n_queue, cap_queue;
+	size_t		 n_pending;	/* not yet answered */
+};
+
+struct fleet	*fleet_new(void);
+void		 fleet_free(struct fleet *);
+
+/* Adds run key (its model fresh); its index. */
+size_t		 fleet_add(struct fleet *, const char *key);
+/* Index of run key, or -1. */
+ssize_t		 fleet_find(const struct fleet *, const char *key);
+/* Removes run i (the console removes its connection at i too). */
+void		 fleet_remove(struct fleet *, size_t i);
+/* A fresh model for run i (its supervisor came back: the welcome will
+ * say everything again). */
+void		 fleet_reset(struct fleet *, size_t i);
+
+void		 fleet_set_now(struct fleet *, int64_t mono_ms, int64_t wall_ms);
+
+/* After messages: the queue again, the selection kept or moved on. */
+void		 fleet_refresh(struct fleet *);
+
+/* The selected run's model, or NULL when there is no run. */
+struct model	*fleet_model(const struct fleet *);
+/* Whether the selected run shows something of its own over the whole
+ * screen (help, the whole request, the diff, the agent pane). */
+bool		 fleet_overlay(const struct fleet *);
+/* Place of the selected request in the queue, or -1. */
+ssize_t		 fleet_queue_sel(const struct fleet *);
+/* The oldest unanswered request's age in run i (ms), 0 when none. */
+int64_t		 fleet_oldest_wait(const struct fleet *, size_t i);
+/* Unanswered requests of run i. */
+size_t		 fleet_run_pending(const struct fleet *, size_t i);
+bool		 fleet_run_ended(const struct fleet *, size_t i);
+
+/*
+ * One key. *run is the run the effect is for (the console sends it on
+ * that run's connection); *focus_moved as model_apply_key().
+ */
+void		 fleet_apply_key(struct fleet *, int key,
+		    struct model_effect *eff, size_t *run, bool *focus_moved);
+
+/* After each frame: each run's model hears what was drawn of it. */
+void		 fleet_note_view(struct fleet *);

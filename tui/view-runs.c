@@ -1,0 +1,271 @@
+#include "tui/view-runs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/util.h"
+#include "tui/pen.h"
+#include "tui/view-pending.h"
+
+#define RUNS_MIN	3	/* runs shown at least, when there are */
+#define Q_LABEL_X	4
+#define Q_VALUE_X	13
+
+static const char *
+view_runs_label(const struct model *m)
+{
+	if (*m->run.name != '\0')
+		return m->run.name;
+	return *m->run.id != '\0' ? m->run.id : "?";
+}
+
+int
+view_runs_rows(const struct fleet *f, int h)
+{
+	int most = h / 5 > RUNS_MIN ? h / 5 : RUNS_MIN;
+	int n = f->n_runs > (size_t)most ? most : (int)f->n_runs;
+
+	return 1 + (n > 0 ? n : 1);
+}
+
+static void
+view_runs_age(int64_t ms, char *buf, size_t len)
+{
+	int64_t s = ms / 1000;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRId64 ":%02" PRId64 ":%02" PRId64,
+		    s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%" PRId64 ":%02" PRId64, s / 60, s % 60);
+}
+
+static void
+view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
+{
+	const struct fleet_run *r = &f->runs[i];
+	const struct model *m = r->m;
+	bool sel = i == f->sel, ended = fleet_run_ended(f, i);
+	size_t n = fleet_run_pending(f, i);
+	unsigned attr = ended ? GRID_DIM : 0;
+	char state[64], pend[32], wait[32], num[8], watch[32];
+	cleanup_free char *left = NULL, *lim = NULL;
+	int x;
+
+	model_state_text(m, state, sizeof state);
+	if (r->gone && !model_run_ended(m))
+		snprintf(state, sizeof state, "gone");
+	else if (m->disconnected && !model_run_ended(m))
+		snprintf(state, sizeof state, "reconnecting");
+	if (n > 0)
+		snprintf(pend, sizeof pend, "%zu pending", n);
+	else
+		snprintf(pend, sizeof pend, ended ? "-" : "none");
+	wait[0] = '\0';
+	if (n > 0) {
+		char age[24];
+
+		view_runs_age(fleet_oldest_wait(f, i), age, sizeof age);
+		snprintf(wait, sizeof wait, "waits %s", age);
+	}
+	/* This console watches every run it shows; the others are the
+	 * supervisor's count when we attached. */
+	if (ended)
+		snprintf(watch, sizeof watch, "X dismiss");
+	else
+		snprintf(watch, sizeof watch, "watched %u",
+		    m->run.watchers + 1);
+	if (i < 9)
+		snprintf(num, sizeof num, "%zu", i + 1);
+	else
+		snprintf(num, sizeof num, " ");
+	left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s %-11s "
+	    "%-10s ", sel ? "> " : "  ", num, view_runs_label(m),
+	    *m->run.id != '\0' ? m->run.id : r->key, state, pend, wait,
+	    watch);
+	if (sel)
+		grid_fill(g, y, 0, g->w, attr | GRID_REVERSE);
+	x = grid_put(g, y, 0, g->w, left, attr | (sel ? GRID_REVERSE : 0) |
+	    (n > 0 && !ended ? GRID_BOLD : 0));
+	if (ended)
+		return;
+	/* The limits, each only if it fits whole. */
+	lim = xstrdup(m->run.limits);
+	for (char *save = NULL, *tok = strtok_r(lim, " ", &save);
+	    tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+		if (x + grid_width(tok) + 1 > g->w)
+			break;
+		x = grid_put(g, y, x, g->w, tok, attr |
+		    (sel ? GRID_REVERSE : 0));
+		x = grid_put(g, y, x, g->w, " ", attr |
+		    (sel ? GRID_REVERSE : 0));
+	}
+}
+
+void
+view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
+{
+	int rows = bottom - top - 1;
+	size_t first = 0, ended = 0;
+	char title[160];
+
+	for (size_t i = 0; i < f->n_runs; i++)
+		ended += fleet_run_ended(f, i);
+	if (rows > 0 && f->sel >= (size_t)rows)
+		first = f->sel - (size_t)rows + 1;
+	if (f->n_runs == 0)
+		snprintf(title, sizeof title, "runs: none live; new ones "
+		    "show here");
+	else if (f->n_runs > (size_t)rows)
+		snprintf(title, sizeof title, "runs: %zu (%zu ended), "
+		    "%zu-%zu shown; [ ] switch", f->n_runs, ended, first + 1,
+		    first + (size_t)rows);
+	else
+		snprintf(title, sizeof title, "runs: %zu (%zu ended); [ ] or "
+		    "1-9 switch", f->n_runs, ended);
+	pen_header(g, top, title, false);
+	for (int k = 0; k < rows && first + (size_t)k < f->n_runs; k++)
+		view_runs_row(f, first + (size_t)k, g, top + 1 + k);
+}
+
+/* ---- the queue ---- */
+
+static void
+view_runs_head(const struct fleet *f, const struct fleet_row *row,
+    struct grid *g, int y, bool selected)
+{
+	const struct model *m = f->runs[row->run].m;
+	const struct pending *p = row->p;
+	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
+	cleanup_free char *left = xasprintf("%s[%s] #%" PRIu64 "  %s  %s",
+	    selected ? "> " : "  ", view_runs_label(m), p->id,
+	    request_kind_name(p->kind), p->syscall);
+	char right[64];
+	int rx;
+
+	if (p->sent == VERDICT_ALLOW)
+		snprintf(right, sizeof right, "allow sent ");
+	else if (p->sent == VERDICT_DENY)
+		snprintf(right, sizeof right, "deny sent ");
+	else {
+		model_countdown(m, p, right, sizeof right - 1);
+		strcat(right, " ");
+	}
+	if (selected)
+		grid_fill(g, y, 0, g->w, attr);
+	rx = g->w - grid_width(right);
+	grid_put(g, y, 0, rx - 1, left, attr);
+	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
+	    GRID_COLOR(GRID_YELLOW)));
+}
+
+/* Draws (or, with pen->g NULL, measures) one request's block. */
+static void
+view_runs_block(const struct fleet *f, const struct fleet_row *row,
+    struct pen *pen, int w, bool selected)
+{
+	if (pen->g != NULL && pen->y >= pen->top && pen->y < pen->bottom)
+		view_runs_head(f, row, pen->g, pen->y, selected);
+	pen->y++;
+	view_pending_fields(row->p, pen, Q_LABEL_X, Q_VALUE_X, w);
+}
+
+static int
+view_runs_block_rows(const struct fleet *f, size_t at, int w)
+{
+	struct pen pen = { 0 };
+
+	view_runs_block(f, &f->queue[at], &pen, w, false);
+	return pen.y;
+}
+
+int
+view_runs_queue_rows(const struct fleet *f, int w, int max)
+{
+	int rows = 1;
+
+	for (size_t i = 0; i < f->n_queue && rows < max; i++)
+		rows += view_runs_block_rows(f, i, w);
+	return rows < max ? rows : max;
+}
+
+void
+view_runs_queue_draw(const struct fleet *f, struct grid *g, int top,
+    int bottom, struct view_report *reps)
+{
+	int body = top + 1, rows = bottom - body, sum;
+	ssize_t sel = fleet_queue_sel(f);
+	const struct model *m = fleet_model(f);
+	size_t first, below = 0, i;
+	struct pen pen = { .g = g, .y = body, .top = body, .bottom = bottom };
+	bool focused = m != NULL && m->focus == PANE_PENDING;
+	bool cut_selected = false;
+	char title[160];
+
+	if (f->n_queue == 0) {
+		pen_header(g, top, "pending: none in any run", focused);
+		return;
+	}
+	/* Back from the selected request while the blocks fit: measuring
+	 * stays within a screen, however long the queue. */
+	first = sel < 0 ? 0 : (size_t)sel;
+	sum = view_runs_block_rows(f, first, g->w);
+	while (first > 0) {
+		int r = view_runs_block_rows(f, first - 1, g->w);
+
+		if (sum + r > rows)
+			break;
+		sum += r;
+		first--;
+	}
+	for (i = first; i < f->n_queue && pen.y < bottom; i++) {
+		const struct fleet_row *row = &f->queue[i];
+
+		view_runs_block(f, row, &pen, g->w, (ssize_t)i == sel);
+		view_report_seen(&reps[row->run], row->p->id, pen.y <= bottom);
+		if (pen.y > bottom) {
+			below++;
+			cut_selected = (ssize_t)i == sel;
+		}
+	}
+	below += f->n_queue - i;
+	if (cut_selected) {
+		grid_fill(g, bottom - 1, 0, g->w, 0);
+		grid_put(g, bottom - 1, Q_LABEL_X, g->w,
+		    "... more: Enter shows the whole request",
+		    GRID_BOLD | GRID_COLOR(GRID_YELLOW));
+	}
+	snprintf(title, sizeof title, "pending: %zu in all runs, oldest "
+	    "first", f->n_queue);
+	if (first > 0 || below > 0) {
+		size_t n = strlen(title);
+
+		if (first > 0 && below > 0)
+			snprintf(title + n, sizeof title - n, " (%zu above, "
+			    "%zu below)", first, below);
+		else if (first > 0)
+			snprintf(title + n, sizeof title - n, " (%zu above)",
+			    first);
+		else
+			snprintf(title + n, sizeof title - n, " (%zu below)",
+			    below);
+	}
+	pen_header(g, top, title, focused);
+}
+
+char *
+view_runs_title(const struct fleet *f)
+{
+	const struct model *m = fleet_model(f);
+	char state[64];
+
+	if (m == NULL)
+		return xasprintf(" ward  every run: none live");
+	model_state_text(m, state, sizeof state);
+	if (*m->run.name != '\0')
+		return xasprintf(" ward  %zu runs  run %zu: %s (%s)  %s",
+		    f->n_runs, f->sel + 1, m->run.id, m->run.name, state);
+	return xasprintf(" ward  %zu runs  run %zu: %s  %s", f->n_runs,
+	    f->sel + 1, *m->run.id ? m->run.id : f->runs[f->sel].key, state);
+}
