@@ -25,6 +25,7 @@
 #include "approvals/rules.h"
 #include "config/policy.h"
 #include "supervisor/hostout.h"
+#include "supervisor/journal.h"
 #include "supervisor/spawn.h"
 
 struct write_call;	/* supervisor/emulate.h */
@@ -108,6 +109,7 @@ struct sup {
 	struct run_grants *run_grants;	/* answers for this run (decide.h) */
 	struct queue	*queue;
 	struct audit	*audit;
+	struct journal	*journal;	/* the record mirrored outward; may be NULL */
 	bool		 headless;
 	bool		 landlock;
 	uid_t		 uid;
