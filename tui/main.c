@@ -12,6 +12,7 @@
 #include "tui/cli.h"
 #include "tui/console.h"
 #include "tui/diffcmd.h"
+#include "tui/feed.h"
 #include "tui/gc.h"
 #include "tui/run.h"
 
@@ -36,6 +37,8 @@ static const char ward_help[] =
 "  deny [--reason TEXT] RUN ID    deny one pending request\n"
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
+"  events [--follow] [--since TIME] [--run RUN] [--json]\n"
+"                                 the record as it grows (JSON Lines)\n"
 "  output [--raw] [RUN]           print a run's recorded output, escaped\n"
 "  ps [--json]                    list the live runs\n"
 "  diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
@@ -97,6 +100,7 @@ static const struct ward_cmd {
 	{ "deny", cli_deny },
 	{ "kill", cli_kill },
 	{ "log", cli_log },
+	{ "events", feed_main },
 	{ "output", cli_output },
 	{ "ps", cli_ps },
 	{ "diff", diffcmd_diff },
