@@ -96,6 +96,8 @@ struct client {
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
 	bool		 greeted;	/* sent its hello */
+	char		 origin[96];	/* hello's origin ("ssh from HOST",
+					 * from ward relay), or "" */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 

@@ -21,6 +21,7 @@
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "tui/relay.h"
 #include "tui/usage.h"
 
 /* How long a verb waits for a supervisor's answer. */
@@ -32,10 +33,11 @@ enum cli_opt {
 	OPT_ALL = 'a',
 	OPT_REASON = 'r',
 	OPT_RAW = 'R',
+	OPT_HOST = 'H',
 };
 
 static const char cli_pending_help[] =
-"Usage: ward pending [--json] [RUN]\n"
+"Usage: ward pending [--json] [--host HOST] [RUN]\n"
 "\n"
 "List the requests that wait on a person, oldest first, for every live run\n"
 "or only for RUN (a run id or the --name given to 'ward run').\n"
@@ -47,6 +49,7 @@ static const char cli_pending_help[] =
 "so a hostile path cannot forge a line.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  the runs on HOST, through 'ssh HOST ward relay'\n"
 "  -j, --json   print one JSON array of objects {run, id, kind, syscall,\n"
 "               subject, subject2, detail, pid, cmdline, cwd, why, age_ms,\n"
 "               deadline_ms (wall clock, ms since the epoch; 0 = none)}\n"
@@ -56,7 +59,7 @@ static const char cli_pending_help[] =
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
 static const char cli_approve_help[] =
-"Usage: ward approve RUN ID\n"
+"Usage: ward approve [--host HOST] RUN ID\n"
 "\n"
 "Allow request ID of run RUN, this once. RUN is a run id or the --name\n"
 "given to 'ward run'; ID is the number 'ward pending' shows. Check the\n"
@@ -67,19 +70,22 @@ static const char cli_approve_help[] =
 "its deadline or another approve or deny), ward says so and exits 1.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  a run on HOST, through 'ssh HOST ward relay' (recorded\n"
+"               as decided by your uid there \"via ssh from ADDR\")\n"
 "  -h, --help   show this help\n"
 "\n"
 "Prints \"approved RUN ID\". Exit status: 0 approved, 1 not (no such run\n"
 "or request, already decided), 2 usage.\n";
 
 static const char cli_deny_help[] =
-"Usage: ward deny [--reason TEXT] RUN ID\n"
+"Usage: ward deny [--reason TEXT] [--host HOST] RUN ID\n"
 "\n"
 "Deny request ID of run RUN, this once: the call fails (EACCES for files,\n"
 "ECONNREFUSED for the network). RUN is a run id or the --name given to\n"
 "'ward run'; ID is the number 'ward pending' shows.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST    a run on HOST, through 'ssh HOST ward relay'\n"
 "  -r, --reason TEXT  tell the denied process why: written to its stderr\n"
 "                     as \"ward: denied: TEXT\" and recorded\n"
 "  -h, --help         show this help\n"
@@ -88,13 +94,14 @@ static const char cli_deny_help[] =
 "request, already decided), 2 usage.\n";
 
 static const char cli_kill_help[] =
-"Usage: ward kill RUN\n"
+"Usage: ward kill [--host HOST] RUN\n"
 "\n"
 "Stop run RUN (a run id or its --name): the supervisor kills the sandbox\n"
 "and every process in it; requests still pending are denied. The run's\n"
 "record stays ('ward log RUN').\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  a run on HOST, through 'ssh HOST ward relay'\n"
 "  -h, --help   show this help\n"
 "\n"
 "Prints \"killed RUN\". Exit status: 0 ok, 1 no such run or refused,\n"
@@ -203,6 +210,7 @@ struct cli_flags {
 	bool		 all;
 	const char	*reason;
 	bool		 raw;
+	const char	*host;		/* --host: through ssh HOST ward relay */
 	bool		 done;
 };
 
@@ -233,6 +241,9 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_RAW:
 			fl->raw = true;
+			break;
+		case OPT_HOST:
+			fl->host = optarg;
 			break;
 		default:
 			fl->done = true;
@@ -332,7 +343,44 @@ struct cli_conn {
 	json_t		*welcome;	/* as received; w points into it */
 	struct msg_welcome w;
 	const char	*id;		/* welcome.run.id, or what was asked */
+	const char	*asked;		/* the run as named (the relay's key) */
 };
+
+/* With --host, the verb's link to ssh HOST ward relay (one per verb). */
+static struct relay_client *cli_relay;
+
+/* Opens cli_relay for --host; 0, or the exit status 1 (said why). */
+static int
+cli_relay_open(const char *host)
+{
+	cleanup_free char *cause = NULL;
+
+	if (host == NULL)
+		return 0;
+	if (relay_client_open(host, &cli_relay, &cause) < 0) {
+		cli_error("--host %s: %s", host, cause);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+cli_relay_close(void)
+{
+	relay_client_free(cli_relay);
+	cli_relay = NULL;
+}
+
+/* proto_call, to the supervisor or through the relay. */
+static int
+cli_call(struct cli_conn *c, const json_t *msg, const char *want,
+    json_t **reply, char **cause)
+{
+	if (cli_relay != NULL)
+		return relay_client_call(cli_relay, c->asked, msg, want,
+		    CLI_TIMEOUT_MS, reply, cause);
+	return proto_call(c->conn, msg, want, CLI_TIMEOUT_MS, reply, cause);
+}
 
 static void
 cli_conn_done(struct cli_conn *c)
@@ -349,6 +397,21 @@ cli_read_follow(struct cli_conn *c, char **cause)
 {
 	int64_t deadline = now_mono_ms() + CLI_TIMEOUT_MS;
 	int r = 0;
+
+	while (cli_relay != NULL && c->w.n_follow > 0) {
+		struct request *q = NULL;
+		json_t *m = NULL;
+
+		if ((r = relay_client_next(cli_relay, c->asked,
+		    CLI_TIMEOUT_MS, &m, cause)) < 0)
+			return r;
+		if (msg_type(m) == MSG_TYPE_REQUEST &&
+		    (r = msg_request_parse(m, &q, cause)) == 0)
+			(void)msg_welcome_add(&c->w, q);
+		json_decref(m);
+		if (r < 0)
+			return r;
+	}
 
 	while (c->w.n_follow > 0) {
 		struct pollfd p = { proto_conn_fd(c->conn), POLLIN, 0 };
@@ -396,15 +459,16 @@ cli_connect_once(const char *run, struct cli_conn *c, char **cause)
 	int fd = -1, r;
 
 	memset(c, 0, sizeof *c);
-	if ((r = ctl_connect(run, &fd, cause)) < 0) {
+	c->asked = run;
+	if (cli_relay == NULL && (r = ctl_connect(run, &fd, cause)) < 0) {
 		if (*cause == NULL)
 			*cause = xasprintf("run %s: %s", run, strerror(-r));
 		return r;
 	}
-	c->conn = proto_conn_new(fd);
+	if (cli_relay == NULL)
+		c->conn = proto_conn_new(fd);
 	hello = msg_hello("cli", false);
-	r = proto_call(c->conn, hello, "welcome", CLI_TIMEOUT_MS, &c->welcome,
-	    cause);
+	r = cli_call(c, hello, "welcome", &c->welcome, cause);
 	json_decref(hello);
 	if (r == 0)
 		r = msg_welcome_parse(c->welcome, &c->w, cause);
@@ -504,7 +568,15 @@ cli_each_run(const char *only, int (*fn)(struct cli_conn *, void *),
 		cli_conn_done(&c);
 		return r;
 	}
-	if ((r = ctl_list(&ids, &n)) < 0) {
+	if (cli_relay != NULL) {
+		cleanup_free char *cause = NULL;
+
+		if ((r = relay_client_runs(cli_relay, CLI_TIMEOUT_MS, &ids, &n,
+		    &cause)) < 0) {
+			cli_error("cannot list live runs: %s", cause);
+			return 1;
+		}
+	} else if ((r = ctl_list(&ids, &n)) < 0) {
 		cli_error("cannot list live runs: %s", strerror(-r));
 		return 1;
 	}
@@ -584,6 +656,7 @@ cli_pending(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -591,18 +664,21 @@ cli_pending(int argc, char **argv)
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("pending", cli_pending_help, ":jh", longopts, argc,
+	status = cli_parse("pending", cli_pending_help, ":jH:h", longopts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
 		return usage_error(2, "pending", "too many arguments");
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
 	ctx.json = fl.json;
 	ctx.now = now_wall_ms();
 	if (ctx.json)
 		ctx.out = json_array();
 	status = cli_each_run(optind < argc ? argv[optind] : NULL,
 	    cli_pending_run, &ctx);
+	cli_relay_close();
 	if (ctx.json) {
 		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
@@ -619,10 +695,12 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 {
 	static const struct option deny_opts[] = {
 		{ "reason", required_argument, NULL, OPT_REASON },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option approve_opts[] = {
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -634,7 +712,7 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 	uint64_t id;
 	int status, r;
 
-	status = cli_parse(verb, help, allow ? ":h" : ":r:h",
+	status = cli_parse(verb, help, allow ? ":H:h" : ":r:H:h",
 	    allow ? approve_opts : deny_opts, argc, argv, &fl);
 	if (fl.done)
 		return status;
@@ -657,17 +735,21 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 		json_decref(t);
 	}
 
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
 	if (cli_connect(argv[optind], &c, &cause) < 0) {
 		cli_error("%s", cause);
+		cli_relay_close();
 		return 1;
 	}
 	msg = msg_decide(id, allow ? VERDICT_ALLOW : VERDICT_DENY, SCOPE_ONCE,
 	    fl.reason);
-	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	r = cli_call(&c, msg, "ack", &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
 		cli_error("request %" PRIu64 " of run %s: %s", id, c.id, cause);
 		cli_conn_done(&c);
+		cli_relay_close();
 		return 1;
 	}
 	if (msg_ack_parse(ack, &a, &cause) < 0)
@@ -685,6 +767,7 @@ cli_decide(const char *verb, const char *help, bool allow, int argc,
 	}
 	json_decref(ack);
 	cli_conn_done(&c);
+	cli_relay_close();
 	return status;
 }
 
@@ -704,6 +787,7 @@ int
 cli_kill(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -714,7 +798,7 @@ cli_kill(int argc, char **argv)
 	struct msg_ack a;
 	int status, r;
 
-	status = cli_parse("kill", cli_kill_help, ":h", longopts, argc, argv,
+	status = cli_parse("kill", cli_kill_help, ":H:h", longopts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -724,17 +808,24 @@ cli_kill(int argc, char **argv)
 		return usage_error(2, "kill", "too many arguments");
 
 	/* No hello first: the kill switch must work even when a welcome
-	 * cannot be had (the supervisor takes a kill as a first message). */
-	if (cli_dial(argv[optind], &c, &cause) < 0) {
+	 * cannot be had (the supervisor takes a kill as a first message).
+	 * Through the relay a hello goes first all the same: it carries
+	 * the origin that the record's "via ssh from ADDR" comes from. */
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
+	if ((cli_relay != NULL ? cli_connect(argv[optind], &c, &cause) :
+	    cli_dial(argv[optind], &c, &cause)) < 0) {
 		cli_error("%s", cause);
+		cli_relay_close();
 		return 1;
 	}
 	msg = msg_kill();
-	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	r = cli_call(&c, msg, "ack", &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
 		cli_error("run %s: %s", c.id, cause);
 		cli_conn_done(&c);
+		cli_relay_close();
 		return 1;
 	}
 	if (msg_ack_parse(ack, &a, &cause) < 0)
@@ -751,6 +842,7 @@ cli_kill(int argc, char **argv)
 	}
 	json_decref(ack);
 	cli_conn_done(&c);
+	cli_relay_close();
 	return status;
 }
 

@@ -14,6 +14,7 @@
 #include "tui/diffcmd.h"
 #include "tui/feed.h"
 #include "tui/gc.h"
+#include "tui/relay.h"
 #include "tui/run.h"
 
 #ifndef WARD_VERSION
@@ -48,6 +49,8 @@ static const char ward_help[] =
 "                                 (or one commit on a new git branch)\n"
 "  discard [RUN] [PATH...]        drop staged changes\n"
 "  undo RUN [PATH...]             restore what a run changed on the host\n"
+"  relay                          the control protocol on stdin/stdout, for\n"
+"                                 'ssh HOST ward relay' (--host HOST)\n"
 "  gc [--older-than AGE] [--max-size SIZE] [--dry-run]\n"
 "                                 remove old runs' folders and records\n"
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
@@ -101,6 +104,7 @@ static const struct ward_cmd {
 	{ "kill", cli_kill },
 	{ "log", cli_log },
 	{ "events", feed_main },
+	{ "relay", relay_main },
 	{ "output", cli_output },
 	{ "ps", cli_ps },
 	{ "diff", diffcmd_diff },
