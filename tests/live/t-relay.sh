@@ -169,6 +169,48 @@ log_json "$WT_RUN" "$WT_ARTIFACTS/log2.json"
 assert_log "kill recorded $WT_VIA" "$WT_ARTIFACTS/log2.json" \
     ".kind == \"run\" and .subject == \"kill\" and ((.decided_by // \"\") | test(\"$WT_VIA\$\"))"
 
+# A link that breaks allows nothing: a relay session that asked for the
+# pending requests is killed; the request stays pending on its machine
+# and is denied there at its deadline.
+write_policy "$WT_SCRATCH/short.ini" \
+    '[run]' 'ask_timeout = 3' '[files]' 'write = ask'
+ward_bg "$WT_ARTIFACTS/out4" "$WT_ARTIFACTS/err4" \
+    run --headless --policy "$WT_SCRATCH/short.ini" --in "$WT_CANARY" \
+    -- sh -c 'if echo x > "$1/file3"; then echo WROTE3; else echo DENIED3; fi' sh "$WT_CANARY"
+wait_pending "$WT_ARTIFACTS/err4"
+mkfifo "$WT_SCRATCH/link"
+python3 - "$WT_RUN" >"$WT_SCRATCH/link" <<'PY' &
+import json, struct, sys, time
+def frame(o):
+    b = json.dumps(o).encode()
+    return struct.pack(">I", len(b)) + b
+sys.stdout.buffer.write(frame({"type": "relay_to", "run": sys.argv[1],
+    "msg": {"type": "hello", "version": 1, "client": "cli", "watch": True}}))
+sys.stdout.buffer.flush()
+time.sleep(60)
+PY
+feeder=$!
+WT_BG_PIDS+=("$feeder")
+"$WARD_SSH" -T "$HOST" ward relay <"$WT_SCRATCH/link" >"$WT_ARTIFACTS/link.out" 2>"$WT_ARTIFACTS/link.err" &
+link=$!
+WT_BG_PIDS+=("$link")
+wait_for 5 test -s "$WT_ARTIFACTS/link.out" || true
+if [ -s "$WT_ARTIFACTS/link.out" ]; then
+	note "ok: the relay session got its welcome"
+else
+	show "link stderr" "$WT_ARTIFACTS/link.err"
+	fail "no welcome through the relay session"
+fi
+kill -KILL "$link" "$feeder" 2>/dev/null || true
+wait "$link" 2>/dev/null || true
+"$WARD" pending "$WT_RUN" >"$WT_ARTIFACTS/pending4" 2>&1 </dev/null || true
+assert_grep "still pending on its machine after the link broke" "^$WT_RUN	$WT_REQ	write	" "$WT_ARTIFACTS/pending4"
+ward_wait 20
+assert_grep "denied at its deadline" '^DENIED3\r?$' "$WT_ARTIFACTS/out4"
+log_json "$WT_RUN" "$WT_ARTIFACTS/log4.json"
+assert_log "the record says timeout" "$WT_ARTIFACTS/log4.json" \
+    ".verdict == \"deny\" and .how == \"timeout\" and ((.request_id|tostring) == \"$WT_REQ\")"
+
 if [ "$mode" = fake ]; then
 	assert_grep "ssh was asked for the host" '^relayhost$' "$WT_SCRATCH/ssh-hosts"
 fi
