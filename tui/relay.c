@@ -110,6 +110,7 @@ relay_on_client(struct relay *rl, json_t *m)
 	const char *run, *err;
 	struct relay_link *k;
 	json_t *inner;
+	int r;
 
 	if (msg_type(m) == MSG_TYPE_RELAY_RUNS) {
 		cleanup_strv char **ids = NULL;
@@ -128,21 +129,34 @@ relay_on_client(struct relay *rl, json_t *m)
 		return relay_put(rl, msg_relay_closed(run, cause));
 	/* Whatever origin the far side claimed, the relay says its own. */
 	msg_hello_set_origin(inner, rl->origin);
-	if (proto_send(k->conn, inner) < 0 || (proto_flush(k->conn) < 0 &&
-	    proto_want_write(k->conn)))
+	if (proto_send(k->conn, inner) < 0) {
+		relay_drop(rl, k, "too much unsent to the supervisor");
+		return 0;
+	}
+	/* What the socket does not take now goes on POLLOUT. */
+	if ((r = proto_flush(k->conn)) < 0 && r != -EAGAIN)
 		relay_drop(rl, k, "cannot send to the supervisor");
 	return 0;
 }
 
 /* What a supervisor sent, passed back in envelopes. */
 static int
-relay_on_run(struct relay *rl, struct relay_link *k)
+relay_on_run(struct relay *rl, struct relay_link *k, short revents)
 {
 	cleanup_free char *cause = NULL;
 	json_t *m = NULL;
-	ssize_t n = proto_read(k->conn);
+	ssize_t n;
 	int r;
 
+	if (revents & POLLOUT) {
+		if ((r = proto_flush(k->conn)) < 0 && r != -EAGAIN) {
+			relay_drop(rl, k, "cannot send to the supervisor");
+			return 0;
+		}
+		if (!(revents & ~POLLOUT))
+			return 0;
+	}
+	n = proto_read(k->conn);
 	if (n < 0 && n != -EAGAIN) {
 		relay_drop(rl, k, strerror((int)-n));
 		return 0;
@@ -194,7 +208,9 @@ relay_loop(struct relay *rl)
 				continue;
 			by[np] = &rl->links[i];
 			p[np++] = (struct pollfd){
-				proto_conn_fd(rl->links[i].conn), POLLIN, 0 };
+				proto_conn_fd(rl->links[i].conn), POLLIN |
+				(proto_want_write(rl->links[i].conn) ? POLLOUT : 0),
+				0 };
 		}
 		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
@@ -202,7 +218,8 @@ relay_loop(struct relay *rl)
 			return 1;
 		}
 		for (nfds_t i = 1; i < np; i++)
-			if (p[i].revents != 0 && relay_on_run(rl, by[i]) < 0)
+			if (p[i].revents != 0 &&
+			    relay_on_run(rl, by[i], p[i].revents) < 0)
 				return 1;
 		if (p[0].revents == 0)
 			continue;
