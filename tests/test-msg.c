@@ -1087,6 +1087,8 @@ test_relay(void **state)
 	    -EBADMSG);
 	assert_cause(&cause, "\"run\": missing");
 	json_decref(m);
+	strv_free(got);
+	got = NULL;
 	m = load("{\"type\":\"relay_runs\",\"runs\":[1]}");
 	assert_int_equal(msg_relay_runs_parse(m, &got, &n, &cause), -EBADMSG);
 	assert_cause(&cause, "not an array of strings");
