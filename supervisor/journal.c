@@ -294,7 +294,8 @@ journal_emit(struct journal *j, struct journal_sink *k, const char *buf,
 	}
 	j->dropped++;
 	/* The daemon restarted (or went): connect again, later. */
-	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS &&
+	    errno != EMSGSIZE) {
 		close(k->fd);
 		k->fd = -1;
 	}
