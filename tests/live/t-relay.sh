@@ -64,10 +64,15 @@ CFG
 	printf '#!/bin/sh\nexec ssh -F %s "$@"\n' "$d/ssh_config" >"$WT_SCRATCH/ssh"
 	chmod +x "$WT_SCRATCH/ssh"
 	export WARD_SSH=$WT_SCRATCH/ssh
-	wait_for 5 ssh -F "$d/ssh_config" relayhost true </dev/null 2>/dev/null ||
-	    ! kill -0 "$sshd_pid" 2>/dev/null || true
-	# The forced command answers `true` too: a relay that ends on EOF.
-	kill -0 "$sshd_pid" 2>/dev/null || return 1
+	# Whatever is asked, the forced command runs the relay, which ends
+	# on EOF with 0: that is the check that the whole path works.
+	if ! wait_for 5 ssh -F "$d/ssh_config" relayhost true </dev/null 2>"$WT_ARTIFACTS/ssh-check.err"; then
+		note "sshd started but ssh through it failed: $(head -c 300 "$WT_ARTIFACTS/ssh-check.err")"
+		kill "$sshd_pid" 2>/dev/null || true
+		wait "$sshd_pid" 2>/dev/null || true
+		sshd_pid=
+		return 1
+	fi
 	WT_VIA="via ssh from 127.0.0.1"
 	return 0
 }
