@@ -1670,19 +1670,28 @@ audit_each_event(struct audit *a, const char *run,
     int (*cb)(const struct audit_event_row *, void *), void *ctx,
     char **cause)
 {
+	return audit_each_event_from(a, run, 0, cb, ctx, cause);
+}
+
+int
+audit_each_event_from(struct audit *a, const char *run, int64_t from_seq,
+    int (*cb)(const struct audit_event_row *, void *), void *ctx,
+    char **cause)
+{
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	cleanup_free char *sql = NULL;
 	int rc, r;
 
 	sql = xasprintf("SELECT seq, run, time_ms, pid, kind, syscall,"
 	    " subject, subject2, detail, verdict, how, rule, decided_by,"
-	    " wait_ms, request_id, %s FROM events%s ORDER BY seq",
-	    a->no_state ? "NULL" : "state",
-	    run != NULL ? " WHERE run = ?1" : "");
+	    " wait_ms, request_id, %s FROM events WHERE seq >= ?1%s"
+	    " ORDER BY seq", a->no_state ? "NULL" : "state",
+	    run != NULL ? " AND run = ?2" : "");
 	if ((r = audit_query(a, sql, &s, cause)) < 0)
 		return r;
+	sqlite3_bind_int64(s, 1, from_seq);
 	if (run != NULL)
-		audit_bind_text(s, 1, run);
+		audit_bind_text(s, 2, run);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct audit_event_row row = { 0 };
 

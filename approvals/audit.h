@@ -236,6 +236,13 @@ struct audit_event_row {
 int	audit_each_event(struct audit *, const char *run,
 	    int (*cb)(const struct audit_event_row *, void *), void *ctx,
 	    char **cause);
+/* The same from row from_seq on (ward events --follow reads again from
+ * the oldest row it saw still asked or intended: those rows change in
+ * place when decided). */
+int	audit_each_event_from(struct audit *, const char *run,
+	    int64_t from_seq,
+	    int (*cb)(const struct audit_event_row *, void *), void *ctx,
+	    char **cause);
 
 struct audit_run_row {
 	struct audit_run run;

@@ -22,6 +22,10 @@ static const char *const msg_type_names[] = {
 	[MSG_TYPE_ERROR] = "error",
 	[MSG_TYPE_INPUT] = "input",
 	[MSG_TYPE_RESIZE] = "resize",
+	[MSG_TYPE_RELAY_RUNS] = "relay_runs",
+	[MSG_TYPE_RELAY_TO] = "relay_to",
+	[MSG_TYPE_RELAY_FROM] = "relay_from",
+	[MSG_TYPE_RELAY_CLOSED] = "relay_closed",
 };
 
 static const char *const msg_run_state_names[] = {
@@ -421,9 +425,18 @@ msg_hello_parse(const json_t *msg, struct msg_hello *h, char **cause)
 	if ((e = msg_get_str(msg, "hello", "client", false, false, &h->client,
 	    cause)) < 0 ||
 	    (e = msg_get_bool(msg, "hello", "watch", false, &h->watch,
+	    cause)) < 0 ||
+	    (e = msg_get_str(msg, "hello", "origin", false, false, &h->origin,
 	    cause)) < 0)
 		return e;
 	return 0;
+}
+
+void
+msg_hello_set_origin(json_t *m, const char *origin)
+{
+	if (msg_type(m) == MSG_TYPE_HELLO)
+		msg_set(m, "origin", json_string(origin));
 }
 
 json_t *
@@ -943,4 +956,113 @@ msg_error_parse(const json_t *msg, const char **text, char **cause)
 	if ((e = msg_expect(msg, MSG_TYPE_ERROR, cause)) < 0)
 		return e;
 	return msg_get_str(msg, "error", "error", false, true, text, cause);
+}
+
+/* ------------------------------------------------------------------ */
+/* ward relay's envelopes */
+
+json_t *
+msg_relay_runs(char *const *ids, size_t n)
+{
+	json_t *m = msg_new(MSG_TYPE_RELAY_RUNS);
+	json_t *a;
+
+	if (ids == NULL)
+		return m;
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append_new(a, json_string(ids[i])) < 0)
+			fatal("out of memory");
+	msg_set(m, "runs", a);
+	return m;
+}
+
+int
+msg_relay_runs_parse(const json_t *msg, char ***ids, size_t *n,
+    char **cause)
+{
+	const json_t *a, *v;
+	size_t i;
+	int e;
+
+	*ids = NULL;
+	*n = 0;
+	if ((e = msg_expect(msg, MSG_TYPE_RELAY_RUNS, cause)) < 0)
+		return e;
+	if ((a = json_object_get(msg, "runs")) == NULL)
+		return 0;
+	if (!json_is_array(a))
+		return msg_bad(cause, "relay_runs", "runs", "not an array");
+	*ids = xcalloc(1, sizeof **ids);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v)) {
+			strv_free(*ids);
+			*ids = NULL;
+			*n = 0;
+			return msg_bad(cause, "relay_runs", "runs",
+			    "not an array of strings");
+		}
+		strv_push(ids, n, xstrdup(json_string_value(v)));
+	}
+	return 0;
+}
+
+static json_t *
+msg_relay_env(enum msg_type t, const char *run, json_t *inner)
+{
+	json_t *m = msg_new(t);
+
+	msg_set(m, "run", json_string(run));
+	msg_set(m, "msg", json_incref(inner));
+	return m;
+}
+
+json_t *
+msg_relay_to(const char *run, json_t *inner)
+{
+	return msg_relay_env(MSG_TYPE_RELAY_TO, run, inner);
+}
+
+json_t *
+msg_relay_from(const char *run, json_t *inner)
+{
+	return msg_relay_env(MSG_TYPE_RELAY_FROM, run, inner);
+}
+
+json_t *
+msg_relay_closed(const char *run, const char *error)
+{
+	json_t *m = msg_new(MSG_TYPE_RELAY_CLOSED);
+
+	msg_set(m, "run", json_string(run));
+	msg_set(m, "error", error != NULL ? json_string(error) : json_null());
+	return m;
+}
+
+int
+msg_relay_parse(const json_t *msg, const char **run, json_t **inner,
+    const char **error, char **cause)
+{
+	enum msg_type t = msg_type(msg);
+	const char *where = msg_type_name(t);
+	json_t *v;
+	int e;
+
+	*inner = NULL;
+	*error = NULL;
+	if (t != MSG_TYPE_RELAY_TO && t != MSG_TYPE_RELAY_FROM &&
+	    t != MSG_TYPE_RELAY_CLOSED) {
+		set_cause(cause, "relay: not an envelope");
+		return -EBADMSG;
+	}
+	if ((e = msg_get_str(msg, where, "run", true, false, run, cause)) < 0)
+		return e;
+	if (t == MSG_TYPE_RELAY_CLOSED)
+		return msg_get_str(msg, where, "error", false, true, error,
+		    cause);
+	v = json_object_get(msg, "msg");
+	if (!json_is_object(v) || !json_is_string(json_object_get(v, "type")))
+		return msg_bad(cause, where, "msg", "not a message");
+	*inner = v;
+	return 0;
 }

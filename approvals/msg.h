@@ -41,6 +41,10 @@ enum msg_type {
 	MSG_TYPE_ERROR,
 	MSG_TYPE_INPUT,		/* client -> supervisor: the agent pane */
 	MSG_TYPE_RESIZE,
+	MSG_TYPE_RELAY_RUNS,	/* ward relay: both ways */
+	MSG_TYPE_RELAY_TO,	/* client -> relay */
+	MSG_TYPE_RELAY_FROM,	/* relay -> client */
+	MSG_TYPE_RELAY_CLOSED,
 };
 
 enum msg_type	 msg_type(const json_t *msg);
@@ -122,10 +126,14 @@ struct msg_hello {
 	int64_t		 version;	/* 0 when not said */
 	const char	*client;	/* "console", "cli", ...; NULL when not said */
 	bool		 watch;
+	const char	*origin;	/* "ssh from HOST": set by ward relay */
 };
 
 /* {"type":"hello","version":PROTO_VERSION,"client":client,"watch":watch} */
 json_t		*msg_hello(const char *client, bool watch);
+/* Sets hello's "origin" (replacing one the far side sent): ward relay
+ * says where its client came from. Not a hello: left alone. */
+void		 msg_hello_set_origin(json_t *, const char *origin);
 int		 msg_hello_parse(const json_t *, struct msg_hello *, char **cause);
 
 struct msg_decide {
@@ -257,3 +265,26 @@ int		 msg_state_parse(const json_t *, struct run_info *, char **cause);
 /* {"type":"error","error":text}: reserved; no supervisor sends it yet. */
 json_t		*msg_error(const char *text);
 int		 msg_error_parse(const json_t *, const char **text, char **cause);
+
+/*
+ * ward relay (tui/relay.c): the protocol of many runs over one stream
+ * (ssh HOST ward relay), each message of a run in an envelope that names
+ * it (PROTOCOL.md 7).
+ *   relay_runs {}                      client asks the live runs
+ *   relay_runs {runs: [ID...]}         the relay answers
+ *   relay_to {run, msg}                client -> the run's supervisor
+ *   relay_from {run, msg}              the run's supervisor -> client
+ *   relay_closed {run, error}          the relay's link to run ended
+ * The builders take a reference to msg (json_incref) and do not steal it.
+ */
+json_t		*msg_relay_runs(char *const *ids, size_t n);	/* ids NULL: the ask */
+/* *ids (NULL: the ask) is a strv to free. */
+int		 msg_relay_runs_parse(const json_t *, char ***ids, size_t *n,
+		    char **cause);
+json_t		*msg_relay_to(const char *run, json_t *msg);
+json_t		*msg_relay_from(const char *run, json_t *msg);
+json_t		*msg_relay_closed(const char *run, const char *error);
+/* relay_to / relay_from / relay_closed: *run, *msg (borrowed; NULL for
+ * closed), *error (closed; may be NULL). */
+int		 msg_relay_parse(const json_t *, const char **run,
+		    json_t **msg, const char **error, char **cause);

@@ -391,6 +391,53 @@ policy_set_file_size(struct policy *p, const char *v, char **why)
 	    why);
 }
 
+/* yes / no (and true/false, on/off, 1/0). */
+static int
+policy_yes_no(const char *v, bool *ret, char **why)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcmp(v, yes[i]) == 0) {
+			*ret = true;
+			return 0;
+		}
+		if (strcmp(v, no[i]) == 0) {
+			*ret = false;
+			return 0;
+		}
+	}
+	{
+		cleanup_free char *q = policy_quote(v);
+
+		*why = xasprintf("%s is not yes or no", q);
+	}
+	return -EINVAL;
+}
+
+static int
+policy_set_journal(struct policy *p, const char *v, char **why)
+{
+	bool on;
+	int r;
+
+	if (strcmp(v, "auto") == 0) {
+		p->journal = POLICY_JOURNAL_AUTO;
+		return 0;
+	}
+	if ((r = policy_yes_no(v, &on, why)) < 0)
+		return r;
+	p->journal = on ? POLICY_JOURNAL_ON : POLICY_JOURNAL_OFF;
+	return 0;
+}
+
+static int
+policy_set_syslog(struct policy *p, const char *v, char **why)
+{
+	return policy_yes_no(v, &p->syslog, why);
+}
+
 static int
 policy_set_output_max(struct policy *p, const char *v, char **why)
 {
@@ -1176,6 +1223,8 @@ static const struct policy_key policy_keys[] = {
 	{ "run", "open_files", false, policy_set_open_files, NULL },
 	{ "run", "output_max", false, policy_set_output_max, NULL },
 	{ "run", "env", true, policy_set_env, NULL },
+	{ "record", "journal", false, policy_set_journal, NULL },
+	{ "record", "syslog", false, policy_set_syslog, NULL },
 	{ "files", "writable", true, policy_set_writable, NULL },
 	{ "files", "hidden", true, policy_set_hidden, NULL },
 	{ "files", "expose", true, policy_set_expose, NULL },
@@ -1204,6 +1253,7 @@ policy_init(struct policy *p)
 		.memory = 0,
 		.pids = 512,
 		.output_max = 64ULL << 20,
+		.journal = POLICY_JOURNAL_AUTO,
 		.write = POLICY_ASK,
 		.connect = POLICY_ASK,
 		.install = POLICY_ASK,

@@ -38,6 +38,15 @@ struct policy {
 	uint64_t	 output_max;	/* output kept in the record per run
 					 * (head and tail); 0 = all */
 	char	       **env;		/* host variables passed in by name */
+
+	/* [record]: the record mirrored to journald / syslog as well
+	 * (supervisor/journal.h; the values are its enum journal_want's) */
+	enum policy_journal {
+		POLICY_JOURNAL_OFF = 0,
+		POLICY_JOURNAL_ON,
+		POLICY_JOURNAL_AUTO,	/* on when the journal's socket exists */
+	}		 journal;
+	bool		 syslog;
 	size_t		 n_env;
 
 	/* [files] */

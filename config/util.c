@@ -289,3 +289,19 @@ hex_encode(const uint8_t *d, size_t n, char *out)
 	}
 	out[2 * n] = '\0';
 }
+
+void
+time_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN])
+{
+	time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	int frac = (int)(ms - (int64_t)t * 1000);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL) {
+		snprintf(buf, TIME_RFC3339_LEN, "1970-01-01T00:00:00.000Z");
+		return;
+	}
+	snprintf(buf, TIME_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, frac);
+}

@@ -89,3 +89,8 @@ int	 mkdir_p(const char *, unsigned int);
  */
 int	 passwd_file_name(const char *file, unsigned int uid, char *name,
 	    size_t size);
+
+/* ms since the epoch as RFC 3339 UTC with milliseconds,
+ * "2026-12-01T11:03:38.123Z" (24 characters and a NUL). */
+#define TIME_RFC3339_LEN 64
+void	 time_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN]);

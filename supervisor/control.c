@@ -18,6 +18,7 @@
 
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
+#include "config/escape.h"
 #include "config/util.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
@@ -170,6 +171,10 @@ control_via(const struct sup *s, int slot)
 {
 	const struct client *c = &s->clients[slot];
 
+	/* Through ward relay: "via ssh from HOST". The uid is what the
+	 * peer check proved; the origin is what that uid's relay says. */
+	if (c->origin[0] != '\0')
+		return c->origin;
 	return c->cli || !c->greeted ? "cli" : "console";
 }
 
@@ -211,6 +216,12 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 		return;
 	s->clients[slot].watch = h.watch;
 	s->clients[slot].cli = h.client != NULL && strcmp(h.client, "cli") == 0;
+	if (h.origin != NULL) {
+		cleanup_free char *e = escape_str(h.origin);
+
+		snprintf(s->clients[slot].origin,
+		    sizeof s->clients[slot].origin, "%s", e);
+	}
 	if (h.watch && s->backlog_len > 0) {
 		json_t *o = msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDOUT,
 		    s->backlog, s->backlog_len);

@@ -269,6 +269,8 @@ open_record(void *ctx, char **cause)
 	    (r = audit_keep_room(s->audit, cause)) < 0)
 		return r;
 	audit_set_output_max(s->audit, s->policy.output_max);
+	s->journal = journal_open((enum journal_want)s->policy.journal,
+	    s->policy.syslog);
 	/* Runs whose supervisor died before it could end them: marked lost
 	 * now, and their sockets removed. The run goes on if it cannot. */
 	if (ctl_recover(s->audit, "ward-supervisor", NULL, NULL, &why) < 0)
@@ -1109,6 +1111,12 @@ end_record(struct sup *s)
 	}
 	audit_close(s->audit);
 	s->audit = NULL;
+	if (journal_dropped(s->journal) > 0)
+		warn_msg("journal: %llu events of run %s not sent (the "
+		    "journal or syslog was busy or gone; the record has them)",
+		    (unsigned long long)journal_dropped(s->journal), s->id);
+	journal_free(s->journal);
+	s->journal = NULL;
 	return status;
 }
 

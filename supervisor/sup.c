@@ -164,6 +164,7 @@ void
 sup_event(struct sup *s, const struct audit_event *ev)
 {
 	audit_event(s->audit, ev);
+	journal_send(s->journal, ev, NULL);
 	/* A request's answer reaches consoles as "resolved"; "event" is
 	 * for what was decided without asking. */
 	if (ev->request_id != 0)
@@ -246,6 +247,7 @@ sup_intent(struct sup *s, const struct sup_what *w, enum verdict v,
 		sup_record_failed(s, cause);
 		return r;
 	}
+	journal_send(s->journal, &ev, "intent");
 	/* In the file, thanks to the reserve: no effect after this one. */
 	sup_check_room(s);
 	return s->record_broken ? -ENOSPC : 0;
@@ -260,6 +262,7 @@ sup_done(struct sup *s, int64_t seq, const struct sup_what *w,
 	    request);
 
 	audit_done(s->audit, seq, &ev);
+	journal_send(s->journal, &ev, seq > 0 ? "done" : NULL);
 	if (request == 0)
 		sup_broadcast(s, msg_event(&ev));
 }
@@ -341,6 +344,7 @@ record_asked(struct sup *s, const struct request *r, struct parked *pk)
 		sup_record_failed(s, cause);
 		return e;
 	}
+	journal_send(s->journal, &ev, "asked");
 	sup_check_room(s);
 	return s->record_broken ? -ENOSPC : 0;
 }

@@ -25,6 +25,7 @@
 #include "approvals/rules.h"
 #include "config/policy.h"
 #include "supervisor/hostout.h"
+#include "supervisor/journal.h"
 #include "supervisor/spawn.h"
 
 struct write_call;	/* supervisor/emulate.h */
@@ -98,6 +99,8 @@ struct client {
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
 	bool		 greeted;	/* sent its hello */
+	char		 origin[96];	/* hello's origin ("ssh from HOST",
+					 * from ward relay), or "" */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 
@@ -111,6 +114,7 @@ struct sup {
 	struct run_grants *run_grants;	/* answers for this run (decide.h) */
 	struct queue	*queue;
 	struct audit	*audit;
+	struct journal	*journal;	/* the record mirrored outward; may be NULL */
 	bool		 headless;
 	bool		 landlock;
 	uid_t		 uid;

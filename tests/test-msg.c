@@ -1058,12 +1058,98 @@ test_decide_keeps_id(void **state)
 	json_decref(m);
 }
 
+/* ward relay's envelopes, and hello's origin the relay sets. */
+static void
+test_relay(void **state)
+{
+	char *ids[] = { "7f3a09bc", "0000abcd", NULL };
+	cleanup_free char *cause = NULL;
+	cleanup_strv char **got = NULL;
+	struct msg_hello h;
+	const char *run, *err;
+	json_t *m, *inner, *hello;
+	size_t n = 0;
+
+	(void)state;
+	m = msg_relay_runs(NULL, 0);
+	assert_json(m, "{\"type\":\"relay_runs\"}");
+	m = wire(m);
+	assert_int_equal(msg_relay_runs_parse(m, &got, &n, &cause), 0);
+	assert_null(got);
+	json_decref(m);
+
+	m = msg_relay_runs(ids, 2);
+	assert_json(m, "{\"type\":\"relay_runs\",\"runs\":[\"7f3a09bc\","
+	    "\"0000abcd\"]}");
+	m = wire(m);
+	assert_int_equal(msg_relay_runs_parse(m, &got, &n, &cause), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(got[1], "0000abcd");
+	assert_null(got[2]);
+	json_decref(m);
+
+	hello = msg_hello("cli", false);
+	/* The far side's claim is replaced by the relay's own. */
+	json_object_set_new(hello, "origin", json_string("console"));
+	msg_hello_set_origin(hello, "ssh from 192.0.2.1");
+	m = msg_relay_to("build", hello);
+	assert_json(m, "{\"type\":\"relay_to\",\"run\":\"build\",\"msg\":"
+	    "{\"type\":\"hello\",\"version\":1,\"client\":\"cli\","
+	    "\"watch\":false,\"origin\":\"ssh from 192.0.2.1\"}}");
+	json_decref(hello);
+	m = wire(m);
+	assert_int_equal(msg_relay_parse(m, &run, &inner, &err, &cause), 0);
+	assert_string_equal(run, "build");
+	assert_null(err);
+	assert_int_equal(msg_hello_parse(inner, &h, &cause), 0);
+	assert_string_equal(h.origin, "ssh from 192.0.2.1");
+	assert_string_equal(h.client, "cli");
+	json_decref(m);
+
+	/* Not a hello: set_origin leaves it alone. */
+	inner = msg_kill();
+	msg_hello_set_origin(inner, "ssh from 192.0.2.1");
+	m = msg_relay_from("7f3a09bc", inner);
+	json_decref(inner);
+	assert_json(m, "{\"type\":\"relay_from\",\"run\":\"7f3a09bc\","
+	    "\"msg\":{\"type\":\"kill\"}}");
+	json_decref(m);
+
+	m = wire(msg_relay_closed("7f3a09bc", "no such run"));
+	assert_int_equal(msg_relay_parse(m, &run, &inner, &err, &cause), 0);
+	assert_null(inner);
+	assert_string_equal(err, "no such run");
+	json_decref(m);
+
+	m = load("{\"type\":\"relay_to\",\"run\":\"x\",\"msg\":42}");
+	assert_int_equal(msg_relay_parse(m, &run, &inner, &err, &cause),
+	    -EBADMSG);
+	assert_cause(&cause, "\"msg\": not a message");
+	json_decref(m);
+	m = load("{\"type\":\"relay_from\",\"msg\":{\"type\":\"ack\"}}");
+	assert_int_equal(msg_relay_parse(m, &run, &inner, &err, &cause),
+	    -EBADMSG);
+	assert_cause(&cause, "\"run\": missing");
+	json_decref(m);
+	strv_free(got);
+	got = NULL;
+	m = load("{\"type\":\"relay_runs\",\"runs\":[1]}");
+	assert_int_equal(msg_relay_runs_parse(m, &got, &n, &cause), -EBADMSG);
+	assert_cause(&cause, "not an array of strings");
+	json_decref(m);
+	m = load("{\"type\":\"hello\",\"origin\":7}");
+	assert_int_equal(msg_hello_parse(m, &h, &cause), -EBADMSG);
+	assert_cause(&cause, "origin");
+	json_decref(m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_hello),
+		cmocka_unit_test(test_relay),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_kill),
 		cmocka_unit_test(test_input_resize),

@@ -152,6 +152,11 @@ field(const struct policy *p, const char *name)
 		return xasprintf("%" PRIu64, p->output_max);
 	if (strcmp(name, "open_files") == 0)
 		return xasprintf("%u", p->open_files);
+	if (strcmp(name, "journal") == 0)
+		return xstrdup(p->journal == POLICY_JOURNAL_AUTO ? "auto" :
+		    p->journal == POLICY_JOURNAL_ON ? "yes" : "no");
+	if (strcmp(name, "syslog") == 0)
+		return xstrdup(p->syslog ? "yes" : "no");
 	if (strcmp(name, "env") == 0)
 		return join(p->env, p->n_env);
 	if (strcmp(name, "write") == 0)

@@ -23,6 +23,7 @@
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "tui/relay.h"
 #include "tui/usage.h"
 
 /* How long a verb waits for a supervisor's answer. */
@@ -38,10 +39,12 @@ enum cli_opt {
 	OPT_HEADER = 0x100,
 	OPT_NO_HEADER,
 	OPT_LONG = 'l',
+	OPT_HOST = 'H',
 };
 
 static const char cli_pending_help[] =
-"Usage: ward pending [--json] [--long] [--header|--no-header] [RUN]\n"
+"Usage: ward pending [--json] [--long] [--header|--no-header]\n"
+"                    [--host HOST] [RUN]\n"
 "\n"
 "List the requests that wait on a person, oldest first across every live\n"
 "run, or only for RUN (a run id or the --name given to 'ward run').\n"
@@ -57,6 +60,7 @@ static const char cli_pending_help[] =
 "so a hostile path cannot forge a line.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  the runs on HOST, through 'ssh HOST ward relay'\n"
 "  -j, --json   print one JSON array of objects {run, name, id, kind,\n"
 "               syscall, subject, subject2, detail, pid, cmdline, cwd, why,\n"
 "               age_ms, deadline_ms (wall clock, ms since the epoch; 0 =\n"
@@ -72,7 +76,7 @@ static const char cli_pending_help[] =
 "Exit status: 0 ok, 1 a run could not be asked, 2 usage.\n";
 
 static const char cli_approve_help[] =
-"Usage: ward approve RUN ID\n"
+"Usage: ward approve [--host HOST] RUN ID\n"
 "\n"
 "Allow request ID of run RUN, this once. RUN is a run id or the --name\n"
 "given to 'ward run'; ID is the number 'ward pending' shows. Check the\n"
@@ -83,19 +87,22 @@ static const char cli_approve_help[] =
 "its deadline or another approve or deny), ward says so and exits 1.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  a run on HOST, through 'ssh HOST ward relay' (recorded\n"
+"               as decided by your uid there \"via ssh from ADDR\")\n"
 "  -h, --help   show this help\n"
 "\n"
 "Prints \"approved RUN ID\". Exit status: 0 approved, 1 not (no such run\n"
 "or request, already decided), 2 usage.\n";
 
 static const char cli_deny_help[] =
-"Usage: ward deny [--reason TEXT] RUN ID\n"
+"Usage: ward deny [--reason TEXT] [--host HOST] RUN ID\n"
 "\n"
 "Deny request ID of run RUN, this once: the call fails (EACCES for files,\n"
 "ECONNREFUSED for the network). RUN is a run id or the --name given to\n"
 "'ward run'; ID is the number 'ward pending' shows.\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST    a run on HOST, through 'ssh HOST ward relay'\n"
 "  -r, --reason TEXT  tell the denied process why: written to its stderr\n"
 "                     as \"ward: denied: TEXT\" and recorded\n"
 "  -h, --help         show this help\n"
@@ -125,13 +132,14 @@ static const char cli_stage_help[] =
 "request, already decided, not a file to stage), 2 usage.\n";
 
 static const char cli_kill_help[] =
-"Usage: ward kill RUN\n"
+"Usage: ward kill [--host HOST] RUN\n"
 "\n"
 "Stop run RUN (a run id or its --name): the supervisor kills the sandbox\n"
 "and every process in it; requests still pending are denied. The run's\n"
 "record stays ('ward log RUN').\n"
 "\n"
 "Options:\n"
+"  -H, --host HOST  a run on HOST, through 'ssh HOST ward relay'\n"
 "  -h, --help   show this help\n"
 "\n"
 "Prints \"killed RUN\". Exit status: 0 ok, 1 no such run or refused,\n"
@@ -257,6 +265,7 @@ struct cli_flags {
 	bool		 summary;
 	int		 header;	/* --header 1, --no-header 0, else -1 */
 	bool		 long_form;	/* --long */
+	const char	*host;		/* --host: through ssh HOST ward relay */
 	bool		 done;
 };
 
@@ -298,6 +307,9 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_LONG:
 			fl->long_form = true;
+			break;
+		case OPT_HOST:
+			fl->host = optarg;
 			break;
 		default:
 			fl->done = true;
@@ -397,7 +409,44 @@ struct cli_conn {
 	json_t		*welcome;	/* as received; w points into it */
 	struct msg_welcome w;
 	const char	*id;		/* welcome.run.id, or what was asked */
+	const char	*asked;		/* the run as named (the relay's key) */
 };
+
+/* With --host, the verb's link to ssh HOST ward relay (one per verb). */
+static struct relay_client *cli_relay;
+
+/* Opens cli_relay for --host; 0, or the exit status 1 (said why). */
+static int
+cli_relay_open(const char *host)
+{
+	cleanup_free char *cause = NULL;
+
+	if (host == NULL)
+		return 0;
+	if (relay_client_open(host, &cli_relay, &cause) < 0) {
+		cli_error("--host %s: %s", host, cause);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+cli_relay_close(void)
+{
+	relay_client_free(cli_relay);
+	cli_relay = NULL;
+}
+
+/* proto_call, to the supervisor or through the relay. */
+static int
+cli_call(struct cli_conn *c, const json_t *msg, const char *want,
+    json_t **reply, char **cause)
+{
+	if (cli_relay != NULL)
+		return relay_client_call(cli_relay, c->asked, msg, want,
+		    CLI_TIMEOUT_MS, reply, cause);
+	return proto_call(c->conn, msg, want, CLI_TIMEOUT_MS, reply, cause);
+}
 
 static void
 cli_conn_done(struct cli_conn *c)
@@ -414,6 +463,21 @@ cli_read_follow(struct cli_conn *c, char **cause)
 {
 	int64_t deadline = now_mono_ms() + CLI_TIMEOUT_MS;
 	int r = 0;
+
+	while (cli_relay != NULL && c->w.n_follow > 0) {
+		struct request *q = NULL;
+		json_t *m = NULL;
+
+		if ((r = relay_client_next(cli_relay, c->asked,
+		    CLI_TIMEOUT_MS, &m, cause)) < 0)
+			return r;
+		if (msg_type(m) == MSG_TYPE_REQUEST &&
+		    (r = msg_request_parse(m, &q, cause)) == 0)
+			(void)msg_welcome_add(&c->w, q);
+		json_decref(m);
+		if (r < 0)
+			return r;
+	}
 
 	while (c->w.n_follow > 0) {
 		struct pollfd p = { proto_conn_fd(c->conn), POLLIN, 0 };
@@ -461,15 +525,16 @@ cli_connect_once(const char *run, struct cli_conn *c, char **cause)
 	int fd = -1, r;
 
 	memset(c, 0, sizeof *c);
-	if ((r = ctl_connect(run, &fd, cause)) < 0) {
+	c->asked = run;
+	if (cli_relay == NULL && (r = ctl_connect(run, &fd, cause)) < 0) {
 		if (*cause == NULL)
 			*cause = xasprintf("run %s: %s", run, strerror(-r));
 		return r;
 	}
-	c->conn = proto_conn_new(fd);
+	if (cli_relay == NULL)
+		c->conn = proto_conn_new(fd);
 	hello = msg_hello("cli", false);
-	r = proto_call(c->conn, hello, "welcome", CLI_TIMEOUT_MS, &c->welcome,
-	    cause);
+	r = cli_call(c, hello, "welcome", &c->welcome, cause);
 	json_decref(hello);
 	if (r == 0)
 		r = msg_welcome_parse(c->welcome, &c->w, cause);
@@ -569,7 +634,15 @@ cli_each_run(const char *only, int (*fn)(struct cli_conn *, void *),
 		cli_conn_done(&c);
 		return r;
 	}
-	if ((r = ctl_list(&ids, &n)) < 0) {
+	if (cli_relay != NULL) {
+		cleanup_free char *cause = NULL;
+
+		if ((r = relay_client_runs(cli_relay, CLI_TIMEOUT_MS, &ids, &n,
+		    &cause)) < 0) {
+			cli_error("cannot list live runs: %s", cause);
+			return 1;
+		}
+	} else if ((r = ctl_list(&ids, &n)) < 0) {
 		cli_error("cannot list live runs: %s", strerror(-r));
 		return 1;
 	}
@@ -722,6 +795,7 @@ cli_pending(int argc, char **argv)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 		{ "long", no_argument, NULL, OPT_LONG },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -729,16 +803,19 @@ cli_pending(int argc, char **argv)
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("pending", cli_pending_help, ":jlh", longopts, argc,
+	status = cli_parse("pending", cli_pending_help, ":jlH:h", longopts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
 	if (argc - optind > 1)
 		return usage_error(2, "pending", "too many arguments");
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
 	ctx.now = now_wall_ms();
 	ctx.out = json_array();
 	status = cli_each_run(optind < argc ? argv[optind] : NULL,
 	    cli_pending_run, &ctx);
+	cli_relay_close();
 	cli_pending_sort(ctx.out);
 	if (fl.json) {
 		json_dumpf(ctx.out, stdout, JSON_INDENT(2));
@@ -765,10 +842,12 @@ cli_decide(const char *verb, const char *help, enum verdict v, int argc,
 	bool allow = v != VERDICT_DENY;
 	static const struct option deny_opts[] = {
 		{ "reason", required_argument, NULL, OPT_REASON },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option approve_opts[] = {
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -780,7 +859,7 @@ cli_decide(const char *verb, const char *help, enum verdict v, int argc,
 	uint64_t id;
 	int status, r;
 
-	status = cli_parse(verb, help, allow ? ":h" : ":r:h",
+	status = cli_parse(verb, help, allow ? ":H:h" : ":r:H:h",
 	    allow ? approve_opts : deny_opts, argc, argv, &fl);
 	if (fl.done)
 		return status;
@@ -803,16 +882,20 @@ cli_decide(const char *verb, const char *help, enum verdict v, int argc,
 		json_decref(t);
 	}
 
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
 	if (cli_connect(argv[optind], &c, &cause) < 0) {
 		cli_error("%s", cause);
+		cli_relay_close();
 		return 1;
 	}
 	msg = msg_decide(id, v, SCOPE_ONCE, fl.reason);
-	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	r = cli_call(&c, msg, "ack", &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
 		cli_error("request %" PRIu64 " of run %s: %s", id, c.id, cause);
 		cli_conn_done(&c);
+		cli_relay_close();
 		return 1;
 	}
 	if (msg_ack_parse(ack, &a, &cause) < 0)
@@ -830,6 +913,7 @@ cli_decide(const char *verb, const char *help, enum verdict v, int argc,
 	}
 	json_decref(ack);
 	cli_conn_done(&c);
+	cli_relay_close();
 	return status;
 }
 
@@ -856,6 +940,7 @@ int
 cli_kill(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -866,7 +951,7 @@ cli_kill(int argc, char **argv)
 	struct msg_ack a;
 	int status, r;
 
-	status = cli_parse("kill", cli_kill_help, ":h", longopts, argc, argv,
+	status = cli_parse("kill", cli_kill_help, ":H:h", longopts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -876,17 +961,24 @@ cli_kill(int argc, char **argv)
 		return usage_error(2, "kill", "too many arguments");
 
 	/* No hello first: the kill switch must work even when a welcome
-	 * cannot be had (the supervisor takes a kill as a first message). */
-	if (cli_dial(argv[optind], &c, &cause) < 0) {
+	 * cannot be had (the supervisor takes a kill as a first message).
+	 * Through the relay a hello goes first all the same: it carries
+	 * the origin that the record's "via ssh from ADDR" comes from. */
+	if (cli_relay_open(fl.host) != 0)
+		return 1;
+	if ((cli_relay != NULL ? cli_connect(argv[optind], &c, &cause) :
+	    cli_dial(argv[optind], &c, &cause)) < 0) {
 		cli_error("%s", cause);
+		cli_relay_close();
 		return 1;
 	}
 	msg = msg_kill();
-	r = proto_call(c.conn, msg, "ack", CLI_TIMEOUT_MS, &ack, &cause);
+	r = cli_call(&c, msg, "ack", &ack, &cause);
 	json_decref(msg);
 	if (r < 0) {
 		cli_error("run %s: %s", c.id, cause);
 		cli_conn_done(&c);
+		cli_relay_close();
 		return 1;
 	}
 	if (msg_ack_parse(ack, &a, &cause) < 0)
@@ -903,6 +995,7 @@ cli_kill(int argc, char **argv)
 	}
 	json_decref(ack);
 	cli_conn_done(&c);
+	cli_relay_close();
 	return status;
 }
 

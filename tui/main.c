@@ -15,7 +15,9 @@
 #include "tui/console.h"
 #include "tui/demo.h"
 #include "tui/diffcmd.h"
+#include "tui/feed.h"
 #include "tui/gc.h"
+#include "tui/relay.h"
 #include "tui/run.h"
 
 
@@ -39,6 +41,8 @@ static const char ward_help[] =
 "                                 copy (ward diff, apply, discard it)\n"
 "  kill RUN                       stop a run and everything in it\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
+"  events [--follow] [--since TIME] [--run RUN] [--json]\n"
+"                                 the record as it grows (JSON Lines)\n"
 "  output [--raw] [RUN]           print a run's recorded output, escaped\n"
 "  ps [--json]                    list the live runs\n"
 "  diff [RUN] [PATH...] [--stat] [--json] [--color=WHEN]\n"
@@ -48,6 +52,8 @@ static const char ward_help[] =
 "                                 (or one commit on a new git branch)\n"
 "  discard [RUN] [PATH...]        drop staged changes\n"
 "  undo RUN [PATH...]             restore what a run changed on the host\n"
+"  relay                          the control protocol on stdin/stdout, for\n"
+"                                 'ssh HOST ward relay' (--host HOST)\n"
 "  gc [--older-than AGE] [--max-size SIZE] [--dry-run]\n"
 "                                 remove old runs' folders and records\n"
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
@@ -109,6 +115,9 @@ static const struct ward_cmd {
 	    NULL },
 	{ "kill", cli_kill, "stop a run and everything in it", NULL },
 	{ "log", cli_log, "show the record of decisions", NULL },
+	{ "events", feed_main, "the record as it grows, JSON Lines", NULL },
+	{ "relay", relay_main, "the control protocol on stdin/stdout (ssh)",
+	    NULL },
 	{ "output", cli_output, "print a run's recorded output", NULL },
 	{ "ps", cli_ps, "list the live runs", NULL },
 	{ "diff", diffcmd_diff, "a run's staged changes as a patch", NULL },

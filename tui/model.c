@@ -657,6 +657,10 @@ model_apply_message(struct model *m, const json_t *msg)
 	case MSG_TYPE_KILL:
 	case MSG_TYPE_INPUT:
 	case MSG_TYPE_RESIZE:
+	case MSG_TYPE_RELAY_RUNS:
+	case MSG_TYPE_RELAY_TO:
+	case MSG_TYPE_RELAY_FROM:
+	case MSG_TYPE_RELAY_CLOSED:
 	case MSG_TYPE_OTHER:
 		break;	/* not for a console, or for a newer one: ignored */
 	}

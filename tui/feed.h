@@ -1,0 +1,44 @@
+#pragma once
+/*
+ * ward events: the record as it grows, for scripts and agent frameworks.
+ * One line per event (JSON Lines with --json), oldest first; a request
+ * recorded as asked shows again once decided (same seq, state "done"),
+ * since the record updates that row in place.
+ *
+ * --follow watches the record's folder with inotify (the database and
+ * its -wal file: every supervisor of the user writes the one record, so
+ * runs that start later are seen too) and reads again at least once a
+ * second (FEED_POLL_MS), never in a busy loop.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "approvals/audit.h"
+
+#define FEED_POLL_MS	1000
+
+struct feed_opts {
+	const char	*run;		/* a run id; NULL: every run */
+	int64_t		 since_ms;	/* rows recorded before are skipped */
+	bool		 json;
+};
+
+struct feed;
+
+struct feed	*feed_new(const struct feed_opts *);
+void		 feed_free(struct feed *);
+/* Prints to out what is new in a since the last call (and rows decided
+ * since); the number of lines, or -errno with *cause. */
+int		 feed_poll(struct feed *, struct audit *, FILE *out,
+		    char **cause);
+
+/* One event as a line, without its newline (malloc'd). */
+char		*feed_line(const struct audit_event_row *, bool json);
+/* TIME for --since: RFC 3339 ("2026-12-01T11:03:38.123Z", an offset
+ * "+02:00" instead of Z, or a date alone), ms since the epoch, or a
+ * duration back from now_ms ("90s", "15m", "2h", "1d"). 0 or -EINVAL. */
+int		 feed_parse_time(const char *, int64_t now_ms, int64_t *ret);
+
+/* ward events [--follow] [--since TIME] [--run RUN] [--json] */
+int		 feed_main(int argc, char **argv);

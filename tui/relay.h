@@ -1,0 +1,43 @@
+#pragma once
+/*
+ * ward relay: the control protocol of this user's runs on stdin/stdout,
+ * each message in an envelope that names its run (msg.h, PROTOCOL.md 7).
+ * It is what `ssh HOST ward relay` runs for `ward pending/approve/deny/
+ * kill --host HOST`: OpenSSH carries it and proves who the user is; the
+ * relay then talks to the supervisors as that user, so the peer check
+ * (only one's own runs) is the same as on the machine itself. Each hello
+ * it passes on gets origin "ssh from ADDR" (SSH_CONNECTION's first
+ * field; "relay" without one), and the supervisor records decisions "via
+ * ssh from ADDR".
+ *
+ * The other end, relay_client: `$WARD_SSH HOST ward relay` ($WARD_SSH,
+ * default "ssh", is one program, run with -T HOST then the command; a
+ * test points it at a script).
+ */
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* ward relay [--help] */
+int	relay_main(int argc, char **argv);
+
+struct relay_client;
+
+/* Starts ssh; 0 or -errno with *cause. */
+int	relay_client_open(const char *host, struct relay_client **ret,
+	    char **cause);
+/* Closes the link and waits for ssh. NULL is a no-op. */
+void	relay_client_free(struct relay_client *);
+/* The live runs on the far side (a strv to free). */
+int	relay_client_runs(struct relay_client *, int timeout_ms, char ***ids,
+	    size_t *n, char **cause);
+/* Sends msg to run, then waits for the first message of type want from
+ * it (others are skipped, as proto_call does); *reply is the caller's.
+ * -ECONNRESET with the relay's reason when the run's link closed. */
+int	relay_client_call(struct relay_client *, const char *run,
+	    const json_t *msg, const char *want, int timeout_ms,
+	    json_t **reply, char **cause);
+/* The next message from run (after a call: the requests that follow a
+ * welcome). */
+int	relay_client_next(struct relay_client *, const char *run,
+	    int timeout_ms, json_t **msg, char **cause);
