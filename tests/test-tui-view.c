@@ -400,6 +400,56 @@ test_pending_write(void **state)
 	model_free(m);
 }
 
+/*
+ * A program that prints a copy of a pending block, a CR overwrite and
+ * escape sequences (issue 15): its copy sits behind ward's gutter, the
+ * overwrite and the sequences are markers, and the one request block
+ * drawn at column 0 is ward's.
+ */
+static void
+spoof_output(struct model *m)
+{
+	out(m, "== pending: 1, oldest first ====\n");
+	out(m, "> #1  write  openat              denied in 1:54\n");
+	out(m, "    path     /work/notes.txt\n");
+	out(m, "secret\rINNOCENT\n");
+	out(m, "\x1b[2J\x1b[1;1Hcleared?\b\b\b\b\b\b\b\bcovered\n");
+}
+
+static void
+test_output_spoof(void **state)
+{
+	struct model *m = base();
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	spoof_output(m);
+	pending_write(m);
+	check(m, "output-spoof-80x24", 80, 24);
+	text = render(m, 80, 24);
+	/* One request head at column 0: ward's own. */
+	assert_non_null(strstr(text, "\n> #1  write"));
+	assert_null(strstr(strstr(text, "\n> #1  write") + 1, "\n> #1"));
+	assert_non_null(strstr(text, "secret\xe2\x9f\xa8" "CR\xe2\x9f\xa9"
+	    "INNOCENT"));
+	model_free(m);
+}
+
+/* The same on a terminal that is not UTF-8: ASCII markers and gutter. */
+static void
+test_output_spoof_ascii(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	model_set_ascii(m, true);
+	output_done(&m->out);
+	spoof_output(m);
+	pending_write(m);
+	check(m, "output-spoof-ascii-80x24", 80, 24);
+	model_free(m);
+}
+
 static void
 test_output_ansi_bidi(void **state)
 {
@@ -711,6 +761,8 @@ main(void)
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_pending_write),
 		cmocka_unit_test(test_output_ansi_bidi),
+		cmocka_unit_test(test_output_spoof),
+		cmocka_unit_test(test_output_spoof_ascii),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_diff),

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -373,6 +374,7 @@ console_attach(const struct console_opts *opts)
 	console_send(&c, msg_hello("console", true));
 
 	setlocale(LC_CTYPE, "");
+	model_set_ascii(c.m, strcmp(nl_langinfo(CODESET), "UTF-8") != 0);
 	console_signals();
 	if ((e = screen_init(&why)) < 0) {
 		fprintf(stderr, "ward console: %s; the console needs a "

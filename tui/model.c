@@ -81,6 +81,13 @@ model_set_now(struct model *m, int64_t mono_ms, int64_t wall_ms)
 }
 
 void
+model_set_ascii(struct model *m, bool ascii)
+{
+	m->ascii = ascii;
+	m->out.ascii = ascii;
+}
+
+void
 model_message(struct model *m, enum msg_level level, const char *fmt, ...)
 {
 	va_list ap;

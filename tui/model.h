@@ -146,6 +146,7 @@ struct model {
 	int64_t		 now_wall;
 
 	struct model_run run;
+	bool		 ascii;		/* no UTF-8 terminal: markers, frame */
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
@@ -236,6 +237,10 @@ void		 model_apply_mouse(struct model *, int y, int x, int button,
 bool		 model_wants_mouse(const struct model *);
 /* --agent / --lines / neither; the prefix key. */
 void		 model_set_agent(struct model *, enum agent_mode, int prefix);
+
+/* The terminal is not UTF-8: output markers and ward's frame in ASCII
+ * (model_set_ascii before any output arrives). */
+void		 model_set_ascii(struct model *, bool);
 
 /* After each frame: what the view drew (arming, page sizes). */
 void		 model_note_view(struct model *, const struct view_report *);
