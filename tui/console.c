@@ -316,6 +316,11 @@ console_loop(struct console *c)
 				screen_flush_input();
 				break;
 			}
+			if (c->m->alerts.flush) {
+				/* The focus moved: keys typed ahead go. */
+				console_alerts(c);
+				break;
+			}
 		}
 		console_input(c);
 		if (c->m->quit)

@@ -133,13 +133,21 @@ model_pending_find(const struct model *m, uint64_t id)
 	return model_pending_get(m, id);
 }
 
+/* No key arrived for MODEL_QUIET_MS: a held or repeating key is not. */
+static bool
+model_quiet(const struct model *m)
+{
+	return !m->keyed || m->now_mono - m->last_key_ms >= MODEL_QUIET_MS;
+}
+
 bool
 model_armed(const struct model *m, uint64_t id)
 {
 	const struct pending *p = model_pending_find(m, id);
 
 	return p != NULL && p->shown &&
-	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS;
+	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS &&
+	    model_quiet(m);
 }
 
 const struct model_event *
@@ -721,7 +729,12 @@ model_select_step(struct model *m, int by)
 		i = 0;
 	if ((size_t)i >= m->n_pending)
 		i = (ssize_t)m->n_pending - 1;
+	if (m->pending[i]->id == m->sel)
+		return;
+	/* Every selection change re-arms: the clock starts again now for
+	 * one already on screen (the next frame's for one that is not). */
 	m->sel = m->pending[i]->id;
+	m->pending[i]->shown_at_ms = m->now_mono;
 }
 
 static void
@@ -739,7 +752,10 @@ model_allow(struct model *m, struct model_effect *eff)
 		return;
 	}
 	if (!model_armed(m, p->id)) {
-		if (p->partial && !p->shown)
+		if (!model_quiet(m))
+			model_message(m, MSG_WARN, "wait: keys are still "
+			    "arriving; let go, then press a");
+		else if (p->partial && !p->shown)
 			model_message(m, MSG_WARN, "wait: #%" PRIu64 " is not "
 			    "shown whole yet; Enter shows all of it", p->id);
 		else
@@ -984,9 +1000,12 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			m->out.scroll = up ? model_out_max_scroll(m) : 0;
 		break;
 	case ACTION_NEXT_PANE:
-		if (!m->detail && !m->agent)
+		if (!m->detail && !m->agent) {
 			m->focus = m->focus == PANE_OUTPUT ? PANE_PENDING :
 			    PANE_OUTPUT;
+			/* Keys typed ahead were meant for the other pane. */
+			m->alerts.flush = true;
+		}
 		break;
 	case ACTION_DETAIL:
 		if (m->detail)
@@ -1045,6 +1064,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		model_detail_close(m);
 		m->agent = !m->agent;
 		m->focus = m->agent ? PANE_AGENT : PANE_PENDING;
+		m->alerts.flush = true;
 		m->agent_mode = m->agent ? AGENT_ON : AGENT_OFF;
 		break;
 	case ACTION_ZOOM:
@@ -1106,8 +1126,24 @@ model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
 	vt_mouse(m->vt, y - m->agent_y, x - m->agent_x, button, pressed);
 }
 
+static void model_apply_key_1(struct model *, int, struct model_effect *,
+    bool *);
+
+/* Every key counts for the quiet period, the program's too: a person
+ * typing fast into the agent is not reading a request. */
 void
 model_apply_key(struct model *m, int key, struct model_effect *eff,
+    bool *focus_moved)
+{
+	model_apply_key_1(m, key, eff, focus_moved);
+	if (key != KEYS_RESIZE) {
+		m->last_key_ms = m->now_mono;
+		m->keyed = true;
+	}
+}
+
+static void
+model_apply_key_1(struct model *m, int key, struct model_effect *eff,
     bool *focus_moved)
 {
 	bool fresh = m->prefix_fresh;

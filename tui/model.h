@@ -14,8 +14,17 @@
  * (struct view_report) and model_note_view() keeps each request's
  * shown_at_ms: set when the request is first drawn whole, cleared when it
  * is not drawn at all (covered by help, scrolled off, terminal too small),
- * and cleared for a request that becomes selected by something other than
- * the person's own move (the one above it was decided or expired).
+ * cleared for a request that becomes selected by something other than
+ * the person's own move (the one above it was decided or expired), and
+ * restarted when the person's own move selects it: every selection change
+ * re-arms.
+ *
+ * And only after a quiet moment: `a` counts only when no key arrived in
+ * the MODEL_QUIET_MS before it (model_apply_key keeps the time of the last
+ * key). A held key repeats every 30..100 ms on common terminals, so a
+ * held `a` never arms, however long it is held; 400 ms is longer than
+ * any default repeat interval and shorter than the pause of a person who
+ * reads a request and then decides (the request alone needs 500 ms).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,6 +40,7 @@
 
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500
+#define MODEL_QUIET_MS		400
 
 enum pane {
 	PANE_OUTPUT,
@@ -162,6 +172,8 @@ struct model {
 	size_t		 event_count;
 
 	uint64_t	 sel;		/* selected request id, 0 = none */
+	int64_t		 last_key_ms;	/* mono, the last key (model_apply_key) */
+	bool		 keyed;		/* a key has come at all */
 	enum pane	 focus;
 	bool		 detail;	/* whole-request view of sel */
 	int		 detail_scroll;
