@@ -757,6 +757,45 @@ test_quit(void **state)
 	assert_int_equal(model_exit_status(f->m, false), 0);
 }
 
+/* q (or Ctrl-C) with requests waiting asks first; only y leaves. */
+static void
+test_quit_asks_with_pending(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	char q[256];
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	feed_request_at(f, 2, "/etc/two", f->wall + 114000);
+	act(f, 'q', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(f->m->quit);
+	assert_true(f->m->confirm_quit);
+	model_quit_question(f->m, q, sizeof q);
+	assert_string_equal(q, "leave? 2 requests wait up to 2:00 for another "
+	    "console, then they are denied. y/n");
+	/* Any other key stays, and does only that: not even `a`. */
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(f->m->confirm_quit);
+	assert_false(f->m->quit);
+	act(f, 'q', &eff);
+	act(f, 'n', &eff);
+	assert_false(f->m->quit);
+	act(f, 'd', &eff);	/* deny #1: one is left */
+	act(f, 'q', &eff);
+	model_quit_question(f->m, q, sizeof q);
+	assert_string_equal(q, "leave? 1 request waits up to 1:54 for another "
+	    "console, then it is denied. y/n");
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+	assert_true(f->m->quit);
+	/* ward run's status says the run goes on; ward console's is 0. */
+	assert_int_equal(model_exit_status(f->m, true), MODEL_EXIT_DETACHED);
+	assert_int_equal(model_exit_status(f->m, false), 0);
+}
+
 static void
 test_run_ends(void **state)
 {
@@ -1043,6 +1082,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_confirm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quit_asks_with_pending, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_run_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supervisor_gone, setup,
 		    teardown),

@@ -548,6 +548,20 @@ test_several_pending_scroll(void **state)
 	model_free(m);
 }
 
+/* q with a request waiting: the question, how long, what then. */
+static void
+test_quit_confirm(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	pending_write(m);
+	model_apply_action(m, keys_action('q'), &eff);
+	check(m, "quit-confirm-80x24", 80, 24);
+	model_free(m);
+}
+
 static void
 test_kill_confirm(void **state)
 {
@@ -771,6 +785,7 @@ main(void)
 		cmocka_unit_test(test_detail),
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),
+		cmocka_unit_test(test_quit_confirm),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_too_small),
 		cmocka_unit_test(test_report),

@@ -276,6 +276,16 @@ console_loop(struct console *c)
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		if (console_signal == SIGINT && model_unanswered(c->m) > 0 &&
+		    !model_run_ended(c->m) && !c->m->disconnected) {
+			/* Ctrl-C is q: with requests waiting it asks first
+			 * (a second one says no, like any other key). */
+			struct model_effect eff;
+
+			console_signal = 0;
+			model_apply_action(c->m, c->m->confirm_quit ?
+			    ACTION_NO : ACTION_QUIT, &eff);
+		}
 		if (now_mono_ms() >= next_tick)
 			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
 

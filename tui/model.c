@@ -248,7 +248,54 @@ model_exit_status(const struct model *m, bool exit_with_run)
 			return 128 + m->run.exit_signal;
 		return 1;
 	}
-	return m->disconnected ? 1 : 0;
+	if (m->disconnected)
+		return 1;
+	return exit_with_run ? MODEL_EXIT_DETACHED : 0;
+}
+
+size_t
+model_unanswered(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_pending; i++)
+		n += m->pending[i]->sent == VERDICT_NONE;
+	return n;
+}
+
+void
+model_quit_question(const struct model *m, char *buf, size_t len)
+{
+	const struct pending *last = NULL;
+	size_t n = model_unanswered(m);
+	char when[64];
+
+	/* The one denied last says how long any of them waits. */
+	for (size_t i = 0; i < m->n_pending; i++) {
+		const struct pending *p = m->pending[i];
+
+		if (p->sent != VERDICT_NONE)
+			continue;
+		if (last == NULL || p->deadline_ms == 0 ||
+		    (last->deadline_ms != 0 && p->deadline_ms > last->deadline_ms))
+			last = p;
+	}
+	if (last == NULL) {
+		snprintf(buf, len, "leave? y/n");
+		return;
+	}
+	if (last->deadline_ms == 0) {
+		snprintf(buf, len, "leave? %zu request%s wait%s with no deadline "
+		    "for another console. y/n", n,
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
+		return;
+	}
+	model_countdown(m, last, when, sizeof when);
+	/* "denied in 1:54" -> "1:54" */
+	snprintf(buf, len, "leave? %zu request%s wait%s up to %s for another "
+	    "console, then %s denied. y/n", n,
+	    n == 1 ? "" : "s", n == 1 ? "s" : "", when + strlen("denied in "),
+	    n == 1 ? "it is" : "they are");
 }
 
 /* ---- events ---- */
@@ -428,6 +475,7 @@ model_on_run(struct model *m, const struct run_info *ri)
 		/* Nothing is left to answer. */
 		model_pending_clear(m);
 		m->confirm_kill = false;
+		m->confirm_quit = false;
 	}
 }
 
@@ -673,6 +721,7 @@ model_set_disconnected(struct model *m, const char *why)
 
 	m->disconnected = true;
 	m->confirm_kill = false;
+	m->confirm_quit = false;
 	/* Nobody can answer them now; the sandbox dies with its supervisor. */
 	model_pending_clear(m);
 	if (!model_run_ended(m))
@@ -962,6 +1011,17 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		}
 		return;
 	}
+	if (m->confirm_quit) {
+		/* Only y leaves; any other key stays, and only that. */
+		m->confirm_quit = false;
+		if (a == ACTION_YES) {
+			m->quit = true;
+			eff->kind = EFFECT_QUIT;
+		} else {
+			model_message(m, MSG_INFO, "staying");
+		}
+		return;
+	}
 	if (m->help) {
 		m->help = false;	/* any key closes help, and only that */
 		return;
@@ -1041,6 +1101,12 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_QUIT:
 		if (m->detail) {
 			model_detail_close(m);
+			break;
+		}
+		/* Leaving is deliberate while requests wait on a person. */
+		if (model_unanswered(m) > 0 && !model_run_ended(m) &&
+		    !m->disconnected) {
+			m->confirm_quit = true;
 			break;
 		}
 		m->quit = true;
@@ -1129,14 +1195,18 @@ model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
 static void model_apply_key_1(struct model *, int, struct model_effect *,
     bool *);
 
-/* Every key counts for the quiet period, the program's too: a person
- * typing fast into the agent is not reading a request. */
+/* Every key press counts for the quiet period, the program's too: a
+ * person typing fast into the agent is not reading a request. A paste
+ * is text, not presses (none of it answers anything). */
 void
 model_apply_key(struct model *m, int key, struct model_effect *eff,
     bool *focus_moved)
 {
+	bool paste = m->pasting || key == KEYS_PASTE_START ||
+	    key == KEYS_PASTE_END;
+
 	model_apply_key_1(m, key, eff, focus_moved);
-	if (key != KEYS_RESIZE) {
+	if (key != KEYS_RESIZE && !paste) {
 		m->last_key_ms = m->now_mono;
 		m->keyed = true;
 	}
@@ -1172,7 +1242,8 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 	}
 	if (m->pasting)
 		return;
-	if (m->agent && !m->help && !m->confirm_kill && !m->detail &&
+	if (m->agent && !m->help && !m->confirm_kill && !m->confirm_quit &&
+	    !m->detail &&
 	    (key == m->prefix || key == KEYS_ESC)) {
 		/* The prefix twice: the program gets the prefix's byte. */
 		if (key == m->prefix && fresh)

@@ -179,6 +179,7 @@ struct model {
 	int		 detail_scroll;
 	bool		 help;
 	bool		 confirm_kill;	/* "kill run? y/n" asked */
+	bool		 confirm_quit;	/* "leave? N requests wait" asked */
 	bool		 quit;
 
 	char		*message;	/* status line, or NULL */
@@ -287,6 +288,19 @@ void		 model_countdown(const struct model *, const struct pending *,
 		    char *buf, size_t len);
 /* What to tell the person after leaving (malloc'd), or NULL. */
 char		*model_leave_text(const struct model *);
+/* The question q (or Ctrl-C) asks while requests wait unanswered: how
+ * many, how long they wait for another console, that they are then
+ * denied. */
+void		 model_quit_question(const struct model *, char *buf,
+		    size_t len);
+/* Requests no answer was sent for. */
+size_t		 model_unanswered(const struct model *);
+
+/* `ward run` left with its run going on (q, then y): not 0, since the
+ * program's status is not known yet (ward(1) EXIT STATUS). */
+#define MODEL_EXIT_DETACHED	123
+
 /* The exit status `ward` returns after q: 0, 1 when the supervisor
- * went away, the run's own status when exit_with_run and it ended. */
+ * went away, the run's own status when exit_with_run and it ended,
+ * MODEL_EXIT_DETACHED when exit_with_run and the run goes on. */
 int		 model_exit_status(const struct model *, bool exit_with_run);

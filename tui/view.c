@@ -102,6 +102,15 @@ view_status(const struct model *m, struct grid *g)
 		grid_put(g, y, 0, g->w, " kill run? y/n ", attr);
 		return;
 	}
+	if (m->confirm_quit) {
+		char q[256];
+
+		model_quit_question(m, q, sizeof q);
+		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
+		grid_fill(g, y, 0, g->w, attr);
+		grid_put(g, y, 1, g->w, q, attr);
+		return;
+	}
 	if (m->message == NULL)
 		return;
 	switch (m->message_level) {
