@@ -119,10 +119,15 @@ struct msg_hello {
 	int64_t		 version;	/* 0 when not said */
 	const char	*client;	/* "console", "cli", ...; NULL when not said */
 	bool		 watch;
+	bool		 view;		/* role "view": may not decide or kill */
 };
 
 /* {"type":"hello","version":PROTO_VERSION,"client":client,"watch":watch} */
 json_t		*msg_hello(const char *client, bool watch);
+/* The same with "role":"view" (ward console --view): a read-only client,
+ * refused by the supervisor when it sends decide, kill, input or resize.
+ * An unknown role is a hello error. */
+json_t		*msg_hello_view(const char *client, bool watch);
 int		 msg_hello_parse(const json_t *, struct msg_hello *, char **cause);
 
 struct msg_decide {

@@ -95,6 +95,7 @@ struct client {
 	bool		 watch;
 	bool		 cli;		/* said client "cli" in its hello */
 	bool		 greeted;	/* sent its hello */
+	bool		 view;		/* said role "view": never decides */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 

@@ -796,6 +796,31 @@ test_quit_asks_with_pending(void **state)
 	assert_int_equal(model_exit_status(f->m, false), 0);
 }
 
+/* --view: no answer key answers, q never asks, and the keys line says so. */
+static void
+test_view_only(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	static const int keys[] = { 'a', 'd', 'K', 'A', 'D', 'r' };
+
+	model_set_view_only(f->m);
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		key(f, keys[i], &eff);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_message(f, "view only");
+		tick(f, 1000);
+	}
+	assert_false(f->m->confirm_kill);
+	act(f, 'q', &eff);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+}
+
 static void
 test_run_ends(void **state)
 {
@@ -1084,6 +1109,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quit_asks_with_pending, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_view_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supervisor_gone, setup,
 		    teardown),

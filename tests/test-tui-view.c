@@ -562,6 +562,19 @@ test_quit_confirm(void **state)
 	model_free(m);
 }
 
+/* ward console --view: the keys line offers no answer. */
+static void
+test_view_only(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	model_set_view_only(m);
+	pending_write(m);
+	check(m, "view-only-80x24", 80, 24);
+	model_free(m);
+}
+
 static void
 test_kill_confirm(void **state)
 {
@@ -786,6 +799,7 @@ main(void)
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),
 		cmocka_unit_test(test_quit_confirm),
+		cmocka_unit_test(test_view_only),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_too_small),
 		cmocka_unit_test(test_report),

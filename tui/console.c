@@ -38,7 +38,7 @@ console_on_signal(int sig)
 }
 
 static const char console_usage[] =
-"Usage: ward console [--agent|--lines] [RUN]\n"
+"Usage: ward console [--agent|--lines] [--view] [RUN]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
 "its state. Without RUN, attaches to the only live run.\n"
@@ -58,7 +58,12 @@ static const char console_usage[] =
 "Options:\n"
 "  --agent     show the agent pane from the start\n"
 "  --lines     never switch to the agent pane by itself\n"
+"  --view      read-only: no answer keys, nothing typed into the program;\n"
+"              the supervisor refuses this console's answers and kills\n"
 "  -h, --help  show this help\n"
+"\n"
+"q with requests waiting asks first (y leaves; they wait for another\n"
+"console, then are denied).\n"
 "\n"
 "Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
 "no such run, 2 usage (or several live runs and none named).\n";
@@ -71,6 +76,7 @@ struct console {
 	int		 sent_rows;	/* the pty size last sent */
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
+	bool		 view;		/* --view */
 };
 
 static void
@@ -179,7 +185,7 @@ console_input(struct console *c)
 	const char *o = vt_output(c->m->vt, &n);
 
 	while (c->m->agent && c->conn != NULL && !model_run_ended(c->m) &&
-	    off < n) {
+	    !c->view && off < n) {
 		size_t k = n - off > MSG_INPUT_MAX ? MSG_INPUT_MAX : n - off;
 
 		console_send(c, msg_input(o + off, k));
@@ -196,8 +202,9 @@ console_resize(struct console *c)
 {
 	struct model *m = c->m;
 
+	/* A view console never sizes the program's terminal. */
 	if (m->agent_rows <= 0 || m->agent_cols <= 0 || c->conn == NULL ||
-	    model_run_ended(m))
+	    model_run_ended(m) || c->view)
 		return;
 	if (!m->agent && !(c->exit_with_run && m->agent_mode != AGENT_OFF))
 		return;
@@ -359,7 +366,8 @@ console_loop(struct console *c)
 int
 console_attach(const struct console_opts *opts)
 {
-	struct console c = { .exit_with_run = opts->exit_with_run };
+	struct console c = { .exit_with_run = opts->exit_with_run,
+	    .view = opts->view };
 	cleanup_free char *cause = NULL;
 	cleanup_free char *leave = NULL;
 	cleanup_free char *why = NULL;
@@ -386,7 +394,10 @@ console_attach(const struct console_opts *opts)
 	c.desktop = desktop_available();
 	model_set_now(c.m, now_mono_ms(), now_wall_ms());
 
-	console_send(&c, msg_hello("console", true));
+	if (c.view)
+		model_set_view_only(c.m);
+	console_send(&c, c.view ? msg_hello_view("console", true) :
+	    msg_hello("console", true));
 
 	setlocale(LC_CTYPE, "");
 	model_set_ascii(c.m, strcmp(nl_langinfo(CODESET), "UTF-8") != 0);
@@ -441,6 +452,10 @@ console_main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
+		}
+		if (strcmp(argv[i], "--view") == 0) {
+			opts.view = true;
+			continue;
 		}
 		if (strcmp(argv[i], "--agent") == 0 ||
 		    strcmp(argv[i], "--lines") == 0) {

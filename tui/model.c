@@ -88,6 +88,14 @@ model_set_ascii(struct model *m, bool ascii)
 }
 
 void
+model_set_view_only(struct model *m)
+{
+	m->view_only = true;
+	if (m->focus == PANE_AGENT)
+		m->focus = PANE_PENDING;
+}
+
+void
 model_message(struct model *m, enum msg_level level, const char *fmt, ...)
 {
 	va_list ap;
@@ -1032,6 +1040,12 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		model_message_clear(m);
 	if (m->diff.open && model_diff_action(m, a, eff))
 		return;
+	if (m->view_only && (a == ACTION_ALLOW_ONCE || a == ACTION_DENY_ONCE ||
+	    a == ACTION_KILL || a == ACTION_NOT_YET)) {
+		model_message(m, MSG_WARN, "view only: this console cannot "
+		    "answer or kill (attach without --view to answer)");
+		return;
+	}
 
 	switch (a) {
 	case ACTION_UP:
@@ -1105,7 +1119,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		}
 		/* Leaving is deliberate while requests wait on a person. */
 		if (model_unanswered(m) > 0 && !model_run_ended(m) &&
-		    !m->disconnected) {
+		    !m->disconnected && !m->view_only) {
 			m->confirm_quit = true;
 			break;
 		}
@@ -1230,7 +1244,7 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 	if (m->agent && m->focus == PANE_AGENT &&
 	    (model_run_ended(m) || m->disconnected))
 		m->focus = PANE_PENDING;
-	if (m->agent && m->focus == PANE_AGENT) {
+	if (m->agent && m->focus == PANE_AGENT && !m->view_only) {
 		model_agent_key(m, key, focus_moved);
 		return;
 	}

@@ -157,6 +157,7 @@ struct model {
 
 	struct model_run run;
 	bool		 ascii;		/* no UTF-8 terminal: markers, frame */
+	bool		 view_only;	/* --view: no answer keys, no typing */
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
@@ -254,6 +255,11 @@ void		 model_set_agent(struct model *, enum agent_mode, int prefix);
 /* The terminal is not UTF-8: output markers and ward's frame in ASCII
  * (model_set_ascii before any output arrives). */
 void		 model_set_ascii(struct model *, bool);
+
+/* ward console --view: the answer keys (a d K ...) only say "view only",
+ * no key reaches the program, and q never asks. The supervisor refuses
+ * such a console's decide and kill too (PROTOCOL.md, hello role). */
+void		 model_set_view_only(struct model *);
 
 /* After each frame: what the view drew (arming, page sizes). */
 void		 model_note_view(struct model *, const struct view_report *);

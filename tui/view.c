@@ -153,6 +153,11 @@ view_keys(const struct model *m, struct grid *g)
 	} else if (m->help) {
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
+	} else if (m->view_only) {
+		/* No answer key is offered: this console cannot answer. */
+		text = xstrdup(" view only: no answers  Enter whole request  "
+		    "Tab pane  ? help  q leave");
+		attr = GRID_BOLD;
 	} else if (m->diff.open) {
 		text = xstrdup(" j k PgUp PgDn scroll  [ ] next file  c or Esc close  "
 		    "? help");
