@@ -663,6 +663,32 @@ test_too_small_disarms(void **state)
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 }
 
+/* The compact layout (60x15) never arms `a`; Enter's whole view does. */
+static void
+test_compact_arms_in_detail(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	f->w = 60;
+	f->h = 15;
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	act(f, '\r', &eff);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
 /* A request taller than its pane is never armed from the pane: the person
  * reads it whole in the detail view (Enter), to its last line. */
 static void
@@ -1100,6 +1126,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_selection_moved_by_others_rearms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_hides_and_disarms, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_compact_arms_in_detail, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_too_small_disarms, setup,
 		    teardown),

@@ -616,6 +616,53 @@ test_too_small(void **state)
 	model_free(m);
 }
 
+/* Below the compact layout's minimum: still only the notice. */
+static void
+test_too_small_notice(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	pending_write(m);
+	view_report_init(&rep);
+	text = view_render_text(m, 30, 8, &rep);
+	assert_int_equal(rep.n_seen, 0);
+	view_report_done(&rep);
+	golden("too-small-30x8", text);
+	model_free(m);
+}
+
+/* The compact layout (below 80x24): the selected request, its countdown,
+ * the pending count; Enter shows it whole, and only there it is seen. */
+static void
+test_compact(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	struct model_effect eff;
+	cleanup_free char *text = NULL;
+	cleanup_free char *detail = NULL;
+
+	(void)state;
+	pending_write(m);
+	request(m, 2, "connect", "connect", "example.com:443", NULL, "",
+	    "curl https://example.com", "no rule", 100000);
+	view_report_init(&rep);
+	text = view_render_text(m, 60, 15, &rep);
+	assert_int_equal(rep.n_seen, 0);
+	assert_non_null(strstr(text, "2 pending"));
+	assert_non_null(strstr(text, "denied in 1:54"));
+	golden("compact-60x15", text);
+	model_apply_action(m, keys_action('\r'), &eff);
+	detail = view_render_text(m, 60, 15, &rep);
+	assert_int_equal(rep.n_seen, 1);
+	golden("compact-detail-60x15", detail);
+	view_report_done(&rep);
+	model_free(m);
+}
+
 /* ---- what the view reports ---- */
 
 static void
@@ -802,6 +849,8 @@ main(void)
 		cmocka_unit_test(test_view_only),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_too_small_notice),
+		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_selected_is_reversed),
 		cmocka_unit_test(test_grid_wide),

@@ -194,11 +194,56 @@ static void
 view_too_small(const struct model *m, struct grid *g)
 {
 	cleanup_free char *text = xasprintf("terminal too small: %dx%d, "
-	    "ward needs %dx%d", g->w, g->h, VIEW_MIN_W, VIEW_MIN_H);
+	    "ward needs %dx%d", g->w, g->h, VIEW_COMPACT_W, VIEW_COMPACT_H);
 	struct pen p = { .g = g, .y = 0, .top = 0, .bottom = g->h };
 
 	(void)m;
 	pen_wrap(&p, 0, g->w, text, GRID_BOLD);
+}
+
+/*
+ * Below 80x24: the title (run, state, pending count), the selected request
+ * alone with its countdown, the status line and the keys. `a` is not
+ * armed from here (view_pending_compact_draw reports nothing): Enter
+ * shows the request whole, and there it arms as on a large screen.
+ */
+static void
+view_compact(const struct model *m, struct grid *g, struct view_report *rep)
+{
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
+	char state[64], right[64];
+	cleanup_free char *left = NULL;
+	const char *keys;
+
+	model_state_text(m, state, sizeof state);
+	if (m->disconnected && !model_run_ended(m))
+		snprintf(state, sizeof state, "supervisor gone");
+	left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-", state);
+	snprintf(right, sizeof right, " %zu pending ", m->n_pending);
+	grid_fill(g, 0, 0, g->w, attr);
+	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
+	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
+	if (m->help)
+		view_help_draw(m, g, 1, g->h - 2);
+	else if (m->diff.open)
+		view_diff_draw(m, g, 1, g->h - 2);
+	else if (m->detail && model_pending_find(m, m->sel) != NULL)
+		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
+	else
+		view_pending_compact_draw(m, g, 1, g->h - 2);
+	view_status(m, g);
+	if (model_run_ended(m) || m->disconnected || m->help)
+		keys = NULL;
+	else if (m->view_only)
+		keys = " view only  Enter whole  q leave";
+	else if (m->detail)
+		keys = " a allow  d deny  Enter/Esc close";
+	else
+		keys = " d deny  Enter whole (a there)  j k  q";
+	if (keys != NULL)
+		grid_put(g, g->h - 1, 0, g->w, keys, GRID_DIM);
+	else
+		view_keys(m, g);
 }
 
 static void
@@ -233,8 +278,12 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 {
 	view_report_reset(rep);
 	grid_clear(g);
-	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+	if (g->w < VIEW_COMPACT_W || g->h < VIEW_COMPACT_H) {
 		view_too_small(m, g);
+		return;
+	}
+	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+		view_compact(m, g, rep);
 		return;
 	}
 	view_title(m, g);
