@@ -847,6 +847,29 @@ test_view_only(void **state)
 	assert_int_equal(eff.kind, EFFECT_QUIT);
 }
 
+/* The notify_cmd hook's requests: each once, oldest first, after N s,
+ * not those answered. */
+static void
+test_overdue(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	const struct pending *p;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	feed_request(f, 2, "/etc/two");
+	assert_null(model_take_overdue(f->m, 30));
+	act(f, 'd', &eff);		/* #1 answered: not for the hook */
+	tick(f, 29999);
+	assert_null(model_take_overdue(f->m, 30));
+	tick(f, 1);
+	p = model_take_overdue(f->m, 30);
+	assert_non_null(p);
+	assert_int_equal(p->id, 2);
+	assert_null(model_take_overdue(f->m, 30));
+}
+
 static void
 test_run_ends(void **state)
 {
@@ -1138,6 +1161,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_quit_asks_with_pending, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_view_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overdue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supervisor_gone, setup,
 		    teardown),

@@ -17,9 +17,11 @@
 #include "approvals/desktop.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
+#include "config/settings.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/grid.h"
+#include "tui/hook.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/screen.h"
@@ -77,6 +79,8 @@ struct console {
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
 	bool		 view;		/* --view */
+	struct hook	*hook;		/* [console] notify_cmd, or NULL */
+	unsigned	 notify_after;	/* seconds */
 };
 
 static void
@@ -172,6 +176,30 @@ console_alerts(struct console *c)
 		 * still in flight drops this one. */
 		if (desktop_notify(summary, body) == -ENOTSUP)
 			c->desktop = false;
+	}
+}
+
+/* The notify_cmd hook: one request at a time that waited too long. */
+static void
+console_hook(struct console *c)
+{
+	const struct pending *p;
+	int64_t now = now_mono_ms();
+
+	if (c->hook == NULL)
+		return;
+	hook_tick(c->hook, now);
+	if (hook_pid(c->hook) == 0 &&
+	    (p = model_take_overdue(c->m, c->notify_after)) != NULL) {
+		/* The model's strings, escaped already (tui/model.h). */
+		struct hook_request r = {
+			.run = c->m->run.id, .run_name = c->m->run.name,
+			.id = p->id, .kind = request_kind_name(p->kind),
+			.subject = p->subject, .process = p->cmdline,
+			.waited_s = (c->m->now_wall - p->created_ms) / 1000,
+		};
+
+		(void)hook_fire(c->hook, &r, now);
 	}
 }
 
@@ -309,6 +337,7 @@ console_loop(struct console *c)
 		 * appeared are thrown away here. */
 		console_alerts(c);
 		desktop_poll();
+		console_hook(c);
 
 		while (!c->m->quit && (key = screen_key()) != -1) {
 			struct model_effect eff;
@@ -392,6 +421,18 @@ console_attach(const struct console_opts *opts)
 	c.m = model_new();
 	model_set_agent(c.m, opts->agent, console_prefix());
 	c.desktop = desktop_available();
+	{
+		struct settings st;
+		cleanup_free char *scause = NULL;
+
+		if (settings_load(NULL, &st, &scause) < 0 && scause != NULL)
+			fprintf(stderr, "ward console: %s (settings ignored)\n",
+			    scause);
+		if (st.notify_cmd != NULL)
+			c.hook = hook_new(st.notify_cmd);
+		c.notify_after = st.notify_after;
+		settings_done(&st);
+	}
 	model_set_now(c.m, now_mono_ms(), now_wall_ms());
 
 	if (c.view)
@@ -416,6 +457,7 @@ console_attach(const struct console_opts *opts)
 			console_send(&c, msg_kill());
 			fprintf(stderr, "ward: killed run %s\n", opts->run);
 		}
+		hook_free(c.hook);
 		proto_conn_free(c.conn);
 		model_free(c.m);
 		return c.exit_with_run ? 125 : 1;
@@ -430,6 +472,7 @@ console_attach(const struct console_opts *opts)
 	status = model_exit_status(c.m, c.exit_with_run);
 	if (console_signal != 0 && status == 0)
 		status = 128 + console_signal;
+	hook_free(c.hook);
 	proto_conn_free(c.conn);
 	model_free(c.m);
 	return status;

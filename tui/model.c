@@ -1311,6 +1311,21 @@ model_note_view(struct model *m, const struct view_report *rep)
 		model_detail_scroll(m, 0);
 }
 
+const struct pending *
+model_take_overdue(struct model *m, unsigned after_s)
+{
+	for (size_t i = 0; i < m->n_pending; i++) {
+		struct pending *p = m->pending[i];
+
+		if (p->hooked || p->sent != VERDICT_NONE ||
+		    m->now_wall - p->created_ms < (int64_t)after_s * 1000)
+			continue;
+		p->hooked = true;
+		return p;
+	}
+	return NULL;
+}
+
 void
 model_take_alerts(struct model *m, struct model_alerts *ret)
 {

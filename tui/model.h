@@ -106,6 +106,7 @@ struct pending {
 	int64_t		 shown_at_ms;	/* mono, when shown became true */
 	bool		 partial;	/* last frame drew only part of it */
 	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
+	bool		 hooked;	/* handed to the notify_cmd hook */
 };
 
 struct model_event {
@@ -272,6 +273,11 @@ void		 model_diff_set_files(struct model *, const char *const *files,
 void		 model_diff_set_patch(struct model *, const char *text,
 		    size_t len);
 void		 model_diff_set_note(struct model *, const char *note);
+
+/* The oldest request no answer was sent for that has waited after_s
+ * seconds (wall clock, since the supervisor asked) and was not handed to
+ * the notify_cmd hook yet: marked as handed and returned; NULL if none. */
+const struct pending *model_take_overdue(struct model *, unsigned after_s);
 
 /* Takes and clears the alerts raised since the last call. */
 void		 model_take_alerts(struct model *, struct model_alerts *);
