@@ -995,6 +995,37 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	return false;
 }
 
+/* The answer to "kill run? y/n" or "leave? ... y/n": true when one was
+ * asked (this key answered it, and does nothing else). */
+static bool
+model_confirm_answer(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (m->confirm_kill) {
+		/* Only y kills; any other key is a no, and only that. */
+		m->confirm_kill = false;
+		if (a == ACTION_YES && !model_run_ended(m) &&
+		    !m->disconnected) {
+			eff->kind = EFFECT_KILL;
+			model_message(m, MSG_WARN, "kill: sent");
+		} else {
+			model_message(m, MSG_INFO, "kill cancelled");
+		}
+		return true;
+	}
+	if (m->confirm_quit) {
+		/* Only y leaves; any other key stays, and only that. */
+		m->confirm_quit = false;
+		if (a == ACTION_YES) {
+			m->quit = true;
+			eff->kind = EFFECT_QUIT;
+		} else {
+			model_message(m, MSG_INFO, "staying");
+		}
+		return true;
+	}
+	return false;
+}
+
 void
 model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 {
@@ -1007,29 +1038,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	eff->kind = EFFECT_NONE;
 	if (a == ACTION_RESIZE || a == ACTION_REDRAW)
 		return;
-	if (m->confirm_kill) {
-		/* Only y kills; any other key is a no, and only that. */
-		m->confirm_kill = false;
-		if (a == ACTION_YES && !model_run_ended(m) &&
-		    !m->disconnected) {
-			eff->kind = EFFECT_KILL;
-			model_message(m, MSG_WARN, "kill: sent");
-		} else {
-			model_message(m, MSG_INFO, "kill cancelled");
-		}
+	if (model_confirm_answer(m, a, eff))
 		return;
-	}
-	if (m->confirm_quit) {
-		/* Only y leaves; any other key stays, and only that. */
-		m->confirm_quit = false;
-		if (a == ACTION_YES) {
-			m->quit = true;
-			eff->kind = EFFECT_QUIT;
-		} else {
-			model_message(m, MSG_INFO, "staying");
-		}
-		return;
-	}
 	if (m->help) {
 		m->help = false;	/* any key closes help, and only that */
 		return;
