@@ -356,6 +356,28 @@ test_agent_keys(void **state)
 	model_free(m);
 }
 
+/* Ctrl-C's "leave?" while the program has the keys: y is the console's. */
+static void
+test_agent_quit_question(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	size_t n;
+	bool moved;
+
+	(void)state;
+	pending_write(m);
+	vt_output_clear(m->vt);
+	assert_int_equal(m->focus, PANE_AGENT);
+	model_apply_action(m, ACTION_QUIT, &eff);	/* what Ctrl-C does */
+	assert_true(m->confirm_quit);
+	key(m, 'y', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+	(void)vt_output(m->vt, &n);
+	assert_int_equal(n, 0);
+	model_free(m);
+}
+
 static void
 test_prefix_names(void **state)
 {
@@ -858,6 +880,7 @@ main(void)
 		cmocka_unit_test(test_grid_fit_tabs),
 		cmocka_unit_test(test_agent_pane),
 		cmocka_unit_test(test_agent_keys),
+		cmocka_unit_test(test_agent_quit_question),
 		cmocka_unit_test(test_prefix_names),
 	};
 

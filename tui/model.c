@@ -1250,6 +1250,12 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 		model_apply_action(m, ACTION_RESIZE, eff);
 		return;
 	}
+	/* Ctrl-C asked "leave?" while the program had the keys: the
+	 * answer is the console's, never the program's. */
+	if (m->confirm_quit) {
+		model_apply_action(m, keys_action(key), eff);
+		return;
+	}
 	/* Once the program is gone, the keys are the console's again. */
 	if (m->agent && m->focus == PANE_AGENT &&
 	    (model_run_ended(m) || m->disconnected))
