@@ -30,4 +30,19 @@ assert_grep "the one at column 0 is the real request" "^    path     $WT_CANARY/
 run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)
 [ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
 wait_for 10 session_gone || tm kill-server 2>/dev/null || true
+
+# The same on a terminal whose locale is not UTF-8: ASCII markers, '|'.
+rm -f "$WT_CANARY/real"
+WT_TMUX_LANG=C tmux_start run --lines --policy "$WT_SCRATCH/policy.ini" \
+    --in "$WT_CANARY" -- sh -c "$prog" "$WT_CANARY"
+expect_screen ascii-pending "$WT_CANARY/real" 15
+capture ascii
+assert_grep "ASCII: the CR is a marker" 'secret<CR>INNOCENT' "$s"
+assert_grep "ASCII: the clear screen is a marker" '<ESC\[2J><ESC\[H>wiped' "$s"
+assert_grep "ASCII: the copy sits behind the gutter" '^\| > #1  write  openat' "$s"
+heads=$(grep -Ec '^> #[0-9]+ ' "$s" || true)
+assert_eq "ASCII: request heads at column 0" 1 "$heads"
+run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)
+[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
+wait_for 10 session_gone || tm kill-server 2>/dev/null || true
 finish

@@ -1,6 +1,6 @@
 # Helpers for the console's tmux tests (issue 15's safety rules); sourced
 # after lib.sh. tmux_start CMD... starts ward's console in a 100x30 tmux
-# session "ward" with a UTF-8 locale; ward's exit status lands in
+# session "ward" with a UTF-8 locale (or $WT_TMUX_LANG); ward's exit status lands in
 # $WT_SCRATCH/status (tmux does not keep it).
 
 if ! command -v tmux >/dev/null; then
@@ -19,7 +19,9 @@ WT_TMUX_STATUS=$WT_SCRATCH/status
 tmux_start() {	# tmux_start ARG...: `ward ARG...` in the session
 	local launch=$WT_SCRATCH/launch.sh
 	{
-		echo 'export LANG=C.UTF-8 LC_ALL=C.UTF-8'
+		# WT_TMUX_LANG=C: a terminal whose locale is not UTF-8
+		printf 'export LANG=%s LC_ALL=%s\n' "${WT_TMUX_LANG:-C.UTF-8}" \
+		    "${WT_TMUX_LANG:-C.UTF-8}"
 		printf '%q' "$WARD"
 		printf ' %q' "$@"
 		printf '\necho $? > %q\n' "$WT_TMUX_STATUS"
