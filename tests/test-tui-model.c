@@ -423,6 +423,36 @@ test_held_key_never_arms(void **state)
 	assert_int_equal(eff.request, 1);
 }
 
+/* Five requests on screen for long: a deliberate press after a quiet
+ * moment answers the first; the same key held on answers no other. */
+static void
+test_held_key_answers_at_most_one(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	int sent = 0;
+
+	feed_welcome(f);
+	for (uint64_t id = 1; id <= 5; id++)
+		feed_request(f, id, "/etc/queued");
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	for (int t = 0; t < 4000; t += 30) {
+		key(f, 'a', &eff);
+		if (eff.kind == EFFECT_DECIDE) {
+			sent++;
+			/* The supervisor answers at once. */
+			feed_msg(f, msg_resolved(eff.request, VERDICT_ALLOW,
+			    HOW_PERSON, "uid 1000 via console"));
+		}
+		frame(f);
+		tick(f, 30);
+	}
+	assert_int_equal(sent, 1);
+	assert_int_equal(f->m->n_pending, 4);
+}
+
 /* Every selection change re-arms, the person's own moves too. */
 static void
 test_selection_change_rearms(void **state)
@@ -1137,6 +1167,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_held_key_never_arms, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_held_key_answers_at_most_one,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_selection_change_rearms, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_focus_move_flushes, setup,

@@ -34,9 +34,11 @@ view_title(const struct model *m, struct grid *g)
 		left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-",
 		    state);
 	if (m->n_pending > 0)
-		snprintf(right, sizeof right, "  %zu pending ", m->n_pending);
+		snprintf(right, sizeof right, "  %s%zu pending ",
+		    m->view_only ? "view only  " : "", m->n_pending);
 	else
-		snprintf(right, sizeof right, "  none pending ");
+		snprintf(right, sizeof right, "  %snone pending ",
+		    m->view_only ? "view only  " : "");
 
 	grid_fill(g, 0, 0, g->w, attr);
 	rx = g->w - grid_width(right);
@@ -219,7 +221,8 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 	if (m->disconnected && !model_run_ended(m))
 		snprintf(state, sizeof state, "supervisor gone");
 	left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-", state);
-	snprintf(right, sizeof right, " %zu pending ", m->n_pending);
+	snprintf(right, sizeof right, " %s%zu pending ",
+	    m->view_only ? "view only  " : "", m->n_pending);
 	grid_fill(g, 0, 0, g->w, attr);
 	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
 	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
