@@ -39,7 +39,8 @@ hook_free(struct hook *h)
 		return;
 	if (h->pid > 0) {
 		(void)kill(-h->pid, SIGKILL);
-		(void)waitpid(h->pid, NULL, 0);
+		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+			;
 	}
 	free(h->cmd);
 	free(h);

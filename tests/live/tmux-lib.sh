@@ -1,6 +1,7 @@
 # Helpers for the console's tmux tests (issue 15's safety rules); sourced
 # after lib.sh. tmux_start CMD... starts ward's console in a 100x30 tmux
-# session "ward" with a UTF-8 locale (or $WT_TMUX_LANG); ward's exit status lands in
+# session "ward" (or $WT_TMUX_W x $WT_TMUX_H) with a UTF-8 locale (or
+# $WT_TMUX_LANG); ward's exit status lands in
 # $WT_SCRATCH/status (tmux does not keep it).
 
 if ! command -v tmux >/dev/null; then
@@ -27,7 +28,8 @@ tmux_start() {	# tmux_start ARG...: `ward ARG...` in the session
 		printf '\necho $? > %q\n' "$WT_TMUX_STATUS"
 	} >"$launch"
 	cp "$launch" "$WT_ARTIFACTS/launch.sh"
-	tm -u -f /dev/null new-session -d -s ward -x 100 -y 30 \
+	tm -u -f /dev/null new-session -d -s ward -x "${WT_TMUX_W:-100}" \
+	    -y "${WT_TMUX_H:-30}" \
 	    "bash $(printf '%q' "$launch")"
 	tm set-option -t ward remain-on-exit off >/dev/null 2>&1 || true
 }
