@@ -416,6 +416,17 @@ msg_hello_parse(const json_t *msg, struct msg_hello *h, char **cause)
 	memset(h, 0, sizeof *h);
 	if ((e = msg_expect(msg, MSG_TYPE_HELLO, cause)) < 0)
 		return e;
+	if ((v = json_object_get(msg, "role")) != NULL) {
+		/* Fail closed: a role this supervisor does not know is read
+		 * as view, and the hello is still reported bad. */
+		if (!json_is_string(v) || (strcmp(json_string_value(v),
+		    "view") != 0 && strcmp(json_string_value(v), "answer") != 0)) {
+			h->view = true;
+			return msg_bad(cause, "hello", "role",
+			    "not \"view\" or \"answer\"");
+		}
+		h->view = strcmp(json_string_value(v), "view") == 0;
+	}
 	if ((v = json_object_get(msg, "version")) != NULL) {
 		if (!json_is_integer(v))
 			return msg_bad(cause, "hello", "version",
@@ -437,6 +448,15 @@ msg_hello_set_origin(json_t *m, const char *origin)
 {
 	if (msg_type(m) == MSG_TYPE_HELLO)
 		msg_set(m, "origin", json_string(origin));
+}
+
+json_t *
+msg_hello_view(const char *client, bool watch)
+{
+	json_t *m = msg_hello(client, watch);
+
+	msg_set(m, "role", json_string("view"));
+	return m;
 }
 
 json_t *

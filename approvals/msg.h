@@ -127,6 +127,7 @@ struct msg_hello {
 	const char	*client;	/* "console", "cli", ...; NULL when not said */
 	bool		 watch;
 	const char	*origin;	/* "ssh from HOST": set by ward relay */
+	bool		 view;		/* role "view": may not decide or kill */
 };
 
 /* {"type":"hello","version":PROTO_VERSION,"client":client,"watch":watch} */
@@ -134,6 +135,10 @@ json_t		*msg_hello(const char *client, bool watch);
 /* Sets hello's "origin" (replacing one the far side sent): ward relay
  * says where its client came from. Not a hello: left alone. */
 void		 msg_hello_set_origin(json_t *, const char *origin);
+/* The same with "role":"view" (ward console --view): a read-only client,
+ * refused by the supervisor when it sends decide, kill, input or resize.
+ * An unknown role is a hello error. */
+json_t		*msg_hello_view(const char *client, bool watch);
 int		 msg_hello_parse(const json_t *, struct msg_hello *, char **cause);
 
 struct msg_decide {

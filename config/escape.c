@@ -155,3 +155,133 @@ escape_str(const char *s)
 		return xstrdup("");
 	return escape_any(s, strlen(s), false);
 }
+
+/* A growing string for escape_output(). */
+struct escape_buf {
+	char	*s;
+	size_t	 len, cap;
+};
+
+static void
+escape_buf_add(struct escape_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void
+escape_buf_str(struct escape_buf *b, const char *s)
+{
+	escape_buf_add(b, s, strlen(s));
+}
+
+/* Plain text: escape_line()'s rules, and the marker brackets escaped. */
+static void
+escape_buf_text(struct escape_buf *b, const unsigned char *s, size_t n,
+    bool keep_tab)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i + 2 < n; i++) {
+		if (s[i] == 0xe2 && s[i + 1] == 0x9f &&
+		    (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+			cleanup_free char *t = escape_any(s + from, i - from,
+			    keep_tab);
+
+			escape_buf_str(b, t);
+			escape_buf_str(b, s[i + 2] == 0xa8 ? "\\u{27e8}" :
+			    "\\u{27e9}");
+			from = i + 3;
+			i += 2;
+		}
+	}
+	if (from < n) {
+		cleanup_free char *t = escape_any(s + from, n - from,
+		    keep_tab);
+
+		escape_buf_str(b, t);
+	}
+}
+
+/*
+ * The length of the escape sequence at s[0] == ESC (n bytes left), as a
+ * terminal would take it (ECMA-48): CSI to its final byte, OSC and the
+ * other strings to BEL or ST, ESC with intermediates to a final byte, or
+ * ESC and one byte. A sequence the line cuts short ends with the line;
+ * a control character that may not be inside one ends it before itself.
+ */
+static size_t
+escape_seq_len(const unsigned char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (n < 2 || s[1] < 0x20 || s[1] == 0x7f)
+		return 1;
+	if (s[1] == '[') {
+		for (i = 2; i < n && s[i] >= 0x20 && s[i] <= 0x3f; i++)
+			;
+		return i < n && s[i] >= 0x40 && s[i] <= 0x7e ? i + 1 : i;
+	}
+	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' ||
+	    s[1] == '_') {
+		for (i = 2; i < n; i++) {
+			if (s[i] == 0x07)
+				return i + 1;
+			if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\')
+				return i + 2;
+		}
+		return n;
+	}
+	for (i = 1; i < n && s[i] >= 0x20 && s[i] <= 0x2f; i++)
+		;
+	return i < n && s[i] >= 0x30 && s[i] <= 0x7e ? i + 1 : i;
+}
+
+char *
+escape_output(const void *buf, size_t n, bool ascii)
+{
+	const unsigned char *s = buf;
+	const char *open = ascii ? "<" : "\xe2\x9f\xa8";
+	const char *close = ascii ? ">" : "\xe2\x9f\xa9";
+	struct escape_buf b = { 0 };
+	size_t i = 0, from = 0;
+
+	escape_buf_add(&b, "", 0);
+	while (i < n) {
+		size_t len = 1;
+		char mark[32];
+
+		if (s[i] != '\r' && s[i] != '\b' && s[i] != 0x1b) {
+			i++;
+			continue;
+		}
+		escape_buf_text(&b, s + from, i - from, true);
+		escape_buf_str(&b, open);
+		if (s[i] == '\r') {
+			escape_buf_str(&b, "CR");
+		} else if (s[i] == '\b') {
+			while (i + len < n && s[i + len] == '\b')
+				len++;
+			if (len == 1)
+				snprintf(mark, sizeof mark, "BS");
+			else
+				snprintf(mark, sizeof mark, "BS%s%zu",
+				    ascii ? "x" : "\xc3\x97", len);
+			escape_buf_str(&b, mark);
+		} else {
+			len = escape_seq_len(s + i, n - i);
+			escape_buf_str(&b, "ESC");
+			escape_buf_text(&b, s + i + 1, len - 1, false);
+		}
+		escape_buf_str(&b, close);
+		i += len;
+		from = i;
+	}
+	escape_buf_text(&b, s + from, n - from, true);
+	return b.s;
+}

@@ -13,6 +13,7 @@
  *     variation selectors, Hangul fillers ...), and U+2028, U+2029
  *   - all other valid printable UTF-8 kept as is
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,16 @@ char	*escape_str(const char *);
 char	*escape_mem(const void *, size_t);
 /* Same rules, but keeps '\t' (for output lines already split on '\n'). */
 char	*escape_line(const void *, size_t);
+/*
+ * A program's output line (already split on '\n'), for the output pane:
+ * escape_line()'s rules, but what a terminal would obey to move text
+ * around is shown as a marker instead: a carriage return as ⟨CR⟩, a run
+ * of backspaces as ⟨BS⟩ or ⟨BS×3⟩, every escape sequence whole as
+ * ⟨ESC[2J⟩ (its bytes escaped inside), and the marker brackets themselves
+ * (U+27E8, U+27E9) as \u{27e8} so that no marker can be printed. ascii:
+ * <CR>, <BSx3>, <ESC[2J> for a terminal that is not UTF-8.
+ */
+char	*escape_output(const void *, size_t, bool ascii);
 /* Decode one UTF-8 sequence of s[0..n): its length, or 0 when s[0] does
  * not start a valid one (overlong, surrogate, > U+10FFFF, cut short). */
 size_t	escape_utf8(const unsigned char *s, size_t n, uint32_t *ret);

@@ -1346,6 +1346,9 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 static bool
 policy_section_known(const char *s, size_t len)
 {
+	/* The person's console settings (config/settings.h) share the file. */
+	if (len == strlen("console") && strncmp(s, "console", len) == 0)
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++) {
 		if (strlen(policy_keys[i].section) == len &&
 		    strncmp(policy_keys[i].section, s, len) == 0)
@@ -1462,6 +1465,9 @@ policy_on_key(void *user, const char *section, const char *name,
 
 	if (st->cause != NULL)
 		return 0;
+	/* [console] is settings_load()'s (config/settings.h), not policy. */
+	if (strcmp(section, "console") == 0)
+		return 1;
 	/* [manager pip] holds the keys of "manager"; the reader refused
 	 * a header naming no known manager before any key got here. */
 	if (policy_manager_section(section, strlen(section), &arg, &why) > 0)

@@ -215,6 +215,8 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	if (s->clients[slot].conn == NULL)
 		return;
 	s->clients[slot].watch = h.watch;
+	/* Once view, always view: a later hello cannot take it back. */
+	s->clients[slot].view |= h.view;
 	s->clients[slot].cli = h.client != NULL && strcmp(h.client, "cli") == 0;
 	if (h.origin != NULL) {
 		cleanup_free char *e = escape_str(h.origin);
@@ -241,6 +243,10 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 
 	if (msg_decide_parse(msg, &d, NULL) < 0) {
 		ack(s, slot, d.request, false, "bad decide message");
+		return;
+	}
+	if (s->clients[slot].view) {
+		ack(s, slot, d.request, false, "this console is view only");
 		return;
 	}
 	id = d.request;
@@ -286,9 +292,10 @@ control_may_type(struct sup *s, int slot)
 {
 	const struct client *c = &s->clients[slot];
 
-	if (s->pty >= 0 && c->greeted && c->watch && !c->cli)
+	if (s->pty >= 0 && c->greeted && c->watch && !c->cli && !c->view)
 		return true;
 	ack(s, slot, 0, false, s->pty < 0 ? "the program has no terminal" :
+	    c->view ? "this console is view only" :
 	    "input needs a watching console");
 	return false;
 }
@@ -365,6 +372,8 @@ on_message(struct sup *s, int slot, const json_t *msg)
 		on_input(s, slot, msg);
 	else if (t == MSG_TYPE_RESIZE)
 		on_resize(s, slot, msg);
+	else if (t == MSG_TYPE_KILL && s->clients[slot].view)
+		ack(s, slot, 0, false, "this console is view only");
 	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
 		    control_via(s, slot));

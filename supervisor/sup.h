@@ -101,6 +101,7 @@ struct client {
 	bool		 greeted;	/* sent its hello */
 	char		 origin[96];	/* hello's origin ("ssh from HOST",
 					 * from ward relay), or "" */
+	bool		 view;		/* said role "view": never decides */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 };
 

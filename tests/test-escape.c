@@ -196,6 +196,87 @@ test_worst_case(void **state)
 	free(out);
 }
 
+/* escape_output(): what would move text around is shown as a marker. */
+#define MK(x) "\xe2\x9f\xa8" x "\xe2\x9f\xa9"
+
+struct out_case {
+	const char	*in;
+	const char	*utf8;
+	const char	*ascii;
+};
+
+static const struct out_case out_cases[] = {
+	{ "plain\ttab", "plain\ttab", "plain\ttab" },
+	/* a lone CR: the text it would have hidden stays in sight */
+	{ "secret\rINNOCENT", "secret" MK("CR") "INNOCENT",
+	  "secret<CR>INNOCENT" },
+	/* a backspace run, counted */
+	{ "ab\bc", "ab" MK("BS") "c", "ab<BS>c" },
+	{ "password\b\b\b\b\b\b\b\bxxxxxxxx",
+	  "password" MK("BS\xc3\x97" "8") "xxxxxxxx", "password<BSx8>xxxxxxxx" },
+	/* every escape sequence whole */
+	{ "\x1b[2J\x1b[H", MK("ESC[2J") MK("ESC[H"), "<ESC[2J><ESC[H>" },
+	{ "\x1b[1;31mred\x1b[0m", MK("ESC[1;31m") "red" MK("ESC[0m"),
+	  "<ESC[1;31m>red<ESC[0m>" },
+	{ "\x1b]0;title\x07x", MK("ESC]0;title\\a") "x",
+	  "<ESC]0;title\\a>x" },
+	{ "\x1b]52;c;Zm9v\x1b\\x", MK("ESC]52;c;Zm9v\\e\\\\") "x",
+	  "<ESC]52;c;Zm9v\\e\\\\>x" },
+	{ "\x1b(B\x1b" "7\x1b" "c", MK("ESC(B") MK("ESC7") MK("ESCc"),
+	  "<ESC(B><ESC7><ESCc>" },
+	/* cut short by the line's end, or by a control */
+	{ "\x1b[31", MK("ESC[31"), "<ESC[31>" },
+	{ "\x1b", MK("ESC"), "<ESC>" },
+	{ "\x1b\x01", MK("ESC") "\\x01", "<ESC>\\x01" },
+	{ "\x1b[3\r", MK("ESC[3") MK("CR"), "<ESC[3><CR>" },
+	/* the marker's own brackets cannot be printed */
+	{ "\xe2\x9f\xa8" "CR\xe2\x9f\xa9", "\\u{27e8}CR\\u{27e9}",
+	  "\\u{27e8}CR\\u{27e9}" },
+	{ "\x1b]0;\xe2\x9f\xa9\x07", MK("ESC]0;\\u{27e9}\\a"),
+	  "<ESC]0;\\u{27e9}\\a>" },
+	/* the rest as escape_line() */
+	{ "bidi \xe2\x80\xae" "x\x01\x7f", "bidi \\u{202e}x\\x01\\x7f",
+	  "bidi \\u{202e}x\\x01\\x7f" },
+};
+
+static void
+test_output_markers(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(out_cases); i++) {
+		const struct out_case *c = &out_cases[i];
+		char *u = escape_output(c->in, strlen(c->in), false);
+		char *a = escape_output(c->in, strlen(c->in), true);
+
+		if (strcmp(u, c->utf8) != 0)
+			fail_msg("case %zu: escape_output gave \"%s\", want "
+			    "\"%s\"", i, u, c->utf8);
+		if (strcmp(a, c->ascii) != 0)
+			fail_msg("case %zu: escape_output (ascii) gave \"%s\", "
+			    "want \"%s\"", i, a, c->ascii);
+		free(u);
+		free(a);
+	}
+}
+
+/* Whatever goes in, no control character comes out of escape_output. */
+static void
+test_output_every_byte(void **state)
+{
+	unsigned char in[256 * 2];
+	char *out;
+
+	(void)state;
+	for (unsigned i = 0; i < 256; i++) {
+		in[i * 2] = (unsigned char)i;
+		in[i * 2 + 1] = (unsigned char)(i & 1 ? 0x1b : '[');
+	}
+	out = escape_output(in, sizeof in, false);
+	for (const unsigned char *s = (const unsigned char *)out; *s; s++)
+		assert_false((*s < 0x20 && *s != '\t') || *s == 0x7f);
+	free(out);
+}
+
 /* Encodes c (not a surrogate, at most U+10FFFF) as UTF-8: its length. */
 static size_t
 test_utf8(uint32_t c, char *out)
@@ -359,6 +440,8 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_every_byte),
 		cmocka_unit_test(test_worst_case),
+		cmocka_unit_test(test_output_markers),
+		cmocka_unit_test(test_output_every_byte),
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_named_format),
 		cmocka_unit_test(test_hand_list_kept),

@@ -214,6 +214,26 @@ test_hello(void **state)
 	assert_int_equal(h.version, 0);
 	assert_null(h.client);
 	assert_false(h.watch);
+	assert_false(h.view);
+	json_decref(m);
+
+	/* ward console --view: a read-only role. */
+	m = msg_hello_view("console", true);
+	assert_json(m, "{\"type\":\"hello\",\"version\":1,\"client\":\"console\","
+	    "\"watch\":true,\"role\":\"view\"}");
+	m = wire(m);
+	assert_int_equal(msg_hello_parse(m, &h, NULL), 0);
+	assert_true(h.view);
+	assert_true(h.watch);
+	json_decref(m);
+	m = load("{\"type\":\"hello\",\"role\":\"answer\"}");
+	assert_int_equal(msg_hello_parse(m, &h, NULL), 0);
+	assert_false(h.view);
+	json_decref(m);
+	/* An unknown role fails closed: read as view. */
+	m = load("{\"type\":\"hello\",\"role\":\"admin\"}");
+	assert_true(msg_hello_parse(m, &h, NULL) < 0);
+	assert_true(h.view);
 	json_decref(m);
 }
 

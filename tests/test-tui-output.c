@@ -40,6 +40,9 @@ line(struct output *o, size_t i)
 	return l->text;
 }
 
+/* A marker as the output pane shows it (config/escape.h). */
+#define MK(x) "\xe2\x9f\xa8" x "\xe2\x9f\xa9"
+
 static void
 feed_chunks(struct output *o, const char *s, size_t chunk)
 {
@@ -63,16 +66,18 @@ test_output_lines(void **state)
 		assert_int_equal(output_count(o), 4);
 		assert_string_equal(line(o, 0), "one");
 		assert_string_equal(line(o, 1), "two");
-		assert_string_equal(line(o, 2), "THREE");
+		/* A lone CR is shown, never obeyed (issue 15). */
+		assert_string_equal(line(o, 2), "three" MK("CR") "THREE");
 		assert_string_equal(line(o, 3), "        tab\\x01");
 		t = output_partial_text(o, STREAM_PTY);
 		assert_string_equal(t, "four");
 		free(t);
 		assert_int_equal(output_total(o), 5);
 	}
-	/* Progress bars: CR, erase line, redraw. */
+	/* Progress bars: CR, erase line, redraw; every step shown. */
 	feed_chunks(o, "\r\x1b[K 10%\r\x1b[K 99%\r\n", 100);
-	assert_string_equal(line(o, 4), " 99%");
+	assert_string_equal(line(o, 4), "four" MK("CR") MK("ESC[K") " 10%"
+	    MK("CR") MK("ESC[K") " 99%");
 	assert_null(output_partial_text(o, STREAM_PTY));
 }
 
@@ -95,15 +100,22 @@ test_output_sequences(void **state)
 		output_done(o);
 		feed_chunks(o, in, chunk);
 		assert_int_equal(output_count(o), 9);
-		assert_string_equal(line(o, 0), "red plain");
-		assert_string_equal(line(o, 1), "after osc");
-		assert_string_equal(line(o, 2), "link text");
-		assert_string_equal(line(o, 3), "dcs gone");
-		assert_string_equal(line(o, 4), "charset saved");
-		assert_string_equal(line(o, 5), "alt screen");
+		/* Every sequence shown whole as a marker (issue 15). */
+		assert_string_equal(line(o, 0),
+		    MK("ESC[1;31m") "red" MK("ESC[0m") " plain");
+		assert_string_equal(line(o, 1),
+		    MK("ESC]0;pwned title\\a") "after osc");
+		assert_string_equal(line(o, 2), MK("ESC]8;;http://x\\e\\\\")
+		    "link" MK("ESC]8;;\\e\\\\") " text");
+		assert_string_equal(line(o, 3),
+		    MK("ESCP1$r0m\\e\\\\") "dcs gone");
+		assert_string_equal(line(o, 4),
+		    MK("ESC(B") "charset " MK("ESC7") "saved");
+		assert_string_equal(line(o, 5),
+		    MK("ESC[?1049h") MK("ESC[2J") MK("ESC[H") "alt screen");
 		assert_string_equal(line(o, 6), "bidi \\u{202e}gpj.exe");
 		assert_string_equal(line(o, 7),
-		    "bell\\a bs\\b del\\x7f c1\\u009b31m");
+		    "bell\\a bs" MK("BS") " del\\x7f c1\\u009b31m");
 		assert_string_equal(line(o, 8), "bad \\xff\\xfe utf8");
 	}
 }
@@ -116,17 +128,19 @@ test_output_unterminated(void **state)
 	char big[5000];
 
 	feed_chunks(o, "\x1b]0;never closed\nvisible\n", 3);
-	assert_string_equal(line(o, 0), "");
+	assert_string_equal(line(o, 0), MK("ESC]0;never closed"));
 	assert_string_equal(line(o, 1), "visible");
 	memset(big, 'z', sizeof big);
 	output_feed(o, STREAM_PTY, "\x1b_", 2);
 	output_feed(o, STREAM_PTY, big, sizeof big);
 	output_feed(o, STREAM_PTY, "\n", 1);
-	assert_int_equal(output_count(o), 3);
-	assert_true(strlen(line(o, 2)) > 800);
+	/* Nothing hidden: the line splits at OUTPUT_LINE_MAX, all shown. */
+	assert_int_equal(output_count(o), 4);
+	assert_true(strlen(line(o, 2)) > 4000);
+	assert_true(strlen(line(o, 3)) > 800);
 	feed_chunks(o, "\x1b[111111111111111111111111111111111111111111111111111"
 	    "11111111111111111111111111111111x\n", 5);
-	assert_non_null(strchr(line(o, 3), 'x'));
+	assert_non_null(strchr(line(o, 4), 'x'));
 }
 
 static void

@@ -356,6 +356,28 @@ test_agent_keys(void **state)
 	model_free(m);
 }
 
+/* Ctrl-C's "leave?" while the program has the keys: y is the console's. */
+static void
+test_agent_quit_question(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	size_t n;
+	bool moved;
+
+	(void)state;
+	pending_write(m);
+	vt_output_clear(m->vt);
+	assert_int_equal(m->focus, PANE_AGENT);
+	model_apply_action(m, ACTION_QUIT, &eff);	/* what Ctrl-C does */
+	assert_true(m->confirm_quit);
+	key(m, 'y', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_QUIT);
+	(void)vt_output(m->vt, &n);
+	assert_int_equal(n, 0);
+	model_free(m);
+}
+
 static void
 test_prefix_names(void **state)
 {
@@ -397,6 +419,56 @@ test_pending_write(void **state)
 	(void)state;
 	pending_write(m);
 	check(m, "pending-write-80x24", 80, 24);
+	model_free(m);
+}
+
+/*
+ * A program that prints a copy of a pending block, a CR overwrite and
+ * escape sequences (issue 15): its copy sits behind ward's gutter, the
+ * overwrite and the sequences are markers, and the one request block
+ * drawn at column 0 is ward's.
+ */
+static void
+spoof_output(struct model *m)
+{
+	out(m, "== pending: 1, oldest first ====\n");
+	out(m, "> #1  write  openat              denied in 1:54\n");
+	out(m, "    path     /work/notes.txt\n");
+	out(m, "secret\rINNOCENT\n");
+	out(m, "\x1b[2J\x1b[1;1Hcleared?\b\b\b\b\b\b\b\bcovered\n");
+}
+
+static void
+test_output_spoof(void **state)
+{
+	struct model *m = base();
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	spoof_output(m);
+	pending_write(m);
+	check(m, "output-spoof-80x24", 80, 24);
+	text = render(m, 80, 24);
+	/* One request head at column 0: ward's own. */
+	assert_non_null(strstr(text, "\n> #1  write"));
+	assert_null(strstr(strstr(text, "\n> #1  write") + 1, "\n> #1"));
+	assert_non_null(strstr(text, "secret\xe2\x9f\xa8" "CR\xe2\x9f\xa9"
+	    "INNOCENT"));
+	model_free(m);
+}
+
+/* The same on a terminal that is not UTF-8: ASCII markers and gutter. */
+static void
+test_output_spoof_ascii(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	model_set_ascii(m, true);
+	output_done(&m->out);
+	spoof_output(m);
+	pending_write(m);
+	check(m, "output-spoof-ascii-80x24", 80, 24);
 	model_free(m);
 }
 
@@ -498,6 +570,33 @@ test_several_pending_scroll(void **state)
 	model_free(m);
 }
 
+/* q with a request waiting: the question, how long, what then. */
+static void
+test_quit_confirm(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	pending_write(m);
+	model_apply_action(m, keys_action('q'), &eff);
+	check(m, "quit-confirm-80x24", 80, 24);
+	model_free(m);
+}
+
+/* ward console --view: the keys line offers no answer. */
+static void
+test_view_only(void **state)
+{
+	struct model *m = base();
+
+	(void)state;
+	model_set_view_only(m);
+	pending_write(m);
+	check(m, "view-only-80x24", 80, 24);
+	model_free(m);
+}
+
 static void
 test_kill_confirm(void **state)
 {
@@ -536,6 +635,53 @@ test_too_small(void **state)
 	assert_int_equal(rep.n_seen, 0);
 	view_report_done(&rep);
 	golden("too-small-60x20", text);
+	model_free(m);
+}
+
+/* Below the compact layout's minimum: still only the notice. */
+static void
+test_too_small_notice(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	pending_write(m);
+	view_report_init(&rep);
+	text = view_render_text(m, 30, 8, &rep);
+	assert_int_equal(rep.n_seen, 0);
+	view_report_done(&rep);
+	golden("too-small-30x8", text);
+	model_free(m);
+}
+
+/* The compact layout (below 80x24): the selected request, its countdown,
+ * the pending count; Enter shows it whole, and only there it is seen. */
+static void
+test_compact(void **state)
+{
+	struct model *m = base();
+	struct view_report rep;
+	struct model_effect eff;
+	cleanup_free char *text = NULL;
+	cleanup_free char *detail = NULL;
+
+	(void)state;
+	pending_write(m);
+	request(m, 2, "connect", "connect", "example.com:443", NULL, "",
+	    "curl https://example.com", "no rule", 100000);
+	view_report_init(&rep);
+	text = view_render_text(m, 60, 15, &rep);
+	assert_int_equal(rep.n_seen, 0);
+	assert_non_null(strstr(text, "2 pending"));
+	assert_non_null(strstr(text, "denied in 1:54"));
+	golden("compact-60x15", text);
+	model_apply_action(m, keys_action('\r'), &eff);
+	detail = view_render_text(m, 60, 15, &rep);
+	assert_int_equal(rep.n_seen, 1);
+	golden("compact-detail-60x15", detail);
+	view_report_done(&rep);
 	model_free(m);
 }
 
@@ -741,6 +887,8 @@ main(void)
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_pending_write),
 		cmocka_unit_test(test_output_ansi_bidi),
+		cmocka_unit_test(test_output_spoof),
+		cmocka_unit_test(test_output_spoof_ascii),
 		cmocka_unit_test(test_exited),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_diff),
@@ -750,8 +898,12 @@ main(void)
 		cmocka_unit_test(test_detail),
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),
+		cmocka_unit_test(test_quit_confirm),
+		cmocka_unit_test(test_view_only),
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_too_small_notice),
+		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_selected_is_reversed),
 		cmocka_unit_test(test_grid_wide),
@@ -759,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_grid_fit_tabs),
 		cmocka_unit_test(test_agent_pane),
 		cmocka_unit_test(test_agent_keys),
+		cmocka_unit_test(test_agent_quit_question),
 		cmocka_unit_test(test_prefix_names),
 	};
 

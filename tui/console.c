@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,11 +17,13 @@
 #include "approvals/desktop.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
+#include "config/settings.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/finished.h"
 #include "tui/fleet.h"
 #include "tui/grid.h"
+#include "tui/hook.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/screen.h"
@@ -42,7 +45,7 @@ console_on_signal(int sig)
 }
 
 static const char console_usage[] =
-"Usage: ward console [--agent|--lines] [RUN]\n"
+"Usage: ward console [--agent|--lines] [--view] [RUN]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
 "its state. Without RUN, every live run of yours in one console: a runs\n"
@@ -68,7 +71,12 @@ static const char console_usage[] =
 "Options:\n"
 "  --agent     show the agent pane from the start\n"
 "  --lines     never switch to the agent pane by itself\n"
+"  --view      read-only: no answer keys, nothing typed into the program;\n"
+"              the supervisor refuses this console's answers and kills\n"
 "  -h, --help  show this help\n"
+"\n"
+"q with requests waiting asks first (y leaves; they wait for another\n"
+"console, then are denied).\n"
 "\n"
 "Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
 "no such run (or, without RUN, no live run), 2 usage.\n";
@@ -82,6 +90,9 @@ struct console {
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
 	int		 summaries;	/* end-of-run summaries read (0..2) */
+	bool		 view;		/* --view */
+	struct hook	*hook;		/* [console] notify_cmd, or NULL */
+	unsigned	 notify_after;	/* seconds */
 };
 
 static void
@@ -184,6 +195,30 @@ console_alerts(struct console *c)
 	}
 }
 
+/* The notify_cmd hook: one request at a time that waited too long. */
+static void
+console_hook(struct console *c)
+{
+	const struct pending *p;
+	int64_t now = now_mono_ms();
+
+	if (c->hook == NULL)
+		return;
+	hook_tick(c->hook, now);
+	if (hook_pid(c->hook) == 0 &&
+	    (p = model_take_overdue(c->m, c->notify_after)) != NULL) {
+		/* The model's strings, escaped already (tui/model.h). */
+		struct hook_request r = {
+			.run = c->m->run.id, .run_name = c->m->run.name,
+			.id = p->id, .kind = request_kind_name(p->kind),
+			.subject = p->subject, .process = p->cmdline,
+			.waited_s = (c->m->now_wall - p->created_ms) / 1000,
+		};
+
+		(void)hook_fire(c->hook, &r, now);
+	}
+}
+
 /* What the agent pane has for the program: keys, and the emulator's
  * answers to its queries (sent only while the pane is shown, so that a
  * second console in line view does not answer twice). */
@@ -194,7 +229,7 @@ console_input(struct console *c)
 	const char *o = vt_output(c->m->vt, &n);
 
 	while (c->m->agent && c->conn != NULL && !model_run_ended(c->m) &&
-	    off < n) {
+	    !c->view && off < n) {
 		size_t k = n - off > MSG_INPUT_MAX ? MSG_INPUT_MAX : n - off;
 
 		console_send(c, msg_input(o + off, k));
@@ -227,8 +262,9 @@ console_resize(struct console *c)
 {
 	struct model *m = c->m;
 
+	/* A view console never sizes the program's terminal. */
 	if (m->agent_rows <= 0 || m->agent_cols <= 0 || c->conn == NULL ||
-	    model_run_ended(m))
+	    model_run_ended(m) || c->view)
 		return;
 	if (!m->agent && !(c->exit_with_run && m->agent_mode != AGENT_OFF))
 		return;
@@ -307,6 +343,16 @@ console_loop(struct console *c)
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		if (console_signal == SIGINT && model_unanswered(c->m) > 0 &&
+		    !model_run_ended(c->m) && !c->m->disconnected) {
+			/* Ctrl-C is q: with requests waiting it asks first
+			 * (a second one says no, like any other key). */
+			struct model_effect eff;
+
+			console_signal = 0;
+			model_apply_action(c->m, c->m->confirm_quit ?
+			    ACTION_NO : ACTION_QUIT, &eff);
+		}
 		if (now_mono_ms() >= next_tick)
 			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
 
@@ -323,6 +369,7 @@ console_loop(struct console *c)
 		 * appeared are thrown away here. */
 		console_alerts(c);
 		desktop_poll();
+		console_hook(c);
 
 		while (!c->m->quit && (key = screen_key()) != -1) {
 			struct model_effect eff;
@@ -345,6 +392,11 @@ console_loop(struct console *c)
 				/* What was typed after the prefix was meant
 				 * for the program, not for the requests. */
 				screen_flush_input();
+				break;
+			}
+			if (c->m->alerts.flush) {
+				/* The focus moved: keys typed ahead go. */
+				console_alerts(c);
 				break;
 			}
 		}
@@ -406,7 +458,8 @@ console_finished(const struct console_opts *opts)
 int
 console_attach(const struct console_opts *opts)
 {
-	struct console c = { .exit_with_run = opts->exit_with_run };
+	struct console c = { .exit_with_run = opts->exit_with_run,
+	    .view = opts->view };
 	cleanup_free char *cause = NULL;
 	cleanup_free char *leave = NULL;
 	cleanup_free char *why = NULL;
@@ -435,11 +488,27 @@ console_attach(const struct console_opts *opts)
 	c.m = model_new();
 	model_set_agent(c.m, opts->agent, console_prefix());
 	c.desktop = desktop_available();
+	{
+		struct settings st;
+		cleanup_free char *scause = NULL;
+
+		if (settings_load(NULL, &st, &scause) < 0 && scause != NULL)
+			fprintf(stderr, "ward console: %s (settings ignored)\n",
+			    scause);
+		if (st.notify_cmd != NULL)
+			c.hook = hook_new(st.notify_cmd);
+		c.notify_after = st.notify_after;
+		settings_done(&st);
+	}
 	model_set_now(c.m, now_mono_ms(), now_wall_ms());
 
-	console_send(&c, msg_hello("console", true));
+	if (c.view)
+		model_set_view_only(c.m);
+	console_send(&c, c.view ? msg_hello_view("console", true) :
+	    msg_hello("console", true));
 
 	setlocale(LC_CTYPE, "");
+	model_set_ascii(c.m, strcmp(nl_langinfo(CODESET), "UTF-8") != 0);
 	console_signals();
 	if ((e = screen_init(&why)) < 0) {
 		fprintf(stderr, "ward console: %s; the console needs a "
@@ -455,6 +524,7 @@ console_attach(const struct console_opts *opts)
 			console_send(&c, msg_kill());
 			fprintf(stderr, "ward: killed run %s\n", opts->run);
 		}
+		hook_free(c.hook);
 		proto_conn_free(c.conn);
 		model_free(c.m);
 		return c.exit_with_run ? 125 : 1;
@@ -469,6 +539,7 @@ console_attach(const struct console_opts *opts)
 	status = model_exit_status(c.m, c.exit_with_run);
 	if (console_signal != 0 && status == 0)
 		status = 128 + console_signal;
+	hook_free(c.hook);
 	proto_conn_free(c.conn);
 	model_free(c.m);
 	return status;
@@ -798,6 +869,10 @@ console_main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
+		}
+		if (strcmp(argv[i], "--view") == 0) {
+			opts.view = true;
+			continue;
 		}
 		if (strcmp(argv[i], "--agent") == 0 ||
 		    strcmp(argv[i], "--lines") == 0) {

@@ -13,6 +13,7 @@ struct console_opts {
 	const char	*run;		/* run id or name */
 	bool		 exit_with_run;	/* `ward run`: q after the end returns its status */
 	enum agent_mode	 agent;		/* --agent, --lines, or AUTO */
+	bool		 view;		/* --view: read-only (hello role view) */
 };
 
 /* The prefix key from WARD_PREFIX ("^]", "C-a"), else MODEL_PREFIX; a

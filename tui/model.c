@@ -85,6 +85,21 @@ model_set_now(struct model *m, int64_t mono_ms, int64_t wall_ms)
 }
 
 void
+model_set_ascii(struct model *m, bool ascii)
+{
+	m->ascii = ascii;
+	m->out.ascii = ascii;
+}
+
+void
+model_set_view_only(struct model *m)
+{
+	m->view_only = true;
+	if (m->focus == PANE_AGENT)
+		m->focus = PANE_PENDING;
+}
+
+void
 model_message(struct model *m, enum msg_level level, const char *fmt, ...)
 {
 	va_list ap;
@@ -130,13 +145,21 @@ model_pending_find(const struct model *m, uint64_t id)
 	return model_pending_get(m, id);
 }
 
+/* No key arrived for MODEL_QUIET_MS: a held or repeating key is not. */
+static bool
+model_quiet(const struct model *m)
+{
+	return !m->keyed || m->now_mono - m->last_key_ms >= MODEL_QUIET_MS;
+}
+
 bool
 model_armed(const struct model *m, uint64_t id)
 {
 	const struct pending *p = model_pending_find(m, id);
 
 	return p != NULL && p->shown &&
-	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS;
+	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS &&
+	    model_quiet(m);
 }
 
 const struct model_event *
@@ -237,7 +260,54 @@ model_exit_status(const struct model *m, bool exit_with_run)
 			return 128 + m->run.exit_signal;
 		return 1;
 	}
-	return m->disconnected ? 1 : 0;
+	if (m->disconnected)
+		return 1;
+	return exit_with_run ? MODEL_EXIT_DETACHED : 0;
+}
+
+size_t
+model_unanswered(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_pending; i++)
+		n += m->pending[i]->sent == VERDICT_NONE;
+	return n;
+}
+
+void
+model_quit_question(const struct model *m, char *buf, size_t len)
+{
+	const struct pending *last = NULL;
+	size_t n = model_unanswered(m);
+	char when[64];
+
+	/* The one denied last says how long any of them waits. */
+	for (size_t i = 0; i < m->n_pending; i++) {
+		const struct pending *p = m->pending[i];
+
+		if (p->sent != VERDICT_NONE)
+			continue;
+		if (last == NULL || p->deadline_ms == 0 ||
+		    (last->deadline_ms != 0 && p->deadline_ms > last->deadline_ms))
+			last = p;
+	}
+	if (last == NULL) {
+		snprintf(buf, len, "leave? y/n");
+		return;
+	}
+	if (last->deadline_ms == 0) {
+		snprintf(buf, len, "leave? %zu request%s wait%s with no deadline "
+		    "for another console. y/n", n,
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
+		return;
+	}
+	model_countdown(m, last, when, sizeof when);
+	/* "denied in 1:54" -> "1:54" */
+	snprintf(buf, len, "leave? %zu request%s wait%s up to %s for another "
+	    "console, then %s denied. y/n", n,
+	    n == 1 ? "" : "s", n == 1 ? "s" : "", when + strlen("denied in "),
+	    n == 1 ? "it is" : "they are");
 }
 
 /* ---- events ---- */
@@ -419,6 +489,7 @@ model_on_run(struct model *m, const struct run_info *ri)
 		/* Nothing is left to answer. */
 		model_pending_clear(m);
 		m->confirm_kill = false;
+		m->confirm_quit = false;
 	}
 }
 
@@ -674,6 +745,7 @@ model_set_disconnected(struct model *m, const char *why)
 
 	m->disconnected = true;
 	m->confirm_kill = false;
+	m->confirm_quit = false;
 	/* Nobody can answer them now; the sandbox dies with its supervisor. */
 	model_pending_clear(m);
 	if (!model_run_ended(m))
@@ -730,7 +802,12 @@ model_select_step(struct model *m, int by)
 		i = 0;
 	if ((size_t)i >= m->n_pending)
 		i = (ssize_t)m->n_pending - 1;
+	if (m->pending[i]->id == m->sel)
+		return;
+	/* Every selection change re-arms: the clock starts again now for
+	 * one already on screen (the next frame's for one that is not). */
 	m->sel = m->pending[i]->id;
+	m->pending[i]->shown_at_ms = m->now_mono;
 }
 
 bool
@@ -768,7 +845,10 @@ model_allow(struct model *m, struct model_effect *eff, enum verdict v)
 		return;
 	}
 	if (!model_armed(m, p->id)) {
-		if (p->partial && !p->shown)
+		if (!model_quiet(m))
+			model_message(m, MSG_WARN, "wait: keys are still "
+			    "arriving; let go, then press a");
+		else if (p->partial && !p->shown)
 			model_message(m, MSG_WARN, "wait: #%" PRIu64 " is not "
 			    "shown whole yet; Enter shows all of it", p->id);
 		else
@@ -1122,6 +1202,37 @@ model_readonly_allows(enum action a)
 	return false;
 }
 
+/* The answer to "kill run? y/n" or "leave? ... y/n": true when one was
+ * asked (this key answered it, and does nothing else). */
+static bool
+model_confirm_answer(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (m->confirm_kill) {
+		/* Only y kills; any other key is a no, and only that. */
+		m->confirm_kill = false;
+		if (a == ACTION_YES && !model_run_ended(m) &&
+		    !m->disconnected) {
+			eff->kind = EFFECT_KILL;
+			model_message(m, MSG_WARN, "kill: sent");
+		} else {
+			model_message(m, MSG_INFO, "kill cancelled");
+		}
+		return true;
+	}
+	if (m->confirm_quit) {
+		/* Only y leaves; any other key stays, and only that. */
+		m->confirm_quit = false;
+		if (a == ACTION_YES) {
+			m->quit = true;
+			eff->kind = EFFECT_QUIT;
+		} else {
+			model_message(m, MSG_INFO, "staying");
+		}
+		return true;
+	}
+	return false;
+}
+
 void
 model_set_summary(struct model *m, const struct summary *s)
 {
@@ -1141,18 +1252,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	eff->kind = EFFECT_NONE;
 	if (a == ACTION_RESIZE || a == ACTION_REDRAW)
 		return;
-	if (m->confirm_kill) {
-		/* Only y kills; any other key is a no, and only that. */
-		m->confirm_kill = false;
-		if (a == ACTION_YES && !model_run_ended(m) &&
-		    !m->disconnected) {
-			eff->kind = EFFECT_KILL;
-			model_message(m, MSG_WARN, "kill: sent");
-		} else {
-			model_message(m, MSG_INFO, "kill cancelled");
-		}
+	if (model_confirm_answer(m, a, eff))
 		return;
-	}
 	if (m->help) {
 		m->help = false;	/* any key closes help, and only that */
 		return;
@@ -1172,6 +1273,12 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 	if (m->diff.open && model_diff_action(m, a, eff))
 		return;
+	if (m->view_only && (a == ACTION_ALLOW_ONCE || a == ACTION_DENY_ONCE ||
+	    a == ACTION_KILL || a == ACTION_NOT_YET)) {
+		model_message(m, MSG_WARN, "view only: this console cannot "
+		    "answer or kill (attach without --view to answer)");
+		return;
+	}
 	if (m->focus == PANE_EVENTS && !m->detail && !m->help &&
 	    model_events_action(m, a))
 		return;
@@ -1203,8 +1310,11 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			m->out.scroll = up ? model_out_max_scroll(m) : 0;
 		break;
 	case ACTION_NEXT_PANE:
-		if (!m->detail && !m->agent)
+		if (!m->detail && !m->agent) {
 			model_next_pane(m);
+			/* Keys typed ahead were meant for the other pane. */
+			m->alerts.flush = true;
+		}
 		break;
 	case ACTION_DETAIL:
 		if (m->detail)
@@ -1261,6 +1371,12 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			model_detail_close(m);
 			break;
 		}
+		/* Leaving is deliberate while requests wait on a person. */
+		if (model_unanswered(m) > 0 && !model_run_ended(m) &&
+		    !m->disconnected && !m->view_only) {
+			m->confirm_quit = true;
+			break;
+		}
 		m->quit = true;
 		eff->kind = EFFECT_QUIT;
 		break;
@@ -1286,6 +1402,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		model_detail_close(m);
 		m->agent = !m->agent;
 		m->focus = m->agent ? PANE_AGENT : PANE_PENDING;
+		m->alerts.flush = true;
 		m->agent_mode = m->agent ? AGENT_ON : AGENT_OFF;
 		break;
 	case ACTION_ZOOM:
@@ -1355,8 +1472,28 @@ model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
 	vt_mouse(m->vt, y - m->agent_y, x - m->agent_x, button, pressed);
 }
 
+static void model_apply_key_1(struct model *, int, struct model_effect *,
+    bool *);
+
+/* Every key press counts for the quiet period, the program's too: a
+ * person typing fast into the agent is not reading a request. A paste
+ * is text, not presses (none of it answers anything). */
 void
 model_apply_key(struct model *m, int key, struct model_effect *eff,
+    bool *focus_moved)
+{
+	bool paste = m->pasting || key == KEYS_PASTE_START ||
+	    key == KEYS_PASTE_END;
+
+	model_apply_key_1(m, key, eff, focus_moved);
+	if (key != KEYS_RESIZE && !paste) {
+		m->last_key_ms = m->now_mono;
+		m->keyed = true;
+	}
+}
+
+static void
+model_apply_key_1(struct model *m, int key, struct model_effect *eff,
     bool *focus_moved)
 {
 	bool fresh = m->prefix_fresh;
@@ -1369,11 +1506,17 @@ model_apply_key(struct model *m, int key, struct model_effect *eff,
 		model_apply_action(m, ACTION_RESIZE, eff);
 		return;
 	}
+	/* Ctrl-C asked "leave?" while the program had the keys: the
+	 * answer is the console's, never the program's. */
+	if (m->confirm_quit) {
+		model_apply_action(m, keys_action(key), eff);
+		return;
+	}
 	/* Once the program is gone, the keys are the console's again. */
 	if (m->agent && m->focus == PANE_AGENT &&
 	    (model_run_ended(m) || m->disconnected))
 		m->focus = PANE_PENDING;
-	if (m->agent && m->focus == PANE_AGENT) {
+	if (m->agent && m->focus == PANE_AGENT && !m->view_only) {
 		model_agent_key(m, key, focus_moved);
 		return;
 	}
@@ -1392,7 +1535,8 @@ model_apply_key(struct model *m, int key, struct model_effect *eff,
 	}
 	if (m->pasting)
 		return;
-	if (m->agent && !m->help && !m->confirm_kill && !m->detail &&
+	if (m->agent && !m->help && !m->confirm_kill && !m->confirm_quit &&
+	    !m->detail &&
 	    (key == m->prefix || key == KEYS_ESC)) {
 		/* The prefix twice: the program gets the prefix's byte. */
 		if (key == m->prefix && fresh)
@@ -1452,6 +1596,21 @@ model_note_view(struct model *m, const struct view_report *rep)
 	m->detail_lines = rep->detail_lines;
 	if (m->detail)
 		model_detail_scroll(m, 0);
+}
+
+const struct pending *
+model_take_overdue(struct model *m, unsigned after_s)
+{
+	for (size_t i = 0; i < m->n_pending; i++) {
+		struct pending *p = m->pending[i];
+
+		if (p->hooked || p->sent != VERDICT_NONE ||
+		    m->now_wall - p->created_ms < (int64_t)after_s * 1000)
+			continue;
+		p->hooked = true;
+		return p;
+	}
+	return NULL;
 }
 
 void

@@ -14,8 +14,17 @@
  * (struct view_report) and model_note_view() keeps each request's
  * shown_at_ms: set when the request is first drawn whole, cleared when it
  * is not drawn at all (covered by help, scrolled off, terminal too small),
- * and cleared for a request that becomes selected by something other than
- * the person's own move (the one above it was decided or expired).
+ * cleared for a request that becomes selected by something other than
+ * the person's own move (the one above it was decided or expired), and
+ * restarted when the person's own move selects it: every selection change
+ * re-arms.
+ *
+ * And only after a quiet moment: `a` counts only when no key arrived in
+ * the MODEL_QUIET_MS before it (model_apply_key keeps the time of the last
+ * key). A held key repeats every 30..100 ms on common terminals, so a
+ * held `a` never arms, however long it is held; 400 ms is longer than
+ * any default repeat interval and shorter than the pause of a person who
+ * reads a request and then decides (the request alone needs 500 ms).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +42,7 @@
 
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500
+#define MODEL_QUIET_MS		400
 
 enum pane {
 	PANE_OUTPUT,
@@ -100,6 +110,7 @@ struct pending {
 	int64_t		 shown_at_ms;	/* mono, when shown became true */
 	bool		 partial;	/* last frame drew only part of it */
 	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
+	bool		 hooked;	/* handed to the notify_cmd hook */
 };
 
 struct model_event {
@@ -173,6 +184,8 @@ struct model {
 	struct model_run run;
 	bool		 many_runs;	/* one of every run (tui/fleet.h): the
 					 * help lists the run keys */
+	bool		 ascii;		/* no UTF-8 terminal: markers, frame */
+	bool		 view_only;	/* --view: no answer keys, no typing */
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
@@ -188,11 +201,14 @@ struct model {
 	size_t		 event_count;
 
 	uint64_t	 sel;		/* selected request id, 0 = none */
+	int64_t		 last_key_ms;	/* mono, the last key (model_apply_key) */
+	bool		 keyed;		/* a key has come at all */
 	enum pane	 focus;
 	bool		 detail;	/* whole-request view of sel */
 	int		 detail_scroll;
 	bool		 help;
 	bool		 confirm_kill;	/* "kill run? y/n" asked */
+	bool		 confirm_quit;	/* "leave? N requests wait" asked */
 	bool		 quit;
 
 	char		*message;	/* status line, or NULL */
@@ -275,6 +291,15 @@ bool		 model_wants_mouse(const struct model *);
 /* --agent / --lines / neither; the prefix key. */
 void		 model_set_agent(struct model *, enum agent_mode, int prefix);
 
+/* The terminal is not UTF-8: output markers and ward's frame in ASCII
+ * (model_set_ascii before any output arrives). */
+void		 model_set_ascii(struct model *, bool);
+
+/* ward console --view: the answer keys (a d K ...) only say "view only",
+ * no key reaches the program, and q never asks. The supervisor refuses
+ * such a console's decide and kill too (PROTOCOL.md, hello role). */
+void		 model_set_view_only(struct model *);
+
 /* After each frame: what the view drew (arming, page sizes). */
 void		 model_note_view(struct model *, const struct view_report *);
 
@@ -296,6 +321,11 @@ void		 model_diff_confirm_done(struct model *);
 
 /* The end-of-run summary to show (copied). */
 void		 model_set_summary(struct model *, const struct summary *);
+
+/* The oldest request no answer was sent for that has waited after_s
+ * seconds (wall clock, since the supervisor asked) and was not handed to
+ * the notify_cmd hook yet: marked as handed and returned; NULL if none. */
+const struct pending *model_take_overdue(struct model *, unsigned after_s);
 
 /* Takes and clears the alerts raised since the last call. */
 void		 model_take_alerts(struct model *, struct model_alerts *);
@@ -320,6 +350,19 @@ void		 model_countdown(const struct model *, const struct pending *,
 		    char *buf, size_t len);
 /* What to tell the person after leaving (malloc'd), or NULL. */
 char		*model_leave_text(const struct model *);
+/* The question q (or Ctrl-C) asks while requests wait unanswered: how
+ * many, how long they wait for another console, that they are then
+ * denied. */
+void		 model_quit_question(const struct model *, char *buf,
+		    size_t len);
+/* Requests no answer was sent for. */
+size_t		 model_unanswered(const struct model *);
+
+/* `ward run` left with its run going on (q, then y): not 0, since the
+ * program's status is not known yet (ward(1) EXIT STATUS). */
+#define MODEL_EXIT_DETACHED	123
+
 /* The exit status `ward` returns after q: 0, 1 when the supervisor
- * went away, the run's own status when exit_with_run and it ended. */
+ * went away, the run's own status when exit_with_run and it ended,
+ * MODEL_EXIT_DETACHED when exit_with_run and the run goes on. */
 int		 model_exit_status(const struct model *, bool exit_with_run);

@@ -6,25 +6,6 @@
 #include "config/util.h"
 #include "tui/grid.h"
 
-/* Where the output filter is inside an escape sequence. */
-enum {
-	OUT_TEXT,
-	OUT_ESC,	/* after ESC */
-	OUT_INTER,	/* ESC and intermediates 0x20..0x2f */
-	OUT_CSI,	/* ESC [ params */
-	OUT_OSC,	/* ESC ] ... BEL or ST */
-	OUT_STR,	/* DCS, SOS, PM, APC ... ST */
-	OUT_STR_ESC,	/* ESC inside an OSC or string: ST or a new sequence */
-};
-
-/*
- * Longest sequences we let swallow output. A program could otherwise
- * open an OSC string and never close it, and hide everything it prints
- * after from the person watching; past these, the rest is shown.
- */
-#define OUTPUT_CSI_MAX	64
-#define OUTPUT_STR_MAX	4096
-
 void
 output_done(struct output *o)
 {
@@ -32,14 +13,19 @@ output_done(struct output *o)
 		free(o->lines[(o->first + i) % OUTPUT_LINES].text);
 	for (size_t s = 0; s < STREAM_COUNT; s++)
 		free(o->partial[s].buf);
-	memset(o, 0, sizeof *o);
+	{
+		bool ascii = o->ascii;
+
+		memset(o, 0, sizeof *o);
+		o->ascii = ascii;
+	}
 }
 
 static void
 output_line_push(struct output *o, enum output_stream s, const char *raw,
     size_t len)
 {
-	cleanup_free char *esc = escape_line(raw, len);
+	cleanup_free char *esc = escape_output(raw, len, o->ascii);
 	struct output_line *l;
 
 	if (o->count == OUTPUT_LINES) {
@@ -90,89 +76,31 @@ output_partial_add(struct output *o, enum output_stream s, unsigned char c)
 	p->buf[p->len++] = (char)c;
 }
 
+/*
+ * Nothing is obeyed or dropped here: escape sequences, backspaces and a
+ * lone carriage return stay in the line as they came, and the escaping
+ * (escape_output) shows each one as a marker. Only "\r\n" is a plain line
+ * end (what a pty makes of "\n").
+ */
 static void
 output_feed_byte(struct output *o, enum output_stream s, unsigned char c)
 {
 	struct output_partial *p = &o->partial[s];
 
-again:
-	switch (p->esc) {
-	case OUT_TEXT:
-		if (p->cr) {
-			p->cr = false;
-			if (c == '\n') {
-				output_partial_end(o, s);
-				return;
-			}
-			/* A lone carriage return: what follows overwrites. */
-			p->len = 0;
-		}
-		if (c == 0x1b) {
-			p->esc = OUT_ESC;
-			p->esc_len = 0;
-		} else if (c == '\r') {
-			p->cr = true;
-		} else if (c == '\n') {
+	if (p->cr) {
+		p->cr = false;
+		if (c == '\n') {
 			output_partial_end(o, s);
-		} else {
-			output_partial_add(o, s, c);
-		}
-		return;
-	case OUT_ESC:
-		if (c == '[') {
-			p->esc = OUT_CSI;
-		} else if (c == ']') {
-			p->esc = OUT_OSC;
-		} else if (c == 'P' || c == 'X' || c == '^' || c == '_') {
-			p->esc = OUT_STR;
-		} else if (c >= 0x20 && c <= 0x2f) {
-			p->esc = OUT_INTER;
-		} else if (c == 0x1b) {
-			p->esc_len = 0;
-		} else if (c < 0x20 || c == 0x7f) {
-			/* A control character ends the sequence and counts. */
-			p->esc = OUT_TEXT;
-			goto again;
-		} else {
-			p->esc = OUT_TEXT;	/* ESC 7, ESC c ... */
-		}
-		return;
-	case OUT_INTER:
-	case OUT_CSI:
-		if (c >= 0x20 && c <= (p->esc == OUT_CSI ? 0x3f : 0x2f)) {
-			if (++p->esc_len > OUTPUT_CSI_MAX) {
-				p->esc = OUT_TEXT;
-				goto again;
-			}
 			return;
 		}
-		p->esc = OUT_TEXT;
-		if (c >= 0x30 && c <= 0x7e)
-			return;		/* the final byte */
-		goto again;
-	case OUT_OSC:
-	case OUT_STR:
-		if (c == 0x07) {
-			p->esc = OUT_TEXT;
-		} else if (c == 0x1b) {
-			p->esc = OUT_STR_ESC;
-		} else if (c == '\n' || ++p->esc_len > OUTPUT_STR_MAX) {
-			p->esc = OUT_TEXT;
-			goto again;
-		}
-		return;
-	case OUT_STR_ESC:
-		if (c == '\\') {
-			p->esc = OUT_TEXT;
-			return;
-		}
-		p->esc = OUT_ESC;
-		p->esc_len = 0;
-		goto again;
-	default:
-		p->esc = OUT_TEXT;
-		goto again;
+		output_partial_add(o, s, '\r');
 	}
+	if (c == '\r')
+		p->cr = true;
+	else if (c == '\n')
+		output_partial_end(o, s);
+	else
+		output_partial_add(o, s, c);
 }
 
 void
@@ -235,7 +163,7 @@ output_partial_text(const struct output *o, enum output_stream s)
 		return NULL;
 	/* Still arriving: don't show half a character as \xNN. */
 	len = p->len - output_utf8_tail(p->buf, p->len);
-	esc = escape_line(p->buf, len);
+	esc = escape_output(p->buf, len, o->ascii);
 	return grid_expand_tabs(esc);
 }
 

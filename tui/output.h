@@ -2,11 +2,11 @@
 /*
  * The output pane's text: a ring of finished lines and, per stream, the
  * unfinished line, fed raw bytes as the sandboxed program wrote them.
- * Escape sequences are filtered out as they arrive (a sequence longer
- * than OUTPUT_CSI_MAX / OUTPUT_STR_MAX in output.c ends early and the
- * rest is shown); every finished line is stored escaped
- * (config/escape.h) with tabs expanded, and the unfinished one is kept
- * raw and escaped when asked for. No terminal here: the model owns one,
+ * Nothing is filtered out: escape sequences, backspace runs and a lone
+ * carriage return are kept and every finished line is stored escaped by
+ * escape_output() (config/escape.h: each shown as a marker, ⟨ESC[2J⟩,
+ * ⟨BS⟩, ⟨CR⟩) with tabs expanded; the unfinished one is kept raw and
+ * escaped when asked for. No terminal here: the model owns one,
  * tui/view-output.c draws it.
  */
 #include <stdbool.h>
@@ -29,10 +29,8 @@ struct output_line {
 
 /* The unfinished line of one stream and where its escape-sequence filter is. */
 struct output_partial {
-	char		*buf;		/* raw bytes, sequences removed */
+	char		*buf;		/* raw bytes */
 	size_t		 len;
-	int		 esc;		/* filter state */
-	size_t		 esc_len;	/* bytes of the current sequence */
 	bool		 cr;		/* a '\r' waits: "\r\n" or overwrite */
 };
 
@@ -45,6 +43,7 @@ struct output {
 	/* Lines above the bottom the reader is at; 0 = follow. A new line
 	 * moves it up one, so a reader keeps their place. */
 	size_t		 scroll;
+	bool		 ascii;		/* markers in ASCII (no UTF-8 locale) */
 };
 
 void		 output_done(struct output *);

@@ -67,12 +67,12 @@ void
 view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 {
 	static const char *notes[] = {
-		"Allow (a) works only once the selected request has been on "
-		"screen, whole, for half a second; keys typed before a request "
-		"appears are thrown away. Enter never approves.",
+		"a works only once the request has been on screen, whole, for "
+		"0.5 s, with no key in the 0.4 s before it; typeahead is "
+		"dropped. Enter never approves.",
 		"A request nobody answers is denied at its deadline.",
-		("Everything the sandboxed program prints or names is shown "
-		"escaped (\\e, \\x07, \\u{202e}), never obeyed."),
+		("The program's text is shown, never obeyed: names escaped "
+		"(\\x07), output behind ward's gutter, CR BS ESC as markers."),
 		"After q the run goes on; come back with: ward console RUN",
 	};
 	struct pen p = { .g = g, .y = top + 1, .top = top, .bottom = bottom };

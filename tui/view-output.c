@@ -29,6 +29,23 @@ view_output_line(const struct model *m, size_t i, char **owned)
 	return "";
 }
 
+/*
+ * The gutter: every row of program output starts with a bar ward alone
+ * draws (the program's text starts two columns in, so it cannot draw one
+ * at column 0), in a colour ward's requests never use. A copy of a
+ * request block printed by the program is shown behind the bar, never in
+ * ward's own columns.
+ */
+#define VIEW_OUTPUT_X	2
+
+static void
+view_output_gutter(const struct model *m, struct grid *g, int from, int to)
+{
+	for (int y = from; y < to; y++)
+		grid_put(g, y, 0, 1, m->ascii ? "|" : "\xe2\x94\x82",
+		    GRID_DIM | GRID_COLOR(GRID_MAGENTA));
+}
+
 /* Draws the output pane in rows [top, bottom): header, then the lines
  * that end out.scroll lines above the newest, wrapped, bottom up. */
 void
@@ -53,10 +70,11 @@ view_output_draw(const struct model *m, struct grid *g, int top, int bottom)
 		const char *text = view_output_line(m, i, &owned);
 		struct pen p = { .g = NULL, .y = 0, .top = body, .bottom = y };
 
-		pen_wrap(&p, 0, g->w, text, 0);
+		pen_wrap(&p, VIEW_OUTPUT_X, g->w, text, 0);
 		p.g = g;
 		p.y = y - p.y;
 		y = p.y;
-		pen_wrap(&p, 0, g->w, text, 0);
+		pen_wrap(&p, VIEW_OUTPUT_X, g->w, text, 0);
+		view_output_gutter(m, g, y < body ? body : y, p.y);
 	}
 }

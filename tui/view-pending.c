@@ -261,3 +261,29 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 	rep->detail_lines = lines;
 	view_report_seen(rep, p->id, pen.y <= bottom);
 }
+
+void
+view_pending_compact_draw(const struct model *m, struct grid *g, int top,
+    int bottom)
+{
+	ssize_t sel = model_pending_index(m, m->sel);
+	struct pen pen = { .g = g, .y = top + 1, .top = top + 1,
+	    .bottom = bottom };
+	char title[128];
+
+	if (m->n_pending == 0) {
+		pen_header(g, top, "pending: none", true);
+		return;
+	}
+	if (sel < 0)
+		sel = 0;
+	snprintf(title, sizeof title, "pending: %zu (#%" PRIu64 ", %zd of "
+	    "%zu)", m->n_pending, m->pending[sel]->id, sel + 1, m->n_pending);
+	pen_header(g, top, title, true);
+	view_pending_block(m, m->pending[sel], &pen, g->w, true);
+	if (pen.y > bottom) {
+		grid_fill(g, bottom - 1, 0, g->w, 0);
+		grid_put(g, bottom - 1, 2, g->w, "... more: Enter shows it whole",
+		    GRID_BOLD | GRID_COLOR(GRID_YELLOW));
+	}
+}

@@ -35,9 +35,11 @@ view_title(const struct model *m, struct grid *g)
 		left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-",
 		    state);
 	if (m->n_pending > 0)
-		snprintf(right, sizeof right, "  %zu pending ", m->n_pending);
+		snprintf(right, sizeof right, "  %s%zu pending ",
+		    m->view_only ? "view only  " : "", m->n_pending);
 	else
-		snprintf(right, sizeof right, "  none pending ");
+		snprintf(right, sizeof right, "  %snone pending ",
+		    m->view_only ? "view only  " : "");
 
 	grid_fill(g, 0, 0, g->w, attr);
 	rx = g->w - grid_width(right);
@@ -72,6 +74,15 @@ view_status(const struct model *m, struct grid *g)
 	if (m->confirm_kill) {
 		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_RED);
 		grid_put(g, y, 0, g->w, " kill run? y/n ", attr);
+		return;
+	}
+	if (m->confirm_quit) {
+		char q[256];
+
+		model_quit_question(m, q, sizeof q);
+		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
+		grid_fill(g, y, 0, g->w, attr);
+		grid_put(g, y, 1, g->w, q, attr);
 		return;
 	}
 	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE &&
@@ -132,6 +143,11 @@ view_keys(const struct model *m, struct grid *g)
 	} else if (m->help) {
 		text = xstrdup(" any key closes help");
 		attr = GRID_DIM;
+	} else if (m->view_only) {
+		/* No answer key is offered: this console cannot answer. */
+		text = xstrdup(" view only: no answers  Enter whole request  "
+		    "Tab pane  ? help  q leave");
+		attr = GRID_BOLD;
 	} else if (m->diff.open) {
 		text = xstrdup(" j k scroll  { } file  p P apply  u U drop  "
 		    "c or Esc close  ? help");
@@ -168,11 +184,57 @@ static void
 view_too_small(const struct model *m, struct grid *g)
 {
 	cleanup_free char *text = xasprintf("terminal too small: %dx%d, "
-	    "ward needs %dx%d", g->w, g->h, VIEW_MIN_W, VIEW_MIN_H);
+	    "ward needs %dx%d", g->w, g->h, VIEW_COMPACT_W, VIEW_COMPACT_H);
 	struct pen p = { .g = g, .y = 0, .top = 0, .bottom = g->h };
 
 	(void)m;
 	pen_wrap(&p, 0, g->w, text, GRID_BOLD);
+}
+
+/*
+ * Below 80x24: the title (run, state, pending count), the selected request
+ * alone with its countdown, the status line and the keys. `a` is not
+ * armed from here (view_pending_compact_draw reports nothing): Enter
+ * shows the request whole, and there it arms as on a large screen.
+ */
+static void
+view_compact(const struct model *m, struct grid *g, struct view_report *rep)
+{
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
+	char state[64], right[64];
+	cleanup_free char *left = NULL;
+	const char *keys;
+
+	model_state_text(m, state, sizeof state);
+	if (m->disconnected && !model_run_ended(m))
+		snprintf(state, sizeof state, "supervisor gone");
+	left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-", state);
+	snprintf(right, sizeof right, " %s%zu pending ",
+	    m->view_only ? "view only  " : "", m->n_pending);
+	grid_fill(g, 0, 0, g->w, attr);
+	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
+	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
+	if (m->help)
+		view_help_draw(m, g, 1, g->h - 2);
+	else if (m->diff.open)
+		view_diff_draw(m, g, 1, g->h - 2, rep);
+	else if (m->detail && model_pending_find(m, m->sel) != NULL)
+		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
+	else
+		view_pending_compact_draw(m, g, 1, g->h - 2);
+	view_status(m, g);
+	if (model_run_ended(m) || m->disconnected || m->help)
+		keys = NULL;
+	else if (m->view_only)
+		keys = " view only  Enter whole  q leave";
+	else if (m->detail)
+		keys = " a allow  d deny  Enter/Esc close";
+	else
+		keys = " d deny  Enter whole (a there)  j k  q";
+	if (keys != NULL)
+		grid_put(g, g->h - 1, 0, g->w, keys, GRID_DIM);
+	else
+		view_keys(m, g);
 }
 
 static void
@@ -210,8 +272,12 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 {
 	view_report_reset(rep);
 	grid_clear(g);
-	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+	if (g->w < VIEW_COMPACT_W || g->h < VIEW_COMPACT_H) {
 		view_too_small(m, g);
+		return;
+	}
+	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+		view_compact(m, g, rep);
 		return;
 	}
 	view_title(m, g);

@@ -1,7 +1,9 @@
 #pragma once
 /*
  * Views draw a const model into a grid and report what they drew. The
- * layout at 80x24 (the minimum; smaller shows "terminal too small"):
+ * layout at 80x24 (smaller is the compact layout, view.c's view_compact:
+ * the selected request alone, its countdown and the pending count; below
+ * VIEW_COMPACT_W x VIEW_COMPACT_H "terminal too small"):
  *
  *   row 0        title: run id, name, state, pid, limits, N pending
  *   rows 1..     output pane (header + the last lines, wrapped)
@@ -25,6 +27,8 @@
 
 #define VIEW_MIN_W 80
 #define VIEW_MIN_H 24
+#define VIEW_COMPACT_W 40
+#define VIEW_COMPACT_H 10
 
 /* Clears the grid and draws the whole screen for m. */
 void	view_draw(const struct model *, struct grid *, struct view_report *);

@@ -191,6 +191,37 @@ fuzz_check_out(const uint8_t *in, size_t n, const char *out, bool keep_tab)
 	free(back);
 }
 
+/*
+ * escape_output(): the same safety (nothing a terminal acts on, valid
+ * UTF-8, nothing hidden), and every bracket is one of ward's markers:
+ * as many open as close, each open followed by CR, BS or ESC.
+ */
+static void
+fuzz_check_output(const char *out)
+{
+	const unsigned char *s = (const unsigned char *)out;
+	size_t len = strlen(out), i = 0, open = 0, close = 0;
+
+	while (i < len) {
+		uint32_t c;
+		size_t k = escape_utf8(s + i, len - i, &c);
+
+		fuzz_check(k > 0);
+		fuzz_check(c >= 0x20 || c == '\t');
+		fuzz_check(c != 0x7f && !(c >= 0x80 && c <= 0x9f));
+		fuzz_check(!fuzz_hidden(c));
+		if (c == 0x27e8) {
+			open++;
+			fuzz_check(strncmp(out + i + k, "CR", 2) == 0 ||
+			    strncmp(out + i + k, "BS", 2) == 0 ||
+			    strncmp(out + i + k, "ESC", 3) == 0);
+		}
+		close += c == 0x27e9;
+		i += k;
+	}
+	fuzz_check(open == close);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -208,6 +239,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(out);
 	out = escape_line(data, size);
 	fuzz_check_out(data, size, out, true);
+	free(out);
+	out = escape_output(data, size, false);
+	fuzz_check_output(out);
+	free(out);
+	out = escape_output(data, size, true);
+	fuzz_check_output(out);
 	free(out);
 	str = fuzz_str(data, size);
 	out = escape_str(str);

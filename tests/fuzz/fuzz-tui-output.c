@@ -4,7 +4,7 @@
  * into output_feed() calls, the second picks the stream. Properties:
  *   - how the bytes are cut changes nothing: the lines and the unfinished
  *     line are those of the same bytes fed at once (an escape sequence
- *     split across two reads is filtered the same);
+ *     split across two reads is shown as the same marker);
  *   - no line, finished or not, holds a control byte (tabs are expanded),
  *     DEL, a C1 control or an invisible / bidi format character, and each
  *     is valid UTF-8; the ring holds at most OUTPUT_LINES lines.
