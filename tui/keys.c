@@ -37,8 +37,14 @@ static const struct keys_binding keys_table[] = {
 	{ '\n', ACTION_DETAIL, NULL },
 	{ KEYS_ENTER, ACTION_DETAIL, NULL },
 	{ KEYS_ESC, ACTION_CLOSE, NULL },
-	{ 'a', ACTION_ALLOW_ONCE, "allow the selected request once" },
-	{ 'd', ACTION_DENY_ONCE, "deny the selected request once" },
+	{ 'a', ACTION_ALLOW_ONCE, "allow / deny the selected request (or group) once" },
+	{ 'd', ACTION_DENY_ONCE, KEYS_ALSO },
+	{ 'A', ACTION_ALLOW_RUN,
+	    "allow/deny for the run (rule shown, y); deny, reason" },
+	{ 'D', ACTION_DENY_RUN, KEYS_ALSO },
+	{ 'r', ACTION_DENY_REASON, KEYS_ALSO },
+	{ 'X', ACTION_DENY_ALL, "deny all pending (y/n); the run's rules" },
+	{ 'R', ACTION_RULES, KEYS_ALSO },
 	{ 'K', ACTION_KILL, "kill the run (asks: y/n)" },
 	{ 'y', ACTION_YES, NULL },
 	{ 'n', ACTION_NO, NULL },
@@ -52,9 +58,6 @@ static const struct keys_binding keys_table[] = {
 	/* The agent pane's keys are named on its own key line (view.c). */
 	{ 'v', ACTION_VIEW, NULL },
 	{ 'z', ACTION_ZOOM, NULL },
-	{ 'A', ACTION_NOT_YET, NULL },
-	{ 'D', ACTION_NOT_YET, NULL },
-	{ 'r', ACTION_NOT_YET, NULL },
 	{ '/', ACTION_NOT_YET, NULL },
 };
 

@@ -36,6 +36,11 @@ enum action {
 	ACTION_DIFF_PREV,	/* [ */
 	ACTION_VIEW,		/* v: agent pane <-> output lines */
 	ACTION_ZOOM,		/* z: zoom the agent pane, the requests, neither */
+	ACTION_ALLOW_RUN,	/* A: allow for the run (shows the rule: y/n) */
+	ACTION_DENY_RUN,	/* D: deny for the run (shows the rule: y/n) */
+	ACTION_DENY_REASON,	/* r: deny with a reason typed on one line */
+	ACTION_DENY_ALL,	/* X: deny every pending request (y/n) */
+	ACTION_RULES,		/* R: the run's rules */
 };
 
 /* Keys that are not characters; above the Unicode range. */

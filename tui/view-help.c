@@ -72,7 +72,6 @@ view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 
 	(void)m;
 	pen_header(g, top, "help", true);
-	p.y++;
 	b = keys_bindings(&n);
 	while ((what = view_help_line(b, n, &i, keys, sizeof keys)) != NULL) {
 		grid_put(g, p.y, VIEW_HELP_KEYS_X, VIEW_HELP_WHAT_X, keys,
