@@ -35,6 +35,8 @@ static const char ward_help[] =
 "  approve RUN ID                 allow one pending request, once\n"
 "  deny [--reason TEXT] RUN ID    deny one pending request\n"
 "  kill RUN                       stop a run and everything in it\n"
+"  rules [RUN]                    the rules answers \"for this run\" stored;\n"
+"  rules revoke RUN N             remove one (asked again next time)\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  output [--raw] [RUN]           print a run's recorded output, escaped\n"
 "  ps [--json]                    list the live runs\n"
@@ -96,6 +98,7 @@ static const struct ward_cmd {
 	{ "approve", cli_approve },
 	{ "deny", cli_deny },
 	{ "kill", cli_kill },
+	{ "rules", cli_rules },
 	{ "log", cli_log },
 	{ "output", cli_output },
 	{ "ps", cli_ps },
