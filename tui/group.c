@@ -209,6 +209,12 @@ group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
 		    sizeof *rows[r].idx);
 		rows[r].idx[rows[r].n++] = i;
 	}
+	for (size_t r = 0; r < n_rows; r++)
+		if (rows[r].n == 1) {
+			/* One request amounts to itself. */
+			free(rows[r].glob);
+			rows[r].glob = xstrdup(pending[rows[r].idx[0]].subject);
+		}
 	for (size_t i = 0; i < n; i++)
 		free(places[i]);
 	free(places);

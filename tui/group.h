@@ -52,7 +52,8 @@ struct group_row {
 	size_t		 n;		/* >= 1 */
 	enum group_rank	 rank;
 	char		*glob;		/* what the group amounts to: a folder
-					 * and a star, host:*, npm *; owned */
+					 * and a star, host:*, npm *; a row of
+					 * one, its subject; owned */
 };
 
 /* The rows of v[0..n) (oldest first); returns how many, *rows
