@@ -16,7 +16,7 @@ view_ask_draw(const struct model *m, struct grid *g)
 
 	if (text == NULL)
 		return;
-	pen_wrap(&p, 1, g->w - 1, text, attr);
+	pen_wrap_words(&p, 1, g->w - 1, text, attr);
 	rows = p.y;
 	y = g->h - 1 - rows;
 	if (y < 1)
@@ -24,7 +24,7 @@ view_ask_draw(const struct model *m, struct grid *g)
 	for (int r = y; r < g->h - 1; r++)
 		grid_fill(g, r, 0, g->w, attr);
 	p = (struct pen){ .g = g, .y = y, .top = 1, .bottom = g->h - 1 };
-	pen_wrap(&p, 1, g->w - 1, text, attr);
+	pen_wrap_words(&p, 1, g->w - 1, text, attr);
 }
 
 void

@@ -184,8 +184,9 @@ view_pending_title(const struct model *m, size_t n_rows, bool ranked,
 	int k;
 
 	if (n_rows < m->n_pending)
-		k = snprintf(title, len, "pending: %zu in %zu lines, sensitive "
-		    "first", m->n_pending, n_rows);
+		k = snprintf(title, len, "pending: %zu in %zu line%s, "
+		    "sensitive first", m->n_pending, n_rows,
+		    n_rows == 1 ? "" : "s");
 	else if (ranked)
 		k = snprintf(title, len, "pending: %zu, sensitive first",
 		    m->n_pending);
