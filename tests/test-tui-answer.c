@@ -430,8 +430,8 @@ test_flood(void **state)
 	assert_int_equal(model_pending_find(f->m, 77)->sent, VERDICT_DENY);
 }
 
-/* A group's allow is armed like a; A on a group is refused (one rule
- * each; Enter opens one). */
+/* A group (5 or more alike): its allow is armed like a; A on a group is
+ * refused (one rule each; Enter opens one). */
 static void
 test_group_allow(void **state)
 {
@@ -439,8 +439,12 @@ test_group_allow(void **state)
 	struct model_effect eff;
 
 	feed_welcome(f);
-	feed_request(f, 1, "/tmp/w/a");
-	feed_request(f, 2, "/tmp/w/b");
+	for (uint64_t i = 1; i <= 5; i++) {
+		char p[32];
+
+		snprintf(p, sizeof p, "/tmp/w/%c", (char)('a' + i));
+		feed_request(f, i, p);
+	}
 	act(f, 'a', &eff);
 	assert_int_equal(f->m->answer.ask, ASK_NONE);
 	assert_message(f, "not shown long enough");
@@ -449,23 +453,23 @@ test_group_allow(void **state)
 	assert_int_equal(f->m->answer.ask, ASK_NONE);
 	assert_message(f, "Enter opens");
 	act(f, 'a', &eff);
-	assert_ask(f, "allow 2 write requests in /tmp/w/*");
+	assert_ask(f, "allow 5 write requests in /tmp/w/*");
 	act(f, 'y', &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE_MANY);
 	assert_int_equal(eff.verdict, VERDICT_ALLOW);
-	assert_int_equal(eff.n_requests, 2);
+	assert_int_equal(eff.n_requests, 5);
 	/* in the detail view a is for the one shown */
-	feed_request(f, 3, "/tmp/v/a");
-	feed_request(f, 4, "/tmp/v/b");
+	for (uint64_t i = 6; i <= 10; i++)
+		feed_request(f, i, "/tmp/v/a");
 	act(f, 'j', &eff);
-	assert_int_equal(f->m->sel, 3);
+	assert_int_equal(f->m->sel, 6);
 	act(f, '\r', &eff);
 	frame(f);
 	tick(f, MODEL_ARM_MS + 100);
 	frame(f);
 	act(f, 'a', &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
-	assert_int_equal(eff.request, 3);
+	assert_int_equal(eff.request, 6);
 }
 
 /* X: every pending request of the run, asked first. */
@@ -474,14 +478,16 @@ test_deny_all(void **state)
 {
 	struct fx *f = *state;
 	struct model_effect eff;
+	struct request *r;
 
 	feed_welcome(f);
 	act(f, 'X', &eff);
 	assert_message(f, "nothing pending");
 	feed_request(f, 1, "/tmp/w/a");
 	feed_request(f, 2, "/etc/x");
-	feed_msg(f, msg_request(sample_request_pid(3, "/tmp/q/z",
-	    f->wall + 1000, 99)));
+	r = sample_request_pid(3, "/tmp/q/z", f->wall + 1000, 99);
+	feed_msg(f, msg_request(r));
+	request_free(r);
 	act(f, 'X', &eff);
 	assert_ask(f, "deny every pending request of this run (3)");
 	act(f, 'n', &eff);

@@ -20,6 +20,7 @@
 struct list {
 	struct group_in	 v[64];
 	char		*subjects[64];
+	char		*procs[64];
 	size_t		 n;
 	char		 name[64];
 };
@@ -37,8 +38,10 @@ kind_of(const char *s, int lineno)
 static void
 list_clear(struct list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->subjects[i]);
+		free(l->procs[i]);
+	}
 	memset(l, 0, sizeof *l);
 }
 
@@ -118,9 +121,10 @@ test_table(void **state)
 		} else if (strcmp(fld[0], "req") == 0 && nf == 4 &&
 		    l.n < ARRAY_SIZE(l.v)) {
 			l.subjects[l.n] = xstrdup(fld[3]);
+			l.procs[l.n] = xstrdup(fld[2]);
 			l.v[l.n] = (struct group_in){
 				.kind = kind_of(fld[1], lineno),
-				.pid = atoi(fld[2]), .subject = l.subjects[l.n],
+				.process = l.procs[l.n], .subject = l.subjects[l.n],
 			};
 			l.n++;
 		} else if ((strcmp(fld[0], "rows") == 0 ||
@@ -150,7 +154,7 @@ test_many(void **state)
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
 		s[i] = xasprintf("/tmp/d%zu/f%zu", i % 100, i);
-		v[i] = (struct group_in){ .kind = KIND_WRITE, .pid = 7,
+		v[i] = (struct group_in){ .kind = KIND_WRITE, .process = "make",
 		    .subject = s[i] };
 	}
 	k = group_rows(v, n, &rows);

@@ -162,7 +162,8 @@ static bool
 group_same(const struct group_in *a, const char *pa, const struct group_in *b,
     const char *pb)
 {
-	return a->kind == b->kind && a->pid == b->pid && strcmp(pa, pb) == 0;
+	return a->kind == b->kind && strcmp(a->process, b->process) == 0 &&
+	    strcmp(pa, pb) == 0;
 }
 
 static int
@@ -173,6 +174,38 @@ group_row_cmp(const void *x, const void *y)
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
 	return a->idx[0] < b->idx[0] ? -1 : a->idx[0] > b->idx[0];
+}
+
+/* Groups smaller than GROUP_MIN become a row per request; a row of one
+ * amounts to its own subject. Returns the new count. */
+static size_t
+group_split_small(const struct group_in *pending, struct group_row **rowsp,
+    size_t n_rows)
+{
+	struct group_row *rows = *rowsp, *out = NULL;
+	size_t n_out = 0;
+
+	for (size_t r = 0; r < n_rows; r++) {
+		if (rows[r].n >= GROUP_MIN) {
+			out = xreallocarray(out, n_out + 1, sizeof *out);
+			out[n_out++] = rows[r];
+			continue;
+		}
+		for (size_t k = 0; k < rows[r].n; k++) {
+			size_t *idx = xmalloc(sizeof *idx);
+
+			*idx = rows[r].idx[k];
+			out = xreallocarray(out, n_out + 1, sizeof *out);
+			out[n_out++] = (struct group_row){ .idx = idx, .n = 1,
+			    .rank = rows[r].rank,
+			    .glob = xstrdup(pending[*idx].subject) };
+		}
+		free(rows[r].idx);
+		free(rows[r].glob);
+	}
+	free(rows);
+	*rowsp = out;
+	return n_out;
 }
 
 size_t
@@ -209,12 +242,7 @@ group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
 		    sizeof *rows[r].idx);
 		rows[r].idx[rows[r].n++] = i;
 	}
-	for (size_t r = 0; r < n_rows; r++)
-		if (rows[r].n == 1) {
-			/* One request amounts to itself. */
-			free(rows[r].glob);
-			rows[r].glob = xstrdup(pending[rows[r].idx[0]].subject);
-		}
+	n_rows = group_split_small(pending, &rows, n_rows);
 	for (size_t i = 0; i < n; i++)
 		free(places[i]);
 	free(places);

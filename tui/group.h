@@ -4,7 +4,8 @@
  * functions over the model's pending requests (oldest first), no model
  * calls, so tests drive them with plain arrays.
  *
- * Similar requests are one group: the same kind, the same process, and
+ * Similar requests are one group: the same kind, the same process (by
+ * its command line: each thread of a program asks with its own pid), and
  * the same place (a write's folder, a connect's or lookup's host, an
  * install's manager). A sensitive request (group_sensitivity() above
  * GROUP_BULK) is never grouped: it is always a line of its own.
@@ -16,14 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sys/types.h>
-
 #include "approvals/request.h"
 
 /* What grouping reads of a pending request (the model's, escaped). */
+#define GROUP_MIN	5
+
 struct group_in {
 	enum request_kind kind;
-	pid_t		 pid;
+	const char	*process;	/* its command line */
 	const char	*subject;
 };
 

@@ -813,7 +813,7 @@ model_pending_rows(const struct model *m, struct group_row **rows)
 
 	for (size_t i = 0; i < m->n_pending; i++)
 		v[i] = (struct group_in){ .kind = m->pending[i]->kind,
-		    .pid = m->pending[i]->pid,
+		    .process = m->pending[i]->cmdline,
 		    .subject = m->pending[i]->subject };
 	n = group_rows(v, m->n_pending, rows);
 	free(v);
