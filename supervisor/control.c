@@ -319,8 +319,8 @@ on_revoke(struct sup *s, int slot, const json_t *msg)
 	what = xasprintf("revoke %s", d);
 	by = who(s, slot, control_via(s, slot));
 	(void)run_grants_revoke(s->run_grants, n);
-	sup_record_run(s, what, VERDICT_NONE, HOW_PERSON, by, NULL);
 	ack(s, slot, 0, true, NULL);
+	sup_record_run(s, what, VERDICT_NONE, HOW_PERSON, by, NULL);
 }
 
 /*
