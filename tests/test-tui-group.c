@@ -141,7 +141,7 @@ test_table(void **state)
 	assert_true(checked > 20);
 }
 
-/* 10,000 pending in 100 folders: grouped without trouble. */
+/* 10,000 pending in 100 folders, and in 10,000: grouped in O(n log n). */
 static void
 test_many(void **state)
 {
@@ -161,6 +161,17 @@ test_many(void **state)
 	assert_int_equal(k, 100);
 	assert_int_equal(rows[0].n, 100);
 	assert_string_equal(rows[0].glob, "/tmp/d0/*");
+	group_rows_free(rows, k);
+	/* and 10,000 folders of one file each: a row each */
+	for (size_t i = 0; i < n; i++) {
+		free(s[i]);
+		s[i] = xasprintf("/tmp/d%zu/f", i);
+		v[i].subject = s[i];
+	}
+	k = group_rows(v, n, &rows);
+	assert_int_equal(k, n);
+	assert_int_equal(rows[0].idx[0], 0);
+	assert_int_equal(rows[n - 1].idx[0], n - 1);
 	group_rows_free(rows, k);
 	for (size_t i = 0; i < n; i++)
 		free(s[i]);

@@ -177,17 +177,16 @@ group_row_cmp(const void *x, const void *y)
 }
 
 /* Groups smaller than GROUP_MIN become a row per request; a row of one
- * amounts to its own subject. Returns the new count. */
+ * amounts to its own subject. Returns the new count (at most n). */
 static size_t
 group_split_small(const struct group_in *pending, struct group_row **rowsp,
-    size_t n_rows)
+    size_t n_rows, size_t n)
 {
-	struct group_row *rows = *rowsp, *out = NULL;
+	struct group_row *rows = *rowsp, *out = xcalloc(n + 1, sizeof *out);
 	size_t n_out = 0;
 
 	for (size_t r = 0; r < n_rows; r++) {
 		if (rows[r].n >= GROUP_MIN) {
-			out = xreallocarray(out, n_out + 1, sizeof *out);
 			out[n_out++] = rows[r];
 			continue;
 		}
@@ -195,7 +194,6 @@ group_split_small(const struct group_in *pending, struct group_row **rowsp,
 			size_t *idx = xmalloc(sizeof *idx);
 
 			*idx = rows[r].idx[k];
-			out = xreallocarray(out, n_out + 1, sizeof *out);
 			out[n_out++] = (struct group_row){ .idx = idx, .n = 1,
 			    .rank = rows[r].rank,
 			    .glob = xstrdup(pending[*idx].subject) };
@@ -208,46 +206,75 @@ group_split_small(const struct group_in *pending, struct group_row **rowsp,
 	return n_out;
 }
 
+/* What a request is grouped by, sorted so that alike ones are adjacent. */
+struct group_key {
+	const struct group_in *p;
+	char		*place;
+	size_t		 i;
+	enum group_rank	 rank;
+};
+
+static int
+group_key_cmp(const void *x, const void *y)
+{
+	const struct group_key *a = x, *b = y;
+	int c;
+
+	/* the sensitive apart, each on its own */
+	if ((a->rank == GROUP_BULK) != (b->rank == GROUP_BULK))
+		return a->rank == GROUP_BULK ? -1 : 1;
+	if (a->rank == GROUP_BULK) {
+		if (a->p->kind != b->p->kind)
+			return a->p->kind < b->p->kind ? -1 : 1;
+		if ((c = strcmp(a->p->process, b->p->process)) != 0 ||
+		    (c = strcmp(a->place, b->place)) != 0)
+			return c;
+	}
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * Sorting by what requests are grouped by keeps this O(n log n): the
+ * console redraws it every frame, with up to MSG_PENDING_MAX pending.
+ */
 size_t
 group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
 {
-	struct group_row *rows = NULL;
-	char **places = xcalloc(n + 1, sizeof *places);
+	struct group_key *k = xcalloc(n + 1, sizeof *k);
+	struct group_row *rows = xcalloc(n + 1, sizeof *rows);
 	size_t n_rows = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct group_in *p = &pending[i];
-		enum group_rank rank = group_sensitivity(p->kind, p->subject,
-		    NULL);
-		size_t r = n_rows;
-
-		places[i] = group_place(p);
-		if (rank == GROUP_BULK)
-			for (r = 0; r < n_rows; r++) {
-				const struct group_in *q = &pending[rows[r].idx[0]];
-
-				if (rows[r].rank == GROUP_BULK &&
-				    group_same(q, places[rows[r].idx[0]], p,
-				    places[i]))
-					break;
-			}
-		if (r == n_rows) {
-			rows = xreallocarray(rows, n_rows + 1, sizeof *rows);
-			rows[n_rows++] = (struct group_row){
-				.idx = NULL, .n = 0, .rank = rank,
-				.glob = group_glob(p, places[i]),
-			};
-		}
-		rows[r].idx = xreallocarray(rows[r].idx, rows[r].n + 1,
-		    sizeof *rows[r].idx);
-		rows[r].idx[rows[r].n++] = i;
+		k[i] = (struct group_key){ .p = &pending[i], .i = i,
+		    .place = group_place(&pending[i]),
+		    .rank = group_sensitivity(pending[i].kind,
+		    pending[i].subject, NULL) };
 	}
-	n_rows = group_split_small(pending, &rows, n_rows);
+	qsort(k, n, sizeof *k, group_key_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[i].rank == GROUP_BULK &&
+		    k[j].rank == GROUP_BULK && group_same(k[i].p, k[i].place,
+		    k[j].p, k[j].place); j++)
+			;
+		rows[n_rows] = (struct group_row){
+			.idx = xcalloc(j - i, sizeof *rows[n_rows].idx),
+			.n = j - i, .rank = k[i].rank,
+			.glob = group_glob(k[i].p, k[i].place),
+		};
+		for (size_t m = i; m < j; m++)
+			rows[n_rows].idx[m - i] = k[m].i;
+		n_rows++;
+	}
 	for (size_t i = 0; i < n; i++)
-		free(places[i]);
-	free(places);
+		free(k[i].place);
+	free(k);
+	n_rows = group_split_small(pending, &rows, n_rows, n);
 	if (n_rows > 1)
 		qsort(rows, n_rows, sizeof *rows, group_row_cmp);
+	if (n_rows == 0) {
+		free(rows);
+		rows = NULL;
+	}
 	*ret = rows;
 	return n_rows;
 }
