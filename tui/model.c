@@ -384,6 +384,7 @@ model_pending_clear(struct model *m)
 	m->n_pending = 0;
 	m->sel = 0;
 	model_detail_close(m);
+	model_answer_reset(m);	/* nothing asked stays over a new welcome */
 }
 
 /* ---- messages ---- */
