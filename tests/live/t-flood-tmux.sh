@@ -6,7 +6,8 @@
 # group answer denies the other 500 in 3 keys (g d y), the glob shown
 # before y. Then `A` shows the exact rule and `y` stores it: the same
 # write again is allowed without asking, `ward rules` lists the rule,
-# `ward rules revoke` removes it and the next such write is asked again.
+# `ward rules revoke` removes it and the next such write is asked again;
+# `X` `y` denies it (every pending request of the run).
 . "$(dirname "$0")/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -163,6 +164,13 @@ assert_eq "revoking a rule that is gone: exit status" 1 "$st"
 touch "$WT_CANARY/go"
 wait_for 15 pending_is 1 /rule/x || fail "the write after the revoke was not asked"
 note "ok: asked again after the revoke"
+# X denies every pending request of the run, after y.
+sleep 1
+key X
+expect_screen deny-all 'deny every pending request of this run \(1\)' 5
+key y
+expect_screen third 'THIRD False' 15
+assert_eq "nothing pending after X y" 0 "$(n_pending)"
 "$WARD" kill "$run" >/dev/null 2>&1 </dev/null || true
 wait_for 15 test -s "$status" || true
 
