@@ -1118,6 +1118,24 @@ model_reason_key(struct model *m, int key, struct model_effect *eff)
 		model_reason_put(m, key);
 }
 
+/* The keys of answers that ask first, and the rules list. */
+static void
+model_answer_action(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (a == ACTION_ALLOW_RUN || a == ACTION_DENY_RUN)
+		model_rule_ask(m, a == ACTION_ALLOW_RUN ? VERDICT_ALLOW :
+		    VERDICT_DENY);
+	else if (a == ACTION_DENY_REASON)
+		model_reason_ask(m);
+	else if (a == ACTION_DENY_ALL)
+		model_deny_all_ask(m);
+	else if (a == ACTION_RULES) {
+		m->rules.open = !m->rules.open;
+		if (m->rules.open)
+			eff->kind = EFFECT_RULES;
+	}
+}
+
 char *
 model_ask_text(const struct model *m)
 {
@@ -1424,19 +1442,10 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		break;
 	case ACTION_ALLOW_RUN:
 	case ACTION_DENY_RUN:
-		model_rule_ask(m, a == ACTION_ALLOW_RUN ? VERDICT_ALLOW :
-		    VERDICT_DENY);
-		break;
 	case ACTION_DENY_REASON:
-		model_reason_ask(m);
-		break;
 	case ACTION_DENY_ALL:
-		model_deny_all_ask(m);
-		break;
 	case ACTION_RULES:
-		m->rules.open = !m->rules.open;
-		if (m->rules.open)
-			eff->kind = EFFECT_RULES;
+		model_answer_action(m, a, eff);
 		break;
 	case ACTION_KILL:
 		if (model_run_ended(m))
