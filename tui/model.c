@@ -1118,6 +1118,23 @@ model_reason_key(struct model *m, int key, struct model_effect *eff)
 		model_reason_put(m, key);
 }
 
+/* A key while an answer asks (y sends, any other cancels) or the rules
+ * list is open (any key closes it; Esc and q only that): true when the
+ * key is used up. */
+static bool
+model_answer_takes(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (m->answer.ask != ASK_NONE) {
+		model_answer_confirm(m, a, eff);
+		return true;
+	}
+	if (m->rules.open && a != ACTION_RULES) {
+		m->rules.open = false;
+		return a == ACTION_CLOSE || a == ACTION_QUIT;
+	}
+	return false;
+}
+
 /* The keys of answers that ask first, and the rules list. */
 static void
 model_answer_action(struct model *m, enum action a, struct model_effect *eff)
@@ -1357,15 +1374,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	eff->kind = EFFECT_NONE;
 	if (a == ACTION_RESIZE || a == ACTION_REDRAW)
 		return;
-	if (m->answer.ask != ASK_NONE) {
-		model_answer_confirm(m, a, eff);
+	if (model_answer_takes(m, a, eff))
 		return;
-	}
-	if (m->rules.open && a != ACTION_RULES) {
-		m->rules.open = false;	/* any key closes the list */
-		if (a == ACTION_CLOSE || a == ACTION_QUIT)
-			return;
-	}
 	if (m->confirm_kill) {
 		/* Only y kills; any other key is a no, and only that. */
 		m->confirm_kill = false;
