@@ -413,6 +413,9 @@ on_message(struct sup *s, int slot, const json_t *msg)
 		on_input(s, slot, msg);
 	else if (t == MSG_TYPE_RESIZE)
 		on_resize(s, slot, msg);
+	else if ((t == MSG_TYPE_RULES || t == MSG_TYPE_REVOKE) &&
+	    !s->clients[slot].greeted)
+		ack(s, slot, 0, false, "hello first");
 	else if (t == MSG_TYPE_RULES)
 		on_rules(s, slot);
 	else if (t == MSG_TYPE_REVOKE)

@@ -685,6 +685,18 @@ test_decide_rule_checked(void **state)
 	run_grants_add(S.run_grants, KIND_WRITE, "/tmp/a", VERDICT_ALLOW);
 	run_grants_add(S.run_grants, KIND_CONNECT, "b.example:443",
 	    VERDICT_DENY);
+	/* rules and revoke come after a hello, as everything but kill */
+	console_say("{\"type\":\"rules\"}");
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_string_equal(str(m, "error", NULL), "hello first");
+	json_decref(m);
+	console_say("{\"type\":\"revoke\",\"rule\":1}");
+	json_decref(console_next());
+	assert_int_equal(run_grants_count(S.run_grants), 2);
+	console_say("{\"type\":\"hello\",\"client\":\"cli\","
+	    "\"watch\":true}");
+	json_decref(console_next());	/* welcome */
 	console_say("{\"type\":\"rules\"}");
 	assert_non_null(m = console_next());
 	assert_string_equal(str(m, "type", NULL), "rule_list");
