@@ -89,6 +89,33 @@ grants_literal(enum request_kind kind, const char *subject)
 	return o;
 }
 
+char *
+run_grants_pattern(enum request_kind kind, const char *subject)
+{
+	return grants_literal(kind, subject);
+}
+
+size_t
+run_grants_count(const struct run_grants *g)
+{
+	return rules_count(g->rules);
+}
+
+const struct rule *
+run_grants_at(const struct run_grants *g, size_t n)
+{
+	return n >= 1 ? rules_at(g->rules, n - 1) : NULL;
+}
+
+int
+run_grants_revoke(struct run_grants *g, size_t n)
+{
+	if (n < 1 || n > rules_count(g->rules))
+		return -ENOENT;
+	rules_remove(g->rules, n - 1);
+	return 0;
+}
+
 static enum verdict
 grants_match(const struct run_grants *g, enum request_kind kind,
     const char *subject, const struct rule **matched)

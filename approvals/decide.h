@@ -80,6 +80,18 @@ void		 run_grants_free(struct run_grants *);
  */
 void		 run_grants_add(struct run_grants *, enum request_kind,
 		    const char *subject, enum verdict);
+/* The pattern run_grants_add stores for kind+subject (malloc'd): the
+ * subject made literal (glob characters escaped), a name in lower case.
+ * This is the rule a console shows before an answer "for this run". */
+char		*run_grants_pattern(enum request_kind, const char *subject);
+/*
+ * The answers "for this run" in the order given, numbered from 1 as
+ * `ward rules` shows them: how many, the n-th (NULL past the end), and
+ * its removal (0, or -ENOENT). A revoked answer is asked again.
+ */
+size_t		 run_grants_count(const struct run_grants *);
+const struct rule *run_grants_at(const struct run_grants *, size_t n);
+int		 run_grants_revoke(struct run_grants *, size_t n);
 /* The answer remembered for kind+subject, or VERDICT_NONE. */
 enum verdict	 run_grants_match(const struct run_grants *, enum request_kind,
 		    const char *subject);

@@ -26,6 +26,9 @@ static const char *const msg_type_names[] = {
 	[MSG_TYPE_RELAY_TO] = "relay_to",
 	[MSG_TYPE_RELAY_FROM] = "relay_from",
 	[MSG_TYPE_RELAY_CLOSED] = "relay_closed",
+	[MSG_TYPE_RULES] = "rules",
+	[MSG_TYPE_REVOKE] = "revoke",
+	[MSG_TYPE_RULE_LIST] = "rule_list",
 };
 
 static const char *const msg_run_state_names[] = {
@@ -462,6 +465,13 @@ msg_hello_view(const char *client, bool watch)
 json_t *
 msg_decide(uint64_t request, enum verdict v, enum scope sc, const char *reason)
 {
+	return msg_decide_rule(request, v, sc, reason, NULL);
+}
+
+json_t *
+msg_decide_rule(uint64_t request, enum verdict v, enum scope sc,
+    const char *reason, const char *rule)
+{
 	json_t *m = msg_new(MSG_TYPE_DECIDE);
 
 	msg_set(m, "request", json_integer((json_int_t)request));
@@ -469,6 +479,8 @@ msg_decide(uint64_t request, enum verdict v, enum scope sc, const char *reason)
 	msg_set(m, "scope", json_string(scope_name(sc)));
 	if (reason != NULL)
 		msg_set(m, "reason", request_json_string(reason));
+	if (rule != NULL)
+		msg_set(m, "rule", request_json_string(rule));
 	return m;
 }
 
@@ -499,7 +511,10 @@ msg_decide_parse(const json_t *msg, struct msg_decide *d, char **cause)
 		    scope);
 		return -EBADMSG;
 	}
-	return msg_get_str(msg, "decide", "reason", false, true, &d->reason,
+	if ((e = msg_get_str(msg, "decide", "reason", false, true, &d->reason,
+	    cause)) < 0)
+		return e;
+	return msg_get_str(msg, "decide", "rule", false, true, &d->rule,
 	    cause);
 }
 
@@ -513,6 +528,114 @@ int
 msg_kill_parse(const json_t *msg, char **cause)
 {
 	return msg_expect(msg, MSG_TYPE_KILL, cause);
+}
+
+json_t *
+msg_rules(void)
+{
+	return msg_new(MSG_TYPE_RULES);
+}
+
+int
+msg_rules_parse(const json_t *msg, char **cause)
+{
+	return msg_expect(msg, MSG_TYPE_RULES, cause);
+}
+
+json_t *
+msg_revoke(uint64_t n)
+{
+	json_t *m = msg_new(MSG_TYPE_REVOKE);
+
+	msg_set(m, "rule", json_integer((json_int_t)n));
+	return m;
+}
+
+int
+msg_revoke_parse(const json_t *msg, uint64_t *n, char **cause)
+{
+	int e;
+
+	*n = 0;
+	if ((e = msg_expect(msg, MSG_TYPE_REVOKE, cause)) < 0)
+		return e;
+	return msg_get_id(msg, "revoke", "rule", true, n, cause);
+}
+
+json_t *
+msg_rule_list(const struct msg_rule *v, size_t n)
+{
+	json_t *m = msg_new(MSG_TYPE_RULE_LIST), *a = json_array();
+
+	if (a == NULL)
+		fatal("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		if (o == NULL)
+			fatal("out of memory");
+		msg_set(o, "n", json_integer((json_int_t)v[i].n));
+		msg_set(o, "kind", json_string(request_kind_name(v[i].kind)));
+		msg_set(o, "verdict", json_string(verdict_name(v[i].verdict)));
+		msg_set(o, "pattern", request_json_string(v[i].pattern));
+		if (json_array_append_new(a, o) < 0)
+			fatal("out of memory");
+	}
+	msg_set(m, "rules", a);
+	return m;
+}
+
+static int
+msg_rule_parse(const json_t *o, struct msg_rule *r, char **cause)
+{
+	const char *kind;
+	int e;
+
+	if (!json_is_object(o))
+		return msg_bad(cause, "rule_list", "rules", "not a list of "
+		    "objects");
+	if ((e = msg_get_id(o, "rule_list", "n", true, &r->n, cause)) < 0 ||
+	    (e = msg_get_str(o, "rule_list", "kind", true, false, &kind,
+	    cause)) < 0 ||
+	    (e = msg_get_verdict(o, "rule_list", &r->verdict, cause)) < 0 ||
+	    (e = msg_get_str(o, "rule_list", "pattern", true, false,
+	    &r->pattern, cause)) < 0)
+		return e;
+	if (request_kind_parse(kind, &r->kind) < 0)
+		return msg_bad(cause, "rule_list", "kind", "unknown kind");
+	return 0;
+}
+
+int
+msg_rule_list_parse(const json_t *msg, struct msg_rule_list *l, char **cause)
+{
+	const json_t *a, *item;
+	size_t i;
+	int e;
+
+	memset(l, 0, sizeof *l);
+	if ((e = msg_expect(msg, MSG_TYPE_RULE_LIST, cause)) < 0)
+		return e;
+	a = json_object_get(msg, "rules");
+	if (!json_is_array(a))
+		return msg_bad(cause, "rule_list", "rules", "not a list");
+	l->rules = xcalloc(json_array_size(a) + 1, sizeof *l->rules);
+	json_array_foreach(a, i, item) {
+		if ((e = msg_rule_parse(item, &l->rules[i], cause)) < 0) {
+			msg_rule_list_done(l);
+			return e;
+		}
+		l->n_rules = i + 1;
+	}
+	return 0;
+}
+
+void
+msg_rule_list_done(struct msg_rule_list *l)
+{
+	free(l->rules);
+	l->rules = NULL;
+	l->n_rules = 0;
 }
 
 json_t *

@@ -45,6 +45,9 @@ enum msg_type {
 	MSG_TYPE_RELAY_TO,	/* client -> relay */
 	MSG_TYPE_RELAY_FROM,	/* relay -> client */
 	MSG_TYPE_RELAY_CLOSED,
+	MSG_TYPE_RULES,		/* client -> supervisor: list the run's rules */
+	MSG_TYPE_REVOKE,	/* client -> supervisor: remove one */
+	MSG_TYPE_RULE_LIST,	/* supervisor -> client: the answer to rules */
 };
 
 enum msg_type	 msg_type(const json_t *msg);
@@ -149,16 +152,33 @@ struct msg_decide {
 	enum verdict	 verdict;
 	enum scope	 scope;		/* SCOPE_ONCE when not said */
 	const char	*reason;	/* NULL when none */
+	const char	*rule;		/* NULL when none */
 };
 
 /* reason NULL: no "reason" member. */
 json_t		*msg_decide(uint64_t request, enum verdict, enum scope,
 		    const char *reason);
+/*
+ * The same with "rule": the exact rule a person confirmed for an answer
+ * "for this run" (the request's rule, as the supervisor sent it); the
+ * supervisor refuses the answer when it would store another. rule NULL:
+ * no "rule" member (as msg_decide).
+ */
+json_t		*msg_decide_rule(uint64_t request, enum verdict, enum scope,
+		    const char *reason, const char *rule);
 int		 msg_decide_parse(const json_t *, struct msg_decide *,
 		    char **cause);
 
 json_t		*msg_kill(void);
 int		 msg_kill_parse(const json_t *, char **cause);
+
+/* {"type":"rules"}: the reply is a rule_list. */
+json_t		*msg_rules(void);
+int		 msg_rules_parse(const json_t *, char **cause);
+/* {"type":"revoke","rule":N}: N as rule_list numbers them, from 1; the
+ * reply is an ack. */
+json_t		*msg_revoke(uint64_t n);
+int		 msg_revoke_parse(const json_t *, uint64_t *n, char **cause);
 
 /*
  * The agent pane (tui/view-agent.c): bytes for the program's terminal and
@@ -266,6 +286,28 @@ void		 msg_output_done(struct msg_output *);
 /* {"type":"state","run":RUN}: the run's state changed. */
 json_t		*msg_state(const struct run_info *);
 int		 msg_state_parse(const json_t *, struct run_info *, char **cause);
+
+/*
+ * The run's answers "for this run", numbered from 1 in the order given:
+ * {"type":"rule_list","rules":[{"n":1,"kind":"write","verdict":"allow",
+ * "pattern":"/home/u/x"}, ...]}.
+ */
+struct msg_rule {
+	uint64_t	 n;
+	enum request_kind kind;
+	enum verdict	 verdict;	/* ALLOW or DENY */
+	const char	*pattern;
+};
+
+struct msg_rule_list {
+	struct msg_rule	*rules;		/* owned; msg_rule_list_done */
+	size_t		 n_rules;
+};
+
+json_t		*msg_rule_list(const struct msg_rule *, size_t n);
+int		 msg_rule_list_parse(const json_t *, struct msg_rule_list *,
+		    char **cause);
+void		 msg_rule_list_done(struct msg_rule_list *);
 
 /* {"type":"error","error":text}: reserved; no supervisor sends it yet. */
 json_t		*msg_error(const char *text);

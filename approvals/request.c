@@ -164,6 +164,7 @@ request_free(struct request *r)
 	free(r->cmdline);
 	free(r->cwd);
 	free(r->why);
+	free(r->rule);
 	free(r);
 }
 
@@ -187,6 +188,7 @@ request_dup(const struct request *r)
 	d->cmdline = request_strdup(r->cmdline);
 	d->cwd = request_strdup(r->cwd);
 	d->why = request_strdup(r->why);
+	d->rule = request_strdup(r->rule);
 	return d;
 }
 
@@ -286,6 +288,8 @@ request_to_json(const struct request *r)
 	request_set(o, "why", request_json_string(r->why ? r->why : ""));
 	request_set(o, "created_ms", json_integer(r->created_ms));
 	request_set(o, "deadline_ms", json_integer(r->deadline_ms));
+	if (r->rule != NULL)
+		request_set(o, "rule", request_json_string(r->rule));
 	return o;
 }
 
@@ -380,7 +384,8 @@ request_from_json(const json_t *o, struct request **ret, char **cause)
 	    (e = request_get_int(o, "created_ms", 0, LLONG_MAX, &created,
 	    cause)) < 0 ||
 	    (e = request_get_int(o, "deadline_ms", 0, LLONG_MAX, &deadline,
-	    cause)) < 0)
+	    cause)) < 0 ||
+	    (e = request_get_string(o, "rule", true, &r->rule, cause)) < 0)
 		return e;
 	r->id = (uint64_t)id;
 	r->pid = (pid_t)pid;

@@ -60,6 +60,10 @@ struct request {
 	char		*cmdline;	/* argv of the process, spaces between */
 	char		*cwd;		/* cwd of the process, sandbox view */
 	char		*why;		/* why asked: matching rule, or "no rule" */
+	/* What an answer "for this run" stores (run_grants_pattern(): the
+	 * subject made literal, a connect's name:port), set by the
+	 * supervisor when it parks the request; NULL when not said. */
+	char		*rule;
 	/* Wall clock, for the people who read them; the queue times the
 	 * wait between them on the monotonic clock (queue.h). */
 	int64_t		 created_ms;
@@ -81,7 +85,8 @@ const char	*scope_name(enum scope);
 int		 scope_parse(const char *, enum scope *);
 
 /* JSON (jansson) form used by the control protocol and `--json` output.
- * Every member is always present; subject2 is null when there is none,
+ * Every member is always present but "rule", sent only when set (and
+ * optional to the parser: an older supervisor); subject2 is null when there is none,
  * other NULL strings are sent as "". Bytes that are not valid UTF-8 are
  * sent as the text \xNN (JSON strings must be UTF-8). */
 json_t		*request_to_json(const struct request *);

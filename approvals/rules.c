@@ -81,6 +81,24 @@ rules_count(const struct rules *rs)
 	return rs->n;
 }
 
+const struct rule *
+rules_at(const struct rules *rs, size_t i)
+{
+	return i < rs->n ? &rs->v[i]->rule : NULL;
+}
+
+void
+rules_remove(struct rules *rs, size_t i)
+{
+	if (i >= rs->n)
+		return;
+	free(rs->v[i]->rule.pattern);
+	free(rs->v[i]->dir);
+	free(rs->v[i]);
+	memmove(rs->v + i, rs->v + i + 1, (rs->n - i - 1) * sizeof *rs->v);
+	rs->n--;
+}
+
 /*
  * fnmatch without FNM_PATHNAME, so '*' crosses '/': "/etc/ward-*" covers
  * "/etc/ward-a/b" too. A last component "**" also names the folder

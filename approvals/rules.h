@@ -32,6 +32,10 @@ void		 rules_add_policy(struct rules *, const struct policy *);
 void		 rules_add(struct rules *, enum request_kind, const char *pattern,
 		    enum verdict, enum rule_origin);
 size_t		 rules_count(const struct rules *);
+/* The i-th rule in the order added (i < rules_count), and its removal:
+ * a pointer rules_match handed out for it is then gone. */
+const struct rule *rules_at(const struct rules *, size_t i);
+void		 rules_remove(struct rules *, size_t i);
 
 /*
  * The verdict for kind+subject, or VERDICT_NONE when no rule matches.

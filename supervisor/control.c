@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "approvals/ctl.h"
+#include "approvals/decide.h"
 #include "approvals/msg.h"
 #include "config/escape.h"
 #include "config/util.h"
@@ -233,6 +234,25 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 	}
 }
 
+/*
+ * Whether the rule a person confirmed is the one an answer for the run
+ * stores: the request's rule as it travelled (bytes that are not UTF-8
+ * as \xNN text), which is what the console had to show.
+ */
+static bool
+control_rule_same(const struct request *r, const char *shown)
+{
+	json_t *j;
+	bool same;
+
+	if (r->rule == NULL)
+		return false;
+	j = request_json_string(r->rule);
+	same = strcmp(json_string_value(j), shown) == 0;
+	json_decref(j);
+	return same;
+}
+
 static void
 on_decide(struct sup *s, int slot, const json_t *msg)
 {
@@ -269,6 +289,14 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 			return;
 		}
 	}
+	if (d.scope == SCOPE_RUN && d.rule != NULL &&
+	    !control_rule_same(r, d.rule)) {
+		err = xasprintf("request %llu of run %s: the rule shown is not "
+		    "the rule an answer for the run stores", (unsigned long
+		    long)id, s->id);
+		ack(s, slot, id, false, err);
+		return;
+	}
 	by = who(s, slot, control_via(s, slot));
 	/* A staged path is remembered for the run whatever the scope. */
 	if (d.scope == SCOPE_RUN && d.verdict != VERDICT_STAGE) {
@@ -279,6 +307,54 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 	/* Ack first: the answer below may end the run. */
 	ack(s, slot, id, true, NULL);
 	unotify_resolve(s, id, d.verdict, HOW_PERSON, by, d.reason);
+}
+
+/* The run's answers "for this run", numbered from 1 (ward rules). */
+static void
+on_rules(struct sup *s, int slot)
+{
+	size_t n = run_grants_count(s->run_grants);
+	cleanup_free struct msg_rule *v = xcalloc(n + 1, sizeof *v);
+	json_t *m;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rule *ru = run_grants_at(s->run_grants, i + 1);
+
+		v[i] = (struct msg_rule){
+			.n = i + 1, .kind = ru->kind, .verdict = ru->verdict,
+			.pattern = ru->pattern,
+		};
+	}
+	m = msg_rule_list(v, n);
+	sup_send(s, slot, m);
+	json_decref(m);
+}
+
+/* ward rules revoke: the answer goes, recorded; the next such request
+ * is asked again. */
+static void
+on_revoke(struct sup *s, int slot, const json_t *msg)
+{
+	const struct rule *ru;
+	cleanup_free char *by = NULL, *what = NULL, *err = NULL, *d = NULL;
+	uint64_t n;
+
+	if (msg_revoke_parse(msg, &n, NULL) < 0) {
+		ack(s, slot, 0, false, "bad revoke message");
+		return;
+	}
+	if ((ru = run_grants_at(s->run_grants, n)) == NULL) {
+		err = xasprintf("run %s has no rule %llu", s->id,
+		    (unsigned long long)n);
+		ack(s, slot, 0, false, err);
+		return;
+	}
+	d = rule_describe(ru);
+	what = xasprintf("revoke %s", d);
+	by = who(s, slot, control_via(s, slot));
+	(void)run_grants_revoke(s->run_grants, n);
+	ack(s, slot, 0, true, NULL);
+	sup_record_run(s, what, VERDICT_NONE, HOW_PERSON, by, NULL);
 }
 
 /*
@@ -374,6 +450,15 @@ on_message(struct sup *s, int slot, const json_t *msg)
 		on_resize(s, slot, msg);
 	else if (t == MSG_TYPE_KILL && s->clients[slot].view)
 		ack(s, slot, 0, false, "this console is view only");
+	else if (t == MSG_TYPE_REVOKE && s->clients[slot].view)
+		ack(s, slot, 0, false, "this console is view only");
+	else if ((t == MSG_TYPE_RULES || t == MSG_TYPE_REVOKE) &&
+	    !s->clients[slot].greeted)
+		ack(s, slot, 0, false, "hello first");
+	else if (t == MSG_TYPE_RULES)
+		on_rules(s, slot);
+	else if (t == MSG_TYPE_REVOKE)
+		on_revoke(s, slot, msg);
 	else if (t == MSG_TYPE_KILL) {
 		cleanup_free char *by = who(s, slot,
 		    control_via(s, slot));

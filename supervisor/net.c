@@ -534,9 +534,16 @@ connect_free(struct parked *pk)
 	pk->connect = NULL;
 }
 
+static const char *
+connect_grant(const struct parked *pk)
+{
+	return pk->connect->key;
+}
+
 static const struct kind_ops connect_ops = {
 	.resolve = connect_resolve,
 	.remember = connect_remember,
+	.grant = connect_grant,
 	.free = connect_free,
 };
 

@@ -370,6 +370,8 @@ sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
 	r->cwd = xstrdup(w->cwd != NULL ? w->cwd :
 	    target_dir(r->pid, AT_FDCWD, buf, sizeof buf) == 0 ? buf : "?");
 	r->why = xstrdup(why);
+	r->rule = run_grants_pattern(r->kind, pk->ops->grant != NULL ?
+	    pk->ops->grant(pk) : r->subject);
 	r->created_ms = now_wall_ms();
 	r->deadline_ms = s->policy.ask_timeout > 0 ?
 	    r->created_ms + (int64_t)s->policy.ask_timeout * 1000 : 0;

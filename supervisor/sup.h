@@ -52,6 +52,10 @@ struct kind_ops {
 	 * request is not asked again. */
 	void	(*remember)(struct sup *, const struct parked *,
 	    const struct request *, enum verdict);
+	/* What remember stores the answer by, when it is not the
+	 * request's subject (a connect: its name:port); NULL: the subject.
+	 * sup_park sends it as the request's rule (run_grants_pattern). */
+	const char *(*grant)(const struct parked *);
 	/* Free the payload (not pk itself). */
 	void	(*free)(struct parked *);
 	/* May this request be answered "stage" (resolve then gets

@@ -353,6 +353,48 @@ test_grants_override(void **state)
 	run_grants_free(g);
 }
 
+/* Issue 15: the rule an answer for the run stores is the one shown
+ * (run_grants_pattern), listed in order and revoked by number. */
+static void
+test_grants_list_revoke(void **state)
+{
+	struct run_grants *g = run_grants_new();
+	cleanup_free char *p1 = run_grants_pattern(KIND_WRITE, "/tmp/a*b");
+	cleanup_free char *p2 = run_grants_pattern(KIND_DNS, "PyPI.org");
+	const struct rule *r;
+
+	(void)state;
+	assert_string_equal(p1, "/tmp/a\\*b");
+	assert_string_equal(p2, "pypi.org");
+	assert_int_equal(run_grants_count(g), 0);
+	assert_null(run_grants_at(g, 1));
+	run_grants_add(g, KIND_WRITE, "/tmp/a*b", VERDICT_ALLOW);
+	run_grants_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_DENY);
+	assert_int_equal(run_grants_count(g), 2);
+	r = run_grants_at(g, 1);
+	assert_non_null(r);
+	assert_string_equal(r->pattern, p1);	/* exactly what was shown */
+	assert_int_equal(r->verdict, VERDICT_ALLOW);
+	r = run_grants_at(g, 2);
+	assert_string_equal(r->pattern, "pypi.org:443");
+	assert_int_equal(r->kind, KIND_CONNECT);
+	assert_null(run_grants_at(g, 0));
+	assert_null(run_grants_at(g, 3));
+	/* the literal rule covers only its own file */
+	assert_int_equal(run_grants_match(g, KIND_WRITE, "/tmp/aXb"),
+	    VERDICT_NONE);
+	assert_int_equal(run_grants_revoke(g, 3), -ENOENT);
+	assert_int_equal(run_grants_revoke(g, 0), -ENOENT);
+	assert_int_equal(run_grants_revoke(g, 1), 0);
+	assert_int_equal(run_grants_count(g), 1);
+	assert_int_equal(run_grants_match(g, KIND_WRITE, "/tmp/a*b"),
+	    VERDICT_NONE);
+	assert_int_equal(run_grants_match(g, KIND_CONNECT, "pypi.org:443"),
+	    VERDICT_DENY);
+	assert_string_equal(run_grants_at(g, 1)->pattern, "pypi.org:443");
+	run_grants_free(g);
+}
+
 static void
 test_step_names(void **state)
 {
@@ -374,6 +416,7 @@ main(void)
 	const struct CMUnitTest unit[] = {
 		cmocka_unit_test(test_refusals_ring),
 		cmocka_unit_test(test_grants_override),
+		cmocka_unit_test(test_grants_list_revoke),
 		cmocka_unit_test(test_step_names),
 	};
 	struct CMUnitTest *table;

@@ -1063,6 +1063,129 @@ test_unknown_members(void **state)
 	json_decref(m);
 }
 
+/* Issue 15: the rule a person confirmed travels with an answer for the
+ * run; the run's rules are listed and revoked. */
+static void
+test_decide_rule(void **state)
+{
+	struct msg_decide d;
+	json_t *m;
+
+	(void)state;
+	m = msg_decide_rule(4, VERDICT_ALLOW, SCOPE_RUN, NULL,
+	    "/home/u/.ssh/authorized_keys");
+	assert_json(m, "{\"type\":\"decide\",\"request\":4,\"verdict\":\"allow\","
+	    "\"scope\":\"run\",\"rule\":\"/home/u/.ssh/authorized_keys\"}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.scope, SCOPE_RUN);
+	assert_null(d.reason);
+	assert_string_equal(d.rule, "/home/u/.ssh/authorized_keys");
+	json_decref(m);
+
+	/* Without one, no member (as msg_decide). */
+	m = msg_decide_rule(4, VERDICT_DENY, SCOPE_ONCE, "no", NULL);
+	assert_json(m, "{\"type\":\"decide\",\"request\":4,\"verdict\":\"deny\","
+	    "\"scope\":\"once\",\"reason\":\"no\"}");
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_null(d.rule);
+	json_decref(m);
+
+	m = load("{\"type\":\"decide\",\"request\":5,\"verdict\":\"allow\","
+	    "\"rule\":7}");
+	assert_int_equal(msg_decide_parse(m, &d, NULL), -EBADMSG);
+	json_decref(m);
+}
+
+static void
+test_rules_revoke(void **state)
+{
+	struct msg_rule v[] = {
+		{ .n = 1, .kind = KIND_WRITE, .verdict = VERDICT_ALLOW,
+		    .pattern = "/tmp/a\\*b" },
+		{ .n = 2, .kind = KIND_CONNECT, .verdict = VERDICT_DENY,
+		    .pattern = "example.com:443" },
+	};
+	struct msg_rule_list l;
+	uint64_t n;
+	json_t *m;
+
+	(void)state;
+	m = msg_rules();
+	assert_json(m, "{\"type\":\"rules\"}");
+	m = wire(m);
+	assert_int_equal(msg_rules_parse(m, NULL), 0);
+	json_decref(m);
+
+	m = msg_revoke(2);
+	assert_json(m, "{\"type\":\"revoke\",\"rule\":2}");
+	m = wire(m);
+	assert_int_equal(msg_revoke_parse(m, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	json_decref(m);
+	m = load("{\"type\":\"revoke\",\"rule\":0}");
+	assert_int_equal(msg_revoke_parse(m, &n, NULL), -EBADMSG);
+	json_decref(m);
+	m = load("{\"type\":\"revoke\"}");
+	assert_int_equal(msg_revoke_parse(m, &n, NULL), -EBADMSG);
+	json_decref(m);
+
+	m = msg_rule_list(v, 2);
+	assert_json(m, "{\"type\":\"rule_list\",\"rules\":[{\"n\":1,\"kind\":"
+	    "\"write\",\"verdict\":\"allow\",\"pattern\":\"/tmp/a\\\\*b\"},"
+	    "{\"n\":2,\"kind\":\"connect\",\"verdict\":\"deny\",\"pattern\":"
+	    "\"example.com:443\"}]}");
+	m = wire(m);
+	assert_int_equal(msg_rule_list_parse(m, &l, NULL), 0);
+	assert_int_equal(l.n_rules, 2);
+	assert_int_equal(l.rules[1].n, 2);
+	assert_int_equal(l.rules[1].kind, KIND_CONNECT);
+	assert_int_equal(l.rules[1].verdict, VERDICT_DENY);
+	assert_string_equal(l.rules[0].pattern, "/tmp/a\\*b");
+	msg_rule_list_done(&l);
+	json_decref(m);
+
+	m = msg_rule_list(NULL, 0);
+	assert_json(m, "{\"type\":\"rule_list\",\"rules\":[]}");
+	assert_int_equal(msg_rule_list_parse(m, &l, NULL), 0);
+	assert_int_equal(l.n_rules, 0);
+	msg_rule_list_done(&l);
+	json_decref(m);
+
+	m = load("{\"type\":\"rule_list\",\"rules\":[{\"n\":1,\"kind\":"
+	    "\"nope\",\"verdict\":\"allow\",\"pattern\":\"x\"}]}");
+	assert_int_equal(msg_rule_list_parse(m, &l, NULL), -EBADMSG);
+	json_decref(m);
+	m = load("{\"type\":\"rule_list\"}");
+	assert_int_equal(msg_rule_list_parse(m, &l, NULL), -EBADMSG);
+	json_decref(m);
+}
+
+/* A request's rule travels when set; a request without one parses. */
+static void
+test_request_rule(void **state)
+{
+	struct request *r = sample_request(9), *back = NULL;
+	json_t *m;
+
+	(void)state;
+	r->rule = xstrdup("/x/\\*");
+	m = wire(msg_request(r));
+	assert_int_equal(msg_request_parse(m, &back, NULL), 0);
+	assert_string_equal(back->rule, "/x/\\*");
+	request_free(back);
+	json_decref(m);
+	free(r->rule);
+	r->rule = NULL;
+	m = wire(msg_request(r));
+	assert_null(json_object_get(json_object_get(m, "request"), "rule"));
+	assert_int_equal(msg_request_parse(m, &back, NULL), 0);
+	assert_null(back->rule);
+	request_free(back);
+	json_decref(m);
+	request_free(r);
+}
+
 /* A decide that fails on a later member still names its request (so the
  * supervisor's ack can carry it). */
 static void
@@ -1188,6 +1311,9 @@ main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_unknown_members),
 		cmocka_unit_test(test_decide_keeps_id),
+		cmocka_unit_test(test_decide_rule),
+		cmocka_unit_test(test_rules_revoke),
+		cmocka_unit_test(test_request_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

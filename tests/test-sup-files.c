@@ -788,6 +788,95 @@ test_decide_stage_refused(void **state)
 	assert_int_equal(fake.v, VERDICT_DENY);
 }
 
+/* Issue 15: a parked request says the rule an answer for the run
+ * stores; a decide whose confirmed rule is another is refused, nothing
+ * remembered or answered; rules lists the run's rules, revoke removes
+ * one and is recorded. */
+static void
+test_decide_rule_checked(void **state)
+{
+	uint64_t id;
+	json_t *m;
+	char buf[200];
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	id = park_fake("Y.Example*");
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "request", "rule"), "y.example\\*");
+	json_decref(m);
+
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"allow\",\"scope\":\"run\",\"rule\":\"y.example*\"}",
+	    (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.remembered, 0);
+	assert_int_equal(fake.resolved, 0);
+	assert_non_null(queue_find(S.queue, id));
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_true(json_is_false(json_object_get(m, "ok")));
+	assert_non_null(strstr(str(m, "error", NULL), "not the rule"));
+	json_decref(m);
+
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"allow\",\"scope\":\"run\","
+	    "\"rule\":\"y.example\\\\*\"}", (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.remembered, 1);
+	assert_int_equal(fake.resolved, 1);
+	assert_null(queue_find(S.queue, id));
+	assert_non_null(m = console_next());
+	assert_true(json_is_true(json_object_get(m, "ok")));
+	json_decref(m);
+	json_decref(console_next());	/* resolved */
+
+	run_grants_add(S.run_grants, KIND_WRITE, "/tmp/a", VERDICT_ALLOW);
+	run_grants_add(S.run_grants, KIND_CONNECT, "b.example:443",
+	    VERDICT_DENY);
+	/* rules and revoke come after a hello, as everything but kill */
+	console_say("{\"type\":\"rules\"}");
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_string_equal(str(m, "error", NULL), "hello first");
+	json_decref(m);
+	console_say("{\"type\":\"revoke\",\"rule\":1}");
+	json_decref(console_next());
+	assert_int_equal(run_grants_count(S.run_grants), 2);
+	console_say("{\"type\":\"hello\",\"client\":\"cli\","
+	    "\"watch\":true}");
+	json_decref(console_next());	/* welcome */
+	console_say("{\"type\":\"rules\"}");
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "rule_list");
+	{
+		const json_t *a = json_object_get(m, "rules");
+
+		assert_int_equal(json_array_size(a), 2);
+		assert_string_equal(json_string_value(json_object_get(
+		    json_array_get(a, 1), "pattern")), "b.example:443");
+	}
+	json_decref(m);
+	console_say("{\"type\":\"revoke\",\"rule\":1}");
+	assert_non_null(m = console_next());
+	assert_true(json_is_true(json_object_get(m, "ok")));
+	json_decref(m);
+	/* the watching console sees it recorded */
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "event");
+	assert_string_equal(str(m, "event", "subject"),
+	    "revoke allow write /tmp/a (run)");
+	json_decref(m);
+	assert_int_equal(run_grants_count(S.run_grants), 1);
+	assert_int_equal(run_grants_match(S.run_grants, KIND_WRITE, "/tmp/a"),
+	    VERDICT_NONE);
+	console_say("{\"type\":\"revoke\",\"rule\":2}");
+	assert_non_null(m = console_next());
+	assert_true(json_is_false(json_object_get(m, "ok")));
+	assert_non_null(strstr(str(m, "error", NULL), "has no rule 2"));
+	json_decref(m);
+}
+
 int
 main(void)
 {
@@ -840,6 +929,8 @@ main(void)
 	    test_decide_stage_refused, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_stage_copy, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_decide_rule_checked, setup, teardown);
 	/* The tree is made once; the fixture opens it for each test. */
 	make_tree();
 	r = _cmocka_run_group_tests("sup-files", t, n, NULL, NULL);

@@ -293,7 +293,11 @@ test_dismiss(void **state)
 	assert_int_equal(f->n_queue, 3);
 	assert_int_equal(fleet_find(f, "c3d4e5f6"), -1);
 	assert_int_equal(fleet_find(f, "d4e5f6a7"), 2);
+	/* Leaving with requests waiting in the runs asks first (issue 15),
+	 * counting every run's; y leaves. */
 	press(f, 'q', &eff, &run);
+	assert_false(f->quit);
+	press(f, 'y', &eff, &run);
 	assert_true(f->quit);
 	fleet_free(f);
 }

@@ -124,12 +124,25 @@ static const char cli_stage_help[] =
 "\n"
 "Only a request to open a file can be staged (not a rename, unlink,\n"
 "chmod, ...): for another, ward says so and exits 1.\n"
+"Prints \"staged RUN ID\". Exit status: 0 staged, 1 not (no such run or\n"
+"request, already decided, not a file to stage), 2 usage.\n";
+
+static const char cli_rules_help[] =
+"Usage: ward rules [RUN]\n"
+"       ward rules revoke RUN N\n"
+"\n"
+"List the rules that answers \"for this run\" stored (A and D in the\n"
+"console; an approved lookup is remembered for the run too) for run RUN,\n"
+"or for every live run: one line each, fields\n"
+"separated by tabs: run, number, verdict, kind, the rule (a file's path,\n"
+"a host:port, a name or an install, matched literally). 'revoke' removes\n"
+"rule N of RUN: the next such request is asked again. Revoking is\n"
+"recorded ('ward log RUN').\n"
 "\n"
 "Options:\n"
 "  -h, --help   show this help\n"
 "\n"
-"Prints \"staged RUN ID\". Exit status: 0 staged, 1 not (no such run or\n"
-"request, already decided, not a file to stage), 2 usage.\n";
+"Exit status: 0 ok, 1 no such run or rule, 2 usage.\n";
 
 static const char cli_kill_help[] =
 "Usage: ward kill [--host HOST] RUN\n"
@@ -1502,4 +1515,118 @@ cli_ps(int argc, char **argv)
 		json_decref(ctx.out);
 	}
 	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward rules */
+
+/* Sends msg and waits for the reply of type want; 0 or 1 (reported). */
+static int
+cli_rules_call(struct cli_conn *c, json_t *msg, const char *want,
+    json_t **reply)
+{
+	cleanup_free char *cause = NULL;
+	int r = proto_call(c->conn, msg, want, CLI_TIMEOUT_MS, reply, &cause);
+
+	json_decref(msg);
+	if (r < 0) {
+		cli_error("run %s: %s", c->id, cause);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+cli_rules_run(struct cli_conn *c, void *arg)
+{
+	struct msg_rule_list l;
+	cleanup_free char *cause = NULL;
+	json_t *reply = NULL;
+
+	(void)arg;
+	if (cli_rules_call(c, msg_rules(), "rule_list", &reply) != 0)
+		return 1;
+	if (msg_rule_list_parse(reply, &l, &cause) < 0) {
+		cli_error("run %s: %s", c->id, cause);
+		json_decref(reply);
+		return 1;
+	}
+	for (size_t i = 0; i < l.n_rules; i++) {
+		cleanup_free char *pat = cli_esc(l.rules[i].pattern);
+
+		printf("%s\t%" PRIu64 "\t%s\t%s\t%s\n", c->id, l.rules[i].n,
+		    verdict_name(l.rules[i].verdict),
+		    request_kind_name(l.rules[i].kind), pat);
+	}
+	msg_rule_list_done(&l);
+	json_decref(reply);
+	return 0;
+}
+
+static int
+cli_rules_revoke(const char *run, const char *num)
+{
+	cleanup_free char *cause = NULL;
+	struct cli_conn c;
+	struct msg_ack a;
+	json_t *ack = NULL;
+	uint64_t n;
+	int status;
+
+	if (!cli_parse_id(num, &n)) {
+		cleanup_free char *e = escape_str(num);
+
+		return usage_error(2, "rules", "N must be a rule number, not "
+		    "'%s'", e);
+	}
+	if (cli_connect(run, &c, &cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	if (cli_rules_call(&c, msg_revoke(n), "ack", &ack) != 0) {
+		cli_conn_done(&c);
+		return 1;
+	}
+	if (msg_ack_parse(ack, &a, &cause) < 0)
+		a.error = cause;
+	if (a.ok) {
+		printf("revoked %s %" PRIu64 "\n", c.id, n);
+		status = 0;
+	} else {
+		cleanup_free char *e = escape_str(a.error ? a.error :
+		    "refused");
+
+		cli_error("run %s: %s", c.id, e);
+		status = 1;
+	}
+	json_decref(ack);
+	cli_conn_done(&c);
+	return status;
+}
+
+int
+cli_rules(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_flags fl;
+	int status, left;
+
+	status = cli_parse("rules", cli_rules_help, "+:h", longopts, argc,
+	    argv, &fl);
+	if (fl.done)
+		return status;
+	left = argc - optind;
+	if (left >= 1 && strcmp(argv[optind], "revoke") == 0) {
+		if (left != 3)
+			return usage_error(2, "rules", "revoke expects RUN "
+			    "and N");
+		return cli_rules_revoke(argv[optind + 1], argv[optind + 2]);
+	}
+	if (left > 1)
+		return usage_error(2, "rules", "too many arguments");
+	return cli_each_run(left == 1 ? argv[optind] : NULL, cli_rules_run,
+	    NULL);
 }

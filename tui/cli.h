@@ -9,6 +9,7 @@ int	cli_approve(int argc, char **argv);	/* ward approve RUN ID */
 int	cli_deny(int argc, char **argv);	/* ward deny RUN ID [--reason TEXT] */
 int	cli_stage(int argc, char **argv);	/* ward stage RUN ID */
 int	cli_kill(int argc, char **argv);	/* ward kill RUN */
+int	cli_rules(int argc, char **argv);	/* ward rules [RUN]; revoke RUN N */
 int	cli_log(int argc, char **argv);		/* ward log [RUN] [--json] */
 int	cli_output(int argc, char **argv);	/* ward output [--raw] [RUN] */
 int	cli_ps(int argc, char **argv);		/* ward ps [--json] */

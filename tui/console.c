@@ -126,8 +126,16 @@ console_effect(struct console *c, const struct model_effect *eff)
 	case EFFECT_QUIT:
 		return;
 	case EFFECT_DECIDE:
-		console_send(c, msg_decide(eff->request, eff->verdict,
-		    SCOPE_ONCE, NULL));
+		console_send(c, msg_decide_rule(eff->request, eff->verdict,
+		    eff->scope, eff->reason, eff->rule));
+		return;
+	case EFFECT_DECIDE_MANY:
+		for (size_t i = 0; i < eff->n_requests && c->conn != NULL; i++)
+			console_send(c, msg_decide(eff->requests[i],
+			    eff->verdict, SCOPE_ONCE, NULL));
+		return;
+	case EFFECT_RULES:
+		console_send(c, msg_rules());
 		return;
 	case EFFECT_KILL:
 		console_send(c, msg_kill());

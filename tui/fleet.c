@@ -290,6 +290,21 @@ fleet_step(struct fleet *f, long by)
 }
 
 /* Keys the fleet takes itself; false hands the key to the run's model. */
+/* Requests still unanswered in every run. */
+static size_t
+fleet_unanswered(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct model *rm = f->runs[i].m;
+
+		if (!model_run_ended(rm) && !rm->disconnected)
+			n += model_unanswered(rm);
+	}
+	return n;
+}
+
 static bool
 fleet_key(struct fleet *f, struct model *m, int key)
 {
@@ -306,7 +321,10 @@ fleet_key(struct fleet *f, struct model *m, int key)
 			fleet_select_run(f, (size_t)(key - '1'));
 		else
 			model_message(m, MSG_INFO, "no run %c", key);
-	} else if (a == ACTION_RUN_DISMISS) {
+	} else if (a == ACTION_RUN_DISMISS ||
+	    (a == ACTION_DENY_ALL && fleet_run_ended(f, f->sel))) {
+		/* X: on an ended run, drop it; on a live one, the model's
+		 * "deny every pending request" (asks). */
 		if (fleet_run_ended(f, f->sel))
 			f->runs[f->sel].dismissed = true;
 		else
@@ -319,7 +337,18 @@ fleet_key(struct fleet *f, struct model *m, int key)
 		fleet_step(f, a == ACTION_UP ? -1 : a == ACTION_DOWN ? 1 :
 		    a == ACTION_TOP ? -far : far);
 	} else if (a == ACTION_QUIT) {
-		f->quit = true;
+		size_t n = fleet_unanswered(f);
+
+		/* Leaving with requests waiting asks, in the selected run's
+		 * model, counting every run's. */
+		if (n == 0 || m->detail) {
+			if (m->detail)
+				return false;
+			f->quit = true;
+			return true;
+		}
+		m->others_unanswered = n - model_unanswered(m);
+		return false;
 	} else {
 		return false;
 	}

@@ -40,9 +40,15 @@ static const struct keys_binding keys_table[] = {
 	{ KEYS_ENTER, ACTION_DETAIL, NULL },
 	{ KEYS_ESC, ACTION_CLOSE, NULL },
 	{ 'a', ACTION_ALLOW_ONCE,
-	    "allow the selected request once; s: stage a write on a copy" },
+	    "allow / deny once (a group too); s: stage a write on a copy" },
+	{ 'd', ACTION_DENY_ONCE, KEYS_ALSO },
 	{ 's', ACTION_STAGE_ONCE, KEYS_ALSO },
-	{ 'd', ACTION_DENY_ONCE, "deny the selected request once" },
+	{ 'A', ACTION_ALLOW_RUN,
+	    "allow/deny for the run (rule shown, y); deny, reason" },
+	{ 'D', ACTION_DENY_RUN, KEYS_ALSO },
+	{ 'r', ACTION_DENY_REASON, KEYS_ALSO },
+	{ 'X', ACTION_DENY_ALL, "deny all pending (y/n); the run's rules" },
+	{ 'R', ACTION_RULES, KEYS_ALSO },
 	{ 'K', ACTION_KILL, "kill the run (asks: y/n)" },
 	{ 'y', ACTION_YES, NULL },
 	{ 'n', ACTION_NO, NULL },
@@ -57,7 +63,6 @@ static const struct keys_binding keys_table[] = {
 	    "an ended run" },
 	{ '[', ACTION_RUN_PREV, KEYS_ALSO },
 	{ '1', ACTION_RUN_PICK, KEYS_ALSO },
-	{ 'X', ACTION_RUN_DISMISS, KEYS_ALSO },
 	{ '2', ACTION_RUN_PICK, NULL },
 	{ '3', ACTION_RUN_PICK, NULL },
 	{ '4', ACTION_RUN_PICK, NULL },
@@ -73,9 +78,6 @@ static const struct keys_binding keys_table[] = {
 	/* The agent pane's keys are named on its own key line (view.c). */
 	{ 'v', ACTION_VIEW, NULL },
 	{ 'z', ACTION_ZOOM, NULL },
-	{ 'A', ACTION_NOT_YET, NULL },
-	{ 'D', ACTION_NOT_YET, NULL },
-	{ 'r', ACTION_NOT_YET, NULL },
 };
 
 enum action

@@ -46,6 +46,11 @@ enum action {
 	ACTION_RUN_NEXT,	/* ] */
 	ACTION_RUN_PICK,	/* 1-9: run N */
 	ACTION_RUN_DISMISS,	/* X: forget an ended run */
+	ACTION_ALLOW_RUN,	/* A: allow for the run (shows the rule: y/n) */
+	ACTION_DENY_RUN,	/* D: deny for the run (shows the rule: y/n) */
+	ACTION_DENY_REASON,	/* r: deny with a reason typed on one line */
+	ACTION_DENY_ALL,	/* X: deny every pending request (y/n) */
+	ACTION_RULES,		/* R: the run's rules */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -40,6 +40,8 @@ static const char ward_help[] =
 "  stage RUN ID                   do one pending write outside on a staged\n"
 "                                 copy (ward diff, apply, discard it)\n"
 "  kill RUN                       stop a run and everything in it\n"
+"  rules [RUN]                    the rules answers \"for this run\" stored;\n"
+"  rules revoke RUN N             remove one (asked again next time)\n"
 "  log [--json] [--all | RUN]     show the record of decisions\n"
 "  events [--follow] [--since TIME] [--run RUN] [--json]\n"
 "                                 the record as it grows (JSON Lines)\n"
@@ -114,6 +116,7 @@ static const struct ward_cmd {
 	{ "stage", cli_stage, "answer a write outside with a staged copy",
 	    NULL },
 	{ "kill", cli_kill, "stop a run and everything in it", NULL },
+	{ "rules", cli_rules, "list or revoke a run's rules", NULL },
 	{ "log", cli_log, "show the record of decisions", NULL },
 	{ "events", feed_main, "the record as it grows, JSON Lines", NULL },
 	{ "relay", relay_main, "the control protocol on stdin/stdout (ssh)",

@@ -10,10 +10,16 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "tui/group.h"
 #include "tui/view-report.h"
 #include "tui/vt.h"
 
 static void model_diff_clear_files(struct model *);
+static void model_answer_reset(struct model *);
+static void model_rules_clear(struct model *);
+static void model_answer_gone(struct model *, uint64_t id);
+static uint64_t model_first_row_id(const struct model *);
+static int model_on_rule_list(struct model *, const json_t *);
 static void model_diff_clear_lines(struct model *);
 
 struct model *
@@ -47,6 +53,8 @@ model_pending_free(struct pending *p)
 	free(p->cmdline);
 	free(p->cwd);
 	free(p->why);
+	free(p->rule);
+	free(p->rule_wire);
 	free(p);
 }
 
@@ -59,6 +67,8 @@ model_free(struct model *m)
 	free(m->run.name);
 	free(m->run.command);
 	free(m->run.limits);
+	model_answer_reset(m);
+	model_rules_clear(m);
 	free(m->run.end_reason);
 	output_done(&m->out);
 	model_diff_clear_files(m);
@@ -279,7 +289,7 @@ void
 model_quit_question(const struct model *m, char *buf, size_t len)
 {
 	const struct pending *last = NULL;
-	size_t n = model_unanswered(m);
+	size_t n = model_unanswered(m) + m->others_unanswered;
 	char when[64];
 
 	/* The one denied last says how long any of them waits. */
@@ -291,6 +301,12 @@ model_quit_question(const struct model *m, char *buf, size_t len)
 		if (last == NULL || p->deadline_ms == 0 ||
 		    (last->deadline_ms != 0 && p->deadline_ms > last->deadline_ms))
 			last = p;
+	}
+	if (last == NULL && n > 0) {
+		snprintf(buf, len, "leave? %zu request%s wait%s in other runs "
+		    "for another console, then denied. y/n", n,
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
+		return;
 	}
 	if (last == NULL) {
 		snprintf(buf, len, "leave? y/n");
@@ -377,6 +393,10 @@ model_pending_add(struct model *m, const struct request *r)
 	p->cmdline = escape_str(r->cmdline);
 	p->cwd = escape_str(r->cwd);
 	p->why = escape_str(r->why);
+	if (r->rule != NULL) {
+		p->rule_wire = xstrdup(r->rule);
+		p->rule = escape_str(r->rule);
+	}
 	p->created_ms = r->created_ms;
 	p->deadline_ms = r->deadline_ms;
 
@@ -415,6 +435,7 @@ model_pending_remove(struct model *m, uint64_t id)
 
 	if (i < 0)
 		return;
+	model_answer_gone(m, id);
 	at = (size_t)i;
 	model_pending_free(m->pending[at]);
 	memmove(m->pending + at, m->pending + at + 1,
@@ -443,6 +464,7 @@ model_pending_clear(struct model *m)
 	m->n_pending = 0;
 	m->sel = 0;
 	model_detail_close(m);
+	model_answer_reset(m);	/* nothing asked stays over a new welcome */
 }
 
 /* ---- messages ---- */
@@ -536,7 +558,7 @@ model_on_welcome(struct model *m, const json_t *msg)
 	for (size_t i = 0; i < w.n_pending; i++)
 		model_pending_add(m, w.pending[i]);
 	if (m->n_pending > 0)
-		m->sel = m->pending[0]->id;
+		m->sel = model_first_row_id(m);
 	msg_welcome_done(&w);
 	return 0;
 }
@@ -723,6 +745,10 @@ model_apply_message(struct model *m, const json_t *msg)
 		return model_on_ack(m, msg);
 	case MSG_TYPE_ERROR:
 		return model_on_error(m, msg);
+	case MSG_TYPE_RULE_LIST:
+		return model_on_rule_list(m, msg);
+	case MSG_TYPE_RULES:
+	case MSG_TYPE_REVOKE:
 	case MSG_TYPE_HELLO:
 	case MSG_TYPE_DECIDE:
 	case MSG_TYPE_KILL:
@@ -746,6 +772,7 @@ model_set_disconnected(struct model *m, const char *why)
 	m->disconnected = true;
 	m->confirm_kill = false;
 	m->confirm_quit = false;
+	model_answer_reset(m);
 	/* Nobody can answer them now; the sandbox dies with its supervisor. */
 	model_pending_clear(m);
 	if (!model_run_ended(m))
@@ -787,21 +814,26 @@ model_detail_scroll(struct model *m, int by)
 		m->detail_scroll = 0;
 }
 
+/* The selection moves by the rows the person sees (tui/group.h):
+ * sensitive first, a group as one row (its oldest request stands for it). */
 static void
 model_select_step(struct model *m, int by)
 {
 	ssize_t i = model_pending_index(m, m->sel);
+	struct group_row *rows;
+	size_t n = model_pending_rows(m, &rows);
+	long r = i < 0 ? 0 : group_row_of(rows, n, (size_t)i) + by;
 
-	if (m->n_pending == 0)
+	if (n == 0)
 		return;
 	if (i < 0)
-		i = 0;
-	else
-		i += by;
-	if (i < 0)
-		i = 0;
-	if ((size_t)i >= m->n_pending)
-		i = (ssize_t)m->n_pending - 1;
+		r = 0;
+	if (r < 0)
+		r = 0;
+	if ((size_t)r >= n)
+		r = (long)n - 1;
+	i = rows[r].idx[0];
+	group_rows_free(rows, n);
 	if (m->pending[i]->id == m->sel)
 		return;
 	/* Every selection change re-arms: the clock starts again now for
@@ -887,6 +919,423 @@ model_deny(struct model *m, struct model_effect *eff)
 	eff->request = p->id;
 	eff->verdict = VERDICT_DENY;
 	model_message(m, MSG_INFO, "deny #%" PRIu64 " once: sent", p->id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Answers that ask first (issue 15): a rule, a group, all, a reason. */
+
+static void
+model_rules_clear(struct model *m)
+{
+	for (size_t i = 0; i < m->rules.n; i++)
+		free(m->rules.lines[i]);
+	free(m->rules.lines);
+	m->rules.lines = NULL;
+	m->rules.n = 0;
+}
+
+size_t
+model_pending_rows(const struct model *m, struct group_row **rows)
+{
+	struct group_in *v = xcalloc(m->n_pending + 1, sizeof *v);
+	size_t n;
+
+	for (size_t i = 0; i < m->n_pending; i++)
+		v[i] = (struct group_in){ .kind = m->pending[i]->kind,
+		    .process = m->pending[i]->cmdline,
+		    .subject = m->pending[i]->subject };
+	n = group_rows(v, m->n_pending, rows);
+	free(v);
+	return n;
+}
+
+static void
+model_answer_reset(struct model *m)
+{
+	free(m->answer.ids);
+	free(m->answer.glob);
+	m->answer = (struct model_answer){ .ask = ASK_NONE };
+}
+
+/* A request ended (answered elsewhere, timed out): a rule or a reason
+ * asked for it is never sent. A group keeps the rest. */
+static void
+model_answer_gone(struct model *m, uint64_t id)
+{
+	if ((m->answer.ask != ASK_RULE && m->answer.ask != ASK_REASON) ||
+	    m->answer.request != id)
+		return;
+	model_answer_reset(m);
+	model_message(m, MSG_WARN, "#%" PRIu64 " ended before it was "
+	    "answered: nothing sent, no rule stored", id);
+}
+
+static uint64_t
+model_first_row_id(const struct model *m)
+{
+	struct group_row *rows;
+	size_t n = model_pending_rows(m, &rows);
+	uint64_t id = n > 0 ? m->pending[rows[0].idx[0]]->id : 0;
+
+	group_rows_free(rows, n);
+	return id;
+}
+
+/* The selected request, when it can take an answer now. */
+static struct pending *
+model_answerable(struct model *m, bool allow)
+{
+	struct pending *p = model_pending_get(m, m->sel);
+
+	if (p == NULL) {
+		model_message(m, MSG_INFO, "no request selected");
+		return NULL;
+	}
+	if (p->sent != VERDICT_NONE) {
+		model_message(m, MSG_INFO, "#%" PRIu64 ": answer already sent",
+		    p->id);
+		return NULL;
+	}
+	if (allow && !model_armed(m, p->id)) {
+		model_message(m, MSG_WARN, "wait: #%" PRIu64 " is not shown "
+		    "long enough yet", p->id);
+		return NULL;
+	}
+	return p;
+}
+
+/* The ids of the group the selection stands for, when it is a group of
+ * more than one and no single request is open (Enter answers one). */
+static bool
+model_group_ids(struct model *m, uint64_t **ids, size_t *n_ids, char **glob)
+{
+	ssize_t i = model_pending_index(m, m->sel);
+	struct group_row *rows;
+	size_t n = model_pending_rows(m, &rows);
+	long r = i >= 0 ? group_row_of(rows, n, (size_t)i) : -1;
+	bool group = !m->detail && r >= 0 && rows[r].n > 1;
+
+	if (group) {
+		*ids = xcalloc(rows[r].n, sizeof **ids);
+		*n_ids = 0;
+		for (size_t k = 0; k < rows[r].n; k++)
+			if (m->pending[rows[r].idx[k]]->sent == VERDICT_NONE)
+				(*ids)[(*n_ids)++] = m->pending[rows[r].idx[k]]->id;
+		*glob = xstrdup(rows[r].glob);
+	}
+	group_rows_free(rows, n);
+	return group;
+}
+
+/* a or d on a group: asks first, with the glob it amounts to. */
+static bool
+model_group_ask(struct model *m, enum verdict v)
+{
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	char *glob = NULL;
+
+	if (!model_group_ids(m, &ids, &n, &glob))
+		return false;
+	if (v == VERDICT_ALLOW && !model_armed(m, m->sel)) {
+		model_message(m, MSG_WARN, "wait: the group is not shown long "
+		    "enough yet");
+		free(ids);
+		free(glob);
+		return true;
+	}
+	model_answer_reset(m);
+	m->answer = (struct model_answer){
+		.ask = ASK_GROUP, .verdict = v, .ids = ids, .n_ids = n,
+		.glob = glob, .request = m->sel,
+	};
+	return true;
+}
+
+static void
+model_rule_ask(struct model *m, enum verdict v)
+{
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	char *glob = NULL;
+	struct pending *p;
+
+	if (model_group_ids(m, &ids, &n, &glob)) {
+		free(ids);
+		free(glob);
+		model_message(m, MSG_INFO, "A and D store one request's rule: "
+		    "Enter opens the group's first; a / d answer the group "
+		    "once each");
+		return;
+	}
+	if ((p = model_answerable(m, v == VERDICT_ALLOW)) == NULL)
+		return;
+	if (p->rule == NULL) {
+		model_message(m, MSG_WARN, "#%" PRIu64 ": the supervisor did "
+		    "not say which rule it would store", p->id);
+		return;
+	}
+	model_answer_reset(m);
+	m->answer = (struct model_answer){
+		.ask = ASK_RULE, .request = p->id, .verdict = v,
+	};
+}
+
+static void
+model_reason_ask(struct model *m)
+{
+	struct pending *p = model_answerable(m, false);
+
+	if (p == NULL)
+		return;
+	model_answer_reset(m);
+	m->answer = (struct model_answer){ .ask = ASK_REASON,
+	    .request = p->id, .verdict = VERDICT_DENY };
+}
+
+static void
+model_deny_all_ask(struct model *m)
+{
+	uint64_t *ids = xcalloc(m->n_pending + 1, sizeof *ids);
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_pending; i++)
+		if (m->pending[i]->sent == VERDICT_NONE)
+			ids[n++] = m->pending[i]->id;
+	if (n == 0) {
+		free(ids);
+		model_message(m, MSG_INFO, "nothing pending to deny");
+		return;
+	}
+	model_answer_reset(m);
+	m->answer = (struct model_answer){ .ask = ASK_DENY_ALL,
+	    .verdict = VERDICT_DENY, .ids = ids, .n_ids = n };
+}
+
+/* y on a group or on all: those still pending and not answered. */
+static void
+model_answer_many(struct model *m, struct model_effect *eff)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->answer.n_ids; i++) {
+		struct pending *p = model_pending_get(m, m->answer.ids[i]);
+
+		if (p == NULL || p->sent != VERDICT_NONE)
+			continue;
+		p->sent = m->answer.verdict;
+		m->answer.ids[k++] = p->id;
+	}
+	m->answer.n_ids = k;
+	eff->kind = EFFECT_DECIDE_MANY;
+	eff->verdict = m->answer.verdict;
+	eff->scope = SCOPE_ONCE;
+	eff->requests = m->answer.ids;
+	eff->n_requests = k;
+	model_message(m, MSG_INFO, "%s %zu request%s once each: sent",
+	    verdict_name(m->answer.verdict), k, k == 1 ? "" : "s");
+}
+
+/* The answer of a prompt: y sends what was shown, any other key is a
+ * no. The ids stay with the model until the next prompt (eff points at
+ * them). */
+static void
+model_answer_confirm(struct model *m, enum action a,
+    struct model_effect *eff)
+{
+	struct pending *p = model_pending_get(m, m->answer.request);
+	enum model_ask ask = m->answer.ask;
+
+	m->answer.ask = ASK_NONE;
+	if (a != ACTION_YES) {
+		model_message(m, MSG_INFO, "cancelled: nothing sent");
+		return;
+	}
+	if (ask == ASK_GROUP || ask == ASK_DENY_ALL) {
+		model_answer_many(m, eff);
+		return;
+	}
+	if (p == NULL || p->sent != VERDICT_NONE || p->rule_wire == NULL)
+		return;
+	p->sent = m->answer.verdict;
+	eff->kind = EFFECT_DECIDE;
+	eff->request = p->id;
+	eff->verdict = m->answer.verdict;
+	eff->scope = SCOPE_RUN;
+	eff->rule = p->rule_wire;
+	model_message(m, MSG_INFO, "%s #%" PRIu64 " for the run: sent",
+	    verdict_name(m->answer.verdict), p->id);
+}
+
+/* UTF-8 of a key's code point into the reason, if it fits. */
+static void
+model_reason_put(struct model *m, int key)
+{
+	char buf[4];
+	size_t n;
+	unsigned c = (unsigned)key;
+
+	if (c < 0x80) {
+		buf[0] = (char)c;
+		n = 1;
+	} else if (c < 0x800) {
+		buf[0] = (char)(0xc0 | (c >> 6));
+		buf[1] = (char)(0x80 | (c & 0x3f));
+		n = 2;
+	} else if (c < 0x10000) {
+		if (c >= 0xd800 && c < 0xe000)
+			return;
+		buf[0] = (char)(0xe0 | (c >> 12));
+		buf[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		buf[2] = (char)(0x80 | (c & 0x3f));
+		n = 3;
+	} else if (c < 0x110000) {
+		buf[0] = (char)(0xf0 | (c >> 18));
+		buf[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+		buf[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+		buf[3] = (char)(0x80 | (c & 0x3f));
+		n = 4;
+	} else
+		return;
+	if (m->answer.reason_len + n > MODEL_REASON_MAX)
+		return;
+	memcpy(m->answer.reason + m->answer.reason_len, buf, n);
+	m->answer.reason_len += n;
+	m->answer.reason[m->answer.reason_len] = '\0';
+}
+
+/* A key while a reason is typed: text, Backspace, Enter sends the deny
+ * with it, Esc cancels. Control characters and other keys are dropped:
+ * the reason holds printable text only. */
+static void
+model_reason_key(struct model *m, int key, struct model_effect *eff)
+{
+	struct pending *p;
+
+	if (key == KEYS_ESC) {
+		model_answer_reset(m);
+		model_message(m, MSG_INFO, "cancelled: nothing sent");
+		return;
+	}
+	if (key == KEYS_BACKSPACE || key == 0x7f || key == KEYS_CTRL('h')) {
+		while (m->answer.reason_len > 0 &&
+		    ((unsigned char)m->answer.reason[--m->answer.reason_len] &
+		    0xc0) == 0x80)
+			;
+		m->answer.reason[m->answer.reason_len] = '\0';
+		return;
+	}
+	if (key == '\r' || key == '\n' || key == KEYS_ENTER) {
+		m->answer.ask = ASK_NONE;
+		p = model_pending_get(m, m->answer.request);
+		if (p == NULL || p->sent != VERDICT_NONE)
+			return;
+		p->sent = VERDICT_DENY;
+		eff->kind = EFFECT_DECIDE;
+		eff->request = p->id;
+		eff->verdict = VERDICT_DENY;
+		eff->scope = SCOPE_ONCE;
+		eff->reason = m->answer.reason_len > 0 ? m->answer.reason :
+		    NULL;
+		model_message(m, MSG_INFO, "deny #%" PRIu64 " with a reason: "
+		    "sent", p->id);
+		return;
+	}
+	if (key >= ' ' && key != 0x7f && key < KEYS_UP &&
+	    !(key >= 0x80 && key < 0xa0))
+		model_reason_put(m, key);
+}
+
+/* A key while an answer asks (y sends, any other cancels) or the rules
+ * list is open (any key closes it; Esc and q only that): true when the
+ * key is used up. */
+static bool
+model_answer_takes(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (m->answer.ask != ASK_NONE) {
+		model_answer_confirm(m, a, eff);
+		return true;
+	}
+	if (m->rules.open && a != ACTION_RULES) {
+		m->rules.open = false;
+		return a == ACTION_CLOSE || a == ACTION_QUIT;
+	}
+	return false;
+}
+
+/* The keys of answers that ask first, and the rules list. */
+static void
+model_answer_action(struct model *m, enum action a, struct model_effect *eff)
+{
+	if (a == ACTION_ALLOW_RUN || a == ACTION_DENY_RUN)
+		model_rule_ask(m, a == ACTION_ALLOW_RUN ? VERDICT_ALLOW :
+		    VERDICT_DENY);
+	else if (a == ACTION_DENY_REASON)
+		model_reason_ask(m);
+	else if (a == ACTION_DENY_ALL)
+		model_deny_all_ask(m);
+	else if (a == ACTION_RULES) {
+		m->rules.open = !m->rules.open;
+		if (m->rules.open)
+			eff->kind = EFFECT_RULES;
+	}
+}
+
+char *
+model_ask_text(const struct model *m)
+{
+	const struct pending *p = model_pending_find(m, m->answer.request);
+	cleanup_free char *reason = NULL;
+
+	switch (m->answer.ask) {
+	case ASK_NONE:
+		break;
+	case ASK_RULE:
+		if (p == NULL)
+			break;
+		return xasprintf("%s for the run #%" PRIu64 ", stores the rule: "
+		    "%s %s %s - y stores it, any other key cancels",
+		    verdict_name(m->answer.verdict), p->id,
+		    verdict_name(m->answer.verdict), request_kind_name(p->kind),
+		    p->rule);
+	case ASK_REASON:
+		reason = escape_str(m->answer.reason);
+		return xasprintf("deny #%" PRIu64 ", reason: %s_  (Enter sends, "
+		    "Esc cancels)", m->answer.request, reason);
+	case ASK_GROUP:
+		return xasprintf("%s %zu %s requests in %s, once each (no rule "
+		    "stored) - y sends, any other key cancels",
+		    verdict_name(m->answer.verdict), m->answer.n_ids,
+		    p != NULL ? request_kind_name(p->kind) : "",
+		    m->answer.glob);
+	case ASK_DENY_ALL:
+		return xasprintf("deny every pending request of this run (%zu) "
+		    "- y sends, any other key cancels", m->answer.n_ids);
+	}
+	return NULL;
+}
+
+static int
+model_on_rule_list(struct model *m, const json_t *msg)
+{
+	struct msg_rule_list l;
+	cleanup_free char *cause = NULL;
+
+	if (msg_rule_list_parse(msg, &l, &cause) < 0)
+		return model_bad_message(m, cause);
+	model_rules_clear(m);
+	m->rules.lines = xcalloc(l.n_rules + 1, sizeof *m->rules.lines);
+	for (size_t i = 0; i < l.n_rules; i++) {
+		cleanup_free char *pat = escape_str(l.rules[i].pattern);
+
+		m->rules.lines[i] = xasprintf("%3" PRIu64 "  %-5s  %-7s  %s",
+		    l.rules[i].n, verdict_name(l.rules[i].verdict),
+		    request_kind_name(l.rules[i].kind), pat);
+	}
+	m->rules.n = l.n_rules;
+	m->rules.loaded = true;
+	msg_rule_list_done(&l);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1127,6 +1576,11 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_RESIZE:
 	case ACTION_NOT_YET:
 	case ACTION_FILTER:
+	case ACTION_ALLOW_RUN:
+	case ACTION_DENY_RUN:
+	case ACTION_DENY_REASON:
+	case ACTION_DENY_ALL:
+	case ACTION_RULES:
 		return false;
 	}
 	return false;
@@ -1240,6 +1694,25 @@ model_set_summary(struct model *m, const struct summary *s)
 	m->have_summary = true;
 }
 
+/* The actions that answer, change or kill: a --view console has none. */
+static bool
+model_answers(enum action a)
+{
+	static const enum action answer[] = {
+		ACTION_ALLOW_ONCE, ACTION_DENY_ONCE, ACTION_STAGE_ONCE,
+		ACTION_ALLOW_RUN, ACTION_DENY_RUN, ACTION_DENY_REASON,
+		ACTION_DENY_ALL, ACTION_KILL, ACTION_NOT_YET,
+		ACTION_DIFF_APPLY, ACTION_DIFF_APPLY_ALL, ACTION_DIFF_DISCARD,
+		ACTION_DIFF_DISCARD_ALL,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(answer); i++) {
+		if (answer[i] == a)
+			return true;
+	}
+	return false;
+}
+
 void
 model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 {
@@ -1251,6 +1724,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	memset(eff, 0, sizeof *eff);
 	eff->kind = EFFECT_NONE;
 	if (a == ACTION_RESIZE || a == ACTION_REDRAW)
+		return;
+	if (model_answer_takes(m, a, eff))
 		return;
 	if (model_confirm_answer(m, a, eff))
 		return;
@@ -1273,8 +1748,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 	if (m->diff.open && model_diff_action(m, a, eff))
 		return;
-	if (m->view_only && (a == ACTION_ALLOW_ONCE || a == ACTION_DENY_ONCE ||
-	    a == ACTION_KILL || a == ACTION_NOT_YET)) {
+	if (m->view_only && model_answers(a)) {
 		model_message(m, MSG_WARN, "view only: this console cannot "
 		    "answer or kill (attach without --view to answer)");
 		return;
@@ -1345,13 +1819,22 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		m->focus = PANE_EVENTS;
 		break;
 	case ACTION_ALLOW_ONCE:
-		model_allow(m, eff, VERDICT_ALLOW);
+		if (!model_group_ask(m, VERDICT_ALLOW))
+			model_allow(m, eff, VERDICT_ALLOW);
 		break;
 	case ACTION_STAGE_ONCE:
 		model_allow(m, eff, VERDICT_STAGE);
 		break;
 	case ACTION_DENY_ONCE:
-		model_deny(m, eff);
+		if (!model_group_ask(m, VERDICT_DENY))
+			model_deny(m, eff);
+		break;
+	case ACTION_ALLOW_RUN:
+	case ACTION_DENY_RUN:
+	case ACTION_DENY_REASON:
+	case ACTION_DENY_ALL:
+	case ACTION_RULES:
+		model_answer_action(m, a, eff);
 		break;
 	case ACTION_KILL:
 		if (model_run_ended(m))
@@ -1372,8 +1855,9 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			break;
 		}
 		/* Leaving is deliberate while requests wait on a person. */
-		if (model_unanswered(m) > 0 && !model_run_ended(m) &&
-		    !m->disconnected && !m->view_only) {
+		if ((model_unanswered(m) > 0 && !model_run_ended(m) &&
+		    !m->disconnected && !m->view_only) ||
+		    m->others_unanswered > 0) {
 			m->confirm_quit = true;
 			break;
 		}
@@ -1535,6 +2019,10 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 	}
 	if (m->pasting)
 		return;
+	if (m->answer.ask == ASK_REASON) {
+		model_reason_key(m, key, eff);
+		return;
+	}
 	if (m->agent && !m->help && !m->confirm_kill && !m->confirm_quit &&
 	    !m->detail &&
 	    (key == m->prefix || key == KEYS_ESC)) {

@@ -111,6 +111,11 @@ struct pending {
 	bool		 partial;	/* last frame drew only part of it */
 	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
 	bool		 hooked;	/* handed to the notify_cmd hook */
+	/* The rule an answer "for this run" stores, as the supervisor sent
+	 * it (sent back in the decide) and escaped (shown); NULL when the
+	 * supervisor did not say (then A and D are refused). */
+	char		*rule_wire;
+	char		*rule;
 };
 
 struct model_event {
@@ -159,7 +164,11 @@ enum effect {
 	EFFECT_NONE,
 	EFFECT_DIFF_LOAD,	/* read the changes, then diff.sel's patch */
 	EFFECT_DIFF_ACT,	/* apply or discard diff.confirm_targets */
-	EFFECT_DECIDE,		/* send decide(request, verdict, once) */
+	EFFECT_DECIDE,		/* send decide(request, verdict, scope,
+				 * reason, rule) */
+	EFFECT_DECIDE_MANY,	/* send decide(id, verdict, once) for each
+				 * of requests[0..n_requests) */
+	EFFECT_RULES,		/* send rules (the answer: rule_list) */
 	EFFECT_KILL,		/* send kill */
 	EFFECT_QUIT,		/* leave */
 };
@@ -168,6 +177,48 @@ struct model_effect {
 	enum effect	 kind;
 	uint64_t	 request;
 	enum verdict	 verdict;
+	/* These point into the model, valid until its next call. */
+	enum scope	 scope;
+	const char	*reason;	/* NULL when none */
+	const char	*rule;		/* NULL when none */
+	const uint64_t	*requests;
+	size_t		 n_requests;
+};
+
+/*
+ * An answer that asks before it is sent (issue 15): the exact rule an
+ * answer for the run stores (A, D), the glob a group answer amounts to,
+ * every pending request (X); y sends, any other key cancels, and so does
+ * the request's end (a timeout never stores a rule). r types a reason on
+ * one line (Enter sends, Esc cancels).
+ */
+enum model_ask {
+	ASK_NONE,
+	ASK_RULE,		/* request, verdict */
+	ASK_REASON,		/* request; reason being typed */
+	ASK_GROUP,		/* ids, verdict, glob */
+	ASK_DENY_ALL,		/* ids */
+};
+
+#define MODEL_REASON_MAX	200	/* bytes of a typed reason */
+
+struct model_answer {
+	enum model_ask	 ask;
+	uint64_t	 request;
+	enum verdict	 verdict;
+	uint64_t	*ids;		/* owned */
+	size_t		 n_ids;
+	char		*glob;		/* owned, escaped already */
+	char		 reason[MODEL_REASON_MAX + 1];
+	size_t		 reason_len;
+};
+
+/* The run's rules (R, from rule_list); strings escaped. */
+struct model_rules {
+	bool		 open;
+	bool		 loaded;
+	char	       **lines;		/* "1  allow write /x" */
+	size_t		 n;
 };
 
 /* Things the terminal must do after messages: ring, flush typeahead, notify. */
@@ -186,6 +237,9 @@ struct model {
 					 * help lists the run keys */
 	bool		 ascii;		/* no UTF-8 terminal: markers, frame */
 	bool		 view_only;	/* --view: no answer keys, no typing */
+	/* Unanswered requests of the other runs of an every-run console
+	 * (tui/fleet.c sets it when q is pressed): leaving asks for them. */
+	size_t		 others_unanswered;
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
 
@@ -233,6 +287,8 @@ struct model {
 	 * (approvals/summary.h). */
 	bool		 have_summary;
 	struct summary	 summary;
+	struct model_answer answer;
+	struct model_rules rules;
 	/* The agent pane. keys go to the program while focus is
 	 * PANE_AGENT; the prefix key moves it to the requests. */
 	struct vt	*vt;		/* fed every pty output */
@@ -333,6 +389,18 @@ void		 model_take_alerts(struct model *, struct model_alerts *);
 /* Sets the status line (printf format); level as enum msg_level. */
 void		 model_message(struct model *, enum msg_level, const char *,
 		    ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * The pending list as the person reads it (tui/group.h): sensitive
+ * requests first, similar ones grouped; returns how many rows, *rows
+ * for group_rows_free.
+ */
+struct group_row;
+size_t		 model_pending_rows(const struct model *, struct group_row **);
+
+/* The prompt of an answer being confirmed or typed (malloc'd), or NULL:
+ * "allow for the run: write /x/y - y stores it, any other key cancels". */
+char		*model_ask_text(const struct model *);
 
 /* Lookups for the view. */
 const struct pending *model_pending_find(const struct model *, uint64_t id);

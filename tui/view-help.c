@@ -82,7 +82,6 @@ view_help_draw(const struct model *m, struct grid *g, int top, int bottom)
 	size_t n, i = 0;
 
 	pen_header(g, top, "help", true);
-	p.y++;
 	b = keys_bindings(&n);
 	while ((what = view_help_line(b, n, &i, keys, sizeof keys)) != NULL) {
 		if (!m->many_runs && view_help_runs_line(b, n, what))

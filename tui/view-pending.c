@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config/util.h"
+#include "tui/group.h"
 #include "tui/pen.h"
 
 #define PEND_LABEL_X	4
@@ -95,80 +96,163 @@ view_pending_head(const struct model *m, const struct pending *p,
 	    GRID_COLOR(GRID_YELLOW)));
 }
 
-/* Draws (or, with p->g NULL, measures) one request's block. */
+/* A group's head: its oldest request, how many, and its countdown. */
 static void
-view_pending_block(const struct model *m, const struct pending *p,
+view_group_head(const struct model *m, const struct pending *p, size_t n,
+    struct grid *g, int y, bool selected)
+{
+	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
+	cleanup_free char *left = xasprintf("%s#%" PRIu64 " +%zu  %s  %s  "
+	    "(%zu alike)", selected ? "> " : "  ", p->id, n - 1,
+	    request_kind_name(p->kind), p->syscall, n);
+	char right[64];
+	int rx;
+
+	model_countdown(m, p, right, sizeof right - 1);
+	strcat(right, " ");
+	if (selected)
+		grid_fill(g, y, 0, g->w, attr);
+	rx = g->w - grid_width(right);
+	grid_put(g, y, 0, rx - 1, left, attr);
+	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
+	    GRID_COLOR(GRID_YELLOW)));
+}
+
+/*
+ * Draws (or, with p->g NULL, measures) one row: a request's block, with
+ * what makes it sensitive; or a group's, with the glob a group answer
+ * amounts to and its oldest request's process.
+ */
+static void
+view_pending_block(const struct model *m, const struct group_row *row,
     struct pen *pen, int w, bool selected)
 {
-	if (pen->g != NULL && pen->y >= pen->top && pen->y < pen->bottom)
+	const struct pending *p = m->pending[row->idx[0]];
+	bool drawn = pen->g != NULL && pen->y >= pen->top &&
+	    pen->y < pen->bottom;
+	const char *why = "";
+
+	if (row->n > 1) {
+		if (drawn)
+			view_group_head(m, p, row->n, pen->g, pen->y, selected);
+		pen->y++;
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, "all in",
+		    row->glob, GRID_BOLD);
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
+		    "process", p->cmdline, 0);
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, "answer",
+		    "a / d answer all once (shows the glob first); Enter opens "
+		    "the first", GRID_DIM);
+		return;
+	}
+	if (drawn)
 		view_pending_head(m, p, pen->g, pen->y, selected);
 	pen->y++;
+	(void)group_sensitivity(p->kind, p->subject, &why);
+	if (row->rank > GROUP_NETWORK || (row->rank == GROUP_HOME &&
+	    *why != '\0'))
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
+		    "risk", why, GRID_BOLD | GRID_COLOR(GRID_RED));
 	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w);
 }
 
 static int
-view_pending_block_rows(const struct model *m, const struct pending *p, int w)
+view_pending_block_rows(const struct model *m, const struct group_row *row,
+    int w)
 {
 	struct pen pen = { 0 };
 
-	view_pending_block(m, p, &pen, w, false);
+	view_pending_block(m, row, &pen, w, false);
 	return pen.y;
 }
 
 int
 view_pending_rows(const struct model *m, int w)
 {
-	int rows = 1;
+	struct group_row *rows;
+	size_t n = model_pending_rows(m, &rows);
+	int sum = 1;
 
-	for (size_t i = 0; i < m->n_pending; i++)
-		rows += view_pending_block_rows(m, m->pending[i], w);
-	return rows;
+	for (size_t i = 0; i < n; i++)
+		sum += view_pending_block_rows(m, &rows[i], w);
+	group_rows_free(rows, n);
+	return sum;
+}
+
+static void
+view_pending_title(const struct model *m, size_t n_rows, bool ranked,
+    size_t first, size_t below, char *title, size_t len)
+{
+	int k;
+
+	if (n_rows < m->n_pending)
+		k = snprintf(title, len, "pending: %zu in %zu line%s, "
+		    "sensitive first", m->n_pending, n_rows,
+		    n_rows == 1 ? "" : "s");
+	else if (ranked)
+		k = snprintf(title, len, "pending: %zu, sensitive first",
+		    m->n_pending);
+	else
+		k = snprintf(title, len, "pending: %zu, oldest first",
+		    m->n_pending);
+	if (k < 0 || (size_t)k >= len)
+		return;
+	if (first > 0 && below > 0)
+		snprintf(title + k, len - (size_t)k, " (%zu above, %zu below)",
+		    first, below);
+	else if (first > 0)
+		snprintf(title + k, len - (size_t)k, " (%zu above)", first);
+	else if (below > 0)
+		snprintf(title + k, len - (size_t)k, " (%zu below)", below);
 }
 
 /*
- * Draws the pending pane in rows [top, bottom): a header, then requests
- * oldest first from the first one that lets the selected request show
- * whole. A request taller than the pane is drawn from its top with a last
- * row that says Enter shows all; it does not count as shown whole.
+ * Draws the pending pane in rows [top, bottom): a header, then the rows
+ * (tui/group.h: sensitive first, similar requests as one) from the first
+ * one that lets the selected row show whole. A row taller than the pane
+ * is drawn from its top with a last row that says Enter shows all; it
+ * does not count as shown whole. A group counts as its oldest request.
  */
 void
 view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
     struct view_report *rep)
 {
 	int body = top + 1, rows = bottom - body, sum = 0;
-	ssize_t sel = model_pending_index(m, m->sel);
-	size_t first = 0, below = 0;
+	ssize_t sel_i = model_pending_index(m, m->sel);
+	struct group_row *v;
+	size_t n = model_pending_rows(m, &v), first = 0, below = 0, sel;
 	struct pen pen = { .g = g, .y = body, .top = body, .bottom = bottom };
-	char title[128];
+	char title[160];
 	bool focused = m->focus == PANE_PENDING;
 	bool cut_selected = false;
+	long r;
 
 	if (m->n_pending == 0) {
 		pen_header(g, top, "pending: none", focused);
+		group_rows_free(v, n);
 		return;
 	}
-	if (sel < 0)
-		sel = 0;
-	for (size_t i = 0; i <= (size_t)sel; i++)
-		sum += view_pending_block_rows(m, m->pending[i], g->w);
-	while (first < (size_t)sel && sum > rows)
-		sum -= view_pending_block_rows(m, m->pending[first++], g->w);
+	r = sel_i >= 0 ? group_row_of(v, n, (size_t)sel_i) : -1;
+	sel = r >= 0 ? (size_t)r : 0;
+	for (size_t i = 0; i <= sel; i++)
+		sum += view_pending_block_rows(m, &v[i], g->w);
+	while (first < sel && sum > rows)
+		sum -= view_pending_block_rows(m, &v[first++], g->w);
 
-	for (size_t i = first; i < m->n_pending; i++) {
-		const struct pending *p = m->pending[i];
-		int y0 = pen.y;
+	for (size_t i = first; i < n; i++) {
+		const struct pending *p = m->pending[v[i].idx[0]];
 
-		if (y0 >= bottom) {
+		if (pen.y >= bottom) {
 			below++;
 			continue;
 		}
-		view_pending_block(m, p, &pen, g->w, (ssize_t)i == sel);
+		view_pending_block(m, &v[i], &pen, g->w, i == sel);
 		if (pen.y <= bottom) {
 			view_report_seen(rep, p->id, true);
 		} else {
 			view_report_seen(rep, p->id, false);
 			below++;
-			if ((ssize_t)i == sel)
+			if (i == sel)
 				cut_selected = true;
 		}
 	}
@@ -178,20 +262,10 @@ view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
 		    "... more: Enter shows the whole request",
 		    GRID_BOLD | GRID_COLOR(GRID_YELLOW));
 	}
-
-	if (first > 0 && below > 0)
-		snprintf(title, sizeof title, "pending: %zu, oldest first "
-		    "(%zu above, %zu below)", m->n_pending, first, below);
-	else if (first > 0)
-		snprintf(title, sizeof title, "pending: %zu, oldest first "
-		    "(%zu above)", m->n_pending, first);
-	else if (below > 0)
-		snprintf(title, sizeof title, "pending: %zu, oldest first "
-		    "(%zu below)", m->n_pending, below);
-	else
-		snprintf(title, sizeof title, "pending: %zu, oldest first",
-		    m->n_pending);
+	view_pending_title(m, n, n > 0 && v[0].rank != v[n - 1].rank, first,
+	    below, title, sizeof title);
 	pen_header(g, top, title, focused);
+	group_rows_free(v, n);
 }
 
 /*
@@ -280,7 +354,15 @@ view_pending_compact_draw(const struct model *m, struct grid *g, int top,
 	snprintf(title, sizeof title, "pending: %zu (#%" PRIu64 ", %zd of "
 	    "%zu)", m->n_pending, m->pending[sel]->id, sel + 1, m->n_pending);
 	pen_header(g, top, title, true);
-	view_pending_block(m, m->pending[sel], &pen, g->w, true);
+	{
+		size_t one = (size_t)sel;
+		const char *why = "";
+		struct group_row row = { .idx = &one, .n = 1,
+		    .rank = group_sensitivity(m->pending[sel]->kind,
+		    m->pending[sel]->subject, &why) };
+
+		view_pending_block(m, &row, &pen, g->w, true);
+	}
 	if (pen.y > bottom) {
 		grid_fill(g, bottom - 1, 0, g->w, 0);
 		grid_put(g, bottom - 1, 2, g->w, "... more: Enter shows it whole",

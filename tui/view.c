@@ -10,6 +10,7 @@
 #include "tui/view-diff.h"
 #include "tui/view-agent.h"
 #include "tui/view-events.h"
+#include "tui/view-answer.h"
 #include "tui/view-help.h"
 #include "tui/view-output.h"
 #include "tui/view-pending.h"
@@ -283,6 +284,8 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 	view_title(m, g);
 	if (m->help)
 		view_help_draw(m, g, 1, g->h - 2);
+	else if (m->rules.open)
+		view_rules_draw(m, g, 1, g->h - 2);
 	else if (m->diff.open)
 		view_diff_draw(m, g, 1, g->h - 2, rep);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
@@ -303,6 +306,7 @@ view_draw(const struct model *m, struct grid *g, struct view_report *rep)
 		rep->agent_x = l.pane_x;
 	}
 	view_status(m, g);
+	view_ask_draw(m, g);
 	view_keys(m, g);
 }
 

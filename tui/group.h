@@ -1,0 +1,66 @@
+#pragma once
+/*
+ * Floods tamed (issue 15): the pending list as the person reads it. Pure
+ * functions over the model's pending requests (oldest first), no model
+ * calls, so tests drive them with plain arrays.
+ *
+ * Similar requests are one group: the same kind, the same process (by
+ * its command line: each thread of a program asks with its own pid), and
+ * the same place (a write's folder, a connect's or lookup's host, an
+ * install's manager). A sensitive request (group_sensitivity() above
+ * GROUP_BULK) is never grouped: it is always a line of its own.
+ *
+ * The rows come in this order: the most sensitive first, then by the
+ * oldest request each row holds. Within a rank, oldest first.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "approvals/request.h"
+
+/* What grouping reads of a pending request (the model's, escaped). */
+#define GROUP_MIN	5
+
+struct group_in {
+	enum request_kind kind;
+	const char	*process;	/* its command line */
+	const char	*subject;
+};
+
+/* How much a request matters, highest first on screen. */
+enum group_rank {
+	GROUP_BULK,		/* anything else */
+	GROUP_HOME,		/* a dot-file, or a file under a home-like
+				 * folder (/home, /root, /Users) */
+	GROUP_NETWORK,		/* a host the run has not been allowed */
+	GROUP_INSTALL,		/* a package install */
+	GROUP_CRITICAL,		/* authorized_keys, a shell's start-up
+				 * file, anything under /etc */
+};
+
+/* The rank of kind+subject (a subject as the request shows it) and why,
+ * in a few words ("shell start-up file"); why is "" for GROUP_BULK. */
+enum group_rank	 group_sensitivity(enum request_kind, const char *subject,
+		    const char **why);
+/* "bulk", "home", "network", "install", "critical" */
+const char	*group_rank_name(enum group_rank);
+
+/* One line of the list: a request alone, or a group of them. */
+struct group_row {
+	size_t		*idx;		/* indexes into the pending list,
+					 * oldest first; owned */
+	size_t		 n;		/* >= 1 */
+	enum group_rank	 rank;
+	char		*glob;		/* what the group amounts to: a folder
+					 * and a star, host:*, npm *; a row of
+					 * one, its subject; owned */
+};
+
+/* The rows of v[0..n) (oldest first); returns how many, *rows
+ * malloc'd (NULL for none); group_rows_free frees them. */
+size_t		 group_rows(const struct group_in *v, size_t n,
+		    struct group_row **rows);
+void		 group_rows_free(struct group_row *, size_t n);
+/* The row that holds pending index i, or -1. */
+long		 group_row_of(const struct group_row *, size_t n_rows, size_t i);
