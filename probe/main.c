@@ -177,16 +177,17 @@ probe_usage(FILE *f)
 	    f);
 }
 
+const struct option probe_opts[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 probe_main(int argc, char **argv, const char *argv0)
 {
-	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "keep", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct probe *p = xcalloc(1, sizeof *p);
 	cleanup_free char *cause = NULL, *harness = NULL;
 	const char *policy = NULL;
@@ -196,7 +197,7 @@ probe_main(int argc, char **argv, const char *argv0)
 	p->lfd = p->ufd = p->pfd = -1;
 	p->argv0 = argv0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+h", probe_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			policy = optarg;

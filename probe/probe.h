@@ -14,6 +14,8 @@
  * hostile program, and the rest, the battery that runs it and judges it
  * from outside (setup, run, watch, judge, report).
  */
+#include <getopt.h>
+
 int	probe_main(int argc, char **argv, const char *argv0);
 /* ward probe-inside NAME [ARG...]: one hostile action, the program that
  * probe_main runs inside each sandbox. It reports what it tried on stdout;
@@ -25,3 +27,6 @@ int	probe_inside_main(int argc, char **argv);
 #define PROBE_SECRET_PREFIX	"WARD_PROBE_SECRET_"
 #define PROBE_RACE_PACKAGE	"wardprobe-x"
 #define PROBE_RACE_SCRIPT	"pip"	/* in the tools folder: #!ward probe-inside */
+
+/* The getopt_long tables, for `ward completion` (tui/completion.h). */
+extern const struct option probe_opts[];

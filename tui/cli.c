@@ -800,23 +800,24 @@ cli_pending_lines(const json_t *arr, bool header, bool long_form)
 	}
 }
 
+const struct option cli_pending_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "header", no_argument, NULL, OPT_HEADER },
+	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+	{ "long", no_argument, NULL, OPT_LONG },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_pending(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "header", no_argument, NULL, OPT_HEADER },
-		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
-		{ "long", no_argument, NULL, OPT_LONG },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cli_pending_ctx ctx = { 0 };
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("pending", cli_pending_help, ":jlH:h", longopts, argc,
+	status = cli_parse("pending", cli_pending_help, ":jlH:h", cli_pending_opts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
@@ -847,23 +848,25 @@ cli_pending(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
+const struct option cli_deny_opts[] = {
+	{ "reason", required_argument, NULL, OPT_REASON },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct option cli_approve_opts[] = {
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* v: VERDICT_ALLOW (approve), VERDICT_DENY (deny) or VERDICT_STAGE. */
 static int
 cli_decide(const char *verb, const char *help, enum verdict v, int argc,
     char **argv)
 {
 	bool allow = v != VERDICT_DENY;
-	static const struct option deny_opts[] = {
-		{ "reason", required_argument, NULL, OPT_REASON },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const struct option approve_opts[] = {
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	cleanup_free char *cause = NULL;
 	struct cli_conn c;
 	struct cli_flags fl;
@@ -873,7 +876,7 @@ cli_decide(const char *verb, const char *help, enum verdict v, int argc,
 	int status, r;
 
 	status = cli_parse(verb, help, allow ? ":H:h" : ":r:H:h",
-	    allow ? approve_opts : deny_opts, argc, argv, &fl);
+	    allow ? cli_approve_opts : cli_deny_opts, argc, argv, &fl);
 	if (fl.done)
 		return status;
 	if (argc - optind < 2)
@@ -949,14 +952,15 @@ cli_stage(int argc, char **argv)
 	return cli_decide("stage", cli_stage_help, VERDICT_STAGE, argc, argv);
 }
 
+const struct option cli_kill_opts[] = {
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_kill(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	cleanup_free char *cause = NULL;
 	struct cli_conn c;
 	struct cli_flags fl;
@@ -964,7 +968,7 @@ cli_kill(int argc, char **argv)
 	struct msg_ack a;
 	int status, r;
 
-	status = cli_parse("kill", cli_kill_help, ":H:h", longopts, argc, argv,
+	status = cli_parse("kill", cli_kill_help, ":H:h", cli_kill_opts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -1292,16 +1296,17 @@ cli_log_summary(struct audit *a, const char *run, bool json, char **cause)
 	return 0;
 }
 
+const struct option cli_log_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_log(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "summary", no_argument, NULL, OPT_SUMMARY },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	cleanup_free char *db = NULL;
 	cleanup_free char *cause = NULL;
 	cleanup_free char *run = NULL;
@@ -1310,7 +1315,7 @@ cli_log(int argc, char **argv)
 	struct audit *a = NULL;
 	int status, r;
 
-	status = cli_parse("log", cli_log_help, ":jash", longopts, argc, argv,
+	status = cli_parse("log", cli_log_help, ":jash", cli_log_opts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -1370,14 +1375,15 @@ cli_output_escaped(const char *buf, size_t len)
 	}
 }
 
+const struct option cli_output_opts[] = {
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_output(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	cleanup_free char *db = NULL;
 	cleanup_free char *cause = NULL;
 	cleanup_free char *run = NULL;
@@ -1387,7 +1393,7 @@ cli_output(int argc, char **argv)
 	size_t len = 0;
 	int status, r;
 
-	status = cli_parse("output", cli_output_help, ":Rh", longopts, argc,
+	status = cli_parse("output", cli_output_help, ":Rh", cli_output_opts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;
@@ -1485,19 +1491,20 @@ cli_ps_recover(void)
 	audit_close(a);
 }
 
+const struct option cli_ps_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_ps(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cli_ps_ctx ctx = { 0 };
 	struct cli_flags fl;
 	int status;
 
-	status = cli_parse("ps", cli_ps_help, ":jh", longopts, argc, argv,
+	status = cli_parse("ps", cli_ps_help, ":jh", cli_ps_opts, argc, argv,
 	    &fl);
 	if (fl.done)
 		return status;
@@ -1604,17 +1611,18 @@ cli_rules_revoke(const char *run, const char *num)
 	return status;
 }
 
+const struct option cli_rules_opts[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_rules(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cli_flags fl;
 	int status, left;
 
-	status = cli_parse("rules", cli_rules_help, "+:h", longopts, argc,
+	status = cli_parse("rules", cli_rules_help, "+:h", cli_rules_opts, argc,
 	    argv, &fl);
 	if (fl.done)
 		return status;

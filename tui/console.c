@@ -1,6 +1,7 @@
 #include "tui/console.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <langinfo.h>
@@ -860,44 +861,49 @@ console_every(const struct console_opts *opts, char **ids, size_t n)
 	return status;
 }
 
+const struct option console_opts_table[] = {
+	{ "view", no_argument, NULL, 'V' },
+	{ "agent", no_argument, NULL, 'A' },
+	{ "lines", no_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 console_main(int argc, char **argv)
 {
 	struct console_opts opts = { 0 };
 	cleanup_strv char **ids = NULL;
 	size_t n = 0;
-	int i, e;
+	int i, e, c;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 ||
-		    strcmp(argv[i], "-h") == 0) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", console_opts_table,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(console_usage, stdout);
 			return 0;
-		}
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (strcmp(argv[i], "--view") == 0) {
+		case 'V':
 			opts.view = true;
-			continue;
-		}
-		if (strcmp(argv[i], "--agent") == 0 ||
-		    strcmp(argv[i], "--lines") == 0) {
-			opts.agent = argv[i][2] == 'a' ? AGENT_ON : AGENT_OFF;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			cleanup_free char *esc = escape_str(argv[i]);
+			break;
+		case 'A':
+			opts.agent = AGENT_ON;
+			break;
+		case 'L':
+			opts.agent = AGENT_OFF;
+			break;
+		default: {
+			cleanup_free char *esc = escape_str(argv[optind - 1]);
 
 			fprintf(stderr, "ward console: unknown option '%s'; "
 			    "see 'ward console --help'\n", esc);
 			return 2;
 		}
-		if (opts.run != NULL)
-			break;
-		opts.run = argv[i];
+		}
 	}
+	i = optind;
 	for (; i < argc; i++) {
 		if (opts.run != NULL) {
 			fprintf(stderr, "ward console: one run at a time; see "

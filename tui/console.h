@@ -5,6 +5,7 @@
  * Returns the exit status for `ward`: 0 after q, the run's own exit
  * status when `exit_with_run` and the run ended while attached.
  */
+#include <getopt.h>
 #include <stdbool.h>
 
 #include "tui/model.h"
@@ -22,3 +23,6 @@ int	console_prefix(void);
 
 int	console_attach(const struct console_opts *);
 int	console_main(int argc, char **argv);	/* ward console [RUN] */
+
+/* The getopt_long tables, for `ward completion` (tui/completion.h). */
+extern const struct option console_opts_table[];

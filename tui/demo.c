@@ -102,20 +102,21 @@ demo_share_dir(void)
 	return xasprintf("%s/../share/ward", self);
 }
 
+const struct option demo_opts[] = {
+	{ "headless", no_argument, NULL, 'H' },
+	{ "auto", no_argument, NULL, 'A' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 demo_args(int argc, char **argv, struct demo_opts *o)
 {
-	static const struct option opts[] = {
-		{ "headless", no_argument, NULL, 'H' },
-		{ "auto", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int opt;
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", demo_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			o->headless = true;

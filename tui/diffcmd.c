@@ -499,17 +499,18 @@ diffcmd_parse_colour(const char *v, bool *ret)
 	return 0;
 }
 
+const struct option diffcmd_diff_opts[] = {
+	{ "stat", no_argument, NULL, OPT_STAT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "color", optional_argument, NULL, OPT_COLOR },
+	{ "colour", optional_argument, NULL, OPT_COLOR },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 diffcmd_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "stat", no_argument, NULL, OPT_STAT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "color", optional_argument, NULL, OPT_COLOR },
-		{ "colour", optional_argument, NULL, OPT_COLOR },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct diffcmd_ctx c = { .verb = "diff" };
 	struct diffcmd_diff_opts o = { 0 };
 	const char *colour = "auto";
@@ -519,7 +520,7 @@ diffcmd_diff(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "sjh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sjh", diffcmd_diff_opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_STAT: o.stat = true; break;
 		case OPT_JSON: o.json = true; break;
@@ -808,14 +809,15 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 static int diffcmd_commit(struct diffcmd_ctx *, struct diffcmd_rec *,
     const char *);
 
+const struct option diffcmd_apply_opts[] = {
+	{ "commit", required_argument, NULL, OPT_COMMIT },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 diffcmd_apply(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct diffcmd_ctx c = { .verb = "apply" };
 	struct diffcmd_rec rec;
 	const char *branch = NULL;
@@ -823,7 +825,7 @@ diffcmd_apply(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:h", diffcmd_apply_opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_COMMIT: branch = optarg; break;
 		case OPT_HELP:
@@ -879,20 +881,21 @@ diffcmd_discard_one(struct diffcmd_rec *rec, const struct changes_project *p,
 	return DIFFCMD_DONE;
 }
 
+const struct option diffcmd_discard_opts[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 diffcmd_discard(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct diffcmd_ctx c = { .verb = "discard" };
 	struct diffcmd_rec rec;
 	int ch, status;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", diffcmd_discard_opts, NULL)) != -1) {
 		if (ch == OPT_HELP) {
 			fputs(diffcmd_discard_help, stdout);
 			return 0;
@@ -1292,13 +1295,14 @@ diffcmd_undo_one(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 	return 0;
 }
 
+const struct option diffcmd_undo_opts[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 diffcmd_undo(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct diffcmd_ctx c = { .verb = "undo" };
 	struct diffcmd_undo u = { 0 };
 	struct diffcmd_rec rec;
@@ -1307,7 +1311,7 @@ diffcmd_undo(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", diffcmd_undo_opts, NULL)) != -1) {
 		if (ch == OPT_HELP) {
 			fputs(diffcmd_undo_help, stdout);
 			return 0;

@@ -5,6 +5,8 @@
  * and undo, records each file in the record's changes table. Each returns
  * the exit status: 0 ok, 1 a failure or a conflict, 2 usage.
  */
+#include <getopt.h>
+
 int	diffcmd_diff(int argc, char **argv);
 int	diffcmd_apply(int argc, char **argv);
 int	diffcmd_discard(int argc, char **argv);
@@ -26,3 +28,9 @@ void	diffcmd_pane_load(struct model *m, const char *run);
  * confirmation is over. The console reloads the pane after.
  */
 void	diffcmd_pane_act(struct model *m, const char *run);
+
+/* The getopt_long tables, for `ward completion` (tui/completion.h). */
+extern const struct option diffcmd_diff_opts[];
+extern const struct option diffcmd_apply_opts[];
+extern const struct option diffcmd_discard_opts[];
+extern const struct option diffcmd_undo_opts[];

@@ -419,24 +419,25 @@ struct feed_args {
 	const char	*run;
 };
 
+const struct option feed_opts[] = {
+	{ "follow", no_argument, NULL, 'f' },
+	{ "since", required_argument, NULL, 's' },
+	{ "run", required_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 feed_args(int argc, char **argv, struct feed_args *fa, bool *done)
 {
-	static const struct option longopts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "since", required_argument, NULL, 's' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
 	memset(fa, 0, sizeof *fa);
 	*done = false;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fs:r:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fs:r:jh", feed_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fa->follow = true;

@@ -10,6 +10,7 @@
  * runs that start later are seen too) and reads again at least once a
  * second (FEED_POLL_MS), never in a busy loop.
  */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,3 +43,6 @@ int		 feed_parse_time(const char *, int64_t now_ms, int64_t *ret);
 
 /* ward events [--follow] [--since TIME] [--run RUN] [--json] */
 int		 feed_main(int argc, char **argv);
+
+/* The getopt_long tables, for `ward completion` (tui/completion.h). */
+extern const struct option feed_opts[];

@@ -432,17 +432,18 @@ gc_usage(const char *fmt, ...)
 	return 2;
 }
 
+const struct option gc_opts[] = {
+	{ "older-than", required_argument, NULL, 'o' },
+	{ "max-size", required_argument, NULL, 's' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* Options into lim and *dry; -1 to go on, else the exit status. */
 static int
 gc_options(int argc, char **argv, struct gc_limits *lim, bool *dry)
 {
-	static const struct option longopts[] = {
-		{ "older-than", required_argument, NULL, 'o' },
-		{ "max-size", required_argument, NULL, 's' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t size;
 	int c;
 
@@ -450,7 +451,7 @@ gc_options(int argc, char **argv, struct gc_limits *lim, bool *dry)
 	lim->max_bytes = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:s:nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:s:nh", gc_opts, NULL)) != -1) {
 		cleanup_free char *e = escape_str(c == 'o' || c == 's' ? optarg :
 		    argv[optind - 1]);
 

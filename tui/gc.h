@@ -8,6 +8,7 @@
  * ones to remove, gc_apply removes them: tests drive each on a temporary
  * record and folder, with the live runs given as a list.
  */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,3 +70,6 @@ int	gc_parse_age(const char *, int64_t *ret);
 
 /* ward gc [--older-than AGE] [--max-size SIZE] [--dry-run] */
 int	gc_main(int argc, char **argv);
+
+/* The getopt_long tables, for `ward completion` (tui/completion.h). */
+extern const struct option gc_opts[];

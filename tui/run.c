@@ -105,24 +105,25 @@ run_no_console(void)
 	return true;
 }
 
+const struct option run_opts[] = {
+	{ "headless", no_argument, NULL, 'H' },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "in", required_argument, NULL, 'i' },
+	{ "project", required_argument, NULL, 'P' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "chdir", required_argument, NULL, 'C' },
+	{ "status-fd", required_argument, NULL, 'S' },
+	{ "no-landlock", no_argument, NULL, 'L' },
+	{ "agent", no_argument, NULL, 'A' },
+	{ "lines", no_argument, NULL, 'N' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 run_main(int argc, char **argv, const char *argv0)
 {
-	static const struct option opts[] = {
-		{ "headless", no_argument, NULL, 'H' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "in", required_argument, NULL, 'i' },
-		{ "project", required_argument, NULL, 'P' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "chdir", required_argument, NULL, 'C' },
-		{ "status-fd", required_argument, NULL, 'S' },
-		{ "no-landlock", no_argument, NULL, 'L' },
-		{ "agent", no_argument, NULL, 'A' },
-		{ "lines", no_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct launch l;
 	enum agent_mode agent = AGENT_AUTO;
 	bool headless = false;
@@ -134,7 +135,7 @@ run_main(int argc, char **argv, const char *argv0)
 	launch_init(&l);
 	optind = 0;	/* full reset: main already ran getopt */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", run_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H':
 			headless = true;
