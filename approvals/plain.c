@@ -57,11 +57,31 @@ plain_path_kind(const char *path)
 	return "a file";
 }
 
+/* brief: the path left out (it is shown beside the sentence). */
 static char *
-plain_write(const struct request *r)
+plain_write(const struct request *r, bool brief)
 {
 	const char *what = plain_path_kind(r->subject);
 	const char *sc = r->syscall != NULL ? r->syscall : "";
+
+	if (brief) {
+		const char *verb = "change";
+
+		if (strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0)
+			verb = "rename";
+		else if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
+			verb = "delete";
+		else if (strncmp(sc, "mkdir", 5) == 0)
+			return xstrdup("wants to make a folder");
+		else if (strncmp(sc, "fchmod", 6) == 0 ||
+		    strncmp(sc, "chmod", 5) == 0)
+			return xasprintf("wants to change who may use %s",
+			    what);
+		else if (strncmp(sc, "link", 4) == 0 ||
+		    strncmp(sc, "symlink", 7) == 0)
+			return xstrdup("wants to make a link");
+		return xasprintf("wants to %s %s", verb, what);
+	}
 
 	if (strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0)
 		return xasprintf("wants to rename %s to %s (%s, outside its "
@@ -144,14 +164,14 @@ plain_package(const char *subject)
 	return xasprintf("wants to install %s with %s", pkgs, manager);
 }
 
-char *
-plain_request(const struct request *r)
+static char *
+plain_sentence(const struct request *r, bool brief)
 {
 	const char *subject = r->subject != NULL ? r->subject : "?";
 
 	switch (r->kind) {
 	case KIND_WRITE:
-		return plain_write(r);
+		return plain_write(r, brief);
 	case KIND_CONNECT:
 		return plain_connect(subject);
 	case KIND_DNS:
@@ -168,4 +188,16 @@ plain_request(const struct request *r)
 		break;
 	}
 	return xasprintf("%s", subject);
+}
+
+char *
+plain_request(const struct request *r)
+{
+	return plain_sentence(r, false);
+}
+
+char *
+plain_request_brief(const struct request *r)
+{
+	return plain_sentence(r, true);
 }

@@ -12,6 +12,9 @@
 
 /* The sentence (malloc'd), starting with "wants to" or a verb. */
 char	*plain_request(const struct request *);
+/* The same for a screen that shows the path beside it: a write's path
+ * left out ("wants to change a system file"). */
+char	*plain_request_brief(const struct request *);
 /* What a path is, for a person: "a system file", "an SSH key file",
  * "a shell start-up file", "a file in a home folder", "a program file",
  * "a file". */

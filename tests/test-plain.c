@@ -45,6 +45,31 @@ test_plain_table(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Beside the path on the console: the path left out of a write's. */
+static void
+test_plain_brief(void **state)
+{
+	struct request w = { .kind = KIND_WRITE, .syscall = (char *)"openat",
+	    .subject = (char *)"/etc/hosts" };
+	struct request u = { .kind = KIND_WRITE, .syscall = (char *)"unlinkat",
+	    .subject = (char *)"/home/a/.bashrc" };
+	struct request c = { .kind = KIND_CONNECT, .syscall = (char *)"connect",
+	    .subject = (char *)"pypi.org (151.101.0.223):443" };
+	char *s;
+
+	(void)state;
+	s = plain_request_brief(&w);
+	assert_string_equal(s, "wants to change a system file");
+	free(s);
+	s = plain_request_brief(&u);
+	assert_string_equal(s, "wants to delete a shell start-up file");
+	free(s);
+	s = plain_request_brief(&c);
+	assert_string_equal(s, "wants to connect to pypi.org (151.101.0.223) "
+	    "on port 443");
+	free(s);
+}
+
 static void
 test_plain_kinds(void **state)
 {
@@ -61,6 +86,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_table),
+		cmocka_unit_test(test_plain_brief),
 		cmocka_unit_test(test_plain_kinds),
 	};
 

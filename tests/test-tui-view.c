@@ -450,8 +450,8 @@ test_output_spoof(void **state)
 	check(m, "output-spoof-80x24", 80, 24);
 	text = render(m, 80, 24);
 	/* One request head at column 0: ward's own. */
-	assert_non_null(strstr(text, "\n> #1  write"));
-	assert_null(strstr(strstr(text, "\n> #1  write") + 1, "\n> #1"));
+	assert_non_null(strstr(text, "\n> #1  wants to"));
+	assert_null(strstr(strstr(text, "\n> #1  wants to") + 1, "\n> #1"));
 	assert_non_null(strstr(text, "secret\xe2\x9f\xa8" "CR\xe2\x9f\xa9"
 	    "INNOCENT"));
 	model_free(m);

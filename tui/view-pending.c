@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/group.h"
 #include "tui/pen.h"
@@ -50,6 +51,8 @@ void
 view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
     int w)
 {
+	cleanup_free char *call = *p->detail != '\0' ?
+	    xasprintf("%s %s", p->syscall, p->detail) : xstrdup(p->syscall);
 	char pid[32];
 
 	view_pending_field(pen, lx, vx, w, view_pending_label(p->kind),
@@ -61,8 +64,8 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 	snprintf(pid, sizeof pid, "%d", (int)p->pid);
 	view_pending_field(pen, lx, vx, w, "pid", pid, 0);
 	view_pending_field(pen, lx, vx, w, "cwd", p->cwd, 0);
-	if (*p->detail != '\0')
-		view_pending_field(pen, lx, vx, w, "detail", p->detail, 0);
+	if (*call != '\0')
+		view_pending_field(pen, lx, vx, w, "call", call, 0);
 	if (*p->why != '\0')
 		view_pending_field(pen, lx, vx, w, "why", p->why, 0);
 }
@@ -72,9 +75,13 @@ view_pending_head(const struct model *m, const struct pending *p,
     struct grid *g, int y, bool selected)
 {
 	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
-	cleanup_free char *left = xasprintf("%s#%" PRIu64 "  %s  %s",
-	    selected ? "> " : "  ", p->id, request_kind_name(p->kind),
-	    p->syscall);
+	struct request r = { .kind = p->kind, .syscall = p->syscall,
+	    .subject = p->subject, .subject2 = p->subject2 };
+	/* In plain words (approvals/plain.h), for anyone watching; the
+	 * engineering in the fields below. The fields are escaped already. */
+	cleanup_free char *what = plain_request_brief(&r);
+	cleanup_free char *left = xasprintf("%s#%" PRIu64 "  %s",
+	    selected ? "> " : "  ", p->id, what);
 	char right[64];
 	int rx;
 

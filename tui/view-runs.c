@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/pen.h"
 #include "tui/view-pending.h"
@@ -138,9 +139,11 @@ view_runs_head(const struct fleet *f, const struct fleet_row *row,
 	const struct model *m = f->runs[row->run].m;
 	const struct pending *p = row->p;
 	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
-	cleanup_free char *left = xasprintf("%s[%s] #%" PRIu64 "  %s  %s",
-	    selected ? "> " : "  ", view_runs_label(m), p->id,
-	    request_kind_name(p->kind), p->syscall);
+	struct request r = { .kind = p->kind, .syscall = p->syscall,
+	    .subject = p->subject, .subject2 = p->subject2 };
+	cleanup_free char *what = plain_request_brief(&r);
+	cleanup_free char *left = xasprintf("%s[%s] #%" PRIu64 "  %s",
+	    selected ? "> " : "  ", view_runs_label(m), p->id, what);
 	char right[64];
 	int rx;
 
