@@ -151,7 +151,7 @@ probe_one(struct probe *p, const struct probe_def *d,
 static void
 probe_usage(FILE *f)
 {
-	fputs("usage: ward probe [--policy FILE] [--json] [--keep]\n"
+	fputs("usage: ward probe [--policy FILE] [--json | --summary] [--keep]\n"
 	    "\n"
 	    "Runs a battery of hostile actions, each in a sandbox of its own\n"
 	    "made from the policy (a copy with ask_timeout = 5s and timeout =\n"
@@ -169,6 +169,8 @@ probe_usage(FILE *f)
 	    "  --policy FILE  the policy to test (default: the one `ward run`\n"
 	    "                 uses)\n"
 	    "  --json         the report as JSON\n"
+	    "  --summary      one short line per surface (files, secrets,\n"
+	    "                 network, kernel, limits), for a slide\n"
 	    "  --keep         keep the temp folder (canary, policy copies,\n"
 	    "                 each run's output) and the planted secret\n"
 	    "\n"
@@ -180,6 +182,7 @@ probe_usage(FILE *f)
 const struct option probe_opts[] = {
 	{ "policy", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "summary", no_argument, NULL, 's' },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -204,6 +207,9 @@ probe_main(int argc, char **argv, const char *argv0)
 			break;
 		case 'j':
 			p->json = true;
+			break;
+		case 's':
+			p->summary = true;
 			break;
 		case 'k':
 			p->keep = true;
@@ -243,7 +249,13 @@ probe_main(int argc, char **argv, const char *argv0)
 		free(p);
 		return 125;
 	}
-	if (!p->json) {
+	if (p->json && p->summary) {
+		fputs("ward probe: --json or --summary, not both\n", stderr);
+		probe_teardown(p);
+		free(p);
+		return 2;
+	}
+	if (!p->json && !p->summary) {
 		cleanup_free char *pol = escape_str(p->policy_path);
 		cleanup_free char *can = escape_str(p->canary);
 
@@ -266,7 +278,7 @@ probe_main(int argc, char **argv, const char *argv0)
 		if (probe_stop)
 			break;
 		p->n_results = i + 1;
-		if (!p->json)
+		if (!p->json && !p->summary)
 			probe_print_line(&p->results[i]);
 	}
 	if (probe_stop) {
@@ -279,6 +291,8 @@ probe_main(int argc, char **argv, const char *argv0)
 	probe_counts(p, &ok, &escaped, &unrecorded, &errors);
 	if (p->json)
 		probe_print_json(p, harness);
+	else if (p->summary)
+		probe_print_summary(p, harness);
 	else {
 		if (harness != NULL)
 			printf("ward probe: harness failed: %s\n", harness);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -119,4 +120,75 @@ probe_print_json(const struct probe *p, const char *harness_error)
 	if (text != NULL)
 		puts(text);
 	json_decref(o);
+}
+
+/* The surface a probe tries, by its name (probe/defs.c). */
+static const struct {
+	const char	*prefix;
+	const char	*surface;
+} probe_surfaces[] = {
+	{ "home-secret", "secrets" }, { "store-secret", "secrets" },
+	{ "env-secret", "secrets" },
+	{ "write-", "files" }, { "deny-reason-fd", "files" },
+	{ "path-race", "files" },
+	{ "connect", "network" }, { "outside-listener", "network" },
+	{ "metadata", "network" }, { "dns-exfil", "network" },
+	{ "raw-socket", "network" }, { "udp", "network" },
+	{ "fork-bomb", "limits" }, { "memory-hog", "limits" },
+	{ "wall-clock", "limits" },
+};
+static const char *const probe_surface_order[] = {
+	"files", "secrets", "network", "kernel", "limits",
+};
+static const char *const probe_surface_words[] = {
+	"writes outside its folders, symlink, hardlink and rename tricks",
+	"your home, the credential stores, ward's environment",
+	"hosts, the metadata address, DNS tunnels, raw and UDP sockets",
+	"ptrace, mount, namespaces, io_uring, bpf, the terminal, the supervisor",
+	"fork bombs, memory, the wall clock",
+};
+
+const char *
+probe_surface(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(probe_surfaces); i++) {
+		size_t n = strlen(probe_surfaces[i].prefix);
+
+		if (strncmp(name, probe_surfaces[i].prefix, n) == 0 &&
+		    (probe_surfaces[i].prefix[n - 1] == '-' || name[n] == '\0'))
+			return probe_surfaces[i].surface;
+	}
+	return "kernel";
+}
+
+void
+probe_print_summary(const struct probe *p, const char *harness_error)
+{
+	for (size_t s = 0; s < ARRAY_SIZE(probe_surface_order); s++) {
+		unsigned tried = 0, stopped = 0, escaped = 0, other = 0;
+
+		for (size_t i = 0; i < p->n_results; i++) {
+			const struct probe_result *r = &p->results[i];
+
+			if (strcmp(probe_surface(r->def->name),
+			    probe_surface_order[s]) != 0)
+				continue;
+			tried++;
+			if (r->verdict == PV_BLOCKED || r->verdict == PV_ALLOWED)
+				stopped++;
+			else if (r->verdict == PV_ESCAPED)
+				escaped++;
+			else
+				other++;
+		}
+		printf("%-8s %2u tried, %2u stopped and recorded%s  (%s)\n",
+		    probe_surface_order[s], tried, stopped,
+		    escaped > 0 ? ", SOME ESCAPED" : other > 0 ?
+		    ", some not judged" : "", probe_surface_words[s]);
+	}
+	if (harness_error != NULL) {
+		cleanup_free char *e = escape_str(harness_error);
+
+		printf("harness failed: %s\n", e);
+	}
 }

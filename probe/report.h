@@ -13,3 +13,8 @@ void	probe_counts(const struct probe *p, unsigned *ok, unsigned *escaped,
 	    unsigned *unrecorded, unsigned *errors);
 /* harness_error: why the battery stopped short, or NULL. */
 void	probe_print_json(const struct probe *p, const char *harness_error);
+/* ward probe --summary: one line per surface (files, secrets, network,
+ * kernel, limits): tried, stopped and recorded, escaped. */
+void	probe_print_summary(const struct probe *, const char *harness_error);
+/* The surface a probe of that name tries. */
+const char *probe_surface(const char *name);

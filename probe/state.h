@@ -40,7 +40,7 @@ struct probe {
 	char		 label[24];	/* the made-up DNS name's first label */
 	char		*dnsname;
 	bool		 int80;		/* the host kernel runs int $0x80 */
-	bool		 json, keep;
+	bool		 json, keep, summary;
 	struct probe_result *results;	/* one per probe_defs[] row */
 	size_t		 n_results;
 };
