@@ -72,6 +72,29 @@ make -C "$repo" -s uninstall DESTDIR="$dest" PREFIX=/usr >"$work/uninstall.log" 
 left=$(find "$dest" -type f | sed "s|^$dest||")
 check "make uninstall leaves no file${left:+ (left: $left)}" test -z "$left"
 
+# --- installed under a user's home: ~/.local ---------------------------
+# The sandbox sees none of the home but the demo folder it is given: the
+# demo must find its files by their real path (not bin/../share).
+huser=wardhome
+id "$huser" >/dev/null 2>&1 || useradd --user-group --create-home \
+    --home-dir "/home/$huser" --shell /bin/sh "$huser"
+hhome=$(getent passwd "$huser" | cut -d: -f6)
+rm -rf "$hhome/.local/bin/ward" "$hhome/.local/libexec/ward" "$hhome/.local/share/ward"
+make -C "$repo" -s install PREFIX="$hhome/.local" >"$work/install-home.log" 2>&1 ||
+    { cat "$work/install-home.log"; bad "make install PREFIX=~$huser/.local"; }
+chown -R "$huser:" "$hhome/.local"
+mkdir -m 700 "$work/run-$huser" && chown "$huser:" "$work/run-$huser"
+st=0
+setpriv --reuid="$(id -u "$huser")" --regid="$(id -g "$huser")" --clear-groups -- \
+    env -i PATH=/usr/bin:/bin HOME="$hhome" XDG_RUNTIME_DIR="$work/run-$huser" \
+    WARD_DEMO_PACE_MS=200 timeout 120 "$hhome/.local/bin/ward" demo --auto --headless \
+    >"$work/demo-home" 2>"$work/demo-home.err" </dev/null || st=$?
+check "installed in ~/.local, ward demo --auto tells its story (status $st)" \
+    grep -q '^== done' "$work/demo-home"
+[ "$st" = 0 ] || tail -n 20 "$work/demo-home.err"
+rm -rf "$(sed -n 's/^ward: demo folder \([^ ]*\) .*/\1/p' "$work/demo-home.err")"
+make -C "$repo" -s uninstall PREFIX="$hhome/.local" >/dev/null 2>&1 || true
+
 # --- the package -------------------------------------------------------
 src=$work/ward-$version
 mkdir -p "$src"

@@ -99,7 +99,18 @@ demo_share_dir(void)
 		return xasprintf("%s/share", self);
 	}
 	free(p);
-	return xasprintf("%s/../share/ward", self);
+	/* Resolved: inside the sandbox only the demo folder is there, not
+	 * bin/ beside it (a "bin/../share" would not resolve). */
+	p = xasprintf("%s/../share/ward", self);
+	{
+		char *real = realpath(p, NULL);
+
+		if (real != NULL) {
+			free(p);
+			p = real;
+		}
+	}
+	return p;
 }
 
 const struct option demo_opts[] = {
