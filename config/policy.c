@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1124,6 +1125,90 @@ policy_set_pkg_deny(struct policy *p, const char *v, char **why)
 	return policy_pkg_pattern(v, &p->pkg_deny, &p->n_pkg_deny, why);
 }
 
+/* A control key as "^]", "C-a", "Ctrl-a" or "Ctrl+a" (tui/keys.c reads
+ * the same forms): canonical "^X" in *ret, or -EINVAL. */
+static int
+policy_prefix_parse(const char *v, char **ret)
+{
+	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t n = strlen(heads[i]);
+		int c;
+
+		if (strncasecmp(v, heads[i], n) != 0 || strlen(v) != n + 1)
+			continue;
+		c = v[n] >= 'a' && v[n] <= 'z' ? v[n] - 'a' + 'A' : v[n];
+		if (c < '@' || c > '_')
+			return -EINVAL;
+		*ret = xasprintf("^%c", c);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+policy_set_console_prefix(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char *key = NULL;
+
+	if (policy_prefix_parse(v, &key) < 0) {
+		*why = xasprintf("%s names no control key (say ^] or C-a)", q);
+		return -EINVAL;
+	}
+	free(p->console_prefix);
+	p->console_prefix = key;
+	return 0;
+}
+
+struct policy_console_read {
+	char		*prefix;
+	char		*bad;		/* the value that named no key */
+	int		 line;
+};
+
+static int
+policy_on_console_key(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct policy_console_read *r = user;
+
+	if (strcmp(section, "console") != 0 || strcmp(name, "prefix") != 0)
+		return 1;
+	free(r->prefix);
+	r->prefix = NULL;
+	if (policy_prefix_parse(value, &r->prefix) < 0 && r->bad == NULL)
+		r->bad = xstrdup(value);
+	return 1;
+}
+
+int
+policy_console_prefix(const char *path, char **ret, char **cause)
+{
+	struct policy_console_read r = { 0 };
+	FILE *f;
+
+	*ret = NULL;
+	*cause = NULL;
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	(void)ini_parse_file(f, policy_on_console_key, &r);
+	fclose(f);
+	if (r.bad != NULL) {
+		cleanup_free char *q = policy_quote(r.bad);
+		cleanup_free char *e = escape_str(path);
+
+		*cause = xasprintf("%s: [console] prefix %s names no control "
+		    "key (say ^] or C-a)", e, q);
+		free(r.bad);
+		free(r.prefix);
+		return -EINVAL;
+	}
+	*ret = r.prefix;
+	return 0;
+}
+
 static struct policy_manager *
 policy_manager_get(struct policy *p, const char *canon)
 {
@@ -1188,6 +1273,7 @@ static const struct policy_key policy_keys[] = {
 	{ "packages", "allow", true, policy_set_pkg_allow, NULL },
 	{ "packages", "deny", true, policy_set_pkg_deny, NULL },
 	{ "manager", "hosts", true, NULL, policy_set_mgr_hosts },
+	{ "console", "prefix", false, policy_set_console_prefix, NULL },
 };
 
 /* ------------------------------------------------------------------ */
@@ -1238,6 +1324,7 @@ policy_done(struct policy *p)
 		free(p->managers[i].name);
 	}
 	free(p->managers);
+	free(p->console_prefix);
 	policy_init(p);
 }
 

@@ -84,6 +84,10 @@ struct policy {
 	 * each however often the section appears). */
 	struct policy_manager *managers;
 	size_t		 n_managers;
+
+	/* [console]: the agent pane's prefix key, "^]" spelled as a caret
+	 * and the character (canonical: "C-a" is "^A"); NULL when not set. */
+	char		*console_prefix;
 };
 
 /* A [manager NAME] section: its hosts replace the built-in registry hosts
@@ -112,6 +116,11 @@ void	policy_done(struct policy *);
  * name is used in messages for policy_load_string.
  */
 int	policy_load(struct policy *, const char *path, char **cause);
+/* The [console] prefix of the file at path, read for that section alone
+ * (the user's settings: a file that is no valid policy still gives its
+ * prefix). *ret "^X" (malloc'd) or NULL when the file or the key is not
+ * there; -EINVAL with *cause when the value names no key. */
+int	policy_console_prefix(const char *path, char **ret, char **cause);
 int	policy_load_string(struct policy *, const char *text, const char *name,
 	    char **cause);
 

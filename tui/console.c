@@ -16,6 +16,8 @@
 #include "approvals/desktop.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
+#include "config/paths.h"
+#include "config/policy.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/grid.h"
@@ -70,6 +72,7 @@ struct console {
 	int		 sent_rows;	/* the pty size last sent */
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
+	bool		 prefix_read;	/* the settings' prefix looked for */
 };
 
 static void
@@ -231,6 +234,53 @@ console_prefix(void)
 	return MODEL_PREFIX;
 }
 
+/* One settings file's [console] prefix: 1 when it names one (set), 0
+ * when it names none, -1 when its value is no key (said). */
+static int
+console_prefix_file(struct model *m, const char *path)
+{
+	cleanup_free char *v = NULL, *cause = NULL;
+	int key;
+
+	if (policy_console_prefix(path, &v, &cause) < 0) {
+		model_message(m, MSG_WARN, "%s; the prefix stays as it was",
+		    cause);
+		return -1;
+	}
+	if (v == NULL || keys_parse_prefix(v, &key) < 0)
+		return 0;
+	m->prefix = key;
+	return 1;
+}
+
+/*
+ * The prefix from the settings, once the run is known: WARD_PREFIX wins
+ * (console_prefix()), then the run's policy ([console] prefix in the
+ * copy its supervisor keeps), then the user's own ward.ini (read for its
+ * [console] section alone), then ^].
+ */
+static void
+console_settings_prefix(struct console *c)
+{
+	const char *env = getenv("WARD_PREFIX");
+	cleanup_free char *runs = NULL, *copy = NULL, *config = NULL;
+	cleanup_free char *user = NULL;
+
+	if (c->prefix_read || c->m->run.id == NULL || *c->m->run.id == '\0')
+		return;
+	c->prefix_read = true;
+	if (env != NULL && *env != '\0')
+		return;
+	runs = paths_runs_dir();
+	copy = xasprintf("%s/%s/policy.ini", runs, c->m->run.id);
+	if (strchr(c->m->run.id, '/') == NULL &&
+	    console_prefix_file(c->m, copy) != 0)
+		return;
+	config = paths_config_dir();
+	user = xasprintf("%s/ward.ini", config);
+	(void)console_prefix_file(c->m, user);
+}
+
 static void
 console_signals(void)
 {
@@ -287,6 +337,7 @@ console_loop(struct console *c)
 		if (c->conn != NULL &&
 		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			console_read(c);
+		console_settings_prefix(c);
 		/* Before reading keys: those typed before a new request
 		 * appeared are thrown away here. */
 		console_alerts(c);
