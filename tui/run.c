@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "tui/passthru.h"
 #include "tui/screen.h"
 #include "tui/usage.h"
+#include "tui/view.h"
 
 static void
 run_usage(FILE *f)
@@ -165,6 +167,25 @@ run_tmux(char *const argv[], char *out, size_t len)
 }
 
 /*
+ * The console's pane: the console's least height below the program when
+ * the terminal is tall enough to leave the program rows of its own, else
+ * its least width beside it when wide enough, else below all the same.
+ */
+static void
+run_split_shape(const char **argv, size_t *n, char *size, size_t len)
+{
+	struct winsize ws = { 0 };
+	bool side;
+
+	(void)ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	side = ws.ws_row < VIEW_MIN_H + 10 && ws.ws_col >= VIEW_MIN_W + 40;
+	snprintf(size, len, "%d", side ? VIEW_MIN_W : VIEW_MIN_H);
+	argv[(*n)++] = side ? "-h" : "-v";
+	argv[(*n)++] = "-l";
+	argv[(*n)++] = size;
+}
+
+/*
  * --split: `ward console --lines RUN` in a new tmux pane below this one
  * (which keeps the focus and the program). The console's own variables
  * go with it: a tmux server started elsewhere has its own. The new
@@ -185,13 +206,12 @@ run_split(const char *id, char *pane, size_t len)
 	const char *argv[16 + 2 * ARRAY_SIZE(vars)];
 	const char *target = getenv("TMUX_PANE");
 	size_t n = 0, k = 0;
+	char size[16];
 
 	argv[n++] = "tmux";
 	argv[n++] = "split-window";
 	argv[n++] = "-d";
-	argv[n++] = "-v";
-	argv[n++] = "-l";
-	argv[n++] = "40%";
+	run_split_shape(argv, &n, size, sizeof size);
 	argv[n++] = "-P";
 	argv[n++] = "-F";
 	argv[n++] = "#{pane_id}";
