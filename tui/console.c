@@ -380,6 +380,7 @@ console_loop(struct console *c)
 		if (w != g->w || h != g->h)
 			grid_resize(g, w, h);
 		view_draw(c->m, g, &rep);
+		screen_cursor(rep.cursor, rep.cursor_y, rep.cursor_x);
 		screen_draw(g);
 		/* Arming counts from here: the request is on the terminal. */
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());

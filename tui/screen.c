@@ -15,6 +15,17 @@
 static bool screen_active;
 static bool screen_mouse_on;
 static bool screen_color;
+static bool screen_cursor_on;		/* asked for by screen_cursor() */
+static bool screen_cursor_shown;	/* what curs_set() last said */
+static int screen_cursor_y, screen_cursor_x;
+
+void
+screen_cursor(bool show, int y, int x)
+{
+	screen_cursor_on = show;
+	screen_cursor_y = y;
+	screen_cursor_x = x;
+}
 
 bool
 screen_no_color(void)
@@ -239,6 +250,18 @@ screen_draw(const struct grid *g)
 			/* The last cell returns ERR but is drawn. */
 			mvwadd_wch(stdscr, y, x, &cc);
 		}
+	}
+	/* The program's cursor, or none: where the last cell drawn left
+	 * it would be a cursor at a place nobody is typing. */
+	if (screen_cursor_on && screen_cursor_y < h && screen_cursor_x < w) {
+		leaveok(stdscr, FALSE);
+		wmove(stdscr, screen_cursor_y, screen_cursor_x);
+	} else {
+		leaveok(stdscr, TRUE);
+	}
+	if (screen_cursor_on != screen_cursor_shown) {
+		curs_set(screen_cursor_on ? 1 : 0);
+		screen_cursor_shown = screen_cursor_on;
 	}
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -24,6 +24,11 @@ struct view_report {
 	int		 agent_cols;	/* 0 when the screen is too small */
 	int		 agent_y;	/* and its top left cell */
 	int		 agent_x;
+	/* The program's cursor on the screen (view-agent.c): shown only
+	 * while the agent pane has the focus, the program has not hidden
+	 * it and it is inside the pane; then at (cursor_y, cursor_x). */
+	bool		 cursor;
+	int		 cursor_y, cursor_x;
 };
 
 void	view_report_init(struct view_report *);
