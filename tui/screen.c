@@ -11,6 +11,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/keys.h"
+#include "tui/pen.h"
 
 static bool screen_active;
 static bool screen_mouse_on;
@@ -223,6 +224,20 @@ screen_attr(unsigned a)
 	return r;
 }
 
+/* The pair for a cell of the program's colours (tui/vt.c), folded to
+ * the terminal's; 0 when both are its defaults or curses has no pair. */
+static int
+screen_tc_pair(uint32_t fg, uint32_t bg)
+{
+	int f = pen_fold_color(fg, COLORS), b = pen_fold_color(bg, COLORS);
+	int pair;
+
+	if (f == -1 && b == -1)
+		return 0;
+	pair = alloc_pair(f, b);
+	return pair < 0 ? 0 : pair;
+}
+
 void
 screen_draw(const struct grid *g)
 {
@@ -233,7 +248,7 @@ screen_draw(const struct grid *g)
 		for (int x = 0; x < g->w && x < w; x++) {
 			const struct grid_cell *c = grid_cell(g, y, x);
 			wchar_t wch[GRID_COMB + 2] = { 0 };
-			short pair = 0;
+			int pair = 0;
 			cchar_t cc;
 			size_t n = 0;
 
@@ -242,10 +257,14 @@ screen_draw(const struct grid *g)
 			wch[n++] = (wchar_t)c->cp;
 			for (size_t i = 0; i < GRID_COMB && c->comb[i]; i++)
 				wch[n++] = (wchar_t)c->comb[i];
-			if (screen_color)
-				pair = (short)GRID_COLOR_OF(c->attr);
-			if (setcchar(&cc, wch, screen_attr(c->attr), pair,
-			    NULL) == ERR)
+			if (screen_color && (c->fg != 0 || c->bg != 0))
+				pair = screen_tc_pair(c->fg, c->bg);
+			if (screen_color && pair == 0)
+				pair = (int)GRID_COLOR_OF(c->attr);
+			/* The pair by opts: more than a short's worth of them
+			 * on a terminal of 256 colours. */
+			if (setcchar(&cc, wch, screen_attr(c->attr), 0,
+			    &pair) == ERR)
 				continue;
 			/* The last cell returns ERR but is drawn. */
 			mvwadd_wch(stdscr, y, x, &cc);
