@@ -96,6 +96,8 @@ struct client {
 	bool		 cli;		/* said client "cli" in its hello */
 	bool		 greeted;	/* sent its hello */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
+	int64_t		 behind_ms;	/* monotonic: since when it holds the
+					 * program's output back; 0 when not */
 };
 
 struct sup {

@@ -29,6 +29,12 @@
 
 /* Countdowns move once a second; a quarter keeps them honest. */
 #define CONSOLE_TICK_MS 250
+/* While the program floods its output: reading takes up to this long a
+ * round (then the keys), and frames come at most this often, so that the
+ * console keeps up with the supervisor, which drops a console that falls
+ * 8 MiB behind (approvals/proto.h). */
+#define CONSOLE_READ_MS 20
+#define CONSOLE_FRAME_MS 33
 
 static volatile sig_atomic_t console_signal;
 
@@ -73,6 +79,7 @@ struct console {
 	int		 sent_cols;
 	bool		 resent;	/* said again once it went full screen */
 	bool		 prefix_read;	/* the settings' prefix looked for */
+	bool		 behind;	/* the last read stopped with more to read */
 };
 
 static void
@@ -124,26 +131,34 @@ console_read(struct console *c)
 	cleanup_free char *cause = NULL;
 	json_t *msg;
 	ssize_t n = 0;
+	int64_t start = now_mono_ms();
 	int r;
 
-	/* A bounded number of reads a round: a program that floods its
-	 * output must not keep the keys (and `K`) from being read. */
-	for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
-		;
-	if (n < 0 && n != -EAGAIN && n != -EINTR) {
-		console_drop(c, strerror((int)-n));
-		return;
-	}
-	while ((r = proto_next(c->conn, &msg, &cause)) == 1) {
-		model_apply_message(c->m, msg);
-		json_decref(msg);
-	}
-	if (r < 0) {
-		console_drop(c, cause != NULL ? cause : strerror(-r));
-		return;
-	}
-	if (proto_eof(c->conn))
-		console_drop(c, "connection closed");
+	/* A bounded time of reading a round: a program that floods its
+	 * output must not keep the keys (and `K`) from being read, nor
+	 * the console from keeping up. */
+	c->behind = false;
+	do {
+		for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
+			;
+		if (n < 0 && n != -EAGAIN && n != -EINTR) {
+			console_drop(c, strerror((int)-n));
+			return;
+		}
+		while ((r = proto_next(c->conn, &msg, &cause)) == 1) {
+			model_apply_message(c->m, msg);
+			json_decref(msg);
+		}
+		if (r < 0) {
+			console_drop(c, cause != NULL ? cause : strerror(-r));
+			return;
+		}
+		if (proto_eof(c->conn)) {
+			console_drop(c, "connection closed");
+			return;
+		}
+	} while (n > 0 && now_mono_ms() - start < CONSOLE_READ_MS);
+	c->behind = n > 0;
 }
 
 static void
@@ -302,7 +317,7 @@ console_loop(struct console *c)
 	struct grid *g = NULL;
 	struct view_report rep;
 	int64_t next_tick = now_mono_ms();
-	int64_t next_diff = 0;
+	int64_t next_diff = 0, last_frame = 0;
 	int w, h;
 
 	view_report_init(&rep);
@@ -315,6 +330,7 @@ console_loop(struct console *c)
 		};
 		int64_t now = now_mono_ms();
 		int timeout = (int)(next_tick > now ? next_tick - now : 0);
+		bool keyed = false;
 		int key;
 
 		if (c->conn != NULL) {
@@ -347,6 +363,7 @@ console_loop(struct console *c)
 			struct model_effect eff;
 			bool moved = false;
 
+			keyed = true;
 			if (key == KEYS_MOUSE) {
 				int my, mx, mb;
 				bool mp;
@@ -376,6 +393,14 @@ console_loop(struct console *c)
 			next_diff = now_mono_ms() + 1000;
 		}
 
+		/* Behind a flood, a frame now and then; a key is always
+		 * answered by one. */
+		if (c->behind && !keyed &&
+		    now_mono_ms() - last_frame < CONSOLE_FRAME_MS) {
+			console_resize(c);
+			continue;
+		}
+		last_frame = now_mono_ms();
 		screen_size(&w, &h);
 		if (w != g->w || h != g->h)
 			grid_resize(g, w, h);
