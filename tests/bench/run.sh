@@ -53,12 +53,22 @@
 #               last exit, peak RSS and largest sampled PSS of each
 #               supervisor, CPU of all the supervisors; under ward one
 #               console-like watcher (scale.py) is attached to every run
+#   agent       the agent pane under load (tests/bench/agentpane.py): `ward
+#               run --agent` on a pty of 120x40 that the script reads, the
+#               program with a write request pending while it cats AGENT_MB
+#               MiB into the pane; meanwhile the prefix key and Esc typed
+#               AGENT_KEYS times each, timed until the console has drawn
+#               the focus moved (a key answered, p50/p99); the supervisor's
+#               peak RSS; then key-to-echo (a key into the console's pty to
+#               its echo drawn in the pane) against `cat` on a pty of its
+#               own with no ward
 #
 # Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
-# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), WORKLOADS (all of
-# "true files files_project python cc approvals scale"), KEEP=1 keeps the temporary folder.
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), AGENT_MB (100),
+# AGENT_KEYS (100), WORKLOADS (all of "true files files_project python cc
+# approvals scale agent"), KEEP=1 keeps the temporary folder.
 # About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
@@ -89,7 +99,9 @@ APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
 SCALE_ROUNDS=${SCALE_ROUNDS:-3}
-WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale"}
+AGENT_MB=${AGENT_MB:-100}
+AGENT_KEYS=${AGENT_KEYS:-100}
+WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -462,6 +474,18 @@ if want scale; then
 	done
 fi
 
+# ---------------------------------------------------------------- agent
+if want agent; then
+	say "workload agent: cat of $AGENT_MB MiB in the agent pane, $AGENT_KEYS keys"
+	mkdir -p "$TMPD/agent"
+	printf '[run]\nask_timeout = 10m\n[files]\nwrite = ask\n' >"$TMPD/agent.ini"
+	"$PY" "$BENCH/agentpane.py" --ward "$WARD" --policy "$TMPD/agent.ini" \
+		--dir "$TMPD/agent" --mb "$AGENT_MB" --keys "$AGENT_KEYS" \
+		--out "$RES/agent.json" || broke "agentpane.py failed"
+	rm -f "$TMPD/agent/big"
+	say "  agent: $("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("cat in %.1f s, %d keys answered during it, %d echoes" % (d["cat_s"], d["keys_during_cat"], len(d["echo_s"])))' "$RES/agent.json")"
+fi
+
 # ---------------------------------------------------------------- report
 timed_json=$(printf '"%s",' "${TIMED[@]}")
 cat >"$RES/meta.json" <<EOF
@@ -470,7 +494,7 @@ EOF
 T_END=$(date +%s)
 echo
 echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
-echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; files N = $FILES_N"
+echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N"
 [ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
