@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "approvals/ctl.h"
+#include "approvals/desktop.h"
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
@@ -40,6 +42,7 @@ struct passthru {
 	struct termios	 saved;
 	bool		 raw;		/* stdin put in raw mode */
 	bool		 keys;		/* stdin still read */
+	bool		 desktop;	/* notifications go out */
 	int		 size_fd;	/* the terminal whose size we send */
 };
 
@@ -141,6 +144,31 @@ passthru_keys(struct passthru *p)
 		p->keys = false;
 }
 
+/* A new request: a desktop notification where there is a desktop (never
+ * the bell, never a byte on the program's terminal). */
+static void
+passthru_alerts(struct passthru *p)
+{
+	struct model_alerts a;
+	const struct pending *r;
+
+	model_take_alerts(p->m, &a);
+	if (a.notify == 0 || !p->desktop ||
+	    (r = model_pending_find(p->m, a.notify)) == NULL)
+		return;
+	{
+		cleanup_free char *summary = xasprintf("ward: run %s waits for "
+		    "you", p->m->run.id);
+		cleanup_free char *body = xasprintf("#%" PRIu64 " %s %s\nby %s\n"
+		    "answer with: ward console --lines %s", r->id,
+		    request_kind_name(r->kind), r->subject, r->cmdline,
+		    p->m->run.id);
+
+		if (desktop_notify(summary, body) == -ENOTSUP)
+			p->desktop = false;
+	}
+}
+
 static void
 passthru_signals(void)
 {
@@ -178,6 +206,7 @@ passthru_loop(struct passthru *p)
 				continue;
 			break;
 		}
+		model_set_now(p->m, now_mono_ms(), now_wall_ms());
 		if ((pfd[0].revents & POLLOUT) &&
 		    (e = proto_flush(p->conn)) < 0 && e != -EAGAIN) {
 			proto_conn_free(p->conn);
@@ -186,6 +215,8 @@ passthru_loop(struct passthru *p)
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			passthru_read(p);
+		passthru_alerts(p);
+		desktop_poll();
 		if (p->conn != NULL &&
 		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			passthru_keys(p);
@@ -211,6 +242,7 @@ passthru_run(const char *run)
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	p.conn = proto_conn_new(fd);
 	p.m = model_new();
+	p.desktop = desktop_available();
 	p.size_fd = isatty(STDOUT_FILENO) ? STDOUT_FILENO :
 	    isatty(STDIN_FILENO) ? STDIN_FILENO : -1;
 	/* The one line ward says: after it, the terminal is the program's. */
@@ -223,6 +255,7 @@ passthru_run(const char *run)
 	passthru_raw(&p);
 	passthru_loop(&p);
 	passthru_restore(&p);
+	desktop_done();
 	if (model_run_ended(p.m))
 		status = model_exit_status(p.m, true);
 	else if (passthru_signal != 0)
