@@ -33,7 +33,7 @@
  * round (then the keys), and frames come at most this often, so that the
  * console keeps up with the supervisor, which drops a console that falls
  * 8 MiB behind (approvals/proto.h). */
-#define CONSOLE_READ_MS 20
+#define CONSOLE_READ_MS 8
 #define CONSOLE_FRAME_MS 33
 
 static volatile sig_atomic_t console_signal;
