@@ -223,6 +223,26 @@ passthru_loop(struct passthru *p)
 	}
 }
 
+/*
+ * A run that did not end by itself (killed, timed out) left the terminal
+ * as its program had set it: the alternate screen, a hidden cursor, the
+ * mouse and bracketed paste on. They are set back; a program that exited
+ * by itself has done so on its own.
+ */
+static void
+passthru_reset(const struct passthru *p)
+{
+	static const char reset[] = "\033[0m\033[?1049l\033[?25h\033[?1000l"
+	    "\033[?1002l\033[?1003l\033[?1006l\033[?2004l\r\n";
+	const char *why = p->m->run.end_reason;
+
+	if (!model_run_ended(p->m) || !isatty(STDOUT_FILENO) ||
+	    (p->m->run.exit_signal == 0 && why != NULL &&
+	    strcmp(why, "exit") == 0))
+		return;
+	(void)write_all(STDOUT_FILENO, reset, sizeof reset - 1);
+}
+
 int
 passthru_run(const char *run)
 {
@@ -255,6 +275,7 @@ passthru_run(const char *run)
 	passthru_raw(&p);
 	passthru_loop(&p);
 	passthru_restore(&p);
+	passthru_reset(&p);
 	desktop_done();
 	if (model_run_ended(p.m))
 		status = model_exit_status(p.m, true);

@@ -64,9 +64,11 @@ expect_screen() {	# expect_screen NAME ERE SECONDS
 
 # It draws on the terminal itself: its first column, the whole 100x30.
 expect_screen drawn '^FULLSCREEN size 30x100' 20
+# Its bottom row is the terminal's last.
+expect_screen bottom '^BOTTOM-RIGHT-CORNER-FILLER' 10
+assert_eq "on the terminal's last row" 30 "$(grep -n '^BOTTOM-RIGHT-CORNER-FILLER' "$WT_SCRATCH/screen.txt" | cut -d: -f1)"
 assert_no_grep "no gutter of ward's" '│' "$WT_SCRATCH/screen.txt"
 assert_no_grep "no header of ward's" '^(--|==) (agent|pending)' "$WT_SCRATCH/screen.txt"
-assert_grep "its bottom row is the terminal's" '^BOTTOM-RIGHT-CORNER-FILLER' "$WT_SCRATCH/screen.txt"
 
 # One line from ward, on stderr, naming the run and how to answer.
 run=$("$WARD" ps 2>/dev/null | awk 'NR == 1 { print $1 }')
@@ -124,6 +126,32 @@ wait_for 15 test -s "$status" || { capture after-q; die "ward did not exit 15 s 
 assert_eq "ward's exit status is the program's" 0 "$(cat "$status")"
 assert_eq "still one line on ward's stderr" 1 "$(wc -l <"$WT_SCRATCH/stderr")"
 capture exited
+
+# A run killed from outside leaves the terminal as ward found it: out of
+# the program's alternate screen, with ward's exit status 137.
+launch2=$WT_SCRATCH/launch2.sh
+{
+	echo 'cd "$1" || exit 99'
+	printf 'TERM=xterm-256color %q run --pass-through --name killed --policy %q --in %q -- %q %q 2>"$1/stderr2"\n' \
+	    "$WARD" "$WT_SCRATCH/policy.ini" "$(dirname "$helper")" "$helper" "$WT_CANARY"
+	echo 'echo $? > "$2"'
+	echo 'sleep 30'
+} >"$launch2"
+status2=$WT_SCRATCH/status2
+tm new-window -d -t ward -n killed \
+    "bash $(printf '%q' "$launch2") $(printf '%q' "$WT_SCRATCH") $(printf '%q' "$status2")"
+killed_drawn() {
+	tm capture-pane -p -J -t ward:killed >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
+	    grep -q '^FULLSCREEN size' "$WT_SCRATCH/screen.txt"
+}
+wait_for 20 killed_drawn || die "the second run did not draw"
+assert_eq "the program is on its alternate screen" 1 \
+    "$(tm display-message -p -t ward:killed '#{alternate_on}')"
+"$WARD" kill killed >/dev/null 2>&1 </dev/null || fail "ward kill killed failed"
+wait_for 15 test -s "$status2" || die "ward did not exit 15 s after ward kill"
+assert_eq "ward's exit status after a kill" 137 "$(cat "$status2")"
+assert_eq "the terminal is off the alternate screen again" 0 \
+    "$(tm display-message -p -t ward:killed '#{alternate_on}')"
 
 # Usage: --pass-through wants a terminal on stdin, and not --headless.
 st=0
