@@ -207,6 +207,12 @@ proto_want_write(const struct proto_conn *c)
 	return c->out_off < c->out_len;
 }
 
+size_t
+proto_queued(const struct proto_conn *c)
+{
+	return c->out_len - c->out_off;
+}
+
 ssize_t
 proto_read(struct proto_conn *c)
 {

@@ -39,6 +39,8 @@ int		 proto_send(struct proto_conn *, const json_t *msg);
  * left (poll for POLLOUT), other -errno on failure. */
 int		 proto_flush(struct proto_conn *);
 bool		 proto_want_write(const struct proto_conn *);
+/* Bytes queued and not written yet. */
+size_t		 proto_queued(const struct proto_conn *);
 /* Reads what is available: >0 bytes read, 0 at EOF, -EAGAIN, -errno. */
 ssize_t		 proto_read(struct proto_conn *);
 /* Next complete message: 1 and *msg (new reference), 0 if none yet,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <nettle/sha2.h>
 
 #include "config/escape.h"
+#include "config/settings.h"
 #include "config/util.h"
 
 /* A policy is a page of text; anything much larger is a mistake. */
@@ -1173,6 +1175,65 @@ policy_set_pkg_deny(struct policy *p, const char *v, char **why)
 	return policy_pkg_pattern(v, &p->pkg_deny, &p->n_pkg_deny, why);
 }
 
+/* A control key as "^]", "C-a", "Ctrl-a" or "Ctrl+a" (tui/keys.c reads
+ * the same forms): canonical "^X" in *ret, or -EINVAL. */
+static int
+policy_prefix_parse(const char *v, char **ret)
+{
+	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t n = strlen(heads[i]);
+		int c;
+
+		if (strncasecmp(v, heads[i], n) != 0 || strlen(v) != n + 1)
+			continue;
+		c = v[n] >= 'a' && v[n] <= 'z' ? v[n] - 'a' + 'A' : v[n];
+		if (c < '@' || c > '_')
+			return -EINVAL;
+		*ret = xasprintf("^%c", c);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+policy_set_console_prefix(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char *key = NULL;
+
+	if (policy_prefix_parse(v, &key) < 0) {
+		*why = xasprintf("%s names no control key (say ^] or C-a)", q);
+		return -EINVAL;
+	}
+	free(p->console_prefix);
+	p->console_prefix = key;
+	return 0;
+}
+
+/* [console] notify_cmd and notify_after: the console's settings
+ * (config/settings.h), checked here as settings_load() checks them. */
+static int
+policy_set_console_setting(const char *name, const char *v, char **why)
+{
+	return settings_value(NULL, name, v, why) < 0 ? -EINVAL : 0;
+}
+
+static int
+policy_set_console_notify_cmd(struct policy *p, const char *v, char **why)
+{
+	(void)p;
+	return policy_set_console_setting("notify_cmd", v, why);
+}
+
+static int
+policy_set_console_notify_after(struct policy *p, const char *v, char **why)
+{
+	(void)p;
+	return policy_set_console_setting("notify_after", v, why);
+}
+
 static struct policy_manager *
 policy_manager_get(struct policy *p, const char *canon)
 {
@@ -1239,6 +1300,10 @@ static const struct policy_key policy_keys[] = {
 	{ "packages", "allow", true, policy_set_pkg_allow, NULL },
 	{ "packages", "deny", true, policy_set_pkg_deny, NULL },
 	{ "manager", "hosts", true, NULL, policy_set_mgr_hosts },
+	{ "console", "prefix", false, policy_set_console_prefix, NULL },
+	{ "console", "notify_cmd", false, policy_set_console_notify_cmd, NULL },
+	{ "console", "notify_after", false, policy_set_console_notify_after,
+	    NULL },
 };
 
 /* ------------------------------------------------------------------ */
@@ -1290,6 +1355,7 @@ policy_done(struct policy *p)
 		free(p->managers[i].name);
 	}
 	free(p->managers);
+	free(p->console_prefix);
 	policy_init(p);
 }
 
@@ -1346,9 +1412,6 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 static bool
 policy_section_known(const char *s, size_t len)
 {
-	/* The person's console settings (config/settings.h) share the file. */
-	if (len == strlen("console") && strncmp(s, "console", len) == 0)
-		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++) {
 		if (strlen(policy_keys[i].section) == len &&
 		    strncmp(policy_keys[i].section, s, len) == 0)
@@ -1465,9 +1528,6 @@ policy_on_key(void *user, const char *section, const char *name,
 
 	if (st->cause != NULL)
 		return 0;
-	/* [console] is settings_load()'s (config/settings.h), not policy. */
-	if (strcmp(section, "console") == 0)
-		return 1;
 	/* [manager pip] holds the keys of "manager"; the reader refused
 	 * a header naming no known manager before any key got here. */
 	if (policy_manager_section(section, strlen(section), &arg, &why) > 0)

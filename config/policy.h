@@ -93,6 +93,10 @@ struct policy {
 	 * each however often the section appears). */
 	struct policy_manager *managers;
 	size_t		 n_managers;
+
+	/* [console]: the agent pane's prefix key, "^]" spelled as a caret
+	 * and the character (canonical: "C-a" is "^A"); NULL when not set. */
+	char		*console_prefix;
 };
 
 /* A [manager NAME] section: its hosts replace the built-in registry hosts

@@ -17,19 +17,17 @@ struct settings_parse {
 	char		*cause;		/* the first error, without the line */
 };
 
-static int
-settings_on_key(void *user, const char *section, const char *name,
-    const char *value)
+int
+settings_value(struct settings *s, const char *name, const char *value,
+    char **why)
 {
-	struct settings_parse *st = user;
-	cleanup_free char *qname = NULL;
+	cleanup_free char *qname = escape_str(name);
 
-	if (strcmp(section, "console") != 0 || st->cause != NULL)
-		return 1;	/* the policy's sections: not ours */
-	qname = escape_str(name);
 	if (strcmp(name, "notify_cmd") == 0) {
-		free(st->s->notify_cmd);
-		st->s->notify_cmd = *value != '\0' ? xstrdup(value) : NULL;
+		if (s != NULL) {
+			free(s->notify_cmd);
+			s->notify_cmd = *value != '\0' ? xstrdup(value) : NULL;
+		}
 	} else if (strcmp(name, "notify_after") == 0) {
 		char *end = NULL;
 		unsigned long v;
@@ -40,17 +38,40 @@ settings_on_key(void *user, const char *section, const char *name,
 		    v > 86400 || *value == '-') {
 			cleanup_free char *q = escape_str(value);
 
-			st->cause = xasprintf("[console] notify_after: \"%s\" "
-			    "is not a number of seconds from 1 to 86400", q);
-			return 0;
+			*why = xasprintf("\"%s\" is not a number of seconds "
+			    "from 1 to 86400", q);
+			return -EINVAL;
 		}
-		st->s->notify_after = (unsigned)v;
+		if (s != NULL)
+			s->notify_after = (unsigned)v;
 	} else if (strcmp(name, "prefix") == 0) {
-		free(st->s->prefix);
-		st->s->prefix = xstrdup(value);
+		if (s != NULL) {
+			free(s->prefix);
+			s->prefix = xstrdup(value);
+		}
 	} else {
-		st->cause = xasprintf("[console] unknown key \"%s\" (keys: "
-		    "notify_cmd, notify_after, prefix)", qname);
+		*why = xasprintf("unknown key \"%s\" (keys: notify_cmd, "
+		    "notify_after, prefix)", qname);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int
+settings_on_key(void *user, const char *section, const char *name,
+    const char *value)
+{
+	struct settings_parse *st = user;
+	cleanup_free char *why = NULL;
+	int r;
+
+	if (strcmp(section, "console") != 0 || st->cause != NULL)
+		return 1;	/* the policy's sections: not ours */
+	if ((r = settings_value(st->s, name, value, &why)) < 0) {
+		cleanup_free char *qname = escape_str(name);
+
+		st->cause = r == -ENOENT ? xasprintf("[console] %s", why) :
+		    xasprintf("[console] %s: %s", qname, why);
 		return 0;
 	}
 	return 1;

@@ -2,7 +2,8 @@
 /*
  * The person's own console settings: the [console] section of
  * $XDG_CONFIG_HOME/ward/ward.ini (the file that is also the default
- * policy; the policy parser skips [console]). Keys:
+ * policy; the policy parser checks [console] with settings_value() and
+ * the same prefix rule, and its run keeps the prefix). Keys:
  *   notify_cmd   = a command line, run by /bin/sh -c when a request has
  *                  waited notify_after seconds (tui/hook.h: off the loop,
  *                  bounded; the request is in WARD_* variables, never in
@@ -31,3 +32,8 @@ struct settings {
  */
 int	settings_load(const char *path, struct settings *s, char **cause);
 void	settings_done(struct settings *s);
+/* One [console] key's value into *s (NULL: only checked): 0, -EINVAL
+ * with *why for a bad value, -ENOENT with *why for an unknown key. The
+ * policy checks its [console] keys with it too (config/policy.c). */
+int	settings_value(struct settings *s, const char *name, const char *value,
+	    char **why);

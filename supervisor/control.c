@@ -124,11 +124,33 @@ control_on_accept(struct sup *s)
 	}
 }
 
+bool
+control_output_room(struct sup *s, int64_t now)
+{
+	bool room = true;
+
+	for (int i = 0; i < SUP_MAX_CLIENTS; i++) {
+		struct client *c = &s->clients[i];
+
+		if (c->conn == NULL || !c->watch ||
+		    proto_queued(c->conn) <= CONTROL_HOLD_BYTES) {
+			c->behind_ms = 0;
+			continue;
+		}
+		if (c->behind_ms == 0)
+			c->behind_ms = now;
+		room = false;
+	}
+	return room;
+}
+
 static int64_t
 control_deadline_of(const struct client *c)
 {
-	if (c->conn == NULL || c->watch)
+	if (c->conn == NULL)
 		return 0;
+	if (c->watch)
+		return c->behind_ms != 0 ? c->behind_ms + CONTROL_STALL_MS : 0;
 	return c->active_ms + (c->greeted ? CONTROL_IDLE_MS : CONTROL_HELLO_MS);
 }
 

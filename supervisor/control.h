@@ -3,6 +3,7 @@
  * The supervisor's end of the control protocol (control.c): consoles and
  * CLI verbs connect, watch, decide and kill.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,12 @@
  * peers cannot hold the table (SUP_MAX_CLIENTS) against everyone else. */
 #define CONTROL_HELLO_MS	5000
 #define CONTROL_IDLE_MS		60000
+/* A watching console with more than CONTROL_HOLD_BYTES of the program's
+ * output still to take holds the reading of it (the program waits in its
+ * write, as on a slow terminal); one that takes nothing for
+ * CONTROL_STALL_MS that way is dropped, and the output goes on. */
+#define CONTROL_HOLD_BYTES	(1u << 20)
+#define CONTROL_STALL_MS	5000
 
 struct run_info;
 struct sup;
@@ -27,5 +34,8 @@ void	control_output(struct sup *, const char *stream, const void *,
 void	control_close_all(struct sup *);
 /* The earliest client deadline (monotonic ms), 0 for none; and the drop
  * of every client past it. */
+/* Whether the program's output may be read now: no watching console is
+ * CONTROL_HOLD_BYTES behind (and since when one is, for its deadline). */
+bool	control_output_room(struct sup *, int64_t now);
 int64_t	control_next_deadline(const struct sup *);
 void	control_tick(struct sup *, int64_t now);

@@ -448,7 +448,11 @@ run_gather(struct loop *l, struct run *r)
 
 	if (r->listener_open)
 		loop_add(l, s->listener, POLLIN, run_on_listener, r);
-	if (r->out_open && run_has_room(s, run_out_host(s)))
+	/* Once the run has ended, a console behind holds nothing: what
+	 * is left is read, and the slowest takes it or is dropped. */
+	if (r->out_open && run_has_room(s, run_out_host(s)) &&
+	    (s->state == RUN_EXITED ||
+	    control_output_room(s, now_mono_ms())))
 		loop_add(l, s->pty >= 0 ? s->pty : s->out_fd, POLLIN,
 		    run_on_out, r);
 	if (r->err_open && run_has_room(s, s->headless ? &s->host_err : NULL))

@@ -107,6 +107,8 @@ struct client {
 					 * from ward relay), or "" */
 	bool		 view;		/* said role "view": never decides */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
+	int64_t		 behind_ms;	/* monotonic: since when it holds the
+					 * program's output back; 0 when not */
 };
 
 struct sup {

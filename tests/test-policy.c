@@ -159,6 +159,9 @@ field(const struct policy *p, const char *name)
 		return xstrdup(p->syslog ? "yes" : "no");
 	if (strcmp(name, "env") == 0)
 		return join(p->env, p->n_env);
+	if (strcmp(name, "prefix") == 0)
+		return xstrdup(p->console_prefix != NULL ? p->console_prefix :
+		    "none");
 	if (strcmp(name, "write") == 0)
 		return xstrdup(policy_action_name(p->write));
 	if (strcmp(name, "connect") == 0)

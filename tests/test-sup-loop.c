@@ -22,6 +22,9 @@
 
 #include "approvals/queue.h"
 #include "config/util.h"
+#include "approvals/msg.h"
+#include "approvals/proto.h"
+#include "supervisor/control.h"
 #include "supervisor/loop.h"
 #include "supervisor/sup.h"
 
@@ -417,10 +420,78 @@ test_waits_for_deadline(void **state)
 	loop_free(l);
 }
 
+/* ---- a console behind the program's output ---------------------------- */
+
+/* Queues the program's output for client 0 (unsent: nobody flushes)
+ * until more than CONTROL_HOLD_BYTES wait. */
+static void
+flood(struct sup *s)
+{
+	static char chunk[60000];
+
+	memset(chunk, 'x', sizeof chunk);
+	while (proto_queued(s->clients[0].conn) <= CONTROL_HOLD_BYTES) {
+		json_t *m = msg_output(AUDIT_PTY, chunk, sizeof chunk);
+
+		assert_int_equal(proto_send(s->clients[0].conn, m), 0);
+		json_decref(m);
+	}
+}
+
+/* A watching console that falls CONTROL_HOLD_BYTES behind holds the
+ * output back (the program waits, as on a slow terminal) instead of being
+ * dropped at once; it goes on once it has taken what waited; one that
+ * takes nothing for CONTROL_STALL_MS is dropped and the output goes on. */
+static void
+test_console_behind_holds_output(void **state)
+{
+	static struct sup s;
+	char buf[65536];
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	s.clients[0].conn = proto_conn_new(sv[0]);
+	s.clients[0].watch = true;
+	assert_true(control_output_room(&s, 1000));
+	assert_int_equal(control_next_deadline(&s), 0);
+
+	flood(&s);
+	assert_false(control_output_room(&s, 1000));
+	assert_false(control_output_room(&s, 1500));
+	assert_int_equal(control_next_deadline(&s), 1000 + CONTROL_STALL_MS);
+	control_tick(&s, 1000 + CONTROL_STALL_MS - 1);
+	assert_non_null(s.clients[0].conn);
+	/* It takes what waited: the output goes on, no deadline. */
+	while (proto_want_write(s.clients[0].conn)) {
+		(void)proto_flush(s.clients[0].conn);
+		while (read(sv[1], buf, sizeof buf) > 0)
+			;
+	}
+	assert_true(control_output_room(&s, 2000));
+	assert_int_equal(control_next_deadline(&s), 0);
+
+	/* A client that does not watch holds nothing back. */
+	s.clients[0].watch = false;
+	flood(&s);
+	assert_true(control_output_room(&s, 2500));
+	s.clients[0].watch = true;
+
+	/* Behind and taking nothing: dropped once stalled that long. */
+	assert_false(control_output_room(&s, 3000));
+	control_tick(&s, 3000 + CONTROL_STALL_MS);
+	assert_null(s.clients[0].conn);
+	assert_true(control_output_room(&s, 9000));
+	close(sv[1]);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_console_behind_holds_output),
 		cmocka_unit_test(test_timeout_none_and_past),
 		cmocka_unit_test(test_timeout_long),
 		cmocka_unit_test(test_deadline_min),

@@ -19,6 +19,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/view.h"
+#include "tui/view-agent.h"
 #include "tui/vt.h"
 
 #define WALL0	1700000000000LL
@@ -234,6 +235,56 @@ test_agent_pane(void **state)
 	assert_true(moved);
 	check(m, "agent-requests-80x24", 80, 24);
 	check(m, "agent-pending-200x50", 200, 50);
+	model_free(m);
+}
+
+/* The terminal's cursor stands where the program's is, only while the
+ * pane has the keys, the program shows it and it is inside the pane. */
+static void
+test_agent_cursor(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+	struct view_agent_layout l;
+	struct view_report rep;
+	bool moved;
+
+	(void)state;
+	model_set_agent(m, AGENT_ON, 0);
+	pty(m, "\x1b[?1049h\x1b[2J\x1b[3;5Habc");
+	view_report_init(&rep);
+	free(view_render_text(m, 80, 24, &rep));
+	view_agent_layout(m, 80, 24, &l);
+	assert_true(rep.cursor);
+	assert_int_equal(rep.cursor_y, l.pane_y + 2);
+	assert_int_equal(rep.cursor_x, l.pane_x + 7);
+	/* Moved by the program: the cursor follows. */
+	pty(m, "\x1b[1;1H");
+	free(view_render_text(m, 80, 24, &rep));
+	assert_true(rep.cursor);
+	assert_int_equal(rep.cursor_y, l.pane_y);
+	assert_int_equal(rep.cursor_x, l.pane_x);
+	/* Hidden by the program (DECTCEM): none. */
+	pty(m, "\x1b[?25l");
+	free(view_render_text(m, 80, 24, &rep));
+	assert_false(rep.cursor);
+	pty(m, "\x1b[?25h");
+	free(view_render_text(m, 80, 24, &rep));
+	assert_true(rep.cursor);
+	/* The focus on the requests: none, the keys are not the program's. */
+	key(m, MODEL_PREFIX, &eff, &moved);
+	assert_int_equal(m->focus, PANE_PENDING);
+	free(view_render_text(m, 80, 24, &rep));
+	assert_false(rep.cursor);
+	/* Help over the pane: none. */
+	key(m, 27, &eff, &moved);
+	assert_int_equal(m->focus, PANE_AGENT);
+	free(view_render_text(m, 80, 24, &rep));
+	assert_true(rep.cursor);
+	m->help = true;
+	free(view_render_text(m, 80, 24, &rep));
+	assert_false(rep.cursor);
+	view_report_done(&rep);
 	model_free(m);
 }
 
@@ -912,6 +963,7 @@ main(void)
 		cmocka_unit_test(test_agent_pane),
 		cmocka_unit_test(test_agent_keys),
 		cmocka_unit_test(test_agent_quit_question),
+		cmocka_unit_test(test_agent_cursor),
 		cmocka_unit_test(test_prefix_names),
 	};
 

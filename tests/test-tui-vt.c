@@ -236,6 +236,43 @@ test_vt_resize_and_wide(void **state)
 	vt_free(t);
 }
 
+/* The program's colours reach the cells as it asked for them: basic,
+ * 256 indexed and RGB, foreground and background, blanks on a colour
+ * too; the default is none. tui/screen.c folds them. */
+static void
+test_vt_colors(void **state)
+{
+	struct vt *t = vt_new(4, 20);
+	struct grid *g = grid_new(22, 6);
+
+	(void)state;
+	feed(t, "\x1b[31mA\x1b[38;5;200mB\x1b[38;2;1;2;3mC"
+	    "\x1b[0;48;5;4m \x1b[0;44;97mE\x1b[48;2;9;8;7mF\x1b[0mG");
+	vt_draw(t, g, 1, 1, 4, 20);
+	assert_int_equal(grid_cell(g, 1, 1)->cp, 'A');
+	assert_int_equal(grid_cell(g, 1, 1)->fg, GRID_TC_INDEX(1));
+	assert_int_equal(grid_cell(g, 1, 1)->bg, 0);
+	/* The console's own colour stays on the basic ones. */
+	assert_int_equal(GRID_COLOR_OF(grid_cell(g, 1, 1)->attr), GRID_RED);
+	assert_int_equal(grid_cell(g, 1, 2)->fg, GRID_TC_INDEX(200));
+	assert_int_equal(grid_cell(g, 1, 3)->fg, GRID_TC_RGB(1, 2, 3));
+	/* A blank on a background of its own. */
+	assert_int_equal(grid_cell(g, 1, 4)->cp, ' ');
+	assert_int_equal(grid_cell(g, 1, 4)->fg, 0);
+	assert_int_equal(grid_cell(g, 1, 4)->bg, GRID_TC_INDEX(4));
+	assert_int_equal(grid_cell(g, 1, 5)->fg, GRID_TC_INDEX(15));
+	assert_int_equal(grid_cell(g, 1, 5)->bg, GRID_TC_INDEX(4));
+	assert_int_equal(grid_cell(g, 1, 6)->bg, GRID_TC_RGB(9, 8, 7));
+	assert_int_equal(grid_cell(g, 1, 7)->cp, 'G');
+	assert_int_equal(grid_cell(g, 1, 7)->fg, 0);
+	assert_int_equal(grid_cell(g, 1, 7)->bg, 0);
+	/* Outside the rectangle, nothing. */
+	assert_int_equal(grid_cell(g, 1, 0)->fg, 0);
+	assert_int_equal(grid_cell(g, 0, 1)->bg, 0);
+	grid_free(g);
+	vt_free(t);
+}
+
 int
 main(void)
 {
@@ -246,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_vt_keys),
 		cmocka_unit_test(test_vt_mouse),
 		cmocka_unit_test(test_vt_resize_and_wide),
+		cmocka_unit_test(test_vt_colors),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

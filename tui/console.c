@@ -19,6 +19,7 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/settings.h"
+#include "config/paths.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/finished.h"
@@ -36,6 +37,12 @@
 /* Every run: how often the runs folder is listed again (new runs, a
  * supervisor that came back). */
 #define CONSOLE_SCAN_MS 1000
+/* While the program floods its output: reading takes up to this long a
+ * round (then the keys), and frames come at most this often, so that the
+ * console keeps up with the supervisor, which drops a console that falls
+ * 8 MiB behind (approvals/proto.h). */
+#define CONSOLE_READ_MS 8
+#define CONSOLE_FRAME_MS 33
 
 static volatile sig_atomic_t console_signal;
 
@@ -67,7 +74,12 @@ static const char console_usage[] =
 "prefix key (Ctrl-], or WARD_PREFIX, e.g. WARD_PREFIX=C-a) moves them to\n"
 "the requests, where a d Enter K work; Esc or the prefix goes back, and\n"
 "the prefix twice sends it to the program. v switches agent pane and\n"
-"output lines, z zooms the pane or the requests.\n"
+"output lines, z zooms the pane or the requests. The prefix is also set\n"
+"by [console] prefix in the run's policy or in ~/.config/ward/ward.ini\n"
+"(WARD_PREFIX wins).\n"
+"\n"
+"For a run started with 'ward run --pass-through', attach with --lines:\n"
+"the program keeps its own terminal's size.\n"
 "\n"
 "Options:\n"
 "  --agent     show the agent pane from the start\n"
@@ -94,6 +106,8 @@ struct console {
 	bool		 view;		/* --view */
 	struct hook	*hook;		/* [console] notify_cmd, or NULL */
 	unsigned	 notify_after;	/* seconds */
+	bool		 prefix_read;	/* the settings' prefix looked for */
+	bool		 behind;	/* the last read stopped with more to read */
 };
 
 static void
@@ -157,26 +171,34 @@ console_read(struct console *c)
 	cleanup_free char *cause = NULL;
 	json_t *msg;
 	ssize_t n = 0;
+	int64_t start = now_mono_ms();
 	int r;
 
-	/* A bounded number of reads a round: a program that floods its
-	 * output must not keep the keys (and `K`) from being read. */
-	for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
-		;
-	if (n < 0 && n != -EAGAIN && n != -EINTR) {
-		console_drop(c, strerror((int)-n));
-		return;
-	}
-	while ((r = proto_next(c->conn, &msg, &cause)) == 1) {
-		model_apply_message(c->m, msg);
-		json_decref(msg);
-	}
-	if (r < 0) {
-		console_drop(c, cause != NULL ? cause : strerror(-r));
-		return;
-	}
-	if (proto_eof(c->conn))
-		console_drop(c, "connection closed");
+	/* A bounded time of reading a round: a program that floods its
+	 * output must not keep the keys (and `K`) from being read, nor
+	 * the console from keeping up. */
+	c->behind = false;
+	do {
+		for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
+			;
+		if (n < 0 && n != -EAGAIN && n != -EINTR) {
+			console_drop(c, strerror((int)-n));
+			return;
+		}
+		while ((r = proto_next(c->conn, &msg, &cause)) == 1) {
+			model_apply_message(c->m, msg);
+			json_decref(msg);
+		}
+		if (r < 0) {
+			console_drop(c, cause != NULL ? cause : strerror(-r));
+			return;
+		}
+		if (proto_eof(c->conn)) {
+			console_drop(c, "connection closed");
+			return;
+		}
+	} while (n > 0 && now_mono_ms() - start < CONSOLE_READ_MS);
+	c->behind = n > 0;
 }
 
 static void
@@ -308,6 +330,66 @@ console_prefix(void)
 	return MODEL_PREFIX;
 }
 
+/* One settings file's [console] prefix: 1 when it names one (set), 0
+ * when it names none, -1 when its value is no key (said). */
+static int
+console_prefix_file(struct model *m, const char *path)
+{
+	cleanup_free char *cause = NULL;
+	struct settings st;
+	int key, r = 0;
+
+	if (settings_load(path, &st, &cause) < 0) {
+		cleanup_free char *e = escape_str(path);
+
+		model_message(m, MSG_WARN, "%s: %s; the prefix stays as it was",
+		    e, cause != NULL ? cause : "cannot be read");
+		settings_done(&st);
+		return -1;
+	}
+	if (st.prefix != NULL && keys_parse_prefix(st.prefix, &key) == 0) {
+		m->prefix = key;
+		r = 1;
+	} else if (st.prefix != NULL) {
+		cleanup_free char *e = escape_str(st.prefix);
+
+		model_message(m, MSG_WARN, "[console] prefix \"%s\" names no "
+		    "control key (say ^] or C-a); the prefix stays as it was",
+		    e);
+		r = -1;
+	}
+	settings_done(&st);
+	return r;
+}
+
+/*
+ * The prefix from the settings, once the run is known: WARD_PREFIX wins
+ * (console_prefix()), then the run's policy ([console] prefix in the
+ * copy its supervisor keeps), then the user's own ward.ini (read for its
+ * [console] section alone), then ^].
+ */
+static void
+console_settings_prefix(struct console *c)
+{
+	const char *env = getenv("WARD_PREFIX");
+	cleanup_free char *runs = NULL, *copy = NULL, *config = NULL;
+	cleanup_free char *user = NULL;
+
+	if (c->prefix_read || c->m->run.id == NULL || *c->m->run.id == '\0')
+		return;
+	c->prefix_read = true;
+	if (env != NULL && *env != '\0')
+		return;
+	runs = paths_runs_dir();
+	copy = xasprintf("%s/%s/policy.ini", runs, c->m->run.id);
+	if (strchr(c->m->run.id, '/') == NULL &&
+	    console_prefix_file(c->m, copy) != 0)
+		return;
+	config = paths_config_dir();
+	user = xasprintf("%s/ward.ini", config);
+	(void)console_prefix_file(c->m, user);
+}
+
 static void
 console_signals(void)
 {
@@ -329,7 +411,7 @@ console_loop(struct console *c)
 	struct grid *g = NULL;
 	struct view_report rep;
 	int64_t next_tick = now_mono_ms();
-	int64_t next_diff = 0;
+	int64_t next_diff = 0, last_frame = 0;
 	int w, h;
 
 	view_report_init(&rep);
@@ -342,6 +424,7 @@ console_loop(struct console *c)
 		};
 		int64_t now = now_mono_ms();
 		int timeout = (int)(next_tick > now ? next_tick - now : 0);
+		bool keyed = false;
 		int key;
 
 		if (c->conn != NULL) {
@@ -374,6 +457,7 @@ console_loop(struct console *c)
 		if (c->conn != NULL &&
 		    (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			console_read(c);
+		console_settings_prefix(c);
 		/* Before reading keys: those typed before a new request
 		 * appeared are thrown away here. */
 		console_alerts(c);
@@ -384,6 +468,7 @@ console_loop(struct console *c)
 			struct model_effect eff;
 			bool moved = false;
 
+			keyed = true;
 			if (key == KEYS_MOUSE) {
 				int my, mx, mb;
 				bool mp;
@@ -419,10 +504,19 @@ console_loop(struct console *c)
 			next_diff = now_mono_ms() + 1000;
 		}
 
+		/* Behind a flood, a frame now and then; a key is always
+		 * answered by one. */
+		if (c->behind && !keyed &&
+		    now_mono_ms() - last_frame < CONSOLE_FRAME_MS) {
+			console_resize(c);
+			continue;
+		}
+		last_frame = now_mono_ms();
 		screen_size(&w, &h);
 		if (w != g->w || h != g->h)
 			grid_resize(g, w, h);
 		view_draw(c->m, g, &rep);
+		screen_cursor(rep.cursor, rep.cursor_y, rep.cursor_x);
 		screen_draw(g);
 		/* Arming counts from here: the request is on the terminal. */
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());

@@ -33,6 +33,19 @@ enum grid_color {
 };
 #define GRID_COLORS 7
 
+/*
+ * The program's own colours (the agent pane, tui/vt.c), beside attr's:
+ * 0 none (attr's colour stands), else one of the 256 indexed colours or
+ * an RGB one. tui/screen.c folds them to what the terminal has
+ * (pen_fold_color()); under NO_COLOR nothing is coloured.
+ */
+#define GRID_TC_INDEXED		0x01000000u
+#define GRID_TC_RGB_KIND	0x02000000u
+#define GRID_TC_INDEX(i)	(GRID_TC_INDEXED | ((unsigned)(i) & 0xffu))
+#define GRID_TC_RGB(r, g, b)	(GRID_TC_RGB_KIND | \
+	(((unsigned)(r) & 0xffu) << 16) | (((unsigned)(g) & 0xffu) << 8) | \
+	((unsigned)(b) & 0xffu))
+
 #define GRID_COMB 2
 
 struct grid_cell {
@@ -40,6 +53,7 @@ struct grid_cell {
 	uint32_t	 comb[GRID_COMB];	/* combining marks, 0 = none */
 	uint8_t		 width;			/* 1, 2; 0: right half */
 	unsigned	 attr;
+	uint32_t	 fg, bg;		/* GRID_TC_*, 0 = none */
 };
 
 struct grid {

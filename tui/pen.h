@@ -6,6 +6,7 @@
  * model: the views (tui/view*.c) call down into it, never the reverse.
  */
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tui/grid.h"
 
@@ -22,5 +23,15 @@ void	pen_wrap(struct pen *, int x, int xend, const char *s, unsigned attr);
  * takes no row. */
 void	pen_wrap_words(struct pen *, int x, int xend, const char *s,
 	    unsigned attr);
+/*
+ * A GRID_TC_* colour folded to what a terminal of `colors` colours has
+ * (curses' COLORS: 8, 16, 256; more counts as 256): its colour number,
+ * or -1 for the terminal's default (tc 0, or fewer than 8 colours). An
+ * index the terminal has stays; a bright one (8..15) on 8 colours is its
+ * dark twin; the rest, and RGB, go to the nearest colour the terminal
+ * has (the xterm palette: its 6x6x6 cube and grey ramp on 256, the 16
+ * basic colours on 16; on 8, each channel at half or more is on).
+ */
+int	pen_fold_color(uint32_t tc, int colors);
 /* "-- title ---...": the header of a pane, '=' when focused. */
 void	pen_header(struct grid *, int y, const char *title, bool focused);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +25,10 @@
 #include "config/paths.h"
 #include "config/util.h"
 #include "tui/console.h"
+#include "tui/passthru.h"
 #include "tui/screen.h"
 #include "tui/usage.h"
+#include "tui/view.h"
 
 static void
 run_usage(FILE *f)
@@ -33,7 +36,8 @@ run_usage(FILE *f)
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
 	    "                [--project DIR]... [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
-	    "                [--no-landlock] [--agent|--lines] -- CMD [ARG...]\n"
+	    "                [--no-landlock] [--agent|--lines|--pass-through|--split]\n"
+	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
 	    "program's output, and its requests to approve (a), deny (d) or\n"
@@ -61,6 +65,11 @@ run_usage(FILE *f)
 	    "                    start (keys go to it; Ctrl-] the requests)\n"
 	    "  --lines           keep the output lines even when the program\n"
 	    "                    goes full-screen (v switches)\n"
+	    "  --pass-through    no console: the program has this terminal as\n"
+	    "                    it would without ward; answer its requests\n"
+	    "                    from 'ward console --lines RUN' elsewhere\n"
+	    "  --split           inside tmux: --pass-through here, and that\n"
+	    "                    console in a new tmux pane below\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
 	    "failed (a usage error too); 126/127 cannot run / not found;\n"
@@ -80,6 +89,169 @@ static int
 run_bad_option(const char *verb, char **argv, int opt)
 {
 	return usage_bad_option(RUN_EXIT_USAGE, verb, argv, opt);
+}
+
+/* A word for sh -c: in single quotes. malloc'd. */
+static char *
+run_sh_quote(const char *s)
+{
+	size_t n = 2;
+	char *q, *o;
+
+	for (const char *c = s; *c != '\0'; c++)
+		n += *c == '\'' ? 4 : 1;
+	q = o = xmalloc(n + 1);
+	*o++ = '\'';
+	for (const char *c = s; *c != '\0'; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* Runs tmux with argv; its first line of output in out (may be NULL).
+ * 0, or -1 when it failed. */
+static int
+run_tmux(char *const argv[], char *out, size_t len)
+{
+	int p[2], status;
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, STDIN_FILENO);
+		dup2(p[1], STDOUT_FILENO);
+		execvp("tmux", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	if (out != NULL && len > 0) {
+		ssize_t k;
+
+		while ((size_t)n < len - 1 &&
+		    (k = read(p[0], out + n, len - 1 - (size_t)n)) > 0)
+			n += k;
+		out[n] = '\0';
+		out[strcspn(out, "\r\n")] = '\0';
+	}
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The console's pane: the console's least height below the program when
+ * the terminal is tall enough to leave the program rows of its own, else
+ * its least width beside it when wide enough, else below all the same.
+ */
+static void
+run_split_shape(const char **argv, size_t *n, char *size, size_t len)
+{
+	struct winsize ws = { 0 };
+	bool side;
+
+	(void)ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	side = ws.ws_row < VIEW_MIN_H + 10 && ws.ws_col >= VIEW_MIN_W + 40;
+	snprintf(size, len, "%d", side ? VIEW_MIN_W : VIEW_MIN_H);
+	argv[(*n)++] = side ? "-h" : "-v";
+	argv[(*n)++] = "-l";
+	argv[(*n)++] = size;
+}
+
+/*
+ * --split: `ward console --lines RUN` in a new tmux pane below this one
+ * (which keeps the focus and the program). The console's own variables
+ * go with it: a tmux server started elsewhere has its own. The new
+ * pane's id in pane, "" when tmux would not.
+ */
+static void
+run_split(const char *id, char *pane, size_t len)
+{
+	static const char *const vars[] = {
+		"HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
+		"WARD_PREFIX", "WARD_SHARE", "NO_COLOR", "LANG", "LC_ALL",
+	};
+	cleanup_free char *self = paths_self_exe();
+	cleanup_free char *qself = run_sh_quote(self != NULL ? self : "ward");
+	cleanup_free char *cmd = xasprintf("exec %s console --lines %s",
+	    qself, id);
+	char *env[ARRAY_SIZE(vars)];
+	const char *argv[16 + 2 * ARRAY_SIZE(vars)];
+	const char *target = getenv("TMUX_PANE");
+	size_t n = 0, k = 0;
+	char size[16];
+
+	argv[n++] = "tmux";
+	argv[n++] = "split-window";
+	argv[n++] = "-d";
+	run_split_shape(argv, &n, size, sizeof size);
+	argv[n++] = "-P";
+	argv[n++] = "-F";
+	argv[n++] = "#{pane_id}";
+	if (target != NULL && *target != '\0') {
+		argv[n++] = "-t";
+		argv[n++] = target;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v == NULL)
+			continue;
+		env[k] = xasprintf("%s=%s", vars[i], v);
+		argv[n++] = "-e";
+		argv[n++] = env[k++];
+	}
+	argv[n++] = cmd;
+	argv[n] = NULL;
+	if (run_tmux((char *const *)argv, pane, len) < 0 || *pane != '%') {
+		*pane = '\0';
+		fprintf(stderr, "ward: tmux would not split the window; answer "
+		    "with 'ward console --lines %s' elsewhere\n", id);
+	}
+	for (size_t i = 0; i < k; i++)
+		free(env[i]);
+}
+
+/* The run is over: its console's pane goes with it. */
+static void
+run_split_close(const char *pane)
+{
+	const char *argv[] = { "tmux", "kill-pane", "-t", pane, NULL };
+
+	if (*pane != '\0')
+		(void)run_tmux((char *const *)argv, NULL, 0);
+}
+
+/* The program has this terminal (--pass-through; --split opens the
+ * console beside it first). */
+static int
+run_pass_through(const char *id, bool split)
+{
+	char pane[64] = "";
+	int status;
+
+	if (split)
+		run_split(id, pane, sizeof pane);
+	status = passthru_run(id);
+	run_split_close(pane);
+	return status;
 }
 
 /* What the supervisor says before it is ready: why it cannot start. */
@@ -105,6 +277,36 @@ run_no_console(void)
 	return true;
 }
 
+/*
+ * --pass-through and --split, checked before a run starts: 0, or the exit
+ * status of a usage error (said). Pass-through is never chosen for the
+ * person: with stdout redirected (`ward run -- cmd > log`, `| less`) the
+ * terminal belongs to the shell or the pager, and the output file must
+ * stay the program's plain stdout, so such runs stay headless; a program
+ * that needs the terminal is run with --pass-through on purpose.
+ */
+static int
+run_check_pass_through(bool passthru, bool split, bool headless)
+{
+	const char *tmux = getenv("TMUX");
+
+	if (!passthru)
+		return 0;
+	if (headless)
+		return usage_error(RUN_EXIT_USAGE, "run", "%s and --headless "
+		    "cannot go together", split ? "--split" : "--pass-through");
+	if (split && (tmux == NULL || *tmux == '\0'))
+		return usage_error(RUN_EXIT_USAGE, "run", "--split opens the "
+		    "console in a tmux pane, and this is not inside tmux (TMUX "
+		    "is not set); use --pass-through and 'ward console --lines "
+		    "RUN' in another terminal");
+	if (!isatty(STDIN_FILENO))
+		return usage_error(RUN_EXIT_USAGE, "run", "%s gives the program "
+		    "this terminal, and stdin is not one", split ? "--split" :
+		    "--pass-through");
+	return 0;
+}
+
 const struct option run_opts[] = {
 	{ "headless", no_argument, NULL, 'H' },
 	{ "policy", required_argument, NULL, 'p' },
@@ -117,6 +319,8 @@ const struct option run_opts[] = {
 	{ "no-landlock", no_argument, NULL, 'L' },
 	{ "agent", no_argument, NULL, 'A' },
 	{ "lines", no_argument, NULL, 'N' },
+	{ "pass-through", no_argument, NULL, 'T' },
+	{ "split", no_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -126,7 +330,7 @@ run_main(int argc, char **argv, const char *argv0)
 {
 	struct launch l;
 	enum agent_mode agent = AGENT_AUTO;
-	bool headless = false;
+	bool headless = false, passthru = false, split = false;
 	int opt, readyp[2], rc;
 	char id[9];
 	pid_t pid;
@@ -158,6 +362,11 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'N':
 			agent = opt == 'A' ? AGENT_ON : AGENT_OFF;
 			break;
+		case 'T':
+		case 'X':
+			passthru = true;
+			split |= opt == 'X';
+			break;
 		case 'h':
 			run_usage(stdout);
 			launch_done(&l);
@@ -171,9 +380,15 @@ run_main(int argc, char **argv, const char *argv0)
 		launch_done(&l);
 		return usage_error(RUN_EXIT_USAGE, "run", "no command given");
 	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	if ((rc = run_check_pass_through(passthru, split, headless)) != 0) {
+		launch_done(&l);
+		return rc;
+	}
+	/* Not a terminal on both: headless, also when only stdout is
+	 * redirected (see run_check_pass_through()). */
+	if (!passthru && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		headless = true;
-	if (!headless)
+	if (!headless && !passthru)
 		headless = run_no_console();
 
 	if (headless) {
@@ -228,6 +443,8 @@ run_main(int argc, char **argv, const char *argv0)
 	waitpid(pid, NULL, 0);
 	if (rc < 0)
 		return 125;	/* it said why on stderr */
+	if (passthru)
+		return run_pass_through(id, split);
 	{
 		struct console_opts co = { .run = id, .exit_with_run = true,
 		    .agent = agent };

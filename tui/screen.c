@@ -11,10 +11,22 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/keys.h"
+#include "tui/pen.h"
 
 static bool screen_active;
 static bool screen_mouse_on;
 static bool screen_color;
+static bool screen_cursor_on;		/* asked for by screen_cursor() */
+static bool screen_cursor_shown;	/* what curs_set() last said */
+static int screen_cursor_y, screen_cursor_x;
+
+void
+screen_cursor(bool show, int y, int x)
+{
+	screen_cursor_on = show;
+	screen_cursor_y = y;
+	screen_cursor_x = x;
+}
 
 bool
 screen_no_color(void)
@@ -212,6 +224,20 @@ screen_attr(unsigned a)
 	return r;
 }
 
+/* The pair for a cell of the program's colours (tui/vt.c), folded to
+ * the terminal's; 0 when both are its defaults or curses has no pair. */
+static int
+screen_tc_pair(uint32_t fg, uint32_t bg)
+{
+	int f = pen_fold_color(fg, COLORS), b = pen_fold_color(bg, COLORS);
+	int pair;
+
+	if (f == -1 && b == -1)
+		return 0;
+	pair = alloc_pair(f, b);
+	return pair < 0 ? 0 : pair;
+}
+
 void
 screen_draw(const struct grid *g)
 {
@@ -222,7 +248,7 @@ screen_draw(const struct grid *g)
 		for (int x = 0; x < g->w && x < w; x++) {
 			const struct grid_cell *c = grid_cell(g, y, x);
 			wchar_t wch[GRID_COMB + 2] = { 0 };
-			short pair = 0;
+			int pair = 0;
 			cchar_t cc;
 			size_t n = 0;
 
@@ -231,14 +257,30 @@ screen_draw(const struct grid *g)
 			wch[n++] = (wchar_t)c->cp;
 			for (size_t i = 0; i < GRID_COMB && c->comb[i]; i++)
 				wch[n++] = (wchar_t)c->comb[i];
-			if (screen_color)
-				pair = (short)GRID_COLOR_OF(c->attr);
-			if (setcchar(&cc, wch, screen_attr(c->attr), pair,
-			    NULL) == ERR)
+			if (screen_color && (c->fg != 0 || c->bg != 0))
+				pair = screen_tc_pair(c->fg, c->bg);
+			if (screen_color && pair == 0)
+				pair = (int)GRID_COLOR_OF(c->attr);
+			/* The pair by opts: more than a short's worth of them
+			 * on a terminal of 256 colours. */
+			if (setcchar(&cc, wch, screen_attr(c->attr), 0,
+			    &pair) == ERR)
 				continue;
 			/* The last cell returns ERR but is drawn. */
 			mvwadd_wch(stdscr, y, x, &cc);
 		}
+	}
+	/* The program's cursor, or none: where the last cell drawn left
+	 * it would be a cursor at a place nobody is typing. */
+	if (screen_cursor_on && screen_cursor_y < h && screen_cursor_x < w) {
+		leaveok(stdscr, FALSE);
+		wmove(stdscr, screen_cursor_y, screen_cursor_x);
+	} else {
+		leaveok(stdscr, TRUE);
+	}
+	if (screen_cursor_on != screen_cursor_shown) {
+		curs_set(screen_cursor_on ? 1 : 0);
+		screen_cursor_shown = screen_cursor_on;
 	}
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -22,6 +22,9 @@ void	screen_done(void);
 void	screen_size(int *w, int *h);
 /* Makes the terminal show g (of the terminal's size). */
 void	screen_draw(const struct grid *);
+/* The terminal's cursor at (y, x) after the next screen_draw(), visible;
+ * hidden when show is false (the console's own screens). */
+void	screen_cursor(bool show, int y, int x);
 /* Forget what is on the terminal and draw it all again next time. */
 void	screen_invalidate(void);
 /* The next key (tui/keys.h), or -1 when none is waiting. */

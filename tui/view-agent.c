@@ -112,11 +112,15 @@ view_agent_draw(const struct model *m, struct grid *g,
 		grid_put(g, l.pane_y - 1, l.strip_x - 1, l.strip_x,
 		    VIEW_AGENT_GUTTER, GRID_DIM);
 	vt_draw(m->vt, g, l.pane_y, l.pane_x, l.pane_h, l.pane_w);
-	/* The program's cursor, where it is typing, while it has the keys. */
+	/* The program's cursor, where it is typing, while it has the keys:
+	 * the terminal's own cursor (tui/console.c puts it there). */
 	if (m->focus == PANE_AGENT && vt_cursor(m->vt, &row, &col) &&
-	    row < l.pane_h && col < l.pane_w)
-		grid_attr(g, l.pane_y + row, l.pane_x + col,
-		    l.pane_x + col + 1, GRID_REVERSE);
+	    row >= 0 && col >= 0 && row < l.pane_h && col < l.pane_w &&
+	    l.pane_y + row < g->h && l.pane_x + col < g->w) {
+		rep->cursor = true;
+		rep->cursor_y = l.pane_y + row;
+		rep->cursor_x = l.pane_x + col;
+	}
 	view_agent_strip(m, g, &l, rep);
 	rep->agent_rows = l.pane_h;
 	rep->agent_cols = l.pane_w;

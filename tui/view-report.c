@@ -22,6 +22,7 @@ void
 view_report_reset(struct view_report *rep)
 {
 	rep->n_seen = 0;
+	rep->cursor = false;
 	rep->page_rows = 0;
 	rep->detail_rows = 0;
 	rep->detail_lines = 0;

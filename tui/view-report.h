@@ -26,6 +26,11 @@ struct view_report {
 	int		 agent_x;
 	int		 diff_confirm;	/* the diff pane's apply/discard list:
 					 * 1 drawn whole, -1 in part, 0 not */
+	/* The program's cursor on the screen (view-agent.c): shown only
+	 * while the agent pane has the focus, the program has not hidden
+	 * it and it is inside the pane; then at (cursor_y, cursor_x). */
+	bool		 cursor;
+	int		 cursor_y, cursor_x;
 };
 
 void	view_report_init(struct view_report *);

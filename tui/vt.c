@@ -181,6 +181,33 @@ vt_color(const VTermColor *c)
 	return map[c->indexed.idx & 7];
 }
 
+/* The program's colour as it asked for it (one of 256, or RGB), for
+ * tui/screen.c to fold to the terminal's; 0 for the default. */
+static uint32_t
+vt_tc(const VTermColor *c, bool fg)
+{
+	if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
+		return 0;
+	if (VTERM_COLOR_IS_INDEXED(c))
+		return GRID_TC_INDEX(c->indexed.idx);
+	return GRID_TC_RGB(c->rgb.red, c->rgb.green, c->rgb.blue);
+}
+
+/* Sets the cell's colours on (y, x) and, for a wide one, its right half. */
+static void
+vt_cell_colors(struct grid *g, int y, int x, const VTermScreenCell *c)
+{
+	uint32_t fg = vt_tc(&c->fg, true), bg = vt_tc(&c->bg, false);
+
+	for (int i = 0; i < (c->width == 2 ? 2 : 1) && x + i < g->w; i++) {
+		struct grid_cell *gc = &g->cells[(size_t)y * (size_t)g->w +
+		    (size_t)(x + i)];
+
+		gc->fg = fg;
+		gc->bg = bg;
+	}
+}
+
 static unsigned
 vt_attr(const VTermScreenCell *c)
 {
@@ -246,12 +273,17 @@ vt_draw(const struct vt *t, struct grid *g, int y, int x, int h, int w)
 			if (x + col < 0 || !vterm_screen_get_cell(t->screen,
 			    (VTermPos){ .row = r, .col = col }, &c))
 				continue;
-			if (c.chars[0] == 0 || c.width == 0)
+			if (c.width == 0)
 				continue;
+			if (c.chars[0] == 0) {
+				/* Blank, but maybe on a colour of its own. */
+				vt_cell_colors(g, y + r, x + col, &c);
+				continue;
+			}
 			vt_cell_text(&c, text, sizeof text);
-			if (*text != '\0')
-				grid_put(g, y + r, x + col, xend, text,
-				    vt_attr(&c));
+			if (*text != '\0' && grid_put(g, y + r, x + col, xend,
+			    text, vt_attr(&c)) > x + col)
+				vt_cell_colors(g, y + r, x + col, &c);
 			if (c.width == 2)
 				col++;
 		}

@@ -60,12 +60,22 @@
 #               screen drawn at 200x50, arming noted), the selection moving
 #               down the queue; median, p99 and max seconds a frame, and the
 #               console's peak RSS (row console_redraw in the table)
+#   agent       the agent pane under load (tests/bench/agentpane.py): `ward
+#               run --agent` on a pty of 120x40 that the script reads, the
+#               program with a write request pending while it cats AGENT_MB
+#               MiB into the pane; meanwhile the prefix key and Esc typed
+#               AGENT_KEYS times each, timed until the console has drawn
+#               the focus moved (a key answered, p50/p99); the supervisor's
+#               peak RSS; then key-to-echo (a key into the console's pty to
+#               its echo drawn in the pane) against `cat` on a pty of its
+#               own with no ward
 #
 # Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
-# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), WORKLOADS (all of
-# "true files files_project python cc approvals scale"), KEEP=1 keeps the temporary folder.
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), AGENT_MB (100),
+# AGENT_KEYS (100), WORKLOADS (all of "true files files_project python cc
+# approvals scale agent"), KEEP=1 keeps the temporary folder.
 # About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
@@ -99,7 +109,9 @@ SCALE_ROUNDS=${SCALE_ROUNDS:-3}
 CONSOLE_RUNS=${CONSOLE_RUNS:-100}
 CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
-WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale console"}
+AGENT_MB=${AGENT_MB:-100}
+AGENT_KEYS=${AGENT_KEYS:-100}
+WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale console agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -481,6 +493,18 @@ if want console; then
 		broke "bench-console failed (make tests builds it)"
 fi
 
+# ---------------------------------------------------------------- agent
+if want agent; then
+	say "workload agent: cat of $AGENT_MB MiB in the agent pane, $AGENT_KEYS keys"
+	mkdir -p "$TMPD/agent"
+	printf '[run]\nask_timeout = 10m\n[files]\nwrite = ask\n' >"$TMPD/agent.ini"
+	"$PY" "$BENCH/agentpane.py" --ward "$WARD" --policy "$TMPD/agent.ini" \
+		--dir "$TMPD/agent" --mb "$AGENT_MB" --keys "$AGENT_KEYS" \
+		--out "$RES/agent.json" || broke "agentpane.py failed"
+	rm -f "$TMPD/agent/big"
+	say "  agent: $("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("cat in %.1f s, %d keys answered during it, %d echoes" % (d["cat_s"], d["keys_during_cat"], len(d["echo_s"])))' "$RES/agent.json")"
+fi
+
 # ---------------------------------------------------------------- report
 timed_json=$(printf '"%s",' "${TIMED[@]}")
 cat >"$RES/meta.json" <<EOF
@@ -489,7 +513,7 @@ EOF
 T_END=$(date +%s)
 echo
 echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
-echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; files N = $FILES_N"
+echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N"
 [ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo

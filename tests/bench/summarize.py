@@ -206,6 +206,44 @@ def approval_rows(res):
     return rows, extra
 
 
+def agent_rows(res):
+    """agent.json (agentpane.py): a key answered while the pane floods,
+    and key-to-echo through ward against a pty with no ward."""
+    path = os.path.join(res, "agent.json")
+    if not os.path.exists(path):
+        return [], []
+    d = load(path)
+    rows, extra = [], []
+    keys = d["key_s"]
+    for p in (50, 99):
+        if keys:
+            r = Row("agent_key_p%d" % p, "ward", pct(keys, p), {},
+                    d.get("sup_hwm_kib"),
+                    "prefix/Esc answered during a cat of %d MiB, %d keys"
+                    % (d["mb"], len(keys)))
+            rows.append(r)
+    for p in (50, 99):
+        nat = d["echo_native_s"]
+        war = d["echo_s"]
+        if not nat:
+            continue
+        n = Row("agent_echo_p%d" % p, "native", pct(nat, p), {}, None,
+                "key to echo, cat on a pty")
+        rows.append(n)
+        if war:
+            w = Row("agent_echo_p%d" % p, "ward", pct(war, p), {},
+                    d.get("sup_hwm_kib"),
+                    "key to echo drawn in the agent pane, %d keys" % len(war))
+            against(w, n, None)
+            rows.append(w)
+    extra.append("agent pane: cat of %d MiB took %.1f s in the pane "
+                 "(paced by the console); supervisor peak RSS %s KiB, "
+                 "console %s KiB" % (d["mb"], d["cat_s"],
+                                     d.get("sup_hwm_kib"),
+                                     d.get("console_hwm_kib")))
+    return rows, extra
+
+
 def scale_rows(res):
     runs = {}
     for f in glob.glob(os.path.join(res, "s.*.json")):
@@ -271,7 +309,9 @@ def main():
         rows += timed_rows(res, w, meta)
     arows, aextra = approval_rows(res)
     srows, sextra = scale_rows(res)
-    rows += arows + srows
+    grows, gextra = agent_rows(res)
+    rows += arows + srows + grows
+    sextra += gextra
 
     os.makedirs(os.path.dirname(os.path.abspath(tsv)), exist_ok=True)
     with open(tsv, "w") as fh:
@@ -343,6 +383,20 @@ def main():
     t = get("true", "ward")
     if t and t.rss:
         print("  supervisor peak RSS (true)   %5.2f MiB" % (t.rss / 1024))
+    t = get("agent_key_p99", "ward")
+    if t:
+        print("issue 13 targets:")
+        print("  agent pane key answered p99  %6s ms (target: within 100 ms,"
+              " during a cat of 100 MB)" % fmt(t.median * 1e3, ".1f"))
+        if t.rss:
+            print("  supervisor peak RSS (agent)  %5.2f MiB (bounded)"
+                  % (t.rss / 1024))
+    t, n = get("agent_echo_p50", "ward"), get("agent_echo_p50", "native")
+    if t and n:
+        print("  added key-to-echo p50        %6s ms (%s ms with ward, %s ms"
+              " without)" % (fmt((t.median - n.median) * 1e3, ".2f"),
+                             fmt(t.median * 1e3, ".2f"),
+                             fmt(n.median * 1e3, ".3f")))
     return 0
 
 

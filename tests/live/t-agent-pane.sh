@@ -66,6 +66,18 @@ expect_screen drawn '^│FULLSCREEN size [0-9]+x[0-9]+' 20
 expect_screen sized '^│FULLSCREEN size 25x99' 10
 assert_grep "the pane's header" '^-- agent|^== agent' "$WT_SCRATCH/screen.txt"
 
+# The terminal's cursor stands where the program's is (curses leaves it
+# after its last text, BOTTOM-RIGHT-CORNER-FILLER on the pane's last
+# row: screen row 2 + 24, column 1 + 26), shown while the pane has the
+# keys.
+cursor_at() { tm display-message -p -t ward '#{cursor_flag} #{cursor_y} #{cursor_x}' 2>/dev/null; }
+cursor_is() { [ "$(cursor_at)" = "$1" ]; }
+if wait_for 5 cursor_is "1 26 27"; then
+	note "ok: the cursor is the program's, shown, at 26,27"
+else
+	fail "the cursor: expected '1 26 27' (shown, row, column), got '$(cursor_at)'"
+fi
+
 # Keys reach it.
 tm send-keys -t ward h e l l o
 expect_screen typed '^│typed: hello' 10
@@ -117,6 +129,11 @@ sleep 1
 [ ! -e "$WT_CANARY/f" ] && note "ok: 'a' at once after the prefix is not armed" ||
     fail "'a' approved before the request was on screen with the focus on it"
 capture early
+if wait_for 5 cursor_is "0 $(cursor_at | cut -d' ' -f2-)"; then
+	note "ok: no cursor while the requests have the keys"
+else
+	fail "the cursor is shown with the focus on the requests: '$(cursor_at)'"
+fi
 # Once armed, it approves.
 sleep 0.2
 tm send-keys -t ward a
