@@ -52,6 +52,7 @@
 struct demo_opts {
 	bool	 headless;
 	bool	 auto_answer;
+	bool	 view;
 };
 
 /* What --auto answers, first match: the story the demo tells. */
@@ -135,8 +136,11 @@ demo_args(int argc, char **argv, struct demo_opts *o)
 		case 'A':
 			o->auto_answer = true;
 			break;
+		case 'W':
+			o->view = true;
+			break;
 		case 'h':
-			puts("usage: ward demo [--auto] [--headless]\n\n"
+			puts("usage: ward demo [--auto] [--headless] [--view]\n\n"
 			    "A pretend agent in the sandbox, with the console: it "
 			    "works in its own folders,\nedits a project (staged: "
 			    "the diff pane shows it, c), tries to change /etc/hosts,"
@@ -151,7 +155,11 @@ demo_args(int argc, char **argv, struct demo_opts *o)
 			    "pace a room can follow\n"
 			    "  --headless  no console: requests on stderr, answered "
 			    "with ward approve/deny\n"
-			    "              (or by --auto)\n\n"
+			    "              (or by --auto)\n"
+			    "  --view      the console here read-only, for a projector:"
+			    " answer from\n"
+			    "              'ward console demo-PID' in your own "
+			    "terminal (or --auto)\n\n"
 			    "Approve with a, deny with d, kill with K, leave with "
 			    "q. A scorecard closes the run.\n\n"
 			    "Exit status: as 'ward run' (125 on a usage error).");
@@ -433,6 +441,8 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 	args[i++] = (char *)"run";
 	if (o->headless)
 		args[i++] = (char *)"--headless";
+	if (o->view)
+		args[i++] = (char *)"--view";
 	args[i++] = (char *)"--policy";
 	args[i++] = policy;
 	args[i++] = (char *)"--name";
@@ -451,6 +461,9 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 	args[i++] = agent;
 	args[i] = NULL;
 
+	if (o->view && !o->auto_answer)
+		fprintf(stderr, "ward demo: this console is view only; answer from "
+		    "your own terminal with: ward console %s\n", name);
 	if (o->auto_answer) {
 		if ((auto_pid = fork()) < 0) {
 			fprintf(stderr, "ward demo: fork: %s\n", strerror(errno));
@@ -516,7 +529,7 @@ demo_main(int argc, char **argv, const char *argv0)
 	cleanup_free char *self = NULL, *ready = NULL;
 	char dir[] = "/tmp/ward-demo-XXXXXX";
 	const char *stage = getenv("WARD_DEMO_STAGE");
-	char *args[8];
+	char *args[12];
 	pid_t pid;
 	int i = 0, r, status;
 
@@ -562,6 +575,8 @@ demo_main(int argc, char **argv, const char *argv0)
 	args[i++] = (char *)"demo";
 	if (o.auto_answer)
 		args[i++] = (char *)"--auto";
+	if (o.view)
+		args[i++] = (char *)"--view";
 	if (o.headless)
 		args[i++] = (char *)"--headless";
 	args[i] = NULL;

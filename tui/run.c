@@ -37,6 +37,7 @@ run_usage(FILE *f)
 	    "[--in PATH]...\n"
 	    "                [--project DIR]... [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
 	    "                [--no-landlock] [--agent|--lines|--pass-through|--split]\n"
+	    "                [--view]\n"
 	    "                -- CMD [ARG...]\n"
 	    "\n"
 	    "Run CMD in a sandbox. On a terminal the console opens: the\n"
@@ -70,6 +71,9 @@ run_usage(FILE *f)
 	    "                    from 'ward console --lines RUN' elsewhere\n"
 	    "  --split           inside tmux: --pass-through here, and that\n"
 	    "                    console in a new tmux pane below\n"
+	    "  --view            the console here read-only (a shared screen, a\n"
+	    "                    projector): answer from 'ward console RUN' in\n"
+	    "                    another terminal\n"
 	    "\n"
 	    "Exit status: the program's; 124 wall-clock limit; 125 ward\n"
 	    "failed (a usage error too); 126/127 cannot run / not found;\n"
@@ -321,6 +325,7 @@ const struct option run_opts[] = {
 	{ "lines", no_argument, NULL, 'N' },
 	{ "pass-through", no_argument, NULL, 'T' },
 	{ "split", no_argument, NULL, 'X' },
+	{ "view", no_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -330,7 +335,7 @@ run_main(int argc, char **argv, const char *argv0)
 {
 	struct launch l;
 	enum agent_mode agent = AGENT_AUTO;
-	bool headless = false, passthru = false, split = false;
+	bool headless = false, passthru = false, split = false, view = false;
 	int opt, readyp[2], rc;
 	char id[9];
 	pid_t pid;
@@ -366,6 +371,9 @@ run_main(int argc, char **argv, const char *argv0)
 		case 'X':
 			passthru = true;
 			split |= opt == 'X';
+			break;
+		case 'W':
+			view = true;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -447,7 +455,7 @@ run_main(int argc, char **argv, const char *argv0)
 		return run_pass_through(id, split);
 	{
 		struct console_opts co = { .run = id, .exit_with_run = true,
-		    .agent = agent };
+		    .agent = agent, .view = view };
 
 		return console_attach(&co);
 	}
