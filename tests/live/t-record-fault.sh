@@ -10,11 +10,14 @@
 shim=$WT_SCRATCH/faultfs.so
 cc -shared -fPIC -O2 -o "$shim" "$(dirname "$0")/shim/faultfs.c" -ldl ||
     die "cannot build the fault shim"
-# sqlite may be linked in statically; its pwrite64 and fdatasync still
-# come from the C library, through the dynamic linker, so the shim sees
-# them (a fully static ward-supervisor would not run this test).
+# sqlite is a shared library (the default) or linked in (STATIC=1); either
+# way its pwrite64 and fdatasync come from the C library through the
+# dynamic linker, so the preloaded shim sees them (a fully static
+# ward-supervisor would not run this test).
 sup=$(dirname "$WARD")/ward-supervisor
 syms=$(nm -D "$sup" 2>/dev/null || true)
+lib=$(ldd "$sup" 2>/dev/null | awk '$1 ~ /^libsqlite3\.so/ { print $3 }')
+[ -n "$lib" ] && syms+=$'\n'$(nm -D "$lib" 2>/dev/null || true)
 if ! grep -q ' U pwrite64' <<<"$syms"; then
 	[ "${CI:-false}" = true ] && die "$sup does not take pwrite64 from the C library: the shim cannot reach sqlite's writes"
 	skip "$sup does not take pwrite64 from the C library: the shim cannot reach sqlite's writes"
