@@ -603,11 +603,36 @@ test_always(void **state)
 	assert_int_equal(f->m->answer.ask, ASK_NONE);
 }
 
+/* W is an answer: a --view console has none; a run whose file is not
+ * on this machine is never offered one. */
+static void
+test_always_refused(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 3, "/tmp/w/x");
+	arm(f);
+	f->m->always_off = "the run is on another host";
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "not offered: the run is on another host");
+	f->m->always_off = NULL;
+	model_set_view_only(f->m);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "view only");
+	assert_int_equal(model_pending_find(f->m, 3)->sent, VERDICT_NONE);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always_refused, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_rule_confirmed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_rule_needs_arming_and_rule,

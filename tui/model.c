@@ -1120,6 +1120,10 @@ model_always_ask(struct model *m, struct model_effect *eff)
 		    "not say which rule it would store", p->id);
 		return;
 	}
+	if (m->always_off != NULL) {
+		model_message(m, MSG_WARN, "W: not offered: %s", m->always_off);
+		return;
+	}
 	if (*m->run.policy == '\0') {
 		model_message(m, MSG_WARN, "the run did not say which policy "
 		    "file it read: nothing to write into");

@@ -306,6 +306,10 @@ struct model {
 	bool		 have_summary;
 	struct summary	 summary;
 	struct model_answer answer;
+	/* Why W (always) is not offered for this run whatever its policy
+	 * file, or NULL: set by whoever attaches a run whose file is not
+	 * on this machine (a console over ssh). Not owned. */
+	const char	*always_off;
 	struct model_rules rules;
 	/* The agent pane. keys go to the program while focus is
 	 * PANE_AGENT; the prefix key moves it to the requests. */
