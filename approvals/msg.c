@@ -484,6 +484,46 @@ msg_decide_rule(uint64_t request, enum verdict v, enum scope sc,
 	return m;
 }
 
+json_t *
+msg_decide_always(uint64_t request, enum verdict v, enum scope sc,
+    const char *rule, const char *file, unsigned line)
+{
+	json_t *m = msg_decide_rule(request, v, sc, NULL, rule);
+
+	if (file != NULL)
+		msg_set(m, "always", json_pack("{s:o,s:I}", "file",
+		    request_json_string(file), "line", (json_int_t)line));
+	return m;
+}
+
+/* decide's "always": {"file": non-empty string, "line": 1..}. */
+static int
+msg_decide_always_parse(const json_t *msg, struct msg_decide *d,
+    char **cause)
+{
+	const json_t *a = json_object_get(msg, "always"), *l;
+	int e;
+
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (!json_is_object(a))
+		return msg_bad(cause, "decide", "always", "not an object");
+	if ((e = msg_get_str(a, "decide: \"always\"", "file", true, false,
+	    &d->always_file, cause)) < 0)
+		return e;
+	if (*d->always_file == '\0')
+		return msg_bad(cause, "decide: \"always\"", "file", "empty");
+	l = json_object_get(a, "line");
+	if (!json_is_integer(l) || json_integer_value(l) < 1 ||
+	    json_integer_value(l) > 0x7fffffff) {
+		d->always_file = NULL;
+		return msg_bad(cause, "decide: \"always\"", "line",
+		    "not a line number");
+	}
+	d->always_line = (unsigned)json_integer_value(l);
+	return 0;
+}
+
 int
 msg_decide_parse(const json_t *msg, struct msg_decide *d, char **cause)
 {
@@ -514,8 +554,10 @@ msg_decide_parse(const json_t *msg, struct msg_decide *d, char **cause)
 	if ((e = msg_get_str(msg, "decide", "reason", false, true, &d->reason,
 	    cause)) < 0)
 		return e;
-	return msg_get_str(msg, "decide", "rule", false, true, &d->rule,
-	    cause);
+	if ((e = msg_get_str(msg, "decide", "rule", false, true, &d->rule,
+	    cause)) < 0)
+		return e;
+	return msg_decide_always_parse(msg, d, cause);
 }
 
 json_t *

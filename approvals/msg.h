@@ -153,6 +153,11 @@ struct msg_decide {
 	enum scope	 scope;		/* SCOPE_ONCE when not said */
 	const char	*reason;	/* NULL when none */
 	const char	*rule;		/* NULL when none */
+	/* "always": the line the console wrote into the person's policy
+	 * file for this answer (config/policyedit.h); file NULL, line 0
+	 * when none. */
+	const char	*always_file;
+	unsigned	 always_line;
 };
 
 /* reason NULL: no "reason" member. */
@@ -166,6 +171,13 @@ json_t		*msg_decide(uint64_t request, enum verdict, enum scope,
  */
 json_t		*msg_decide_rule(uint64_t request, enum verdict, enum scope,
 		    const char *reason, const char *rule);
+/*
+ * The same with "always":{"file":file,"line":line}: the console wrote
+ * that line into the run's policy file as well (an answer "always");
+ * file NULL: no "always" member (as msg_decide_rule).
+ */
+json_t		*msg_decide_always(uint64_t request, enum verdict, enum scope,
+		    const char *rule, const char *file, unsigned line);
 int		 msg_decide_parse(const json_t *, struct msg_decide *,
 		    char **cause);
 

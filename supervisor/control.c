@@ -319,7 +319,20 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, id, false, err);
 		return;
 	}
+	if (d.always_file != NULL && d.scope != SCOPE_RUN) {
+		err = xasprintf("request %llu of run %s: an answer \"always\" "
+		    "is an answer for the run", (unsigned long long)id, s->id);
+		ack(s, slot, id, false, err);
+		return;
+	}
 	by = who(s, slot, control_via(s, slot));
+	/* "Always": the record says where the console wrote the rule. */
+	if (d.always_file != NULL) {
+		cleanup_free char *person = steal_ptr(&by);
+
+		by = xasprintf("%s; always: %s:%u", person, d.always_file,
+		    d.always_line);
+	}
 	/* A staged path is remembered for the run whatever the scope. */
 	if (d.scope == SCOPE_RUN && d.verdict != VERDICT_STAGE) {
 		const struct parked *pk = queue_data(s->queue, id);

@@ -278,6 +278,28 @@ test_decide(void **state)
 	assert_null(d.reason);
 	json_decref(m);
 
+	/* "Always": the line written into the policy file travels along. */
+	m = msg_decide_always(4, VERDICT_ALLOW, SCOPE_RUN, "/srv/x",
+	    "/home/u/.config/ward/ward.ini", 12);
+	assert_json(m, "{\"type\":\"decide\",\"request\":4,\"verdict\":"
+	    "\"allow\",\"scope\":\"run\",\"rule\":\"/srv/x\",\"always\":"
+	    "{\"file\":\"/home/u/.config/ward/ward.ini\",\"line\":12}}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_int_equal(d.scope, SCOPE_RUN);
+	assert_string_equal(d.rule, "/srv/x");
+	assert_string_equal(d.always_file, "/home/u/.config/ward/ward.ini");
+	assert_int_equal(d.always_line, 12);
+	json_decref(m);
+	m = msg_decide_always(4, VERDICT_ALLOW, SCOPE_RUN, "/srv/x", NULL, 0);
+	assert_json(m, "{\"type\":\"decide\",\"request\":4,\"verdict\":"
+	    "\"allow\",\"scope\":\"run\",\"rule\":\"/srv/x\"}");
+	m = wire(m);
+	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
+	assert_null(d.always_file);
+	assert_int_equal(d.always_line, 0);
+	json_decref(m);
+
 	/* No scope is once. */
 	m = load("{\"type\":\"decide\",\"request\":5,\"verdict\":\"allow\"}");
 	assert_int_equal(msg_decide_parse(m, &d, NULL), 0);
@@ -927,6 +949,15 @@ static const struct bad bads[] = {
 	  p_decide, -EBADMSG, "\"request\": not a request id" },
 	{ "{\"type\":\"decide\",\"request\":4}", p_decide, -EBADMSG,
 	  "decide: \"verdict\": missing" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"allow\","
+	  "\"always\":\"/x\"}", p_decide, -EBADMSG,
+	  "decide: \"always\": not an object" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"allow\","
+	  "\"always\":{\"line\":3}}", p_decide, -EBADMSG,
+	  "decide: \"always\": \"file\": missing" },
+	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"allow\","
+	  "\"always\":{\"file\":\"/p\",\"line\":0}}", p_decide, -EBADMSG,
+	  "\"line\": not a line number" },
 	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"maybe\"}", p_decide,
 	  -EBADMSG, "unknown verdict \"maybe\"" },
 	{ "{\"type\":\"decide\",\"request\":4,\"verdict\":\"kill\"}", p_decide,

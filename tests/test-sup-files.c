@@ -638,6 +638,30 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.remembered, 1);
 	assert_int_equal(fake.resolved, 2);
 	assert_int_equal(fake.v, VERDICT_DENY);
+
+	/* "Always": the record's decided_by says where the rule went; only
+	 * as an answer for the run. */
+	while ((m = console_next()) != NULL)	/* the deny's ack, resolved */
+		json_decref(m);
+	id = park_fake("w.example");
+	json_decref(console_next());	/* the request */
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"allow\",\"always\":{\"file\":\"/p/ward.ini\","
+	    "\"line\":7}}", (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.resolved, 2);
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "ack");
+	assert_true(json_is_false(json_object_get(m, "ok")));
+	assert_non_null(strstr(str(m, "error", NULL), "answer for the run"));
+	json_decref(m);
+	snprintf(buf, sizeof buf, "{\"type\":\"decide\",\"request\":%llu,"
+	    "\"verdict\":\"allow\",\"scope\":\"run\",\"always\":{\"file\":"
+	    "\"/p/ward.ini\",\"line\":7}}", (unsigned long long)id);
+	console_say(buf);
+	assert_int_equal(fake.resolved, 3);
+	assert_int_equal(fake.remembered, 2);
+	assert_non_null(strstr(fake.by, "via cli; always: /p/ward.ini:7"));
 }
 
 static char *

@@ -522,10 +522,117 @@ test_rules_list(void **state)
 	assert_false(f->m->rules.open);
 }
 
+/* W: the console is asked where the rule would go in the run's policy
+ * file, the prompt shows that file and line, y has it written and the
+ * answer sent for the run; a refusal or a failed write sends nothing. */
+static void
+test_always(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct request *r;
+
+	feed_welcome(f);
+	feed_request(f, 3, "/tmp/w/x");
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "wait");
+	arm(f);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_ALWAYS_PLAN);
+	assert_int_equal(eff.request, 3);
+	assert_string_equal(eff.rule, "/tmp/w/x");
+	assert_string_equal(eff.file, "/etc/ward.ini");
+	assert_string_equal(eff.comment, "always, from run r1");
+	/* The file is not the person's: nothing asked. */
+	model_always_plan(f->m, 3, 0, NULL, "/etc/ward.ini is the machine's");
+	assert_int_equal(f->m->answer.ask, ASK_NONE);
+	assert_message(f, "not offered: /etc/ward.ini is the machine's");
+
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_ALWAYS_PLAN);
+	model_always_plan(f->m, 3, 12, "    /tmp/w/x ; always, from run r1",
+	    NULL);
+	assert_int_equal(f->m->answer.ask, ASK_ALWAYS);
+	assert_ask(f, "allow #3 always: writes /etc/ward.ini, [files] line 12: "
+	    "/tmp/w/x ; always, from run r1 (under allow =) - y writes it");
+	golden(f, "always-confirm");
+	act(f, 'n', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "cancelled");
+
+	/* y: written where shown, then the answer; a failed write
+	 * leaves the request to answer again. */
+	act(f, 'W', &eff);
+	model_always_plan(f->m, 3, 12, "    /tmp/w/x ; always, from run r1",
+	    NULL);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_ALWAYS);
+	assert_int_equal(eff.request, 3);
+	assert_int_equal(eff.verdict, VERDICT_ALLOW);
+	assert_int_equal(eff.scope, SCOPE_RUN);
+	assert_string_equal(eff.rule, "/tmp/w/x");
+	assert_string_equal(eff.file, "/etc/ward.ini");
+	assert_int_equal(eff.line, 12);
+	assert_int_equal(model_pending_find(f->m, 3)->sent, VERDICT_ALLOW);
+	model_always_done(f->m, 3, 0, "changed since the line was shown");
+	assert_int_equal(model_pending_find(f->m, 3)->sent, VERDICT_NONE);
+	assert_message(f, "nothing written or sent: changed since");
+	act(f, 'W', &eff);
+	model_always_plan(f->m, 3, 13, "    /tmp/w/x ; always, from run r1",
+	    NULL);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.line, 13);
+	model_always_done(f->m, 3, 13, NULL);
+	assert_int_equal(model_pending_find(f->m, 3)->sent, VERDICT_ALLOW);
+	assert_message(f, "written to /etc/ward.ini line 13");
+
+	/* Not a write: no line to write. */
+	r = sample_request(4, "example.com:443", f->wall + 100000);
+	r->kind = KIND_CONNECT;
+	feed_msg(f, msg_request(r));
+	request_free(r);
+	f->m->sel = 4;
+	arm(f);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "offered for writes");
+
+	/* A late plan for an answered request asks nothing. */
+	model_always_plan(f->m, 3, 12, "x", NULL);
+	assert_int_equal(f->m->answer.ask, ASK_NONE);
+}
+
+/* W is an answer: a --view console has none; a run whose file is not
+ * on this machine is never offered one. */
+static void
+test_always_refused(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 3, "/tmp/w/x");
+	arm(f);
+	f->m->always_off = "the run is on another host";
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "not offered: the run is on another host");
+	f->m->always_off = NULL;
+	model_set_view_only(f->m);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "view only");
+	assert_int_equal(model_pending_find(f->m, 3)->sent, VERDICT_NONE);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always_refused, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_rule_confirmed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_rule_needs_arming_and_rule,

@@ -20,6 +20,7 @@
 #include "config/escape.h"
 #include "config/settings.h"
 #include "config/paths.h"
+#include "config/policyedit.h"
 #include "config/util.h"
 #include "tui/diffcmd.h"
 #include "tui/finished.h"
@@ -133,6 +134,36 @@ console_send(struct console *c, json_t *msg)
 	json_decref(msg);
 }
 
+/* W: where the rule goes in the run's policy file (asked before y), then
+ * written there and the answer sent with it (config/policyedit.h). */
+static void
+console_always(struct console *c, const struct model_effect *eff)
+{
+	cleanup_free char *why = NULL, *shown = NULL;
+	unsigned line = 0;
+
+	if (eff->kind == EFFECT_ALWAYS_PLAN) {
+		if (policy_edit_plan(eff->file, "files", "allow", eff->rule,
+		    eff->comment, &line, &shown, &why) < 0)
+			model_always_plan(c->m, eff->request, 0, NULL, why);
+		else
+			model_always_plan(c->m, eff->request, line, shown, NULL);
+		return;
+	}
+	if (c->conn == NULL) {
+		model_always_done(c->m, eff->request, 0, "not connected");
+		return;
+	}
+	if (policy_edit_add_rule(eff->file, "files", "allow", eff->rule,
+	    eff->comment, eff->line, &line, &why) < 0) {
+		model_always_done(c->m, eff->request, 0, why);
+		return;
+	}
+	console_send(c, msg_decide_always(eff->request, VERDICT_ALLOW,
+	    SCOPE_RUN, eff->rule, eff->file, line));
+	model_always_done(c->m, eff->request, line, NULL);
+}
+
 static void
 console_effect(struct console *c, const struct model_effect *eff)
 {
@@ -151,6 +182,10 @@ console_effect(struct console *c, const struct model_effect *eff)
 		return;
 	case EFFECT_RULES:
 		console_send(c, msg_rules());
+		return;
+	case EFFECT_ALWAYS_PLAN:
+	case EFFECT_ALWAYS:
+		console_always(c, eff);
 		return;
 	case EFFECT_KILL:
 		console_send(c, msg_kill());

@@ -51,6 +51,8 @@ enum action {
 	ACTION_DENY_REASON,	/* r: deny with a reason typed on one line */
 	ACTION_DENY_ALL,	/* X: deny every pending request (y/n) */
 	ACTION_RULES,		/* R: the run's rules */
+	ACTION_ALWAYS,		/* W: allow for the run and write the rule
+				 * into the policy file (shows file, line: y/n) */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -31,6 +31,7 @@ model_new(void)
 	m->run.name = xstrdup("");
 	m->run.command = xstrdup("");
 	m->run.limits = xstrdup("");
+	m->run.policy = xstrdup("");
 	m->run.exit_code = -1;
 	m->run.state = RUN_UNKNOWN;
 	m->focus = PANE_PENDING;
@@ -67,6 +68,7 @@ model_free(struct model *m)
 	free(m->run.name);
 	free(m->run.command);
 	free(m->run.limits);
+	free(m->run.policy);
 	model_answer_reset(m);
 	model_rules_clear(m);
 	free(m->run.end_reason);
@@ -483,6 +485,10 @@ model_on_run(struct model *m, const struct run_info *ri)
 		model_set_text(&m->run.command, ri->command);
 	if (ri->have & MSG_RUN_LIMITS)
 		model_set_text(&m->run.limits, ri->limits);
+	if (ri->have & MSG_RUN_POLICY) {
+		free(m->run.policy);
+		m->run.policy = xstrdup(ri->policy != NULL ? ri->policy : "");
+	}
 	if (ri->have & MSG_RUN_END_REASON) {
 		free(m->run.end_reason);
 		m->run.end_reason = ri->end_reason != NULL ?
@@ -954,6 +960,8 @@ model_answer_reset(struct model *m)
 {
 	free(m->answer.ids);
 	free(m->answer.glob);
+	free(m->answer.file);
+	free(m->answer.shown);
 	m->answer = (struct model_answer){ .ask = ASK_NONE };
 }
 
@@ -962,8 +970,8 @@ model_answer_reset(struct model *m)
 static void
 model_answer_gone(struct model *m, uint64_t id)
 {
-	if ((m->answer.ask != ASK_RULE && m->answer.ask != ASK_REASON) ||
-	    m->answer.request != id)
+	if ((m->answer.ask != ASK_RULE && m->answer.ask != ASK_REASON &&
+	    m->answer.ask != ASK_ALWAYS) || m->answer.request != id)
 		return;
 	model_answer_reset(m);
 	model_message(m, MSG_WARN, "#%" PRIu64 " ended before it was "
@@ -1081,6 +1089,99 @@ model_rule_ask(struct model *m, enum verdict v)
 	};
 }
 
+/* W: asks the console where the rule would go; model_always_plan then
+ * asks the person. A write's rule only ([files] allow), and only into a
+ * file the run said it read. */
+static void
+model_always_ask(struct model *m, struct model_effect *eff)
+{
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	char *glob = NULL;
+	struct pending *p;
+
+	if (model_group_ids(m, &ids, &n, &glob)) {
+		free(ids);
+		free(glob);
+		model_message(m, MSG_INFO, "W writes one request's rule: Enter "
+		    "opens the group's first");
+		return;
+	}
+	if ((p = model_answerable(m, true)) == NULL)
+		return;
+	if (p->kind != KIND_WRITE) {
+		model_message(m, MSG_INFO, "#%" PRIu64 ": W (always) is offered "
+		    "for writes, a line under [files] allow; A allows for the "
+		    "run", p->id);
+		return;
+	}
+	if (p->rule_wire == NULL) {
+		model_message(m, MSG_WARN, "#%" PRIu64 ": the supervisor did "
+		    "not say which rule it would store", p->id);
+		return;
+	}
+	if (m->always_off != NULL) {
+		model_message(m, MSG_WARN, "W: not offered: %s", m->always_off);
+		return;
+	}
+	if (*m->run.policy == '\0') {
+		model_message(m, MSG_WARN, "the run did not say which policy "
+		    "file it read: nothing to write into");
+		return;
+	}
+	model_answer_reset(m);
+	m->answer.request = p->id;
+	snprintf(m->answer.note, sizeof m->answer.note, "always, from run %.16s",
+	    m->run.id);
+	eff->kind = EFFECT_ALWAYS_PLAN;
+	eff->request = p->id;
+	eff->rule = p->rule_wire;
+	eff->file = m->run.policy;
+	eff->comment = m->answer.note;
+}
+
+void
+model_always_plan(struct model *m, uint64_t id, unsigned line,
+    const char *shown, const char *why)
+{
+	struct pending *p = model_pending_get(m, id);
+
+	if (p == NULL || p->sent != VERDICT_NONE || m->answer.ask != ASK_NONE ||
+	    m->answer.request != id)
+		return;
+	if (why != NULL) {
+		cleanup_free char *w = escape_str(why);
+
+		model_message(m, MSG_WARN, "W: not offered: %s", w);
+		return;
+	}
+	m->answer.ask = ASK_ALWAYS;
+	m->answer.verdict = VERDICT_ALLOW;
+	m->answer.file = escape_str(m->run.policy);
+	m->answer.line = line;
+	m->answer.shown = escape_str(shown);
+}
+
+void
+model_always_done(struct model *m, uint64_t id, unsigned line,
+    const char *why)
+{
+	struct pending *p = model_pending_get(m, id);
+	cleanup_free char *file = escape_str(m->run.policy);
+
+	if (why != NULL) {
+		cleanup_free char *w = escape_str(why);
+
+		if (p != NULL && p->sent == VERDICT_ALLOW)
+			p->sent = VERDICT_NONE;
+		model_message(m, MSG_ERROR, "#%" PRIu64 ": nothing written or "
+		    "sent: %s", id, w);
+		return;
+	}
+	model_message(m, MSG_INFO, "allow #%" PRIu64 " always: written to %s "
+	    "line %u, sent", id, file, line);
+}
+
 static void
 model_reason_ask(struct model *m)
 {
@@ -1157,6 +1258,18 @@ model_answer_confirm(struct model *m, enum action a,
 	}
 	if (p == NULL || p->sent != VERDICT_NONE || p->rule_wire == NULL)
 		return;
+	if (ask == ASK_ALWAYS) {
+		p->sent = VERDICT_ALLOW;
+		eff->kind = EFFECT_ALWAYS;
+		eff->request = p->id;
+		eff->verdict = VERDICT_ALLOW;
+		eff->scope = SCOPE_RUN;
+		eff->rule = p->rule_wire;
+		eff->file = m->run.policy;
+		eff->comment = m->answer.note;
+		eff->line = m->answer.line;
+		return;
+	}
 	p->sent = m->answer.verdict;
 	eff->kind = EFFECT_DECIDE;
 	eff->request = p->id;
@@ -1311,6 +1424,15 @@ model_ask_text(const struct model *m)
 	case ASK_DENY_ALL:
 		return xasprintf("deny every pending request of this run (%zu) "
 		    "- y sends, any other key cancels", m->answer.n_ids);
+	case ASK_ALWAYS:
+		if (p == NULL)
+			break;
+		return xasprintf("allow #%" PRIu64 " always: writes %s, [files] "
+		    "line %u: %s%s - y writes it and allows for the run, any "
+		    "other key cancels", p->id, m->answer.file, m->answer.line,
+		    m->answer.shown + strspn(m->answer.shown, " \t"),
+		    m->answer.shown[0] == ' ' || m->answer.shown[0] == '\t' ?
+		    " (under allow =)" : "");
 	}
 	return NULL;
 }
@@ -1581,6 +1703,7 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_DENY_REASON:
 	case ACTION_DENY_ALL:
 	case ACTION_RULES:
+	case ACTION_ALWAYS:
 		return false;
 	}
 	return false;
@@ -1701,7 +1824,7 @@ model_answers(enum action a)
 	static const enum action answer[] = {
 		ACTION_ALLOW_ONCE, ACTION_DENY_ONCE, ACTION_STAGE_ONCE,
 		ACTION_ALLOW_RUN, ACTION_DENY_RUN, ACTION_DENY_REASON,
-		ACTION_DENY_ALL, ACTION_KILL, ACTION_NOT_YET,
+		ACTION_DENY_ALL, ACTION_KILL, ACTION_NOT_YET, ACTION_ALWAYS,
 		ACTION_DIFF_APPLY, ACTION_DIFF_APPLY_ALL, ACTION_DIFF_DISCARD,
 		ACTION_DIFF_DISCARD_ALL,
 	};
@@ -1835,6 +1958,9 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_DENY_ALL:
 	case ACTION_RULES:
 		model_answer_action(m, a, eff);
+		break;
+	case ACTION_ALWAYS:
+		model_always_ask(m, eff);
 		break;
 	case ACTION_KILL:
 		if (model_run_ended(m))

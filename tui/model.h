@@ -89,6 +89,7 @@ struct model_run {
 	unsigned	 ask_timeout;	/* seconds */
 	unsigned	 watchers;	/* other consoles, when we attached */
 	bool		 headless;
+	char		*policy;	/* the policy file's path, raw; "" */
 };
 
 /* A request waiting on a person; strings escaped. */
@@ -169,6 +170,13 @@ enum effect {
 	EFFECT_DECIDE_MANY,	/* send decide(id, verdict, once) for each
 				 * of requests[0..n_requests) */
 	EFFECT_RULES,		/* send rules (the answer: rule_list) */
+	EFFECT_ALWAYS_PLAN,	/* where would rule go in file (under
+				 * [files] allow, with comment)?
+				 * policy_edit_plan, then model_always_plan */
+	EFFECT_ALWAYS,		/* write it (policy_edit_add_rule, where it
+				 * was shown: line), then send decide(request,
+				 * allow, run, rule, always) and tell
+				 * model_always_done */
 	EFFECT_KILL,		/* send kill */
 	EFFECT_QUIT,		/* leave */
 };
@@ -183,6 +191,9 @@ struct model_effect {
 	const char	*rule;		/* NULL when none */
 	const uint64_t	*requests;
 	size_t		 n_requests;
+	const char	*file;		/* EFFECT_ALWAYS*: the policy file */
+	const char	*comment;	/* its line's comment */
+	unsigned	 line;		/* EFFECT_ALWAYS: where it was shown */
 };
 
 /*
@@ -198,6 +209,7 @@ enum model_ask {
 	ASK_REASON,		/* request; reason being typed */
 	ASK_GROUP,		/* ids, verdict, glob */
 	ASK_DENY_ALL,		/* ids */
+	ASK_ALWAYS,		/* request; file, line, shown */
 };
 
 #define MODEL_REASON_MAX	200	/* bytes of a typed reason */
@@ -211,6 +223,12 @@ struct model_answer {
 	char		*glob;		/* owned, escaped already */
 	char		 reason[MODEL_REASON_MAX + 1];
 	size_t		 reason_len;
+	/* W: the policy file's line it writes ("always, from run ID" its
+	 * comment), from model_always_plan; escaped but note. */
+	char		*file;		/* owned */
+	unsigned	 line;
+	char		*shown;		/* owned: "    /srv/x ; always, ..." */
+	char		 note[96];	/* raw, the comment written */
 };
 
 /* The run's rules (R, from rule_list); strings escaped. */
@@ -288,6 +306,10 @@ struct model {
 	bool		 have_summary;
 	struct summary	 summary;
 	struct model_answer answer;
+	/* Why W (always) is not offered for this run whatever its policy
+	 * file, or NULL: set by whoever attaches a run whose file is not
+	 * on this machine (a console over ssh). Not owned. */
+	const char	*always_off;
 	struct model_rules rules;
 	/* The agent pane. keys go to the program while focus is
 	 * PANE_AGENT; the prefix key moves it to the requests. */
@@ -397,6 +419,18 @@ void		 model_message(struct model *, enum msg_level, const char *,
  */
 struct group_row;
 size_t		 model_pending_rows(const struct model *, struct group_row **);
+
+/*
+ * W, after EFFECT_ALWAYS_PLAN: where the line would go (line, as it
+ * reads: shown, raw) and the prompt asks y; or why not (nothing asked,
+ * the status line says why).
+ */
+void		 model_always_plan(struct model *, uint64_t id, unsigned line,
+		    const char *shown, const char *why);
+/* After EFFECT_ALWAYS: written on line (the decide was sent), or why
+ * not (nothing written or sent: the request waits for another answer). */
+void		 model_always_done(struct model *, uint64_t id, unsigned line,
+		    const char *why);
 
 /* The prompt of an answer being confirmed or typed (malloc'd), or NULL:
  * "allow for the run: write /x/y - y stores it, any other key cancels". */
