@@ -17,6 +17,7 @@ fleet_run_done(struct fleet_run *r)
 {
 	model_free(r->m);
 	free(r->key);
+	free(r->host);
 }
 
 void
@@ -37,6 +38,12 @@ fleet_free(struct fleet *f)
 size_t
 fleet_add(struct fleet *f, const char *key)
 {
+	return fleet_add_on(f, NULL, key);
+}
+
+size_t
+fleet_add_on(struct fleet *f, const char *host, const char *key)
+{
 	struct fleet_run *r;
 
 	f->runs = xreallocarray(f->runs, f->n_runs + 1, sizeof *f->runs);
@@ -46,6 +53,7 @@ fleet_add(struct fleet *f, const char *key)
 	r->m = model_new();
 	r->m->many_runs = true;
 	r->key = xstrdup(key);
+	r->host = host != NULL ? xstrdup(host) : NULL;
 	view_report_init(&f->reps[f->n_runs]);
 	return f->n_runs++;
 }
@@ -53,11 +61,50 @@ fleet_add(struct fleet *f, const char *key)
 ssize_t
 fleet_find(const struct fleet *f, const char *key)
 {
+	return fleet_find_on(f, NULL, key);
+}
+
+static bool
+fleet_same_host(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+ssize_t
+fleet_find_on(const struct fleet *f, const char *host, const char *key)
+{
 	for (size_t i = 0; i < f->n_runs; i++) {
-		if (strcmp(f->runs[i].key, key) == 0)
+		if (strcmp(f->runs[i].key, key) == 0 &&
+		    fleet_same_host(f->runs[i].host, host))
 			return (ssize_t)i;
 	}
 	return -1;
+}
+
+bool
+fleet_any_host(const struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (f->runs[i].host != NULL)
+			return true;
+	}
+	return false;
+}
+
+size_t
+fleet_host_gone(struct fleet *f, const char *host, bool gone)
+{
+	size_t n = 0;
+
+	if (host == NULL)
+		return 0;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (fleet_same_host(f->runs[i].host, host)) {
+			f->runs[i].host_gone = gone;
+			n++;
+		}
+	}
+	return n;
 }
 
 void
@@ -90,6 +137,7 @@ fleet_reset(struct fleet *f, size_t i)
 	model_free(old);
 	f->runs[i].m = m;
 	f->runs[i].gone = false;
+	f->runs[i].host_gone = false;
 	if (f->sel == i)
 		f->sel_id = 0;
 	fleet_refresh(f);
@@ -122,7 +170,8 @@ fleet_overlay(const struct fleet *f)
 bool
 fleet_run_ended(const struct fleet *f, size_t i)
 {
-	return model_run_ended(f->runs[i].m) || f->runs[i].gone;
+	return model_run_ended(f->runs[i].m) || f->runs[i].gone ||
+	    f->runs[i].host_gone;
 }
 
 size_t
