@@ -718,6 +718,7 @@ console_remote_runs(struct console_fleet *cf, struct console_host *h,
 
 	h->answered = true;
 	h->delay = 0;
+	fleet_host_set(f, h->name, true);
 	for (size_t k = 0; k < n; k++) {
 		ssize_t i = fleet_find_on(f, h->name, ids[k]);
 
@@ -791,6 +792,7 @@ console_host_down(struct console_fleet *cf, struct console_host *h)
 			console_drop(&cf->cs[i], "host gone");
 	}
 	(void)fleet_host_gone(f, h->name, true);
+	fleet_host_set(f, h->name, false);
 	/* Runs that ended before the link broke stay as they were. */
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (cf->cs[i].host == h && f->runs[i].gone)

@@ -29,6 +29,9 @@ fleet_free(struct fleet *f)
 		fleet_run_done(&f->runs[i]);
 		view_report_done(&f->reps[i]);
 	}
+	for (size_t i = 0; i < f->n_hosts; i++)
+		free(f->hosts[i].name);
+	free(f->hosts);
 	free(f->runs);
 	free(f->reps);
 	free(f->queue);
@@ -89,6 +92,38 @@ fleet_any_host(const struct fleet *f)
 			return true;
 	}
 	return false;
+}
+
+void
+fleet_host_set(struct fleet *f, const char *host, bool up)
+{
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		if (strcmp(f->hosts[i].name, host) == 0) {
+			f->hosts[i].up = up;
+			return;
+		}
+	}
+	f->hosts = xreallocarray(f->hosts, f->n_hosts + 1, sizeof *f->hosts);
+	f->hosts[f->n_hosts].name = xstrdup(host);
+	f->hosts[f->n_hosts++].up = up;
+}
+
+char *
+fleet_hosts_down(const struct fleet *f)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		char *t;
+
+		if (f->hosts[i].up)
+			continue;
+		t = s == NULL ? xstrdup(f->hosts[i].name) :
+		    xasprintf("%s, %s", s, f->hosts[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 size_t

@@ -44,9 +44,17 @@ struct fleet_row {
 	const struct pending *p;
 };
 
+/* Another host the console reaches (ward console --host). */
+struct fleet_host {
+	char		*name;
+	bool		 up;		/* its relay answered on this link */
+};
+
 struct fleet {
 	struct fleet_run *runs;
 	size_t		 n_runs;
+	struct fleet_host *hosts;	/* in the order they were named */
+	size_t		 n_hosts;
 	/* What the last frame drew of each run (runs[i]'s at reps[i]): the
 	 * views fill them (tui/view.h's view_fleet_draw), fleet_note_view
 	 * hands each to its model. */
@@ -79,6 +87,13 @@ ssize_t		 fleet_find_on(const struct fleet *, const char *host,
 		    const char *key);
 /* Whether any run is of another host (the rows then name theirs). */
 bool		 fleet_any_host(const struct fleet *);
+/* Names host (once, at its first answer or failure) and whether its
+ * link is up now: the runs pane's
+ * title lists the hosts that are not, so a host with no run yet is seen
+ * to be unreachable too. */
+void		 fleet_host_set(struct fleet *, const char *host, bool up);
+/* The hosts not up, ", "-separated, or NULL when every host is. */
+char		*fleet_hosts_down(const struct fleet *);
 /* The link to host broke (gone) or is back: every run of host is marked
  * so (a run of a gone host counts as ended for X and q, and nothing is
  * sent to it); the number of runs marked. */

@@ -123,7 +123,8 @@ view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 {
 	int rows = bottom - top - 1;
 	size_t first = 0, ended = 0;
-	char title[160];
+	cleanup_free char *down = NULL;
+	char title[256];
 
 	for (size_t i = 0; i < f->n_runs; i++)
 		ended += fleet_run_ended(f, i);
@@ -139,6 +140,12 @@ view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 	else
 		snprintf(title, sizeof title, "runs: %zu (%zu ended); [ ] or "
 		    "1-9 switch", f->n_runs, ended);
+	if ((down = fleet_hosts_down(f)) != NULL) {
+		size_t n = strlen(title);
+
+		snprintf(title + n, sizeof title - n, "; host gone: %s "
+		    "(trying again)", down);
+	}
 	pen_header(g, top, title, false);
 	for (int k = 0; k < rows && first + (size_t)k < f->n_runs; k++)
 		view_runs_row(f, first + (size_t)k, g, top + 1 + k);

@@ -105,6 +105,7 @@ assert_log "h2 records the deny via ssh from its address" "$WT_ARTIFACTS/log2.js
 touch "$WT_SCRATCH/h1.down"
 kill -KILL "$(cat "$WT_SCRATCH/ssh-h1.pid")"
 expect_screen gone 'h1:far1 .*host gone' 10
+expect_screen gone-title 'runs: .*host gone: h1 \(trying again\)' 10
 if grep -Eq 'h2:far2 .*host gone|local:loc .*host gone' "$WT_SCRATCH/screen.txt"; then
 	fail "another host's run shows host gone"
 else
