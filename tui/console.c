@@ -49,6 +49,7 @@ console_on_signal(int sig)
 
 static const char console_usage[] =
 "Usage: ward console [--agent|--lines] [--view] [RUN]\n"
+"       ward console [--agent|--lines] [--host HOST]... [--hosts]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
 "its state. Without RUN, every live run of yours in one console: a runs\n"
@@ -76,6 +77,13 @@ static const char console_usage[] =
 "  --lines     never switch to the agent pane by itself\n"
 "  --view      read-only: no answer keys, nothing typed into the program;\n"
 "              the supervisor refuses this console's answers and kills\n"
+"  --host HOST every run of HOST too (again for more hosts), through\n"
+"              'ssh -T HOST ward relay' ($WARD_SSH); each row names its\n"
+"              host, a broken link reads \"host gone\" and is tried again\n"
+"              (1 s doubling to 30 s); it allows nothing meanwhile\n"
+"  --hosts     the hosts listed in $XDG_CONFIG_HOME/ward/hosts (one a\n"
+"              line, '#' comments); without --host or --hosts: this\n"
+"              machine's runs only\n"
 "  -h, --help  show this help\n"
 "\n"
 "q with requests waiting asks first (y leaves; they wait for another\n"
