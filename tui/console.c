@@ -617,8 +617,8 @@ struct console_host {
 	struct relay_client *rc;	/* NULL while down */
 	struct proto_conn *conn;	/* rc's stream */
 	int64_t		 next_try;	/* mono ms: when to start ssh again */
-	int64_t		 delay;		/* the back-off last waited */
-	bool		 answered;	/* the relay listed its runs */
+	int64_t		 delay;		/* the back-off last waited (0 once
+					 * the relay has listed its runs) */
 };
 
 struct console_fleet {
@@ -724,7 +724,6 @@ console_remote_runs(struct console_fleet *cf, struct console_host *h,
 {
 	struct fleet *f = cf->f;
 
-	h->answered = true;
 	h->delay = 0;
 	fleet_host_set(f, h->name, true);
 	for (size_t k = 0; k < n; k++) {
@@ -809,7 +808,6 @@ console_host_down(struct console_fleet *cf, struct console_host *h)
 	(void)relay_client_kill(h->rc);
 	h->rc = NULL;
 	h->conn = NULL;
-	h->answered = false;
 	h->delay = hosts_backoff(h->delay);
 	h->next_try = now_mono_ms() + h->delay;
 }
