@@ -24,12 +24,12 @@ cat >"$WT_SCRATCH/ssh" <<SH
 host=\$1
 shift
 [ "\$*" = "ward relay" ] || { echo "fake ssh: unexpected command: \$*" >&2; exit 1; }
+echo "\$host" >>"$WT_SCRATCH/ssh-hosts"
 case \$host in
 h1) addr=198.51.100.1 ;;
 h2) addr=198.51.100.2 ;;
 *) echo "fake ssh: no host \$host" >&2; exit 255 ;;
 esac
-echo "\$host" >>"$WT_SCRATCH/ssh-hosts"
 [ -e "$WT_SCRATCH/\$host.down" ] && exit 255
 echo \$\$ >"$WT_SCRATCH/ssh-\$host.pid"
 XDG_RUNTIME_DIR=$WT_SCRATCH/\$host/run XDG_STATE_HOME=$WT_SCRATCH/\$host/state \
@@ -70,11 +70,14 @@ export XDG_CONFIG_HOME=$WT_SCRATCH/config
 mkdir -p "$XDG_CONFIG_HOME/ward"
 printf '# the build farm\n\n  h1   # the first\n' >"$XDG_CONFIG_HOME/ward/hosts"
 
-WT_TMUX_W=130 WT_TMUX_H=40 tmux_start console --hosts --host h2
+# h3 is never reachable (the fake ssh knows no such host).
+t_console=$(now_ms)
+WT_TMUX_W=130 WT_TMUX_H=40 tmux_start console --hosts --host h2 --host h3
 expect_screen rows 'h1:far1' 15
 expect_screen rows2 'h2:far2' 10
 expect_screen rows3 'local:loc' 10
 expect_screen queue 'pending: 3 in all runs' 10
+expect_screen h3 'runs: .*host gone: h3 \(trying again\)' 10
 assert_grep "the queue names the host of a remote request" '\[h1:far1\] #' "$WT_SCRATCH/screen.txt"
 assert_grep "a local request is unmarked" '\[loc\] #' "$WT_SCRATCH/screen.txt"
 
@@ -105,7 +108,7 @@ assert_log "h2 records the deny via ssh from its address" "$WT_ARTIFACTS/log2.js
 touch "$WT_SCRATCH/h1.down"
 kill -KILL "$(cat "$WT_SCRATCH/ssh-h1.pid")"
 expect_screen gone 'h1:far1 .*host gone' 10
-expect_screen gone-title 'runs: .*host gone: h1 \(trying again\)' 10
+expect_screen gone-title 'runs: .*host gone: .*h1.* \(trying again\)' 10
 if grep -Eq 'h2:far2 .*host gone|local:loc .*host gone' "$WT_SCRATCH/screen.txt"; then
 	fail "another host's run shows host gone"
 else
@@ -115,7 +118,7 @@ fi
 tries() { [ "$(grep -c '^h1$' "$WT_SCRATCH/ssh-hosts")" -ge 3 ]; }
 wait_for 10 tries || fail "h1 not tried again after the link broke"
 rm -f "$WT_SCRATCH/h1.down"
-back() { on_screen 'h1:far1' && ! on_screen 'host gone'; }
+back() { on_screen 'h1:far1' && ! on_screen 'h1:far1 .*host gone' && ! on_screen 'host gone: .*h1'; }
 if wait_for 20 back; then
 	note "ok: h1 came back by itself"
 	capture back
@@ -126,6 +129,17 @@ else
 fi
 on h1 "$WARD" ps >"$WT_ARTIFACTS/ps-h1.txt" 2>&1 </dev/null || true
 assert_grep "far1 still runs on h1 (nothing ended by the broken link)" "$RUN1" "$WT_ARTIFACTS/ps-h1.txt"
+
+# h3 was tried with a back-off (1 s, 2 s, 4 s, 8 s ... between tries),
+# not once a second.
+n3=$(grep -c '^h3$' "$WT_SCRATCH/ssh-hosts" || true)
+secs=$((($(now_ms) - t_console) / 1000))
+note "h3 tried $n3 times in $secs s"
+if [ "$n3" -ge 3 ] && [ "$n3" -le $((secs / 2 + 1)) ]; then
+	note "ok: an unreachable host is tried again, backing off"
+else
+	fail "h3 tried $n3 times in $secs s (want 3 or more, backing off)"
+fi
 
 # Leaving (the local request still waits: y) ends our ssh children.
 p1=$(cat "$WT_SCRATCH/ssh-h1.pid") p2=$(cat "$WT_SCRATCH/ssh-h2.pid")
