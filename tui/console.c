@@ -795,8 +795,17 @@ console_host_down(struct console_fleet *cf, struct console_host *h)
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (cf->cs[i].host != h)
 			continue;
-		if (cf->cs[i].conn != NULL)
-			console_drop(&cf->cs[i], "host gone");
+		if (cf->cs[i].conn == NULL)
+			continue;
+		console_drop(&cf->cs[i], "host gone");
+		/* Not the model's "supervisor gone": the run goes on there. */
+		if (!model_run_ended(cf->cs[i].m)) {
+			cleanup_free char *esc = escape_str(h->name);
+
+			model_message(cf->cs[i].m, MSG_ERROR, "host %s gone: "
+			    "its requests wait there until their time is up; "
+			    "trying again", esc);
+		}
 	}
 	(void)fleet_host_gone(f, h->name, true);
 	fleet_host_set(f, h->name, false);

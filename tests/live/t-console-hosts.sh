@@ -109,6 +109,11 @@ touch "$WT_SCRATCH/h1.down"
 kill -KILL "$(cat "$WT_SCRATCH/ssh-h1.pid")"
 expect_screen gone 'h1:far1 .*host gone' 10
 expect_screen gone-title 'runs: .*host gone: .*h1.* \(trying again\)' 10
+# Selected, far1 says why it cannot be answered, not "supervisor gone".
+num=$(sed -nE 's/^[> ] ([1-9]) +h1:far1 .*/\1/p' "$WT_SCRATCH/screen.txt" | head -n 1)
+[ -n "$num" ] || die "no row number for h1:far1"
+tm send-keys -t ward "$num"
+expect_screen gone-why 'host h1 gone: its requests wait there' 10
 if grep -Eq 'h2:far2 .*host gone|local:loc .*host gone' "$WT_SCRATCH/screen.txt"; then
 	fail "another host's run shows host gone"
 else
