@@ -446,8 +446,12 @@ test_hosts(void **state)
 	assert_false(fleet_run_ended(f, h2));
 	down = fleet_hosts_down(f);
 	assert_string_equal(down, "build1");
+	/* build1's run selected (2): the keys line says why it is idle. */
+	press(f, '2', &eff, &run);
+	assert_int_equal(f->sel, h1);
 	b = render(f, 120, 40);
 	assert_non_null(strstr(b, "host gone: build1 (trying again)"));
+	assert_non_null(strstr(b, "its host is gone - trying again"));
 	{
 		const char *row = strstr(b, "build1:web");
 
