@@ -380,6 +380,98 @@ test_empty(void **state)
 	fleet_free(f);
 }
 
+/* Runs of other hosts (ward console --host, issue 16): the same id on
+ * two hosts is two runs; each row and queue entry names its host, this
+ * machine's "local"; a host whose link broke greys its runs "host gone"
+ * (counted as ended: nothing is answered there) and the runs pane says
+ * which hosts are gone; an answer goes to the run of its own host. */
+static void
+test_hosts(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	cleanup_free char *a = NULL, *b = NULL, *c = NULL, *down = NULL;
+	size_t run, l, h1, h2;
+
+	(void)state;
+	l = fleet_add(f, "a1b2c3d4");
+	welcome(f->runs[l].m, "a1b2c3d4", "web", false);
+	request(f->runs[l].m, "a1b2c3d4", 1, "/home/u/.bashrc", 5000);
+	h1 = fleet_add_on(f, "build1", "a1b2c3d4");
+	welcome(f->runs[h1].m, "a1b2c3d4", "web", false);
+	request(f->runs[h1].m, "a1b2c3d4", 1, "/srv/b1", 30000);
+	h2 = fleet_add_on(f, "user@build2", "b2c3d4e5");
+	welcome(f->runs[h2].m, "b2c3d4e5", "db", false);
+	request(f->runs[h2].m, "b2c3d4e5", 1, "/srv/b2", 20000);
+	fleet_host_set(f, "build1", true);
+	fleet_host_set(f, "user@build2", true);
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+
+	assert_int_equal(fleet_find(f, "a1b2c3d4"), (ssize_t)l);
+	assert_int_equal(fleet_find_on(f, "build1", "a1b2c3d4"), (ssize_t)h1);
+	assert_int_equal(fleet_find_on(f, "build1", "b2c3d4e5"), -1);
+	assert_int_equal(fleet_find_on(f, "user@build2", "b2c3d4e5"),
+	    (ssize_t)h2);
+	assert_int_equal(fleet_find(f, "b2c3d4e5"), -1);
+	assert_true(fleet_any_host(f));
+	assert_null(fleet_hosts_down(f));
+
+	a = render(f, 120, 40);
+	assert_non_null(strstr(a, "local:web"));
+	assert_non_null(strstr(a, "build1:web"));
+	assert_non_null(strstr(a, "user@build2:db"));
+	assert_non_null(strstr(a, "[build1:web] #1"));
+	assert_non_null(strstr(a, "[user@build2:db] #1"));
+	assert_non_null(strstr(a, "[web] #1"));	/* local: unmarked */
+	assert_null(strstr(a, "host gone"));
+	golden("runs-hosts-120x40", a);
+
+	/* The oldest (build1's) is selected; armed, a goes to its run. */
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(run, h1);
+
+	/* build1's link breaks: its run only. */
+	assert_int_equal(fleet_host_gone(f, "build1", true), 1);
+	fleet_host_set(f, "build1", false);
+	model_set_disconnected(f->runs[h1].m, "host gone");
+	fleet_refresh(f);
+	assert_true(f->runs[h1].host_gone);
+	assert_false(f->runs[h2].host_gone);
+	assert_false(f->runs[l].host_gone);
+	assert_true(fleet_run_ended(f, h1));
+	assert_false(fleet_run_ended(f, h2));
+	down = fleet_hosts_down(f);
+	assert_string_equal(down, "build1");
+	/* build1's run selected (2): the keys line says why it is idle. */
+	press(f, '2', &eff, &run);
+	assert_int_equal(f->sel, h1);
+	b = render(f, 120, 40);
+	assert_non_null(strstr(b, "host gone: build1 (trying again)"));
+	assert_non_null(strstr(b, "its host is gone - trying again"));
+	{
+		const char *row = strstr(b, "build1:web");
+
+		assert_non_null(row);
+		assert_true(strstr(row, "host gone") != NULL &&
+		    strstr(row, "host gone") < strchr(row, '\n'));
+	}
+	assert_int_equal(fleet_host_gone(f, "nosuch", true), 0);
+	assert_int_equal(fleet_host_gone(f, NULL, true), 0);
+
+	/* Back: a fresh model, the mark gone. */
+	fleet_host_set(f, "build1", true);
+	fleet_reset(f, h1);
+	assert_false(f->runs[h1].host_gone);
+	assert_string_equal(f->runs[h1].host, "build1");
+	c = render(f, 120, 40);
+	assert_null(strstr(c, "host gone"));
+	fleet_free(f);
+}
+
 static void
 test_goldens(void **state)
 {
@@ -440,6 +532,7 @@ main(void)
 		cmocka_unit_test(test_agent_strip),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_goldens),
+		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_reports_per_run),
 	};
 

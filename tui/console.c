@@ -27,8 +27,10 @@
 #include "tui/fleet.h"
 #include "tui/grid.h"
 #include "tui/hook.h"
+#include "tui/hosts.h"
 #include "tui/keys.h"
 #include "tui/model.h"
+#include "tui/relay.h"
 #include "tui/screen.h"
 #include "tui/view.h"
 #include "tui/vt.h"
@@ -55,6 +57,7 @@ console_on_signal(int sig)
 
 static const char console_usage[] =
 "Usage: ward console [--agent|--lines] [--view] [RUN]\n"
+"       ward console [--agent|--lines] [--host HOST]... [--hosts]\n"
 "\n"
 "Attach to a live run: its output, the requests waiting on a person, and\n"
 "its state. Without RUN, every live run of yours in one console: a runs\n"
@@ -87,6 +90,13 @@ static const char console_usage[] =
 "  --lines     never switch to the agent pane by itself\n"
 "  --view      read-only: no answer keys, nothing typed into the program;\n"
 "              the supervisor refuses this console's answers and kills\n"
+"  --host HOST every run of HOST too (again for more hosts), through\n"
+"              'ssh -T HOST ward relay' ($WARD_SSH); each row names its\n"
+"              host, a broken link reads \"host gone\" and is tried again\n"
+"              (1 s doubling to 30 s); it allows nothing meanwhile\n"
+"  --hosts     the hosts listed in $XDG_CONFIG_HOME/ward/hosts (one a\n"
+"              line, '#' comments); without --host or --hosts: this\n"
+"              machine's runs only\n"
 "  -h, --help  show this help\n"
 "\n"
 "q with requests waiting asks first (y leaves; they wait for another\n"
@@ -95,9 +105,15 @@ static const char console_usage[] =
 "Exit status: 0 after q, 1 when the run's supervisor went away or there is\n"
 "no such run (or, without RUN, no live run), 2 usage.\n";
 
+struct console_host;
+
 struct console {
 	struct model	*m;
 	struct proto_conn *conn;	/* NULL once dropped */
+	/* A run of another host: conn is that host's link (not ours to
+	 * free), each message sent in an envelope naming relay_run. */
+	struct console_host *host;
+	const char	*relay_run;	/* the fleet's key of the run */
 	bool		 desktop;
 	bool		 exit_with_run;
 	int		 sent_rows;	/* the pty size last sent */
@@ -114,7 +130,8 @@ struct console {
 static void
 console_drop(struct console *c, const char *why)
 {
-	proto_conn_free(c->conn);
+	if (c->host == NULL)
+		proto_conn_free(c->conn);
 	c->conn = NULL;
 	model_set_disconnected(c->m, why);
 }
@@ -124,6 +141,13 @@ console_send(struct console *c, json_t *msg)
 {
 	int e;
 
+	if (c->conn != NULL && c->host != NULL) {
+		/* The envelope holds its own reference to msg. */
+		json_t *env = msg_relay_to(c->relay_run, msg);
+
+		json_decref(msg);
+		msg = env;
+	}
 	if (c->conn == NULL) {
 		model_message(c->m, MSG_ERROR, "not connected");
 	} else if ((e = proto_send(c->conn, msg)) < 0) {
@@ -191,9 +215,19 @@ console_effect(struct console *c, const struct model_effect *eff)
 		console_send(c, msg_kill());
 		return;
 	case EFFECT_DIFF_LOAD:
+		if (c->host != NULL) {
+			/* The staged changes are in the run's folder over
+			 * there: 'ward diff RUN' on that host shows them. */
+			c->m->diff.open = false;
+			model_message(c->m, MSG_INFO, "the diff of a run on "
+			    "another host: 'ward diff' there");
+			return;
+		}
 		diffcmd_pane_load(c->m, c->m->run.id);
 		return;
 	case EFFECT_DIFF_ACT:
+		if (c->host != NULL)
+			return;
 		diffcmd_pane_act(c->m, c->m->run.id);
 		diffcmd_pane_load(c->m, c->m->run.id);
 		return;
@@ -697,9 +731,30 @@ console_attach(const struct console_opts *opts)
  * and the listing asks each one, which also finds a supervisor that came
  * back on its socket (the run reconnected, its model said afresh).
  */
+/*
+ * Another host (ward console --host): one `ssh HOST ward relay` carries
+ * all its runs, each message in an envelope naming its run (tui/relay.h).
+ * Its runs are listed by relay_runs asked each second (the answer comes
+ * on the stream like any message); when the link breaks, its runs show
+ * "host gone" and nothing is sent to them (their requests wait out their
+ * deadlines on their own host), and the link is tried again after a
+ * back-off (hosts_backoff: 1 s doubling to 30 s; back to 1 s once the
+ * relay has answered).
+ */
+struct console_host {
+	char		*name;
+	struct relay_client *rc;	/* NULL while down */
+	struct proto_conn *conn;	/* rc's stream */
+	int64_t		 next_try;	/* mono ms: when to start ssh again */
+	int64_t		 delay;		/* the back-off last waited (0 once
+					 * the relay has listed its runs) */
+};
+
 struct console_fleet {
 	struct fleet	*f;
 	struct console	*cs;		/* cs[i] is f->runs[i]'s */
+	struct console_host *hosts;
+	size_t		 n_hosts;
 	enum agent_mode	 agent;
 	int		 prefix;
 	bool		 desktop;
@@ -761,10 +816,220 @@ console_fleet_scan(struct console_fleet *cf)
 	for (size_t i = 0; i < f->n_runs; i++) {
 		bool listed = false;
 
+		if (f->runs[i].host != NULL)
+			continue;
 		for (size_t k = 0; k < n && !listed; k++)
 			listed = strcmp(ids[k], f->runs[i].key) == 0;
 		if (!listed && cf->cs[i].conn == NULL)
 			f->runs[i].gone = true;
+	}
+}
+
+/* ---- runs of other hosts ---- */
+
+static void
+console_remote_dial(struct console_fleet *cf, struct console_host *h,
+    size_t i)
+{
+	struct console *c = &cf->cs[i];
+
+	*c = (struct console){ .m = cf->f->runs[i].m, .desktop = cf->desktop,
+	    .host = h, .relay_run = cf->f->runs[i].key, .conn = h->conn };
+	model_set_agent(c->m, cf->agent, cf->prefix);
+	model_set_now(c->m, now_mono_ms(), now_wall_ms());
+	if (c->conn == NULL) {
+		model_set_disconnected(c->m, "host gone");
+		cf->f->runs[i].host_gone = true;
+		return;
+	}
+	console_send(c, msg_hello("console", true));
+}
+
+/* The relay's list of its live runs: new ones join, one that came back
+ * is said afresh, one no longer listed and not connected is gone. */
+static void
+console_remote_runs(struct console_fleet *cf, struct console_host *h,
+    char **ids, size_t n)
+{
+	struct fleet *f = cf->f;
+
+	h->delay = 0;
+	fleet_host_set(f, h->name, true);
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = fleet_find_on(f, h->name, ids[k]);
+
+		if (i < 0) {
+			i = (ssize_t)fleet_add_on(f, h->name, ids[k]);
+			cf->cs = xreallocarray(cf->cs, f->n_runs,
+			    sizeof *cf->cs);
+			console_remote_dial(cf, h, (size_t)i);
+		} else if (cf->cs[i].conn == NULL &&
+		    (!model_run_ended(f->runs[i].m) || f->runs[i].host_gone)) {
+			fleet_reset(f, (size_t)i);
+			console_remote_dial(cf, h, (size_t)i);
+		}
+	}
+	for (size_t i = 0; i < f->n_runs; i++) {
+		bool listed = false;
+
+		if (f->runs[i].host == NULL ||
+		    strcmp(f->runs[i].host, h->name) != 0)
+			continue;
+		for (size_t k = 0; k < n && !listed; k++)
+			listed = strcmp(ids[k], f->runs[i].key) == 0;
+		if (!listed && cf->cs[i].conn == NULL) {
+			f->runs[i].gone = true;
+			f->runs[i].host_gone = false;
+		}
+	}
+}
+
+static void
+console_remote_msg(struct console_fleet *cf, struct console_host *h,
+    json_t *msg)
+{
+	cleanup_free char *cause = NULL;
+	const char *run, *err;
+	json_t *inner;
+	ssize_t i;
+
+	if (msg_type(msg) == MSG_TYPE_RELAY_RUNS) {
+		cleanup_strv char **ids = NULL;
+		size_t n = 0;
+
+		if (msg_relay_runs_parse(msg, &ids, &n, &cause) == 0)
+			console_remote_runs(cf, h, ids, n);
+		return;
+	}
+	if (msg_relay_parse(msg, &run, &inner, &err, &cause) < 0 ||
+	    (i = fleet_find_on(cf->f, h->name, run)) < 0)
+		return;
+	if (inner != NULL) {
+		model_apply_message(cf->cs[i].m, inner);
+	} else if (cf->cs[i].conn != NULL) {
+		cleanup_free char *why = escape_str(err != NULL ? err :
+		    "closed");
+
+		console_drop(&cf->cs[i], why);
+	}
+}
+
+/* The link broke (or never came up): its runs show "host gone", ssh is
+ * ended by its pid, and the next try waits out the back-off. */
+static void
+console_host_down(struct console_fleet *cf, struct console_host *h)
+{
+	struct fleet *f = cf->f;
+
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (cf->cs[i].host != h)
+			continue;
+		if (cf->cs[i].conn == NULL)
+			continue;
+		console_drop(&cf->cs[i], "host gone");
+		/* Not the model's "supervisor gone": the run goes on there. */
+		if (!model_run_ended(cf->cs[i].m)) {
+			cleanup_free char *esc = escape_str(h->name);
+
+			model_message(cf->cs[i].m, MSG_ERROR, "host %s gone: "
+			    "its requests wait there until their time is up; "
+			    "trying again", esc);
+		}
+	}
+	(void)fleet_host_gone(f, h->name, true);
+	fleet_host_set(f, h->name, false);
+	/* Runs that ended before the link broke stay as they were. */
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (cf->cs[i].host == h && f->runs[i].gone)
+			f->runs[i].host_gone = false;
+	}
+	(void)relay_client_kill(h->rc);
+	h->rc = NULL;
+	h->conn = NULL;
+	h->delay = hosts_backoff(h->delay);
+	h->next_try = now_mono_ms() + h->delay;
+}
+
+static void
+console_host_ask(struct console_host *h)
+{
+	json_t *ask = msg_relay_runs(NULL, 0);
+	int e = proto_send(h->conn, ask);
+
+	json_decref(ask);
+	if (e == 0 && (e = proto_flush(h->conn)) == -EAGAIN)
+		e = 0;
+	(void)e;	/* a broken link shows as EOF on the next read */
+}
+
+static void
+console_host_up(struct console_fleet *cf, struct console_host *h)
+{
+	cleanup_free char *cause = NULL;
+	int fd;
+
+	if (relay_client_start(h->name, true, &h->rc, &cause) < 0) {
+		h->rc = NULL;
+		console_host_down(cf, h);
+		return;
+	}
+	h->conn = relay_client_conn(h->rc);
+	fd = proto_conn_fd(h->conn);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	console_host_ask(h);
+}
+
+static void
+console_host_read(struct console_fleet *cf, struct console_host *h)
+{
+	cleanup_free char *cause = NULL;
+	json_t *msg;
+	ssize_t n = 0;
+	int r;
+
+	for (int i = 0; i < 16 && (n = proto_read(h->conn)) > 0; i++)
+		;
+	if (n < 0 && n != -EAGAIN && n != -EINTR) {
+		console_host_down(cf, h);
+		return;
+	}
+	while ((r = proto_next(h->conn, &msg, &cause)) == 1) {
+		console_remote_msg(cf, h, msg);
+		json_decref(msg);
+	}
+	if (r < 0 || proto_eof(h->conn))
+		console_host_down(cf, h);
+}
+
+/* Each host's link: read, flush, started again when its back-off is up,
+ * asked for its runs at each scan. */
+static void
+console_hosts_io(struct console_fleet *cf, const struct pollfd *pfd,
+    bool scan)
+{
+	int64_t now = now_mono_ms();
+
+	for (size_t k = 0; k < cf->n_hosts; k++) {
+		struct console_host *h = &cf->hosts[k];
+		short rev = pfd[k].revents;
+
+		if (h->conn == NULL) {
+			if (now >= h->next_try)
+				console_host_up(cf, h);
+			continue;
+		}
+		if (rev & POLLOUT) {
+			int e = proto_flush(h->conn);
+
+			if (e < 0 && e != -EAGAIN) {
+				console_host_down(cf, h);
+				continue;
+			}
+		}
+		if (rev & (POLLIN | POLLHUP | POLLERR))
+			console_host_read(cf, h);
+		if (scan && h->conn != NULL)
+			console_host_ask(h);
 	}
 }
 
@@ -777,24 +1042,31 @@ console_fleet_sweep(struct console_fleet *cf)
 	for (size_t i = f->n_runs; i-- > 0;) {
 		if (!f->runs[i].dismissed)
 			continue;
-		proto_conn_free(cf->cs[i].conn);
+		if (cf->cs[i].host == NULL)
+			proto_conn_free(cf->cs[i].conn);
 		memmove(cf->cs + i, cf->cs + i + 1,
 		    (f->n_runs - i - 1) * sizeof *cf->cs);
 		fleet_remove(f, i);
 		/* The models stay where they were; the pointers follow. */
-		for (size_t k = 0; k < f->n_runs; k++)
+		for (size_t k = 0; k < f->n_runs; k++) {
 			cf->cs[k].m = f->runs[k].m;
+			cf->cs[k].relay_run = f->runs[k].key;
+		}
 	}
 }
 
 static void
-console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd)
+console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd,
+    size_t polled, bool scan)
 {
 	struct fleet *f = cf->f;
 
-	for (size_t i = 0; i < f->n_runs; i++) {
+	/* pfd: the terminal, the polled runs, then the hosts. */
+	for (size_t i = 0; i < polled && i < f->n_runs; i++) {
 		struct console *c = &cf->cs[i];
 
+		if (c->host != NULL)
+			continue;
 		if (c->conn != NULL && (pfd[i + 1].revents & POLLOUT)) {
 			int e = proto_flush(c->conn);
 
@@ -805,6 +1077,8 @@ console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd)
 		    (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
 			console_read(c);
 	}
+	/* The runs a host's list adds are polled from the next round. */
+	console_hosts_io(cf, pfd + 1 + polled, scan);
 	fleet_refresh(f);
 	for (size_t i = 0; i < f->n_runs; i++)
 		console_alerts(&cf->cs[i]);
@@ -852,6 +1126,39 @@ console_fleet_keys(struct console_fleet *cf)
 	}
 }
 
+/* The terminal, each run's connection (-1 for a run of another host:
+ * its host's link carries it), then each host's link. */
+static struct pollfd *
+console_fleet_pollfds(struct console_fleet *cf, struct pollfd *pfd)
+{
+	struct fleet *f = cf->f;
+	size_t at = 1;
+
+	pfd = xreallocarray(pfd, 1 + f->n_runs + cf->n_hosts, sizeof *pfd);
+	pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+	for (size_t i = 0; i < f->n_runs; i++, at++) {
+		struct proto_conn *conn = cf->cs[i].conn;
+
+		pfd[at] = (struct pollfd){ .fd = -1, .events = POLLIN };
+		if (conn == NULL || cf->cs[i].host != NULL)
+			continue;
+		pfd[at].fd = proto_conn_fd(conn);
+		if (proto_want_write(conn))
+			pfd[at].events |= POLLOUT;
+	}
+	for (size_t k = 0; k < cf->n_hosts; k++, at++) {
+		struct proto_conn *conn = cf->hosts[k].conn;
+
+		pfd[at] = (struct pollfd){ .fd = -1, .events = POLLIN };
+		if (conn == NULL)
+			continue;
+		pfd[at].fd = proto_conn_fd(conn);
+		if (proto_want_write(conn))
+			pfd[at].events |= POLLOUT;
+	}
+	return pfd;
+}
+
 static void
 console_fleet_loop(struct console_fleet *cf)
 {
@@ -866,42 +1173,34 @@ console_fleet_loop(struct console_fleet *cf)
 	g = grid_new(w, h);
 	while (!f->quit && console_signal == 0) {
 		int64_t now = now_mono_ms(), due;
+		size_t polled = f->n_runs;
 		struct model *m;
+		bool scan;
 
-		pfd = xreallocarray(pfd, f->n_runs + 1, sizeof *pfd);
-		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-		for (size_t i = 0; i < f->n_runs; i++) {
-			struct proto_conn *conn = cf->cs[i].conn;
-
-			pfd[i + 1] = (struct pollfd){ .fd = -1,
-			    .events = POLLIN };
-			if (conn == NULL)
-				continue;
-			pfd[i + 1].fd = proto_conn_fd(conn);
-			if (proto_want_write(conn))
-				pfd[i + 1].events |= POLLOUT;
-		}
+		pfd = console_fleet_pollfds(cf, pfd);
 		due = next_tick < next_scan ? next_tick : next_scan;
-		if (poll(pfd, f->n_runs + 1, (int)(due > now ? due - now : 0)) <
-		    0 && errno != EINTR)
+		if (poll(pfd, 1 + polled + cf->n_hosts,
+		    (int)(due > now ? due - now : 0)) < 0 && errno != EINTR)
 			break;
 		fleet_set_now(f, now_mono_ms(), now_wall_ms());
 		if (now_mono_ms() >= next_tick)
 			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
+		scan = now_mono_ms() >= next_scan;
 		/* Before reading keys: those typed before a new request
 		 * appeared in any run are thrown away there. */
-		console_fleet_io(cf, pfd);
+		console_fleet_io(cf, pfd, polled, scan);
 		console_fleet_keys(cf);
 		if (f->quit)
 			break;
-		if (now_mono_ms() >= next_scan) {
+		if (scan) {
 			console_fleet_scan(cf);
 			next_scan = now_mono_ms() + CONSOLE_SCAN_MS;
 		}
 		console_fleet_sweep(cf);
 		fleet_refresh(f);
 		m = fleet_model(f);
-		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff) {
+		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff &&
+		    cf->cs[f->sel].host == NULL) {
 			diffcmd_pane_load(m, m->run.id);
 			next_diff = now_mono_ms() + 1000;
 		}
@@ -965,6 +1264,11 @@ console_every(const struct console_opts *opts, char **ids, size_t n)
 	cf.desktop = desktop_available();
 	for (size_t i = 0; i < n; i++)
 		console_fleet_add(&cf, ids[i]);
+	cf.hosts = xcalloc(opts->n_hosts + 1, sizeof *cf.hosts);
+	for (size_t k = 0; k < opts->n_hosts; k++) {
+		cf.hosts[k].name = xstrdup(opts->hosts[k]);
+		console_host_up(&cf, &cf.hosts[cf.n_hosts++]);
+	}
 	fleet_refresh(cf.f);
 
 	setlocale(LC_CTYPE, "");
@@ -983,8 +1287,16 @@ console_every(const struct console_opts *opts, char **ids, size_t n)
 		if (console_signal != 0)
 			status = 128 + console_signal;
 	}
-	for (size_t i = 0; i < cf.f->n_runs; i++)
-		proto_conn_free(cf.cs[i].conn);
+	for (size_t i = 0; i < cf.f->n_runs; i++) {
+		if (cf.cs[i].host == NULL)
+			proto_conn_free(cf.cs[i].conn);
+	}
+	/* Our ssh children, each ended by its pid. */
+	for (size_t k = 0; k < cf.n_hosts; k++) {
+		(void)relay_client_kill(cf.hosts[k].rc);
+		free(cf.hosts[k].name);
+	}
+	free(cf.hosts);
 	free(cf.cs);
 	fleet_free(cf.f);
 	return status;
@@ -994,6 +1306,8 @@ const struct option console_opts_table[] = {
 	{ "view", no_argument, NULL, 'V' },
 	{ "agent", no_argument, NULL, 'A' },
 	{ "lines", no_argument, NULL, 'L' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "hosts", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1002,8 +1316,9 @@ int
 console_main(int argc, char **argv)
 {
 	struct console_opts opts = { 0 };
-	cleanup_strv char **ids = NULL;
-	size_t n = 0;
+	cleanup_strv char **ids = NULL, **hosts = NULL;
+	size_t n = 0, n_hosts = 0;
+	bool from_file = false;
 	int i, e, c;
 
 	optind = 0;
@@ -1023,6 +1338,18 @@ console_main(int argc, char **argv)
 		case 'L':
 			opts.agent = AGENT_OFF;
 			break;
+		case 'H': {
+			cleanup_free char *cause = NULL, *esc = NULL;
+
+			if (hosts_add(optarg, &hosts, &n_hosts, &cause) == 0)
+				break;
+			esc = escape_str(cause);
+			fprintf(stderr, "ward console: --host: %s\n", esc);
+			return 2;
+		}
+		case 'F':
+			from_file = true;
+			break;
 		default: {
 			cleanup_free char *esc = escape_str(argv[optind - 1]);
 
@@ -1041,13 +1368,34 @@ console_main(int argc, char **argv)
 		}
 		opts.run = argv[i];
 	}
+	if (from_file) {
+		cleanup_free char *cause = NULL, *esc = NULL;
+
+		if (hosts_load(NULL, &hosts, &n_hosts, &cause) < 0) {
+			esc = escape_str(cause);
+			fprintf(stderr, "ward console: %s\n", esc);
+			return 1;
+		}
+		if (n_hosts == 0) {
+			fprintf(stderr, "ward console: --hosts: no host in "
+			    "$XDG_CONFIG_HOME/ward/hosts (one a line)\n");
+			return 1;
+		}
+	}
+	if (n_hosts > 0 && opts.run != NULL) {
+		fprintf(stderr, "ward console: --host shows every run; it "
+		    "takes no RUN\n");
+		return 2;
+	}
+	opts.hosts = hosts;
+	opts.n_hosts = n_hosts;
 	if (opts.run == NULL) {
 		if ((e = ctl_list(&ids, &n)) < 0) {
 			fprintf(stderr, "ward console: cannot list runs: %s\n",
 			    strerror(-e));
 			return 1;
 		}
-		if (n == 0) {
+		if (n == 0 && n_hosts == 0) {
 			fprintf(stderr, "ward console: no live runs\n");
 			return 1;
 		}

@@ -7,6 +7,7 @@
  */
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tui/model.h"
 
@@ -15,6 +16,9 @@ struct console_opts {
 	bool		 exit_with_run;	/* `ward run`: q after the end returns its status */
 	enum agent_mode	 agent;		/* --agent, --lines, or AUTO */
 	bool		 view;		/* --view: read-only (hello role view) */
+	char *const	*hosts;		/* --host H, --hosts: other hosts whose
+					 * runs join (every run only) */
+	size_t		 n_hosts;
 };
 
 /* The prefix key from WARD_PREFIX ("^]", "C-a"), else MODEL_PREFIX; a

@@ -17,6 +17,7 @@ fleet_run_done(struct fleet_run *r)
 {
 	model_free(r->m);
 	free(r->key);
+	free(r->host);
 }
 
 void
@@ -28,6 +29,9 @@ fleet_free(struct fleet *f)
 		fleet_run_done(&f->runs[i]);
 		view_report_done(&f->reps[i]);
 	}
+	for (size_t i = 0; i < f->n_hosts; i++)
+		free(f->hosts[i].name);
+	free(f->hosts);
 	free(f->runs);
 	free(f->reps);
 	free(f->queue);
@@ -36,6 +40,12 @@ fleet_free(struct fleet *f)
 
 size_t
 fleet_add(struct fleet *f, const char *key)
+{
+	return fleet_add_on(f, NULL, key);
+}
+
+size_t
+fleet_add_on(struct fleet *f, const char *host, const char *key)
 {
 	struct fleet_run *r;
 
@@ -46,6 +56,12 @@ fleet_add(struct fleet *f, const char *key)
 	r->m = model_new();
 	r->m->many_runs = true;
 	r->key = xstrdup(key);
+	r->host = host != NULL ? xstrdup(host) : NULL;
+	/* A run on another host has its policy file there: W (always)
+	 * would write a file of that name here. */
+	if (r->host != NULL)
+		r->m->always_off = "the run's policy file is on another host; "
+		    "edit it there";
 	view_report_init(&f->reps[f->n_runs]);
 	return f->n_runs++;
 }
@@ -53,11 +69,82 @@ fleet_add(struct fleet *f, const char *key)
 ssize_t
 fleet_find(const struct fleet *f, const char *key)
 {
+	return fleet_find_on(f, NULL, key);
+}
+
+static bool
+fleet_same_host(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+ssize_t
+fleet_find_on(const struct fleet *f, const char *host, const char *key)
+{
 	for (size_t i = 0; i < f->n_runs; i++) {
-		if (strcmp(f->runs[i].key, key) == 0)
+		if (strcmp(f->runs[i].key, key) == 0 &&
+		    fleet_same_host(f->runs[i].host, host))
 			return (ssize_t)i;
 	}
 	return -1;
+}
+
+bool
+fleet_any_host(const struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (f->runs[i].host != NULL)
+			return true;
+	}
+	return false;
+}
+
+void
+fleet_host_set(struct fleet *f, const char *host, bool up)
+{
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		if (strcmp(f->hosts[i].name, host) == 0) {
+			f->hosts[i].up = up;
+			return;
+		}
+	}
+	f->hosts = xreallocarray(f->hosts, f->n_hosts + 1, sizeof *f->hosts);
+	f->hosts[f->n_hosts].name = xstrdup(host);
+	f->hosts[f->n_hosts++].up = up;
+}
+
+char *
+fleet_hosts_down(const struct fleet *f)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		char *t;
+
+		if (f->hosts[i].up)
+			continue;
+		t = s == NULL ? xstrdup(f->hosts[i].name) :
+		    xasprintf("%s, %s", s, f->hosts[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+size_t
+fleet_host_gone(struct fleet *f, const char *host, bool gone)
+{
+	size_t n = 0;
+
+	if (host == NULL)
+		return 0;
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (fleet_same_host(f->runs[i].host, host)) {
+			f->runs[i].host_gone = gone;
+			n++;
+		}
+	}
+	return n;
 }
 
 void
@@ -90,6 +177,7 @@ fleet_reset(struct fleet *f, size_t i)
 	model_free(old);
 	f->runs[i].m = m;
 	f->runs[i].gone = false;
+	f->runs[i].host_gone = false;
 	if (f->sel == i)
 		f->sel_id = 0;
 	fleet_refresh(f);
@@ -122,7 +210,8 @@ fleet_overlay(const struct fleet *f)
 bool
 fleet_run_ended(const struct fleet *f, size_t i)
 {
-	return model_run_ended(f->runs[i].m) || f->runs[i].gone;
+	return model_run_ended(f->runs[i].m) || f->runs[i].gone ||
+	    f->runs[i].host_gone;
 }
 
 size_t

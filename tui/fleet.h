@@ -29,7 +29,11 @@
 struct fleet_run {
 	struct model	*m;
 	char		*key;		/* the id it is listed and dialled by */
+	char		*host;		/* the host it runs on (ward console
+					 * --host), NULL for this machine */
 	bool		 gone;		/* its supervisor went away */
+	bool		 host_gone;	/* the link to its host broke: shown
+					 * "host gone" until it is back */
 	bool		 dismissed;	/* X on it once it ended: the console
 					 * drops it (fleet_remove) */
 };
@@ -40,9 +44,17 @@ struct fleet_row {
 	const struct pending *p;
 };
 
+/* Another host the console reaches (ward console --host). */
+struct fleet_host {
+	char		*name;
+	bool		 up;		/* its relay answered on this link */
+};
+
 struct fleet {
 	struct fleet_run *runs;
 	size_t		 n_runs;
+	struct fleet_host *hosts;	/* in the order they were named */
+	size_t		 n_hosts;
 	/* What the last frame drew of each run (runs[i]'s at reps[i]): the
 	 * views fill them (tui/view.h's view_fleet_draw), fleet_note_view
 	 * hands each to its model. */
@@ -64,8 +76,28 @@ void		 fleet_free(struct fleet *);
 
 /* Adds run key (its model fresh); its index. */
 size_t		 fleet_add(struct fleet *, const char *key);
-/* Index of run key, or -1. */
+/* Adds run key of host (NULL: this machine); its index. */
+size_t		 fleet_add_on(struct fleet *, const char *host,
+		    const char *key);
+/* Index of run key on this machine, or -1. */
 ssize_t		 fleet_find(const struct fleet *, const char *key);
+/* Index of run key of host (NULL: this machine), or -1: the same id on
+ * two hosts is two runs. */
+ssize_t		 fleet_find_on(const struct fleet *, const char *host,
+		    const char *key);
+/* Whether any run is of another host (the rows then name theirs). */
+bool		 fleet_any_host(const struct fleet *);
+/* Names host (once, at its first answer or failure) and whether its
+ * link is up now: the runs pane's
+ * title lists the hosts that are not, so a host with no run yet is seen
+ * to be unreachable too. */
+void		 fleet_host_set(struct fleet *, const char *host, bool up);
+/* The hosts not up, ", "-separated, or NULL when every host is. */
+char		*fleet_hosts_down(const struct fleet *);
+/* The link to host broke (gone) or is back: every run of host is marked
+ * so (a run of a gone host counts as ended for X and q, and nothing is
+ * sent to it); the number of runs marked. */
+size_t		 fleet_host_gone(struct fleet *, const char *host, bool gone);
 /* Removes run i (the console removes its connection at i too). */
 void		 fleet_remove(struct fleet *, size_t i);
 /* A fresh model for run i (its supervisor came back: the welcome will

@@ -1,6 +1,7 @@
 #include "tui/relay.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -283,6 +284,13 @@ struct relay_client {
 int
 relay_client_open(const char *host, struct relay_client **ret, char **cause)
 {
+	return relay_client_start(host, false, ret, cause);
+}
+
+int
+relay_client_start(const char *host, bool detached,
+    struct relay_client **ret, char **cause)
+{
 	const char *ssh = getenv("WARD_SSH");
 	int sv[2];
 	pid_t pid;
@@ -310,6 +318,16 @@ relay_client_open(const char *host, struct relay_client **ret, char **cause)
 		 * stderr stays ours, so ssh's own messages are seen. */
 		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
 			_exit(127);
+		if (detached) {
+			/* The console's link: no terminal to ask on or to
+			 * scribble over; its messages go nowhere (the
+			 * console says "host gone" with ssh's status). */
+			int null = open("/dev/null", O_WRONLY);
+
+			if (null < 0 || dup2(null, 2) < 0)
+				_exit(127);
+			(void)setsid();
+		}
 		execlp(ssh, ssh, "-T", host, "ward", "relay", (char *)NULL);
 		fprintf(stderr, "ward: cannot run %s: %s\n", ssh,
 		    strerror(errno));
@@ -334,6 +352,43 @@ relay_client_free(struct relay_client *rc)
 	while (waitpid(rc->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	free(rc);
+}
+
+struct proto_conn *
+relay_client_conn(const struct relay_client *rc)
+{
+	return rc->conn;
+}
+
+pid_t
+relay_client_pid(const struct relay_client *rc)
+{
+	return rc->pid;
+}
+
+int
+relay_client_kill(struct relay_client *rc)
+{
+	int st = 0;
+	pid_t w;
+
+	if (rc == NULL)
+		return 0;
+	proto_conn_free(rc->conn);
+	/* Ours, by its pid: asked to end, then made to within a second. */
+	(void)kill(rc->pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if ((w = waitpid(rc->pid, &st, WNOHANG)) != 0)
+			break;
+		(void)poll(NULL, 0, 10);
+	}
+	if (w == 0) {
+		(void)kill(rc->pid, SIGKILL);
+		while (waitpid(rc->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(rc);
+	return st;
 }
 
 /* The next message of the stream within the deadline (mono ms). */

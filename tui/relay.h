@@ -14,7 +14,9 @@
  * default "ssh", is one program, run with -T HOST then the command; a
  * test points it at a script).
  */
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -22,10 +24,22 @@
 int	relay_main(int argc, char **argv);
 
 struct relay_client;
+struct proto_conn;
 
 /* Starts ssh; 0 or -errno with *cause. */
 int	relay_client_open(const char *host, struct relay_client **ret,
 	    char **cause);
+/* The same; detached (the console's links): ssh gets no terminal
+ * (setsid) and its stderr is /dev/null, so it neither asks on nor draws
+ * over the console's screen (keys from an agent or ssh_config). */
+int	relay_client_start(const char *host, bool detached,
+	    struct relay_client **ret, char **cause);
+/* The stream to the relay (the console polls it itself) and ssh's pid. */
+struct proto_conn *relay_client_conn(const struct relay_client *);
+pid_t	relay_client_pid(const struct relay_client *);
+/* Closes the link and ends ssh by its pid (SIGTERM, SIGKILL after a
+ * second), reaped; its wait status. NULL is a no-op. */
+int	relay_client_kill(struct relay_client *);
 /* Closes the link and waits for ssh. NULL is a no-op. */
 void	relay_client_free(struct relay_client *);
 /* The live runs on the far side (a strv to free). */

@@ -55,7 +55,9 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 	int x;
 
 	model_state_text(m, state, sizeof state);
-	if (r->gone && !model_run_ended(m))
+	if (r->host_gone)
+		snprintf(state, sizeof state, "host gone");
+	else if (r->gone && !model_run_ended(m))
 		snprintf(state, sizeof state, "gone");
 	else if (m->disconnected && !model_run_ended(m))
 		snprintf(state, sizeof state, "reconnecting");
@@ -81,10 +83,22 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 		snprintf(num, sizeof num, "%zu", i + 1);
 	else
 		snprintf(num, sizeof num, " ");
-	left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s %-11s "
-	    "%-10s ", sel ? "> " : "  ", num, view_runs_label(m),
-	    *m->run.id != '\0' ? m->run.id : r->key, state, pend, wait,
-	    watch);
+	if (fleet_any_host(f)) {
+		/* Every run of another host names it; this machine's
+		 * "local". */
+		cleanup_free char *name = xasprintf("%s:%s", r->host != NULL ?
+		    r->host : "local", view_runs_label(m));
+
+		left = xasprintf("%s%-2s %-22.22s %-8.8s  %-11.11s %-10s "
+		    "%-11s %-10s ", sel ? "> " : "  ", num, name,
+		    *m->run.id != '\0' ? m->run.id : r->key, state, pend,
+		    wait, watch);
+	} else {
+		left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s "
+		    "%-11s %-10s ", sel ? "> " : "  ", num,
+		    view_runs_label(m), *m->run.id != '\0' ? m->run.id :
+		    r->key, state, pend, wait, watch);
+	}
 	if (sel)
 		grid_fill(g, y, 0, g->w, attr | GRID_REVERSE);
 	x = grid_put(g, y, 0, g->w, left, attr | (sel ? GRID_REVERSE : 0) |
@@ -109,7 +123,8 @@ view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 {
 	int rows = bottom - top - 1;
 	size_t first = 0, ended = 0;
-	char title[160];
+	cleanup_free char *down = NULL;
+	char title[256];
 
 	for (size_t i = 0; i < f->n_runs; i++)
 		ended += fleet_run_ended(f, i);
@@ -125,6 +140,12 @@ view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 	else
 		snprintf(title, sizeof title, "runs: %zu (%zu ended); [ ] or "
 		    "1-9 switch", f->n_runs, ended);
+	if ((down = fleet_hosts_down(f)) != NULL) {
+		size_t n = strlen(title);
+
+		snprintf(title + n, sizeof title - n, "; host gone: %s "
+		    "(trying again)", down);
+	}
 	pen_header(g, top, title, false);
 	for (int k = 0; k < rows && first + (size_t)k < f->n_runs; k++)
 		view_runs_row(f, first + (size_t)k, g, top + 1 + k);
@@ -136,14 +157,16 @@ static void
 view_runs_head(const struct fleet *f, const struct fleet_row *row,
     struct grid *g, int y, bool selected)
 {
-	const struct model *m = f->runs[row->run].m;
+	const struct fleet_run *fr = &f->runs[row->run];
+	const struct model *m = fr->m;
 	const struct pending *p = row->p;
 	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
 	struct request r = { .kind = p->kind, .syscall = p->syscall,
 	    .subject = p->subject, .subject2 = p->subject2 };
 	cleanup_free char *what = plain_request_brief(&r);
-	cleanup_free char *left = xasprintf("%s[%s] #%" PRIu64 "  %s",
-	    selected ? "> " : "  ", view_runs_label(m), p->id, what);
+	cleanup_free char *left = xasprintf("%s[%s%s%s] #%" PRIu64 "  %s",
+	    selected ? "> " : "  ", fr->host != NULL ? fr->host : "",
+	    fr->host != NULL ? ":" : "", view_runs_label(m), p->id, what);
 	char right[64];
 	int rx;
 
@@ -266,6 +289,11 @@ view_runs_title(const struct fleet *f)
 	if (m == NULL)
 		return xasprintf(" ward  every run: none live");
 	model_state_text(m, state, sizeof state);
+	if (f->runs[f->sel].host != NULL)
+		return xasprintf(" ward  %zu runs  run %zu on %s: %s  %s",
+		    f->n_runs, f->sel + 1, f->runs[f->sel].host,
+		    *m->run.id ? m->run.id : f->runs[f->sel].key,
+		    f->runs[f->sel].host_gone ? "host gone" : state);
 	if (*m->run.name != '\0')
 		return xasprintf(" ward  %zu runs  run %zu: %s (%s)  %s",
 		    f->n_runs, f->sel + 1, m->run.id, m->run.name, state);

@@ -339,7 +339,10 @@ view_fleet_keys(const struct fleet *f, struct grid *g)
 	const char *text = " a allow  d deny  Enter whole  [ ] 1-9 run  "
 	    "X dismiss  Tab  K kill  ? help  q";
 
-	if (m != NULL && fleet_run_ended(f, f->sel))
+	if (m != NULL && f->runs[f->sel].host_gone)
+		text = " its host is gone - trying again; X dismisses it  "
+		    "[ ] 1-9 run  ? help  q leave";
+	else if (m != NULL && fleet_run_ended(f, f->sel))
 		text = " this run has ended - X dismisses it  [ ] 1-9 run  "
 		    "? help  q leave";
 	grid_put(g, g->h - 1, 0, g->w, text, GRID_DIM);
