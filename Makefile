@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ward — GNU make with pkg-config. See README.md.
 .SUFFIXES:
 PREFIX   ?= /usr/local

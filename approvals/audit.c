@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/audit.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The record: one sqlite3 database per user, WAL mode, versioned schema

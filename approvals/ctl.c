@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/ctl.h"
 
 #include <dirent.h>

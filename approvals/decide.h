@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The decision order of DESIGN §7, written once, per kind: the never list,

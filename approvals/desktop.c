@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/desktop.h"
 
 #include <dlfcn.h>

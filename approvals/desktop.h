@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Desktop notification (libnotify), best effort: only where a desktop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/gitapi.h"
 
 #include <dlfcn.h>

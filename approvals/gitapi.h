@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * libgit2, loaded when it is first needed (dlopen), never at start: its

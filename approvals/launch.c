@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Starting ward-supervisor: its argv, its exec, and its ready line.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Starting ward-supervisor for one run, the one way `ward run` and

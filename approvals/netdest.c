@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/netdest.h"
 
 #include <arpa/inet.h>

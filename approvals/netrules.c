@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/netrules.h"
 
 #include <arpa/inet.h>

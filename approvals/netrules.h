@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The policy's [network] rules over a destination (DESIGN §5).

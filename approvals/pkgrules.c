@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/pkgrules.h"
 
 #include <fnmatch.h>

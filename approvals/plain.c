@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/plain.h"
 
 #include <stdbool.h>

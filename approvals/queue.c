@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/queue.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The pending queue: requests waiting on a person, oldest first, each with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/request.h"
 
 #include <errno.h>

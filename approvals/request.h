@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Requests, verdicts and how they were decided. A request is plain data:

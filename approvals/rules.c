@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/rules.h"
 
 #include <fnmatch.h>

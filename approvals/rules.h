@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Rules: pattern -> verdict, by kind. Built from the policy file and from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "approvals/scorecard.h"
 
 #include <errno.h>

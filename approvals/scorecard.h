@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * A run's scorecard, for people who do not know what seccomp is (`ward

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The end-of-run summary (DESIGN §9: "every run ends with a summary

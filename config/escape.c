@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "config/escape.h"
 
 #include <stdbool.h>

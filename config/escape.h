@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Strings the sandboxed program controls (paths, argv, host names, output)

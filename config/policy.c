@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "config/policy.h"
 
 #include <arpa/inet.h>

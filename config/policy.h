@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The policy file (inih) read into plain structs. Callers fill or read the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Always": one entry written into a person's own policy file, where
  * the console showed it would go (config/policyedit.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "config/settings.h"
 
 #include <errno.h>

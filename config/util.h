@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The few helpers every layer uses: allocation that cannot fail, cleanup

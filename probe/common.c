@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The battery's buffer and string helpers. */
 #include "probe/common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The battery's shared pieces: what every run gets in its policy copy,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The battery's rows: probe_defs[]. */
 #include "probe/defs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inside: exec from memory, and the exec argv-swap race. */
 #include "probe/inside.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inside: secrets to read, and writes to the canary by every road. */
 #include "probe/inside.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inside: the kernel's surface (filtered calls, foreign entries,
  * namespaces, signals) and the limits (pids, memory, the wall clock). */
 #include "probe/inside.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The inside's helpers: what every action uses to try a call and say
  * what it met.

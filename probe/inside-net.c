@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The inside: the network. The probes reach only 127.0.0.1 (the sandbox's
  * own loopback), 192.0.2.1 (TEST-NET-1), 169.254.169.254 and a made-up

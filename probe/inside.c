@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ward probe-inside NAME [ARG...]: the table of actions and the entry.
  * The hostile program is the ward binary itself, shown to the sandbox

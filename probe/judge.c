@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The judging of one run, from what was seen of it (struct probe_obs):
  * the effects seen from outside, the limits, and the record, each its

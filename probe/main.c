@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ward probe: a battery of hostile actions, each in a headless sandbox of
  * its own made from the current policy, judged from outside.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * ward probe [--policy FILE] [--json] [--keep]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report card, as lines or as JSON. */
 #include "probe/report.h"
 

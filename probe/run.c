@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One run of the battery: ward-supervisor started as `ward run` starts
  * it, the run id read from its ready fd, its control socket answered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * One run of the battery: ward-supervisor started the way `ward run`

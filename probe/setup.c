@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The battery's setup and teardown, and the policy copy each probe runs
  * under: the base policy with its [run] limits set for the probe.

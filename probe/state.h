@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The battery's state: what probe/setup.c makes (struct probe) and one

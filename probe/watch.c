@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The battery's watches, from outside: the canary, the sandbox's
  * processes and sockets in /proc, the supervisor's sockets, the

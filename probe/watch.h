@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * What the battery watches from outside a run: the canary's snapshots,

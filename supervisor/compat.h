@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Kernel constants that Debian 12's headers (linux-libc-dev 6.1) lack.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The supervisor's end of the control protocol (PROTOCOL.md; messages
  * built and parsed by approvals/msg.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The supervisor's end of the control protocol (control.c): consoles and

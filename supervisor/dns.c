@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/dns.h"
 
 #include <arpa/nameser.h>

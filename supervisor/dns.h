@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The DNS stub the sandbox's resolv.conf points at. Its two sockets live in

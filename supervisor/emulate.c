@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Approved escalations, performed by the supervisor itself on the host,
  * with the arguments the person was shown. Decided on file descriptors,

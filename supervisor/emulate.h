@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Approved writes, performed by the supervisor on the host (emulate.c),

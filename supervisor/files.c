@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The write path: a trapped call that would change a file, copied out of
  * the target, judged where it lands, and continued, refused, performed on

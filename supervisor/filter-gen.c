@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter-gen: compiles the seccomp rules of filter.c with libseccomp and
  * writes the program as C (build/gen/filter-bpf.h), which the supervisor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/filter.h"
 
 #include <errno.h>

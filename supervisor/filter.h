@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The seccomp filter. Its rules are fixed, so libseccomp compiles them to

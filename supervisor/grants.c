@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The run's grants to package installs (DESIGN §6): the registry hosts an
  * approved install's process tree may reach while it runs, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The supervisor's own stdout and stderr, bounded and non-blocking. See
  * hostout.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * What the supervisor writes to its own stdout and stderr (headless: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Package installs as requests (DESIGN §6). An exec that a package
  * manager's argv says is an install becomes a request naming the manager,

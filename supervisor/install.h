@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Package installs as requests (install.c, DESIGN §6): an exec that a

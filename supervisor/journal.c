@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/journal.h"
 
 #include <errno.h>

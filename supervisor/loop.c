@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The supervisor's loop: the table (loop_add, loop_due, loop_poll), then
  * the run's use of it (loop_run). See loop.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The supervisor's loop, as a table. Each round every source puts in the

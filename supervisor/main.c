@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ward-supervisor: runs and polices one run, headless, and speaks the
  * control protocol. Started by `ward run`; see ward(1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Network egress (DESIGN §5). The sandbox's network namespace has only its
  * own loopback; a connection anywhere else is made by the supervisor, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Network egress (net.c, DESIGN §5): connects judged and made by the

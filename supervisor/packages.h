@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Package installs recognised from an exec (DESIGN §6): which manager, what

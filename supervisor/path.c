@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/path.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Paths as the kernel would resolve them inside the sandbox's root: made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Inside supervisor/packages.c and its pkg-*.c parts, not for other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/packages.h"
 #include "supervisor/pkg-int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Projects: the run's side of each (project.h). The overlay itself is
  * mounted by the sandbox's init (spawn.c); here its folders are made,

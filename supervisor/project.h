@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Projects (issue 14): a host folder the sandbox shows at its own path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Everything between clone and exec lives here. The code after clone runs
  * in a copy of a single-threaded supervisor; it reports the first failure

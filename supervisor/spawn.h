@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Starting the sandbox: clone into new user, pid, mount, net, ipc, uts and

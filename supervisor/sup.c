@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ways out of a handler: answer the kernel, hand in an fd, record,
  * tell the consoles, park a request for a person, end the run. Handlers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The state of one supervised run, shared by the files of ward-supervisor,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "supervisor/target.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Reading the target: its memory, cwd, fds and command line. Everything

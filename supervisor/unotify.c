@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The notify loop's receive side: receive a trapped call and hand it to
  * the handler of its kind (files.c, net.c, install.c), answering here

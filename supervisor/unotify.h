@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The notify loop's receive side (unotify.c): RECV, the dispatch by

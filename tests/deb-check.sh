@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make deb-check: the tree as a distribution takes it. `make install` into
 # a DESTDIR puts every file where the Makefile says and `make uninstall`
 # takes them all away again; then the Debian package (debian/) is built

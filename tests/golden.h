@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Golden files for the tests: golden(NAME, TEXT) compares TEXT with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fails when the files of a folder depend on each other in a circle.
 #
 #   tests/includegraph.sh DIR...           from the #include lines

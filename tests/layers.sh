@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Includes flow one way: config <- approvals <- {supervisor, tui, probe}.
 # supervisor/ and tui/ never include each other; probe/ includes only
 # config/, approvals/ and itself (tui/ includes probe/probe.h alone, to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/audit.c against real sqlite: in memory and in a temporary file,
  * with a second raw connection where the test needs to see or disturb the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/changes.c on run folders laid out by hand as --project leaves
  * them, in both modes: copy mode's .wh.NAME whiteouts and .wh..wh..opq,

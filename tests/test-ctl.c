@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/ctl.c: socket paths, listen/accept/connect, peer checks, lookup
  * by name, stale sockets. Each test gets its own XDG_RUNTIME_DIR. */
 #include <errno.h>

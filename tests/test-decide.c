@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/decide.c: the order of DESIGN §7 per kind, driven by the table
  * in tests/data/decide.tsv (one cmocka test per case there), plus the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/desktop.c: no desktop session, no notification; a backend
  * that hangs never holds the caller; the body keeps its line breaks. */
 #include <errno.h>

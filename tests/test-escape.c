@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config/escape.c: a table of input bytes -> what the terminal gets. */
 #include <setjmp.h>
 #include <stdarg.h>

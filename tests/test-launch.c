@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/launch.c: the supervisor's argv and its ready line. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/msg.c: every control-protocol message built, sent through the
  * wire form, parsed back and compared; each builder's exact JSON (the keys

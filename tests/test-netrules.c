@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/netrules.c: destinations against [network] rules, from a
  * data table (tests/data/netrules.tsv); then approvals/netdest.c: a
  * destination from a sockaddr, its text and its key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config/paths.c: XDG variables, fallbacks, the runtime folder's checks. */
 #include <errno.h>
 #include <ftw.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/pkgrules.c: the [packages] verdict for one package and for a
  * whole install built by hand as plain data, without the supervisor's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/plain.c: each request of tests/data/plain.tsv in plain words.
  */

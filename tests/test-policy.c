@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config/policy.c: the tables tests/data/policy-good.tsv (ini text, then
  * field=value checks) and tests/data/policy-bad.tsv (ini text, then a part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config/policyedit.c: "always", a rule written into a real policy file. */
 #include <errno.h>
 #include <fcntl.h>

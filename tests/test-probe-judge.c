@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe/judge.c: the battery's verdicts from recorded observations, with
  * no sandbox launched. Each case builds what the outside saw of one run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe/report.c's summary for a slide: every probe of the battery has a
  * surface, and `ward probe --summary` counts each surface's probes by how

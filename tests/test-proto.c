@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/proto.c: framing, validation, buffering, base64, proto_call. */
 #include <errno.h>
 #include <fcntl.h>

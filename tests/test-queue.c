@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/queue.c: order, take, deadlines and ownership. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* approvals/request.c: name tables, dup, JSON round trip and validation. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/rules.c: the evaluation order and glob semantics, driven by the
  * table in tests/data/rules.tsv (one cmocka test per case there), plus the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/scorecard.c on an in-memory record shaped like a `ward demo`
  * run: a write asked and denied, a name allowed and its connection

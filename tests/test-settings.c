@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config/settings.c: the [console] section of the person's ward.ini. */
 #include <errno.h>
 #include <setjmp.h>

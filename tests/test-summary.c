@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/summary.c on an in-memory record: a run that asks (allowed,
  * denied, timed out, one left unanswered), writes on the host, is refused

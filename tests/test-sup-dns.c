@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/dns.c: the DNS stub on real sockets on 127.0.0.1 (random
  * ports), against a fake upstream served by the test itself. One thread:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/files.c, sup.c and the resolution of parked requests, with
  * no kernel listener: a notification is made from this process's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/filter.c: the program ward carries, loaded for real by
  * forked children (no_new_privs, filter_load) that then make the calls.

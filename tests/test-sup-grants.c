@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/grants.c: what an approved install opens, for its process
  * tree while it runs, and the installs just refused. The test process is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/hostout.c: the supervisor's own output never blocks, holds
  * a bounded amount, and on a terminal lets no escape of the program's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/install.c: the exec paths that name an fd of the program's
  * own table (/proc/self/fd/N, /dev/fd/N ...), and what such an fd is for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/journal.c: the record mirrored to journald's native protocol
  * and to RFC 5424 syslog, on datagram sockets the test binds; a daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/loop.c: the poll timeout for any deadline (none, past, and
  * limits of 720 h and more, which once wrapped negative past 2^31 ms), the

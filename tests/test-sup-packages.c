@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/packages.c: recognition from the table in
  * tests/data/sup-packages.tsv, then verdicts on what was recognised

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/path.c: lexical paths and path_resolve from the table in
  * tests/data/sup-path.tsv (path_resolve in a real temp tree used as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/project.c: a project staged as a copy (the hook
  * WARD_PROJECT_MODE=copy's path), changed as a program would, settled:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/model.c's answers that ask first (issue 15): A and D show the exact
  * rule and send it with the answer, r types a reason, a group answer
  * shows its glob, X denies all; a timeout never stores a rule; sensitive

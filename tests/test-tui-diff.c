@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tui/diff.c on a run folder laid out by hand as --project leaves it
  * (real files in a temporary folder, listed by approvals/changes.c): each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The events pane (tui/events.c: the filter, the folding, the `/` editor,
  * as pure functions), its place in the model (Tab, `/`, Esc, keys typed

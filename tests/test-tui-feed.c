@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tui/feed.c (ward events): the record read as it grows, an asked row
  * shown again once decided, JSON Lines with RFC 3339 times, --since.

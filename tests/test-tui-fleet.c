@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/fleet.c and tui/view-runs.c: every run in one console (issue 15).
  * Models fed with messages, keys applied, screens compared with
  * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tui/gc.c: which runs `ward gc` takes (a table), and the whole of it on
  * a temporary record and runs folder: rows and folders of the chosen runs

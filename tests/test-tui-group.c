@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tui/group.c: the pending list as the person reads it, from the table
  * tests/data/group.tsv (ranks, rows, globs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/hook.c: the notify_cmd hook runs off the loop, with the request in
  * WARD_* variables (never in the command's text), and is bounded. */
 #include <errno.h>

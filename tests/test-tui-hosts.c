@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/hosts.c: the hosts file of `ward console --hosts` (issue 16) and
  * the back-off of a broken link. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/model.c and tui/keys.c: the console's state and its safety rules,
  * driven by protocol messages and a fake clock, without a terminal. The
  * messages come from the approvals/msg.h builders, as the supervisor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/output.c: the output pane's lines, and what the escape-sequence
  * filter lets through, fed in every split a pipe could deliver. */
 #include <locale.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/pen.c: the program's colours (256 indexed, RGB) folded to what the
  * terminal has (8, 16, 256 colours); tui/screen.c: NO_COLOR. */
 #include <setjmp.h>

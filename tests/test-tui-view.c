@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/view*.c and tui/grid.c: screens rendered to text and compared with
  * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the
  * repository root. The clock is fake, so countdowns are fixed. */

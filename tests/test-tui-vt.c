@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tui/vt.c: the agent pane's emulator. Escape sequences fed in land as
  * cells inside the pane's rectangle only; what a program asks of the
  * terminal (title, bell, alternate screen) is recorded, not obeyed. */

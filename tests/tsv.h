@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The tests' table files (tests/data/NAME.tsv): one case a line, fields

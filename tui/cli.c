@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/cli.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/completion.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * ward completion bash|zsh|fish: shell completion scripts printed from the

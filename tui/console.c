@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/console.h"
 
 #include <errno.h>

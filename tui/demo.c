@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ward demo: a pretend agent (share/demo/agent.sh) meets every surface
  * ward guards, in a world of its own (share/demo/world.sh: a network and a

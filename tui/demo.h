@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /* ward demo [--auto] [--headless]: a pretend agent meets every surface
  * ward guards, in a fake world of its own; a scorecard at the end. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/diffcmd.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Reviewing a run's changes: ward diff, apply, discard and undo. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/events.h"
 
 #include <stdio.h>

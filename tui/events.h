@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The events pane's state (DESIGN §9): what the run did and how each was

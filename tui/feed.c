@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/feed.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * ward events: the record as it grows, for scripts and agent frameworks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/finished.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * A finished run, opened read-only from the record (DESIGN §9: "a finished

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Every run in one console (issue 15): `ward console` without RUN. A layer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/gc.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * ward gc: removes old runs — their folders under state/runs and their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/grid.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * An in-memory screen: rows of cells, each one code point (plus up to two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/group.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Floods tamed (issue 15): the pending list as the person reads it. Pure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/hook.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The console's notify_cmd hook (config/settings.h): a person's command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/hosts.h"
 
 #include <errno.h>

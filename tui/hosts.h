@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The hosts of `ward console --host H ... / --hosts` (issue 16): the list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/keys.h"
 
 #include <ctype.h>

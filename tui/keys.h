@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Keys to actions. A key is a Unicode code point (printable keys and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ward: the command line. Dispatches to a verb; each verb parses its own
  * options and returns the exit status. */
 #include <errno.h>

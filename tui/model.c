@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/model.h"
 
 #include <errno.h>

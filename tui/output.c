@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/output.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The output pane's text: a ring of finished lines and, per stream, the

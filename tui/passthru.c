@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/passthru.h"
 
 #include <errno.h>

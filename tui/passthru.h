@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * `ward run --pass-through`: the program has the person's terminal. ward

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The pieces every view draws with. A pen draws rows from y on, only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/relay.h"
 
 #include <errno.h>

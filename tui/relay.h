@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * ward relay: the control protocol of this user's runs on stdin/stdout,

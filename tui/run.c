@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ward run: start ward-supervisor for one run. Headless (asked for, or
  * without a terminal) the supervisor replaces us in the foreground, with

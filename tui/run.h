@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /* ward run [--headless] [--policy FILE] [--name NAME] [--in PATH]...
  *          [--timeout SECONDS] -- CMD [ARG...]

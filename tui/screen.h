@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The terminal: the only code that talks to curses. It copies a grid to

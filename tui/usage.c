@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/usage.h"
 
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * A usage error of a `ward` verb: one line on stderr, "ward VERB: what;

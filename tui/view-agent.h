@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * The agent pane: the program's own screen (tui/vt.h) in a rectangle it

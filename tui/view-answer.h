@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Answers that ask first (issue 15): the prompt that shows the exact rule

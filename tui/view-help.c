@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/view-help.h"
 
 #include <string.h>

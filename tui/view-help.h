@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /* The help screen (?): the key table's help lines, then the rules. */
 #include "tui/grid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /* The output pane: the program's lines, newest at the bottom. */
 #include "tui/grid.h"

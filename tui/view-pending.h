@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /* The pending pane, and the whole selected request (the detail view). */
 #include "tui/grid.h"

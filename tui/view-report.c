@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/view-report.h"
 
 #include <stdlib.h>

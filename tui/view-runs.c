@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/view-runs.h"
 
 #include <inttypes.h>

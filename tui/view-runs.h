@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * Every run in one console (tui/fleet.h): the runs pane (a row per run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tui/view.h"
 
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ward demo's pretend coding agent. Each step says, in one plain sentence,
 # what the agent is about to try and what ward will do, then tries it.
 # WARD_DEMO_DIR: the demo's folder on the host (its project/ is the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Listeners of a fake outside world: `ward demo`'s (share/demo/world.sh) and
 the live tests' (tests/live/networld.sh, which runs it as net-listen.py).
 

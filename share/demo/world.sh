@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The outside world `ward demo` shows, made of nothing real: a network
 # namespace and a mount namespace of the demo's own (unprivileged: in a
 # user namespace of its own, mapped to the user), in which

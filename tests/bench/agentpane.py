@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The agent pane under load (issue 13), driven through a pty of our own.
 
     agentpane.py --ward WARD --policy P --dir D --mb N --keys K --out JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Automatic approver and console-like watcher for ward runs (bench only).
 
     approver.py --stderr FILE --sockdir DIR [--watch-only] [--client NAME]

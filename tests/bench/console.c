@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/bench/console.c -- the console's redraw with every run in it
  * (issue 15): RUNS runs of PENDING requests each (100 x 100 by default),

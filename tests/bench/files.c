@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * files -- the syscall-heavy workload of the benchmark (issue 6, workload 2).
  *

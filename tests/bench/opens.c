@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The hot path alone: N open(O_WRONLY|O_CREAT)+close of one file in the
  * working folder (trapped by ward, continued: in bounds), and N read-only

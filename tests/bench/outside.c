@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outside -- the approvals workload of the benchmark (issue 6, workload 4).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/bench/run.sh -- ward against native and bubblewrap, in one run
 # (issue 6). `make bench` runs it after building ./ward and ./ward-supervisor.
 #

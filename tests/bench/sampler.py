@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Peak RSS of the sandbox's top process, sampled (bench only).
 
     sampler.py --parent PID --out FILE [--interval S]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Many concurrent runs of a small workload (bench only, issue 6 workload 5).
 
     scale.py --mode native|bwrap|ward --n 50 --workdir DIR --out FILE

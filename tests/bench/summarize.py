@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Turn the raw results of tests/bench/run.sh into one table and a TSV.
 
     summarize.py RESULTS_DIR TSV_PATH

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The cost of one trapped, in-bounds write-open against an untrapped
 # (read-only) one, native and under ward, a few rounds; prints medians.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).

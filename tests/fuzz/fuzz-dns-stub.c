@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/dns.c as a whole: one TCP client of the stub sends the input
  * (length-prefixed queries, as a resolver over TCP does), through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/dns.c: the DNS stub's reading of a query, the bytes any
  * sandboxed program can send to 127.0.0.1:53 (dns_parse_query). Properties

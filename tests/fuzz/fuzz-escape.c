@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config/escape.c: what the console shows of the sandboxed program's
  * bytes. Properties, for escape_mem, escape_line and escape_str:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The control protocol's messages, the JSON inside a frame (framing:
  * fuzz-proto.c). Every parser of a message a peer sends is a row of

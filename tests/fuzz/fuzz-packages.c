@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/packages.c (only what packages.h declares, so that a split
  * of the module into files changes nothing here): the installs read from

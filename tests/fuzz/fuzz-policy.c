@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config/policy.c: the policy file, the one parser of what a user (or a
  * project checked out from elsewhere) writes. Properties: it loads, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * approvals/proto.c: the control protocol's frames, as a peer on the
  * other end of the socket sends them. The input's first byte picks how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tui/output.c: the output pane's filter, fed what the sandboxed program
  * writes to its terminal. The input's first byte seeds how the rest is cut

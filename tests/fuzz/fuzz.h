@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #pragma once
 /*
  * What every harness under tests/fuzz/ shares: libFuzzer's entry point

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run each libFuzzer harness of BUILD (make fuzz) for SECONDS, FUZZ_JOBS at
 # a time (default: one per cpu); 0 seconds runs each seed corpus once.
 # Fails when any harness crashes, leaks, hits UB, breaks a property or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Crash consistency, the way sqlite tests it: SIGKILL ward-supervisor at a
 # random moment of a run, then look at what is left from outside. Sourced
 # by tests/live/t-crash-*.sh after lib.sh.

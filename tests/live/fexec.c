@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/live/fexec: run inside a sandbox by t-fexec.sh. Execs echo by
  * one of the ways a program names a file through its own fd table,

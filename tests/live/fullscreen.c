@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small full-screen program for t-agent-pane: curses on the alternate
  * screen, shows its window size and the keys it read, keeps drawing (a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the live tests; sourced by tests/live/t-*.sh.
 #
 # run-all.sh sets, for each test and each user it runs as:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The network tests' client, run inside ward's sandbox. One action, one
 line of result on stdout, in a form the tests grep:
 

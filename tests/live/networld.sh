@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A fake outside world for the network tests (t-net-*.sh), made of two
 # network namespaces of our own joined by a veth pair; no packet of ours
 # goes anywhere else.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers of the package-install live tests (t-pkg-*.sh); sourced after
 # lib.sh and networld.sh.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Live tests: run every tests/live/t-*.sh against the built ./ward and
 # ./ward-supervisor, once as the current user and, when that is root, once
 # more as the unprivileged user "wardtest" (created if missing). Each test

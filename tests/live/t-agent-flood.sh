@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A flood into the agent pane: a program that writes 40 MB to its
 # terminal under `ward run --agent` (tmux) is paced by the console, as by a
 # slow terminal, rather than the console being dropped when it falls 8 MiB

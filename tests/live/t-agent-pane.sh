@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The agent pane in a real terminal (tmux): a full-screen curses program
 # (fullscreen.c) under `ward run` draws inside the pane, gets the keys and
 # the pane's size (and a resize), raises a write request that appears in

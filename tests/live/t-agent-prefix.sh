@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The agent pane's prefix key as a setting: `[console] prefix` in the
 # run's policy, else in the user's ~/.config/ward/ward.ini (read for its
 # [console] section alone), WARD_PREFIX over both. Under tmux, with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The recipes of share/agents/ run the real agents: `claude --version`,
 # `codex --help` and `gemini --version`, from an npm install on the host
 # shown with --in, run headless under their recipe (exit 0, their output

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # "Always" in a real terminal (tmux, issue 15): a pending write outside,
 # W shows the policy file and the line it will write, y writes it there
 # (the file still parses, its mode kept) and allows the write for the run;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward approve` lets one write outside through: the supervisor writes the
 # host file itself and keeps its before-image; a second answer is refused.
 . "$(dirname "$0")/lib.sh"

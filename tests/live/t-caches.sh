@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Caches a toolchain writes beside its sources go into the run: a
 # headless `python3 /in/t.py` (importing a module beside it) under a
 # read-only --in with write = ask finishes at once, asks nothing and

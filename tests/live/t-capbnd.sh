@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The program's capability bounding set is empty: nothing it execs (a
 # setuid or file-capability binary of a bind) can gain a capability.
 . "$(dirname "$0")/lib.sh"

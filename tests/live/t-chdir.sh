@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward run -- ./script.sh` says why it is not found (the sandbox starts in
 # an empty /work; host files need --in) and names the --in to add, exit
 # 127; --chdir starts the program in an --in folder (pwd prints it) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward completion: the bash script completes verbs and each verb's own
 # options from the tables the command line parses with (a verb added to
 # ward_cmds[], an option to its getopt_long table, is completed without a

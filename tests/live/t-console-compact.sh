@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A terminal below 80x24 (60x15): the compact layout shows the selected
 # request, its countdown and the pending count; `a` does not approve from
 # it, Enter shows the request whole and `a` approves there (issue 15).

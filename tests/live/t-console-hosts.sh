@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The console over ssh to many hosts (issue 16), in a real terminal
 # (tmux): two "hosts" reached through a fake ssh (WARD_SSH: a script that
 # runs `ward relay` here with that host's own runtime and state folders,

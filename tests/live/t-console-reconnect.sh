@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every run in one console keeps its runs (issue 15): when a run's
 # supervisor drops the console's connection while the run goes on (its
 # client table full of newer consoles: it closes the longest idle), the

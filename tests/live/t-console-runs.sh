@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every run in one console (issue 15), in a real terminal (tmux): five
 # headless runs ask two writes each; before any console is attached
 # `ward ps` flags them UNWATCHED and `ward pending` lists the ten oldest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward run` on a terminal the console cannot draw on: TERM naming a type
 # terminfo does not know, and TERM=dumb (no cursor addressing). ward says
 # so and runs headless, so the run is never left with nobody to answer:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The console in a real terminal (tmux): live output, a pending request,
 # `a` approves it once, the end of the run is shown, `q` leaves.
 . "$(dirname "$0")/lib.sh"

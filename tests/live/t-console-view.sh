@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward console --view`: read-only. Its answer keys answer nothing (the
 # keys line says "view only"), and the supervisor refuses decide and kill
 # from a client whose hello said role "view" (PROTOCOL.md). Another

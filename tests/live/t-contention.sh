@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Contention (D8): 20 heavy runs at once, each writing output and making
 # denied writes, all into the one record; meanwhile another writer holds
 # the record's write lock for 8 s, longer than sqlite's 5 s busy timeout,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SIGKILL the supervisor at random moments of a burst of policy-allowed
 # host writes (the supervisor creates each file on the host itself):
 # every host file it created has its event (committed before the file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SIGKILL the supervisor at random moments of a burst of 10,000 denied
 # writes: every denial the program saw is in the record (an answer waits
 # for the commit of its event), the file is intact, nothing survives.

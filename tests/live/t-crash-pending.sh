@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SIGKILL the supervisor while a request waits for a person: the request
 # is in the record as asked (committed when it was parked), the write
 # never happened, the file is intact, nothing survives.

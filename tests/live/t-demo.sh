@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward demo --auto --headless tells its whole story and the record agrees:
 # the agent's own folders and the project need no question (the project's
 # change is staged, the host copy unchanged), /etc/hosts is asked and

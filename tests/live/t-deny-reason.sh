@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A deny with a reason is said on ward's own stderr, never written through
 # the program's fd 2: here fd 2 is an O_PATH descriptor of a 0600 file the
 # program cannot write (root's, when ward runs as root) in a writable

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Headless, a write outside the writable set nobody answers is denied at
 # ask_timeout: the host file stays as it was, the program sees EACCES.
 . "$(dirname "$0")/lib.sh"

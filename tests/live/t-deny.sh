@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward deny` refuses one write outside: the host file stays, EACCES.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The console's diff pane in a real terminal (tmux): a live run whose
 # folder holds a staged project change (laid out by hand, as --project
 # leaves it); `v` shows the changed file and its hunk, a change made

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward diff / apply / discard / undo on a run folder laid out by hand as
 # --project leaves it (copy mode: .wh.NAME whiteouts; and, where mknod
 # 0:0 is allowed, overlay mode's character-device whiteout): the patch

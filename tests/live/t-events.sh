@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward events --follow --json: started before any run (no record yet), it
 # sees a run's start, its request as asked, the decision and the end, in
 # order and within a second of each, every line valid JSON; --since

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward --headless exits as the program did, the way a shell reports it.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Exec through the program's own fd table: fexecve of an O_PATH and an
 # O_RDONLY fd, execve of /proc/self/fd/N, /proc/thread-self/fd/N and
 # /dev/fd/N, a memfd copy of a binary (by fexecve and by /proc/self/fd/N).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Floods tamed (issue 15), in a real terminal (tmux): 500 writes into one
 # folder and, amid them, one write of an ssh authorized_keys under a
 # home-like folder. The console shows the sensitive write first and the

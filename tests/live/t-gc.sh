@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward gc` removes an old run's folder and rows, and only that run's;
 # a live run is never taken, whatever its age.
 . "$(dirname "$0")/lib.sh"

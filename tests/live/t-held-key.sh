@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A held `a` (a key every 30 ms for 4 s) approves nothing: five requests
 # appear while it is held, and no key is followed by the quiet moment an
 # approve needs (issue 15; tui/model.h MODEL_QUIET_MS).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The host's homes, /run and environment stay outside; HOME and cwd are /work.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A project under the real home folder (HOME is /root or /home/USER here):
 # --in ~/p shows its files, writable = ~/p is writable and the host file
 # changes. The home itself stays hidden around them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The credential stores of the real home (HOME is /root or /home/USER
 # here) stay hidden under --in ~, and so do the user's own home's (the
 # password file's) when HOME points elsewhere.

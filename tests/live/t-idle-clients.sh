@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Idle peers cannot hold the control socket: with 40 connections that
 # never say a word held open, `ward pending`, `ward approve` and `ward
 # kill` still work (the supervisor drops a peer that has not finished its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # [record] journal = yes and syslog = yes: every recorded event is also
 # sent to journald (its native protocol, fields WARD_*) and to syslog
 # (RFC 5424). journald does not run in CI containers: the test binds a

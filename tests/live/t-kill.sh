@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward kill` ends the whole process tree of a run.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Limits that cannot be meant are refused before anything runs (exit 125),
 # with the file, line, key and likely intent: `memory = 1024` (1 KiB, every
 # program would die of SIGSEGV), `pids = 4`, `--timeout 5M`. At the floors

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # No program can lock the person out: 40 parked requests whose paths and
 # folders are 4 KiB of control characters (six bytes each in JSON) come
 # to far more than a frame can hold; `ward pending` still lists them all

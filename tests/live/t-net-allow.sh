@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # [network] allow = pypi.test:8080: curl and python's urllib reach
 # http://pypi.test:8080/ with nobody asked (the name looked up through the
 # stub, the connection made by the supervisor), the listener sees two

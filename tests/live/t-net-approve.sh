@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # connect = ask: a connect to an outside address waits for a person;
 # `ward approve` lets it through, made by the supervisor and handed in: curl
 # (a non-blocking connect) and python's urllib (a blocking one) get the page

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # [network] connect = deny: a connect to an outside listener is refused at
 # once (ECONNREFUSED), nobody is asked, the listener sees no connection, and
 # the lookup of a name nothing allows is NXDOMAIN without reaching the

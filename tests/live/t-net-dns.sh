@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The lookup of a name no rule names (other.test) is a request of kind dns.
 # Denied, or unanswered until ask_timeout, it is NXDOMAIN and no query for
 # it ever reaches the world's name server; approved, the name resolves (to

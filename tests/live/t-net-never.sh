@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The never list (built in: 169.254.0.0/16 with the cloud metadata address)
 # is refused whatever a person or an allow entry says: with connect = ask
 # no request is made (nor for its IPv4-mapped IPv6 form), the metadata

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # UDP to an outside address never leaves the sandbox: sendto fails with
 # ENETUNREACH and is recorded (kind connect, syscall sendto), a connect()ed
 # UDP socket is refused, sendmsg fails too; the world's UDP listener

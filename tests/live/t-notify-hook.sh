@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # [console] notify_cmd in the person's ward.ini runs once a request has
 # waited notify_after seconds, with the request in WARD_* variables: a
 # subject holding shell syntax is text, never run (issue 15).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A write into /out lands in the run's out folder, without asking.
 . "$(dirname "$0")/lib.sh"
 

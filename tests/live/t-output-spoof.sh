@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A program that prints a copy of a pending block, a CR overwrite and
 # escape sequences: the screen shows ward's gutter and the markers, and
 # the one request block drawn at column 0 is ward's (issue 15).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward output RUN` prints what the run's program wrote, from the record:
 # escaped by default (no ESC or other control byte reaches the terminal:
 # a title-setting OSC, colours, a bell and a bad UTF-8 byte come out as

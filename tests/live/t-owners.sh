@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Folders keep their owners: as root (the program is uid 1000000) a
 # root-owned writable folder is writable inside and the files made there
 # belong to root on the host, and git trusts a root-owned --in repository

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward run --pass-through` under tmux: a full-screen program
 # (fullscreen.c) draws on the terminal itself (at column 0, at the
 # terminal's whole size: no pane, no gutter, no strip), keys and a resize

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward pending --json` escapes what the program controls as the lines do
 # (issue 15): a write to a name with a bidi override (U+202E) and a zero
 # width space (U+200B) is listed with them shown as \u{202e} and \u{200b},

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Package installs refused, and allowed by the policy, against the fake
 # world's registries (pkg-registry.py):
 #  - person: `ward deny` of a pip install -> the exec fails with EACCES

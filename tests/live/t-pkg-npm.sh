@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A real npm install, end to end, from the fake world's npm registry
 # (npm.test:8092, pkg-registry.py): `npm install --registry ... wardtiny`
 # in /work becomes a package request naming npm, wardtiny and the

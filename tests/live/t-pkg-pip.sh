@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A real pip install, end to end, from the fake world's PyPI index
 # (pypi.test:8091, pkg-registry.py): the exec becomes a package request
 # naming pip, wardtiny and the index host; nothing reaches the index, nor

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward probe`: the whole battery of hostile actions against the default
 # policy. Nothing escapes, everything is in the record (exit 0), one line
 # per probe, and the card ends in "N blocked and logged, 0 escaped".

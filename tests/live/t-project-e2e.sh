@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A project reviewed end to end through a real `ward run --project`, in
 # the overlay and in the copy fallback: a scripted agent creates, edits,
 # deletes, renames (with an edit: libgit2's similarity) and chmods files,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # --project DIR: the project at its own path inside, writable without a
 # request; every change staged in the run's projects/0/upper, the host
 # folder byte for byte unchanged. Twice: in the overlay (this kernel

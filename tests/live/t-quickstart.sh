@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README quick start's first command works as root on a machine
 # without sudo and as a user through sudo, as it stands in the README
 # (run by sh, with apt-get, make, id, sudo and ./ward replaced by stubs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # q with a request pending asks (how many, how long, then denied); any
 # other key stays; y leaves and `ward run` exits 123: the run goes on
 # (issue 15, ward(1) EXIT STATUS). Ctrl-C asks the same.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The record fails under the supervisor (an LD_PRELOAD shim fails its
 # writes to audit.db with ENOSPC, then EIO, after a random number of
 # them) while the program makes policy-allowed host writes: ward stops

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The program fills the disk the record lives on (a 16 MiB tmpfs as the
 # state folder; /work is on it), then makes policy-allowed host writes
 # and prints: ward stops the run with exit 125 and one message, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # [run] output_max: 40 MB of output through a run capped at 1M keeps the
 # first and the last half MiB in the record, says how much was dropped
 # (ward log, and ward's stderr headless), passes everything through, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Crash recovery: a run whose supervisor was SIGKILLed is marked lost by
 # the next ward that opens the record (ward log, ward ps, the next run's
 # supervisor, ward gc), with when it was noticed; its stale socket is removed; ward

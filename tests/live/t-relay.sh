@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward relay and --host: `ward pending --host` and `ward approve --host`
 # reach a run through `ssh HOST ward relay`, and the record names the
 # ssh user's uid "via ssh from ADDR". A real sshd on 127.0.0.1 when it

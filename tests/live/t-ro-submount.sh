@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A mount below a host folder the sandbox sees read-only (run-all.sh, as
 # root, puts a writable tmpfs below /var) is read-only inside too, as the
 # kernel's mount table of the sandbox says, and a write to it leaves the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward run --view` (and so `ward demo --view`, for a projector): the
 # run's own console is read-only, its answer keys answer nothing, and the
 # request is answered from another terminal (`ward approve`); the console

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fail closed: SIGKILL to ward-supervisor takes the sandbox with it.
 . "$(dirname "$0")/lib.sh"
 

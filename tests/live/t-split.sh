@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ward run --split` inside tmux: the program (fullscreen.c) runs
 # pass-through in the original pane, `ward console --lines RUN` opens in
 # a new pane below; the request the program raises shows in that console

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The console in a real terminal (tmux): a pending write outside shows
 # the stage key among its answers; `s` stages it: the program writes its
 # staged copy, the host file is unchanged, the diff pane (c) shows the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The stage answer (`ward stage RUN ID`) to a write outside: the program
 # writes a copy of the host file kept in the run folder, as if on the
 # host; the host file stays byte for byte (and mtime, inode) what it was

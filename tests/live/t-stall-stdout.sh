@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A reader of ward's stdout that stops reading never stops the loop: the
 # program blocks in its write, while the wall-clock limit, `ward pending`
 # and the rest go on. Before: the supervisor blocked in write(1), and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ward's announcements cannot be forged: the program prints a fake
 # "request 1 pending" line for a harmless path and erases lines with
 # cursor moves on the stderr it shares with ward; a script that decides

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The home's credential stores stay hidden inside an --in or writable
 # folder that holds them (the home, or a folder above it); a policy's
 # expose shows one entry by name, read-only, and `ward ps --json` says so;

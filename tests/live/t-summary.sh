@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The end-of-run summary and a finished run opened read-only. A headless
 # run writes two files in its project (staged) and asks three times for
 # writes outside: one denied (ward deny), one left to time out, one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The wall-clock limit ends the run with status 124.
 . "$(dirname "$0")/lib.sh"
 

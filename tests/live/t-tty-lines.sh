@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # On a terminal, ward's own lines cannot be imitated or erased: they begin
 # with a token new for each run (shown in the "started" line; the program
 # never sees ward's stderr), and the program's escapes that would leave

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Usage errors: an unknown option is one for every verb, and nothing runs.
 # `ward run` and `ward demo` exit with the program's status, so their own
 # usage errors exit 125 ("ward itself failed"), never the 2 a program may

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for the console's tmux tests (issue 15's safety rules); sourced
 # after lib.sh. tmux_start CMD... starts ward's console in a 100x30 tmux
 # session "ward" (or $WT_TMUX_W x $WT_TMUX_H) with a UTF-8 locale (or

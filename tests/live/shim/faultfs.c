@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An LD_PRELOAD shim for the I/O fault tests (t-record-fault.sh): after
  * WARD_FAULT_AFTER writes (write, pwrite, pwrite64, writev) or syncs
