@@ -19,6 +19,7 @@
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "config/util.h"
+#include "tests/golden.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/view.h"
@@ -189,54 +190,17 @@ assert_ask(struct fx *f, const char *want)
 		fail_msg("prompt \"%s\" lacks \"%s\"", t, want);
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void
-golden(struct fx *f, const char *name)
+golden_fx(struct fx *f, const char *name)
 {
-	cleanup_free char *path = xasprintf("tests/golden/%s-%dx%d.txt", name,
-	    f->w, f->h);
-	cleanup_free char *want = NULL, *text = NULL;
-	const char *update = getenv("UPDATE_GOLDEN");
+	cleanup_free char *file = xasprintf("%s-%dx%d", name, f->w, f->h);
+	cleanup_free char *text = NULL;
 	struct view_report rep;
 
 	view_report_init(&rep);
 	text = view_render_text(f->m, f->w, f->h, &rep);
 	view_report_done(&rep);
-	if (update != NULL && strcmp(update, "1") == 0) {
-		FILE *o = fopen(path, "wb");
-
-		assert_non_null(o);
-		fputs(text, o);
-		assert_int_equal(fclose(o), 0);
-		return;
-	}
-	want = slurp(path);
-	if (want == NULL)
-		fail_msg("%s: missing; run with UPDATE_GOLDEN=1 from the "
-		    "repository root", path);
-	if (strcmp(want, text) != 0) {
-		print_error("--- got:\n%s", text);
-		fail_msg("%s differs (UPDATE_GOLDEN=1 rewrites it)", path);
-	}
+	golden(file, text);
 }
 
 /* Shown whole long enough to arm (as the person would see it). */
@@ -263,7 +227,7 @@ test_rule_confirmed(void **state)
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_int_equal(f->m->answer.ask, ASK_RULE);
 	assert_ask(f, "allow write /tmp/w/a\\\\*b");
-	golden(f, "rule-confirm");
+	golden_fx(f, "rule-confirm");
 	/* a held A is a no: the second cancels */
 	act(f, 'A', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
@@ -402,10 +366,10 @@ test_flood(void **state)
 	}
 	frame(f);
 	assert_int_equal(f->m->sel, 1);		/* never stolen */
-	golden(f, "groups");
+	golden_fx(f, "groups");
 	f->w = 200;
 	f->h = 50;
-	golden(f, "groups");
+	golden_fx(f, "groups");
 	f->w = 80;
 	f->h = 24;
 
@@ -421,7 +385,7 @@ test_flood(void **state)
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_int_equal(f->m->answer.ask, ASK_GROUP);
 	assert_ask(f, "deny 500 write requests in /tmp/w/flood/*");
-	golden(f, "group-confirm");
+	golden_fx(f, "group-confirm");
 	act(f, 'y', &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE_MANY);
 	assert_int_equal(eff.verdict, VERDICT_DENY);
@@ -518,7 +482,7 @@ test_rules_list(void **state)
 	assert_int_equal(f->m->rules.n, 1);
 	assert_string_equal(f->m->rules.lines[0],
 	    "  1  allow  write    /tmp/w/\\e[2Jx");
-	golden(f, "rules");
+	golden_fx(f, "rules");
 	act(f, 'j', &eff);
 	assert_false(f->m->rules.open);
 }
@@ -557,7 +521,7 @@ test_always(void **state)
 	assert_int_equal(f->m->answer.ask, ASK_ALWAYS);
 	assert_ask(f, "allow #3 always: writes /etc/ward.ini, [files] line 12: "
 	    "/tmp/w/x ; always, from run r1 (under allow =) - y writes it");
-	golden(f, "always-confirm");
+	golden_fx(f, "always-confirm");
 	act(f, 'n', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_message(f, "cancelled");

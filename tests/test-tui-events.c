@@ -23,6 +23,7 @@
 #include "approvals/msg.h"
 #include "approvals/summary.h"
 #include "config/util.h"
+#include "tests/golden.h"
 #include "tui/events.h"
 #include "tui/finished.h"
 #include "tui/keys.h"
@@ -34,55 +35,17 @@
 
 /* ---- helpers ---- */
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void
-golden(const char *name, struct model *m, int w, int h)
+golden_screen(const char *name, struct model *m, int w, int h)
 {
-	cleanup_free char *path = xasprintf("tests/golden/%s.txt", name);
-	cleanup_free char *want = NULL;
 	cleanup_free char *text = NULL;
-	const char *update = getenv("UPDATE_GOLDEN");
 	struct view_report rep;
 
 	view_report_init(&rep);
 	text = view_render_text(m, w, h, &rep);
 	model_note_view(m, &rep);
 	view_report_done(&rep);
-	if (update != NULL && strcmp(update, "1") == 0) {
-		FILE *f = fopen(path, "wb");
-
-		assert_non_null(f);
-		fputs(text, f);
-		assert_int_equal(fclose(f), 0);
-		return;
-	}
-	want = slurp(path);
-	if (want == NULL)
-		fail_msg("%s: missing; run with UPDATE_GOLDEN=1 from the "
-		    "repository root", path);
-	if (strcmp(want, text) != 0) {
-		print_error("--- got:\n%s", text);
-		fail_msg("%s differs (UPDATE_GOLDEN=1 rewrites it)", path);
-	}
+	golden(name, text);
 	for (const char *p = text; *p != '\0'; p++) {
 		if ((unsigned char)*p < 0x20 && *p != '\n')
 			fail_msg("%s: control character 0x%02x on screen", name,
@@ -681,17 +644,17 @@ test_golden_events(void **state)
 	(void)state;
 	busy(m);
 	/* Unfocused: the last few, execs folded. */
-	golden("events-80x24", m, 80, 24);
+	golden_screen("events-80x24", m, 80, 24);
 	key(m, KEYS_TAB, &eff);
 	key(m, KEYS_TAB, &eff);
 	assert_int_equal(m->focus, PANE_EVENTS);
-	golden("events-focused-80x24", m, 80, 24);
-	golden("events-focused-200x50", m, 200, 50);
+	golden_screen("events-focused-80x24", m, 80, 24);
+	golden_screen("events-focused-200x50", m, 200, 50);
 	key(m, '/', &eff);
 	keys(m, "deny", NULL);
-	golden("events-filter-edit-80x24", m, 80, 24);
+	golden_screen("events-filter-edit-80x24", m, 80, 24);
 	key(m, '\r', &eff);
-	golden("events-filtered-80x24", m, 80, 24);
+	golden_screen("events-filtered-80x24", m, 80, 24);
 	model_free(m);
 }
 
@@ -708,8 +671,8 @@ test_golden_summary(void **state)
 	feed(m, "{\"type\":\"state\",\"run\":{\"state\":\"exited\","
 	    "\"exit_code\":0,\"ended_ms\":2,\"end_reason\":\"exit\"}}");
 	model_set_summary(m, &s);
-	golden("summary-80x24", m, 80, 24);
-	golden("summary-200x50", m, 200, 50);
+	golden_screen("summary-80x24", m, 80, 24);
+	golden_screen("summary-200x50", m, 200, 50);
 	model_free(m);
 }
 
@@ -723,8 +686,8 @@ test_golden_finished(void **state)
 	assert_int_equal(audit_run_end(a, "r-9c1e", WALL0 + 1000, 0, 0,
 	    "exit", NULL), 0);
 	m = finished(a);
-	golden("finished-80x24", m, 80, 24);
-	golden("finished-200x50", m, 200, 50);
+	golden_screen("finished-80x24", m, 80, 24);
+	golden_screen("finished-200x50", m, 200, 50);
 	model_free(m);
 	audit_close(a);
 }

@@ -16,6 +16,7 @@
 
 #include "approvals/msg.h"
 #include "config/util.h"
+#include "tests/golden.h"
 #include "tui/fleet.h"
 #include "tui/grid.h"
 #include "tui/keys.h"
@@ -24,51 +25,6 @@
 
 #define WALL0	1700000000000LL
 #define MONO0	5000LL
-
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void
-golden(const char *name, const char *text)
-{
-	cleanup_free char *path = xasprintf("tests/golden/%s.txt", name);
-	cleanup_free char *want = NULL;
-	const char *update = getenv("UPDATE_GOLDEN");
-
-	if (update != NULL && strcmp(update, "1") == 0) {
-		FILE *f = fopen(path, "wb");
-
-		assert_non_null(f);
-		fputs(text, f);
-		assert_int_equal(fclose(f), 0);
-		return;
-	}
-	want = slurp(path);
-	if (want == NULL)
-		fail_msg("%s: missing; run with UPDATE_GOLDEN=1 from the "
-		    "repository root", path);
-	if (strcmp(want, text) != 0) {
-		print_error("%s differs; got:\n%s\n", path, text);
-		fail();
-	}
-}
 
 static void
 feed_msg(struct model *m, json_t *msg)
