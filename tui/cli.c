@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "approvals/audit.h"
+#include "approvals/logjson.h"
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
 #include "approvals/proto.h"
@@ -340,24 +341,6 @@ cli_esc(const char *s)
 	if (s == NULL || *s == '\0')
 		return xstrdup("-");
 	return escape_str(s);
-}
-
-/* A JSON string for s; s may be NULL (null) or not UTF-8 (escaped). */
-static json_t *
-cli_jstr(const char *s)
-{
-	json_t *j;
-
-	if (s == NULL)
-		return json_null();
-	if ((j = json_string(s)) == NULL) {
-		cleanup_free char *e = escape_str(s);
-
-		j = json_string(e);
-	}
-	if (j == NULL)
-		fatal("out of memory");
-	return j;
 }
 
 static void
@@ -696,7 +679,7 @@ cli_jesc(const char *s)
 	if (s == NULL)
 		return json_null();
 	e = escape_str(s);
-	return cli_jstr(e);
+	return logjson_str(e);
 }
 
 static int
@@ -710,11 +693,11 @@ cli_pending_run(struct cli_conn *c, void *arg)
 		json_t *o = json_object();
 
 		run = r->run != NULL && *r->run != '\0' ? r->run : c->id;
-		cli_set(o, "run", cli_jstr(run));
+		cli_set(o, "run", logjson_str(run));
 		cli_set(o, "name", cli_jesc(c->w.run.name != NULL &&
 		    *c->w.run.name != '\0' ? c->w.run.name : NULL));
 		cli_set(o, "id", json_integer((json_int_t)r->id));
-		cli_set(o, "kind", cli_jstr(request_kind_name(r->kind)));
+		cli_set(o, "kind", logjson_str(request_kind_name(r->kind)));
 		cli_set(o, "syscall", cli_jesc(r->syscall));
 		cli_set(o, "subject", cli_jesc(r->subject));
 		cli_set(o, "subject2", cli_jesc(r->subject2));
@@ -1095,26 +1078,8 @@ cli_log_event(const struct audit_event_row *row, void *arg)
 	const struct audit_event *ev = &row->ev;
 
 	if (ctx->json) {
-		json_t *o = json_object();
+		json_t *o = logjson_event(row, NULL);
 
-		cli_set(o, "seq", json_integer(row->seq));
-		cli_set(o, "run", cli_jstr(ev->run));
-		cli_set(o, "time_ms", json_integer(ev->time_ms));
-		cli_set(o, "pid", json_integer(ev->pid));
-		cli_set(o, "kind", cli_jstr(request_kind_name(ev->kind)));
-		cli_set(o, "syscall", cli_jstr(ev->syscall));
-		cli_set(o, "subject", cli_jstr(ev->subject));
-		cli_set(o, "subject2", cli_jstr(ev->subject2));
-		cli_set(o, "detail", cli_jstr(ev->detail));
-		cli_set(o, "verdict", cli_jstr(verdict_name(ev->verdict)));
-		cli_set(o, "how", cli_jstr(how_name(ev->how)));
-		cli_set(o, "rule", cli_jstr(ev->rule));
-		cli_set(o, "decided_by", cli_jstr(ev->decided_by));
-		cli_set(o, "wait_ms", json_integer(ev->wait_ms));
-		cli_set(o, "request_id",
-		    json_integer((json_int_t)ev->request_id));
-		cli_set(o, "state", audit_state_name(row->state) != NULL ?
-		    json_string(audit_state_name(row->state)) : json_null());
 		json_dumpf(o, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(o);
@@ -1226,18 +1191,18 @@ cli_log_change(const struct audit_change_row *row, void *arg)
 
 		cli_set(o, "kind", json_string("change"));
 		cli_set(o, "seq", json_integer(row->seq));
-		cli_set(o, "run", cli_jstr(ch->run));
+		cli_set(o, "run", logjson_str(ch->run));
 		cli_set(o, "time_ms", json_integer(ch->time_ms));
-		cli_set(o, "path", cli_jstr(ch->path));
-		cli_set(o, "from", cli_jstr(ch->from_path));
-		cli_set(o, "change", cli_jstr(ch->kind));
-		cli_set(o, "action", cli_jstr(ch->action));
-		cli_set(o, "before_hash", cli_jstr(ch->before_hash));
-		cli_set(o, "after_hash", cli_jstr(ch->after_hash));
+		cli_set(o, "path", logjson_str(ch->path));
+		cli_set(o, "from", logjson_str(ch->from_path));
+		cli_set(o, "change", logjson_str(ch->kind));
+		cli_set(o, "action", logjson_str(ch->action));
+		cli_set(o, "before_hash", logjson_str(ch->before_hash));
+		cli_set(o, "after_hash", logjson_str(ch->after_hash));
 		cli_set(o, "size", json_integer(ch->size));
 		cli_set(o, "old_mode", json_integer(ch->old_mode));
 		cli_set(o, "new_mode", json_integer(ch->new_mode));
-		cli_set(o, "by", cli_jstr(ch->by));
+		cli_set(o, "by", logjson_str(ch->by));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(o);
@@ -1283,7 +1248,7 @@ cli_log_summary(struct audit *a, const char *run, bool json, char **cause)
 	if (json) {
 		json_t *o = summary_json(&s);
 
-		cli_set(o, "run", cli_jstr(run));
+		cli_set(o, "run", logjson_str(run));
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_SORT_KEYS);
 		fputc('\n', stdout);
 		json_decref(o);

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "approvals/logjson.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -56,29 +57,6 @@ feed_free(struct feed *f)
 	free(f);
 }
 
-/* A JSON string for s; NULL as null, bytes that are not UTF-8 escaped. */
-static json_t *
-feed_jstr(const char *s)
-{
-	json_t *j;
-
-	if (s == NULL)
-		return json_null();
-	if ((j = json_string(s)) == NULL) {
-		cleanup_free char *e = escape_str(s);
-
-		j = json_string(e);
-	}
-	return j;
-}
-
-static void
-feed_set(json_t *o, const char *key, json_t *v)
-{
-	if (v == NULL || json_object_set_new(o, key, v) < 0)
-		fatal("out of memory");
-}
-
 static char *
 feed_esc(const char *s)
 {
@@ -95,26 +73,8 @@ feed_line(const struct audit_event_row *row, bool json)
 
 	time_rfc3339(ev->time_ms, when);
 	if (json) {
-		json_t *o = json_object();
+		json_t *o = logjson_event(row, when);
 
-		feed_set(o, "seq", json_integer(row->seq));
-		feed_set(o, "run", feed_jstr(ev->run));
-		feed_set(o, "time", json_string(when));
-		feed_set(o, "time_ms", json_integer(ev->time_ms));
-		feed_set(o, "pid", json_integer(ev->pid));
-		feed_set(o, "kind", json_string(request_kind_name(ev->kind)));
-		feed_set(o, "syscall", feed_jstr(ev->syscall));
-		feed_set(o, "subject", feed_jstr(ev->subject));
-		feed_set(o, "subject2", feed_jstr(ev->subject2));
-		feed_set(o, "detail", feed_jstr(ev->detail));
-		feed_set(o, "verdict", json_string(verdict_name(ev->verdict)));
-		feed_set(o, "how", json_string(how_name(ev->how)));
-		feed_set(o, "rule", feed_jstr(ev->rule));
-		feed_set(o, "decided_by", feed_jstr(ev->decided_by));
-		feed_set(o, "wait_ms", json_integer(ev->wait_ms));
-		feed_set(o, "request_id",
-		    json_integer((json_int_t)ev->request_id));
-		feed_set(o, "state", feed_jstr(state));
 		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		if (line == NULL)
