@@ -90,27 +90,9 @@ st=0
 assert_eq "ward log --summary --all is a usage error" 2 "$st"
 
 # --- ward console RUN on the ended run ---
-launch=$WT_SCRATCH/launch.sh
-printf '%q console %q; echo "console-exit=$?"; sleep 30\n' "$WARD" "$WT_RUN" >"$launch"
-export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
-WT_TMUX_SOCKET=wardsum$$
-tm() { tmux -L "$WT_TMUX_SOCKET" "$@"; }
-stop() { tm kill-server >/dev/null 2>&1 || true; }
-trap stop EXIT
-tm -f /dev/null new-session -d -s ward -x 100 -y 32 "bash $(printf '%q' "$launch")"
-on_screen() {
-	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
-	    grep -Eq -- "$1" "$WT_SCRATCH/screen.txt"
-}
-expect_screen() {	# expect_screen NAME ERE SECONDS
-	if wait_for "$3" on_screen "$2"; then
-		note "ok: '$2' on screen"
-	else
-		show "screen" "$WT_SCRATCH/screen.txt"
-		fail "'$2' not on screen within $3 s"
-	fi
-	cp "$WT_SCRATCH/screen.txt" "$WT_ARTIFACTS/screen-$1.txt"
-}
+. "$(dirname "$0")/tmux-lib.sh"
+WT_TMUX_H=32
+tmux_start console "$WT_RUN"
 expect_screen readonly 'ended exited 0, read-only' 15
 expect_screen card '-- run summary --' 5
 expect_screen asked 'asked 3: allowed 1, denied 1, timed out 1' 5
@@ -133,18 +115,18 @@ if grep -q 'canary/denied: deny' "$WT_SCRATCH/screen.txt"; then
 fi
 tm send-keys -t ward Escape
 tm send-keys -t ward q
-expect_screen quit 'console-exit=0' 5
+wait_for 5 test -s "$WT_TMUX_STATUS" || fail "q did not leave the read-only console"
+assert_eq "the read-only console's exit status" 0 "$(cat "$WT_TMUX_STATUS" 2>/dev/null)"
 # Nothing changed: the request answered before is still as it was.
 assert_absent "no file from the read-only console" "$WT_CANARY/denied"
 
 # --- a live run's console shows the summary when the run ends ---
-stop
+tmux_stop
+rm -f "$WT_TMUX_STATUS"
 # (sh -c's $1: the canary, given after the script's name)
-printf '%q run --policy %q --in %q -- sh -c %q sh %q; sleep 30\n' "$WARD" \
-    "$WT_SCRATCH/policy.ini" "$WT_CANARY" \
+tmux_start run --policy "$WT_SCRATCH/policy.ini" --in "$WT_CANARY" -- sh -c \
     'echo live-run; sleep 1; echo x > "$1/live" || echo REFUSED-live; exit 3' \
-    "$WT_CANARY" >"$launch"
-tm -f /dev/null new-session -d -s ward -x 100 -y 32 "bash $(printf '%q' "$launch")"
+    sh "$WT_CANARY"
 expect_screen live-pending 'pending: 1' 15
 tm send-keys -t ward d
 expect_screen live-ended 'run exited with status 3' 15

@@ -56,3 +56,11 @@ expect_screen() {	# expect_screen NAME ERE SECONDS
 	fi
 }
 session_gone() { ! tm has-session -t ward 2>/dev/null; }
+# tmux_stop: ends the tmux server and waits until it is gone (its socket
+# removed), so that the next tmux_start cannot reach a dying server
+# ("server exited unexpectedly").
+tmux_stop() {
+	tm kill-server >/dev/null 2>&1 || true
+	wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" ||
+	    note "the tmux server's socket is still there after 5 s"
+}
