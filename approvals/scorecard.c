@@ -59,8 +59,10 @@ scorecard_outcome(const struct audit_event *ev)
 	switch (ev->how) {
 	case HOW_PERSON:
 		scorecard_secs(ev->wait_ms, secs, sizeof secs);
-		return xasprintf("%s by you, after %s", ok || ev->verdict ==
-		    VERDICT_STAGE ? done : "denied", secs);
+		return xasprintf("%s by %s, after %s", ok || ev->verdict ==
+		    VERDICT_STAGE ? done : "denied", ev->decided_by != NULL &&
+		    strstr(ev->decided_by, "via " SCORECARD_SCRIPT_ORIGIN) !=
+		    NULL ? "the demo's script" : "you", secs);
 	case HOW_TIMEOUT:
 		return xasprintf("refused: nobody answered in time");
 	case HOW_RUN_RULE:
@@ -150,7 +152,7 @@ scorecard_lines(struct audit *a, const char *run, const struct summary *s,
 	if (c.answered > 0) {
 		scorecard_secs(c.waits / c.answered, avg, sizeof avg);
 		scorecard_secs(c.longest, longest, sizeof longest);
-		strv_push(&c.lines, &c.n, xasprintf("Your answers took %s on "
+		strv_push(&c.lines, &c.n, xasprintf("The answers took %s on "
 		    "average, %s at most.", avg, longest));
 	}
 	strv_push(&c.lines, &c.n, xstrdup("In numbers:"));

@@ -12,6 +12,11 @@
 
 struct audit;
 
+/* The origin `ward demo --auto` gives its answers ("... via ward demo
+ * --auto" in the record): the scorecard says the demo's script answered,
+ * not "you". */
+#define SCORECARD_SCRIPT_ORIGIN	"ward demo --auto"
+
 /* The lines (malloc'd strv, NULL-terminated), escaped as the record's
  * strings are; 0 or -errno with *cause. */
 int	scorecard_lines(struct audit *, const char *run,

@@ -60,6 +60,19 @@ test_scorecard_demo(void **state)
 	    NULL, 2400, 1);
 	ev(a, KIND_DNS, NULL, "paste.example.com", VERDICT_ALLOW, HOW_PERSON,
 	    NULL, 1800, 2);
+	/* an answer of the demo's script is not the person's */
+	{
+		struct audit_event e = {
+			.run = "r1", .time_ms = 1000, .pid = 42,
+			.kind = KIND_DNS, .subject = "pypi.org",
+			.verdict = VERDICT_ALLOW, .how = HOW_PERSON,
+			.decided_by = "uid 0 (root) pid 7 via "
+			    SCORECARD_SCRIPT_ORIGIN,
+			.wait_ms = 2500, .request_id = 6,
+		};
+
+		audit_event(a, &e);
+	}
 	ev(a, KIND_CONNECT, "connect", "paste.example.com (203.0.113.7):80",
 	    VERDICT_DENY, HOW_PERSON, NULL, 5200, 3);
 	ev(a, KIND_PACKAGE, "execve", "pip install wardtiny (1 package) -> "

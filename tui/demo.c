@@ -49,6 +49,9 @@
 #define DEMO_NO_WORLD	3
 /* --auto: how long a request stays on screen before it is answered. */
 #define DEMO_PACE_MS	2500
+/* How --auto's answers are signed in the record (approvals/scorecard.h
+ * tells them from a person's). */
+#define DEMO_AUTO_ORIGIN SCORECARD_SCRIPT_ORIGIN
 
 struct demo_opts {
 	bool	 headless;
@@ -269,6 +272,8 @@ demo_auto(const char *name)
 		_exit(1);
 	c = proto_conn_new(fd);
 	hello = msg_hello("demo --auto", true);
+	/* The record says who answered: not a person, the demo's script. */
+	msg_hello_set_origin(hello, DEMO_AUTO_ORIGIN);
 	(void)proto_send(c, hello);
 	(void)proto_flush(c);
 	json_decref(hello);

@@ -66,4 +66,9 @@ assert_eq "connections that reached the paste site" 0 "$(cat "$dir/world/paste.c
 assert_eq "connections that reached the metadata address" 0 "$(cat "$dir/world/meta.count" 2>/dev/null | wc -l)"
 assert_grep "the scorecard: nothing reached the paste site" '^  paste\.example\.com  0 connection' "$out"
 assert_grep "the scorecard: nothing reached the metadata address" '^  169\.254\.169\.254    0 connection' "$out"
+assert_grep "the scorecard says the demo's script answered, not you" \
+    'change /etc/hosts .*: denied by the demo.s script, after' "$out"
+assert_log "the record signs --auto's answers" "$L" \
+    '.kind == "write" and .how == "person" and (.decided_by | test("via ward demo --auto$"))'
+
 finish
