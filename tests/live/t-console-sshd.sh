@@ -185,9 +185,10 @@ fi
 
 # h1 reachable again: the console reconnects by itself (a new ssh child).
 rm -f "$SSHD_DIR/h1.down"
+t_up=$(now_ms)
 back() { on_screen 'h1:far1' && ! on_screen 'host gone'; }
 if wait_for 40 back; then
-	note "ok: h1 came back by itself"
+	note "ok: h1 came back by itself, $(($(now_ms) - t_up)) ms after it could be reached"
 	capture back
 else
 	capture notback
