@@ -26,6 +26,11 @@
 #   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
 #   files       tests/bench/files.c: create+write+close FILES_N files in the
 #               working folder, read back, stat, rename, delete
+#   files_tmpfs the same in a folder on a tmpfs (mounted for the run as
+#               root, else a folder below /dev/shm), writable in ward by
+#               the policy's `writable` (every write-open still trapped and
+#               continued): the disk's swings out of the figure, so what
+#               is left is the sandboxes' own cost
 #   files_project  the same in a project folder (ward run --project DIR
 #               --chdir DIR: every write staged in the run's overlay, or its
 #               copy where the kernel refuses one); natively and under bwrap
@@ -61,12 +66,13 @@
 #               down the queue; median, p99 and max seconds a frame, and the
 #               console's peak RSS (row console_redraw in the table)
 #
-# Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
+# Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
-# REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
-# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), WORKLOADS (all of
-# "true files files_project python cc approvals scale"), KEEP=1 keeps the temporary folder.
-# About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
+# REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), WORKLOADS (all of
+# "true files files_tmpfs files_project python cc approvals scale console"),
+# KEEP=1 keeps the temporary folder.
+# About 5 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
 # process hyperfine starts becomes the supervisor; tests/bench/sampler.py
@@ -88,18 +94,18 @@ PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1        # no __pycache__ in tests/bench
 
 ROUNDS=${ROUNDS:-5}
-REAL_ROUNDS=${REAL_ROUNDS:-3}
-PY_ROUNDS=${PY_ROUNDS:-2}
+REAL_ROUNDS=${REAL_ROUNDS:-2}
+PY_ROUNDS=${PY_ROUNDS:-1}
 TRUE_RUNS=${TRUE_RUNS:-20}
 FILES_N=${FILES_N:-20000}
 APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
-SCALE_ROUNDS=${SCALE_ROUNDS:-3}
+SCALE_ROUNDS=${SCALE_ROUNDS:-2}
 CONSOLE_RUNS=${CONSOLE_RUNS:-100}
 CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
-WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale console"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -164,7 +170,10 @@ TMPD=$(mktemp -d /var/tmp/ward-bench.XXXXXX) || broke "mktemp"
 # Below /var, which ward shows its sandboxes read-only: the scale workload's
 # FIFO must be reachable there by the sandbox's unprivileged uid.
 chmod 755 "$TMPD"
+TFS_MOUNTED=
 cleanup() {
+	[ -n "$TFS_MOUNTED" ] && umount "$TFS_MOUNTED"
+	[ -n "${TFS:-}" ] && [ -z "$TFS_MOUNTED" ] && rm -rf "$TFS"
 	if [ -n "${KEEP:-}" ]; then
 		say "kept $TMPD"
 	else
@@ -215,6 +224,25 @@ connect = deny
 install = deny
 EOF
 
+# files_tmpfs's folder: a tmpfs of its own as root, else below /dev/shm.
+# Writable in ward by the policy (a writable folder, not the run's /work,
+# which lives beside the record on the disk).
+TFS=
+if want files_tmpfs; then
+	TFS=$TMPD/tmpfs
+	mkdir -p "$TFS" || broke "cannot create $TFS"
+	if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1g,mode=755 ward-bench "$TFS"; then
+		TFS_MOUNTED=$TFS
+	else
+		rmdir "$TFS"
+		TFS=$(mktemp -d /dev/shm/ward-bench.XXXXXX) || broke "mktemp /dev/shm"
+		chmod 755 "$TFS"
+	fi
+	TFS_POLICY=$TMPD/tmpfs.ini
+	sed "s|^write = deny|write = deny\nwritable = $TFS|" "$POLICY" >"$TFS_POLICY"
+	grep -q "^writable = $TFS" "$TFS_POLICY" || broke "cannot write $TFS_POLICY"
+fi
+
 BWRAP=(bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$W" "$W"
 	--unshare-all --die-with-parent --new-session)
 
@@ -260,6 +288,13 @@ cmd_for() {
 	case $wl in
 	true) cmd="/usr/bin/true" ;;
 	files) cmd="$BIN/files $FILES_N"; in=(--in "$BIN") ;;
+	files_tmpfs)
+		if [ "$sb" = ward ]; then
+			cmd="$BIN/files $FILES_N"
+			in=(--in "$BIN" --chdir "$TFS")
+		else
+			cmd="sh -c 'cd $TFS && exec $BIN/files $FILES_N'"
+		fi ;;
 	files_project)
 		if [ "$sb" = ward ]; then
 			cmd="$BIN/files $FILES_N"
@@ -272,8 +307,11 @@ cmd_for() {
 	esac
 	case $sb in
 	native) printf '%s' "$cmd" ;;
-	bwrap) printf '%s ' "${BWRAP[@]}"; printf '%s' "$cmd" ;;
-	ward) printf '%s run --headless --policy %s ' "$WARD" "$POLICY"
+	bwrap) printf '%s ' "${BWRAP[@]}"
+		[ "$wl" = files_tmpfs ] && printf -- '--bind %s %s ' "$TFS" "$TFS"
+		printf '%s' "$cmd" ;;
+	ward) printf '%s run --headless --policy %s ' "$WARD" \
+			"$([ "$wl" = files_tmpfs ] && echo "$TFS_POLICY" || echo "$POLICY")"
 		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
 		printf -- '-- %s' "$cmd" ;;
 	esac
@@ -365,6 +403,11 @@ if want files; then
 	timed_workload files "$ROUNDS" 1 0 0
 	rss_pass files 1
 	TIMED+=(files)
+fi
+if want files_tmpfs; then
+	timed_workload files_tmpfs "$ROUNDS" 1 0 0
+	rss_pass files_tmpfs 1
+	TIMED+=(files_tmpfs)
 fi
 if want files_project; then
 	# Said once: overlay, or why a copy.
