@@ -325,7 +325,7 @@ def main():
         print("  files ward / bwrap           %6s   (target: within 1.5x)"
               % fmt(t.r_bwrap, ".2f"))
     for w in meta["timed"]:
-        if w in ("true", "files"):
+        if w in ("true", "files", "files_tmpfs"):
             continue
         t = get(w, "ward")
         if t:
