@@ -727,6 +727,15 @@ absolutes(pid_t pid, const struct write_call *c, bool hot, char *abs1,
 	return c->two ? absolute(pid, c->dirfd2, c->raw2, hot, abs2, size) : 0;
 }
 
+/* Does c name a path relative to the cwd? Only then can the cache of
+ * cwds change what judge() sees. */
+static bool
+uses_cwd(const struct write_call *c)
+{
+	return (c->raw[0] != '/' && c->dirfd == AT_FDCWD) ||
+	    (c->two && c->raw2[0] != '/' && c->dirfd2 == AT_FDCWD);
+}
+
 /* The hot path: a lexical look at where the write lands. Inside the
  * writable set the floor holds whatever the path really is. */
 static bool
@@ -752,7 +761,8 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	int r;
 
 	/* First with the cached cwd: a CONTINUE that the floor bounds. */
-	if (absolutes(pid, c, true, abs1, abs2, sizeof abs1) == 0 &&
+	if (uses_cwd(c) && absolutes(pid, c, true, abs1, abs2,
+	    sizeof abs1) == 0 &&
 	    fast(s, c, abs1, abs2)) {
 		sup_continue(s, req->id);
 		return;
