@@ -24,9 +24,9 @@
 #
 # Workloads
 #   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
-#   files       tests/bench/files.c: create+write+close FILES_N files in the
-#               working folder, read back, stat, rename, delete
-#   files_tmpfs the same in a folder on a tmpfs (mounted for the run as
+#   files       tests/bench/files.c: create+write+close DISK_FILES_N files in
+#               the working folder, read back, stat, rename, delete
+#   files_tmpfs the same with FILES_N files in a folder on a tmpfs (mounted for the run as
 #               root, else a folder below /dev/shm), writable in ward by
 #               the policy's `writable` (every write-open still trapped and
 #               continued): the disk's swings out of the figure, so what
@@ -66,7 +66,9 @@
 #               down the queue; median, p99 and max seconds a frame, and the
 #               console's peak RSS (row console_redraw in the table)
 #
-# Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (1) for
+# Settings (environment): ROUNDS (5) for true and files_tmpfs, FILES_ROUNDS
+# (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
+# since the disk's swings make a round take 1-25 s here), PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
 # APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), WORKLOADS (all of
@@ -98,6 +100,8 @@ REAL_ROUNDS=${REAL_ROUNDS:-2}
 PY_ROUNDS=${PY_ROUNDS:-1}
 TRUE_RUNS=${TRUE_RUNS:-20}
 FILES_N=${FILES_N:-20000}
+DISK_FILES_N=${DISK_FILES_N:-5000}
+FILES_ROUNDS=${FILES_ROUNDS:-3}
 APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
@@ -287,7 +291,7 @@ cmd_for() {
 	local wl=$1 sb=$2 cmd in=()
 	case $wl in
 	true) cmd="/usr/bin/true" ;;
-	files) cmd="$BIN/files $FILES_N"; in=(--in "$BIN") ;;
+	files) cmd="$BIN/files $DISK_FILES_N"; in=(--in "$BIN") ;;
 	files_tmpfs)
 		if [ "$sb" = ward ]; then
 			cmd="$BIN/files $FILES_N"
@@ -297,10 +301,10 @@ cmd_for() {
 		fi ;;
 	files_project)
 		if [ "$sb" = ward ]; then
-			cmd="$BIN/files $FILES_N"
+			cmd="$BIN/files $DISK_FILES_N"
 			in=(--in "$BIN" --project "$PROJ" --chdir "$PROJ")
 		else
-			cmd="sh -c 'cd $PROJ && exec $BIN/files $FILES_N'"
+			cmd="sh -c 'cd $PROJ && exec $BIN/files $DISK_FILES_N'"
 		fi ;;
 	python) cmd="$PY -m test $PY_TESTS" ;;
 	cc_*) cmd=$CC_CMD; in=(--in "$CC_IN") ;;
@@ -400,7 +404,7 @@ if want true; then
 	TIMED+=(true)
 fi
 if want files; then
-	timed_workload files "$ROUNDS" 1 0 0
+	timed_workload files "$FILES_ROUNDS" 1 0 0
 	rss_pass files 1
 	TIMED+=(files)
 fi
@@ -413,7 +417,7 @@ if want files_project; then
 	# Said once: overlay, or why a copy.
 	"$WARD" run --headless --policy "$POLICY" --project "$PROJ" -- /usr/bin/true 2>&1 |
 		grep -F 'project' >&2 || say "files_project: staged in an overlay"
-	timed_workload files_project "$ROUNDS" 1 0 0
+	timed_workload files_project "$FILES_ROUNDS" 1 0 0
 	rss_pass files_project 1
 	TIMED+=(files_project)
 fi
@@ -532,7 +536,7 @@ EOF
 T_END=$(date +%s)
 echo
 echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
-echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; files N = $FILES_N"
+echo "rounds: true/files_tmpfs $ROUNDS (true: $TRUE_RUNS runs a round), files/files_project (disk) $FILES_ROUNDS, python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; files N = $FILES_N on tmpfs, $DISK_FILES_N on disk"
 [ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
