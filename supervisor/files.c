@@ -365,9 +365,11 @@ decode(const struct seccomp_notif *req, struct write_call *c)
 
 /* raw made absolute against dirfd (the cwd for AT_FDCWD), as written:
  * "." and ".." are left for path_resolve, which takes them after the
- * symlinks before them, as the kernel does. 0 or -errno. */
+ * symlinks before them, as the kernel does. hot: the cwd may come from
+ * target_dir_hot's cache (the fast path's CONTINUE only). 0 or -errno. */
 static int
-absolute(pid_t pid, int dirfd, const char *raw, char *out, size_t size)
+absolute(pid_t pid, int dirfd, const char *raw, bool hot, char *out,
+    size_t size)
 {
 	char base[PATH_MAX];
 	int r;
@@ -376,7 +378,8 @@ absolute(pid_t pid, int dirfd, const char *raw, char *out, size_t size)
 		return -ENOENT;
 	if (raw[0] == '/')
 		r = snprintf(out, size, "%s", raw);
-	else if ((r = target_dir(pid, dirfd, base, sizeof base)) < 0)
+	else if ((r = hot ? target_dir_hot(pid, dirfd, base, sizeof base) :
+	    target_dir(pid, dirfd, base, sizeof base)) < 0)
 		return r;
 	else
 		r = snprintf(out, size, "%s/%s", base, raw);
@@ -713,28 +716,65 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	decision_done(&d);
 }
 
+/* Both paths of c made absolute into abs1, abs2 (hot: see absolute). */
+static int
+absolutes(pid_t pid, const struct write_call *c, bool hot, char *abs1,
+    char *abs2, size_t size)
+{
+	int r;
+
+	if ((r = absolute(pid, c->dirfd, c->raw, hot, abs1, size)) < 0)
+		return r;
+	return c->two ? absolute(pid, c->dirfd2, c->raw2, hot, abs2, size) : 0;
+}
+
+/* Does c name a path relative to the cwd? Only then can the cache of
+ * cwds change what judge() sees. */
+static bool
+uses_cwd(const struct write_call *c)
+{
+	return (c->raw[0] != '/' && c->dirfd == AT_FDCWD) ||
+	    (c->two && c->raw2[0] != '/' && c->dirfd2 == AT_FDCWD);
+}
+
+/* The hot path: a lexical look at where the write lands. Inside the
+ * writable set the floor holds whatever the path really is. */
+static bool
+fast(const struct sup *s, const struct write_call *c, const char *abs1,
+    const char *abs2)
+{
+	char lex[PATH_MAX], lex2[PATH_MAX];
+
+	return !has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
+	    path_normalize("/", abs1, lex, sizeof lex) == 0 &&
+	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
+	    files_fast_continue(s, lex, c->follow) &&
+	    (!c->two || files_fast_continue(s, lex2, c->follow2));
+}
+
 /* A decoded call: continue it when it lands where the floor holds, else
  * judge where it really leads. */
 static void
 judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 {
 	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
-	char lex[PATH_MAX], lex2[PATH_MAX];
+	pid_t pid = (pid_t)req->pid;
 	int r;
 
-	/* The hot path: a lexical look at where the write lands. Inside
-	 * the writable set the floor holds whatever the path really is. */
-	if ((r = absolute((pid_t)req->pid, c->dirfd, c->raw, abs1,
-	    sizeof abs1)) < 0 || (c->two && (r = absolute((pid_t)req->pid,
-	    c->dirfd2, c->raw2, abs2, sizeof abs2)) < 0)) {
+	/* First with the cached cwd: a CONTINUE that the floor bounds. */
+	if (uses_cwd(c) && absolutes(pid, c, true, abs1, abs2,
+	    sizeof abs1) == 0 &&
+	    fast(s, c, abs1, abs2)) {
+		sup_continue(s, req->id);
+		return;
+	}
+	/* Then as it is now: what is recorded, asked or performed is
+	 * judged from a cwd read for this call, never from the cache. */
+	if ((r = absolutes(pid, c, false, abs1, abs2, sizeof abs1)) < 0) {
 		sup_respond(s, req->id, r, 0);
 		return;
 	}
-	if (!has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
-	    path_normalize("/", abs1, lex, sizeof lex) == 0 &&
-	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
-	    files_fast_continue(s, lex, c->follow) &&
-	    (!c->two || files_fast_continue(s, lex2, c->follow2))) {
+	if (fast(s, c, abs1, abs2)) {
 		sup_continue(s, req->id);
 		return;
 	}
@@ -767,6 +807,15 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 		}
 	}
 	decide(s, req, c);
+}
+
+void
+files_on_chdir(struct sup *s, const struct seccomp_notif *req)
+{
+	/* Before the kernel moves it: a call that this thread (or one that
+	 * shares its cwd) makes next reads the cwd afresh. */
+	target_cwd_flush();
+	sup_continue(s, req->id);
 }
 
 void

@@ -11,6 +11,8 @@
 
 struct sup;
 
+/* A trapped chdir or fchdir: the cached cwds forgotten, continued. */
+void	files_on_chdir(struct sup *, const struct seccomp_notif *);
 /* A trapped write (any syscall the dispatch in unotify.c does not take
  * elsewhere; an unknown one is answered ENOSYS): answered or parked. */
 void	files_on_call(struct sup *, const struct seccomp_notif *);

@@ -36,6 +36,12 @@ static const int trapped_always[] = {
 };
 
 /*
+ * Calls that move a cwd: trapped (and continued) only so that the
+ * supervisor can forget the cwds it keeps for the hot path (target.c).
+ */
+static const int trapped_cwd[] = { SCMP_SYS(chdir), SCMP_SYS(fchdir) };
+
+/*
  * Refused outright: the kernel attack surface and the ways around the
  * floor (DESIGN §3). They are trapped rather than failed in BPF so that
  * every attempt is seen and recorded; the supervisor answers with the
@@ -156,6 +162,9 @@ filter_is_trapped(int nr)
 	for (size_t i = 0; i < ARRAY_SIZE(trapped_always); i++)
 		if (trapped_always[i] == nr)
 			return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(trapped_cwd); i++)
+		if (trapped_cwd[i] == nr)
+			return 1;
 	return 0;
 }
 
@@ -215,6 +224,10 @@ rules_writes(scmp_filter_ctx ctx, char **cause)
 
 	for (size_t i = 0; i < ARRAY_SIZE(trapped_always); i++)
 		if ((r = add(ctx, SCMP_ACT_NOTIFY, trapped_always[i], 0, NULL,
+		    cause)) < 0)
+			return r;
+	for (size_t i = 0; i < ARRAY_SIZE(trapped_cwd); i++)
+		if ((r = add(ctx, SCMP_ACT_NOTIFY, trapped_cwd[i], 0, NULL,
 		    cause)) < 0)
 			return r;
 	for (size_t i = 0; i < ARRAY_SIZE(open_write_bits); i++) {

@@ -157,6 +157,62 @@ target_dir(pid_t pid, int dirfd, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * The cwd of the threads the loop serves, read once by readlink and kept a
+ * moment: a trapped write-open in /work then costs no readlink of
+ * /proc/TID/cwd (a sixth of the supervisor's time on that path). A chdir
+ * or fchdir is trapped and flushes it all (threads share a cwd); an entry
+ * lives CWD_MS at most, which bounds what a chdir racing another thread's
+ * write, a thread id reused or a folder renamed could leave stale. Short
+ * paths only: a longer one is read every time.
+ */
+#define CWD_SLOTS	16
+#define CWD_MS		200
+#define CWD_LEN		256
+
+static struct {
+	pid_t	 tid;
+	int64_t	 at;
+	char	 path[CWD_LEN];
+} cwds[CWD_SLOTS];
+
+void
+target_cwd_flush(void)
+{
+	for (size_t i = 0; i < CWD_SLOTS; i++)
+		cwds[i].tid = 0;
+}
+
+int
+target_dir_hot(pid_t pid, int dirfd, char *buf, size_t size)
+{
+	int64_t now = now_mono_ms();
+	size_t slot = 0, n;
+	int r;
+
+	if (dirfd != AT_FDCWD)
+		return target_dir(pid, dirfd, buf, size);
+	for (size_t i = 0; i < CWD_SLOTS; i++) {
+		if (cwds[i].tid == pid && now - cwds[i].at < CWD_MS) {
+			n = strlen(cwds[i].path);
+			if (n >= size)
+				return -ENAMETOOLONG;
+			memcpy(buf, cwds[i].path, n + 1);
+			return 0;
+		}
+		if (cwds[i].tid == pid || cwds[i].at < cwds[slot].at)
+			slot = i;
+	}
+	if ((r = target_dir(pid, dirfd, buf, size)) < 0)
+		return r;
+	if ((n = strlen(buf)) < CWD_LEN) {
+		cwds[slot].tid = pid;
+		cwds[slot].at = now;
+		memcpy(cwds[slot].path, buf, n + 1);
+	}
+	return 0;
+}
+
 char *
 target_cmdline(pid_t pid)
 {

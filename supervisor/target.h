@@ -19,6 +19,14 @@ void	target_forget(pid_t);
 ssize_t	target_read_str(pid_t, uint64_t addr, char *buf, size_t size);
 /* The sandbox path of dirfd (AT_FDCWD: the cwd); 0 or -errno. */
 int	target_dir(pid_t, int dirfd, char *buf, size_t size);
+/* The same for the hot path: the cwd from a short-lived cache (kept
+ * 200 ms per thread, dropped by target_cwd_flush), any other dirfd
+ * as target_dir. What it answers may be stale (another thread's chdir in
+ * flight, a thread id reused): use it only to decide a CONTINUE that the
+ * floor bounds anyway, never for what is recorded, asked or performed. */
+int	target_dir_hot(pid_t, int dirfd, char *buf, size_t size);
+/* Forget every cached cwd: a chdir or fchdir was trapped. */
+void	target_cwd_flush(void);
 /* Open path as the program named it (a relative one against its cwd)
  * inside the sandbox's root rootfd: symlinks followed as the kernel would,
  * never out of that root, no /proc magic links. fd, -ESRCH when the cwd

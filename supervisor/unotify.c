@@ -235,6 +235,10 @@ unotify_on_ready(struct sup *s)
 	case SYS_connect:
 		net_on_connect(s, req);
 		return;
+	case SYS_chdir:
+	case SYS_fchdir:
+		files_on_chdir(s, req);
+		return;
 	default:
 		files_on_call(s, req);
 		return;

@@ -419,6 +419,8 @@ test_build(void **state)
 	assert_true(filter_is_trapped(__NR_fchmodat2));
 	assert_true(filter_is_trapped(SYS_ptrace));
 	assert_true(filter_is_trapped(SYS_execve));
+	assert_true(filter_is_trapped(SYS_chdir));
+	assert_true(filter_is_trapped(SYS_fchdir));
 	assert_false(filter_is_trapped(SYS_getpid));
 	assert_false(filter_is_trapped(SYS_read));
 	assert_false(filter_is_trapped(SYS_fstat));

@@ -4,10 +4,19 @@
  * working folder (trapped by ward, continued: in bounds), and N read-only
  * opens (never trapped), each timed as a whole. Prints microseconds per
  * call: "write-open US\nread-open US\n".
+ *
+ * With "floor" as the second argument it prints instead the two-switch
+ * floor of this machine: N round trips of one byte between two processes
+ * over two pipes (a ping-pong: each trip wakes the other side and sleeps,
+ * two context switches, what a trapped call costs at the least: the
+ * target sleeps, the supervisor wakes, answers, the target wakes).
+ * "floor US" per round trip.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +29,48 @@ now_us(void)
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
+static int
+floor_pingpong(long n)
+{
+	int there[2], back[2];
+	char c = 'x';
+	double t;
+	pid_t pid;
+
+	if (pipe(there) < 0 || pipe(back) < 0) {
+		perror("pipe");
+		return 1;
+	}
+	if ((pid = fork()) < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(there[1]);
+		close(back[0]);
+		while (read(there[0], &c, 1) == 1)
+			if (write(back[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(there[0]);
+	close(back[1]);
+	/* A few trips first: both sides warm, the scheduler settled. */
+	for (long i = 0; i < n / 10 + 100; i++)
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+			return 1;
+	t = now_us();
+	for (long i = 0; i < n; i++)
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1) {
+			perror("ping-pong");
+			return 1;
+		}
+	printf("floor %.2f\n", (now_us() - t) / (double)n);
+	close(there[1]);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -27,9 +78,11 @@ main(int argc, char **argv)
 	double t;
 
 	if (n <= 0) {
-		fprintf(stderr, "usage: opens [N]\n");
+		fprintf(stderr, "usage: opens [N] [floor]\n");
 		return 2;
 	}
+	if (argc > 2 && strcmp(argv[2], "floor") == 0)
+		return floor_pingpong(n);
 	t = now_us();
 	for (long i = 0; i < n; i++) {
 		int fd = open("opens.tmp", O_WRONLY | O_CREAT, 0644);

@@ -25,8 +25,13 @@
 #
 # Workloads
 #   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
-#   files       tests/bench/files.c: create+write+close FILES_N files in the
-#               working folder, read back, stat, rename, delete
+#   files       tests/bench/files.c: create+write+close DISK_FILES_N files in
+#               the working folder, read back, stat, rename, delete
+#   files_tmpfs the same with FILES_N files in a folder on a tmpfs (mounted for the run as
+#               root, else a folder below /dev/shm), writable in ward by
+#               the policy's `writable` (every write-open still trapped and
+#               continued): the disk's swings out of the figure, so what
+#               is left is the sandboxes' own cost
 #   files_project  the same in a project folder (ward run --project DIR
 #               --chdir DIR: every write staged in the run's overlay, or its
 #               copy where the kernel refuses one); natively and under bwrap
@@ -71,13 +76,15 @@
 #               its echo drawn in the pane) against `cat` on a pty of its
 #               own with no ward
 #
-# Settings (environment): ROUNDS (5) for true and files, PY_ROUNDS (2) for
+# Settings (environment): ROUNDS (5) for true and files_tmpfs, FILES_ROUNDS
+# (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
+# since the disk's swings make a round take 1-25 s here), PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
-# REAL_ROUNDS (3) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
-# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (3), AGENT_MB (100),
-# AGENT_KEYS (100), WORKLOADS (all of "true files files_project python cc
-# approvals scale agent"), KEEP=1 keeps the temporary folder.
-# About 7.5-8 minutes on 2 (shared, busy) cores with the defaults.
+# REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), AGENT_MB (100),
+# AGENT_KEYS (100), WORKLOADS (all of "true files files_tmpfs files_project
+# python cc approvals scale console agent"), KEEP=1 keeps the temporary
+# folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
 # process hyperfine starts becomes the supervisor; tests/bench/sampler.py
@@ -99,20 +106,22 @@ PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1        # no __pycache__ in tests/bench
 
 ROUNDS=${ROUNDS:-5}
-REAL_ROUNDS=${REAL_ROUNDS:-3}
-PY_ROUNDS=${PY_ROUNDS:-2}
+REAL_ROUNDS=${REAL_ROUNDS:-2}
+PY_ROUNDS=${PY_ROUNDS:-1}
 TRUE_RUNS=${TRUE_RUNS:-20}
 FILES_N=${FILES_N:-20000}
+DISK_FILES_N=${DISK_FILES_N:-5000}
+FILES_ROUNDS=${FILES_ROUNDS:-3}
 APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
-SCALE_ROUNDS=${SCALE_ROUNDS:-3}
+SCALE_ROUNDS=${SCALE_ROUNDS:-2}
 CONSOLE_RUNS=${CONSOLE_RUNS:-100}
 CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
-WORKLOADS=${WORKLOADS:-"true files files_project python cc approvals scale console agent"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -177,7 +186,10 @@ TMPD=$(mktemp -d /var/tmp/ward-bench.XXXXXX) || broke "mktemp"
 # Below /var, which ward shows its sandboxes read-only: the scale workload's
 # FIFO must be reachable there by the sandbox's unprivileged uid.
 chmod 755 "$TMPD"
+TFS_MOUNTED=
 cleanup() {
+	[ -n "$TFS_MOUNTED" ] && umount "$TFS_MOUNTED"
+	[ -n "${TFS:-}" ] && [ -z "$TFS_MOUNTED" ] && rm -rf "$TFS"
 	if [ -n "${KEEP:-}" ]; then
 		say "kept $TMPD"
 	else
@@ -228,6 +240,25 @@ connect = deny
 install = deny
 EOF
 
+# files_tmpfs's folder: a tmpfs of its own as root, else below /dev/shm.
+# Writable in ward by the policy (a writable folder, not the run's /work,
+# which lives beside the record on the disk).
+TFS=
+if want files_tmpfs; then
+	TFS=$TMPD/tmpfs
+	mkdir -p "$TFS" || broke "cannot create $TFS"
+	if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1g,mode=755 ward-bench "$TFS"; then
+		TFS_MOUNTED=$TFS
+	else
+		rmdir "$TFS"
+		TFS=$(mktemp -d /dev/shm/ward-bench.XXXXXX) || broke "mktemp /dev/shm"
+		chmod 755 "$TFS"
+	fi
+	TFS_POLICY=$TMPD/tmpfs.ini
+	sed "s|^write = deny|write = deny\nwritable = $TFS|" "$POLICY" >"$TFS_POLICY"
+	grep -q "^writable = $TFS" "$TFS_POLICY" || broke "cannot write $TFS_POLICY"
+fi
+
 BWRAP=(bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$W" "$W"
 	--unshare-all --die-with-parent --new-session)
 
@@ -272,21 +303,31 @@ cmd_for() {
 	local wl=$1 sb=$2 cmd in=()
 	case $wl in
 	true) cmd="/usr/bin/true" ;;
-	files) cmd="$BIN/files $FILES_N"; in=(--in "$BIN") ;;
-	files_project)
+	files) cmd="$BIN/files $DISK_FILES_N"; in=(--in "$BIN") ;;
+	files_tmpfs)
 		if [ "$sb" = ward ]; then
 			cmd="$BIN/files $FILES_N"
+			in=(--in "$BIN" --chdir "$TFS")
+		else
+			cmd="sh -c 'cd $TFS && exec $BIN/files $FILES_N'"
+		fi ;;
+	files_project)
+		if [ "$sb" = ward ]; then
+			cmd="$BIN/files $DISK_FILES_N"
 			in=(--in "$BIN" --project "$PROJ" --chdir "$PROJ")
 		else
-			cmd="sh -c 'cd $PROJ && exec $BIN/files $FILES_N'"
+			cmd="sh -c 'cd $PROJ && exec $BIN/files $DISK_FILES_N'"
 		fi ;;
 	python) cmd="$PY -m test $PY_TESTS" ;;
 	cc_*) cmd=$CC_CMD; in=(--in "$CC_IN") ;;
 	esac
 	case $sb in
 	native) printf '%s' "$cmd" ;;
-	bwrap) printf '%s ' "${BWRAP[@]}"; printf '%s' "$cmd" ;;
-	ward) printf '%s run --headless --policy %s ' "$WARD" "$POLICY"
+	bwrap) printf '%s ' "${BWRAP[@]}"
+		[ "$wl" = files_tmpfs ] && printf -- '--bind %s %s ' "$TFS" "$TFS"
+		printf '%s' "$cmd" ;;
+	ward) printf '%s run --headless --policy %s ' "$WARD" \
+			"$([ "$wl" = files_tmpfs ] && echo "$TFS_POLICY" || echo "$POLICY")"
 		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
 		printf -- '-- %s' "$cmd" ;;
 	esac
@@ -375,15 +416,20 @@ if want true; then
 	TIMED+=(true)
 fi
 if want files; then
-	timed_workload files "$ROUNDS" 1 0 0
+	timed_workload files "$FILES_ROUNDS" 1 0 0
 	rss_pass files 1
 	TIMED+=(files)
+fi
+if want files_tmpfs; then
+	timed_workload files_tmpfs "$ROUNDS" 1 0 0
+	rss_pass files_tmpfs 1
+	TIMED+=(files_tmpfs)
 fi
 if want files_project; then
 	# Said once: overlay, or why a copy.
 	"$WARD" run --headless --policy "$POLICY" --project "$PROJ" -- /usr/bin/true 2>&1 |
 		grep -F 'project' >&2 || say "files_project: staged in an overlay"
-	timed_workload files_project "$ROUNDS" 1 0 0
+	timed_workload files_project "$FILES_ROUNDS" 1 0 0
 	rss_pass files_project 1
 	TIMED+=(files_project)
 fi
@@ -514,7 +560,7 @@ EOF
 T_END=$(date +%s)
 echo
 echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
-echo "rounds: true/files $ROUNDS (true: $TRUE_RUNS runs a round), python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N"
+echo "rounds: true/files_tmpfs $ROUNDS (true: $TRUE_RUNS runs a round), files/files_project (disk) $FILES_ROUNDS, python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N on tmpfs, $DISK_FILES_N on disk"
 [ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The cost of one trapped, in-bounds write-open against an untrapped
-# (read-only) one, native and under ward, a few rounds; prints medians.
+# (read-only) one, native and under ward, a few rounds; prints medians,
+# beside the two-switch floor of the machine measured in the same rounds
+# (opens N floor: a pipe ping-pong between two processes, one round trip
+# is what a trapped call costs at the least) and the issue's target.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,8 +17,9 @@ chmod 755 "$tmp"
 cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
 export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
 mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
-nat_w=() nat_r=() w_w=() w_r=()
+nat_w=() nat_r=() w_w=() w_r=() fl=()
 for ((i = 0; i < ROUNDS; i++)); do
+	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor/{print $2}')")
 	out=$(cd "$tmp" && ./opens "$N")
 	nat_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
 	nat_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
@@ -25,8 +29,13 @@ for ((i = 0; i < ROUNDS; i++)); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
-ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}")
+ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}") fm=$(median "${fl[@]}")
 echo "trap cost, median of $ROUNDS rounds x $N calls (microseconds per open+close):"
 printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "read-only open (not trapped)" "$nr" "$wr" "$(awk -v a="$wr" -v b="$nr" 'BEGIN{print a/b}')"
+printf '  %-28s %8.2f\n' "two-switch floor (ping-pong)" "$fm"
+printf '  write-open under ward / floor: %.2f (issue 18 target: <= 1.2, and <= 18 us: %.2f us)\n' \
+	"$(awk -v a="$ww" -v b="$fm" 'BEGIN{print a/b}')" "$ww"
+printf '  ward cost per trapped call beyond native: %.2f us\n' \
+	"$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a-b}')"
