@@ -73,6 +73,15 @@ main(int argc, char **argv)
 		}
 		if (c == 'q')
 			break;
+		if (c == KEY_RESIZE) {
+			/* A new size: paint it all again (as full-screen
+			 * programs do), not only what changed since the
+			 * last frame, which a terminal that joined after
+			 * it never saw. */
+			clear();
+			draw();
+			continue;
+		}
 		if (c == 'w') {
 			pid_t pid = fork();
 
