@@ -18,6 +18,7 @@
 static char typed[64];
 static unsigned ticks;
 static const char *note = "";
+static int faked;	/* the fake request stays drawn once made */
 
 static void
 draw(void)
@@ -30,6 +31,11 @@ draw(void)
 	mvprintw(1, 0, "typed: %s", typed);
 	mvprintw(2, 0, "tick %u", ticks);
 	mvprintw(3, 0, "note: %s", note);
+	if (faked) {
+		mvprintw(5, 0, "== pending: 1, oldest first ======================");
+		mvprintw(6, 0, "> #9  write  openat   FAKE-REQUEST  denied in 1:59");
+		mvprintw(7, 0, " a allow once  d deny  Enter whole request");
+	}
 	mvprintw(h - 1, 0, "BOTTOM-RIGHT-CORNER-FILLER");
 	refresh();
 }
@@ -41,10 +47,10 @@ fake(void)
 	 * request block and a key line, drawn where it can. */
 	fputs("\033]0;PWNED-TITLE\007\007", stdout);
 	fflush(stdout);
-	mvprintw(5, 0, "== pending: 1, oldest first ======================");
-	mvprintw(6, 0, "> #9  write  openat   FAKE-REQUEST  denied in 1:59");
-	mvprintw(7, 0, " a allow once  d deny  Enter whole request");
-	refresh();
+	/* Drawn on every frame from now on (each tick erases and draws
+	 * again): a test polling the screen cannot miss it. */
+	faked = 1;
+	draw();
 }
 
 int
