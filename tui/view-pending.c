@@ -71,9 +71,9 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 		view_pending_field(pen, lx, vx, w, "why", p->why, 0);
 }
 
-static void
+void
 view_pending_head(const struct model *m, const struct pending *p,
-    struct grid *g, int y, bool selected)
+    const char *label, struct grid *g, int y, bool selected)
 {
 	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
 	struct request r = { .kind = p->kind, .syscall = p->syscall,
@@ -81,8 +81,8 @@ view_pending_head(const struct model *m, const struct pending *p,
 	/* In plain words (approvals/plain.h), for anyone watching; the
 	 * engineering in the fields below. The fields are escaped already. */
 	cleanup_free char *what = plain_request_brief(&r);
-	cleanup_free char *left = xasprintf("%s#%" PRIu64 "  %s",
-	    selected ? "> " : "  ", p->id, what);
+	cleanup_free char *left = xasprintf("%s%s#%" PRIu64 "  %s",
+	    selected ? "> " : "  ", label != NULL ? label : "", p->id, what);
 	char right[64];
 	int rx;
 
@@ -154,7 +154,7 @@ view_pending_block(const struct model *m, const struct group_row *row,
 		return;
 	}
 	if (drawn)
-		view_pending_head(m, p, pen->g, pen->y, selected);
+		view_pending_head(m, p, NULL, pen->g, pen->y, selected);
 	pen->y++;
 	(void)group_sensitivity(p->kind, p->subject, &why);
 	if (row->rank > GROUP_NETWORK || (row->rank == GROUP_HOME &&

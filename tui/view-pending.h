@@ -18,6 +18,11 @@ void	view_pending_detail_draw(const struct model *, struct grid *, int top,
 /* A request's fields (what, by whom, where, why), labels at column lx,
  * values from vx to w, wrapped, never clipped; the queue of every run
  * (tui/view-runs.c) draws its requests with it too. */
+/* A request's head line at row y: "> #3  wants to ...", label (e.g. the
+ * run's "[web] ", or NULL) before the id, what was sent or the countdown
+ * at the right; the queue of every run (tui/view-runs.c) draws it too. */
+void	view_pending_head(const struct model *, const struct pending *,
+	    const char *label, struct grid *, int y, bool selected);
 void	view_pending_fields(const struct pending *, struct pen *, int lx,
 	    int vx, int w);
 /*

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/pen.h"
 #include "tui/view-pending.h"
@@ -159,32 +158,11 @@ view_runs_head(const struct fleet *f, const struct fleet_row *row,
     struct grid *g, int y, bool selected)
 {
 	const struct fleet_run *fr = &f->runs[row->run];
-	const struct model *m = fr->m;
-	const struct pending *p = row->p;
-	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
-	struct request r = { .kind = p->kind, .syscall = p->syscall,
-	    .subject = p->subject, .subject2 = p->subject2 };
-	cleanup_free char *what = plain_request_brief(&r);
-	cleanup_free char *left = xasprintf("%s[%s%s%s] #%" PRIu64 "  %s",
-	    selected ? "> " : "  ", fr->host != NULL ? fr->host : "",
-	    fr->host != NULL ? ":" : "", view_runs_label(m), p->id, what);
-	char right[64];
-	int rx;
+	cleanup_free char *label = xasprintf("[%s%s%s] ",
+	    fr->host != NULL ? fr->host : "", fr->host != NULL ? ":" : "",
+	    view_runs_label(fr->m));
 
-	if (p->sent == VERDICT_ALLOW)
-		snprintf(right, sizeof right, "allow sent ");
-	else if (p->sent == VERDICT_DENY)
-		snprintf(right, sizeof right, "deny sent ");
-	else {
-		model_countdown(m, p, right, sizeof right - 1);
-		strcat(right, " ");
-	}
-	if (selected)
-		grid_fill(g, y, 0, g->w, attr);
-	rx = g->w - grid_width(right);
-	grid_put(g, y, 0, rx - 1, left, attr);
-	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
-	    GRID_COLOR(GRID_YELLOW)));
+	view_pending_head(fr->m, row->p, label, g, y, selected);
 }
 
 /* Draws (or, with pen->g NULL, measures) one request's block. */
