@@ -355,30 +355,43 @@ paths_supervisor(void)
 }
 
 char *
+paths_share_dir(const char *argv0)
+{
+	const char *share = getenv("WARD_SHARE");
+	cleanup_free char *exe = NULL;
+	cleanup_free char *beside = NULL;
+	char *slash;
+
+	if (share != NULL && share[0] != '\0')
+		return xasprintf("%.*s", paths_trim(share), share);
+	if ((exe = paths_exe_dir(argv0)) == NULL)
+		return xstrdup(WARD_INSTALL_PREFIX "/share/ward");
+	/* A build tree: the programs sit in the repository beside share/. */
+	beside = xasprintf("%s/share/ward.ini", exe);
+	if (paths_exists(beside))
+		return xasprintf("%s/share", exe);
+	/* Installed: PREFIX/bin/ward and PREFIX/share/ward/, named without
+	 * "bin/.." (inside a sandbox only the share folder is there). */
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	return xasprintf("%s/share/ward", exe);
+}
+
+char *
 paths_default_policy(const char *argv0)
 {
 	cleanup_free char *config = paths_config_dir();
 	cleanup_free char *user = xasprintf("%s/ward.ini", config);
-	cleanup_free char *exe = NULL;
-	cleanup_free char *beside = NULL;
-	const char *share = getenv("WARD_SHARE");
-	char *slash;
+	cleanup_free char *share = NULL;
+	const char *env = getenv("WARD_SHARE");
 
 	if (paths_exists(user))
 		return steal_ptr(&user);
-	if (share != NULL && share[0] != '\0')
-		return xasprintf("%.*s/ward.ini", paths_trim(share), share);
+	if (env != NULL && env[0] != '\0')
+		return xasprintf("%.*s/ward.ini", paths_trim(env), env);
 	/* The machine's default, set by its administrator. */
 	if (paths_exists(WARD_SYSCONFDIR "/ward/ward.ini"))
 		return xstrdup(WARD_SYSCONFDIR "/ward/ward.ini");
-	if ((exe = paths_exe_dir(argv0)) == NULL)
-		return xstrdup(WARD_INSTALL_PREFIX "/share/ward/ward.ini");
-	/* A build tree: the programs sit in the repository beside share/. */
-	beside = xasprintf("%s/share/ward.ini", exe);
-	if (paths_exists(beside))
-		return steal_ptr(&beside);
-	/* Installed: PREFIX/bin/ward and PREFIX/share/ward/ward.ini. */
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	return xasprintf("%s/share/ward/ward.ini", exe);
+	share = paths_share_dir(argv0);
+	return xasprintf("%s/ward.ini", share);
 }

@@ -34,6 +34,10 @@ int	 paths_runs_make(char **ret, char **cause);
  * machine's) if it exists, else share/ward.ini beside the executable
  * (build tree), else PREFIX/share/ward/ward.ini. */
 char	*paths_default_policy(const char *argv0);
+/* The folder of the shipped files (ward.ini, demo/, agents/):
+ * $WARD_SHARE when set, else share/ beside the executable (a build
+ * tree), else PREFIX/share/ward beside the installed bin/. */
+char	*paths_share_dir(const char *argv0);
 /* Our own executable, from /proc/self/exe; NULL (errno set) if unread. */
 char	*paths_self_exe(void);
 /* ward-supervisor beside our own executable if it is there (a build

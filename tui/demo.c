@@ -84,40 +84,6 @@ demo_answer_for(const struct request *r)
 	return VERDICT_DENY;
 }
 
-/* The folder holding share/ files: $WARD_SHARE, beside the binary in a
- * build tree, else PREFIX/share/ward beside the installed bin/. */
-static char *
-demo_share_dir(void)
-{
-	cleanup_free char *self = NULL;
-	char *slash, *p;
-
-	if (getenv("WARD_SHARE") != NULL)
-		return xstrdup(getenv("WARD_SHARE"));
-	if ((self = paths_self_exe()) == NULL)
-		return xstrdup("/usr/local/share/ward");
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	p = xasprintf("%s/share/demo/agent.sh", self);
-	if (access(p, R_OK) == 0) {
-		free(p);
-		return xasprintf("%s/share", self);
-	}
-	free(p);
-	/* Resolved: inside the sandbox only the demo folder is there, not
-	 * bin/ beside it (a "bin/../share" would not resolve). */
-	p = xasprintf("%s/../share/ward", self);
-	{
-		char *real = realpath(p, NULL);
-
-		if (real != NULL) {
-			free(p);
-			p = real;
-		}
-	}
-	return p;
-}
-
 const struct option demo_opts[] = {
 	{ "headless", no_argument, NULL, 'H' },
 	{ "auto", no_argument, NULL, 'A' },
@@ -420,7 +386,7 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 {
 	const char *dir = getenv("WARD_DEMO_DIR");
 	const char *world = getenv("WARD_DEMO_WORLD");
-	cleanup_free char *share = demo_share_dir();
+	cleanup_free char *share = paths_share_dir(NULL);
 	cleanup_free char *policy = xasprintf("%s/demo/demo.ini", share);
 	cleanup_free char *demo = xasprintf("%s/demo", share);
 	cleanup_free char *agent = xasprintf("%s/demo/agent.sh", share);
@@ -565,7 +531,7 @@ demo_main(int argc, char **argv, const char *argv0)
 		fprintf(stderr, "ward demo: %s: %s\n", world, strerror(errno));
 		return 125;
 	}
-	share = demo_share_dir();
+	share = paths_share_dir(NULL);
 	world_sh = xasprintf("%s/demo/world.sh", share);
 	if ((self = paths_self_exe()) == NULL)
 		self = xstrdup(argv0);
