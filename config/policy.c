@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1176,40 +1175,18 @@ policy_set_pkg_deny(struct policy *p, const char *v, char **why)
 	return policy_pkg_pattern(v, &p->pkg_deny, &p->n_pkg_deny, why);
 }
 
-/* A control key as "^]", "C-a", "Ctrl-a" or "Ctrl+a" (tui/keys.c reads
- * the same forms): canonical "^X" in *ret, or -EINVAL. */
-static int
-policy_prefix_parse(const char *v, char **ret)
-{
-	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
-		size_t n = strlen(heads[i]);
-		int c;
-
-		if (strncasecmp(v, heads[i], n) != 0 || strlen(v) != n + 1)
-			continue;
-		c = v[n] >= 'a' && v[n] <= 'z' ? v[n] - 'a' + 'A' : v[n];
-		if (c < '@' || c > '_')
-			return -EINVAL;
-		*ret = xasprintf("^%c", c);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static int
 policy_set_console_prefix(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
-	char *key = NULL;
+	int c;
 
-	if (policy_prefix_parse(v, &key) < 0) {
+	if (settings_prefix_parse(v, &c) < 0) {
 		*why = xasprintf("%s names no control key (say ^] or C-a)", q);
 		return -EINVAL;
 	}
 	free(p->console_prefix);
-	p->console_prefix = key;
+	p->console_prefix = xasprintf("^%c", c);
 	return 0;
 }
 

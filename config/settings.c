@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ini.h>
 
@@ -17,6 +18,26 @@ struct settings_parse {
 	struct settings	*s;
 	char		*cause;		/* the first error, without the line */
 };
+
+int
+settings_prefix_parse(const char *v, int *c)
+{
+	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t n = strlen(heads[i]);
+		int k;
+
+		if (strncasecmp(v, heads[i], n) != 0 || strlen(v) != n + 1)
+			continue;
+		k = v[n] >= 'a' && v[n] <= 'z' ? v[n] - 'a' + 'A' : v[n];
+		if (k < '@' || k > '_')
+			return -EINVAL;
+		*c = k;
+		return 0;
+	}
+	return -EINVAL;
+}
 
 int
 settings_value(struct settings *s, const char *name, const char *value,

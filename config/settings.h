@@ -38,3 +38,7 @@ void	settings_done(struct settings *s);
  * policy checks its [console] keys with it too (config/policy.c). */
 int	settings_value(struct settings *s, const char *name, const char *value,
 	    char **why);
+/* A prefix key as written: "^]", "C-a", "Ctrl-a" or "Ctrl+a" (any case):
+ * 0 and *c its control character's letter, '@' to '_' ('A' for C-a),
+ * or -EINVAL. The policy and the console read it with this one rule. */
+int	settings_prefix_parse(const char *v, int *c);

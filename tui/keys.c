@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "tui/keys.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "config/settings.h"
 #include "config/util.h"
 
 /*
@@ -102,21 +102,12 @@ keys_bindings(size_t *n)
 int
 keys_parse_prefix(const char *s, int *key)
 {
-	static const char *const heads[] = { "^", "C-", "Ctrl-", "Ctrl+" };
 	int c;
 
-	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
-		size_t n = strlen(heads[i]);
-
-		if (strncasecmp(s, heads[i], n) != 0 || strlen(s) != n + 1)
-			continue;
-		c = toupper((unsigned char)s[n]);
-		if (c < '@' || c > '_')
-			return -EINVAL;
-		*key = KEYS_CTRL(c);
-		return 0;
-	}
-	return -EINVAL;
+	if (settings_prefix_parse(s, &c) < 0)
+		return -EINVAL;
+	*key = KEYS_CTRL(c);
+	return 0;
 }
 
 const char *
