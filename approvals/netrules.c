@@ -93,6 +93,22 @@ entry_text(const char *verb, const struct policy_host *h)
 	    r ? " (" : "", r ? r : "", r ? ")" : "");
 }
 
+/* A [secret]'s hosts: where its value may go, so allowed (and
+ * intercepted). */
+static bool
+secret_host(const struct policy *p, const struct net_dest *d, char **which)
+{
+	for (size_t i = 0; i < p->n_secrets; i++)
+		for (size_t j = 0; j < p->secrets[i].n_hosts; j++)
+			if (netrules_entry_match(&p->secrets[i].hosts[j], d)) {
+				if (which != NULL)
+					*which = xasprintf("secret %s",
+					    p->secrets[i].name);
+				return true;
+			}
+	return false;
+}
+
 bool
 netrules_never(const struct policy *p, const struct net_dest *d, char **which)
 {
@@ -126,5 +142,20 @@ netrules_allowed(const struct policy *p, const struct net_dest *d,
 				*which = entry_text("allow", &p->net_allow[i]);
 			return true;
 		}
-	return false;
+	return secret_host(p, d, which);
+}
+
+bool
+netrules_intercepts(const struct policy *p, const struct net_dest *d,
+    char **which)
+{
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		if ((p->net_allow[i].method != NULL ||
+		    p->net_allow[i].path != NULL) &&
+		    netrules_entry_match(&p->net_allow[i], d)) {
+			if (which != NULL)
+				*which = entry_text("allow", &p->net_allow[i]);
+			return true;
+		}
+	return secret_host(p, d, which);
 }

@@ -19,5 +19,14 @@ bool	netrules_never(const struct policy *, const struct net_dest *,
  * the stub resolved for this very address. */
 bool	netrules_allowed(const struct policy *, const struct net_dest *,
 	    char **which);
+/*
+ * Does the gate terminate TLS to dest (issue 19)? When a [secret]'s
+ * hosts or an allow line with a method or path cover it. A secret's
+ * hosts are also allowed (netrules_allowed says so, *which "secret
+ * NAME"); an HTTP rule allows the connection, its requests are judged
+ * by the gate. *which (may be NULL) as netrules_allowed's.
+ */
+bool	netrules_intercepts(const struct policy *, const struct net_dest *,
+	    char **which);
 /* Does one entry (host, *.suffix, address or CIDR) match? */
 bool	netrules_entry_match(const struct policy_host *, const struct net_dest *);

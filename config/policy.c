@@ -708,6 +708,31 @@ static const char *const cred_stores[] = {
 	".config/BraveSoftware", NULL,
 };
 
+/* "*" stays inside one segment, "**" crosses them; the rest is literal. */
+bool
+policy_http_path_match(const char *g, const char *s)
+{
+	if (*g == '\0')
+		return *s == '\0';
+	if (g[0] == '*' && g[1] == '*') {
+		for (;; s++) {
+			if (policy_http_path_match(g + 2, s))
+				return true;
+			if (*s == '\0')
+				return false;
+		}
+	}
+	if (*g == '*') {
+		for (;; s++) {
+			if (policy_http_path_match(g + 1, s))
+				return true;
+			if (*s == '\0' || *s == '/')
+				return false;
+		}
+	}
+	return *s == *g && policy_http_path_match(g + 1, s + 1);
+}
+
 const char *const *
 policy_cred_stores(void)
 {
@@ -1299,6 +1324,7 @@ policy_init(struct policy *p)
 		.journal = POLICY_JOURNAL_AUTO,
 		.write = POLICY_ASK,
 		.connect = POLICY_ASK,
+		.http = POLICY_ASK,
 		.install = POLICY_ASK,
 	};
 }
@@ -1319,8 +1345,23 @@ policy_done(struct policy *p)
 	for (size_t i = 0; i < p->n_net_allow; i++) {
 		free(p->net_allow[i].host);
 		free(p->net_allow[i].reason);
+		free(p->net_allow[i].method);
+		free(p->net_allow[i].path);
 	}
 	free(p->net_allow);
+	free(p->upstream_ca);
+	for (size_t i = 0; i < p->n_secrets; i++) {
+		struct policy_secret *sc = &p->secrets[i];
+
+		free(sc->name);
+		free(sc->from);
+		for (size_t j = 0; j < sc->n_hosts; j++)
+			free(sc->hosts[j].host);
+		free(sc->hosts);
+		free(sc->header);
+		free(sc->header_value);
+	}
+	free(p->secrets);
 	for (size_t i = 0; i < p->n_net_never; i++)
 		free(p->net_never[i].host);
 	free(p->net_never);

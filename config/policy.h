@@ -20,6 +20,30 @@ struct policy_host {
 	unsigned	 port_lo;	/* 0..65535; lo=0,hi=65535 = any */
 	unsigned	 port_hi;
 	char		*reason;	/* [network] allow: "(why)" on its line, or NULL */
+	/* [network] allow "host:port METHOD PATH": an HTTP rule (issue 19).
+	 * NULL/NULL: a plain host entry. method is upper case or "*";
+	 * path a glob on the request's path without its query, where "*"
+	 * is any run of characters but '/', "**" any run at all. A host:port
+	 * with one such rule is intercepted and filtered by its rules. */
+	char		*method;
+	char		*path;
+};
+
+/* A [secret NAME] section (issue 19): a credential the sandbox never
+ * sees. The sandbox's NAME holds a per-run phantom; the gate puts the
+ * value in place of the phantom in the named header of requests to
+ * hosts. */
+struct policy_secret {
+	char		*name;		/* the variable: [A-Za-z_][A-Za-z0-9_]* */
+	/* Where the value comes from, read when the run starts (by the
+	 * gate, never at `ward check`): "env:NAME", "file:PATH" (~ kept:
+	 * the home of who runs ward), "command:CMDLINE" (run by sh -c
+	 * outside the sandbox; its stdout, one trailing newline cut). */
+	char		*from;
+	struct policy_host *hosts;	/* where it may go; each a single port */
+	size_t		 n_hosts;
+	char		*header;	/* the header's name, lower case: "x-api-key" */
+	char		*header_value;	/* its value with "{}": "Bearer {}" */
 };
 
 struct policy {
@@ -83,6 +107,17 @@ struct policy {
 	struct policy_host *net_never;
 	size_t		 n_net_never;
 	bool		 never_set;
+	/* On an intercepted host, a request no HTTP rule allows: ASK (a
+	 * request of kind "http" for the person) or DENY (a 403 saying
+	 * why). [network] http = ask | deny; default ask. */
+	enum policy_action http;
+	/* [network] upstream_ca = FILE: the CAs the gate verifies upstream
+	 * servers with instead of the host's trust store (tests); NULL. */
+	char		*upstream_ca;
+
+	/* [secret NAME] sections, in file order, one per NAME. */
+	struct policy_secret *secrets;
+	size_t		 n_secrets;
 
 	/* [packages] */
 	enum policy_action install;	/* ASK, DENY or ALLOW */
@@ -181,6 +216,9 @@ const struct policy_manager *policy_manager_find(const struct policy *,
  * canonical (lower case, no brackets); 0, or -EINVAL and *why.
  */
 int	policy_host_parse(const char *, struct policy_host *ret, char **why);
+
+/* Does glob (the path part of an HTTP rule) match path (no query)? */
+bool	policy_http_path_match(const char *glob, const char *path);
 
 /* The credential stores ward hides in every home the tree shows, as
  * paths below a home (".ssh", ".config/gcloud"); NULL-terminated. */
