@@ -1416,6 +1416,63 @@ policy_net_allow_items(struct policy *p, char **tok, size_t n, char **why)
 	return 0;
 }
 
+/* "api.test:443", "[::1]:443" */
+static char *
+policy_host_port(const struct policy_host *h)
+{
+	return xasprintf(strchr(h->host, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    h->host, h->port_lo);
+}
+
+char **
+policy_describe_http(const struct policy *p)
+{
+	char **lines = NULL;
+	size_t n = 0;
+	bool rules = false;
+
+	for (size_t i = 0; i < p->n_secrets; i++) {
+		const struct policy_secret *sc = &p->secrets[i];
+		cleanup_free char *hosts = xstrdup("");
+
+		for (size_t j = 0; j < sc->n_hosts; j++) {
+			cleanup_free char *hp = policy_host_port(&sc->hosts[j]);
+			char *old = hosts;
+
+			hosts = xasprintf("%s%s%s", old, j > 0 ? " " : "", hp);
+			free(old);
+		}
+		strv_push(&lines, &n, xasprintf("secret %s: from %s; to %s; "
+		    "header %s: %s", sc->name, sc->from, hosts, sc->header,
+		    sc->header_value));
+	}
+	for (size_t i = 0; i < p->n_net_allow; i++) {
+		const struct policy_host *h = &p->net_allow[i];
+		cleanup_free char *hp = NULL;
+
+		if (h->method == NULL && h->path == NULL)
+			continue;
+		hp = policy_host_port(h);
+		strv_push(&lines, &n, xasprintf("http %s %s %s%s%s%s", hp,
+		    h->method != NULL ? h->method : "*",
+		    h->path != NULL ? h->path : "/**",
+		    h->reason != NULL ? " (" : "",
+		    h->reason != NULL ? h->reason : "",
+		    h->reason != NULL ? ")" : ""));
+		rules = true;
+	}
+	if (rules)
+		strv_push(&lines, &n, xasprintf("http other requests to these "
+		    "hosts: %s", p->http == POLICY_DENY ? "deny (a 403)" :
+		    "ask"));
+	if (p->upstream_ca != NULL)
+		strv_push(&lines, &n, xasprintf("upstream servers checked "
+		    "against %s", p->upstream_ca));
+	if (lines == NULL)
+		lines = xcalloc(1, sizeof *lines);
+	return lines;
+}
+
 /* ------------------------------------------------------------------ */
 /* Package managers */
 
@@ -2085,10 +2142,14 @@ policy_on_key(void *user, const char *section, const char *name,
 	 * a header naming no known manager before any key got here. */
 	if (policy_manager_section(section, strlen(section), &arg, &why) > 0)
 		tsec = "manager";
-	else if (policy_secret_section(section, strlen(section), &secret,
-	    &why) > 0) {
+	else if (st->secret_open) {
+		/* The [secret NAME] the reader began: inih hands on its
+		 * section cut to 49 bytes, a long NAME's head. */
 		tsec = "secret";
-		arg = secret;
+		arg = st->p->secrets[st->p->n_secrets - 1].name;
+		secret = xasprintf("secret %s", arg);
+		free(qsec);
+		qsec = escape_str(secret);
 	}
 	free(steal_ptr(&why));
 	/* inih hands an indented line on as one more value of the key above. */

@@ -839,6 +839,71 @@ test_http_path_match(void **state)
 			    t[i].path, t[i].match ? "a match" : "no match");
 }
 
+/* The lines a person reads about secrets and HTTP rules: where a value
+ * comes from and where it goes, never a value. */
+static void
+test_describe_http(void **state)
+{
+	static const char ini[] =
+	    "[secret GITHUB_TOKEN]\n"
+	    "from = command:gh auth token\n"
+	    "hosts = api.github.com:443 [::1]:8443\n"
+	    "header = Authorization: Bearer {}\n"
+	    "[secret K]\n"
+	    "from = file:~/.config/k\n"
+	    "hosts = *.k.test:443\n"
+	    "header = x-k: {}\n"
+	    "[network]\n"
+	    "allow = pypi.org:443 (plain)\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (reads)\n"
+	    "    api.github.com:443 post /repos/acme/app/issues/*/comments\n"
+	    "http = deny\n";
+	static const char *const want[] = {
+		"secret GITHUB_TOKEN: from command:gh auth token; to "
+		    "api.github.com:443 [::1]:8443; header authorization: "
+		    "Bearer {}",
+		"secret K: from file:~/.config/k; to *.k.test:443; header "
+		    "x-k: {}",
+		"http api.github.com:443 GET /repos/acme/** (reads)",
+		"http api.github.com:443 POST /repos/acme/app/issues/*/comments",
+		"http other requests to these hosts: deny (a 403)",
+		NULL,
+	};
+	struct policy p;
+	char *cause = NULL, **lines;
+	size_t i;
+
+	(void)state;
+	if (policy_load_string(&p, ini, NULL, &cause) < 0)
+		fail_msg("%s", cause);
+	lines = policy_describe_http(&p);
+	for (i = 0; want[i] != NULL; i++) {
+		assert_non_null(lines[i]);
+		assert_string_equal(lines[i], want[i]);
+	}
+	assert_null(lines[i]);
+	strv_free(lines);
+	policy_done(&p);
+
+	/* Nothing to say: an empty list; upstream_ca alone says it. */
+	assert_int_equal(policy_load_string(&p, "[network]\nallow = a.test\n",
+	    NULL, &cause), 0);
+	lines = policy_describe_http(&p);
+	assert_null(lines[0]);
+	strv_free(lines);
+	policy_done(&p);
+	assert_int_equal(policy_load_string(&p, "[network]\nupstream_ca = "
+	    "/etc/passwd\nallow = a.test:443 /x\n", NULL, &cause), 0);
+	lines = policy_describe_http(&p);
+	assert_string_equal(lines[0], "http a.test:443 * /x");
+	assert_string_equal(lines[1], "http other requests to these hosts: ask");
+	assert_string_equal(lines[2],
+	    "upstream servers checked against /etc/passwd");
+	assert_null(lines[3]);
+	strv_free(lines);
+	policy_done(&p);
+}
+
 /* upstream_ca = ~/...: the home of who runs ward, expanded; the file
  * read at load. */
 static void
@@ -933,6 +998,7 @@ main(void)
 		cmocka_unit_test(test_agent_recipes),
 		cmocka_unit_test(test_http_path_match),
 		cmocka_unit_test(test_upstream_ca_home),
+		cmocka_unit_test(test_describe_http),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
