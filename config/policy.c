@@ -1875,6 +1875,13 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 	return 1;
 }
 
+/* The variables that point the sandbox's TLS clients at the run's CA
+ * bundle while a host is intercepted (share/man/ward.ini.5). */
+static const char *const policy_ca_vars[] = {
+	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+	"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+};
+
 /*
  * Is s (len bytes, as inih hands it on) a [secret NAME] section? 0 no,
  * 1 yes and *name (malloc'd) is NAME, -EINVAL yes but NAME is not a
@@ -1916,6 +1923,13 @@ policy_secret_section(const char *s, size_t len, char **name, char **why)
 		    SECRET_NAME_MAX);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(policy_ca_vars); i++)
+		if (strcmp(n, policy_ca_vars[i]) == 0) {
+			*why = xasprintf("[%s]: ward sets %s in the sandbox "
+			    "while a host is intercepted (to the run's CA "
+			    "bundle)", qs, n);
+			return -EINVAL;
+		}
 	*name = steal_ptr(&n);
 	return 1;
 }
