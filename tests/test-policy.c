@@ -134,10 +134,89 @@ join(char **v, size_t n)
 	return s;
 }
 
+/* Blanks as '+': a check is one word. */
+static char *
+plus_blanks(char *s)
+{
+	for (char *c = s; *c != '\0'; c++)
+		if (*c == ' ')
+			*c = '+';
+	return s;
+}
+
+/* The fields of issue 19: rules, reasons, http, upstream_ca, secrets;
+ * NULL for another name. */
+static char *
+field_issue19(const struct policy *p, const char *name)
+{
+	if (strcmp(name, "rules") == 0) {
+		/* host@port:METHOD:PATH of the allow entries with a rule */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			const struct policy_host *h = &p->net_allow[i];
+			char *old = s;
+
+			if (h->method == NULL && h->path == NULL)
+				continue;
+			s = xasprintf("%s%s%s@%u-%u:%s:%s", old, *old ? "," : "",
+			    h->host, h->port_lo, h->port_hi,
+			    h->method ? h->method : "(null)",
+			    h->path ? h->path : "(null)");
+			free(old);
+		}
+		return s;
+	}
+	if (strcmp(name, "reasons") == 0) {
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			char *old = s;
+
+			s = xasprintf("%s%s%s", old, i ? "," : "",
+			    p->net_allow[i].reason ? p->net_allow[i].reason : "-");
+			free(old);
+		}
+		return plus_blanks(s);
+	}
+	if (strcmp(name, "http") == 0)
+		return xstrdup(policy_action_name(p->http));
+	if (strcmp(name, "upstream_ca") == 0)
+		return xstrdup(p->upstream_ca ? p->upstream_ca : "none");
+	if (strcmp(name, "secrets") == 0) {
+		/* NAME[from|host@lo-hi,...|header|value];... blanks as + */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_secrets; i++) {
+			const struct policy_secret *sc = &p->secrets[i];
+			char *old = s;
+
+			s = xasprintf("%s%s%s[%s|", old, i ? ";" : "", sc->name,
+			    sc->from);
+			free(old);
+			for (size_t j = 0; j < sc->n_hosts; j++) {
+				old = s;
+				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
+				    sc->hosts[j].host, sc->hosts[j].port_lo,
+				    sc->hosts[j].port_hi);
+				free(old);
+			}
+			old = s;
+			s = xasprintf("%s|%s|%s]", old, sc->header,
+			    sc->header_value);
+			free(old);
+		}
+		return plus_blanks(s);
+	}
+	return NULL;
+}
+
 /* One field of a policy as the tables spell it. */
 static char *
 field(const struct policy *p, const char *name)
 {
+	char *got;
+
 	if (strcmp(name, "timeout") == 0)
 		return xasprintf("%u", p->timeout);
 	if (strcmp(name, "ask_timeout") == 0)
@@ -235,71 +314,8 @@ field(const struct policy *p, const char *name)
 		}
 		return s;
 	}
-	if (strcmp(name, "rules") == 0) {
-		/* host@port:METHOD:PATH of the allow entries with a rule */
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_net_allow; i++) {
-			const struct policy_host *h = &p->net_allow[i];
-			char *old = s;
-
-			if (h->method == NULL && h->path == NULL)
-				continue;
-			s = xasprintf("%s%s%s@%u-%u:%s:%s", old, *old ? "," : "",
-			    h->host, h->port_lo, h->port_hi,
-			    h->method ? h->method : "(null)",
-			    h->path ? h->path : "(null)");
-			free(old);
-		}
-		return s;
-	}
-	if (strcmp(name, "reasons") == 0) {
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_net_allow; i++) {
-			char *old = s;
-
-			s = xasprintf("%s%s%s", old, i ? "," : "",
-			    p->net_allow[i].reason ? p->net_allow[i].reason : "-");
-			free(old);
-		}
-		for (char *c = s; *c != '\0'; c++)
-			if (*c == ' ')
-				*c = '+';
-		return s;
-	}
-	if (strcmp(name, "http") == 0)
-		return xstrdup(policy_action_name(p->http));
-	if (strcmp(name, "upstream_ca") == 0)
-		return xstrdup(p->upstream_ca ? p->upstream_ca : "none");
-	if (strcmp(name, "secrets") == 0) {
-		/* NAME[from|host@lo-hi,...|header|value];... blanks as + */
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_secrets; i++) {
-			const struct policy_secret *sc = &p->secrets[i];
-			char *old = s;
-
-			s = xasprintf("%s%s%s[%s|", old, i ? ";" : "", sc->name,
-			    sc->from);
-			free(old);
-			for (size_t j = 0; j < sc->n_hosts; j++) {
-				old = s;
-				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
-				    sc->hosts[j].host, sc->hosts[j].port_lo,
-				    sc->hosts[j].port_hi);
-				free(old);
-			}
-			old = s;
-			s = xasprintf("%s|%s|%s]", old, sc->header,
-			    sc->header_value);
-			free(old);
-		}
-		for (char *c = s; *c != '\0'; c++)
-			if (*c == ' ')
-				*c = '+';
-		return s;
-	}
+	if ((got = field_issue19(p, name)) != NULL)
+		return got;
 	fail_msg("unknown field %s in " GOOD_TSV, name);
 	return NULL;
 }
