@@ -189,7 +189,8 @@ endif
 $(BUILD)/tests/live/fullscreen: $(BUILD)/tests/live/fullscreen.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FULLSCREEN_LIBS)
 
-tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console
+# test-gate-main runs $(BUILD)/bin/ward-gate.
+tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console $(BUILD)/bin/ward-gate
 
 # Unit tests (cmocka), then the live tests that launch real sandboxes.
 check: all tests layers
