@@ -28,6 +28,8 @@ struct req {
 	char		*rule;		/* the rule that allowed it, or NULL */
 	const char	*secret;	/* the secret put in, or NULL */
 	bool		 sent;		/* some of it went up */
+	bool		 done;		/* answered (out of the queue) while
+					 * its body still comes */
 };
 
 struct flow {
@@ -137,12 +139,12 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 	f->refusal = xasprintf("HTTP/1.1 %u %s\r\nContent-Type: text/plain; "
 	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
 	    "%s\n", status, reason, strlen(body) + 1, body);
-	bool sent = r != NULL && r->sent;	/* r is in the queue */
+	bool sent = r != NULL && r->sent && !r->done;	/* r is in the queue */
 
 	if (r != NULL) {
 		r->status = status;
 		emit_http(f, r, v, why);
-		if (sent)
+		if (r->sent)
 			f->cut = true;
 	}
 	if (f->cut || f->nq == 0) {
@@ -559,7 +561,9 @@ rq_on_message_complete(http_parser *hp)
 		buf_add(&f->up, "0\r\n\r\n", 5);
 		f->cur->up += 5;
 	}
-	f->cur = NULL;	/* the queue holds it */
+	if (f->cur->done)
+		req_free(f->cur);
+	f->cur = NULL;	/* the queue holds it, or it is over */
 	return 0;
 }
 
@@ -651,10 +655,12 @@ rs_on_message_complete(http_parser *hp)
 	r = f->q[0];
 	memmove(f->q, f->q + 1, (f->nq - 1) * sizeof *f->q);
 	f->nq--;
-	if (r == f->cur)
-		f->cur = NULL;	/* answered before its body ended */
 	emit_http(f, r, GATE_ALLOW, NULL);
-	req_free(r);
+	if (r == f->cur)
+		r->done = true;	/* answered before its body ended: the
+				 * rest of the body still goes up */
+	else
+		req_free(r);
 	if (f->nq == 0 && f->refusal != NULL && !f->closing) {
 		buf_add(&f->down, f->refusal, strlen(f->refusal));
 		f->closing = true;
@@ -697,8 +703,9 @@ flow_end(struct flow *f)
 	}
 	f->nq = 0;
 	if (f->cur != NULL) {
-		emit_http(f, f->cur, f->held ? GATE_DENY_PERSON : GATE_ALLOW,
-		    "connection ended");
+		if (!f->cur->done)
+			emit_http(f, f->cur, f->held ? GATE_DENY_PERSON :
+			    GATE_ALLOW, "connection ended");
 		req_free(f->cur);
 		f->cur = NULL;
 	}

@@ -36,6 +36,7 @@ struct end {
 	int		 fd;
 	uint32_t	 armed;		/* events registered */
 	uint32_t	 want;		/* events the last pass blocked on */
+	bool		 out;		/* taken out of the set (see relay_run) */
 };
 
 struct conn {
@@ -213,10 +214,15 @@ arm(struct relay *r, struct end *e)
 {
 	struct epoll_event ev = { .events = e->want, .data.ptr = e };
 
-	if (e->fd < 0 || e->want == e->armed)
+	if (e->fd < 0 || (e->want == e->armed && !e->out))
 		return;
-	if (epoll_ctl(r->ep, EPOLL_CTL_MOD, e->fd, &ev) == 0)
+	if (e->out && e->want == 0)
+		return;
+	if (epoll_ctl(r->ep, e->out ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, e->fd,
+	    &ev) == 0) {
 		e->armed = e->want;
+		e->out = false;
+	}
 }
 
 static void
@@ -234,8 +240,17 @@ conn_free(struct conn *c)
 	flow_free(c->flow);
 	SSL_free(c->cs);
 	SSL_free(c->us);
-	if (c->cl.fd >= 0)
+	if (c->cl.fd >= 0) {
+		char junk[4096];
+
+		/* What the client sent past a refusal, read and dropped:
+		 * closing with it unread would reset the connection, and
+		 * the reset can destroy our 403 before the client reads it. */
+		(void)shutdown(c->cl.fd, SHUT_WR);
+		while (recv(c->cl.fd, junk, sizeof junk, MSG_DONTWAIT) > 0)
+			;
 		close(c->cl.fd);
+	}
 	if (c->up.fd >= 0)
 		close(c->up.fd);
 	buf_free(&c->cin);
@@ -452,8 +467,8 @@ relay_pass(struct conn *c, bool *end)
 }
 
 /* Move everything that can move, then arm each end for what it waits
- * on. The connection may be freed. */
-static void
+ * on. False when the connection is over (and freed). */
+static bool
 conn_pump(struct conn *c)
 {
 	bool end = false;
@@ -464,7 +479,7 @@ conn_pump(struct conn *c)
 		c->cl.want = c->up.want = 0;
 		if ((n = setup_step(c)) < 0) {
 			conn_free(c);
-			return;
+			return false;
 		}
 		if (n == 0)
 			break;
@@ -473,10 +488,11 @@ conn_pump(struct conn *c)
 	}
 	if (end) {
 		conn_free(c);
-		return;
+		return false;
 	}
 	arm(c->r, &c->cl);
 	arm(c->r, &c->up);
+	return true;
 }
 
 static int
@@ -510,7 +526,7 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 		goto fail;
 	SSL_set_app_data(c->cs, c);
 	SSL_set_accept_state(c->cs);
-	conn_pump(c);
+	(void)conn_pump(c);
 	return 0;
 fail:
 	conn_error(c, "gate: %s", strerror(errno ? errno : ENOMEM));
@@ -525,7 +541,7 @@ on_answer(struct relay *r, const struct gate_msg *m)
 		if (c->flow != NULL && flow_holds(c->flow, m->req)) {
 			(void)flow_answer(c->flow, m->req,
 			    m->verdict == GATE_ALLOW);
-			conn_pump(c);
+			(void)conn_pump(c);
 			return;
 		}
 }
@@ -595,6 +611,22 @@ relay_free(struct relay *r)
 	free(r);
 }
 
+/* A hang-up or error is reported whatever the set asks: on an end that
+ * waits for nothing now (a held request's client, an upstream whose
+ * reader is paused) it would wake the loop forever. Out of the set
+ * until it waits for something again (arm adds it back). */
+static void
+quiet_hangup(struct relay *r, struct end *e, uint32_t events)
+{
+	if (!(events & (EPOLLHUP | EPOLLERR)) || e->want != 0 || e->fd < 0 ||
+	    e->out)
+		return;
+	if (epoll_ctl(r->ep, EPOLL_CTL_DEL, e->fd, NULL) == 0) {
+		e->out = true;
+		e->armed = 0;
+	}
+}
+
 int
 relay_run(struct relay *r)
 {
@@ -620,7 +652,8 @@ relay_run(struct relay *r)
 			 * the connection: look it up before touching it. */
 			for (struct conn *c = r->conns; c != NULL; c = c->next)
 				if (&c->cl == e || &c->up == e) {
-					conn_pump(c);
+					if (conn_pump(c))
+						quiet_hangup(r, e, ev[i].events);
 					break;
 				}
 		}
