@@ -169,7 +169,7 @@ static int
 make_ctxs(struct relay *r, X509_STORE *store)
 {
 	const long modes = SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS;
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 
 	r->sctx = SSL_CTX_new(TLS_server_method());
 	r->cctx = SSL_CTX_new(TLS_client_method());
