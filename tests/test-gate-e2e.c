@@ -218,6 +218,7 @@ gate_child(struct fx *x, int wire)
 		fprintf(stderr, "gate child: %s\n", cause);
 		_exit(1);
 	}
+	relay_set_setup_ms(r, 1000);
 	_exit(relay_run(r) < 0 ? 1 : 0);
 }
 
@@ -298,7 +299,17 @@ teardown(void **state)
 	ca_free(x->ca);
 	secrets_done(&x->s);
 	policy_done(&x->p);
-	/* The upstream threads stay blocked in accept: the process ends. */
+	/* Shutting the listening sockets ends the upstreams' accept. */
+	for (int i = 0; i < 2; i++) {
+		struct upstream *u = i ? &x->bad : &x->good;
+
+		shutdown(u->lfd, SHUT_RDWR);
+		close(u->go[1]);
+		pthread_join(u->th, NULL);
+		close(u->lfd);
+		close(u->go[0]);
+		SSL_CTX_free(u->ctx);
+	}
 	free(x);
 	return 0;
 }
@@ -531,6 +542,40 @@ test_sni_must_be_the_host(void **state)
 	close_client(s, fd);
 }
 
+static void
+test_half_close_still_answered(void **state)
+{
+	struct fx *x = *state;
+	const char *req = "GET /v1 HTTP/1.1\r\nHost: api.test\r\n\r\n";
+	char resp[512];
+	int fd;
+	SSL *s = connect_via_gate(x, &x->good, "api.test", "api.test", &fd);
+
+	assert_int_equal(SSL_connect(s), 1);
+	SSL_write(s, req, (int)strlen(req));
+	/* The client's close_notify: it sends no more, and still reads. */
+	assert_int_equal(SSL_shutdown(s), 0);
+	read_all(s, resp, sizeof resp);
+	assert_true(strncmp(resp, "HTTP/1.1 200 OK", 15) == 0);
+	assert_int_equal(next_msg(x).type, GATE_HTTP);
+	close_client(s, fd);
+}
+
+static void
+test_stalled_handshake_times_out(void **state)
+{
+	struct fx *x = *state;
+	struct gate_msg m;
+	int fd;
+	SSL *s = connect_via_gate(x, &x->good, "api.test", "api.test", &fd);
+
+	/* No ClientHello at all: after the set-up time, an error. */
+	m = next_msg(x);
+	assert_int_equal(m.type, GATE_ERROR);
+	assert_string_equal(m.text, "TLS handshake: timed out");
+	close_client(s, fd);
+}
+
 int
 main(void)
 {
@@ -541,6 +586,8 @@ main(void)
 		cmocka_unit_test(test_sse_arrives_in_pieces),
 		cmocka_unit_test(test_bad_upstream_refused),
 		cmocka_unit_test(test_sni_must_be_the_host),
+		cmocka_unit_test(test_half_close_still_answered),
+		cmocka_unit_test(test_stalled_handshake_times_out),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -96,6 +96,8 @@ headers_clear(struct flow *f)
 
 /* ---- messages ---- */
 
+static char *url_path(const char *);
+
 static void
 emit(struct flow *f, struct gate_msg *m)
 {
@@ -110,13 +112,16 @@ emit_http(struct flow *f, const struct req *r, enum gate_verdict v,
     const char *why)
 {
 	struct gate_msg m = { .type = GATE_HTTP, .verdict = v };
+	/* The path without its query: a query can carry data the record
+	 * has no need of. */
+	cleanup_free char *path = url_path(r->url ? r->url : "/");
 
 	m.req = r->id;
 	m.status = r->status;
 	m.bytes_up = r->up;
 	m.bytes_down = r->down;
 	GATEMSG_SET(m.method, r->method);
-	GATEMSG_SET(m.path, r->url ? r->url : "");
+	GATEMSG_SET(m.path, r->url ? path : "");
 	GATEMSG_SET(m.rule, r->rule ? r->rule : "");
 	GATEMSG_SET(m.name, r->secret ? r->secret : "");
 	GATEMSG_SET(m.text, why ? why : "");
@@ -170,10 +175,11 @@ refuse_secret(struct flow *f, const struct secret *sc, const char *where)
 {
 	struct gate_msg m = { .type = GATE_SECRET, .verdict = GATE_DENY_SECRET };
 	cleanup_free char *why = NULL, *body = NULL;
+	cleanup_free char *path = url_path(f->cur->url ? f->cur->url : "/");
 
 	GATEMSG_SET(m.name, sc->ps->name);
 	GATEMSG_SET(m.method, f->cur->method);
-	GATEMSG_SET(m.path, f->cur->url ? f->cur->url : "");
+	GATEMSG_SET(m.path, path);
 	GATEMSG_SET(m.text, where);
 	m.req = f->cur->id;
 	emit(f, &m);
@@ -807,6 +813,12 @@ bool
 flow_closing(const struct flow *f)
 {
 	return f->closing;
+}
+
+bool
+flow_idle(const struct flow *f)
+{
+	return f->nq == 0 && !f->held;
 }
 
 bool

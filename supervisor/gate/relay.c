@@ -20,6 +20,9 @@
 #include "supervisor/gate/gatemsg.h"
 
 #define CHUNK	16384
+/* From GATE_CONN to relaying: both handshakes and the connect. A client
+ * or upstream that stalls there holds fds, not the loop. */
+#define SETUP_MS	30000
 
 enum conn_state {
 	CONN_ACCEPT,		/* TLS with the sandbox's client */
@@ -51,6 +54,7 @@ struct conn {
 	struct flow	*flow;
 	struct buf	 cin;		/* the client's bytes flow has not taken */
 	bool		 c_eof, u_eof, shut;
+	int64_t		 deadline;	/* CLOCK_MONOTONIC ms until relaying */
 	char		 err[256];	/* set by a callback: why it failed */
 };
 
@@ -62,6 +66,7 @@ struct relay {
 	SSL_CTX			*sctx, *cctx;
 	struct conn		*conns;
 	uint64_t		 next_req;
+	int			 setup_ms;
 };
 
 static void
@@ -383,6 +388,7 @@ setup_step(struct conn *c)
 		if (n == 0)
 			return 0;
 		c->st = CONN_RELAY;
+		c->deadline = 0;
 		c->flow = flow_new(c->r->p, c->r->s, c->host, c->port, c->id,
 		    &(struct flow_hooks){ flow_on_emit, c->r },
 		    &c->r->next_req);
@@ -454,9 +460,10 @@ relay_pass(struct conn *c, bool *end)
 	}
 	if (flow_cut_upstream(c->flow) && c->us != NULL)
 		cut_upstream(c);
-	/* The client left, or everything owed it is written and the flow
-	 * (a refusal, the upstream's end) says close. */
-	if ((c->c_eof && c->cin.len == 0) ||
+	/* The client left (and no response is owed it: after a TLS
+	 * close_notify it may still read), or everything owed it is
+	 * written and the flow (a refusal, the upstream's end) says close. */
+	if ((c->c_eof && c->cin.len == 0 && flow_idle(c->flow)) ||
 	    (flow_closing(c->flow) && down->len == 0)) {
 		if (!c->shut)
 			(void)SSL_shutdown(c->cs);
@@ -503,6 +510,7 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 
 	c->r = r;
 	c->id = m->conn;
+	c->deadline = now_mono_ms() + r->setup_ms;
 	GATEMSG_SET(c->host, m->host);
 	c->port = m->port;
 	c->cl = (struct end){ .c = c, .fd = fds[0] };
@@ -584,6 +592,7 @@ relay_new(int wire, const struct policy *p, const struct secrets *s,
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
 	r->wire = wire;
+	r->setup_ms = SETUP_MS;
 	r->p = p;
 	r->s = s;
 	r->ca = ca;
@@ -595,6 +604,12 @@ relay_new(int wire, const struct policy *p, const struct secrets *s,
 		return NULL;
 	}
 	return r;
+}
+
+void
+relay_set_setup_ms(struct relay *r, int ms)
+{
+	r->setup_ms = ms;
 }
 
 void
@@ -627,13 +642,37 @@ quiet_hangup(struct relay *r, struct end *e, uint32_t events)
 	}
 }
 
+/* Connections past their set-up deadline end; the wait until the next. */
+static int
+expire(struct relay *r)
+{
+	int64_t now = now_mono_ms(), next = -1;
+	struct conn *c, *nx;
+
+	for (c = r->conns; c != NULL; c = nx) {
+		nx = c->next;
+		if (c->deadline == 0)
+			continue;
+		if (c->deadline <= now) {
+			conn_error(c, "%s: timed out", c->st == CONN_ACCEPT ?
+			    "TLS handshake" : c->st == CONN_CONNECT ?
+			    "connect" : "upstream TLS handshake");
+			conn_free(c);
+			continue;
+		}
+		if (next < 0 || c->deadline - now < next)
+			next = c->deadline - now;
+	}
+	return next < 0 ? -1 : (int)next;
+}
+
 int
 relay_run(struct relay *r)
 {
 	struct epoll_event ev[64];
 
 	for (;;) {
-		int n = epoll_wait(r->ep, ev, ARRAY_SIZE(ev), -1);
+		int n = epoll_wait(r->ep, ev, ARRAY_SIZE(ev), expire(r));
 
 		if (n < 0 && errno == EINTR)
 			continue;
