@@ -576,10 +576,69 @@ test_stalled_handshake_times_out(void **state)
 	close_client(s, fd);
 }
 
+/* The leaf the gate would show for name, verified against the run CA
+ * alone: its name constraints allow only the intercepted names. */
+static int
+verify_leaf(struct fx *x, const char *name)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	SSL *ssl = SSL_new(ctx);
+	X509_STORE *st = X509_STORE_new();
+	X509_STORE_CTX *vc = X509_STORE_CTX_new();
+	BIO *b = BIO_new_mem_buf(ca_pem(x->ca), -1);
+	X509 *ca = PEM_read_bio_X509(b, NULL, NULL, NULL);
+	int err;
+
+	assert_int_equal(ca_use_leaf(x->ca, ssl, name), 0);
+	X509_STORE_add_cert(st, ca);
+	X509_STORE_CTX_init(vc, st, SSL_get_certificate(ssl), NULL);
+	err = X509_verify_cert(vc) == 1 ? X509_V_OK :
+	    X509_STORE_CTX_get_error(vc);
+	X509_STORE_CTX_free(vc);
+	X509_STORE_free(st);
+	X509_free(ca);
+	BIO_free(b);
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
+	return err;
+}
+
+static void
+test_ca_name_constraints(void **state)
+{
+	struct fx *x = *state;
+
+	assert_int_equal(verify_leaf(x, "api.test"), X509_V_OK);
+	assert_int_equal(verify_leaf(x, "other.test"), X509_V_OK);
+	assert_int_equal(verify_leaf(x, "bank.example"),
+	    X509_V_ERR_PERMITTED_VIOLATION);
+	assert_int_equal(verify_leaf(x, "10.0.0.1"),
+	    X509_V_ERR_EXCLUDED_VIOLATION);
+	/* And the CA is what the issue asks. */
+	{
+		BIO *b = BIO_new_mem_buf(ca_pem(x->ca), -1);
+		X509 *ca = PEM_read_bio_X509(b, NULL, NULL, NULL);
+		char cn[128] = "";
+
+		X509_NAME_get_text_by_NID(X509_get_subject_name(ca),
+		    NID_commonName, cn, sizeof cn);
+		assert_string_equal(cn, "ward run CA test");
+		assert_int_equal(X509_check_ca(ca), 1);
+		assert_true(X509_get_key_usage(ca) & KU_KEY_CERT_SIGN);
+		assert_int_equal(X509_EXTENSION_get_critical(X509_get_ext(ca,
+		    X509_get_ext_by_NID(ca, NID_basic_constraints, -1))), 1);
+		assert_int_equal(X509_EXTENSION_get_critical(X509_get_ext(ca,
+		    X509_get_ext_by_NID(ca, NID_name_constraints, -1))), 1);
+		X509_free(ca);
+		BIO_free(b);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ca_name_constraints),
 		cmocka_unit_test(test_secret_reaches_upstream),
 		cmocka_unit_test(test_alpn_is_http11),
 		cmocka_unit_test(test_refused_never_relayed),

@@ -415,6 +415,7 @@ check_phantoms(struct flow *f)
 		}
 		while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
 			if (!f->bound[secret_index(f, sc)] ||
+			    sc->ps->header == NULL ||
 			    strcasecmp(n, sc->ps->header) != 0) {
 				refuse_secret(f, sc, where);
 				return false;

@@ -425,6 +425,9 @@ relay_pass(struct conn *c, bool *end)
 		moved |= used > 0;
 	}
 	explicit_bzero(tmp, sizeof tmp);
+	/* A refusal after part of its request went up: not one byte more. */
+	if (flow_cut_upstream(c->flow) && c->us != NULL)
+		cut_upstream(c);
 	if (up->len > 0 && c->us != NULL) {
 		n = io_result(c->us, SSL_write(c->us, buf_data(up),
 		    (int)(up->len < CHUNK ? up->len : CHUNK)), &c->up);
@@ -458,8 +461,6 @@ relay_pass(struct conn *c, bool *end)
 		}
 		moved |= n != 0;
 	}
-	if (flow_cut_upstream(c->flow) && c->us != NULL)
-		cut_upstream(c);
 	/* The client left (and no response is owed it: after a TLS
 	 * close_notify it may still read), or everything owed it is
 	 * written and the flow (a refusal, the upstream's end) says close. */
