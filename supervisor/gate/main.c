@@ -140,7 +140,9 @@ main(int argc, char **argv)
 	cleanup_free char *label = NULL;
 	struct ca *ca = NULL;
 	struct relay *relay = NULL;
-	X509_STORE *store;
+	cleanup_free char *store_pem = NULL;
+	size_t store_len = 0;
+	X509_STORE *store = NULL;
 	int r;
 
 	if (argc != 3) {
@@ -159,8 +161,9 @@ main(int argc, char **argv)
 	label = xstrdup(argv[2]);
 	if ((ca = ca_new(basename(label), &p, &cause)) == NULL ||
 	    write_ca(argv[2], ca, &capath, &bundle, &cause) < 0 ||
-	    (store = relay_load_store(p.upstream_ca ? p.upstream_ca :
-	    HOST_BUNDLE, &cause)) == NULL ||
+	    relay_read_store(p.upstream_ca ? p.upstream_ca : HOST_BUNDLE,
+	    &store_pem, &store_len, &cause) < 0 ||
+	    (store = X509_STORE_new()) == NULL ||
 	    (relay = relay_new(GATE_WIRE_FD, &p, &s, ca, store, &cause)) ==
 	    NULL) {
 		r = fail(cause);
@@ -170,6 +173,11 @@ main(int argc, char **argv)
 		r = 1;
 		goto out;
 	}
+	/* Parsed now, while the supervisor makes the sandbox; from memory,
+	 * read before READY. A store left empty fails every upstream's
+	 * verification: refused, never relayed. */
+	if (relay_store_add(store, store_pem, store_len, &cause) < 0)
+		fprintf(stderr, "ward-gate: %s\n", cause);
 	LEAK_CHECK_NOW();
 	if (lock_apply(&cause) < 0) {
 		/* Already READY: say it on stderr, and stop (the supervisor

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -199,13 +200,69 @@ make_ctxs(struct relay *r, X509_STORE *store)
 	return 0;
 }
 
+int
+relay_read_store(const char *file, char **pem, size_t *len, char **cause)
+{
+	cleanup_fd int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct buf b = { 0 };
+	char tmp[65536];
+	ssize_t n;
+
+	if (fd < 0) {
+		set_cause(cause, "upstream CAs %s: %s", file, strerror(errno));
+		return -errno;
+	}
+	while ((n = read(fd, tmp, sizeof tmp)) > 0)
+		buf_add(&b, tmp, (size_t)n);
+	buf_add(&b, "", 1);
+	if (n < 0 || strstr(buf_data(&b), "-----BEGIN CERTIFICATE-----") == NULL) {
+		set_cause(cause, "upstream CAs %s: %s", file, n < 0 ?
+		    strerror(errno) : "no certificate in it");
+		buf_free(&b);
+		return -EINVAL;
+	}
+	*len = b.len - 1;
+	*pem = xmalloc(b.len);
+	memcpy(*pem, buf_data(&b), b.len);
+	buf_free(&b);
+	return 0;
+}
+
+int
+relay_store_add(X509_STORE *st, const char *pem, size_t len, char **cause)
+{
+	BIO *b = BIO_new_mem_buf(pem, (int)len);
+	STACK_OF(X509_INFO) *v = b ? PEM_X509_INFO_read_bio(b, NULL, NULL,
+	    NULL) : NULL;
+	int added = 0;
+
+	for (int i = 0; v != NULL && i < sk_X509_INFO_num(v); i++) {
+		X509_INFO *xi = sk_X509_INFO_value(v, i);
+
+		if (xi->x509 != NULL && X509_STORE_add_cert(st, xi->x509) == 1)
+			added++;
+	}
+	sk_X509_INFO_pop_free(v, X509_INFO_free);
+	BIO_free(b);
+	ERR_clear_error();
+	if (added == 0) {
+		set_cause(cause, "upstream CAs: no certificate could be read");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 X509_STORE *
 relay_load_store(const char *file, char **cause)
 {
-	X509_STORE *st = X509_STORE_new();
+	cleanup_free char *pem = NULL;
+	X509_STORE *st;
+	size_t len = 0;
 
-	if (st == NULL || X509_STORE_load_file(st, file) != 1) {
-		set_cause(cause, "upstream CAs %s: %s", file, ssl_reason());
+	if (relay_read_store(file, &pem, &len, cause) < 0)
+		return NULL;
+	if ((st = X509_STORE_new()) == NULL ||
+	    relay_store_add(st, pem, len, cause) < 0) {
 		X509_STORE_free(st);
 		return NULL;
 	}
