@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -137,7 +138,7 @@ main(int argc, char **argv)
 	struct secrets s = { 0 };
 	struct rlimit none = { 0, 0 };
 	cleanup_free char *cause = NULL, *capath = NULL, *bundle = NULL;
-	cleanup_free char *label = NULL;
+	cleanup_free char *label = NULL, *rundir = NULL;
 	struct ca *ca = NULL;
 	struct relay *relay = NULL;
 	cleanup_free char *store_pem = NULL;
@@ -158,9 +159,18 @@ main(int argc, char **argv)
 		return fail(cause ? cause : "the policy does not load");
 	if (secrets_load(&s, &p, &cause) < 0)
 		return fail(cause);
-	label = xstrdup(argv[2]);
+	/* READY names absolute paths: the supervisor binds them into the
+	 * sandbox. */
+	if ((rundir = realpath(argv[2], NULL)) == NULL) {
+		cleanup_free char *why = xasprintf("%s: %s", argv[2],
+		    strerror(errno));
+
+		r = fail(why);
+		goto out;
+	}
+	label = xstrdup(rundir);
 	if ((ca = ca_new(basename(label), &p, &cause)) == NULL ||
-	    write_ca(argv[2], ca, &capath, &bundle, &cause) < 0 ||
+	    write_ca(rundir, ca, &capath, &bundle, &cause) < 0 ||
 	    relay_read_store(p.upstream_ca ? p.upstream_ca : HOST_BUNDLE,
 	    &store_pem, &store_len, &cause) < 0 ||
 	    (store = X509_STORE_new()) == NULL ||
