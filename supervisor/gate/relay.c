@@ -187,6 +187,11 @@ make_ctxs(struct relay *r, X509_STORE *store)
 	SSL_CTX_set_min_proto_version(r->cctx, TLS1_2_VERSION);
 	SSL_CTX_set_mode(r->sctx, modes);
 	SSL_CTX_set_mode(r->cctx, modes);
+	/* Whole socket reads, not a record header and then its body: half
+	 * the reads. Bytes OpenSSL holds then raise no epoll event, so
+	 * every pass of a connection tries each read it may (relay_pass). */
+	SSL_CTX_set_read_ahead(r->sctx, 1);
+	SSL_CTX_set_read_ahead(r->cctx, 1);
 	/* No session tickets: their key would be one more secret, and a
 	 * run's connections are few. */
 	SSL_CTX_set_options(r->sctx, SSL_OP_NO_TICKET);
