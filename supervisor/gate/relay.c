@@ -495,8 +495,12 @@ relay_pass(struct conn *c, bool *end)
 		    (int)(up->len < CHUNK ? up->len : CHUNK)), &c->up);
 		if (n > 0)
 			buf_drop(up, (size_t)n);
-		else if (n < 0)
-			c->u_eof = true, buf_drop(up, up->len);
+		else if (n < 0) {
+			/* The upstream is gone: what it owes will not come. */
+			c->u_eof = true;
+			buf_drop(up, up->len);
+			(void)flow_from_upstream(c->flow, NULL, 0);
+		}
 		moved |= n != 0;
 	}
 	if (down->len < BUF_HIGH && c->us != NULL && !c->u_eof) {
