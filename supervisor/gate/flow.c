@@ -131,7 +131,8 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 	const char *reason = status == 400 ? "Bad Request" : "Forbidden";
 
 	f->stopped = true;
-	http_parser_pause(&f->rq, 1);
+	if (HTTP_PARSER_ERRNO(&f->rq) == HPE_OK)
+		http_parser_pause(&f->rq, 1);
 	free(f->refusal);
 	f->refusal = xasprintf("HTTP/1.1 %u %s\r\nContent-Type: text/plain; "
 	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
