@@ -137,10 +137,12 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 	f->refusal = xasprintf("HTTP/1.1 %u %s\r\nContent-Type: text/plain; "
 	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
 	    "%s\n", status, reason, strlen(body) + 1, body);
+	bool sent = r != NULL && r->sent;	/* r is in the queue */
+
 	if (r != NULL) {
 		r->status = status;
 		emit_http(f, r, v, why);
-		if (r->sent)
+		if (sent)
 			f->cut = true;
 	}
 	if (f->cut || f->nq == 0) {
@@ -156,7 +158,7 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 		buf_add(&f->down, f->refusal, strlen(f->refusal));
 		f->closing = true;
 	}
-	if (r != NULL && !r->sent)
+	if (r != NULL && !sent)
 		req_free(r);
 	f->cur = NULL;
 }
