@@ -9,8 +9,9 @@
 # nowhere in the sandbox's /proc/self/environ, /out, the run's folder, the
 # record (audit.db, ward events, ward log) or ward's output. The phantom
 # sent to api2.test (intercepted: an allow with a path rule) or in a URL
-# to api.test is refused, never reaches the server, and is a `secret`
-# event in the record.
+# to api.test, or in a body to api2.test, is refused, never reaches the
+# server, and is a `secret` event in the record. curl without
+# CURL_CA_BUNDLE (the sandbox's system bundle) is served too.
 # Runs in a fake world's client namespace (run-all.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
@@ -22,6 +23,7 @@ write_policy "$WT_SCRATCH/policy.ini" \
     '[run]' 'ask_timeout = 3' \
     '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
     'allow = api2.test:443 GET /ok/** (the control host)' \
+    'allow = api2.test:443 POST /ok/**' \
     '[secret TOKEN]' 'from = env:TOKEN' 'hosts = api.test:443' \
     'header = x-api-key: {}'
 
@@ -39,8 +41,11 @@ c -H "x-api-key: $TOKEN" https://api.test/curl; echo "curl=$?"
 python3 "$1" urllib https://api.test/urllib GET "$TOKEN"
 python3 "$1" requests https://api.test/requests GET "$TOKEN"
 node -e "$2" https://api.test/node 2>/out/node.err
+unset CURL_CA_BUNDLE SSL_CERT_FILE; c -H "x-api-key: $TOKEN" https://api.test/sysbundle
 c https://api2.test/ok/plain; echo "plain=$?"
+c -d "k=plain" https://api2.test/ok/postplain; echo "postplain=$?"
 c -H "x-api-key: $TOKEN" https://api2.test/ok/leak; echo "leak=$?"
+c -d "k=$TOKEN" https://api2.test/ok/body; echo "body=$?"
 c -H "x-api-key: $TOKEN" "https://api.test/url?k=$TOKEN"; echo "url=$?"
 echo done'
 export TOKEN=$real
@@ -76,15 +81,27 @@ assert_grep "node's fetch got the answer" \
 assert_api "no request reached the server with the phantom" api 0 \
     "(tostring | contains(\"$phantom\"))"
 
+# The sandbox's system CA bundle trusts the run's CA too (curl's own
+# default, without CURL_CA_BUNDLE).
+assert_grep "curl with the system bundle got the answer" \
+    '^hello from api GET /sysbundle code=200\r?$' "$WT_ARTIFACTS/out"
+assert_api "curl with the system bundle: the server got the value" api 1 \
+    ".path == \"/sysbundle\" and .[\"x-api-key\"] == \"$real\""
+
 # The control: api2.test is reachable through the gate without a phantom.
 assert_grep "api2.test answers a request without the phantom" \
     '^hello from api GET /ok/plain code=200\r?$' "$WT_ARTIFACTS/out"
 assert_api "the control request reached api2.test" api 1 \
     '.host == "api2.test" and .path == "/ok/plain"'
+assert_grep "api2.test answers a POST without the phantom" \
+    '^hello from api POST /ok/postplain code=200\r?$' "$WT_ARTIFACTS/out"
 # The phantom where it may not go: refused, never at the server.
 assert_no_grep "the phantom to api2.test got no answer from the server" \
     '^hello from api GET /ok/leak' "$WT_ARTIFACTS/out"
 assert_api "the phantom never reached api2.test" api 0 '.path == "/ok/leak"'
+assert_no_grep "the phantom in a body to api2.test got no answer from the server" \
+    '^hello from api POST /ok/body' "$WT_ARTIFACTS/out"
+assert_api "the phantom in a body never reached api2.test" api 0 '.path == "/ok/body"'
 assert_no_grep "the phantom in a URL got no answer from the server" \
     '^hello from api GET /url' "$WT_ARTIFACTS/out"
 assert_api "the phantom in a URL never reached api.test" api 0 \
@@ -102,6 +119,9 @@ for f in events log; do
 	assert_event "$f: the phantom to api2.test is a secret event" \
 	    "$WT_ARTIFACTS/$f.json" \
 	    '.kind == "secret" and (tostring | test("api2\\.test")) and (tostring | test("TOKEN"))'
+	assert_event "$f: the phantom in a body is a secret event" \
+	    "$WT_ARTIFACTS/$f.json" \
+	    '.kind == "secret" and (tostring | test("/ok/body")) and (tostring | test("body"))'
 	assert_event "$f: the phantom in a URL is a secret event" \
 	    "$WT_ARTIFACTS/$f.json" \
 	    '.kind == "secret" and (tostring | test("api\\.test")) and (tostring | test("url"))'

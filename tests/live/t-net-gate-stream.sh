@@ -20,7 +20,6 @@ prog='
 curl -sS -N -m 30 https://api.test/sse | while IFS= read -r l; do
 	[ -n "$l" ] && echo "sse: $l"
 done
-echo "curl=$?"
 echo done'
 rm -f "$WT_WORLD/ctl/sse-go"
 ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
