@@ -82,10 +82,12 @@ for answer in approve deny; do
 	    "${NET_IN[@]}" -- sh -c "$prog" sh
 	wait_pending_kind "$WT_ARTIFACTS/err.$answer" http 20
 	assert_eq "pending kind" http "$WT_REQ_KIND"
-	case $WT_REQ_PATH in
-	*POST*api2.test*/repos/acme/asked*) note "ok: the pending request names method, host and path: $WT_REQ_PATH" ;;
-	*) fail "the pending request does not name POST api2.test /repos/acme/asked: $WT_REQ_PATH" ;;
-	esac
+	if [[ $WT_REQ_PATH == *POST* && $WT_REQ_PATH == *api2.test* &&
+	    $WT_REQ_PATH == */repos/acme/asked* ]]; then
+		note "ok: the pending request names method, host and path: $WT_REQ_PATH"
+	else
+		fail "the pending request does not name POST, api2.test and /repos/acme/asked: $WT_REQ_PATH"
+	fi
 	st=0
 	"$WARD" pending --json >"$WT_ARTIFACTS/pending.$answer.json" 2>&1 </dev/null || st=$?
 	assert_eq "ward pending --json exit status" 0 "$st"
