@@ -6,7 +6,9 @@
 #                                           test CA $GATE_CA
 #   https://bad.test:8443/                  "bad", from another CA
 # Each request they read is a JSON line in $WT_WORLD/api.log (bad.log):
-# method, host, path, x-api-key, authorization, body (its length). The
+# method, host, path, x-api-key, authorization, body (the length read),
+# complete (all of Content-Length came), phantom ("ward-phantom-" in a
+# header, the path or the body). The
 # sandbox trusts none of those CAs: only ward-gate, told by
 # [network] upstream_ca = $GATE_CA, verifies the APIs with it.
 

@@ -9,8 +9,12 @@ starts it in the world namespace; the gate tests, t-net-gate-*.sh, use it).
 Each --serve is a threading HTTPS server (HTTP/1.1) with that certificate.
 Every request it reads adds one JSON line to DIR/NAME.log, before it is
 answered:
-    {"method", "host", "path", "x-api-key", "authorization", "body"}
-(the header values as they arrived, "" when absent; body = its length).
+    {"method", "host", "path", "x-api-key", "authorization", "body",
+     "complete", "phantom"}
+(the header values as they arrived, "" when absent; body = the length
+read; complete = all of Content-Length came (a short body is logged when
+the connection ends, and not answered); phantom = "ward-phantom-" is in
+a header, the path or the body).
 Every TLS handshake that completes adds a line to DIR/NAME.count. Answers:
     /sse     chunked text/event-stream: "data: one", flushed; then it waits
              until DIR/ctl/sse-go exists (at most 5 s) and sends
@@ -31,6 +35,7 @@ import sys
 import threading
 import time
 
+PHANTOM = "ward-phantom-"
 
 def append(path, line):
     with open(path, "a") as f:
@@ -55,7 +60,16 @@ def handler_for(directory, name):
 
         def record(self):
             n = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(n) if n > 0 else b""
+            body = b""
+            try:
+                while len(body) < n:
+                    got = self.rfile.read(n - len(body))
+                    if not got:
+                        break
+                    body += got
+            except OSError:
+                pass
+            seen = str(self.headers) + self.path + body.decode("latin-1")
             append(log, json.dumps({
                 "method": self.command,
                 "host": self.headers.get("Host", ""),
@@ -63,10 +77,17 @@ def handler_for(directory, name):
                 "x-api-key": self.headers.get("x-api-key", ""),
                 "authorization": self.headers.get("Authorization", ""),
                 "body": len(body),
+                "complete": len(body) == n,
+                "phantom": PHANTOM in seen,
             }))
+            if len(body) < n:
+                self.close_connection = True
+                return False
+            return True
 
         def answer(self):
-            self.record()
+            if not self.record():
+                return
             if self.path.split("?")[0] == "/sse":
                 return self.stream()
             body = ("hello from %s %s %s\n" %

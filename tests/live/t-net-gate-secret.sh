@@ -79,7 +79,7 @@ assert_grep "requests got the answer" \
 assert_grep "node's fetch got the answer" \
     '^node status=200 body=hello from api GET /node\r?$' "$WT_ARTIFACTS/out"
 assert_api "no request reached the server with the phantom" api 0 \
-    "(tostring | contains(\"$phantom\"))"
+    ".phantom or (tostring | contains(\"$phantom\"))"
 
 # The sandbox's system CA bundle trusts the run's CA too (curl's own
 # default, without CURL_CA_BUNDLE).
@@ -101,7 +101,9 @@ assert_no_grep "the phantom to api2.test got no answer from the server" \
 assert_api "the phantom never reached api2.test" api 0 '.path == "/ok/leak"'
 assert_no_grep "the phantom in a body to api2.test got no answer from the server" \
     '^hello from api POST /ok/body' "$WT_ARTIFACTS/out"
-assert_api "the phantom in a body never reached api2.test" api 0 '.path == "/ok/body"'
+# (its head may have gone up before the body was read: never the body)
+assert_api "the phantom in a body never reached api2.test" api 0 \
+    '.path == "/ok/body" and (.complete or .phantom)'
 assert_no_grep "the phantom in a URL got no answer from the server" \
     '^hello from api GET /url' "$WT_ARTIFACTS/out"
 assert_api "the phantom in a URL never reached api.test" api 0 \
