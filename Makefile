@@ -19,6 +19,10 @@ LIB_LIBS   := $(shell pkg-config --libs inih sqlite3 jansson) -lunistring -lreso
 # supervisor carries the program and does not link it.
 SECCOMP_LIBS := $(shell pkg-config --libs libseccomp)
 SUP_LIBS   := $(LIB_LIBS)
+# ward-gate (supervisor/gate/, issue 19): TLS and HTTP for intercepted
+# hosts. Only it links OpenSSL and http-parser: ward-supervisor starts
+# without them (issue 18).
+GATE_LIBS  := $(shell pkg-config --libs openssl) -lhttp_parser $(SECCOMP_LIBS)
 # libvterm (tui/vt.c): the agent pane's terminal emulator.
 TUI_LIBS   := $(shell pkg-config --libs ncursesw vterm) $(LIB_LIBS)
 # Shared libraries by default, as a distribution links them (their
@@ -83,6 +87,8 @@ TEST_SRC = $(wildcard tests/test-*.c)
 # tui objects other than main.c are linked into the tui tests too
 TUI_LIBSRC = $(filter-out tui/main.c,$(TUI_SRC))
 SUP_LIBSRC = $(filter-out supervisor/main.c,$(SUP_SRC))
+GATE_SRC = $(wildcard supervisor/gate/*.c)
+GATE_LIBSRC = $(filter-out supervisor/gate/main.c,$(GATE_SRC))
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 SUP_OBJ  = $(SUP_SRC:%.c=$(BUILD)/%.o)
@@ -90,7 +96,7 @@ TUI_OBJ  = $(TUI_SRC:%.c=$(BUILD)/%.o)
 TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 HELPERS  = $(patsubst tests/live/%.c,$(BUILD)/tests/live/%,$(wildcard tests/live/*.c))
 
-all: ward ward-supervisor
+all: ward ward-supervisor ward-gate
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,6 +111,10 @@ $(BUILD)/libtui.a: $(TUI_LIBSRC:%.c=$(BUILD)/%.o)
 	ar rcs $@ $^
 
 $(BUILD)/libsup.a: $(SUP_LIBSRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libgate.a: $(GATE_LIBSRC:%.c=$(BUILD)/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -137,11 +147,17 @@ ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
 ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
+ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS)
+
 # tests/test-tui-*.c link the tui objects, tests/test-sup-*.c the
 # supervisor's, tests/test-probe-*.c the probe's, every other test only
 # libward.a (config + approvals).
 $(BUILD)/tests/test-probe-%: $(BUILD)/tests/test-probe-%.o $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test-gate-%: $(BUILD)/tests/test-gate-%.o $(BUILD)/libgate.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(CMOCKA_LIBS)
@@ -195,6 +211,10 @@ $(BUILD)/bin/ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUI
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
+$(BUILD)/bin/ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS)
+
 $(BUILD)/bin/ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
@@ -210,7 +230,7 @@ ASAN_LIVE_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 asan-live: $(HELPERS)
 	$(MAKE) BUILD=build-asan CFLAGS="$(ASAN_LIVE_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" \
-		build-asan/bin/ward build-asan/bin/ward-supervisor
+		build-asan/bin/ward build-asan/bin/ward-supervisor build-asan/bin/ward-gate
 	WARD_BIN_DIR=build-asan/bin WARD_BUILD=$(BUILD) WARD_SANITIZE=1 \
 		tests/live/run-all.sh $(LIVE)
 
@@ -292,7 +312,7 @@ install: all completions
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 ward $(DESTDIR)$(BINDIR)/
-	install -m 755 ward-supervisor $(DESTDIR)$(LIBEXECDIR)/ward/
+	install -m 755 ward-supervisor ward-gate $(DESTDIR)$(LIBEXECDIR)/ward/
 	install -m 644 share/ward.ini $(DESTDIR)$(DATADIR)/ward/
 	install -m 644 share/demo/demo.ini $(DEMO_PY) $(DESTDIR)$(DATADIR)/ward/demo/
 	install -m 755 $(DEMO_SH) $(DESTDIR)$(DATADIR)/ward/demo/
@@ -308,7 +328,8 @@ install: all completions
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor
+	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor \
+		$(DESTDIR)$(LIBEXECDIR)/ward/ward-gate
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/ward
 	rm -f $(DESTDIR)$(DATADIR)/ward/ward.ini $(DESTDIR)$(DATADIR)/ward/demo/demo.ini \
 		$(patsubst share/demo/%,$(DESTDIR)$(DATADIR)/ward/demo/%,$(DEMO_SH) $(DEMO_PY))
@@ -332,7 +353,7 @@ deb-check: all
 	tests/deb-check.sh
 
 clean:
-	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor ward-gate
 
 .PHONY: all check unit unit-only asan asan-live layers bench install uninstall \
 	completions deb deb-check clean tests \

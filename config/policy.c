@@ -53,6 +53,8 @@ struct policy_parse {
 	unsigned	 empty_line;	/*   indented lines to fill it */
 	char		*empty_sect;	/*   in this section (as written, escaped) */
 	unsigned	*set_on;	/* per key: line a scalar was set on, 0 = not yet */
+	unsigned	*secret_line;	/* per [secret NAME]: its header's line */
+	bool		 secret_open;	/* the last of them is being read */
 	unsigned	 err_line;
 	char		*cause;
 };
@@ -1031,6 +1033,446 @@ policy_set_net_never(struct policy *p, const char *v, char **why)
 	return 0;
 }
 
+static int
+policy_set_http(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+
+	if (policy_action(v, false, &p->http) == 0)
+		return 0;
+	if (strcmp(v, "allow") == 0)
+		*why = xasprintf("%s is not one of ask, deny (name the requests "
+		    "in allow: api.example.com:443 GET /path)", q);
+	else
+		*why = xasprintf("%s is not one of ask, deny", q);
+	return -EINVAL;
+}
+
+/* The CAs the gate checks upstream servers with: absolute or "~/"
+ * (expanded here, as writable), a file readable now. */
+static int
+policy_set_upstream_ca(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *path = NULL, *abs = NULL;
+	struct stat sb;
+	const char *home;
+	int r;
+
+	if ((r = policy_home_or_abs(v, &path, why)) < 0)
+		return r;
+	if (path[0] == '~') {
+		if ((home = policy_home()) == NULL) {
+			*why = xasprintf("%s: no home folder to expand ~ in "
+			    "(HOME is not an absolute path)", q);
+			return -EINVAL;
+		}
+		abs = xasprintf("%s%s", home, path + 1);
+	} else {
+		abs = steal_ptr(&path);
+	}
+	if (stat(abs, &sb) < 0 || access(abs, R_OK) < 0) {
+		*why = xasprintf("%s: cannot read it: %s", q, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*why = xasprintf("%s is not a file (name a PEM file of CA "
+		    "certificates)", q);
+		return -EINVAL;
+	}
+	free(p->upstream_ca);
+	p->upstream_ca = steal_ptr(&abs);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* [secret NAME] sections and HTTP rules (issue 19) */
+
+#define SECRET_NAME_MAX		63	/* gate_msg's name[64] */
+#define HTTP_METHOD_MAX		15	/* gate_msg's method[16] */
+
+static bool
+policy_is_var_name(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_");
+
+	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
+}
+
+/* An HTTP token (RFC 9110 tchar): a method, a header's name. */
+static bool
+policy_is_http_token(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL) ||
+		    c == '\0')
+			return false;
+	}
+	return true;
+}
+
+/* The [secret NAME] being read: the last one (each NAME once). */
+static struct policy_secret *
+policy_secret_of(struct policy *p, const char *name)
+{
+	for (size_t i = p->n_secrets; i-- > 0;)
+		if (strcmp(p->secrets[i].name, name) == 0)
+			return &p->secrets[i];
+	return NULL;
+}
+
+/* from = env:NAME | file:PATH | command:CMDLINE: the form only; nothing
+ * is read or run here (the gate does, when the run starts). */
+static int
+policy_set_secret_from(struct policy *p, const char *arg, const char *v,
+    char **why)
+{
+	struct policy_secret *sc = policy_secret_of(p, arg);
+	cleanup_free char *q = policy_quote(v);
+	char *path = NULL;
+
+	if (strncmp(v, "env:", 4) == 0) {
+		if (!policy_is_var_name(v + 4)) {
+			*why = xasprintf("%s: env: takes a variable name "
+			    "(env:ANTHROPIC_API_KEY)", q);
+			return -EINVAL;
+		}
+		sc->from = xstrdup(v);
+		return 0;
+	}
+	if (strncmp(v, "file:", 5) == 0) {
+		if (policy_home_or_abs(v + 5, &path, why) < 0) {
+			free(*why);
+			*why = xasprintf("%s: file: takes an absolute path or "
+			    "~/path, with no . or ..", q);
+			return -EINVAL;
+		}
+		sc->from = xasprintf("file:%s", path);
+		free(path);
+		return 0;
+	}
+	if (strncmp(v, "command:", 8) == 0) {
+		const char *c = v + 8 + strspn(v + 8, " \t");
+
+		if (*c == '\0') {
+			*why = xasprintf("%s: command: takes a command line "
+			    "(command:pass show anthropic)", q);
+			return -EINVAL;
+		}
+		for (const char *d = c; *d != '\0'; d++)
+			if ((unsigned char)*d < 0x20 && *d != '\t') {
+				*why = xasprintf("%s: a control character in "
+				    "the command", q);
+				return -EINVAL;
+			}
+		sc->from = xasprintf("command:%s", c);
+		return 0;
+	}
+	*why = xasprintf("%s is not env:NAME, file:PATH or command:CMDLINE", q);
+	return -EINVAL;
+}
+
+/*
+ * A host an HTTP rule or a secret names: a name, *.suffix or an address
+ * (not a network), with one port. what: "a method or path", "a [secret]"
+ * for the message.
+ */
+static int
+policy_one_port_host(const char *v, const char *what, struct policy_host *ret,
+    char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	struct policy_host h;
+	int r;
+
+	if ((r = policy_parse_host(v, &h, false, why)) < 0)
+		return r;
+	if (strchr(h.host, '/') != NULL) {
+		free(h.host);
+		*why = xasprintf("%s: %s names one host (a name, *.suffix or an "
+		    "address), not a network", q, what);
+		return -EINVAL;
+	}
+	if (h.port_lo != h.port_hi) {
+		bool range = h.port_lo != 0 || h.port_hi != 65535;
+
+		*why = xasprintf("%s: %s needs one port on its host%s (say the "
+		    "port: %s:443)", q, what, range ? ", not a range" : "",
+		    h.host);
+		free(h.host);
+		return -EINVAL;
+	}
+	*ret = h;
+	return 0;
+}
+
+static int
+policy_set_secret_hosts(struct policy *p, const char *arg, const char *v,
+    char **why)
+{
+	struct policy_secret *sc = policy_secret_of(p, arg);
+	struct policy_host h;
+	int r;
+
+	if ((r = policy_one_port_host(v, "a [secret]", &h, why)) < 0)
+		return r;
+	sc->hosts = xreallocarray(sc->hosts, sc->n_hosts + 1, sizeof *sc->hosts);
+	sc->hosts[sc->n_hosts++] = h;
+	return 0;
+}
+
+/* Headers that frame the message or route it: a secret never goes in
+ * one (the gate relays them as the client wrote them). */
+static const char *const policy_frame_headers[] = {
+	"host", "content-length", "transfer-encoding", "connection",
+	"upgrade", "te", "trailer", "keep-alive", "proxy-connection",
+};
+
+/* header = Name: value, the value holding {} once (where the secret goes). */
+static int
+policy_set_secret_header(struct policy *p, const char *arg, const char *v,
+    char **why)
+{
+	struct policy_secret *sc = policy_secret_of(p, arg);
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *name = NULL;
+	const char *colon = strchr(v, ':'), *val, *brace;
+
+	if (colon == NULL) {
+		*why = xasprintf("%s is not Name: value (x-api-key: {}, or "
+		    "authorization: Bearer {})", q);
+		return -EINVAL;
+	}
+	name = xstrndup(v, (size_t)(colon - v));
+	name[strcspn(name, " \t")] = '\0';
+	if (!policy_is_http_token(v, (size_t)(colon - v))) {
+		*why = xasprintf("%s: the header's name is not an HTTP token "
+		    "(letters, digits, - and no blanks before the colon)", q);
+		return -EINVAL;
+	}
+	for (char *c = name; *c != '\0'; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	for (size_t i = 0; i < ARRAY_SIZE(policy_frame_headers); i++)
+		if (strcmp(name, policy_frame_headers[i]) == 0) {
+			*why = xasprintf("%s: %s frames the request; a secret "
+			    "goes in another header", q, name);
+			return -EINVAL;
+		}
+	val = colon + 1 + strspn(colon + 1, " \t");
+	for (const char *c = val; *c != '\0'; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f) {
+			*why = xasprintf("%s: a control character in the value", q);
+			return -EINVAL;
+		}
+	if ((brace = strstr(val, "{}")) == NULL) {
+		*why = xasprintf("%s: the value has no {} (where the secret "
+		    "goes: %s: Bearer {})", q, name);
+		return -EINVAL;
+	}
+	if (strstr(brace + 2, "{}") != NULL) {
+		*why = xasprintf("%s: {} more than once (the secret goes in "
+		    "one place)", q);
+		return -EINVAL;
+	}
+	sc->header = steal_ptr(&name);
+	sc->header_value = xstrdup(val);
+	return 0;
+}
+
+/* A method of an HTTP rule: a token ("get" is GET) or "*". */
+static int
+policy_http_method(const char *v, char **ret, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	char *m;
+
+	if (strcmp(v, "*") != 0 && !policy_is_http_token(v, strlen(v))) {
+		*why = xasprintf("%s is not an HTTP method (GET, POST, *)", q);
+		return -EINVAL;
+	}
+	if (strlen(v) > HTTP_METHOD_MAX) {
+		*why = xasprintf("%s: a method of at most %d characters", q,
+		    HTTP_METHOD_MAX);
+		return -EINVAL;
+	}
+	m = xstrdup(v);
+	for (char *c = m; *c != '\0'; c++)
+		if (*c >= 'a' && *c <= 'z')
+			*c = (char)(*c - 'a' + 'A');
+	*ret = m;
+	return 0;
+}
+
+/* A path glob of an HTTP rule: from '/', no query, nothing unprintable. */
+static int
+policy_http_path(const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+
+	for (const char *c = v; *c != '\0'; c++) {
+		if ((unsigned char)*c <= 0x20 || *c == 0x7f) {
+			*why = xasprintf("%s: a control character in the path", q);
+			return -EINVAL;
+		}
+		if (*c == '?' || *c == '#') {
+			*why = xasprintf("%s: a rule's path has no query or "
+			    "fragment (it matches the path alone: /search, "
+			    "not /search?q=x)", q);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Does a token read as a method: "*" (before a path) or one that only
+ * a method would be, all capitals ("GET", "DELETE"). */
+static bool
+policy_looks_like_method(const char *s, bool before_path)
+{
+	if (before_path)
+		return strcmp(s, "*") == 0 ||
+		    (policy_is_http_token(s, strlen(s)) &&
+		    strpbrk(s, ".:[]/") == NULL);
+	return s[0] != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
+	    strlen(s);
+}
+
+/*
+ * One [network] allow line's items: hosts ("a:443 b:443"), or one host
+ * with an HTTP rule: host METHOD PATH, host PATH (any method), host
+ * METHOD (any path; the method in capitals, or it reads as a host). A
+ * rule has both fields: a left-out method is "*", a left-out path "/" "**".
+ * 0 or -EINVAL with *why.
+ */
+static int
+policy_net_allow_items(struct policy *p, char **tok, size_t n, char **why)
+{
+	cleanup_free char *method = NULL, *path = NULL;
+	struct policy_host h;
+	size_t hosts = n, pi = n;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		if (tok[i][0] == '/') {
+			pi = i;
+			break;
+		}
+	if (pi == 0) {
+		cleanup_free char *q = policy_quote(tok[0]);
+
+		*why = xasprintf("%s: a path goes after its host (api.example."
+		    "com:443 GET /path)", q);
+		return -EINVAL;
+	}
+	if (pi < n) {
+		if (pi != n - 1) {
+			cleanup_free char *q = policy_quote(tok[pi + 1]);
+
+			*why = xasprintf("%s after the path: a rule is host "
+			    "METHOD PATH, then its (reason)", q);
+			return -EINVAL;
+		}
+		if ((r = policy_http_path(tok[pi], why)) < 0)
+			return r;
+		path = xstrdup(tok[pi]);
+		hosts = pi;
+		if (pi >= 2 && policy_looks_like_method(tok[pi - 1], true))
+			hosts = pi - 1;
+	} else if (n >= 2 && policy_looks_like_method(tok[n - 1], false)) {
+		hosts = n - 1;
+	}
+	if (hosts == n) {
+		for (size_t i = 0; i < n; i++) {
+			if ((r = policy_parse_host(tok[i], &h, false, why)) < 0)
+				return r;
+			p->net_allow = xreallocarray(p->net_allow,
+			    p->n_net_allow + 1, sizeof *p->net_allow);
+			p->net_allow[p->n_net_allow++] = h;
+		}
+		return 0;
+	}
+	if (hosts > 1) {
+		*why = xstrdup("one rule per line: a method or path goes with "
+		    "one host (write each host's rule on a line of its own)");
+		return -EINVAL;
+	}
+	if (hosts < (path != NULL ? pi : n) &&
+	    (r = policy_http_method(tok[hosts], &method, why)) < 0)
+		return r;
+	if ((r = policy_one_port_host(tok[0], "a method or path", &h, why)) < 0)
+		return r;
+	h.method = method != NULL ? steal_ptr(&method) : xstrdup("*");
+	h.path = path != NULL ? steal_ptr(&path) : xstrdup("/**");
+	p->net_allow = xreallocarray(p->net_allow, p->n_net_allow + 1,
+	    sizeof *p->net_allow);
+	p->net_allow[p->n_net_allow++] = h;
+	return 0;
+}
+
+/* "api.test:443", "[::1]:443" */
+static char *
+policy_host_port(const struct policy_host *h)
+{
+	return xasprintf(strchr(h->host, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    h->host, h->port_lo);
+}
+
+char **
+policy_describe_http(const struct policy *p)
+{
+	char **lines = NULL;
+	size_t n = 0;
+	bool rules = false;
+
+	for (size_t i = 0; i < p->n_secrets; i++) {
+		const struct policy_secret *sc = &p->secrets[i];
+		cleanup_free char *hosts = xstrdup("");
+
+		for (size_t j = 0; j < sc->n_hosts; j++) {
+			cleanup_free char *hp = policy_host_port(&sc->hosts[j]);
+			char *old = hosts;
+
+			hosts = xasprintf("%s%s%s", old, j > 0 ? " " : "", hp);
+			free(old);
+		}
+		strv_push(&lines, &n, xasprintf("secret %s: from %s; to %s; "
+		    "header %s: %s", sc->name, sc->from, hosts, sc->header,
+		    sc->header_value));
+	}
+	for (size_t i = 0; i < p->n_net_allow; i++) {
+		const struct policy_host *h = &p->net_allow[i];
+		cleanup_free char *hp = NULL;
+
+		if (h->method == NULL && h->path == NULL)
+			continue;
+		hp = policy_host_port(h);
+		strv_push(&lines, &n, xasprintf("http %s %s %s%s%s%s", hp,
+		    h->method != NULL ? h->method : "*",
+		    h->path != NULL ? h->path : "/**",
+		    h->reason != NULL ? " (" : "",
+		    h->reason != NULL ? h->reason : "",
+		    h->reason != NULL ? ")" : ""));
+		rules = true;
+	}
+	if (rules)
+		strv_push(&lines, &n, xasprintf("http other requests to these "
+		    "hosts: %s", p->http == POLICY_DENY ? "deny (a 403)" :
+		    "ask"));
+	if (p->upstream_ca != NULL)
+		strv_push(&lines, &n, xasprintf("upstream servers checked "
+		    "against %s", p->upstream_ca));
+	if (lines == NULL)
+		lines = xcalloc(1, sizeof *lines);
+	return lines;
+}
+
 /* ------------------------------------------------------------------ */
 /* Package managers */
 
@@ -1299,10 +1741,15 @@ static const struct policy_key policy_keys[] = {
 	{ "network", "allow", true, policy_set_net_allow, NULL },
 	{ "network", "never", true, policy_set_net_never, NULL },
 	{ "network", "connect", false, policy_set_connect, NULL },
+	{ "network", "http", false, policy_set_http, NULL },
+	{ "network", "upstream_ca", false, policy_set_upstream_ca, NULL },
 	{ "packages", "install", false, policy_set_install, NULL },
 	{ "packages", "allow", true, policy_set_pkg_allow, NULL },
 	{ "packages", "deny", true, policy_set_pkg_deny, NULL },
 	{ "manager", "hosts", true, NULL, policy_set_mgr_hosts },
+	{ "secret", "from", false, NULL, policy_set_secret_from },
+	{ "secret", "hosts", true, NULL, policy_set_secret_hosts },
+	{ "secret", "header", false, NULL, policy_set_secret_header },
 	{ "console", "prefix", false, policy_set_console_prefix, NULL },
 	{ "console", "notify_cmd", false, policy_set_console_notify_cmd, NULL },
 	{ "console", "notify_after", false, policy_set_console_notify_after,
@@ -1428,6 +1875,51 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 	return 1;
 }
 
+/*
+ * Is s (len bytes, as inih hands it on) a [secret NAME] section? 0 no,
+ * 1 yes and *name (malloc'd) is NAME, -EINVAL yes but NAME is not a
+ * variable name (*why says so).
+ */
+static int
+policy_secret_section(const char *s, size_t len, char **name, char **why)
+{
+	static const char word[] = "secret";
+	cleanup_free char *sec = NULL, *qs = NULL, *n = NULL, *qn = NULL;
+	size_t w = sizeof word - 1, b, rest;
+
+	if (len < w || strncmp(s, word, w) != 0 ||
+	    (len > w && s[w] != ' ' && s[w] != '\t'))
+		return 0;
+	sec = xstrndup(s, len);
+	qs = escape_str(sec);
+	b = w + strspn(sec + w, " \t");
+	n = xstrdup(sec + b);
+	n[strcspn(n, " \t")] = '\0';
+	if (*n == '\0') {
+		*why = xstrdup("[secret] names no variable (write [secret "
+		    "ANTHROPIC_API_KEY]: the variable the sandbox sees)");
+		return -EINVAL;
+	}
+	rest = b + strlen(n);
+	if (sec[rest + strspn(sec + rest, " \t")] != '\0') {
+		*why = xasprintf("[%s]: one variable per section", qs);
+		return -EINVAL;
+	}
+	qn = policy_quote(n);
+	if (!policy_is_var_name(n)) {
+		*why = xasprintf("[%s]: %s is not a variable name (letters, "
+		    "digits and _, not first a digit)", qs, qn);
+		return -EINVAL;
+	}
+	if (strlen(n) > SECRET_NAME_MAX) {
+		*why = xasprintf("[%s]: %s is longer than %d bytes", qs, qn,
+		    SECRET_NAME_MAX);
+		return -EINVAL;
+	}
+	*name = steal_ptr(&n);
+	return 1;
+}
+
 static bool
 policy_section_known(const char *s, size_t len)
 {
@@ -1472,6 +1964,101 @@ policy_fail(struct policy_parse *st, unsigned line, const char *fmt, ...)
 }
 
 /*
+ * The [secret NAME] read last is complete: from, hosts and header (at
+ * its end: the next section header, or the end of the file). False
+ * when not (the cause names the section's line and the key).
+ */
+static bool
+policy_secret_end(struct policy_parse *st)
+{
+	const struct policy_secret *sc;
+	unsigned line;
+	const char *missing = NULL;
+
+	if (!st->secret_open || st->cause != NULL)
+		return st->cause == NULL;
+	st->secret_open = false;
+	sc = &st->p->secrets[st->p->n_secrets - 1];
+	line = st->secret_line[st->p->n_secrets - 1];
+	if (st->empty != NULL) {
+		policy_fail(st, st->empty_line, "[%s] %s: empty value",
+		    st->empty_sect, st->empty->name);
+		return false;
+	}
+	if (sc->from == NULL)
+		missing = "from: missing (where the value comes from: "
+		    "env:NAME, file:PATH or command:CMDLINE)";
+	else if (sc->n_hosts == 0)
+		missing = "hosts: missing (where it may go: "
+		    "api.example.com:443)";
+	else if (sc->header == NULL)
+		missing = "header: missing (where it goes in a request: "
+		    "x-api-key: {}, or authorization: Bearer {})";
+	if (missing != NULL) {
+		policy_fail(st, line, "[secret %s] %s", sc->name, missing);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A section header at s (len bytes): 1 when it is a [secret NAME], then
+ * the secret begins (its scalars not set yet), 0 when it is another
+ * section, -EINVAL when NAME is no variable name or a second time.
+ */
+static int
+policy_secret_begin(struct policy_parse *st, const char *s, size_t len)
+{
+	cleanup_free char *name = NULL, *why = NULL;
+	struct policy *p = st->p;
+	int m;
+
+	if ((m = policy_secret_section(s, len, &name, &why)) <= 0) {
+		if (m < 0)
+			policy_fail(st, st->lineno, "%s", why);
+		return m;
+	}
+	for (size_t i = 0; i < p->n_secrets; i++)
+		if (strcmp(p->secrets[i].name, name) == 0) {
+			policy_fail(st, st->lineno, "[secret %s]: a second "
+			    "section for %s (the first is on line %u)", name,
+			    name, st->secret_line[i]);
+			return -EINVAL;
+		}
+	p->secrets = xreallocarray(p->secrets, p->n_secrets + 1,
+	    sizeof *p->secrets);
+	st->secret_line = xreallocarray(st->secret_line, p->n_secrets + 1,
+	    sizeof *st->secret_line);
+	st->secret_line[p->n_secrets] = st->lineno;
+	p->secrets[p->n_secrets++] = (struct policy_secret){
+		.name = steal_ptr(&name),
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
+		if (strcmp(policy_keys[i].section, "secret") == 0)
+			st->set_on[i] = 0;
+	st->secret_open = true;
+	return 1;
+}
+
+/* A [secret]'s NAME is not also passed in from the host by [run] env:
+ * the sandbox's NAME is the phantom. */
+static void
+policy_secret_not_env(struct policy_parse *st)
+{
+	const struct policy *p = st->p;
+
+	for (size_t i = 0; i < p->n_secrets; i++)
+		for (size_t j = 0; j < p->n_env; j++)
+			if (strcmp(p->secrets[i].name, p->env[j]) == 0) {
+				policy_fail(st, st->secret_line[i], "[secret "
+				    "%s]: %s is a [secret]: the sandbox gets a "
+				    "phantom; drop it from [run] env",
+				    p->secrets[i].name, p->env[j]);
+				return;
+			}
+}
+
+/*
  * The reader inih calls for each line, like fgets. Debian's libinih is
  * built without INI_HANDLER_LINENO, so counting lines here is how a message
  * can name the line of each handler call (inih handles one line per read).
@@ -1511,16 +2098,20 @@ policy_on_read(char *buf, int size, void *stream)
 		st->prev = NULL;
 		if (s[1 + n] != ']')
 			return buf;
+		if (!policy_secret_end(st))
+			return NULL;
 		if ((m = policy_manager_section(s + 1, n, &canon, &why)) < 0) {
 			policy_fail(st, st->lineno, "%s", why);
 			return NULL;
 		}
+		if (m == 0 && (m = policy_secret_begin(st, s + 1, n)) < 0)
+			return NULL;
 		if (m == 0 && !policy_section_known(s + 1, n)) {
 			cleanup_free char *sec = xstrndup(s + 1, n);
 			cleanup_free char *q = escape_str(sec);
 
 			policy_fail(st, st->lineno, "unknown section [%s] (sections: "
-			    "run, files, network, packages, manager NAME)", q);
+			    "run, files, network, packages, manager NAME, secret NAME)", q);
 			return NULL;
 		}
 	}
@@ -1537,7 +2128,7 @@ policy_on_key(void *user, const char *section, const char *name,
 	struct policy_parse *st = user;
 	const struct policy_key *k = NULL;
 	cleanup_free char *why = NULL;
-	cleanup_free char *comment_cut = NULL;
+	cleanup_free char *comment_cut = NULL, *secret = NULL;
 	cleanup_free char *qsec = escape_str(section);
 	cleanup_free char *qname = escape_str(name);
 	const char *tsec = section, *arg = NULL;
@@ -1551,6 +2142,15 @@ policy_on_key(void *user, const char *section, const char *name,
 	 * a header naming no known manager before any key got here. */
 	if (policy_manager_section(section, strlen(section), &arg, &why) > 0)
 		tsec = "manager";
+	else if (st->secret_open) {
+		/* The [secret NAME] the reader began: inih hands on its
+		 * section cut to 49 bytes, a long NAME's head. */
+		tsec = "secret";
+		arg = st->p->secrets[st->p->n_secrets - 1].name;
+		secret = xasprintf("secret %s", arg);
+		free(qsec);
+		qsec = escape_str(secret);
+	}
 	free(steal_ptr(&why));
 	/* inih hands an indented line on as one more value of the key above. */
 	cont = st->indented && st->prev != NULL &&
@@ -1581,7 +2181,7 @@ policy_on_key(void *user, const char *section, const char *name,
 
 		if (*known == '\0')
 			policy_fail(st, line, "unknown section [%s] (sections: run, "
-			    "files, network, packages, manager NAME)", qsec);
+			    "files, network, packages, manager NAME, secret NAME)", qsec);
 		else
 			policy_fail(st, line, "[%s] unknown key \"%s\" (keys: %s)",
 			    qsec, qname, known);
@@ -1605,7 +2205,8 @@ policy_on_key(void *user, const char *section, const char *name,
 			return 0;
 		}
 		st->set_on[idx] = line;
-		if (k->set(st->p, value, &why) < 0) {
+		if ((k->set_arg != NULL ? k->set_arg(st->p, arg, value, &why) :
+		    k->set(st->p, value, &why)) < 0) {
 			policy_fail(st, line, "[%s] %s: %s", qsec, k->name, why);
 			return 0;
 		}
@@ -1664,6 +2265,36 @@ policy_on_key(void *user, const char *section, const char *name,
 	return policy_list_items(st, k, arg, value, line, cont, qsec);
 }
 
+/* A [network] allow line: its items, which are hosts or one host and
+ * its HTTP rule (policy_net_allow_items). */
+static int
+policy_net_allow_line(struct policy_parse *st, const struct policy_key *k,
+    const char *value, unsigned line, bool cont, const char *qsec)
+{
+	cleanup_free char *why = NULL;
+	char **tok = NULL;
+	size_t n = 0;
+	int r;
+
+	for (const char *c = value; *c != '\0';) {
+		size_t len;
+
+		c += strspn(c, " \t");
+		if ((len = strcspn(c, " \t")) == 0)
+			break;
+		strv_push(&tok, &n, xstrndup(c, len));
+		c += len;
+	}
+	r = n > 0 ? policy_net_allow_items(st->p, tok, n, &why) : 0;
+	strv_free(tok);
+	if (r < 0) {
+		policy_fail(st, line, "[%s] %s: %s%s", qsec, k->name, why,
+		    cont ? "; an indented line continues the key above" : "");
+		return 0;
+	}
+	return 1;
+}
+
 static int
 policy_list_items(struct policy_parse *st, const struct policy_key *k,
     const char *arg, const char *value, unsigned line, bool cont,
@@ -1671,6 +2302,8 @@ policy_list_items(struct policy_parse *st, const struct policy_key *k,
 {
 	cleanup_free char *why = NULL;
 
+	if (k->set == policy_set_net_allow)
+		return policy_net_allow_line(st, k, value, line, cont, qsec);
 	for (const char *c = value; *c != '\0';) {
 		cleanup_free char *item = NULL;
 		size_t len;
@@ -1732,16 +2365,22 @@ policy_parse_text(struct policy *p, const char *text, const char *name,
 	if (r < 0) {
 		free(st.cause);
 		free(st.empty_sect);
+		free(st.secret_line);
 		return -ENOMEM;
 	}
 	/* inih reports the first line it could not parse, or the first our
 	 * handler refused; a syntax error above ours comes first. */
 	if (r > 0 && (st.cause == NULL || (unsigned)r < st.err_line))
 		policy_syntax_error(&st, (unsigned)r);
+	if (st.cause == NULL)
+		(void)policy_secret_end(&st);
 	if (st.cause == NULL && st.empty != NULL)
 		policy_fail(&st, st.empty_line, "[%s] %s: empty value",
 		    st.empty_sect, st.empty->name);
+	if (st.cause == NULL)
+		policy_secret_not_env(&st);
 	free(st.empty_sect);
+	free(st.secret_line);
 	if (st.cause != NULL) {
 		if (cause != NULL)
 			*cause = st.cause;

@@ -219,6 +219,17 @@ int	policy_host_parse(const char *, struct policy_host *ret, char **why);
 
 /* Does glob (the path part of an HTTP rule) match path (no query)? */
 bool	policy_http_path_match(const char *glob, const char *path);
+/*
+ * What the [secret] sections and HTTP rules say, a line each, for a
+ * person (NULL-terminated strv, never NULL, empty when there are none):
+ *   secret GITHUB_TOKEN: from command:gh auth token; to api.github.com:443;
+ *     header authorization: Bearer {}
+ *   http api.github.com:443 GET /repos/acme/issues (reads)
+ *   http other requests to these hosts: ask
+ *   upstream servers checked against /etc/ward/test-ca.pem
+ * Where a value comes from, never a value (the policy holds none).
+ */
+char  **policy_describe_http(const struct policy *);
 
 /* The credential stores ward hides in every home the tree shows, as
  * paths below a home (".ssh", ".config/gcloud"); NULL-terminated. */

@@ -112,6 +112,82 @@ test_table(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* netrules_intercepts: the hosts of a [secret] and of allow lines with
+ * a method or path, and no other. */
+static void
+test_intercepts(void **state)
+{
+	static const char ini[] =
+	    "[network]\n"
+	    "allow = pypi.org:443 (plain)\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (reads)\n"
+	    "allow = *.hooks.test:8443 POST\n"
+	    "[secret K]\n"
+	    "from = env:K\n"
+	    "hosts = api.anthropic.com:443 [2001:db8::7]:443\n"
+	    "header = x-api-key: {}\n";
+	static const struct {
+		const char	*addr;
+		unsigned	 port;
+		const char	*name;
+		const char	*which;		/* NULL: not intercepted */
+	} t[] = {
+		{ "203.0.113.1", 443, "api.anthropic.com", "secret K" },
+		{ "203.0.113.1", 443, "API.Anthropic.com", "secret K" },
+		{ "203.0.113.1", 80, "api.anthropic.com", NULL },
+		{ "2001:db8::7", 443, NULL, "secret K" },
+		{ "2001:db8::8", 443, NULL, NULL },
+		{ "203.0.113.2", 443, "api.github.com",
+		    "allow api.github.com:443 (reads)" },
+		{ "203.0.113.2", 444, "api.github.com", NULL },
+		{ "203.0.113.3", 8443, "a.hooks.test", "allow *.hooks.test:8443" },
+		{ "203.0.113.3", 8443, "hooks.test", NULL },
+		{ "203.0.113.4", 443, "pypi.org", NULL },
+		{ "203.0.113.4", 443, NULL, NULL },
+	};
+	struct policy p;
+	char *cause = NULL;
+
+	(void)state;
+	if (policy_load_string(&p, ini, "policy.ini", &cause) < 0)
+		fail_msg("%s", cause);
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct sockaddr_storage ss;
+		struct net_dest d;
+		size_t len;
+		char *which = NULL;
+		bool got;
+
+		sockaddr_of(t[i].addr, t[i].port, &ss, &len);
+		assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+		d.name = t[i].name;
+		got = netrules_intercepts(&p, &d, &which);
+		if (got != (t[i].which != NULL) || (got &&
+		    strcmp(which, t[i].which) != 0))
+			fail_msg("%s %s:%u: intercepts %d \"%s\", want \"%s\"",
+			    t[i].addr, t[i].name ? t[i].name : "-", t[i].port,
+			    got, which ? which : "-",
+			    t[i].which ? t[i].which : "-");
+		/* What is intercepted is allowed: the connection is let
+		 * through, its requests judged by the gate. */
+		if (got)
+			assert_true(netrules_allowed(&p, &d, NULL));
+		free(which);
+	}
+	/* which may be NULL. */
+	{
+		struct sockaddr_storage ss;
+		struct net_dest d;
+		size_t len;
+
+		sockaddr_of("203.0.113.1", 443, &ss, &len);
+		assert_int_equal(net_dest_from_sockaddr(&ss, len, &d), 0);
+		d.name = "api.anthropic.com";
+		assert_true(netrules_intercepts(&p, &d, NULL));
+	}
+	policy_done(&p);
+}
+
 static void
 test_describe(void **state)
 {
@@ -159,6 +235,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_intercepts),
 		cmocka_unit_test(test_describe),
 	};
 

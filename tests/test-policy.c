@@ -8,6 +8,7 @@
  * columns are separated by a tab, and # starts a comment line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,71 @@ field(const struct policy *p, const char *name)
 		}
 		return s;
 	}
+	if (strcmp(name, "rules") == 0) {
+		/* host@port:METHOD:PATH of the allow entries with a rule */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			const struct policy_host *h = &p->net_allow[i];
+			char *old = s;
+
+			if (h->method == NULL && h->path == NULL)
+				continue;
+			s = xasprintf("%s%s%s@%u-%u:%s:%s", old, *old ? "," : "",
+			    h->host, h->port_lo, h->port_hi,
+			    h->method ? h->method : "(null)",
+			    h->path ? h->path : "(null)");
+			free(old);
+		}
+		return s;
+	}
+	if (strcmp(name, "reasons") == 0) {
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			char *old = s;
+
+			s = xasprintf("%s%s%s", old, i ? "," : "",
+			    p->net_allow[i].reason ? p->net_allow[i].reason : "-");
+			free(old);
+		}
+		for (char *c = s; *c != '\0'; c++)
+			if (*c == ' ')
+				*c = '+';
+		return s;
+	}
+	if (strcmp(name, "http") == 0)
+		return xstrdup(policy_action_name(p->http));
+	if (strcmp(name, "upstream_ca") == 0)
+		return xstrdup(p->upstream_ca ? p->upstream_ca : "none");
+	if (strcmp(name, "secrets") == 0) {
+		/* NAME[from|host@lo-hi,...|header|value];... blanks as + */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_secrets; i++) {
+			const struct policy_secret *sc = &p->secrets[i];
+			char *old = s;
+
+			s = xasprintf("%s%s%s[%s|", old, i ? ";" : "", sc->name,
+			    sc->from);
+			free(old);
+			for (size_t j = 0; j < sc->n_hosts; j++) {
+				old = s;
+				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
+				    sc->hosts[j].host, sc->hosts[j].port_lo,
+				    sc->hosts[j].port_hi);
+				free(old);
+			}
+			old = s;
+			s = xasprintf("%s|%s|%s]", old, sc->header,
+			    sc->header_value);
+			free(old);
+		}
+		for (char *c = s; *c != '\0'; c++)
+			if (*c == ' ')
+				*c = '+';
+		return s;
+	}
 	fail_msg("unknown field %s in " GOOD_TSV, name);
 	return NULL;
 }
@@ -313,6 +379,10 @@ test_bad_table(void **state)
 		assert_int_equal(p.n_writable + p.n_hidden + p.n_expose +
 		    p.n_allow + p.n_deny + p.n_net_allow + p.n_pkg_allow + p.n_pkg_deny +
 		    p.n_managers, 0);
+		assert_int_equal(p.n_secrets, 0);
+		assert_null(p.secrets);
+		assert_null(p.upstream_ca);
+		assert_int_equal(p.http, POLICY_ASK);
 		assert_int_equal(p.timeout, 3600);
 		policy_done(&p);
 		policy_done(&p);
@@ -722,6 +792,159 @@ test_writable_home(void **state)
 		unsetenv("HOME");
 }
 
+/* An HTTP rule's path glob: "*" within a segment, "**" across; the
+ * query is not the path's (the gate cuts it before matching). */
+static void
+test_http_path_match(void **state)
+{
+	static const struct {
+		const char	*glob, *path;
+		bool		 match;
+	} t[] = {
+		{ "/repos/acme/**", "/repos/acme/app/issues/1", true },
+		{ "/repos/acme/**", "/repos/acme/", true },
+		{ "/repos/acme/**", "/repos/acme", false },
+		{ "/repos/acme/**", "/repos/acmeco/x", false },
+		{ "/repos/acme/*", "/repos/acme/app", true },
+		{ "/repos/acme/*", "/repos/acme/app/issues", false },
+		{ "/repos/acme/*", "/repos/acme/", true },
+		{ "/repos/acme/app/issues/*/comments",
+		    "/repos/acme/app/issues/12/comments", true },
+		{ "/repos/acme/app/issues/*/comments",
+		    "/repos/acme/app/issues/12/x/comments", false },
+		{ "/repos/acme/app/issues/*/comments",
+		    "/repos/acme/app/issues/12/comments/1", false },
+		{ "/v1/*.json", "/v1/a.json", true },
+		{ "/v1/*.json", "/v1/a/b.json", false },
+		{ "/v1/**.json", "/v1/a/b.json", true },
+		{ "/**", "/", true },
+		{ "/**", "/a/b/c", true },
+		{ "/", "/", true },
+		{ "/", "/a", false },
+		{ "/x", "/x?q=1", false },
+		{ "/x*", "/x?q=1", true },	/* a query is never matched: */
+		{ "/search", "/search", true },	/* the gate matches the path */
+		{ "/a/**/z", "/a/z", false },
+		{ "/a/**/z", "/a/b/z", true },
+		{ "/a/**/z", "/a/b/c/z", true },
+		{ "/a/*/z", "/a//z", true },
+		{ "", "", true },
+		{ "", "/", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (policy_http_path_match(t[i].glob, t[i].path) != t[i].match)
+			fail_msg("\"%s\" against \"%s\": want %s", t[i].glob,
+			    t[i].path, t[i].match ? "a match" : "no match");
+}
+
+/* The lines a person reads about secrets and HTTP rules: where a value
+ * comes from and where it goes, never a value. */
+static void
+test_describe_http(void **state)
+{
+	static const char ini[] =
+	    "[secret GITHUB_TOKEN]\n"
+	    "from = command:gh auth token\n"
+	    "hosts = api.github.com:443 [::1]:8443\n"
+	    "header = Authorization: Bearer {}\n"
+	    "[secret K]\n"
+	    "from = file:~/.config/k\n"
+	    "hosts = *.k.test:443\n"
+	    "header = x-k: {}\n"
+	    "[network]\n"
+	    "allow = pypi.org:443 (plain)\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (reads)\n"
+	    "    api.github.com:443 post /repos/acme/app/issues/*/comments\n"
+	    "http = deny\n";
+	static const char *const want[] = {
+		"secret GITHUB_TOKEN: from command:gh auth token; to "
+		    "api.github.com:443 [::1]:8443; header authorization: "
+		    "Bearer {}",
+		"secret K: from file:~/.config/k; to *.k.test:443; header "
+		    "x-k: {}",
+		"http api.github.com:443 GET /repos/acme/** (reads)",
+		"http api.github.com:443 POST /repos/acme/app/issues/*/comments",
+		"http other requests to these hosts: deny (a 403)",
+		NULL,
+	};
+	struct policy p;
+	char *cause = NULL, **lines;
+	size_t i;
+
+	(void)state;
+	if (policy_load_string(&p, ini, NULL, &cause) < 0)
+		fail_msg("%s", cause);
+	lines = policy_describe_http(&p);
+	for (i = 0; want[i] != NULL; i++) {
+		assert_non_null(lines[i]);
+		assert_string_equal(lines[i], want[i]);
+	}
+	assert_null(lines[i]);
+	strv_free(lines);
+	policy_done(&p);
+
+	/* Nothing to say: an empty list; upstream_ca alone says it. */
+	assert_int_equal(policy_load_string(&p, "[network]\nallow = a.test\n",
+	    NULL, &cause), 0);
+	lines = policy_describe_http(&p);
+	assert_null(lines[0]);
+	strv_free(lines);
+	policy_done(&p);
+	assert_int_equal(policy_load_string(&p, "[network]\nupstream_ca = "
+	    "/etc/passwd\nallow = a.test:443 /x\n", NULL, &cause), 0);
+	lines = policy_describe_http(&p);
+	assert_string_equal(lines[0], "http a.test:443 * /x");
+	assert_string_equal(lines[1], "http other requests to these hosts: ask");
+	assert_string_equal(lines[2],
+	    "upstream servers checked against /etc/passwd");
+	assert_null(lines[3]);
+	strv_free(lines);
+	policy_done(&p);
+}
+
+/* upstream_ca = ~/...: the home of who runs ward, expanded; the file
+ * read at load. */
+static void
+test_upstream_ca_home(void **state)
+{
+	struct policy p;
+	char *cause = NULL;
+	char dir[] = "/tmp/test-policy-home.XXXXXX";
+	char *ca;
+	cleanup_free char *saved = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	ca = xasprintf("%s/ca.pem", dir);
+	setenv("HOME", dir, 1);
+	assert_int_equal(policy_load_string(&p,
+	    "[network]\nupstream_ca = ~/ca.pem\n", NULL, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "\"~/ca.pem\": cannot read it"));
+	free(cause);
+	cause = NULL;
+	policy_done(&p);
+	{
+		int fd = open(ca, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_int_equal(policy_load_string(&p,
+	    "[network]\nupstream_ca = ~/ca.pem\n", NULL, &cause), 0);
+	assert_string_equal(p.upstream_ca, ca);
+	policy_done(&p);
+	assert_null(p.upstream_ca);
+	unlink(ca);
+	rmdir(dir);
+	free(ca);
+	if (saved != NULL)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+}
+
 /* The recipes of share/agents/ parse, with their folders in the home. */
 static void
 test_agent_recipes(void **state)
@@ -773,6 +996,9 @@ main(void)
 		cmocka_unit_test(test_manager_alias),
 		cmocka_unit_test(test_writable_home),
 		cmocka_unit_test(test_agent_recipes),
+		cmocka_unit_test(test_http_path_match),
+		cmocka_unit_test(test_upstream_ca_home),
+		cmocka_unit_test(test_describe_http),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

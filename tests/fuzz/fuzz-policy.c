@@ -4,7 +4,9 @@
  * project checked out from elsewhere) writes. Properties: it loads, or
  * fails with -EINVAL and a cause and leaves the defaults; a policy that
  * loads keeps the bytes it parsed and their hash; every [manager NAME]
- * section is found again under its name. A one-line input is also fed to
+ * section is found again under its name; every [secret NAME] is whole
+ * (from, hosts of one port each, a header with {}) and once; an HTTP
+ * rule has a method and a path. A one-line input is also fed to
  * the value parsers the key table uses.
  */
 #include "tests/fuzz/fuzz.h"
@@ -56,13 +58,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < p.n_managers; i++)
 			fuzz_check(policy_manager_find(&p, p.managers[i].name) ==
 			    &p.managers[i]);
-		for (size_t i = 0; i < p.n_net_allow; i++)
-			fuzz_check(p.net_allow[i].port_lo <= p.net_allow[i].port_hi);
+		for (size_t i = 0; i < p.n_net_allow; i++) {
+			const struct policy_host *h = &p.net_allow[i];
+
+			fuzz_check(h->port_lo <= h->port_hi);
+			/* An HTTP rule: both fields, one port. */
+			fuzz_check((h->method == NULL) == (h->path == NULL));
+			fuzz_check(h->path == NULL || (h->path[0] == '/' &&
+			    h->port_lo == h->port_hi && h->port_lo != 0));
+		}
+		/* A [secret] is whole: from, one-port hosts, a header. */
+		for (size_t i = 0; i < p.n_secrets; i++) {
+			const struct policy_secret *sc = &p.secrets[i];
+
+			fuzz_check(sc->name != NULL && sc->from != NULL &&
+			    sc->header != NULL && sc->header_value != NULL &&
+			    sc->n_hosts > 0 && strlen(sc->name) < 64);
+			fuzz_check(strstr(sc->header_value, "{}") != NULL);
+			for (size_t j = 0; j < sc->n_hosts; j++)
+				fuzz_check(sc->hosts[j].port_lo ==
+				    sc->hosts[j].port_hi);
+			for (size_t j = 0; j < i; j++)
+				fuzz_check(strcmp(p.secrets[j].name,
+				    sc->name) != 0);
+		}
 		free(hash);
 	} else {
 		fuzz_check(r == -EINVAL && cause != NULL);
 		fuzz_check(p.text == NULL && p.n_writable == 0 &&
-		    p.n_managers == 0);
+		    p.n_managers == 0 && p.n_secrets == 0);
 	}
 	policy_done(&p);
 	free(cause);

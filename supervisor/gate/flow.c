@@ -1,0 +1,809 @@
+/* SPDX-License-Identifier: MIT */
+#include "supervisor/gate/flow.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <http_parser.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "approvals/netdest.h"
+#include "approvals/netrules.h"
+#include "config/util.h"
+#include "supervisor/gate/gatemsg.h"
+
+struct hdr {
+	char	*name;
+	char	*value;
+};
+
+struct req {
+	uint64_t	 id;
+	char		 method[16];
+	char		*url;
+	uint64_t	 up, down;
+	unsigned	 status;
+	char		*rule;		/* the rule that allowed it, or NULL */
+	const char	*secret;	/* the secret put in, or NULL */
+	bool		 sent;		/* some of it went up */
+};
+
+struct flow {
+	const struct policy	*p;
+	const struct secrets	*s;
+	char			 host[256];
+	unsigned		 port;
+	uint64_t		 conn;
+	struct flow_hooks	 hooks;
+	uint64_t		*next_req;
+	struct net_dest		 dest;
+	bool			*bound;		/* per secret: host is one of its */
+	bool			 scan_body;	/* some secret is not bound here */
+	size_t			*rules;		/* the HTTP rules of this host */
+	size_t			 n_rules;
+
+	http_parser		 rq, rs;
+	struct buf		 up, down;
+
+	/* The request being parsed. */
+	struct req		*cur;
+	struct buf		 url, field, value;
+	bool			 in_value;
+	struct hdr		*h;
+	size_t			 nh;
+	struct buf		 tail;		/* body bytes held back */
+	bool			 held;
+	bool			 stopped;	/* refused: read no more */
+
+	/* Requests sent up, oldest first, awaiting their responses. */
+	struct req		**q;
+	size_t			 nq;
+	char			*refusal;	/* our 403, after those */
+	bool			 closing, cut;
+};
+
+static void
+req_free(struct req *r)
+{
+	if (r == NULL)
+		return;
+	free(r->url);
+	free(r->rule);
+	free(r);
+}
+
+static void
+headers_clear(struct flow *f)
+{
+	for (size_t i = 0; i < f->nh; i++) {
+		free(f->h[i].name);
+		if (f->h[i].value != NULL)
+			explicit_bzero(f->h[i].value, strlen(f->h[i].value));
+		free(f->h[i].value);
+	}
+	free(f->h);
+	f->h = NULL;
+	f->nh = 0;
+	buf_drop(&f->url, f->url.len);
+	buf_drop(&f->field, f->field.len);
+	buf_drop(&f->value, f->value.len);
+	f->in_value = false;
+}
+
+/* ---- messages ---- */
+
+static void
+emit(struct flow *f, struct gate_msg *m)
+{
+	m->conn = f->conn;
+	m->port = f->port;
+	GATEMSG_SET(m->host, f->host);
+	f->hooks.emit(f->hooks.arg, m);
+}
+
+static void
+emit_http(struct flow *f, const struct req *r, enum gate_verdict v,
+    const char *why)
+{
+	struct gate_msg m = { .type = GATE_HTTP, .verdict = v };
+
+	m.req = r->id;
+	m.status = r->status;
+	m.bytes_up = r->up;
+	m.bytes_down = r->down;
+	GATEMSG_SET(m.method, r->method);
+	GATEMSG_SET(m.path, r->url ? r->url : "");
+	GATEMSG_SET(m.rule, r->rule ? r->rule : "");
+	GATEMSG_SET(m.name, r->secret ? r->secret : "");
+	GATEMSG_SET(m.text, why ? why : "");
+	emit(f, &m);
+}
+
+/* ---- refusals ---- */
+
+static void
+refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
+    const char *body)
+{
+	struct req *r = f->cur;
+	const char *reason = status == 400 ? "Bad Request" : "Forbidden";
+
+	f->stopped = true;
+	if (HTTP_PARSER_ERRNO(&f->rq) == HPE_OK)
+		http_parser_pause(&f->rq, 1);
+	free(f->refusal);
+	f->refusal = xasprintf("HTTP/1.1 %u %s\r\nContent-Type: text/plain; "
+	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
+	    "%s\n", status, reason, strlen(body) + 1, body);
+	bool sent = r != NULL && r->sent;	/* r is in the queue */
+
+	if (r != NULL) {
+		r->status = status;
+		emit_http(f, r, v, why);
+		if (sent)
+			f->cut = true;
+	}
+	if (f->cut || f->nq == 0) {
+		/* Nothing owed before it, or the upstream is cut (the
+		 * responses still owed will not come). r, if sent, is in
+		 * the queue and freed with it. */
+		for (size_t i = 0; i < f->nq; i++) {
+			if (f->q[i] != r)
+				emit_http(f, f->q[i], GATE_ALLOW, "upstream cut");
+			req_free(f->q[i]);
+		}
+		f->nq = 0;
+		buf_add(&f->down, f->refusal, strlen(f->refusal));
+		f->closing = true;
+	}
+	if (r != NULL && !sent)
+		req_free(r);
+	f->cur = NULL;
+}
+
+static void
+refuse_secret(struct flow *f, const struct secret *sc, const char *where)
+{
+	struct gate_msg m = { .type = GATE_SECRET, .verdict = GATE_DENY_SECRET };
+	cleanup_free char *why = NULL, *body = NULL;
+
+	GATEMSG_SET(m.name, sc->ps->name);
+	GATEMSG_SET(m.method, f->cur->method);
+	GATEMSG_SET(m.path, f->cur->url ? f->cur->url : "");
+	GATEMSG_SET(m.text, where);
+	m.req = f->cur->id;
+	emit(f, &m);
+	why = xasprintf("the phantom of %s in the %s", sc->ps->name, where);
+	body = xasprintf("ward: the placeholder of secret %s may not go in the "
+	    "%s of a request to %s:%u", sc->ps->name, where, f->host, f->port);
+	refuse(f, 403, GATE_DENY_SECRET, why, body);
+}
+
+/* ---- phantoms ---- */
+
+/* The first phantom in s[0..n), or NULL; its offset in *at. */
+static const struct secret *
+phantom_in(const struct flow *f, const char *s, size_t n, size_t *at)
+{
+	const size_t pl = sizeof SECRETS_PREFIX - 1;
+	const char *p = s, *end = s + n;
+
+	while ((p = memmem(p, (size_t)(end - p), SECRETS_PREFIX, pl)) != NULL) {
+		const struct secret *sc = secrets_at(f->s, p, (size_t)(end - p));
+
+		if (sc != NULL) {
+			if (at != NULL)
+				*at = (size_t)(p - s);
+			return sc;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+static size_t
+secret_index(const struct flow *f, const struct secret *sc)
+{
+	return (size_t)(sc - f->s->v);
+}
+
+/* ---- rules ---- */
+
+static char *
+rule_text(const struct policy_host *h)
+{
+	char ports[32] = "";
+
+	if (h->port_lo == h->port_hi)
+		snprintf(ports, sizeof ports, ":%u", h->port_lo);
+	else if (h->port_lo != 0 || h->port_hi != 65535)
+		snprintf(ports, sizeof ports, ":%u-%u", h->port_lo, h->port_hi);
+	return xasprintf("%s%s %s %s", h->host, ports,
+	    h->method ? h->method : "*", h->path ? h->path : "/**");
+}
+
+static char *
+rules_joined(const struct flow *f, const char *sep)
+{
+	struct buf b = { 0 };
+	char *s;
+
+	for (size_t i = 0; i < f->n_rules; i++) {
+		cleanup_free char *t = rule_text(&f->p->net_allow[f->rules[i]]);
+
+		buf_addf(&b, "%s%s%s", i ? "; " : "", sep, t);
+	}
+	buf_add(&b, "", 1);
+	s = xstrdup(buf_data(&b));
+	buf_free(&b);
+	return s;
+}
+
+/* A path the server might read otherwise than the glob does: dot
+ * segments, encoded dots or slashes, backslashes. No rule allows one. */
+static bool
+path_odd(const char *p)
+{
+	if (strchr(p, '\\') != NULL || strcasestr(p, "%2e") != NULL ||
+	    strcasestr(p, "%2f") != NULL || strcasestr(p, "%5c") != NULL)
+		return true;
+	for (const char *s = p; (s = strchr(s, '/')) != NULL; s++) {
+		const char *t = s + 1;
+
+		if (t[0] == '.' && (t[1] == '/' || t[1] == '\0'))
+			return true;
+		if (t[0] == '.' && t[1] == '.' && (t[2] == '/' || t[2] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* The request's path without its query: origin-form, or the path of an
+ * absolute URL. */
+static char *
+url_path(const char *url)
+{
+	struct http_parser_url u;
+
+	if (url[0] == '/')
+		return xstrndup(url, strcspn(url, "?#"));
+	http_parser_url_init(&u);
+	if (http_parser_parse_url(url, strlen(url), 0, &u) == 0 &&
+	    (u.field_set & (1 << UF_PATH)))
+		return xstrndup(url + u.field_data[UF_PATH].off,
+		    u.field_data[UF_PATH].len);
+	return xstrdup(url[0] == '*' ? "*" : "/");
+}
+
+/* Which rule allows the request (its text), or NULL. */
+static char *
+rule_allows(const struct flow *f, const char *method, const char *url)
+{
+	cleanup_free char *path = url_path(url);
+
+	if (path_odd(path))
+		return NULL;
+	for (size_t i = 0; i < f->n_rules; i++) {
+		const struct policy_host *h = &f->p->net_allow[f->rules[i]];
+
+		if (h->method != NULL && strcmp(h->method, "*") != 0 &&
+		    strcasecmp(h->method, method) != 0)
+			continue;
+		if (h->path != NULL && !policy_http_path_match(h->path, path))
+			continue;
+		return rule_text(h);
+	}
+	return NULL;
+}
+
+/* ---- the request side ---- */
+
+static struct flow *
+of(http_parser *hp)
+{
+	return hp->data;
+}
+
+static void
+push_header(struct flow *f)
+{
+	if (f->field.len == 0)
+		return;
+	buf_add(&f->field, "", 1);
+	buf_add(&f->value, "", 1);
+	f->h = xreallocarray(f->h, f->nh + 1, sizeof *f->h);
+	f->h[f->nh].name = xstrdup(buf_data(&f->field));
+	f->h[f->nh].value = xstrdup(buf_data(&f->value));
+	f->nh++;
+	buf_drop(&f->field, f->field.len);
+	explicit_bzero(f->value.p, f->value.cap);
+	buf_drop(&f->value, f->value.len);
+	f->in_value = false;
+}
+
+static int
+rq_on_message_begin(http_parser *hp)
+{
+	struct flow *f = of(hp);
+
+	headers_clear(f);
+	buf_drop(&f->tail, f->tail.len);
+	f->cur = xcalloc(1, sizeof *f->cur);
+	f->cur->id = ++*f->next_req;
+	return 0;
+}
+
+static int
+rq_on_url(http_parser *hp, const char *at, size_t n)
+{
+	buf_add(&of(hp)->url, at, n);
+	return 0;
+}
+
+static int
+rq_on_header_field(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+
+	if (f->in_value)
+		push_header(f);
+	buf_add(&f->field, at, n);
+	return 0;
+}
+
+static int
+rq_on_header_value(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+
+	f->in_value = true;
+	buf_add(&f->value, at, n);
+	return 0;
+}
+
+/* Append the value of header i to b, the phantoms of the secrets it may
+ * carry replaced by their values. */
+static void
+put_value(struct flow *f, struct buf *b, const char *v)
+{
+	size_t at;
+	const struct secret *sc;
+
+	while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
+		buf_add(b, v, at);
+		buf_add(b, sc->value, sc->len);
+		if (f->cur->secret == NULL)
+			f->cur->secret = sc->ps->name;
+		v += at + SECRETS_PHANTOM_LEN;
+	}
+	buf_add(b, v, strlen(v));
+}
+
+/* A phantom where it may not go: in the URL, a header's name, a header
+ * that is not its secret's header on its secret's host. */
+static bool
+check_phantoms(struct flow *f)
+{
+	const struct secret *sc;
+
+	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL))) {
+		refuse_secret(f, sc, "url");
+		return false;
+	}
+	for (size_t i = 0; i < f->nh; i++) {
+		const char *n = f->h[i].name, *v = f->h[i].value;
+		cleanup_free char *where = NULL;
+		char *lc;
+		size_t at;
+
+		where = xasprintf("header %s", n);
+		for (lc = where; *lc; lc++)
+			*lc = (char)(*lc >= 'A' && *lc <= 'Z' ? *lc + 32 : *lc);
+		if ((sc = phantom_in(f, n, strlen(n), NULL))) {
+			refuse_secret(f, sc, where);
+			return false;
+		}
+		while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
+			if (!f->bound[secret_index(f, sc)] ||
+			    strcasecmp(n, sc->ps->header) != 0) {
+				refuse_secret(f, sc, where);
+				return false;
+			}
+			v += at + SECRETS_PHANTOM_LEN;
+		}
+	}
+	return true;
+}
+
+/* The request line and headers as parsed, up. */
+static void
+send_head(struct flow *f)
+{
+	struct buf *b = &f->up;
+	size_t before = b->len;
+
+	buf_addf(b, "%s %s HTTP/%u.%u\r\n", f->cur->method, f->cur->url,
+	    f->rq.http_major, f->rq.http_minor);
+	for (size_t i = 0; i < f->nh; i++) {
+		buf_addf(b, "%s: ", f->h[i].name);
+		put_value(f, b, f->h[i].value);
+		buf_add(b, "\r\n", 2);
+	}
+	buf_add(b, "\r\n", 2);
+	f->cur->up += b->len - before;
+	f->cur->sent = true;
+	f->q = xreallocarray(f->q, f->nq + 1, sizeof *f->q);
+	f->q[f->nq++] = f->cur;
+	headers_clear(f);
+}
+
+static void
+ask(struct flow *f)
+{
+	struct gate_msg m = { .type = GATE_ASK };
+	cleanup_free char *rules = rules_joined(f, "");
+	cleanup_free char *path = url_path(f->cur->url);
+
+	m.req = f->cur->id;
+	GATEMSG_SET(m.method, f->cur->method);
+	GATEMSG_SET(m.path, path);
+	GATEMSG_SET(m.rule, rules);
+	emit(f, &m);
+	f->held = true;
+	http_parser_pause(&f->rq, 1);
+}
+
+static int
+rq_on_headers_complete(http_parser *hp)
+{
+	struct flow *f = of(hp);
+	struct req *r = f->cur;
+
+	if (f->in_value || f->field.len > 0)
+		push_header(f);
+	buf_add(&f->url, "", 1);
+	r->url = xstrdup(buf_data(&f->url));
+	GATEMSG_SET(r->method, http_method_str((enum http_method)hp->method));
+	if (hp->upgrade) {
+		refuse(f, 403, GATE_DENY, "upgrade or CONNECT",
+		    "ward: upgrades (websocket) and CONNECT are not relayed to "
+		    "an intercepted host");
+		return 0;
+	}
+	if (!check_phantoms(f))
+		return 0;
+	if (f->n_rules > 0) {
+		r->rule = rule_allows(f, r->method, r->url);
+		if (r->rule == NULL && f->p->http == POLICY_DENY) {
+			cleanup_free char *rules = rules_joined(f, "allow = ");
+			cleanup_free char *path = url_path(r->url);
+			cleanup_free char *body = xasprintf("ward: %s %s is not "
+			    "allowed on %s:%u (policy: %s)", r->method, path,
+			    f->host, f->port, rules);
+
+			refuse(f, 403, GATE_DENY, "no rule allows it", body);
+			return 0;
+		}
+		if (r->rule == NULL) {
+			ask(f);
+			return 0;
+		}
+	}
+	send_head(f);
+	return 0;
+}
+
+static void
+put_body(struct flow *f, const char *d, size_t n)
+{
+	if (n == 0)
+		return;
+	if (f->rq.flags & F_CHUNKED) {
+		size_t before = f->up.len;
+
+		buf_addf(&f->up, "%zx\r\n", n);
+		buf_add(&f->up, d, n);
+		buf_add(&f->up, "\r\n", 2);
+		f->cur->up += f->up.len - before;
+	} else {
+		buf_add(&f->up, d, n);
+		f->cur->up += n;
+	}
+}
+
+static int
+rq_on_body(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+	const struct secret *sc;
+	const size_t keep = SECRETS_PHANTOM_LEN - 1;
+	struct buf *t = &f->tail;
+	size_t from = 0;
+
+	if (f->cur == NULL || f->stopped)
+		return 0;
+	if (!f->scan_body) {
+		put_body(f, at, n);
+		return 0;
+	}
+	/* The last phantom-length-less-one bytes stay back, so that a
+	 * phantom cut across two reads is seen whole before any of its
+	 * end goes up. */
+	buf_add(t, at, n);
+	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &from))) {
+		if (!f->bound[secret_index(f, sc)]) {
+			refuse_secret(f, sc, "body");
+			return 0;
+		}
+		from += SECRETS_PHANTOM_LEN;
+	}
+	if (t->len > keep) {
+		put_body(f, buf_data(t), t->len - keep);
+		buf_drop(t, t->len - keep);
+	}
+	return 0;
+}
+
+static int
+rq_on_message_complete(http_parser *hp)
+{
+	struct flow *f = of(hp);
+
+	if (f->cur == NULL || f->stopped)
+		return 0;
+	put_body(f, buf_data(&f->tail), f->tail.len);
+	buf_drop(&f->tail, f->tail.len);
+	if (f->rq.flags & F_CHUNKED) {
+		buf_add(&f->up, "0\r\n\r\n", 5);
+		f->cur->up += 5;
+	}
+	f->cur = NULL;	/* the queue holds it */
+	return 0;
+}
+
+static const http_parser_settings rq_settings = {
+	.on_message_begin = rq_on_message_begin,
+	.on_url = rq_on_url,
+	.on_header_field = rq_on_header_field,
+	.on_header_value = rq_on_header_value,
+	.on_headers_complete = rq_on_headers_complete,
+	.on_body = rq_on_body,
+	.on_message_complete = rq_on_message_complete,
+};
+
+size_t
+flow_from_client(struct flow *f, const char *d, size_t n)
+{
+	size_t used;
+	enum http_errno e;
+
+	if (f->stopped || f->held || n == 0)
+		return 0;
+	used = http_parser_execute(&f->rq, &rq_settings, d, n);
+	e = HTTP_PARSER_ERRNO(&f->rq);
+	if (e == HPE_PAUSED)
+		return used;
+	if (e != HPE_OK) {
+		cleanup_free char *why = xasprintf("bad request: %s",
+		    http_errno_description(e));
+
+		if (f->cur == NULL)
+			rq_on_message_begin(&f->rq);
+		refuse(f, 400, GATE_DENY, why, why);
+		return n;
+	}
+	return used;
+}
+
+int
+flow_answer(struct flow *f, uint64_t req, bool allow)
+{
+	if (!flow_holds(f, req))
+		return -ENOENT;
+	f->held = false;
+	if (!allow) {
+		cleanup_free char *path = url_path(f->cur->url);
+		cleanup_free char *body = xasprintf("ward: %s %s on %s:%u was "
+		    "refused by the person supervising this run",
+		    f->cur->method, path, f->host, f->port);
+
+		refuse(f, 403, GATE_DENY_PERSON, "refused by a person", body);
+		return 0;
+	}
+	f->cur->rule = xstrdup("a person");
+	send_head(f);
+	http_parser_pause(&f->rq, 0);
+	return 0;
+}
+
+bool
+flow_holds(const struct flow *f, uint64_t req)
+{
+	return f->held && f->cur != NULL && f->cur->id == req;
+}
+
+/* ---- the response side ---- */
+
+static int
+rs_on_headers_complete(http_parser *hp)
+{
+	struct flow *f = of(hp);
+
+	if (f->nq == 0)
+		return -1;
+	f->q[0]->status = hp->status_code;
+	/* A response to HEAD has no body whatever its headers say. */
+	return strcmp(f->q[0]->method, "HEAD") == 0 ? 1 : 0;
+}
+
+static int
+rs_on_message_complete(http_parser *hp)
+{
+	struct flow *f = of(hp);
+	struct req *r;
+
+	if (f->nq == 0)
+		return -1;
+	if (hp->status_code / 100 == 1 && hp->status_code != 101)
+		return 0;	/* interim (100 Continue): the real one follows */
+	r = f->q[0];
+	memmove(f->q, f->q + 1, (f->nq - 1) * sizeof *f->q);
+	f->nq--;
+	if (r == f->cur)
+		f->cur = NULL;	/* answered before its body ended */
+	emit_http(f, r, GATE_ALLOW, NULL);
+	req_free(r);
+	if (f->nq == 0 && f->refusal != NULL && !f->closing) {
+		buf_add(&f->down, f->refusal, strlen(f->refusal));
+		f->closing = true;
+	}
+	return 0;
+}
+
+static const http_parser_settings rs_settings = {
+	.on_headers_complete = rs_on_headers_complete,
+	.on_message_complete = rs_on_message_complete,
+};
+
+int
+flow_from_upstream(struct flow *f, const char *d, size_t n)
+{
+	if (n > 0) {
+		if (f->nq == 0)
+			return -EPROTO;
+		f->q[0]->down += n;
+		buf_add(&f->down, d, n);
+	}
+	http_parser_execute(&f->rs, &rs_settings, d, n);
+	if (HTTP_PARSER_ERRNO(&f->rs) != HPE_OK)
+		return -EPROTO;
+	if (n == 0) {
+		flow_end(f);
+		f->closing = true;
+	}
+	return 0;
+}
+
+void
+flow_end(struct flow *f)
+{
+	for (size_t i = 0; i < f->nq; i++) {
+		emit_http(f, f->q[i], GATE_ALLOW, "connection ended");
+		if (f->q[i] == f->cur)
+			f->cur = NULL;
+		req_free(f->q[i]);
+	}
+	f->nq = 0;
+	if (f->cur != NULL) {
+		emit_http(f, f->cur, f->held ? GATE_DENY_PERSON : GATE_ALLOW,
+		    "connection ended");
+		req_free(f->cur);
+		f->cur = NULL;
+	}
+	f->held = false;
+	f->stopped = true;
+}
+
+/* ---- the flow ---- */
+
+struct flow *
+flow_new(const struct policy *p, const struct secrets *s, const char *host,
+    unsigned port, uint64_t conn, const struct flow_hooks *hooks,
+    uint64_t *next_req)
+{
+	struct flow *f = xcalloc(1, sizeof *f);
+
+	f->p = p;
+	f->s = s;
+	GATEMSG_SET(f->host, host);
+	f->port = port;
+	f->conn = conn;
+	f->hooks = *hooks;
+	f->next_req = next_req;
+	f->dest.port = port;
+	if (inet_pton(AF_INET, host, f->dest.addr) == 1)
+		f->dest.family = AF_INET;
+	else if (inet_pton(AF_INET6, host, f->dest.addr) == 1)
+		f->dest.family = AF_INET6;
+	else {
+		f->dest.family = AF_INET;
+		f->dest.name = f->host;
+	}
+	f->bound = xcalloc(s->n ? s->n : 1, sizeof *f->bound);
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < s->v[i].ps->n_hosts; j++)
+			if (netrules_entry_match(&s->v[i].ps->hosts[j], &f->dest))
+				f->bound[i] = true;
+		if (!f->bound[i])
+			f->scan_body = true;
+	}
+	f->rules = xcalloc(p->n_net_allow ? p->n_net_allow : 1, sizeof *f->rules);
+	for (size_t i = 0; i < p->n_net_allow; i++) {
+		const struct policy_host *h = &p->net_allow[i];
+
+		if ((h->method != NULL || h->path != NULL) &&
+		    netrules_entry_match(h, &f->dest))
+			f->rules[f->n_rules++] = i;
+	}
+	http_parser_init(&f->rq, HTTP_REQUEST);
+	http_parser_init(&f->rs, HTTP_RESPONSE);
+	f->rq.data = f->rs.data = f;
+	return f;
+}
+
+void
+flow_free(struct flow *f)
+{
+	if (f == NULL)
+		return;
+	for (size_t i = 0; i < f->nq; i++) {
+		if (f->q[i] == f->cur)
+			f->cur = NULL;
+		req_free(f->q[i]);
+	}
+	free(f->q);
+	req_free(f->cur);
+	headers_clear(f);
+	buf_free(&f->url);
+	buf_free(&f->field);
+	buf_free(&f->value);
+	buf_free(&f->tail);
+	buf_free(&f->up);
+	buf_free(&f->down);
+	free(f->refusal);
+	free(f->bound);
+	free(f->rules);
+	free(f);
+}
+
+struct buf *
+flow_up(struct flow *f)
+{
+	return &f->up;
+}
+
+struct buf *
+flow_down(struct flow *f)
+{
+	return &f->down;
+}
+
+bool
+flow_wants_client(const struct flow *f)
+{
+	return !f->stopped && !f->held && !f->closing && f->up.len < BUF_HIGH;
+}
+
+bool
+flow_closing(const struct flow *f)
+{
+	return f->closing;
+}
+
+bool
+flow_cut_upstream(const struct flow *f)
+{
+	return f->cut;
+}

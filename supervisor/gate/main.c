@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ward-gate POLICY RUNDIR, the wire on fd 3 (supervisor/gate/wire.h):
+ * started by ward-supervisor for a run whose policy intercepts a host
+ * (a [secret] or an HTTP rule). Reads the secrets, makes the run's CA,
+ * says READY, locks itself down and relays until the wire closes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/policy.h"
+#include "config/util.h"
+#include "supervisor/gate/buf.h"
+#include "supervisor/gate/ca.h"
+#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/lock.h"
+#include "supervisor/gate/relay.h"
+#include "supervisor/gate/secrets.h"
+
+#define HOST_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
+
+static int
+write_file(const char *path, const char *a, size_t na, const char *b,
+    size_t nb)
+{
+	cleanup_fd int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0644);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) < 0)
+		return -errno;
+	if ((r = write_all(fd, a, na)) < 0 || (r = write_all(fd, b, nb)) < 0)
+		return r;
+	return 0;
+}
+
+/* The host's bundle, whole, or "" when it has none. */
+static char *
+read_host_bundle(size_t *len)
+{
+	cleanup_fd int fd = open(HOST_BUNDLE, O_RDONLY | O_CLOEXEC);
+	struct buf b = { 0 };
+	char tmp[65536], *s;
+	ssize_t n;
+
+	while (fd >= 0 && (n = read(fd, tmp, sizeof tmp)) > 0)
+		buf_add(&b, tmp, (size_t)n);
+	if (b.len > 0 && buf_data(&b)[b.len - 1] != '\n')
+		buf_add(&b, "\n", 1);
+	*len = b.len;
+	s = xmalloc(b.len + 1);
+	memcpy(s, buf_data(&b), b.len);
+	s[b.len] = '\0';
+	buf_free(&b);
+	return s;
+}
+
+static int
+fail(const char *why)
+{
+	struct gate_msg m = { .type = GATE_FAIL };
+
+	GATEMSG_SET(m.text, why);
+	(void)gatemsg_send(GATE_WIRE_FD, &m, NULL, 0);
+	fprintf(stderr, "ward-gate: %s\n", why);
+	return 1;
+}
+
+static int
+write_ca(const char *rundir, const struct ca *ca, char **capath,
+    char **bundlepath, char **cause)
+{
+	cleanup_free char *dir = xasprintf("%s/gate", rundir);
+	cleanup_free char *host = NULL;
+	const char *pem = ca_pem(ca);
+	size_t hlen = 0;
+	int r;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		set_cause(cause, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	*capath = xasprintf("%s/ca.pem", dir);
+	*bundlepath = xasprintf("%s/bundle.pem", dir);
+	host = read_host_bundle(&hlen);
+	if ((r = write_file(*capath, pem, strlen(pem), "", 0)) < 0 ||
+	    (r = write_file(*bundlepath, host, hlen, pem, strlen(pem))) < 0) {
+		set_cause(cause, "%s/: %s", dir, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int
+announce(const struct secrets *s, const char *capath, const char *bundle)
+{
+	struct gate_msg m;
+	int r;
+
+	for (size_t i = 0; i < s->n; i++) {
+		m = (struct gate_msg){ .type = GATE_PHANTOM };
+		GATEMSG_SET(m.name, s->v[i].ps->name);
+		GATEMSG_SET(m.text, s->v[i].phantom);
+		if ((r = gatemsg_send(GATE_WIRE_FD, &m, NULL, 0)) < 0)
+			return r;
+	}
+	m = (struct gate_msg){ .type = GATE_READY };
+	GATEMSG_SET(m.path, capath);
+	GATEMSG_SET(m.text, bundle);
+	return gatemsg_send(GATE_WIRE_FD, &m, NULL, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct policy p;
+	struct secrets s = { 0 };
+	struct rlimit none = { 0, 0 };
+	cleanup_free char *cause = NULL, *capath = NULL, *bundle = NULL;
+	cleanup_free char *label = NULL;
+	struct ca *ca = NULL;
+	struct relay *relay = NULL;
+	X509_STORE *store;
+	int r;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: ward-gate POLICY RUNDIR (the wire on "
+		    "fd 3); ward-supervisor starts it\n");
+		return 2;
+	}
+	/* No core, no ptrace by our own uid, no SIGPIPE from a closed peer. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	(void)setrlimit(RLIMIT_CORE, &none);
+	signal(SIGPIPE, SIG_IGN);
+	if (policy_load(&p, argv[1], &cause) < 0)
+		return fail(cause ? cause : "the policy does not load");
+	if (secrets_load(&s, &p, &cause) < 0)
+		return fail(cause);
+	label = xstrdup(argv[2]);
+	if ((ca = ca_new(basename(label), &p, &cause)) == NULL ||
+	    write_ca(argv[2], ca, &capath, &bundle, &cause) < 0 ||
+	    (store = relay_load_store(p.upstream_ca ? p.upstream_ca :
+	    HOST_BUNDLE, &cause)) == NULL ||
+	    (relay = relay_new(GATE_WIRE_FD, &p, &s, ca, store, &cause)) ==
+	    NULL) {
+		r = fail(cause);
+		goto out;
+	}
+	if (announce(&s, capath, bundle) < 0) {
+		r = 1;
+		goto out;
+	}
+	if (lock_apply(&cause) < 0) {
+		/* Already READY: say it on stderr, and stop (the supervisor
+		 * refuses every intercepted connect from here). */
+		fprintf(stderr, "ward-gate: %s\n", cause);
+		r = 1;
+		goto out;
+	}
+	r = relay_run(relay) < 0 ? 1 : 0;
+out:
+	relay_free(relay);
+	ca_free(ca);
+	secrets_done(&s);
+	policy_done(&p);
+	return r;
+}

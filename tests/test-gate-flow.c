@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: MIT */
+/* supervisor/gate/flow.c: requests judged and re-serialized, phantoms
+ * swapped or refused, HTTP rules, responses matched to requests; and
+ * the path glob of the rules (config/policy.c). No I/O: bytes in, bytes
+ * and wire messages out. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config/policy.h"
+#include "config/util.h"
+#include "supervisor/gate/flow.h"
+#include "supervisor/gate/secrets.h"
+
+struct fx {
+	struct policy	 p;
+	struct secrets	 s;
+	struct gate_msg	 m[32];
+	size_t		 nm;
+	uint64_t	 next_req;
+	struct flow	*f;
+};
+
+static void
+on_emit(void *arg, struct gate_msg *m)
+{
+	struct fx *x = arg;
+
+	assert_true(x->nm < ARRAY_SIZE(x->m));
+	x->m[x->nm++] = *m;
+}
+
+static void
+add_secret(struct policy *p, const char *name, const char *host,
+    const char *header)
+{
+	struct policy_secret *sc;
+
+	p->secrets = xreallocarray(p->secrets, p->n_secrets + 1,
+	    sizeof *p->secrets);
+	sc = &p->secrets[p->n_secrets++];
+	*sc = (struct policy_secret){ 0 };
+	sc->name = xstrdup(name);
+	sc->from = xasprintf("env:%s", name);
+	sc->hosts = xcalloc(1, sizeof *sc->hosts);
+	sc->hosts[0].host = xstrdup(host);
+	sc->hosts[0].port_lo = sc->hosts[0].port_hi = 443;
+	sc->n_hosts = 1;
+	sc->header = xstrdup(header);
+	sc->header_value = xstrdup("{}");
+}
+
+static void
+add_rule(struct policy *p, const char *host, const char *method,
+    const char *path)
+{
+	struct policy_host *h;
+
+	p->net_allow = xreallocarray(p->net_allow, p->n_net_allow + 1,
+	    sizeof *p->net_allow);
+	h = &p->net_allow[p->n_net_allow++];
+	*h = (struct policy_host){ 0 };
+	h->host = xstrdup(host);
+	h->port_lo = h->port_hi = 443;
+	h->method = xstrdup(method);
+	h->path = xstrdup(path);
+}
+
+static int
+setup(void **state)
+{
+	static const char *const values[] = { "sekret-api", "sekret-gh" };
+	struct fx *x = xcalloc(1, sizeof *x);
+	char *cause = NULL;
+
+	policy_init(&x->p);
+	x->p.http = POLICY_DENY;
+	add_secret(&x->p, "API_KEY", "api.test", "x-api-key");
+	add_secret(&x->p, "GH_TOKEN", "gh.test", "authorization");
+	add_rule(&x->p, "gh.test", "GET", "/repos/acme/**");
+	add_rule(&x->p, "gh.test", "POST", "/repos/acme/app/issues/*/comments");
+	assert_int_equal(secrets_set(&x->s, &x->p, values, &cause), 0);
+	*state = x;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *x = *state;
+
+	flow_free(x->f);
+	secrets_done(&x->s);
+	policy_done(&x->p);
+	free(x);
+	return 0;
+}
+
+static struct flow *
+open_flow(struct fx *x, const char *host)
+{
+	flow_free(x->f);
+	x->f = flow_new(&x->p, &x->s, host, 443, 7,
+	    &(struct flow_hooks){ on_emit, x }, &x->next_req);
+	x->nm = 0;
+	return x->f;
+}
+
+static size_t
+feed(struct fx *x, const char *s)
+{
+	return flow_from_client(x->f, s, strlen(s));
+}
+
+/* The queue's bytes as a string (they hold no NUL here). */
+static char *
+text(struct buf *b)
+{
+	return xstrndup(buf_data(b), b->len);
+}
+
+static const char *
+ph(struct fx *x, size_t i)
+{
+	return x->s.v[i].phantom;
+}
+
+static void
+test_phantom_replaced_in_its_header(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *req = NULL, *up = NULL;
+
+	open_flow(x, "api.test");
+	assert_int_equal(strlen(ph(x, 0)), SECRETS_PHANTOM_LEN);
+	assert_true(strncmp(ph(x, 0), "ward-phantom-", 13) == 0);
+	assert_string_not_equal(ph(x, 0), ph(x, 1));
+	req = xasprintf("GET /v1/messages?x=1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "X-Api-Key: %s\r\nAccept: */*\r\n\r\n", ph(x, 0));
+	assert_int_equal(feed(x, req), strlen(req));
+	up = text(flow_up(x->f));
+	assert_string_equal(up, "GET /v1/messages?x=1 HTTP/1.1\r\nHost: "
+	    "api.test\r\nX-Api-Key: sekret-api\r\nAccept: */*\r\n\r\n");
+	assert_int_equal(flow_down(x->f)->len, 0);
+	assert_int_equal(x->nm, 0);
+	/* The response ends the request: one GATE_HTTP naming the secret. */
+	assert_int_equal(flow_from_upstream(x->f, "HTTP/1.1 200 OK\r\n"
+	    "Content-Length: 2\r\n\r\nok", 40), 0);
+	assert_int_equal(x->nm, 1);
+	assert_int_equal(x->m[0].type, GATE_HTTP);
+	assert_int_equal(x->m[0].status, 200);
+	assert_int_equal(x->m[0].verdict, GATE_ALLOW);
+	assert_string_equal(x->m[0].name, "API_KEY");
+	assert_string_equal(x->m[0].method, "GET");
+	assert_string_equal(x->m[0].host, "api.test");
+	assert_int_equal(x->m[0].conn, 7);
+	assert_int_equal(x->m[0].bytes_down, 40);
+	assert_null(strstr(x->m[0].path, "sekret"));
+}
+
+static void
+expect_refused(struct fx *x, const char *name, const char *where)
+{
+	cleanup_free char *down = text(flow_down(x->f));
+
+	assert_true(strncmp(down, "HTTP/1.1 403 Forbidden\r\n", 24) == 0);
+	assert_non_null(strstr(down, "Connection: close\r\n"));
+	assert_true(flow_closing(x->f));
+	assert_false(flow_wants_client(x->f));
+	assert_true(x->nm >= 2);
+	assert_int_equal(x->m[0].type, GATE_SECRET);
+	assert_string_equal(x->m[0].name, name);
+	assert_string_equal(x->m[0].text, where);
+	assert_int_equal(x->m[1].type, GATE_HTTP);
+	assert_int_equal(x->m[1].verdict, GATE_DENY_SECRET);
+	assert_int_equal(x->m[1].status, 403);
+}
+
+static void
+test_phantom_elsewhere_refused(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *r1 = NULL, *r2 = NULL, *r3 = NULL;
+
+	open_flow(x, "api.test");
+	r1 = xasprintf("GET /v1?k=%s HTTP/1.1\r\nHost: api.test\r\n\r\n",
+	    ph(x, 0));
+	feed(x, r1);
+	assert_int_equal(flow_up(x->f)->len, 0);
+	expect_refused(x, "API_KEY", "url");
+
+	/* Its own host, but another header. */
+	open_flow(x, "api.test");
+	r2 = xasprintf("GET /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Authorization: Bearer %s\r\n\r\n", ph(x, 0));
+	feed(x, r2);
+	assert_int_equal(flow_up(x->f)->len, 0);
+	expect_refused(x, "API_KEY", "header authorization");
+
+	/* Its header, but a host it is not bound to. */
+	open_flow(x, "gh.test");
+	r3 = xasprintf("GET /repos/acme/x HTTP/1.1\r\nHost: gh.test\r\n"
+	    "x-api-key: %s\r\n\r\n", ph(x, 0));
+	feed(x, r3);
+	assert_int_equal(flow_up(x->f)->len, 0);
+	expect_refused(x, "API_KEY", "header x-api-key");
+}
+
+static void
+test_body_scan_across_reads(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *head = NULL, *up = NULL;
+	char a[64], b[64];
+
+	/* GH_TOKEN's phantom in a body to api.test, cut in two reads. */
+	open_flow(x, "api.test");
+	head = xasprintf("POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: %zu\r\n\r\n", 10 + SECRETS_PHANTOM_LEN + 5);
+	snprintf(a, sizeof a, "0123456789%.20s", ph(x, 1));
+	snprintf(b, sizeof b, "%s-tail", ph(x, 1) + 20);
+	feed(x, head);
+	feed(x, a);
+	assert_int_equal(x->nm, 0);
+	up = text(flow_up(x->f));
+	/* The head went up; of the body only what cannot be a phantom's
+	 * start (nothing here: 30 bytes < the hold-back). */
+	assert_null(strstr(up, "ward-phantom"));
+	feed(x, b);
+	expect_refused(x, "GH_TOKEN", "body");
+	assert_true(flow_cut_upstream(x->f));
+	free(up);
+	up = text(flow_up(x->f));
+	assert_null(strstr(up, ph(x, 1)));
+
+	/* Its own secret's phantom in a body to its host passes as is. */
+	open_flow(x, "api.test");
+	free(head);
+	head = xasprintf("POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", SECRETS_PHANTOM_LEN, ph(x, 0));
+	feed(x, head);
+	assert_int_equal(x->nm, 0);
+	free(up);
+	up = text(flow_up(x->f));
+	assert_non_null(strstr(up, ph(x, 0)));
+}
+
+static void
+test_pipelined_and_keepalive(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *up = NULL;
+	const char *two = "GET /a HTTP/1.1\r\nHost: api.test\r\n\r\n"
+	    "HEAD /b HTTP/1.1\r\nHost: api.test\r\n\r\n"
+	    "GET /c HTTP/1.1\r\nHost: api.test\r\n\r\n";
+	const char *resp = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"
+	    "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n"
+	    "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "2\r\nno\r\n0\r\n\r\n";
+
+	open_flow(x, "api.test");
+	assert_int_equal(feed(x, two), strlen(two));
+	up = text(flow_up(x->f));
+	assert_string_equal(up, two);
+	assert_int_equal(flow_from_upstream(x->f, resp, strlen(resp)), 0);
+	assert_int_equal(x->nm, 3);
+	assert_int_equal(x->m[0].status, 200);
+	assert_string_equal(x->m[0].path, "/a");
+	assert_string_equal(x->m[1].method, "HEAD");
+	assert_int_equal(x->m[1].status, 200);
+	assert_int_equal(x->m[2].status, 404);
+	assert_string_equal(x->m[2].path, "/c");
+	assert_int_equal(flow_down(x->f)->len, strlen(resp));
+	assert_false(flow_closing(x->f));
+	/* A response with no request behind it is not HTTP we relay. */
+	assert_int_equal(flow_from_upstream(x->f, "HTTP/1.1 200 OK\r\n", 17),
+	    -EPROTO);
+}
+
+static void
+test_chunked_upload_passes(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *up = NULL;
+	const char *req = "POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n"
+	    "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n";
+	char *body;
+
+	open_flow(x, "api.test");
+	/* In two reads, cut inside a chunk. */
+	assert_int_equal(flow_from_client(x->f, req, 70), 70);
+	assert_int_equal(feed(x, req + 70), strlen(req + 70));
+	up = text(flow_up(x->f));
+	assert_true(strncmp(up, "POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n", 65) == 0);
+	body = up + 65;
+	/* Re-framed, the bytes and the end the same: "hello world". */
+	assert_non_null(strstr(body, "0\r\n\r\n"));
+	{
+		char out[64] = "";
+		size_t n = 0;
+		char *p = body;
+
+		while (strtoul(p, NULL, 16) > 0) {
+			size_t k = strtoul(p, &p, 16);
+
+			p = strstr(p, "\r\n") + 2;
+			memcpy(out + n, p, k);
+			n += k;
+			p += k + 2;
+		}
+		out[n] = '\0';
+		assert_string_equal(out, "hello world");
+	}
+	assert_int_equal(x->nm, 0);
+}
+
+static void
+test_rules_deny_and_ask(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *down = NULL, *up = NULL;
+	const char *ok = "GET /repos/acme/app/issues HTTP/1.1\r\nHost: gh.test\r\n\r\n";
+	const char *bad = "POST /repos/other/x HTTP/1.1\r\nHost: gh.test\r\n"
+	    "Content-Length: 0\r\n\r\n";
+	const char *dots = "GET /repos/acme/../other HTTP/1.1\r\nHost: gh.test\r\n\r\n";
+
+	open_flow(x, "gh.test");
+	feed(x, ok);
+	assert_int_equal(x->nm, 0);
+	up = text(flow_up(x->f));
+	assert_string_equal(up, ok);
+	flow_from_upstream(x->f, "HTTP/1.1 204 No Content\r\n\r\n", 27);
+	assert_int_equal(x->nm, 1);
+	assert_string_equal(x->m[0].rule, "gh.test:443 GET /repos/acme/**");
+	feed(x, bad);
+	assert_int_equal(x->nm, 2);
+	assert_int_equal(x->m[1].verdict, GATE_DENY);
+	down = text(flow_down(x->f));
+	assert_non_null(strstr(down, "HTTP/1.1 403 Forbidden\r\n"));
+	assert_non_null(strstr(down, "\r\n\r\nward: POST /repos/other/x is not "
+	    "allowed on gh.test:443 (policy: allow = gh.test:443 GET "
+	    "/repos/acme/**; allow = gh.test:443 POST "
+	    "/repos/acme/app/issues/*/comments)\n"));
+
+	/* A dot segment could leave the glob's folder at the server. */
+	open_flow(x, "gh.test");
+	feed(x, dots);
+	assert_int_equal(x->m[0].verdict, GATE_DENY);
+
+	/* http = ask: held until the answer, the next request unread. */
+	x->p.http = POLICY_ASK;
+	open_flow(x, "gh.test");
+	{
+		cleanup_free char *both = xasprintf("%s%s", bad, ok);
+		size_t used = feed(x, both);
+
+		assert_true(used < strlen(both));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, GATE_ASK);
+		assert_string_equal(x->m[0].method, "POST");
+		assert_string_equal(x->m[0].path, "/repos/other/x");
+		assert_true(flow_holds(x->f, x->m[0].req));
+		assert_false(flow_wants_client(x->f));
+		assert_int_equal(flow_up(x->f)->len, 0);
+		assert_int_equal(flow_from_client(x->f, both + used,
+		    strlen(both) - used), 0);
+		assert_int_equal(flow_answer(x->f, x->m[0].req, true), 0);
+		assert_true(flow_wants_client(x->f));
+		assert_int_equal(flow_from_client(x->f, both + used,
+		    strlen(both) - used), strlen(both) - used);
+		free(up);
+		up = text(flow_up(x->f));
+		assert_string_equal(up, both);
+	}
+	/* ... or refused by the person. */
+	open_flow(x, "gh.test");
+	feed(x, bad);
+	assert_int_equal(flow_answer(x->f, x->m[0].req, false), 0);
+	assert_int_equal(x->m[1].type, GATE_HTTP);
+	assert_int_equal(x->m[1].verdict, GATE_DENY_PERSON);
+	assert_true(flow_closing(x->f));
+	x->p.http = POLICY_DENY;
+}
+
+static void
+test_refusal_waits_for_earlier_responses(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *req = NULL, *down = NULL;
+	const char *resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+
+	open_flow(x, "api.test");
+	req = xasprintf("GET /a HTTP/1.1\r\nHost: api.test\r\n\r\n"
+	    "GET /%s HTTP/1.1\r\nHost: api.test\r\n\r\n", ph(x, 0));
+	feed(x, req);
+	assert_int_equal(flow_down(x->f)->len, 0);
+	assert_false(flow_closing(x->f));
+	assert_false(flow_cut_upstream(x->f));
+	flow_from_upstream(x->f, resp, strlen(resp));
+	down = text(flow_down(x->f));
+	assert_true(strncmp(down, resp, strlen(resp)) == 0);
+	assert_true(strncmp(down + strlen(resp), "HTTP/1.1 403", 12) == 0);
+	assert_true(flow_closing(x->f));
+}
+
+static void
+test_interim_and_close_delimited(void **state)
+{
+	struct fx *x = *state;
+	const char *req = "GET /s HTTP/1.1\r\nHost: api.test\r\n\r\n";
+	const char *resp = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+	    "Content-Type: text/event-stream\r\n\r\ndata: 1\n\n";
+
+	open_flow(x, "api.test");
+	feed(x, req);
+	flow_from_upstream(x->f, resp, strlen(resp));
+	assert_int_equal(x->nm, 0);
+	assert_int_equal(flow_down(x->f)->len, strlen(resp));
+	flow_from_upstream(x->f, "data: 2\n\n", 9);
+	assert_int_equal(flow_from_upstream(x->f, NULL, 0), 0);
+	assert_int_equal(x->nm, 1);
+	assert_int_equal(x->m[0].status, 200);
+	assert_true(flow_closing(x->f));
+}
+
+static void
+test_upgrade_and_bad_request(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *down = NULL;
+
+	open_flow(x, "api.test");
+	feed(x, "GET /ws HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\n"
+	    "Upgrade: websocket\r\n\r\n");
+	assert_int_equal(flow_up(x->f)->len, 0);
+	assert_true(flow_closing(x->f));
+
+	open_flow(x, "api.test");
+	/* Both framings at once: a smuggling attempt, refused. */
+	feed(x, "POST / HTTP/1.1\r\nHost: api.test\r\nContent-Length: 3\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+	assert_int_equal(flow_up(x->f)->len, 0);
+	down = text(flow_down(x->f));
+	assert_true(strncmp(down, "HTTP/1.1 400", 12) == 0);
+}
+
+static void
+test_path_glob(void **state)
+{
+	static const struct { const char *g, *s; bool m; } t[] = {
+		{ "/repos/acme/**", "/repos/acme/app/issues", true },
+		{ "/repos/acme/**", "/repos/acme/", true },
+		{ "/repos/acme/**", "/repos/acmeX", false },
+		{ "/repos/*/issues", "/repos/acme/issues", true },
+		{ "/repos/*/issues", "/repos/a/b/issues", false },
+		{ "/a/*/c/*/d", "/a/1/c/2/d", true },
+		{ "/x", "/x/", false },
+		{ "/**", "/", true },
+		{ "*", "", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (policy_http_path_match(t[i].g, t[i].s) != t[i].m)
+			fail_msg("%s ~ %s should be %d", t[i].g, t[i].s, t[i].m);
+}
+
+static void
+test_secret_sources(void **state)
+{
+	struct policy p;
+	struct secrets s;
+	char *cause = NULL;
+
+	(void)state;
+	policy_init(&p);
+	add_secret(&p, "WARD_TEST_GATE_SECRET", "api.test", "x-api-key");
+	setenv("WARD_TEST_GATE_SECRET", "from-env", 1);
+	assert_int_equal(secrets_load(&s, &p, &cause), 0);
+	assert_string_equal(s.v[0].value, "from-env");
+	secrets_done(&s);
+	free(p.secrets[0].from);
+	p.secrets[0].from = xstrdup("command:printf 'from-cmd\\n'");
+	assert_int_equal(secrets_load(&s, &p, &cause), 0);
+	assert_int_equal(s.v[0].len, 8);
+	assert_true(memcmp(s.v[0].value, "from-cmd", 8) == 0);
+	secrets_done(&s);
+	free(p.secrets[0].from);
+	p.secrets[0].from = xstrdup("command:exit 3");
+	assert_true(secrets_load(&s, &p, &cause) < 0);
+	assert_string_equal(cause, "[secret WARD_TEST_GATE_SECRET] from = "
+	    "command:exit 3: exited with 3");
+	free(p.secrets[0].from);
+	p.secrets[0].from = xstrdup("env:WARD_TEST_GATE_UNSET");
+	assert_true(secrets_load(&s, &p, &cause) < 0);
+	assert_string_equal(cause, "[secret WARD_TEST_GATE_SECRET] from = "
+	    "env:WARD_TEST_GATE_UNSET: not set");
+	free(p.secrets[0].from);
+	p.secrets[0].from = xstrdup("file:/nonexistent/ward");
+	assert_true(secrets_load(&s, &p, &cause) < 0);
+	assert_non_null(strstr(cause, "/nonexistent/ward: No such file"));
+	free(cause);
+	policy_done(&p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_phantom_replaced_in_its_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phantom_elsewhere_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_body_scan_across_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusal_waits_for_earlier_responses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interim_and_close_delimited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upgrade_and_bad_request, setup, teardown),
+		cmocka_unit_test(test_path_glob),
+		cmocka_unit_test(test_secret_sources),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
