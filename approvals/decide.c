@@ -345,10 +345,30 @@ dns_allowed(const struct policy *p, const char *name)
 	return NULL;
 }
 
+/* A [secret]'s host (issue 19): where its value may go, so the name
+ * resolves as an allow line's does. The secret's name, or NULL. */
+static const char *
+dns_secret_host(const struct policy *p, const char *name)
+{
+	struct net_dest d = { .family = AF_INET, .name = name };
+
+	for (size_t i = 0; i < p->n_secrets; i++)
+		for (size_t j = 0; j < p->secrets[i].n_hosts; j++) {
+			struct policy_host h = p->secrets[i].hosts[j];
+
+			h.port_lo = 0;
+			h.port_hi = 65535;
+			if (netrules_entry_match(&h, &d))
+				return p->secrets[i].name;
+		}
+	return NULL;
+}
+
 struct decision
 decide_dns(const struct decide_in *in, const char *name, bool install)
 {
 	const struct policy_host *h;
+	const char *secret;
 	struct decision g;
 
 	if (decide_granted(in, KIND_DNS, name, &g))
@@ -356,6 +376,9 @@ decide_dns(const struct decide_in *in, const char *name, bool install)
 	if ((h = dns_allowed(in->policy, name)) != NULL)
 		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
 		    xasprintf("allow %s", h->host));
+	if ((secret = dns_secret_host(in->policy, name)) != NULL)
+		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
+		    xasprintf("secret %s", secret));
 	if (install)
 		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
 		    xstrdup("registry of an approved install"));
