@@ -642,9 +642,23 @@ model_on_event(struct model *m, const json_t *msg)
 	}
 	subject2 = escape_str(ev.subject2);
 	rule = escape_str(ev.rule);
-	text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind, subject,
-	    *subject2 ? " -> " : "", subject2, verdict_name(ev.verdict),
-	    how_name(ev.how), *rule ? ": " : "", rule);
+	/* An HTTP request's status and bytes, where a phantom went: the
+	 * detail is what the line is for (issue 19). */
+	if ((ev.kind == KIND_HTTP || ev.kind == KIND_SECRET) &&
+	    ev.detail != NULL && *ev.detail != '\0') {
+		cleanup_free char *with = NULL, *detail = escape_str(ev.detail);
+
+		with = xasprintf("%s [%s]", subject2, detail);
+		free(subject2);
+		subject2 = steal_ptr(&with);
+		text = xasprintf("%s %s%s: %s (%s%s%s)", kind, subject,
+		    subject2, verdict_name(ev.verdict), how_name(ev.how),
+		    *rule ? ": " : "", rule);
+	} else
+		text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind, subject,
+		    *subject2 ? " -> " : "", subject2,
+		    verdict_name(ev.verdict), how_name(ev.how), *rule ? ": " :
+		    "", rule);
 	model_event_push(m, text, ev.verdict);
 	events_push(&m->ev, (int)ev.kind, ev.verdict, (int)ev.how, subject,
 	    text);
