@@ -273,8 +273,11 @@ child(int theirs, const char *exe, const char *policy, const char *run_dir)
 	signal(SIGPIPE, SIG_DFL);
 	/* The supervisor gone, the gate goes: it serves nobody else. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if ((null = open("/dev/null", O_RDWR)) < 0 ||
-	    dup2(null, 0) < 0 || dup2(null, 1) < 0)
+	/* Its words go on the wire (GATE_FAIL, GATE_ERROR): our stderr
+	 * is a console's pipe, closed once the run is up, or a terminal
+	 * the console draws on. */
+	if ((null = open("/dev/null", O_RDWR)) < 0 || dup2(null, 0) < 0 ||
+	    dup2(null, 1) < 0 || dup2(null, 2) < 0)
 		_exit(127);
 	/* Its end as fd 3: theirs may be 3 already (dup2 to itself keeps
 	 * close-on-exec), so through a spare number first. */
@@ -316,8 +319,21 @@ gatewire_start(const char *exe, const char *policy, const char *run_dir,
 	ret->wire = sv[0];
 	fcntl(ret->wire, F_SETFL, fcntl(ret->wire, F_GETFL) | O_NONBLOCK);
 	if ((r = gatewire_read_start(ret->wire, timeout_ms, ret, cause)) < 0) {
+		int status = 0;
+
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		if (waitpid(pid, &status, 0) == pid && r == -EPIPE) {
+			char *c = *cause;
+
+			/* Ended on its own: how, and 127 is no exec at all. */
+			*cause = WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+			    xasprintf("cannot run %s (not there, or not a "
+			    "program)", exe) : WIFEXITED(status) ?
+			    xasprintf("%s (exit status %d)", c,
+			    WEXITSTATUS(status)) : xasprintf("%s (signal %d)", c,
+			    WTERMSIG(status));
+			free(c);
+		}
 		gatewire_ready_done(ret);
 		ret->pid = -1;
 		return r;

@@ -52,7 +52,7 @@ struct gatewire_ready {
 
 /*
  * Start exe as `exe POLICY RUNDIR`, its end of a new SOCK_SEQPACKET pair
- * as fd 3, stdin and stdout /dev/null, stderr ours, no other fd; then
+ * as fd 3, stdin, stdout and stderr /dev/null, no other fd; then
  * read its start-up (GATE_PHANTOM..., GATE_READY) for at most timeout_ms.
  * 0 and *ret (gatewire_ready_done frees it); else -errno with *cause
  * (the gate's GATE_FAIL text as it said it, or what went wrong), the

@@ -254,6 +254,16 @@ fake_gate(const char *how)
 		}
 		return 0;
 	}
+	/* Its stdio is /dev/null. */
+	{
+		struct stat a, b;
+
+		if (stat("/dev/null", &a) < 0 || fstat(2, &b) < 0 ||
+		    a.st_rdev != b.st_rdev)
+			return 5;
+	}
+	if (strcmp(how, "exit3") == 0)
+		return 3;
 	return 1;	/* "die": ends before it is ready */
 }
 
@@ -283,8 +293,14 @@ test_start(void **state)
 	assert_int_equal(r.pid, -1);
 	free(cause);
 	cause = NULL;
+	assert_int_equal(gatewire_start(self, "exit3", "-", 5000, &r, &cause),
+	    -EPIPE);
+	assert_non_null(strstr(cause, "(exit status 3)"));
+	free(cause);
+	cause = NULL;
 	assert_true(gatewire_start("/nonexistent/ward-gate", "-", "-", 5000,
 	    &r, &cause) < 0);
+	assert_non_null(strstr(cause, "cannot run /nonexistent/ward-gate"));
 	close(spare);
 }
 
