@@ -328,8 +328,10 @@ decide_connect(const struct decide_in *in, const struct net_dest *d,
 	    "for the run adds: allow %s", key));
 }
 
-/* A [network] allow entry that names the host, on any port. */
-static const struct policy_host *
+/* A [network] allow entry that names the host, on any port, or a
+ * [secret]'s host (the connection to it is allowed, so its name
+ * resolves): the rule's text ("allow pypi.org", "secret K"), or NULL. */
+static char *
 dns_allowed(const struct policy *p, const char *name)
 {
 	struct net_dest d = { .family = AF_INET, .name = name };
@@ -340,18 +342,8 @@ dns_allowed(const struct policy *p, const char *name)
 		h.port_lo = 0;
 		h.port_hi = 65535;
 		if (netrules_entry_match(&h, &d))
-			return &p->net_allow[i];
+			return xasprintf("allow %s", h.host);
 	}
-	return NULL;
-}
-
-/* A [secret]'s host (issue 19): where its value may go, so the name
- * resolves as an allow line's does. The secret's name, or NULL. */
-static const char *
-dns_secret_host(const struct policy *p, const char *name)
-{
-	struct net_dest d = { .family = AF_INET, .name = name };
-
 	for (size_t i = 0; i < p->n_secrets; i++)
 		for (size_t j = 0; j < p->secrets[i].n_hosts; j++) {
 			struct policy_host h = p->secrets[i].hosts[j];
@@ -359,7 +351,8 @@ dns_secret_host(const struct policy *p, const char *name)
 			h.port_lo = 0;
 			h.port_hi = 65535;
 			if (netrules_entry_match(&h, &d))
-				return p->secrets[i].name;
+				return xasprintf("secret %s",
+				    p->secrets[i].name);
 		}
 	return NULL;
 }
@@ -367,18 +360,13 @@ dns_secret_host(const struct policy *p, const char *name)
 struct decision
 decide_dns(const struct decide_in *in, const char *name, bool install)
 {
-	const struct policy_host *h;
-	const char *secret;
 	struct decision g;
+	char *rule;
 
 	if (decide_granted(in, KIND_DNS, name, &g))
 		return g;
-	if ((h = dns_allowed(in->policy, name)) != NULL)
-		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
-		    xasprintf("allow %s", h->host));
-	if ((secret = dns_secret_host(in->policy, name)) != NULL)
-		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY,
-		    xasprintf("secret %s", secret));
+	if ((rule = dns_allowed(in->policy, name)) != NULL)
+		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY, rule);
 	if (install)
 		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
 		    xstrdup("registry of an approved install"));

@@ -1331,23 +1331,31 @@ policy_http_path(const char *v, char **why)
 	return 0;
 }
 
-/* Does a token read as a method: "*" (before a path) or one that only
- * a method would be, all capitals ("GET", "DELETE"). */
+/* Does a token read as a method: before a path, "*" or a token that is
+ * no host:port; last on the line, one of HTTP's own methods in capitals
+ * ("GET"; "get" there is a host, as it always was). */
 static bool
 policy_looks_like_method(const char *s, bool before_path)
 {
+	static const char *const methods[] = {
+		"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS",
+		"TRACE", "PATCH",
+	};
+
 	if (before_path)
 		return strcmp(s, "*") == 0 ||
 		    (policy_is_http_token(s, strlen(s)) &&
 		    strpbrk(s, ".:[]/") == NULL);
-	return s[0] != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
-	    strlen(s);
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++)
+		if (strcmp(s, methods[i]) == 0)
+			return true;
+	return false;
 }
 
 /*
  * One [network] allow line's items: hosts ("a:443 b:443"), or one host
  * with an HTTP rule: host METHOD PATH, host PATH (any method), host
- * METHOD (any path; the method in capitals, or it reads as a host). A
+ * METHOD (any path; GET, POST ... in capitals, or it reads as a host). A
  * rule has both fields: a left-out method is "*", a left-out path "/" "**".
  * 0 or -EINVAL with *why.
  */
@@ -1875,6 +1883,13 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 	return 1;
 }
 
+/* The variables that point the sandbox's TLS clients at the run's CA
+ * bundle while a host is intercepted (share/man/ward.ini.5). */
+static const char *const policy_ca_vars[] = {
+	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+	"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+};
+
 /*
  * Is s (len bytes, as inih hands it on) a [secret NAME] section? 0 no,
  * 1 yes and *name (malloc'd) is NAME, -EINVAL yes but NAME is not a
@@ -1916,6 +1931,13 @@ policy_secret_section(const char *s, size_t len, char **name, char **why)
 		    SECRET_NAME_MAX);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(policy_ca_vars); i++)
+		if (strcmp(n, policy_ca_vars[i]) == 0) {
+			*why = xasprintf("[%s]: ward sets %s in the sandbox "
+			    "while a host is intercepted (to the run's CA "
+			    "bundle)", qs, n);
+			return -EINVAL;
+		}
 	*name = steal_ptr(&n);
 	return 1;
 }

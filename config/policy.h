@@ -24,7 +24,9 @@ struct policy_host {
 	 * NULL/NULL: a plain host entry. method is upper case or "*";
 	 * path a glob on the request's path without its query, where "*"
 	 * is any run of characters but '/', "**" any run at all. A host:port
-	 * with one such rule is intercepted and filtered by its rules. */
+	 * with one such rule is intercepted and filtered by its rules. The
+	 * parser sets both or neither (a rule written without a method has
+	 * "*", without a path "/" "**"), its host one port, never a network. */
 	char		*method;
 	char		*path;
 };

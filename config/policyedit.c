@@ -266,15 +266,29 @@ policy_edit_read(const char *path, char **ret, char **why)
 	return 0;
 }
 
-static int
-policy_edit_check_value(const char *value, const char *comment, char **why)
+/* [network] allow takes an HTTP rule as one entry: "host:port METHOD
+ * PATH", its words one blank apart (policy.c reads the line). */
+static bool
+policy_edit_is_rule(const char *section, const char *key)
 {
+	return strcmp(section, "network") == 0 && strcmp(key, "allow") == 0;
+}
+
+static int
+policy_edit_check_value(const char *section, const char *key,
+    const char *value, const char *comment, char **why)
+{
+	bool rule = policy_edit_is_rule(section, key);
+
 	if (value == NULL || *value == '\0') {
 		set_cause(why, "nothing to write");
 		return -EINVAL;
 	}
 	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
-		if (*c <= ' ' || *c == 0x7f || *c == ';' || *c == '#') {
+		if (rule && *c == ' ' && c > (const unsigned char *)value &&
+		    c[-1] != ' ' && c[1] != ' ' && c[1] != '\0')
+			continue;
+		else if (*c <= ' ' || *c == 0x7f || *c == ';' || *c == '#') {
 			set_cause(why, "the entry holds a blank, a ';', a '#' "
 			    "or a control character: it cannot be one item "
 			    "of a policy line");
@@ -297,11 +311,13 @@ policy_edit_prepare(const char *path, const char *section, const char *key,
 {
 	cleanup_free char *text = NULL, *cause = NULL, *out = NULL;
 	struct policy p;
+	size_t entries;
 	int r;
 
 	if ((r = policy_edit_check(path, why)) < 0)
 		return r;
-	if ((r = policy_edit_check_value(value, comment, why)) < 0)
+	if ((r = policy_edit_check_value(section, key, value, comment,
+	    why)) < 0)
 		return r;
 	if ((r = policy_edit_read(path, &text, why)) < 0)
 		return r;
@@ -310,12 +326,20 @@ policy_edit_prepare(const char *path, const char *section, const char *key,
 		    "nothing is written: %s", cause);
 		return -EINVAL;
 	}
+	entries = p.n_net_allow;
 	policy_done(&p);
 	out = policy_edit_text(text, section, key, value, comment, line);
 	free(steal_ptr(&cause));
 	if (policy_load_string(&p, out, path, &cause) < 0) {
 		set_cause(why, "with the line added the policy file would not "
 		    "parse, so nothing is written: %s", cause);
+		return -EINVAL;
+	}
+	/* One entry: a rule, or a host, never a list of hosts. */
+	if (policy_edit_is_rule(section, key) && p.n_net_allow != entries + 1) {
+		policy_done(&p);
+		set_cause(why, "the entry is not one host or one rule: it "
+		    "cannot be one item of a policy line");
 		return -EINVAL;
 	}
 	policy_done(&p);

@@ -41,9 +41,10 @@ int	policy_edit_plan(const char *path, const char *section,
 /*
  * Adds the entry to the file at path: the file must parse before and
  * after (policy_load_string), the value must be one item (no blank, no
- * ';' or '#', no control character), and when expect_line is not 0 the
- * entry must land on that line (the file changed since it was shown:
- * -ESTALE). Written to a temporary file in the same folder, fsync'd,
+ * ';' or '#', no control character; for [network] allow one host or one
+ * HTTP rule, "api.x:443 GET /path", its words one blank apart), and
+ * when expect_line is not 0 the entry must land on that line (the file
+ * changed since it was shown: -ESTALE). Written to a temporary file in the same folder, fsync'd,
  * the mode and owner kept, renamed over the file, the folder fsync'd.
  * *line: where it went. 0 or -errno with *why; on error the file is as
  * it was.

@@ -134,10 +134,89 @@ join(char **v, size_t n)
 	return s;
 }
 
+/* Blanks as '+': a check is one word. */
+static char *
+plus_blanks(char *s)
+{
+	for (char *c = s; *c != '\0'; c++)
+		if (*c == ' ')
+			*c = '+';
+	return s;
+}
+
+/* The fields of issue 19: rules, reasons, http, upstream_ca, secrets;
+ * NULL for another name. */
+static char *
+field_issue19(const struct policy *p, const char *name)
+{
+	if (strcmp(name, "rules") == 0) {
+		/* host@port:METHOD:PATH of the allow entries with a rule */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			const struct policy_host *h = &p->net_allow[i];
+			char *old = s;
+
+			if (h->method == NULL && h->path == NULL)
+				continue;
+			s = xasprintf("%s%s%s@%u-%u:%s:%s", old, *old ? "," : "",
+			    h->host, h->port_lo, h->port_hi,
+			    h->method ? h->method : "(null)",
+			    h->path ? h->path : "(null)");
+			free(old);
+		}
+		return s;
+	}
+	if (strcmp(name, "reasons") == 0) {
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_net_allow; i++) {
+			char *old = s;
+
+			s = xasprintf("%s%s%s", old, i ? "," : "",
+			    p->net_allow[i].reason ? p->net_allow[i].reason : "-");
+			free(old);
+		}
+		return plus_blanks(s);
+	}
+	if (strcmp(name, "http") == 0)
+		return xstrdup(policy_action_name(p->http));
+	if (strcmp(name, "upstream_ca") == 0)
+		return xstrdup(p->upstream_ca ? p->upstream_ca : "none");
+	if (strcmp(name, "secrets") == 0) {
+		/* NAME[from|host@lo-hi,...|header|value];... blanks as + */
+		char *s = xstrdup("");
+
+		for (size_t i = 0; i < p->n_secrets; i++) {
+			const struct policy_secret *sc = &p->secrets[i];
+			char *old = s;
+
+			s = xasprintf("%s%s%s[%s|", old, i ? ";" : "", sc->name,
+			    sc->from);
+			free(old);
+			for (size_t j = 0; j < sc->n_hosts; j++) {
+				old = s;
+				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
+				    sc->hosts[j].host, sc->hosts[j].port_lo,
+				    sc->hosts[j].port_hi);
+				free(old);
+			}
+			old = s;
+			s = xasprintf("%s|%s|%s]", old, sc->header,
+			    sc->header_value);
+			free(old);
+		}
+		return plus_blanks(s);
+	}
+	return NULL;
+}
+
 /* One field of a policy as the tables spell it. */
 static char *
 field(const struct policy *p, const char *name)
 {
+	char *got;
+
 	if (strcmp(name, "timeout") == 0)
 		return xasprintf("%u", p->timeout);
 	if (strcmp(name, "ask_timeout") == 0)
@@ -235,71 +314,8 @@ field(const struct policy *p, const char *name)
 		}
 		return s;
 	}
-	if (strcmp(name, "rules") == 0) {
-		/* host@port:METHOD:PATH of the allow entries with a rule */
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_net_allow; i++) {
-			const struct policy_host *h = &p->net_allow[i];
-			char *old = s;
-
-			if (h->method == NULL && h->path == NULL)
-				continue;
-			s = xasprintf("%s%s%s@%u-%u:%s:%s", old, *old ? "," : "",
-			    h->host, h->port_lo, h->port_hi,
-			    h->method ? h->method : "(null)",
-			    h->path ? h->path : "(null)");
-			free(old);
-		}
-		return s;
-	}
-	if (strcmp(name, "reasons") == 0) {
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_net_allow; i++) {
-			char *old = s;
-
-			s = xasprintf("%s%s%s", old, i ? "," : "",
-			    p->net_allow[i].reason ? p->net_allow[i].reason : "-");
-			free(old);
-		}
-		for (char *c = s; *c != '\0'; c++)
-			if (*c == ' ')
-				*c = '+';
-		return s;
-	}
-	if (strcmp(name, "http") == 0)
-		return xstrdup(policy_action_name(p->http));
-	if (strcmp(name, "upstream_ca") == 0)
-		return xstrdup(p->upstream_ca ? p->upstream_ca : "none");
-	if (strcmp(name, "secrets") == 0) {
-		/* NAME[from|host@lo-hi,...|header|value];... blanks as + */
-		char *s = xstrdup("");
-
-		for (size_t i = 0; i < p->n_secrets; i++) {
-			const struct policy_secret *sc = &p->secrets[i];
-			char *old = s;
-
-			s = xasprintf("%s%s%s[%s|", old, i ? ";" : "", sc->name,
-			    sc->from);
-			free(old);
-			for (size_t j = 0; j < sc->n_hosts; j++) {
-				old = s;
-				s = xasprintf("%s%s%s@%u-%u", old, j ? "," : "",
-				    sc->hosts[j].host, sc->hosts[j].port_lo,
-				    sc->hosts[j].port_hi);
-				free(old);
-			}
-			old = s;
-			s = xasprintf("%s|%s|%s]", old, sc->header,
-			    sc->header_value);
-			free(old);
-		}
-		for (char *c = s; *c != '\0'; c++)
-			if (*c == ' ')
-				*c = '+';
-		return s;
-	}
+	if ((got = field_issue19(p, name)) != NULL)
+		return got;
 	fail_msg("unknown field %s in " GOOD_TSV, name);
 	return NULL;
 }
@@ -792,6 +808,99 @@ test_writable_home(void **state)
 		unsetenv("HOME");
 }
 
+/* The text of a recipe with its commented [secret] sections ("#[secret",
+ * "#from =" ... up to a line that is not "#key =") uncommented. */
+static char *
+recipe_uncommented(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *out = xstrdup(""), *line = NULL;
+	size_t cap = 0;
+	bool in = false;
+
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0) {
+		char *old = out;
+
+		if (strncmp(line, "#[secret ", 9) == 0)
+			in = true;
+		else if (in && strncmp(line, "#from =", 7) != 0 &&
+		    strncmp(line, "#hosts =", 8) != 0 &&
+		    strncmp(line, "#header =", 9) != 0)
+			in = false;
+		out = xasprintf("%s%s", old, in ? line + 1 : line);
+		free(old);
+	}
+	free(line);
+	fclose(f);
+	return out;
+}
+
+/* The recipes' API keys: where each goes and in which header; the
+ * commented alternatives parse once uncommented. */
+static void
+test_agent_secrets(void **state)
+{
+	static const struct {
+		const char	*recipe;
+		const char	*on;		/* the sections on, "NAME host header;" */
+		const char	*all;		/* with the commented ones */
+	} t[] = {
+		{ "share/agents/claude-code.ini",
+		    "ANTHROPIC_API_KEY api.anthropic.com:443 x-api-key: {};",
+		    "ANTHROPIC_API_KEY api.anthropic.com:443 x-api-key: {};"
+		    "ANTHROPIC_AUTH_TOKEN api.anthropic.com:443 authorization: "
+		    "Bearer {};" },
+		{ "share/agents/codex.ini",
+		    "OPENAI_API_KEY api.openai.com:443 authorization: Bearer {};",
+		    NULL },
+		{ "share/agents/gemini-cli.ini",
+		    "GEMINI_API_KEY generativelanguage.googleapis.com:443 "
+		    "x-goog-api-key: {};", NULL },
+		{ "share/agents/aider.ini", "",
+		    "ANTHROPIC_API_KEY api.anthropic.com:443 x-api-key: {};"
+		    "OPENAI_API_KEY api.openai.com:443 authorization: Bearer {};"
+		    "GEMINI_API_KEY generativelanguage.googleapis.com:443 "
+		    "x-goog-api-key: {};"
+		    "OPENROUTER_API_KEY openrouter.ai:443 authorization: Bearer {};"
+		    "DEEPSEEK_API_KEY api.deepseek.com:443 authorization: "
+		    "Bearer {};" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		for (int all = 0; all < 2; all++) {
+			cleanup_free char *text = NULL, *got = xstrdup("");
+			const char *want = all ? t[i].all : t[i].on;
+			struct policy p;
+			char *cause = NULL;
+
+			if (want == NULL)
+				continue;
+			text = all ? recipe_uncommented(t[i].recipe) : NULL;
+			if ((all ? policy_load_string(&p, text, t[i].recipe,
+			    &cause) : policy_load(&p, t[i].recipe, &cause)) < 0)
+				fail_msg("%s: %s", t[i].recipe, cause);
+			for (size_t s = 0; s < p.n_secrets; s++) {
+				const struct policy_secret *sc = &p.secrets[s];
+				char *old = got;
+
+				assert_int_equal(sc->n_hosts, 1);
+				got = xasprintf("%s%s %s:%u %s: %s;", old, sc->name,
+				    sc->hosts[0].host, sc->hosts[0].port_lo,
+				    sc->header, sc->header_value);
+				free(old);
+				assert_int_equal(strncmp(sc->from, "env:", 4), 0);
+				assert_string_equal(sc->from + 4, sc->name);
+			}
+			if (strcmp(got, want) != 0)
+				fail_msg("%s%s: secrets \"%s\", want \"%s\"",
+				    t[i].recipe, all ? " uncommented" : "", got,
+				    want);
+			policy_done(&p);
+		}
+}
+
 /* An HTTP rule's path glob: "*" within a segment, "**" across; the
  * query is not the path's (the gate cuts it before matching). */
 static void
@@ -969,6 +1078,11 @@ test_agent_recipes(void **state)
 			    13), 0);
 		assert_true(p.n_net_allow > 0);
 		assert_true(p.n_env > 0);
+		/* API keys are [secret]s, never passed in by env. */
+		for (size_t e = 0; e < p.n_env; e++)
+			if (strstr(p.env[e], "_API_KEY") != NULL ||
+			    strstr(p.env[e], "_AUTH_TOKEN") != NULL)
+				assert_string_equal(p.env[e], "GOOGLE_API_KEY");
 		policy_done(&p);
 	}
 	if (saved != NULL)
@@ -996,6 +1110,7 @@ main(void)
 		cmocka_unit_test(test_manager_alias),
 		cmocka_unit_test(test_writable_home),
 		cmocka_unit_test(test_agent_recipes),
+		cmocka_unit_test(test_agent_secrets),
 		cmocka_unit_test(test_http_path_match),
 		cmocka_unit_test(test_upstream_ca_home),
 		cmocka_unit_test(test_describe_http),

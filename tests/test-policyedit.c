@@ -161,6 +161,186 @@ test_other_section_key(void **state)
 	    "allow = /srv/x ; always, from run ab12\n", 5);
 }
 
+/* The file after adding value to [section] key, and the line. */
+static void
+add_in(struct fixture *f, const char *section, const char *key,
+    const char *value, const char *before, const char *after,
+    unsigned want_line)
+{
+	cleanup_free char *why = NULL, *got = NULL;
+	unsigned line = 0;
+
+	put(f->file, before, 0640);
+	if (policy_edit_add_rule(f->file, section, key, value, "always", 0,
+	    &line, &why) < 0)
+		fail_msg("%s", why);
+	assert_int_equal(line, want_line);
+	got = get(f->file);
+	assert_string_equal(got, after);
+}
+
+/* [secret] sections and HTTP rules stay as they were written when
+ * "always" adds a line: the secret's keys (a header with its colon, a
+ * command line), the rule lines, and what the policy makes of them. */
+static const char secret_ini[] =
+    "[secret GITHUB_TOKEN]\n"
+    "from = command:gh auth token\n"
+    "hosts = api.github.com:443\n"
+    "header = Authorization: Bearer {}\n"
+    "\n"
+    "[network]\n"
+    "allow = api.github.com:443 GET /repos/acme/** (read the team's issues)\n"
+    "allow = api.github.com:443 POST /repos/acme/app/issues/*/comments\n"
+    "http = deny\n"
+    "\n"
+    "[secret K]\n"
+    "from = file:~/.config/k\n"
+    "hosts = k.test:443\n"
+    "header = x-k: {}\n";
+
+static void
+check_secrets_kept(const char *path, size_t net_allow)
+{
+	struct policy p;
+	char *cause = NULL;
+
+	if (policy_load(&p, path, &cause) < 0)
+		fail_msg("%s", cause);
+	assert_int_equal(p.n_secrets, 2);
+	assert_string_equal(p.secrets[0].from, "command:gh auth token");
+	assert_string_equal(p.secrets[0].header, "authorization");
+	assert_string_equal(p.secrets[0].header_value, "Bearer {}");
+	assert_string_equal(p.secrets[1].name, "K");
+	assert_string_equal(p.secrets[1].header, "x-k");
+	assert_int_equal(p.http, POLICY_DENY);
+	assert_int_equal(p.n_net_allow, net_allow);
+	assert_string_equal(p.net_allow[0].method, "GET");
+	assert_string_equal(p.net_allow[0].path, "/repos/acme/**");
+	assert_string_equal(p.net_allow[0].reason, "read the team's issues");
+	{
+		size_t posts = 0;
+
+		for (size_t i = 0; i < p.n_net_allow; i++)
+			posts += p.net_allow[i].method != NULL &&
+			    strcmp(p.net_allow[i].method, "POST") == 0 &&
+			    strcmp(p.net_allow[i].path,
+			    "/repos/acme/app/issues/*/comments") == 0;
+		assert_int_equal(posts, 1);
+	}
+	policy_done(&p);
+}
+
+static void
+test_secret_kept(void **state)
+{
+	struct fixture *f = *state;
+
+	/* A host: under the first allow line, the rule lines as they were. */
+	add_in(f, "network", "allow", "pypi.org:443", secret_ini,
+	    "[secret GITHUB_TOKEN]\n"
+	    "from = command:gh auth token\n"
+	    "hosts = api.github.com:443\n"
+	    "header = Authorization: Bearer {}\n"
+	    "\n"
+	    "[network]\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (read the team's issues)\n"
+	    "    pypi.org:443 ; always\n"
+	    "allow = api.github.com:443 POST /repos/acme/app/issues/*/comments\n"
+	    "http = deny\n"
+	    "\n"
+	    "[secret K]\n"
+	    "from = file:~/.config/k\n"
+	    "hosts = k.test:443\n"
+	    "header = x-k: {}\n", 8);
+	check_secrets_kept(f->file, 3);
+
+	/* A section the file lacks: at the end, after the last [secret]. */
+	add_in(f, "files", "allow", "/srv/x", secret_ini,
+	    "[secret GITHUB_TOKEN]\n"
+	    "from = command:gh auth token\n"
+	    "hosts = api.github.com:443\n"
+	    "header = Authorization: Bearer {}\n"
+	    "\n"
+	    "[network]\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (read the team's issues)\n"
+	    "allow = api.github.com:443 POST /repos/acme/app/issues/*/comments\n"
+	    "http = deny\n"
+	    "\n"
+	    "[secret K]\n"
+	    "from = file:~/.config/k\n"
+	    "hosts = k.test:443\n"
+	    "header = x-k: {}\n"
+	    "\n"
+	    "[files]\n"
+	    "allow = /srv/x ; always\n", 17);
+	check_secrets_kept(f->file, 2);
+
+	/* An HTTP rule is one entry: words one blank apart. */
+	add_in(f, "network", "allow",
+	    "api.github.com:443 DELETE /repos/acme/app/labels/*", secret_ini,
+	    "[secret GITHUB_TOKEN]\n"
+	    "from = command:gh auth token\n"
+	    "hosts = api.github.com:443\n"
+	    "header = Authorization: Bearer {}\n"
+	    "\n"
+	    "[network]\n"
+	    "allow = api.github.com:443 GET /repos/acme/** (read the team's issues)\n"
+	    "    api.github.com:443 DELETE /repos/acme/app/labels/* ; always\n"
+	    "allow = api.github.com:443 POST /repos/acme/app/issues/*/comments\n"
+	    "http = deny\n"
+	    "\n"
+	    "[secret K]\n"
+	    "from = file:~/.config/k\n"
+	    "hosts = k.test:443\n"
+	    "header = x-k: {}\n", 8);
+	check_secrets_kept(f->file, 3);
+	{
+		struct policy p;
+
+		assert_int_equal(policy_load(&p, f->file, NULL), 0);
+		assert_string_equal(p.net_allow[1].method, "DELETE");
+		assert_string_equal(p.net_allow[1].path, "/repos/acme/app/labels/*");
+		assert_null(p.net_allow[1].reason);
+		policy_done(&p);
+	}
+}
+
+/* Blanks only in a [network] allow rule, and it is one entry. */
+static void
+test_rule_value(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = {
+		"a.test:443 b.test:443",	/* two hosts: two entries */
+		"a.test:443  GET /x",		/* two blanks */
+		" a.test:443",
+		"a.test:443 GET /x ",
+		"a.test:443\tGET /x",
+		"a.test:443 GET /x;y",
+		"a.test GET /x",		/* no port: does not parse */
+	};
+	unsigned line = 0;
+
+	put(f->file, "[network]\nconnect = ask\n", 0644);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		cleanup_free char *why = NULL;
+
+		if (policy_edit_add_rule(f->file, "network", "allow", bad[i],
+		    NULL, 0, &line, &why) != -EINVAL)
+			fail_msg("\"%s\" was written", bad[i]);
+		assert_non_null(why);
+	}
+	{
+		cleanup_free char *why = NULL, *got = get(f->file);
+
+		assert_string_equal(got, "[network]\nconnect = ask\n");
+		/* [files] allow keeps refusing a blank. */
+		put(f->file, "[files]\n", 0644);
+		assert_int_equal(policy_edit_add_rule(f->file, "files",
+		    "allow", "/a b", NULL, 0, &line, &why), -EINVAL);
+	}
+}
+
 static void
 test_mode_kept(void **state)
 {
@@ -283,6 +463,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_value, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secret_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rule_value, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

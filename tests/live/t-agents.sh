@@ -54,6 +54,11 @@ fi
 # that points the agent at it, as README's walkthrough says to set it.
 mkdir -p "$HOME/.claude" "$HOME/.codex" "$HOME/.gemini" "$HOME/.aider"
 export CLAUDE_CONFIG_DIR=$HOME/.claude CODEX_HOME=$HOME/.codex GEMINI_CLI_HOME=$HOME
+# The recipes' API keys are [secret]s, read when a run starts: a run
+# whose key is not set does not start, as for a user without one. Fake
+# keys (none of these commands reaches an API).
+export ANTHROPIC_API_KEY=sk-ant-ward-test OPENAI_API_KEY=sk-ward-test \
+    GEMINI_API_KEY=ward-test
 
 ran=0
 # try NAME RECIPE ERE CMD...: CMD under the recipe, its output matching ERE.
@@ -89,17 +94,22 @@ try codex codex.ini '^Usage: codex ' --help
 try gemini gemini-cli.ini '^[0-9]+\.[0-9]+\.[0-9]+' --version
 
 # What each agent tries to reach when asked to work: the recipe without
-# its allow lines and with connect = deny, so that every lookup is refused
-# by ward's DNS stub before anything leaves the machine; a fake key; the
-# agent retries until the wall-clock limit. The record names the hosts it
-# tried; its API host is among them, and is one the recipe allows.
+# its allow lines and [secret] sections (a secret's hosts are allowed)
+# and with connect = deny, so that every lookup is refused by ward's DNS
+# stub before anything leaves the machine; a fake key, passed in by name
+# in place of its [secret]; the agent retries until the wall-clock limit.
+# The record names the hosts it tried; its API host is among them, and is
+# one the recipe allows.
 # reach NAME RECIPE API-HOST CMD...
 reach() {
 	local name=$1 recipe=$2 api=$3 pol=$WT_SCRATCH/$2.closed
 	shift 3
 	[ -x "$npm_dir/node_modules/.bin/$name" ] || return 0
-	grep -v '^allow = ' "$share/agents/$recipe" |
-	    sed 's/^connect = ask$/connect = deny/' >"$pol"
+	awk '/^\[/ { skip = /^\[secret / } !skip' "$share/agents/$recipe" |
+	    grep -v '^allow = ' | sed 's/^connect = ask$/connect = deny/' >"$pol"
+	secrets=$(sed -n 's/^\[secret \([A-Za-z0-9_]*\)\]$/\1/p' \
+	    "$share/agents/$recipe" | tr '\n' ' ')
+	[ -z "$secrets" ] || printf '[run]\nenv = %s\n' "$secrets" >>"$pol"
 	ward_fg "$WT_ARTIFACTS/$name-reach.out" "$WT_ARTIFACTS/$name-reach.err" \
 	    run --headless --timeout 15 --policy "$pol" --in "$npm_dir" \
 	    -- "$npm_dir/node_modules/.bin/$name" "$@"
