@@ -167,6 +167,10 @@ $(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD
 $(BUILD)/tests/bench-console: $(BUILD)/tests/bench/console.o $(BUILD)/libtui.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
+# make bench's gate relay row (tests/bench/gate.c): the gate's objects.
+$(BUILD)/tests/bench-gate: $(BUILD)/tests/bench/gate.o $(BUILD)/libgate.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS) -lpthread
+
 # The filter's test compiles the rules afresh and compares.
 $(BUILD)/tests/test-sup-filter: $(BUILD)/tests/test-sup-filter.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
@@ -189,7 +193,9 @@ endif
 $(BUILD)/tests/live/fullscreen: $(BUILD)/tests/live/fullscreen.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FULLSCREEN_LIBS)
 
-tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console
+# test-gate-main runs $(BUILD)/bin/ward-gate.
+tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate \
+	$(BUILD)/bin/ward-gate
 
 # Unit tests (cmocka), then the live tests that launch real sandboxes.
 check: all tests layers
@@ -278,7 +284,7 @@ fuzz:
 fuzz-check: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-bench: all $(BUILD)/tests/bench-console
+bench: all $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate
 	tests/bench/run.sh
 
 # ward in BINDIR; ward-supervisor, which only ward starts, in

@@ -18,6 +18,21 @@ done
 for f in supervisor/*.[ch]; do
 	grep -nE '#include "(tui|probe)/' "$f" && bad "$f includes tui/ or probe/"
 done
+# ward-gate (supervisor/gate/): its own program, apart from the
+# supervisor's tower: it includes config/, approvals/ and its own
+# headers only, and nothing outside it includes its files (the
+# supervisor talks to it through the wire alone, supervisor/gate/wire.h).
+for f in supervisor/gate/*.[ch]; do
+	grep -nE '#include "(tui|probe)/' "$f" && bad "$f includes tui/ or probe/"
+	grep -nE '#include "supervisor/' "$f" | grep -vE '#include "supervisor/gate/' &&
+	    bad "$f reaches into the supervisor: ward-gate shares only the wire"
+done
+for f in config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]; do
+	grep -nE '#include "supervisor/gate/' "$f" | grep -vE '#include "supervisor/gate/wire\.h"' &&
+	    bad "$f includes ward-gate's files: only supervisor/gate/wire.h is shared"
+	grep -nE '#include <(openssl/|http_parser\.h)' "$f" &&
+	    bad "$f uses OpenSSL or http-parser: only ward-gate does (issue 18: start-up)"
+done
 for f in tui/*.[ch]; do
 	grep -nE '#include "supervisor/' "$f" && bad "$f includes supervisor/"
 	grep -nE '#include "probe/' "$f" | grep -vE '#include "probe/probe\.h"' &&
@@ -26,7 +41,7 @@ done
 for f in probe/*.[ch]; do
 	grep -nE '#include "(supervisor|tui)/' "$f" && bad "$f includes supervisor/ or tui/"
 done
-for f in config/*.[ch] approvals/*.[ch] supervisor/*.[ch] probe/*.[ch]; do
+for f in config/*.[ch] approvals/*.[ch] supervisor/*.[ch] supervisor/gate/*.[ch] probe/*.[ch]; do
 	grep -nE '#include <n?curses' "$f" && bad "$f includes curses outside tui/"
 done
 for f in config/*.[ch] approvals/*.[ch] tui/*.[ch] probe/*.[ch]; do
@@ -65,7 +80,7 @@ for f in supervisor/*.[ch]; do
 done
 # No circle of files inside any folder, whatever the layers say: from the
 # includes always, and from the calls (nm) once the objects are built.
-dirs="config approvals supervisor tui probe"
+dirs="config approvals supervisor supervisor/gate tui probe"
 tests/includegraph.sh $dirs >/dev/null || bad "a circle of includes (tests/includegraph.sh $dirs)"
 # Only sup.c answers the kernel; only unotify.c's loop receives.
 for f in $(grep -lE 'SECCOMP_IOCTL_NOTIF_(SEND|ADDFD|ID_VALID)' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch]); do

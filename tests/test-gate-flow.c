@@ -431,6 +431,29 @@ test_interim_and_close_delimited(void **state)
 }
 
 static void
+test_answered_before_body_ends(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *up = NULL;
+	const char *head = "POST /up HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: 10\r\n\r\n";
+	const char *resp = "HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n";
+
+	open_flow(x, "api.test");
+	feed(x, head);
+	feed(x, "012");
+	flow_from_upstream(x->f, resp, strlen(resp));
+	assert_int_equal(x->nm, 1);
+	assert_int_equal(x->m[0].status, 413);
+	/* The rest of the body still goes up: the framing holds. */
+	assert_int_equal(feed(x, "3456789"), 7);
+	feed(x, "GET /next HTTP/1.1\r\nHost: api.test\r\n\r\n");
+	up = text(flow_up(x->f));
+	assert_non_null(strstr(up, "\r\n\r\n0123456789GET /next HTTP/1.1\r\n"));
+	assert_int_equal(x->nm, 1);
+}
+
+static void
 test_upgrade_and_bad_request(void **state)
 {
 	struct fx *x = *state;
@@ -522,6 +545,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusal_waits_for_earlier_responses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interim_and_close_delimited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answered_before_body_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upgrade_and_bad_request, setup, teardown),
 		cmocka_unit_test(test_path_glob),
 		cmocka_unit_test(test_secret_sources),

@@ -61,8 +61,10 @@ add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 }
 
 /* "permitted;DNS:a.test,permitted;IP:10.0.0.1/255.255.255.255", or NULL
- * when some intercepted entry cannot be said (a CIDR in v6 or a port-only
- * rule on any host): then no constraint at all, the CA stays usable. */
+ * when some intercepted entry cannot be said (an IPv6 address, a CIDR):
+ * then no constraint at all, the CA stays usable. Without an address
+ * among the names, every address is excluded: a DNS constraint alone
+ * leaves IP names free. */
 static char *
 constraints(const struct policy *p)
 {
@@ -76,6 +78,8 @@ constraints(const struct policy *p)
 	for (size_t i = 0; i < p->n_secrets; i++)
 		for (size_t j = 0; j < p->secrets[i].n_hosts && n < ARRAY_SIZE(v); j++)
 			v[n++].h = &p->secrets[i].hosts[j];
+	bool any_ip = false;
+
 	if (n == 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -83,8 +87,10 @@ constraints(const struct policy *p)
 		unsigned char a[16];
 		char *part, *old = out;
 
-		if (inet_pton(AF_INET, h, a) == 1)
+		if (inet_pton(AF_INET, h, a) == 1) {
 			part = xasprintf("permitted;IP:%s/255.255.255.255", h);
+			any_ip = true;
+		}
 		else if (inet_pton(AF_INET6, h, a) == 1 || strchr(h, '/') ||
 		    strchr(h, ':') || strcmp(h, "*") == 0) {
 			free(out);
@@ -97,6 +103,13 @@ constraints(const struct policy *p)
 		out = old ? xasprintf("%s,%s", old, part) : xstrdup(part);
 		free(old);
 		free(part);
+	}
+	if (!any_ip) {
+		char *old = out;
+
+		out = xasprintf("%s,excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::",
+		    old);
+		free(old);
 	}
 	return out;
 }
@@ -132,6 +145,7 @@ ca_new(const char *label, const struct policy *p, char **cause)
 	struct ca *ca = xcalloc(1, sizeof *ca);
 	cleanup_free char *cn = xasprintf("ward run CA %s", label);
 	cleanup_free char *nc = constraints(p);
+	cleanup_free char *nc_crit = nc ? xasprintf("critical,%s", nc) : NULL;
 	X509_NAME *name = X509_NAME_new();
 	BIO *b = NULL;
 	char *mem;
@@ -151,7 +165,7 @@ ca_new(const char *label, const struct policy *p, char **cause)
 	    "critical,keyCertSign,cRLSign") ||
 	    !add_ext(ca->cert, ca->cert, NID_subject_key_identifier, "hash") ||
 	    (nc != NULL && !add_ext(ca->cert, ca->cert, NID_name_constraints,
-	    nc)) ||
+	    nc_crit)) ||
 	    !X509_sign(ca->cert, ca->key, EVP_sha256()))
 		goto fail;
 	if ((b = BIO_new(BIO_s_mem())) == NULL ||
@@ -204,8 +218,11 @@ leaf_new(struct ca *ca, const char *host)
 	    inet_pton(AF_INET6, host, a) == 1;
 
 	san = xasprintf("%s:%s", ip ? "IP" : "DNS", host);
+	/* The name is in the SAN, where clients look. A CN that looked like
+	 * a host name would be checked against the CA's DNS constraints
+	 * too, an address's among them. */
 	if (name == NULL || !X509_NAME_add_entry_by_txt(name, "CN",
-	    MBSTRING_UTF8, (const unsigned char *)host, -1, -1, 0))
+	    MBSTRING_UTF8, (const unsigned char *)"ward gate leaf", -1, -1, 0))
 		goto out;
 	if ((x = cert_new(ca->leaf_key, name, 29)) == NULL)
 		goto out;

@@ -28,6 +28,8 @@ struct req {
 	char		*rule;		/* the rule that allowed it, or NULL */
 	const char	*secret;	/* the secret put in, or NULL */
 	bool		 sent;		/* some of it went up */
+	bool		 done;		/* answered (out of the queue) while
+					 * its body still comes */
 };
 
 struct flow {
@@ -94,6 +96,8 @@ headers_clear(struct flow *f)
 
 /* ---- messages ---- */
 
+static char *url_path(const char *);
+
 static void
 emit(struct flow *f, struct gate_msg *m)
 {
@@ -108,13 +112,16 @@ emit_http(struct flow *f, const struct req *r, enum gate_verdict v,
     const char *why)
 {
 	struct gate_msg m = { .type = GATE_HTTP, .verdict = v };
+	/* The path without its query: a query can carry data the record
+	 * has no need of. */
+	cleanup_free char *path = url_path(r->url ? r->url : "/");
 
 	m.req = r->id;
 	m.status = r->status;
 	m.bytes_up = r->up;
 	m.bytes_down = r->down;
 	GATEMSG_SET(m.method, r->method);
-	GATEMSG_SET(m.path, r->url ? r->url : "");
+	GATEMSG_SET(m.path, r->url ? path : "");
 	GATEMSG_SET(m.rule, r->rule ? r->rule : "");
 	GATEMSG_SET(m.name, r->secret ? r->secret : "");
 	GATEMSG_SET(m.text, why ? why : "");
@@ -137,12 +144,12 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 	f->refusal = xasprintf("HTTP/1.1 %u %s\r\nContent-Type: text/plain; "
 	    "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
 	    "%s\n", status, reason, strlen(body) + 1, body);
-	bool sent = r != NULL && r->sent;	/* r is in the queue */
+	bool sent = r != NULL && r->sent && !r->done;	/* r is in the queue */
 
 	if (r != NULL) {
 		r->status = status;
 		emit_http(f, r, v, why);
-		if (sent)
+		if (r->sent)
 			f->cut = true;
 	}
 	if (f->cut || f->nq == 0) {
@@ -168,10 +175,11 @@ refuse_secret(struct flow *f, const struct secret *sc, const char *where)
 {
 	struct gate_msg m = { .type = GATE_SECRET, .verdict = GATE_DENY_SECRET };
 	cleanup_free char *why = NULL, *body = NULL;
+	cleanup_free char *path = url_path(f->cur->url ? f->cur->url : "/");
 
 	GATEMSG_SET(m.name, sc->ps->name);
 	GATEMSG_SET(m.method, f->cur->method);
-	GATEMSG_SET(m.path, f->cur->url ? f->cur->url : "");
+	GATEMSG_SET(m.path, path);
 	GATEMSG_SET(m.text, where);
 	m.req = f->cur->id;
 	emit(f, &m);
@@ -407,6 +415,7 @@ check_phantoms(struct flow *f)
 		}
 		while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
 			if (!f->bound[secret_index(f, sc)] ||
+			    sc->ps->header == NULL ||
 			    strcasecmp(n, sc->ps->header) != 0) {
 				refuse_secret(f, sc, where);
 				return false;
@@ -559,7 +568,9 @@ rq_on_message_complete(http_parser *hp)
 		buf_add(&f->up, "0\r\n\r\n", 5);
 		f->cur->up += 5;
 	}
-	f->cur = NULL;	/* the queue holds it */
+	if (f->cur->done)
+		req_free(f->cur);
+	f->cur = NULL;	/* the queue holds it, or it is over */
 	return 0;
 }
 
@@ -651,10 +662,12 @@ rs_on_message_complete(http_parser *hp)
 	r = f->q[0];
 	memmove(f->q, f->q + 1, (f->nq - 1) * sizeof *f->q);
 	f->nq--;
-	if (r == f->cur)
-		f->cur = NULL;	/* answered before its body ended */
 	emit_http(f, r, GATE_ALLOW, NULL);
-	req_free(r);
+	if (r == f->cur)
+		r->done = true;	/* answered before its body ended: the
+				 * rest of the body still goes up */
+	else
+		req_free(r);
 	if (f->nq == 0 && f->refusal != NULL && !f->closing) {
 		buf_add(&f->down, f->refusal, strlen(f->refusal));
 		f->closing = true;
@@ -697,8 +710,9 @@ flow_end(struct flow *f)
 	}
 	f->nq = 0;
 	if (f->cur != NULL) {
-		emit_http(f, f->cur, f->held ? GATE_DENY_PERSON : GATE_ALLOW,
-		    "connection ended");
+		if (!f->cur->done)
+			emit_http(f, f->cur, f->held ? GATE_DENY_PERSON :
+			    GATE_ALLOW, "connection ended");
 		req_free(f->cur);
 		f->cur = NULL;
 	}
@@ -800,6 +814,12 @@ bool
 flow_closing(const struct flow *f)
 {
 	return f->closing;
+}
+
+bool
+flow_idle(const struct flow *f)
+{
+	return f->nq == 0 && !f->held;
 }
 
 bool

@@ -62,6 +62,8 @@ struct buf *flow_down(struct flow *);	/* for the client */
 bool	flow_wants_client(const struct flow *);
 /* Close both sides once flow_down() is empty. */
 bool	flow_closing(const struct flow *);
+/* No response owed: no request sent up awaits one, none is held. */
+bool	flow_idle(const struct flow *);
 /* Close the upstream now (part of a refused request went up). */
 bool	flow_cut_upstream(const struct flow *);
 /* The client ended (EOF or error): requests still open end in GATE_HTTP

@@ -20,6 +20,9 @@
 #include "supervisor/gate/gatemsg.h"
 
 #define CHUNK	16384
+/* From GATE_CONN to relaying: both handshakes and the connect. A client
+ * or upstream that stalls there holds fds, not the loop. */
+#define SETUP_MS	30000
 
 enum conn_state {
 	CONN_ACCEPT,		/* TLS with the sandbox's client */
@@ -36,6 +39,7 @@ struct end {
 	int		 fd;
 	uint32_t	 armed;		/* events registered */
 	uint32_t	 want;		/* events the last pass blocked on */
+	bool		 out;		/* taken out of the set (see relay_run) */
 };
 
 struct conn {
@@ -50,6 +54,7 @@ struct conn {
 	struct flow	*flow;
 	struct buf	 cin;		/* the client's bytes flow has not taken */
 	bool		 c_eof, u_eof, shut;
+	int64_t		 deadline;	/* CLOCK_MONOTONIC ms until relaying */
 	char		 err[256];	/* set by a callback: why it failed */
 };
 
@@ -61,6 +66,7 @@ struct relay {
 	SSL_CTX			*sctx, *cctx;
 	struct conn		*conns;
 	uint64_t		 next_req;
+	int			 setup_ms;
 };
 
 static void
@@ -168,7 +174,7 @@ static int
 make_ctxs(struct relay *r, X509_STORE *store)
 {
 	const long modes = SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS;
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 
 	r->sctx = SSL_CTX_new(TLS_server_method());
 	r->cctx = SSL_CTX_new(TLS_client_method());
@@ -213,10 +219,15 @@ arm(struct relay *r, struct end *e)
 {
 	struct epoll_event ev = { .events = e->want, .data.ptr = e };
 
-	if (e->fd < 0 || e->want == e->armed)
+	if (e->fd < 0 || (e->want == e->armed && !e->out))
 		return;
-	if (epoll_ctl(r->ep, EPOLL_CTL_MOD, e->fd, &ev) == 0)
+	if (e->out && e->want == 0)
+		return;
+	if (epoll_ctl(r->ep, e->out ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, e->fd,
+	    &ev) == 0) {
 		e->armed = e->want;
+		e->out = false;
+	}
 }
 
 static void
@@ -234,8 +245,17 @@ conn_free(struct conn *c)
 	flow_free(c->flow);
 	SSL_free(c->cs);
 	SSL_free(c->us);
-	if (c->cl.fd >= 0)
+	if (c->cl.fd >= 0) {
+		char junk[4096];
+
+		/* What the client sent past a refusal, read and dropped:
+		 * closing with it unread would reset the connection, and
+		 * the reset can destroy our 403 before the client reads it. */
+		(void)shutdown(c->cl.fd, SHUT_WR);
+		while (recv(c->cl.fd, junk, sizeof junk, MSG_DONTWAIT) > 0)
+			;
 		close(c->cl.fd);
+	}
 	if (c->up.fd >= 0)
 		close(c->up.fd);
 	buf_free(&c->cin);
@@ -368,6 +388,7 @@ setup_step(struct conn *c)
 		if (n == 0)
 			return 0;
 		c->st = CONN_RELAY;
+		c->deadline = 0;
 		c->flow = flow_new(c->r->p, c->r->s, c->host, c->port, c->id,
 		    &(struct flow_hooks){ flow_on_emit, c->r },
 		    &c->r->next_req);
@@ -404,6 +425,9 @@ relay_pass(struct conn *c, bool *end)
 		moved |= used > 0;
 	}
 	explicit_bzero(tmp, sizeof tmp);
+	/* A refusal after part of its request went up: not one byte more. */
+	if (flow_cut_upstream(c->flow) && c->us != NULL)
+		cut_upstream(c);
 	if (up->len > 0 && c->us != NULL) {
 		n = io_result(c->us, SSL_write(c->us, buf_data(up),
 		    (int)(up->len < CHUNK ? up->len : CHUNK)), &c->up);
@@ -437,11 +461,10 @@ relay_pass(struct conn *c, bool *end)
 		}
 		moved |= n != 0;
 	}
-	if (flow_cut_upstream(c->flow) && c->us != NULL)
-		cut_upstream(c);
-	/* The client left, or everything owed it is written and the flow
-	 * (a refusal, the upstream's end) says close. */
-	if ((c->c_eof && c->cin.len == 0) ||
+	/* The client left (and no response is owed it: after a TLS
+	 * close_notify it may still read), or everything owed it is
+	 * written and the flow (a refusal, the upstream's end) says close. */
+	if ((c->c_eof && c->cin.len == 0 && flow_idle(c->flow)) ||
 	    (flow_closing(c->flow) && down->len == 0)) {
 		if (!c->shut)
 			(void)SSL_shutdown(c->cs);
@@ -452,8 +475,8 @@ relay_pass(struct conn *c, bool *end)
 }
 
 /* Move everything that can move, then arm each end for what it waits
- * on. The connection may be freed. */
-static void
+ * on. False when the connection is over (and freed). */
+static bool
 conn_pump(struct conn *c)
 {
 	bool end = false;
@@ -464,7 +487,7 @@ conn_pump(struct conn *c)
 		c->cl.want = c->up.want = 0;
 		if ((n = setup_step(c)) < 0) {
 			conn_free(c);
-			return;
+			return false;
 		}
 		if (n == 0)
 			break;
@@ -473,10 +496,11 @@ conn_pump(struct conn *c)
 	}
 	if (end) {
 		conn_free(c);
-		return;
+		return false;
 	}
 	arm(c->r, &c->cl);
 	arm(c->r, &c->up);
+	return true;
 }
 
 static int
@@ -487,6 +511,7 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 
 	c->r = r;
 	c->id = m->conn;
+	c->deadline = now_mono_ms() + r->setup_ms;
 	GATEMSG_SET(c->host, m->host);
 	c->port = m->port;
 	c->cl = (struct end){ .c = c, .fd = fds[0] };
@@ -510,7 +535,7 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 		goto fail;
 	SSL_set_app_data(c->cs, c);
 	SSL_set_accept_state(c->cs);
-	conn_pump(c);
+	(void)conn_pump(c);
 	return 0;
 fail:
 	conn_error(c, "gate: %s", strerror(errno ? errno : ENOMEM));
@@ -525,7 +550,7 @@ on_answer(struct relay *r, const struct gate_msg *m)
 		if (c->flow != NULL && flow_holds(c->flow, m->req)) {
 			(void)flow_answer(c->flow, m->req,
 			    m->verdict == GATE_ALLOW);
-			conn_pump(c);
+			(void)conn_pump(c);
 			return;
 		}
 }
@@ -568,6 +593,7 @@ relay_new(int wire, const struct policy *p, const struct secrets *s,
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
 	r->wire = wire;
+	r->setup_ms = SETUP_MS;
 	r->p = p;
 	r->s = s;
 	r->ca = ca;
@@ -579,6 +605,12 @@ relay_new(int wire, const struct policy *p, const struct secrets *s,
 		return NULL;
 	}
 	return r;
+}
+
+void
+relay_set_setup_ms(struct relay *r, int ms)
+{
+	r->setup_ms = ms;
 }
 
 void
@@ -595,13 +627,53 @@ relay_free(struct relay *r)
 	free(r);
 }
 
+/* A hang-up or error is reported whatever the set asks: on an end that
+ * waits for nothing now (a held request's client, an upstream whose
+ * reader is paused) it would wake the loop forever. Out of the set
+ * until it waits for something again (arm adds it back). */
+static void
+quiet_hangup(struct relay *r, struct end *e, uint32_t events)
+{
+	if (!(events & (EPOLLHUP | EPOLLERR)) || e->want != 0 || e->fd < 0 ||
+	    e->out)
+		return;
+	if (epoll_ctl(r->ep, EPOLL_CTL_DEL, e->fd, NULL) == 0) {
+		e->out = true;
+		e->armed = 0;
+	}
+}
+
+/* Connections past their set-up deadline end; the wait until the next. */
+static int
+expire(struct relay *r)
+{
+	int64_t now = now_mono_ms(), next = -1;
+	struct conn *c, *nx;
+
+	for (c = r->conns; c != NULL; c = nx) {
+		nx = c->next;
+		if (c->deadline == 0)
+			continue;
+		if (c->deadline <= now) {
+			conn_error(c, "%s: timed out", c->st == CONN_ACCEPT ?
+			    "TLS handshake" : c->st == CONN_CONNECT ?
+			    "connect" : "upstream TLS handshake");
+			conn_free(c);
+			continue;
+		}
+		if (next < 0 || c->deadline - now < next)
+			next = c->deadline - now;
+	}
+	return next < 0 ? -1 : (int)next;
+}
+
 int
 relay_run(struct relay *r)
 {
 	struct epoll_event ev[64];
 
 	for (;;) {
-		int n = epoll_wait(r->ep, ev, ARRAY_SIZE(ev), -1);
+		int n = epoll_wait(r->ep, ev, ARRAY_SIZE(ev), expire(r));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -620,7 +692,8 @@ relay_run(struct relay *r)
 			 * the connection: look it up before touching it. */
 			for (struct conn *c = r->conns; c != NULL; c = c->next)
 				if (&c->cl == e || &c->up == e) {
-					conn_pump(c);
+					if (conn_pump(c))
+						quiet_hangup(r, e, ev[i].events);
 					break;
 				}
 		}

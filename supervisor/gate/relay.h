@@ -24,6 +24,9 @@ struct relay *relay_new(int wire, const struct policy *,
 	    const struct secrets *, struct ca *, X509_STORE *upstream,
 	    char **cause);
 void	relay_free(struct relay *);
+/* How long a connection may take from GATE_CONN to relaying (both
+ * handshakes, the connect): 30 s unless tests say less. */
+void	relay_set_setup_ms(struct relay *, int ms);
 /* Until the wire closes: 0, or -errno (-EPROTO: a bad message). */
 int	relay_run(struct relay *);
 /* The CAs of file, read now into a new store; NULL and *cause. */

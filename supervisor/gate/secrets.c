@@ -108,6 +108,10 @@ from_command(const char *cmd, char *dst, size_t *len, char **why)
 static int
 read_value(const char *from, char *dst, size_t *len, char **why)
 {
+	if (from == NULL) {
+		*why = xstrdup("no from =");
+		return -EINVAL;
+	}
 	if (strncmp(from, "env:", 4) == 0) {
 		const char *v = getenv(from + 4);
 
@@ -201,7 +205,7 @@ load(struct secrets *s, const struct policy *p, const char *const *values,
 		} else if ((r = read_value(ps->from, sc->value, &sc->len,
 		    &why)) < 0) {
 			set_cause(cause, "[secret %s] from = %s: %s", ps->name,
-			    ps->from, why ? why : strerror(-r));
+			    ps->from ? ps->from : "", why ? why : strerror(-r));
 			secrets_done(s);
 			return r;
 		}

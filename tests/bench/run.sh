@@ -66,6 +66,12 @@
 #               screen drawn at 200x50, arming noted), the selection moving
 #               down the queue; median, p99 and max seconds a frame, and the
 #               console's peak RSS (row console_redraw in the table)
+#   gate        ward-gate's relay (issue 19): build/tests/bench-gate makes
+#               GATE_REQUESTS small requests on one keep-alive TLS
+#               connection to a loopback TLS server, directly and through
+#               the gate's loop (forked, locked, a phantom swapped in each
+#               request), in turns; requests/s and p50 latency of each, the
+#               gate's as ratios to direct (row gate_relay in the table)
 #   agent       the agent pane under load (tests/bench/agentpane.py): `ward
 #               run --agent` on a pty of 120x40 that the script reads, the
 #               program with a write request pending while it cats AGENT_MB
@@ -121,7 +127,7 @@ CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
-WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console agent"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console gate agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -540,6 +546,15 @@ if want console; then
 		broke "bench-console failed (make tests builds it)"
 fi
 
+# ---------------------------------------------------------------- gate
+GATE_LINE=
+GATE_REQUESTS=${GATE_REQUESTS:-8000}
+if want gate; then
+	say "workload gate: $GATE_REQUESTS requests direct and through ward-gate"
+	GATE_LINE=$("$ROOT/build/tests/bench-gate" "$GATE_REQUESTS" 4) ||
+		broke "bench-gate failed (make tests builds it)"
+fi
+
 # ---------------------------------------------------------------- agent
 if want agent; then
 	say "workload agent: cat of $AGENT_MB MiB in the agent pane, $AGENT_KEYS keys"
@@ -577,6 +592,15 @@ if [ -n "$CONSOLE_LINE" ]; then
 		"$(awk -v x="$c_max" 'BEGIN { print x * 1000 }')" "$c_rss"
 	[ -s "$TSV" ] && printf 'console_redraw\tward\t%s\tNA\tNA\tNA\tNA\t%s\n' \
 		"$c_med" "$c_rss" >>"$TSV"
+fi
+if [ -n "$GATE_LINE" ]; then
+	read -r g_drps g_grps g_dp50 g_gp50 <<<"$GATE_LINE"
+	echo
+	awk -v d="$g_drps" -v g="$g_grps" -v dp="$g_dp50" -v gp="$g_gp50" -v n="$GATE_REQUESTS" 'BEGIN {
+	    printf "gate relay, %d requests on one TLS connection: %.0f req/s through ward-gate vs %.0f direct (ratio %.2f); p50 latency %.0f us vs %.0f us (ratio %.2f, +%.0f us)\n",
+	        n, g, d, g / d, gp * 1e6, dp * 1e6, gp / dp, (gp - dp) * 1e6 }'
+	[ -s "$TSV" ] && printf 'gate_relay\tward\t%s\tNA\tNA\tNA\tNA\tNA\n' \
+		"$g_gp50" >>"$TSV"
 fi
 if [ -s "$TSV" ] && want files && want files_project; then
 	echo
