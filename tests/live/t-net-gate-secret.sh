@@ -36,17 +36,21 @@ prog='
 printf "phantom=%s\n" "$TOKEN"
 tr "\0" "\n" </proc/self/environ >/out/environ
 env >/out/env
-c() { curl -sS -m 20 -w " code=%{http_code}\n" "$@"; }
-c -H "x-api-key: $TOKEN" https://api.test/curl; echo "curl=$?"
+c() {
+	tag=$1; shift; rm -f /tmp/b
+	code=$(curl -sS -m 20 -o /tmp/b -w "%{http_code}" "$@"); st=$?
+	echo "$tag code=$code curl=$st body=$(head -n 1 /tmp/b 2>/dev/null)"
+}
+c curl -H "x-api-key: $TOKEN" https://api.test/curl
 python3 "$1" urllib https://api.test/urllib GET "$TOKEN"
 python3 "$1" requests https://api.test/requests GET "$TOKEN"
 node -e "$2" https://api.test/node 2>/out/node.err
-(unset CURL_CA_BUNDLE SSL_CERT_FILE; c -H "x-api-key: $TOKEN" https://api.test/sysbundle)
-c https://api2.test/ok/plain; echo "plain=$?"
-c -d "k=plain" https://api2.test/ok/postplain; echo "postplain=$?"
-c -H "x-api-key: $TOKEN" https://api2.test/ok/leak; echo "leak=$?"
-c -d "k=$TOKEN" https://api2.test/ok/body; echo "body=$?"
-c -H "x-api-key: $TOKEN" "https://api.test/url?k=$TOKEN"; echo "url=$?"
+(unset CURL_CA_BUNDLE SSL_CERT_FILE; c sysbundle -H "x-api-key: $TOKEN" https://api.test/sysbundle)
+c plain https://api2.test/ok/plain
+c postplain -d "k=plain" https://api2.test/ok/postplain
+c leak -H "x-api-key: $TOKEN" https://api2.test/ok/leak
+c body -d "k=$TOKEN" https://api2.test/ok/body
+c url -H "x-api-key: $TOKEN" "https://api.test/url?k=$TOKEN"
 echo done'
 export TOKEN=$real
 ward_fg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
@@ -69,7 +73,7 @@ for client in curl urllib requests node; do
 	assert_api "$client: the server got the real value" api 1 \
 	    ".host == \"api.test\" and .path == \"/$client\" and .[\"x-api-key\"] == \"$real\""
 done
-assert_grep "curl got the answer" '^hello from api GET /curl code=200\r?$' "$WT_ARTIFACTS/out"
+assert_grep "curl got the answer" '^curl code=200 curl=0 body=hello from api GET /curl\r?$' "$WT_ARTIFACTS/out"
 assert_grep "urllib got the answer" \
     '^urllib GET https://api\.test/urllib status=200 body=hello from api GET /urllib\r?$' \
     "$WT_ARTIFACTS/out"
@@ -84,30 +88,30 @@ assert_api "no request reached the server with the phantom" api 0 \
 # The sandbox's system CA bundle trusts the run's CA too (curl's own
 # default, without CURL_CA_BUNDLE).
 assert_grep "curl with the system bundle got the answer" \
-    '^hello from api GET /sysbundle code=200\r?$' "$WT_ARTIFACTS/out"
+    '^sysbundle code=200 curl=0 body=hello from api GET /sysbundle\r?$' "$WT_ARTIFACTS/out"
 assert_api "curl with the system bundle: the server got the value" api 1 \
     ".path == \"/sysbundle\" and .[\"x-api-key\"] == \"$real\""
 
 # The control: api2.test is reachable through the gate without a phantom.
 assert_grep "api2.test answers a request without the phantom" \
-    '^hello from api GET /ok/plain code=200\r?$' "$WT_ARTIFACTS/out"
+    '^plain code=200 curl=0 body=hello from api GET /ok/plain\r?$' "$WT_ARTIFACTS/out"
 assert_api "the control request reached api2.test" api 1 \
     '.host == "api2.test" and .path == "/ok/plain"'
 assert_grep "api2.test answers a POST without the phantom" \
-    '^hello from api POST /ok/postplain code=200\r?$' "$WT_ARTIFACTS/out"
+    '^postplain code=200 curl=0 body=hello from api POST /ok/postplain\r?$' "$WT_ARTIFACTS/out"
 # The phantom where it may not go: refused, never at the server.
-assert_no_grep "the phantom to api2.test got no answer from the server" \
-    '^hello from api GET /ok/leak' "$WT_ARTIFACTS/out"
+assert_grep "the phantom to api2.test got ward's 403" \
+    '^leak code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
 assert_api "the phantom never reached api2.test" api 0 '.path == "/ok/leak"'
-assert_no_grep "the phantom in a body to api2.test got no answer from the server" \
-    '^hello from api POST /ok/body' "$WT_ARTIFACTS/out"
+assert_grep "the phantom in a body to api2.test got ward's 403" \
+    '^body code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
 # (its head may have gone up before the body was read: never the body)
 assert_api "the phantom in a body never reached api2.test" api 0 \
     '.path == "/ok/body" and (.complete or .phantom)'
-assert_no_grep "the phantom in a URL got no answer from the server" \
-    '^hello from api GET /url' "$WT_ARTIFACTS/out"
+assert_grep "the phantom in a URL got ward's 403" \
+    '^url code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
 assert_api "the phantom in a URL never reached api.test" api 0 \
-    '(.path | startswith("/url"))'
+    '(.path | startswith("/url?"))'
 
 # The sandbox's environment held the phantom.
 rd=$(run_dir "$WT_RUN")
