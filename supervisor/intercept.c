@@ -9,6 +9,7 @@
 #include "supervisor/intercept.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,18 @@
 /* Messages read in one round at most: the notify path is served
  * between rounds, whatever the gate says. */
 #define INTERCEPT_ROUND	64
+/* Answers the wire had no room for, sent when it has: a request the gate
+ * holds must hear its answer. Past this many, the gate is not reading:
+ * it is treated as gone. */
+#define INTERCEPT_OUTBOX	256
 
 struct intercept {
 	struct gatewire_ready g;	/* pid, wire (-1 once gone), files */
 	int		 lis4, lis6;	/* loopback listeners; lis6 may be -1 */
 	uint64_t	 next_conn;
 	char		*gone;		/* why the gate is gone, or NULL */
+	struct gate_msg	*outbox;	/* GATE_ANSWERs not sent yet, in order */
+	size_t		 n_outbox;
 };
 
 /* A GATE_ASK parked for a person: kind "http". */
@@ -197,6 +204,13 @@ intercept_fd(const struct sup *s)
 	return s->gate != NULL ? s->gate->g.wire : -1;
 }
 
+short
+intercept_events(const struct sup *s)
+{
+	return (short)(POLLIN | (s->gate != NULL && s->gate->n_outbox > 0 ?
+	    POLLOUT : 0));
+}
+
 /* ---- what the gate says ---- */
 
 static enum verdict
@@ -269,18 +283,47 @@ on_error(struct sup *s, const struct gate_msg *m)
 	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, NULL, "gate", 0, 0);
 }
 
+/* Send what waits in the outbox, in order, as far as the wire takes it. */
+static void
+flush_outbox(struct sup *s)
+{
+	struct intercept *g = s->gate;
+	size_t done = 0;
+
+	while (done < g->n_outbox && send_msg(s, &g->outbox[done], NULL, 0) == 0)
+		done++;
+	if (!intercept_alive(s, NULL))
+		done = g->n_outbox;	/* nobody to hear them */
+	memmove(g->outbox, g->outbox + done,
+	    (g->n_outbox - done) * sizeof *g->outbox);
+	g->n_outbox -= done;
+}
+
 static void
 answer(struct sup *s, uint64_t req, enum verdict v)
 {
+	struct intercept *g = s->gate;
 	struct gate_msg m;
 
 	memset(&m, 0, sizeof m);
 	m.type = GATE_ANSWER;
 	m.req = req;
 	m.verdict = v == VERDICT_ALLOW ? GATE_ALLOW : GATE_DENY_PERSON;
-	/* A full wire: the gate waits on, and its own end of the request
-	 * closes with the connection. Nothing here may block. */
-	(void)send_msg(s, &m, NULL, 0);
+	if (!intercept_alive(s, NULL))
+		return;
+	/* Nothing here may block: a full wire keeps the answer for when it
+	 * has room (the loop polls for it), after those before it. */
+	if (g->n_outbox == 0 && send_msg(s, &m, NULL, 0) != -EAGAIN)
+		return;
+	if (!intercept_alive(s, NULL))
+		return;
+	if (g->n_outbox >= INTERCEPT_OUTBOX) {
+		gone(s, "it reads no more of its wire");
+		return;
+	}
+	g->outbox = xreallocarray(g->outbox, g->n_outbox + 1,
+	    sizeof *g->outbox);
+	g->outbox[g->n_outbox++] = m;
 }
 
 static enum verdict
@@ -388,7 +431,8 @@ on_msg(struct sup *s, const struct gate_msg *m)
 void
 intercept_on_ready(struct sup *s, short revents)
 {
-	(void)revents;
+	if ((revents & POLLOUT) && intercept_alive(s, NULL))
+		flush_outbox(s);
 	for (int i = 0; i < INTERCEPT_ROUND && intercept_alive(s, NULL); i++) {
 		struct gate_msg m;
 		int fds[GATEWIRE_MAX_FDS];
@@ -460,6 +504,7 @@ intercept_stop(struct sup *s)
 	closep(&g->lis4);
 	closep(&g->lis6);
 	gatewire_ready_done(&g->g);
+	free(g->outbox);
 	free(g->gone);
 	free(g);
 	s->gate = NULL;

@@ -52,8 +52,10 @@ int	intercept_pair(struct sup *, int family, int *client, int *server);
 int	intercept_conn(struct sup *, int *server, int *hostfd,
 	    const char *host, unsigned port);
 
-/* The wire's fd for the loop (-1: no gate), and its callback. */
+/* The wire's fd for the loop (-1: no gate), the events to poll it for
+ * (POLLOUT too while answers wait for room), and its callback. */
 int	intercept_fd(const struct sup *);
+short	intercept_events(const struct sup *);
 void	intercept_on_ready(struct sup *, short revents);
 
 /* The name of the secret whose phantom text holds (any case), or NULL. */

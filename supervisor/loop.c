@@ -484,7 +484,7 @@ run_gather(struct loop *l, struct run *r)
 			    s->clients[i].conn) ? POLLOUT : 0)),
 			    run_on_client, &r->clients[i]);
 	loop_add_set(l, SUP_MAX_CONNS, run_net_fill, run_net_ready, s);
-	loop_add(l, intercept_fd(s), POLLIN, run_on_gate, s);
+	loop_add(l, intercept_fd(s), intercept_events(s), run_on_gate, s);
 	if (s->dns != NULL)
 		loop_add_set(l, DNS_POLLFDS_MAX, run_dns_fill, run_dns_ready,
 		    s->dns);
