@@ -19,7 +19,8 @@ Every TLS handshake that completes adds a line to DIR/NAME.count. Answers:
     /sse     chunked text/event-stream: "data: one", flushed; then it waits
              until DIR/ctl/sse-go exists (at most 5 s) and sends
              "data: two"; DIR/NAME.sse gets "one sent", then "two sent go"
-             or "two sent timeout"
+             or "two sent timeout". /sse?id=ID waits for DIR/ctl/sse-go-ID
+             and its lines end in " ID"
     other    200 "hello from NAME METHOD PATH" (never a header echoed: the
              sandbox must not learn the secret from an answer)
 When everything is bound, DIR/tls.ready appears. The process ends by
@@ -34,6 +35,7 @@ import ssl
 import sys
 import threading
 import time
+import urllib.parse
 
 PHANTOM = "ward-phantom-"
 
@@ -53,7 +55,6 @@ def split(spec):
 def handler_for(directory, name):
     log = os.path.join(directory, name + ".log")
     sse = os.path.join(directory, name + ".sse")
-    go = os.path.join(directory, "ctl", "sse-go")
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -103,13 +104,20 @@ def handler_for(directory, name):
             self.wfile.flush()
 
         def stream(self):
+            q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            sid = q.get("id", [""])[0]
+            if not sid.isalnum():
+                sid = ""
+            go = os.path.join(directory, "ctl",
+                              "sse-go-" + sid if sid else "sse-go")
+            tail = " " + sid if sid else ""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self.chunk(b"data: one\n\n")
-            append(sse, "one sent")
+            append(sse, "one sent" + tail)
             end = time.monotonic() + 5
             while not os.path.exists(go) and time.monotonic() < end:
                 time.sleep(0.05)
@@ -117,7 +125,7 @@ def handler_for(directory, name):
             self.chunk(b"data: two\n\n")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-            append(sse, "two sent " + why)
+            append(sse, "two sent " + why + tail)
             self.close_connection = True
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = answer

@@ -10,8 +10,10 @@
 # record (audit.db, ward events, ward log) or ward's output. The phantom
 # sent to api2.test (intercepted: an allow with a path rule) or in a URL
 # to api.test, or in a body to api2.test, is refused, never reaches the
-# server, and is a `secret` event in the record. curl without
-# CURL_CA_BUNDLE (the sandbox's system bundle) is served too.
+# server, and is a `secret` event in the record; so is it in a header
+# other than the one its policy names. A second secret (from = file:)
+# goes in its own header on the same host. curl without CURL_CA_BUNDLE
+# (the sandbox's system bundle) is served too.
 # Runs in a fake world's client namespace (run-all.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
@@ -19,13 +21,18 @@
 gate_test_init
 
 real=wardreal$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+# a second secret from a file, bound to the same host in another header
+freal=wardfile$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$freal" >"$WT_SCRATCH/file-token"
 write_policy "$WT_SCRATCH/policy.ini" \
     '[run]' 'ask_timeout = 3' \
     '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
     'allow = api2.test:443 GET /ok/** (the control host)' \
     'allow = api2.test:443 POST /ok/**' \
     '[secret TOKEN]' 'from = env:TOKEN' 'hosts = api.test:443' \
-    'header = x-api-key: {}'
+    'header = x-api-key: {}' \
+    '[secret FTOKEN]' "from = file:$WT_SCRATCH/file-token" \
+    'hosts = api.test:443' 'header = Authorization: Bearer {}'
 
 # $1 the python client, $2 node's script
 js='const [url] = process.argv.slice(1);
@@ -46,6 +53,8 @@ python3 "$1" urllib https://api.test/urllib GET "$TOKEN"
 python3 "$1" requests https://api.test/requests GET "$TOKEN"
 node -e "$2" https://api.test/node 2>/out/node.err
 (unset CURL_CA_BUNDLE SSL_CERT_FILE; c sysbundle -H "x-api-key: $TOKEN" https://api.test/sysbundle)
+c both -H "x-api-key: $TOKEN" -H "Authorization: Bearer $FTOKEN" https://api.test/both
+c wronghdr -H "Authorization: Bearer $TOKEN" https://api.test/wronghdr
 c plain https://api2.test/ok/plain
 c postplain -d "k=plain" https://api2.test/ok/postplain
 c leak -H "x-api-key: $TOKEN" https://api2.test/ok/leak
@@ -92,6 +101,18 @@ assert_grep "curl with the system bundle got the answer" \
 assert_api "curl with the system bundle: the server got the value" api 1 \
     ".path == \"/sysbundle\" and .[\"x-api-key\"] == \"$real\""
 
+# Two secrets on one host, each in its own header (the file's value
+# without its newline); a phantom in a header its policy does not name
+# is refused.
+assert_grep "curl with both phantoms got the answer" \
+    '^both code=200 curl=0 body=hello from api GET /both\r?$' "$WT_ARTIFACTS/out"
+assert_api "the server got both values, each in its header" api 1 \
+    ".path == \"/both\" and .[\"x-api-key\"] == \"$real\" and .authorization == \"Bearer $freal\""
+assert_grep "TOKEN's phantom in the Authorization header got ward's 403" \
+    '^wronghdr code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
+assert_api "TOKEN's phantom in another header never reached api.test" api 0 \
+    '.path == "/wronghdr"'
+
 # The control: api2.test is reachable through the gate without a phantom.
 assert_grep "api2.test answers a request without the phantom" \
     '^plain code=200 curl=0 body=hello from api GET /ok/plain\r?$' "$WT_ARTIFACTS/out"
@@ -125,6 +146,9 @@ for f in events log; do
 	assert_event "$f: the phantom to api2.test is a secret event" \
 	    "$WT_ARTIFACTS/$f.json" \
 	    '.kind == "secret" and (tostring | test("api2\\.test")) and (tostring | test("TOKEN"))'
+	assert_event "$f: the phantom in a header not its own is a secret event" \
+	    "$WT_ARTIFACTS/$f.json" \
+	    '.kind == "secret" and (tostring | test("/wronghdr")) and (tostring | test("authorization"; "i"))'
 	assert_event "$f: the phantom in a body is a secret event" \
 	    "$WT_ARTIFACTS/$f.json" \
 	    '.kind == "secret" and (tostring | test("/ok/body")) and (tostring | test("body"))'
@@ -138,12 +162,14 @@ done
 
 # The value: nowhere but at the server.
 "$WARD" events --json >"$WT_ARTIFACTS/events-all.json" 2>&1 </dev/null || true
-assert_nowhere "the value is nowhere in ward's state (record, run folder, /out)" \
-    "$real" "$XDG_STATE_HOME"
-assert_nowhere "the value is nowhere in the program's or ward's output" \
-    "$real" "$WT_ARTIFACTS"
-assert_nowhere "the value is nowhere in the runtime folder" \
-    "$real" "$XDG_RUNTIME_DIR"
+for v in "$real" "$freal"; do
+	assert_nowhere "a value is nowhere in ward's state (record, run folder, /out)" \
+	    "$v" "$XDG_STATE_HOME"
+	assert_nowhere "a value is nowhere in the program's or ward's output" \
+	    "$v" "$WT_ARTIFACTS"
+	assert_nowhere "a value is nowhere in the runtime folder" \
+	    "$v" "$XDG_RUNTIME_DIR"
+done
 n=$(grep -rlaF -- "$phantom" "$XDG_STATE_HOME" 2>/dev/null | wc -l)
 note "files of ward's state holding the phantom: $n"
 finish
