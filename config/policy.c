@@ -1110,8 +1110,8 @@ policy_is_http_token(const char *s, size_t len)
 		unsigned char c = (unsigned char)s[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL) ||
-		    c == '\0')
+		    (c >= '0' && c <= '9') ||
+		    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL)))
 			return false;
 	}
 	return true;
@@ -1202,9 +1202,11 @@ policy_one_port_host(const char *v, const char *what, struct policy_host *ret,
 	if (h.port_lo != h.port_hi) {
 		bool range = h.port_lo != 0 || h.port_hi != 65535;
 
+		bool v6 = strchr(h.host, ':') != NULL;
+
 		*why = xasprintf("%s: %s needs one port on its host%s (say the "
-		    "port: %s:443)", q, what, range ? ", not a range" : "",
-		    h.host);
+		    "port: %s%s%s:443)", q, what, range ? ", not a range" : "",
+		    v6 ? "[" : "", h.host, v6 ? "]" : "");
 		free(h.host);
 		return -EINVAL;
 	}

@@ -243,7 +243,14 @@ setup(void **state)
 	snprintf(x->dir, sizeof x->dir, "/tmp/ward-test-gate-XXXXXX");
 	assert_non_null(mkdtemp(x->dir));
 	policy_init(&x->p);
-	x->p.http = POLICY_DENY;
+	x->p.http = POLICY_ASK;
+	/* GETs by a rule; anything else asked over the wire. */
+	x->p.net_allow = xcalloc(1, sizeof *x->p.net_allow);
+	x->p.n_net_allow = 1;
+	x->p.net_allow[0].host = xstrdup("api.test");
+	x->p.net_allow[0].port_lo = x->p.net_allow[0].port_hi = 443;
+	x->p.net_allow[0].method = xstrdup("GET");
+	x->p.net_allow[0].path = xstrdup("/**");
 	x->p.upstream_ca = xasprintf("%s/upstream-ca.pem", x->dir);
 	write_pem(x->p.upstream_ca, tca);
 	add_secret(&x->p, "API_KEY", "api.test", "x-api-key");
@@ -542,6 +549,50 @@ test_sni_must_be_the_host(void **state)
 	close_client(s, fd);
 }
 
+/* A POST no rule allows: GATE_ASK, held, then the answer. */
+static void
+ask_and_answer(struct fx *x, uint32_t verdict, const char *expect)
+{
+	const char *req = "POST /v1/messages HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: 2\r\n\r\nhi";
+	struct gate_msg m, a = { .type = GATE_ANSWER };
+	char resp[512];
+	int fd, before = x->good.requests;
+	SSL *s = connect_via_gate(x, &x->good, "api.test", "api.test", &fd);
+
+	assert_int_equal(SSL_connect(s), 1);
+	SSL_write(s, req, (int)strlen(req));
+	m = next_msg(x);
+	assert_int_equal(m.type, GATE_ASK);
+	assert_int_equal(m.conn, x->conn);
+	assert_string_equal(m.method, "POST");
+	assert_string_equal(m.path, "/v1/messages");
+	assert_string_equal(m.host, "api.test");
+	assert_string_equal(m.rule, "api.test:443 GET /**");
+	usleep(100 * 1000);
+	assert_int_equal(x->good.requests, before);	/* held */
+	a.req = m.req;
+	a.verdict = verdict;
+	assert_int_equal(gatemsg_send(x->wire, &a, NULL, 0), 0);
+	read_all(s, resp, sizeof resp);
+	assert_true(strncmp(resp, expect, strlen(expect)) == 0);
+	m = next_msg(x);
+	assert_int_equal(m.type, GATE_HTTP);
+	assert_int_equal(m.verdict, verdict == GATE_ALLOW ? GATE_ALLOW :
+	    GATE_DENY_PERSON);
+	assert_int_equal(x->good.requests, before + (verdict == GATE_ALLOW));
+	close_client(s, fd);
+}
+
+static void
+test_ask_over_the_wire(void **state)
+{
+	struct fx *x = *state;
+
+	ask_and_answer(x, GATE_ALLOW, "HTTP/1.1 200 OK");
+	ask_and_answer(x, GATE_DENY, "HTTP/1.1 403 Forbidden");
+}
+
 static void
 test_half_close_still_answered(void **state)
 {
@@ -645,6 +696,7 @@ main(void)
 		cmocka_unit_test(test_sse_arrives_in_pieces),
 		cmocka_unit_test(test_bad_upstream_refused),
 		cmocka_unit_test(test_sni_must_be_the_host),
+		cmocka_unit_test(test_ask_over_the_wire),
 		cmocka_unit_test(test_half_close_still_answered),
 		cmocka_unit_test(test_stalled_handshake_times_out),
 	};

@@ -20,10 +20,12 @@ struct buf {
 void	buf_add(struct buf *, const void *, size_t);
 void	buf_addf(struct buf *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* Never NULL: an empty queue's data is "" (memcpy and friends must not
+ * see NULL, even for no bytes). */
 static inline const char *
 buf_data(const struct buf *b)
 {
-	return b->p + b->off;
+	return b->p != NULL ? b->p + b->off : "";
 }
 void	buf_drop(struct buf *, size_t);
 void	buf_free(struct buf *);

@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -137,10 +138,12 @@ main(int argc, char **argv)
 	struct secrets s = { 0 };
 	struct rlimit none = { 0, 0 };
 	cleanup_free char *cause = NULL, *capath = NULL, *bundle = NULL;
-	cleanup_free char *label = NULL;
+	cleanup_free char *label = NULL, *rundir = NULL;
 	struct ca *ca = NULL;
 	struct relay *relay = NULL;
-	X509_STORE *store;
+	cleanup_free char *store_pem = NULL;
+	size_t store_len = 0;
+	X509_STORE *store = NULL;
 	int r;
 
 	if (argc != 3) {
@@ -156,11 +159,21 @@ main(int argc, char **argv)
 		return fail(cause ? cause : "the policy does not load");
 	if (secrets_load(&s, &p, &cause) < 0)
 		return fail(cause);
-	label = xstrdup(argv[2]);
+	/* READY names absolute paths: the supervisor binds them into the
+	 * sandbox. */
+	if ((rundir = realpath(argv[2], NULL)) == NULL) {
+		cleanup_free char *why = xasprintf("%s: %s", argv[2],
+		    strerror(errno));
+
+		r = fail(why);
+		goto out;
+	}
+	label = xstrdup(rundir);
 	if ((ca = ca_new(basename(label), &p, &cause)) == NULL ||
-	    write_ca(argv[2], ca, &capath, &bundle, &cause) < 0 ||
-	    (store = relay_load_store(p.upstream_ca ? p.upstream_ca :
-	    HOST_BUNDLE, &cause)) == NULL ||
+	    write_ca(rundir, ca, &capath, &bundle, &cause) < 0 ||
+	    relay_read_store(p.upstream_ca ? p.upstream_ca : HOST_BUNDLE,
+	    &store_pem, &store_len, &cause) < 0 ||
+	    (store = X509_STORE_new()) == NULL ||
 	    (relay = relay_new(GATE_WIRE_FD, &p, &s, ca, store, &cause)) ==
 	    NULL) {
 		r = fail(cause);
@@ -170,6 +183,11 @@ main(int argc, char **argv)
 		r = 1;
 		goto out;
 	}
+	/* Parsed now, while the supervisor makes the sandbox; from memory,
+	 * read before READY. A store left empty fails every upstream's
+	 * verification: refused, never relayed. */
+	if (relay_store_add(store, store_pem, store_len, &cause) < 0)
+		fprintf(stderr, "ward-gate: %s\n", cause);
 	LEAK_CHECK_NOW();
 	if (lock_apply(&cause) < 0) {
 		/* Already READY: say it on stderr, and stop (the supervisor

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -186,6 +187,11 @@ make_ctxs(struct relay *r, X509_STORE *store)
 	SSL_CTX_set_min_proto_version(r->cctx, TLS1_2_VERSION);
 	SSL_CTX_set_mode(r->sctx, modes);
 	SSL_CTX_set_mode(r->cctx, modes);
+	/* Whole socket reads, not a record header and then its body: half
+	 * the reads. Bytes OpenSSL holds then raise no epoll event, so
+	 * every pass of a connection tries each read it may (relay_pass). */
+	SSL_CTX_set_read_ahead(r->sctx, 1);
+	SSL_CTX_set_read_ahead(r->cctx, 1);
 	/* No session tickets: their key would be one more secret, and a
 	 * run's connections are few. */
 	SSL_CTX_set_options(r->sctx, SSL_OP_NO_TICKET);
@@ -199,13 +205,69 @@ make_ctxs(struct relay *r, X509_STORE *store)
 	return 0;
 }
 
+int
+relay_read_store(const char *file, char **pem, size_t *len, char **cause)
+{
+	cleanup_fd int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct buf b = { 0 };
+	char tmp[65536];
+	ssize_t n;
+
+	if (fd < 0) {
+		set_cause(cause, "upstream CAs %s: %s", file, strerror(errno));
+		return -errno;
+	}
+	while ((n = read(fd, tmp, sizeof tmp)) > 0)
+		buf_add(&b, tmp, (size_t)n);
+	buf_add(&b, "", 1);
+	if (n < 0 || strstr(buf_data(&b), "-----BEGIN CERTIFICATE-----") == NULL) {
+		set_cause(cause, "upstream CAs %s: %s", file, n < 0 ?
+		    strerror(errno) : "no certificate in it");
+		buf_free(&b);
+		return -EINVAL;
+	}
+	*len = b.len - 1;
+	*pem = xmalloc(b.len);
+	memcpy(*pem, buf_data(&b), b.len);
+	buf_free(&b);
+	return 0;
+}
+
+int
+relay_store_add(X509_STORE *st, const char *pem, size_t len, char **cause)
+{
+	BIO *b = BIO_new_mem_buf(pem, (int)len);
+	STACK_OF(X509_INFO) *v = b ? PEM_X509_INFO_read_bio(b, NULL, NULL,
+	    NULL) : NULL;
+	int added = 0;
+
+	for (int i = 0; v != NULL && i < sk_X509_INFO_num(v); i++) {
+		X509_INFO *xi = sk_X509_INFO_value(v, i);
+
+		if (xi->x509 != NULL && X509_STORE_add_cert(st, xi->x509) == 1)
+			added++;
+	}
+	sk_X509_INFO_pop_free(v, X509_INFO_free);
+	BIO_free(b);
+	ERR_clear_error();
+	if (added == 0) {
+		set_cause(cause, "upstream CAs: no certificate could be read");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 X509_STORE *
 relay_load_store(const char *file, char **cause)
 {
-	X509_STORE *st = X509_STORE_new();
+	cleanup_free char *pem = NULL;
+	X509_STORE *st;
+	size_t len = 0;
 
-	if (st == NULL || X509_STORE_load_file(st, file) != 1) {
-		set_cause(cause, "upstream CAs %s: %s", file, ssl_reason());
+	if (relay_read_store(file, &pem, &len, cause) < 0)
+		return NULL;
+	if ((st = X509_STORE_new()) == NULL ||
+	    relay_store_add(st, pem, len, cause) < 0) {
 		X509_STORE_free(st);
 		return NULL;
 	}
@@ -433,8 +495,12 @@ relay_pass(struct conn *c, bool *end)
 		    (int)(up->len < CHUNK ? up->len : CHUNK)), &c->up);
 		if (n > 0)
 			buf_drop(up, (size_t)n);
-		else if (n < 0)
-			c->u_eof = true, buf_drop(up, up->len);
+		else if (n < 0) {
+			/* The upstream is gone: what it owes will not come. */
+			c->u_eof = true;
+			buf_drop(up, up->len);
+			(void)flow_from_upstream(c->flow, NULL, 0);
+		}
 		moved |= n != 0;
 	}
 	if (down->len < BUF_HIGH && c->us != NULL && !c->u_eof) {

@@ -31,3 +31,13 @@ void	relay_set_setup_ms(struct relay *, int ms);
 int	relay_run(struct relay *);
 /* The CAs of file, read now into a new store; NULL and *cause. */
 X509_STORE *relay_load_store(const char *file, char **cause);
+/*
+ * The same in two steps, so that parsing (some 140 certificates of the
+ * host's bundle: tens of ms) happens after READY, while the supervisor
+ * builds the sandbox: the file read whole now (an error names it), its
+ * certificates added to a store later, from memory (no file opened).
+ */
+int	relay_read_store(const char *file, char **pem, size_t *len,
+	    char **cause);
+int	relay_store_add(X509_STORE *, const char *pem, size_t len,
+	    char **cause);
