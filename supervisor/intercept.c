@@ -290,6 +290,8 @@ flush_outbox(struct sup *s)
 	struct intercept *g = s->gate;
 	size_t done = 0;
 
+	if (g->n_outbox == 0)
+		return;
 	while (done < g->n_outbox && send_msg(s, &g->outbox[done], NULL, 0) == 0)
 		done++;
 	if (!intercept_alive(s, NULL))
