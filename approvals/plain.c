@@ -116,6 +116,18 @@ plain_connect(const char *subject)
 	    (int)(colon - subject), subject, colon + 1);
 }
 
+/* "host:port METHOD PATH" -> "wants to send METHOD PATH to host:port". */
+static char *
+plain_http(const char *subject)
+{
+	const char *sp = strchr(subject, ' ');
+
+	if (sp == NULL || sp[1] == '\0')
+		return xasprintf("wants to send an HTTP request to %s", subject);
+	return xasprintf("wants to send %s to %.*s", sp + 1,
+	    (int)(sp - subject), subject);
+}
+
 /* The word after key in s up to a space or ';', or NULL. */
 static char *
 plain_field(const char *s, const char *key)
@@ -185,6 +197,11 @@ plain_sentence(const struct request *r, bool brief)
 	case KIND_BLOCKED:
 		return xasprintf("tried %s, which the sandbox never allows",
 		    subject);
+	case KIND_HTTP:
+		return plain_http(subject);
+	case KIND_SECRET:
+		return xasprintf("tried to send the phantom of the secret %s "
+		    "(refused: never the value)", subject);
 	case KIND_RUN:
 		break;
 	}

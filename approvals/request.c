@@ -16,6 +16,8 @@ static const char *const request_kind_names[] = {
 	[KIND_EXEC] = "exec",
 	[KIND_BLOCKED] = "blocked",
 	[KIND_RUN] = "run",
+	[KIND_HTTP] = "http",
+	[KIND_SECRET] = "secret",
 };
 
 static const char *const verdict_names[] = {

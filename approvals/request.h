@@ -19,6 +19,12 @@ enum request_kind {
 	KIND_EXEC,
 	KIND_BLOCKED,	/* a syscall the floor refuses outright (issue 3) */
 	KIND_RUN,	/* run lifecycle: start, exit, kill, timeout */
+	/* An HTTP request on a host the gate intercepts (issue 19): asked
+	 * (no rule allows it) or done; subject "host:port METHOD PATH". */
+	KIND_HTTP,
+	/* A secret's phantom where it may not go, refused (issue 19):
+	 * subject "NAME to host:port"; never the value. */
+	KIND_SECRET,
 };
 
 enum verdict {

@@ -27,6 +27,8 @@ scorecard_surface(enum request_kind k)
 		return "files";
 	case KIND_CONNECT:
 	case KIND_DNS:
+	case KIND_HTTP:
+	case KIND_SECRET:
 		return "network";
 	case KIND_PACKAGE:
 		return "packages";

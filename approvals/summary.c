@@ -76,6 +76,8 @@ summary_surface_of(enum request_kind k)
 		return SURFACE_FILES;
 	case KIND_CONNECT:
 	case KIND_DNS:
+	case KIND_HTTP:
+	case KIND_SECRET:
 		return SURFACE_NETWORK;
 	case KIND_PACKAGE:
 		return SURFACE_PACKAGES;

@@ -334,24 +334,30 @@ paths_exe_dir(const char *argv0)
 }
 
 char *
-paths_supervisor(void)
+paths_helper(const char *name)
 {
 	cleanup_free char *dir = paths_exe_dir(NULL);
 	char *p;
 
 	if (dir == NULL)
-		return xstrdup("ward-supervisor");
+		return xstrdup(name);
 	/* A build tree, or both in one folder. */
-	p = xasprintf("%s/ward-supervisor", dir);
+	p = xasprintf("%s/%s", dir, name);
 	if (access(p, X_OK) == 0)
 		return p;
 	free(p);
 	/* Installed: PREFIX/bin/ward, PREFIX/libexec/ward/ward-supervisor. */
-	p = xasprintf("%s/../libexec/ward/ward-supervisor", dir);
+	p = xasprintf("%s/../libexec/ward/%s", dir, name);
 	if (access(p, X_OK) == 0)
 		return p;
 	free(p);
-	return xstrdup("ward-supervisor");
+	return xstrdup(name);
+}
+
+char *
+paths_supervisor(void)
+{
+	return paths_helper("ward-supervisor");
 }
 
 char *

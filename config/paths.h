@@ -40,7 +40,10 @@ char	*paths_default_policy(const char *argv0);
 char	*paths_share_dir(const char *argv0);
 /* Our own executable, from /proc/self/exe; NULL (errno set) if unread. */
 char	*paths_self_exe(void);
-/* ward-supervisor beside our own executable if it is there (a build
- * tree), else in ../libexec/ward/ (installed), else the bare name, for
- * execvp to find on PATH. */
+/* One of ward's programs (name: "ward-supervisor", "ward-gate") beside
+ * our own executable if it is there (a build tree, or ward-supervisor's
+ * own folder LIBEXECDIR/ward), else in ../libexec/ward/ (installed, seen
+ * from BINDIR), else the bare name, for execvp to find on PATH. */
+char	*paths_helper(const char *name);
+/* paths_helper("ward-supervisor"). */
 char	*paths_supervisor(void);

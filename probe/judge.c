@@ -504,6 +504,8 @@ probe_judge_event(const struct probe_event *e, struct probe_tally *t)
 		break;
 	}
 	case KIND_RUN:
+	case KIND_HTTP:
+	case KIND_SECRET:
 		break;
 	}
 }

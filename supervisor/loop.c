@@ -19,6 +19,7 @@
 #include "config/util.h"
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
+#include "supervisor/intercept.h"
 #include "supervisor/net.h"
 #include "supervisor/sup.h"
 #include "supervisor/unotify.h"
@@ -144,8 +145,9 @@ loop_poll(struct loop *l, int64_t now)
 /* The run's loop */
 
 /* Every fd a run can have at once: listener, output, stderr, the init's
- * error and status pipes, signalfd, control socket, and the rest. */
-#define RUN_MAX_FDS	(8 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
+ * error and status pipes, signalfd, control socket, the TLS gate's wire,
+ * and the rest. */
+#define RUN_MAX_FDS	(12 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
 /* What needs no write-ahead is written in batches: one transaction per
  * 100 ms, or sooner when 512 events or 64 KiB of output wait
  * (audit_should_flush), never on the hot path of a notification. A
@@ -407,6 +409,13 @@ run_on_client(void *arg, int fd, short revents)
 		control_on_client(s, c->slot, revents);
 }
 
+static void
+run_on_gate(void *arg, int fd, short revents)
+{
+	(void)fd;
+	intercept_on_ready(arg, revents);
+}
+
 static size_t
 run_net_fill(void *arg, struct pollfd *p, size_t max)
 {
@@ -475,6 +484,7 @@ run_gather(struct loop *l, struct run *r)
 			    s->clients[i].conn) ? POLLOUT : 0)),
 			    run_on_client, &r->clients[i]);
 	loop_add_set(l, SUP_MAX_CONNS, run_net_fill, run_net_ready, s);
+	loop_add(l, intercept_fd(s), intercept_events(s), run_on_gate, s);
 	if (s->dns != NULL)
 		loop_add_set(l, DNS_POLLFDS_MAX, run_dns_fill, run_dns_ready,
 		    s->dns);

@@ -30,7 +30,9 @@
 #include "supervisor/compat.h"
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
+#include "supervisor/gatewire.h"
 #include "supervisor/grants.h"
+#include "supervisor/intercept.h"
 #include "supervisor/loop.h"
 #include "supervisor/net.h"
 #include "supervisor/path.h"
@@ -195,6 +197,53 @@ static const char *const cache_env[][2] = {
 	{ "GIT_OPTIONAL_LOCKS", "0" },
 };
 
+/* What the TLS gate's CA is named by, for the clients that read these
+ * instead of the system bundle (NODE_EXTRA_CA_CERTS adds to node's own:
+ * the CA alone). */
+static const char *const gate_ca_env[] = {
+	"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+	"GIT_SSL_CAINFO", "NODE_EXTRA_CA_CERTS",
+};
+
+/* Does the gate set name in the sandbox (a phantom or a CA variable)?
+ * Then [run] env's value of the same name is not passed. */
+static bool
+gate_sets(const char *name)
+{
+	size_t n;
+	const struct gatewire_phantom *ph = intercept_phantoms(&S, &n);
+
+	if (S.gate == NULL)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
+		if (strcmp(gate_ca_env[i], name) == 0)
+			return true;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ph[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The gate's variables: each secret's phantom under its name, the CA. */
+static void
+gate_env(char ***env, size_t *n)
+{
+	size_t np;
+	const struct gatewire_phantom *ph = intercept_phantoms(&S, &np);
+	struct stat st;
+	const char *bundle = stat(SPAWN_SYSTEM_BUNDLE, &st) == 0 ?
+	    SPAWN_SYSTEM_BUNDLE : SPAWN_GATE_BUNDLE;
+
+	if (S.gate == NULL)
+		return;
+	for (size_t i = 0; i < np; i++)
+		strv_push(env, n, xasprintf("%s=%s", ph[i].name, ph[i].value));
+	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
+		strv_push(env, n, xasprintf("%s=%s", gate_ca_env[i],
+		    strcmp(gate_ca_env[i], "NODE_EXTRA_CA_CERTS") == 0 ?
+		    SPAWN_GATE_CA : bundle));
+}
+
 static char **
 make_env(bool pty, const char *cwd)
 {
@@ -233,9 +282,10 @@ make_env(bool pty, const char *cwd)
 	for (size_t i = 0; i < S.policy.n_env; i++) {
 		const char *v = getenv(S.policy.env[i]);
 
-		if (v != NULL)
+		if (v != NULL && !gate_sets(S.policy.env[i]))
 			strv_push(&env, &n, xasprintf("%s=%s", S.policy.env[i], v));
 	}
+	gate_env(&env, &n);
 	return env;
 }
 
@@ -949,7 +999,27 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	cfg->ctx = s;
 	ids_files(s, cfg);
 	write_resolv_conf(s, cfg);
+	cfg->ca_bundle = intercept_bundle(s);
+	cfg->ca_cert = intercept_ca(s);
 	return env;
+}
+
+/*
+ * The TLS gate, before the sandbox exists (issue 19): only when the
+ * policy names a [secret] or an HTTP rule. It reads the secrets (a
+ * command: source may take a while, with no terminal to ask on); a
+ * gate that cannot start stops the run before it starts, in its words.
+ */
+static void
+start_gate(struct sup *s)
+{
+	cleanup_free char *exe = NULL, *cause = NULL;
+
+	if (!intercept_wanted(&s->policy))
+		return;
+	exe = paths_helper("ward-gate");
+	if (intercept_start(s, exe, &cause) < 0)
+		die("%s", cause);
 }
 
 /* Signals arrive on the signalfd, in the loop; blocked here, and
@@ -1124,8 +1194,12 @@ end_record(struct sup *s)
 static int
 end_run(struct sup *s)
 {
-	int status = end_record(s);
+	int status;
 
+	/* The gate's last words (requests still in flight) are not
+	 * waited for: the program is gone. */
+	intercept_stop(s);
+	status = end_record(s);
 	dns_free(s->dns);
 	grants_done(s);
 	control_close_all(s);
@@ -1173,6 +1247,7 @@ main(int argc, char **argv)
 
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
+	start_gate(s);
 	make_hidden(s);
 	make_binds(s, &a);
 	map_owners(s);

@@ -9,6 +9,7 @@
  */
 #include "supervisor/net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -31,6 +32,7 @@
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
 #include "supervisor/grants.h"
+#include "supervisor/intercept.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
@@ -47,6 +49,11 @@ struct connect_call {
 	struct sockaddr_storage sa;	/* the copied address */
 	char		*subject;	/* net_dest_describe() */
 	char		*key;		/* net_dest_key(): a "for this run" grant */
+	/* The TLS gate terminates it (intercept_covers): the name the
+	 * policy judged (else the address) and the port, for GATE_CONN. */
+	bool		 gate;
+	char		*gate_host;
+	unsigned	 port;
 };
 
 /* A lookup of a name nobody allowed, parked for a person. */
@@ -298,6 +305,44 @@ blocking(int fd, bool on)
 }
 
 /*
+ * An intercepted connection (issue 19): the target gets the client end
+ * of a loopback pair in the supervisor's namespace, the gate its server
+ * end and hostfd, the connection to the real host (still connecting:
+ * the gate waits for it). Answered here, at once: the pair is up.
+ */
+static int
+gate_swap(struct sup *s, uint64_t id, const struct connect_call *c,
+    int *hostfd, int domain, bool nonblock, bool cloexec, int64_t *result)
+{
+	cleanup_fd int client = -1, server = -1;
+	int one = 1, r;
+
+	if ((r = intercept_pair(s, domain, &client, &server)) < 0) {
+		if (r == -EAFNOSUPPORT)
+			sup_tell_denied(s, "an IPv6 socket to a host the TLS gate "
+			    "intercepts, and no [::1] on this host for the gate");
+		*result = r == -EAFNOSUPPORT ? -ENETUNREACH : -ECONNREFUSED;
+		sup_respond(s, id, *result, 0);
+		return 0;
+	}
+	/* The file we hand in carries the caller's blocking mode; the
+	 * relay is the gate's, and small writes go out at once. */
+	if (!nonblock)
+		blocking(client, true);
+	setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(*hostfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if ((r = sup_inject_fd(s, id, client, c->sockfd, cloexec)) < 0) {
+		*result = r;
+		sup_respond(s, id, r, 0);
+		return 0;
+	}
+	r = intercept_conn(s, &server, hostfd, c->gate_host, c->port);
+	*result = r < 0 ? -ECONNREFUSED : 0;
+	sup_respond(s, id, *result, 0);
+	return 0;
+}
+
+/*
  * Connect for the target: returns 1 when the answer waits for the
  * connection (a blocking caller), else 0 once answered. *result is what
  * the target was told (0, -EINPROGRESS or -errno).
@@ -346,6 +391,9 @@ net_swap(struct sup *s, uint64_t id, pid_t pid, const struct connect_call *c,
 		sup_respond(s, id, *result, 0);
 		return 0;
 	}
+	if (c->gate)
+		return gate_swap(s, id, c, &hostfd, domain, nonblock, cloexec,
+		    result);
 	if (nonblock || cerr == 0) {
 		/* The file we hand in carries the caller's blocking mode. */
 		if (!nonblock)
@@ -531,6 +579,7 @@ connect_free(struct parked *pk)
 		return;
 	free(pk->connect->subject);
 	free(pk->connect->key);
+	free(pk->connect->gate_host);
 	free(pk->connect);
 	pk->connect = NULL;
 }
@@ -564,8 +613,23 @@ park(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	pk->ops = &connect_ops;
 	pk->connect = xmalloc(sizeof *pk->connect);
 	*pk->connect = *c;
-	c->subject = c->key = NULL;	/* moved */
+	c->subject = c->key = c->gate_host = NULL;	/* moved */
 	sup_park(s, pk, &w, why);
+}
+
+/* An intercepted host while the gate is gone: refused, and why. */
+static bool
+gate_gone(struct sup *s, const struct seccomp_notif *req, const char *subject)
+{
+	const char *why = NULL;
+
+	if (intercept_alive(s, &why))
+		return false;
+	sup_respond(s, req->id, -ECONNREFUSED, 0);
+	record(s, 0, (pid_t)req->pid, subject, why, VERDICT_DENY,
+	    HOW_SUPERVISOR, "a host the TLS gate intercepts", "supervisor");
+	sup_tell_denied(s, why);
+	return true;
 }
 
 /*
@@ -594,6 +658,8 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	switch (dc.verdict) {
 	case VERDICT_ALLOW:
 		if (!sup_id_valid(s, req->id))
+			break;
+		if (c->gate && gate_gone(s, req, subject))
 			break;
 		if (intent(s, pid, subject, dc.how, dc.rule, &seq) < 0) {
 			/* Fail closed: the record cannot hold it. */
@@ -709,10 +775,19 @@ net_on_connect(struct sup *s, const struct seccomp_notif *req)
 	d.name = s->dns != NULL ? dns_name_of(s->dns, d.family, d.addr) : NULL;
 	c.subject = net_dest_describe(&d);
 	c.key = net_dest_key(&d);
+	if (type == SOCK_STREAM && s->gate != NULL && intercept_covers(s, &d)) {
+		char addr[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(d.family, d.addr, addr, sizeof addr);
+		c.gate = true;
+		c.gate_host = xstrdup(d.name != NULL ? d.name : addr);
+		c.port = d.port;
+	}
 	if (decide(s, req, &c, &d, type, &why) == 1 && sup_id_valid(s, req->id))
 		park(s, req, &c, why);
 	free(c.subject);
 	free(c.key);
+	free(c.gate_host);
 }
 
 /*
@@ -825,6 +900,25 @@ static const struct kind_ops dns_ops = {
 	.free = dns_ask_free,
 };
 
+/* A secret's phantom in a name looked up: carried out by DNS it would
+ * leave the sandbox to wherever the name's zone is served. */
+static void
+dns_phantom(struct sup *s, const char *name, const char *secret)
+{
+	cleanup_free char *subject = xasprintf("%s to dns", secret);
+	cleanup_free char *detail = xasprintf("in dns: the name %s", name);
+	cleanup_free char *rule = xasprintf("[secret %s] hosts", secret);
+	cleanup_free char *told = xasprintf("the phantom of the secret %s in "
+	    "a DNS name: refused, an exfiltration attempt", secret);
+	struct sup_what w = {
+		.kind = KIND_SECRET, .syscall = "dns", .subject = subject,
+		.detail = detail,
+	};
+
+	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "policy", 0, 0);
+	sup_tell_denied(s, told);
+}
+
 static enum dns_decision
 dns_decide(void *ctx, const char *name, int qtype)
 {
@@ -839,7 +933,12 @@ dns_decide(void *ctx, const char *name, int qtype)
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
 	    .grants = s->run_grants, .now_ms = now_mono_ms() };
 	struct decision dd;
+	const char *secret = intercept_phantom_in(s, name);
 
+	if (secret != NULL) {
+		dns_phantom(s, name, secret);
+		return DNS_DENY;
+	}
 	dd = decide_dns(&in, name, grants_allow_name(s, name));
 	switch (dd.verdict) {
 	case VERDICT_ALLOW:

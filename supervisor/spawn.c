@@ -358,6 +358,26 @@ bind_etc_file(const struct child *c, const char *host, const char *inside)
 	remount_ro(c, p);
 }
 
+/* The TLS gate's CAs: the sandbox trusts the run's CA wherever a client
+ * looks for the system's (only the bundles the host has: /etc is the
+ * host's, read-only, and takes no new names). */
+static void
+bind_gate_ca(const struct child *c)
+{
+	static const char *const system[] = {
+		SPAWN_SYSTEM_BUNDLE, SPAWN_SYSTEM_CERT_PEM,
+	};
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(system); i++) {
+		path_join(p, sizeof p, c->cfg->root, system[i]);
+		if (access(p, F_OK) == 0)
+			bind_etc_file(c, c->cfg->ca_bundle, system[i]);
+	}
+	bind_etc_file(c, c->cfg->ca_bundle, SPAWN_GATE_BUNDLE);
+	bind_etc_file(c, c->cfg->ca_cert, SPAWN_GATE_CA);
+}
+
 /* The DNS stub's sockets, made here, in the sandbox's network namespace,
  * on its loopback, and handed to the supervisor (which lives outside). */
 static void
@@ -642,6 +662,8 @@ build_root(const struct child *c)
 		bind_etc_file(c, cfg->passwd, "/etc/passwd");
 	if (cfg->group != NULL)
 		bind_etc_file(c, cfg->group, "/etc/group");
+	if (cfg->ca_bundle != NULL && cfg->ca_cert != NULL)
+		bind_gate_ca(c);
 
 	user_tree(c);
 

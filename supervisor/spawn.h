@@ -13,6 +13,11 @@
 #include "supervisor/filter.h"
 
 #define SPAWN_MAX_HIDDEN	128
+/* The system bundles the gate's is bound over, where the host has them. */
+#define SPAWN_SYSTEM_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
+#define SPAWN_SYSTEM_CERT_PEM	"/etc/ssl/cert.pem"
+#define SPAWN_GATE_BUNDLE	"/run/ward/bundle.pem"
+#define SPAWN_GATE_CA		"/run/ward/ca.pem"
 
 struct bind {
 	char	*host;		/* host path */
@@ -56,6 +61,12 @@ struct spawn_config {
 	const char *resolv_conf;	/* host file naming the DNS stub; NULL = no stub */
 	const char *passwd;	/* host files bound on /etc/passwd and /etc/group */
 	const char *group;	/* (naming the program's ids), or NULL */
+	/* The TLS gate's (issue 19), host files, or NULL: the bundle (the
+	 * host's CAs and the run's) bound over the system bundles the
+	 * sandbox shows and on SPAWN_GATE_BUNDLE, the run's CA alone on
+	 * SPAWN_GATE_CA. */
+	const char *ca_bundle;
+	const char *ca_cert;
 	const struct sock_fprog *filter;	/* filter_program() */
 	/* Called while the child builds its mount tree (the supervisor
 	 * would only wait): 0, or -errno with *cause to stop the start. */

@@ -33,6 +33,8 @@ struct write_call;	/* supervisor/emulate.h */
 struct connect_call;	/* net.c */
 struct dns_ask;		/* net.c */
 struct install_call;	/* install.c */
+struct http_ask;	/* intercept.c */
+struct intercept;	/* intercept.c */
 struct parked;
 struct sup;
 
@@ -74,6 +76,7 @@ struct parked {
 		struct connect_call	*connect;
 		struct dns_ask		*dns;
 		struct install_call	*install;
+		struct http_ask		*http;
 	};
 	int64_t		 asked_ms;	/* monotonic */
 	int64_t		 seq;		/* its "asked" row in the record */
@@ -161,6 +164,7 @@ struct sup {
 
 	struct pending_conn conns[SUP_MAX_CONNS];
 	struct dns	*dns;
+	struct intercept *gate;		/* ward-gate (intercept.h), or NULL */
 	uint64_t	 netns_cookie;	/* the sandbox's network namespace */
 	uint64_t	 private_mnt[4];	/* mount ids of /work /out /tmp /dev/shm */
 	struct pkg_grant *grants;	/* approved installs (grants.c) */

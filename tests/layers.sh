@@ -59,9 +59,9 @@ sup_layer() {
 	control)		echo 6 ;;	# the control protocol's server
 	unotify)		echo 5 ;;	# RECV, dispatch, resolve
 	files|net|install)	echo 4 ;;	# the handlers, one kind each
-	emulate|grants)		echo 3 ;;	# what handlers share, on struct sup
+	emulate|grants|intercept)	echo 3 ;;	# what handlers share, on struct sup
 	sup)			echo 2 ;;	# the ways out: answer, record, tell, park
-	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat|hostout|project|journal)
+	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat|hostout|project|journal|gatewire)
 				echo 1 ;;	# leaves: no struct sup
 	*)			echo 0 ;;
 	esac

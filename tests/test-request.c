@@ -71,7 +71,8 @@ test_names(void **state)
 		{ KIND_WRITE, "write" }, { KIND_CONNECT, "connect" },
 		{ KIND_DNS, "dns" }, { KIND_PACKAGE, "package" },
 		{ KIND_EXEC, "exec" }, { KIND_BLOCKED, "blocked" },
-		{ KIND_RUN, "run" },
+		{ KIND_RUN, "run" }, { KIND_HTTP, "http" },
+		{ KIND_SECRET, "secret" },
 	};
 	static const struct {
 		enum verdict v;

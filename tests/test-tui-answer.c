@@ -568,6 +568,52 @@ test_always(void **state)
 	assert_int_equal(f->m->answer.ask, ASK_NONE);
 }
 
+/* W on an HTTP request (issue 19): an HTTP rule under [network] allow,
+ * the request's subject as it is; the decide carries the run's rule.
+ * A path with a glob character is not offered (the rule would be wider). */
+static void
+test_always_http(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct request *r = sample_request(5, "api2.test:443 POST /repos/a/x",
+	    f->wall + 100000);
+
+	feed_welcome(f);
+	r->kind = KIND_HTTP;
+	free(r->syscall);
+	r->syscall = xstrdup("http");
+	feed_msg(f, msg_request(r));
+	request_free(r);
+	f->m->sel = 5;
+	arm(f);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_ALWAYS_PLAN);
+	assert_string_equal(eff.section, "network");
+	assert_string_equal(eff.key, "allow");
+	assert_string_equal(eff.entry, "api2.test:443 POST /repos/a/x");
+	model_always_plan(f->m, 5, 7, "    api2.test:443 POST /repos/a/x ; "
+	    "always, from run r1", NULL);
+	assert_ask(f, "allow #5 always: writes /etc/ward.ini, [network] line "
+	    "7: api2.test:443 POST /repos/a/x ; always");
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_ALWAYS);
+	assert_string_equal(eff.section, "network");
+	assert_string_equal(eff.entry, "api2.test:443 POST /repos/a/x");
+	assert_non_null(eff.rule);
+	model_always_done(f->m, 5, 7, NULL);
+
+	r = sample_request(6, "api2.test:443 GET /a*b", f->wall + 100000);
+	r->kind = KIND_HTTP;
+	feed_msg(f, msg_request(r));
+	request_free(r);
+	f->m->sel = 6;
+	arm(f);
+	act(f, 'W', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "glob character");
+}
+
 /* W is an answer: a --view console has none; a run whose file is not
  * on this machine is never offered one. */
 static void
@@ -596,6 +642,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always_http, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_always_refused, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_rule_confirmed, setup,

@@ -1143,6 +1143,39 @@ test_events(void **state)
 	    "#77: deny (timeout)");
 }
 
+/* Kinds http and secret (issue 19): the line carries the detail (status,
+ * bytes, where the phantom was), and a secret is shown as a refusal. */
+static void
+test_events_gate(void **state)
+{
+	struct fx *f = *state;
+	const struct audit_event http = {
+		.kind = KIND_HTTP, .syscall = "http",
+		.subject = "api.test:443 GET /v1/x",
+		.detail = "status 200, 81 B up, 167 B down, secret TOKEN",
+		.verdict = VERDICT_ALLOW, .how = HOW_POLICY,
+		.rule = "api.test:443 GET /v1/**", .time_ms = 1,
+	};
+	const struct audit_event secret = {
+		.kind = KIND_SECRET, .syscall = "http",
+		.subject = "TOKEN to api2.test:443",
+		.detail = "in header x-api-key; GET /\x1b[2J",
+		.verdict = VERDICT_DENY, .how = HOW_POLICY,
+		.rule = "[secret TOKEN] hosts", .time_ms = 2,
+	};
+
+	feed_msg(f, msg_event(&http));
+	feed_msg(f, msg_event(&secret));
+	assert_int_equal(f->m->event_count, 2);
+	assert_string_equal(model_event_at(f->m, 0)->text,
+	    "http api.test:443 GET /v1/x [status 200, 81 B up, 167 B down, "
+	    "secret TOKEN]: allow (policy: api.test:443 GET /v1/**)");
+	assert_string_equal(model_event_at(f->m, 1)->text,
+	    "secret TOKEN to api2.test:443 [in header x-api-key; GET "
+	    "/\\e[2J]: deny (policy: [secret TOKEN] hosts)");
+	assert_int_equal(model_event_at(f->m, 1)->verdict, VERDICT_DENY);
+}
+
 /* The diff pane: c opens it and asks for a load; j/k scroll its patch;
  * ] and [ move between files (each a load), stopping at the ends; Esc
  * and q close it (q does not leave); the request keys are not taken. */
@@ -1379,6 +1412,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_moves_and_panes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_output_message, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_events_gate, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};

@@ -168,8 +168,8 @@ console_always(struct console *c, const struct model_effect *eff)
 	unsigned line = 0;
 
 	if (eff->kind == EFFECT_ALWAYS_PLAN) {
-		if (policy_edit_plan(eff->file, "files", "allow", eff->rule,
-		    eff->comment, &line, &shown, &why) < 0)
+		if (policy_edit_plan(eff->file, eff->section, eff->key,
+		    eff->entry, eff->comment, &line, &shown, &why) < 0)
 			model_always_plan(c->m, eff->request, 0, NULL, why);
 		else
 			model_always_plan(c->m, eff->request, line, shown, NULL);
@@ -179,7 +179,7 @@ console_always(struct console *c, const struct model_effect *eff)
 		model_always_done(c->m, eff->request, 0, "not connected");
 		return;
 	}
-	if (policy_edit_add_rule(eff->file, "files", "allow", eff->rule,
+	if (policy_edit_add_rule(eff->file, eff->section, eff->key, eff->entry,
 	    eff->comment, eff->line, &line, &why) < 0) {
 		model_always_done(c->m, eff->request, 0, why);
 		return;

@@ -86,12 +86,16 @@ group_sensitivity(enum request_kind kind, const char *subject,
 	case KIND_DNS:
 		*why = "a new host";
 		return GROUP_NETWORK;
+	case KIND_HTTP:
+		*why = "an HTTP request";
+		return GROUP_NETWORK;
 	case KIND_PACKAGE:
 		*why = "an install";
 		return GROUP_INSTALL;
 	case KIND_EXEC:
 	case KIND_BLOCKED:
 	case KIND_RUN:
+	case KIND_SECRET:
 		break;
 	}
 	return GROUP_BULK;
@@ -129,12 +133,14 @@ group_place(const struct group_in *p)
 			e = strrchr(s, ':');
 		return e != NULL ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
 	case KIND_PACKAGE:
+	case KIND_HTTP:
 		e = strchr(s, ' ');
 		return e != NULL ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
 	case KIND_DNS:
 	case KIND_EXEC:
 	case KIND_BLOCKED:
 	case KIND_RUN:
+	case KIND_SECRET:
 		break;
 	}
 	return xstrdup(s);
@@ -149,11 +155,13 @@ group_glob(const struct group_in *p, const char *place)
 	case KIND_CONNECT:
 		return xasprintf("%s:*", place);
 	case KIND_PACKAGE:
+	case KIND_HTTP:
 		return xasprintf("%s *", place);
 	case KIND_DNS:
 	case KIND_EXEC:
 	case KIND_BLOCKED:
 	case KIND_RUN:
+	case KIND_SECRET:
 		break;
 	}
 	return xstrdup(place);

@@ -642,9 +642,23 @@ model_on_event(struct model *m, const json_t *msg)
 	}
 	subject2 = escape_str(ev.subject2);
 	rule = escape_str(ev.rule);
-	text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind, subject,
-	    *subject2 ? " -> " : "", subject2, verdict_name(ev.verdict),
-	    how_name(ev.how), *rule ? ": " : "", rule);
+	/* An HTTP request's status and bytes, where a phantom went: the
+	 * detail is what the line is for (issue 19). */
+	if ((ev.kind == KIND_HTTP || ev.kind == KIND_SECRET) &&
+	    ev.detail != NULL && *ev.detail != '\0') {
+		cleanup_free char *with = NULL, *detail = escape_str(ev.detail);
+
+		with = xasprintf("%s [%s]", subject2, detail);
+		free(subject2);
+		subject2 = steal_ptr(&with);
+		text = xasprintf("%s %s%s: %s (%s%s%s)", kind, subject,
+		    subject2, verdict_name(ev.verdict), how_name(ev.how),
+		    *rule ? ": " : "", rule);
+	} else
+		text = xasprintf("%s %s%s%s: %s (%s%s%s)", kind, subject,
+		    *subject2 ? " -> " : "", subject2,
+		    verdict_name(ev.verdict), how_name(ev.how), *rule ? ": " :
+		    "", rule);
 	model_event_push(m, text, ev.verdict);
 	events_push(&m->ev, (int)ev.kind, ev.verdict, (int)ev.how, subject,
 	    text);
@@ -1090,9 +1104,23 @@ model_rule_ask(struct model *m, enum verdict v)
 	};
 }
 
+/* Where "always" writes p's rule: a write's under [files] allow; an HTTP
+ * request's (issue 19) as an HTTP rule under [network] allow, its subject
+ * "host:port METHOD PATH" as it is, so only when the path holds no glob
+ * character (the rule would be wider than what was asked). */
+static void
+model_always_target(const struct pending *p, struct model_effect *eff)
+{
+	bool http = p->kind == KIND_HTTP;
+
+	eff->section = http ? "network" : "files";
+	eff->key = "allow";
+	eff->entry = http ? p->subject : p->rule_wire;
+}
+
 /* W: asks the console where the rule would go; model_always_plan then
- * asks the person. A write's rule only ([files] allow), and only into a
- * file the run said it read. */
+ * asks the person. A write's rule or an HTTP request's only, and only
+ * into a file the run said it read. */
 static void
 model_always_ask(struct model *m, struct model_effect *eff)
 {
@@ -1110,10 +1138,16 @@ model_always_ask(struct model *m, struct model_effect *eff)
 	}
 	if ((p = model_answerable(m, true)) == NULL)
 		return;
-	if (p->kind != KIND_WRITE) {
+	if (p->kind != KIND_WRITE && p->kind != KIND_HTTP) {
 		model_message(m, MSG_INFO, "#%" PRIu64 ": W (always) is offered "
-		    "for writes, a line under [files] allow; A allows for the "
-		    "run", p->id);
+		    "for writes, a line under [files] allow, and HTTP requests, "
+		    "one under [network] allow; A allows for the run", p->id);
+		return;
+	}
+	if (p->kind == KIND_HTTP && strpbrk(p->subject, "*?[\\") != NULL) {
+		model_message(m, MSG_INFO, "#%" PRIu64 ": W (always): its path "
+		    "holds a glob character, a rule would allow more; A allows "
+		    "for the run", p->id);
 		return;
 	}
 	if (p->rule_wire == NULL) {
@@ -1139,6 +1173,7 @@ model_always_ask(struct model *m, struct model_effect *eff)
 	eff->rule = p->rule_wire;
 	eff->file = m->run.policy;
 	eff->comment = m->answer.note;
+	model_always_target(p, eff);
 }
 
 void
@@ -1269,6 +1304,7 @@ model_answer_confirm(struct model *m, enum action a,
 		eff->file = m->run.policy;
 		eff->comment = m->answer.note;
 		eff->line = m->answer.line;
+		model_always_target(p, eff);
 		return;
 	}
 	p->sent = m->answer.verdict;
@@ -1428,9 +1464,10 @@ model_ask_text(const struct model *m)
 	case ASK_ALWAYS:
 		if (p == NULL)
 			break;
-		return xasprintf("allow #%" PRIu64 " always: writes %s, [files] "
+		return xasprintf("allow #%" PRIu64 " always: writes %s, [%s] "
 		    "line %u: %s%s - y writes it and allows for the run, any "
-		    "other key cancels", p->id, m->answer.file, m->answer.line,
+		    "other key cancels", p->id, m->answer.file,
+		    p->kind == KIND_HTTP ? "network" : "files", m->answer.line,
 		    m->answer.shown + strspn(m->answer.shown, " \t"),
 		    m->answer.shown[0] == ' ' || m->answer.shown[0] == '\t' ?
 		    " (under allow =)" : "");

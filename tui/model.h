@@ -171,8 +171,8 @@ enum effect {
 	EFFECT_DECIDE_MANY,	/* send decide(id, verdict, once) for each
 				 * of requests[0..n_requests) */
 	EFFECT_RULES,		/* send rules (the answer: rule_list) */
-	EFFECT_ALWAYS_PLAN,	/* where would rule go in file (under
-				 * [files] allow, with comment)?
+	EFFECT_ALWAYS_PLAN,	/* where would entry go in file (under
+				 * section's key, with comment)?
 				 * policy_edit_plan, then model_always_plan */
 	EFFECT_ALWAYS,		/* write it (policy_edit_add_rule, where it
 				 * was shown: line), then send decide(request,
@@ -193,6 +193,10 @@ struct model_effect {
 	const uint64_t	*requests;
 	size_t		 n_requests;
 	const char	*file;		/* EFFECT_ALWAYS*: the policy file */
+	/* EFFECT_ALWAYS*: where in it and what: [files] allow and the
+	 * write's rule, or [network] allow and an HTTP request's
+	 * "host:port METHOD PATH" (issue 19). */
+	const char	*section, *key, *entry;
 	const char	*comment;	/* its line's comment */
 	unsigned	 line;		/* EFFECT_ALWAYS: where it was shown */
 };

@@ -30,6 +30,10 @@ view_pending_label(enum request_kind k)
 		return "package";
 	case KIND_EXEC:
 		return "program";
+	case KIND_HTTP:
+		return "request";
+	case KIND_SECRET:
+		return "secret";
 	case KIND_BLOCKED:
 	case KIND_RUN:
 		break;

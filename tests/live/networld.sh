@@ -15,7 +15,18 @@
 #                               simple index on :8091 (pypi.log), an npm
 #                               registry on :8092 (npm.log), each serving
 #                               a tiny package "wardtiny"
-#              203.0.113.53     dnsmasq: pypi.test, npm.test, other.test -> .10,
+#              203.0.113.10     HTTPS APIs (net-tls.py, when it is next
+#                               to this script): "api" on :443 with a
+#                               certificate for api.test and api2.test
+#                               from the test CA DIR/tls/ca.pem; "bad" on
+#                               :8443, a certificate for bad.test,
+#                               api.test and api2.test from another CA
+#                               (DIR/tls/badca.pem); requests in api.log,
+#                               bad.log (one JSON line each), handshakes
+#                               in api.count, bad.count; DIR/ctl (every
+#                               user's) releases /sse's second event
+#              203.0.113.53     dnsmasq: pypi.test, npm.test, other.test,
+#                               api.test, api2.test, bad.test -> .10,
 #                               meta.test -> 169.254.169.254, any other
 #                               *.test NXDOMAIN; every query it receives
 #                               in dnsmasq.log
@@ -40,6 +51,8 @@ NW_PYPI_PORT=8091
 NW_NPM_PORT=8092
 NW_META_PORT=80
 NW_DNS=203.0.113.53
+NW_TLS_PORT=443
+NW_BAD_PORT=8443
 NW_CLIENT_ADDR=198.51.100.2
 NW_GW=198.51.100.1
 
@@ -118,12 +131,26 @@ nw_build() {
 	else
 		: >"$dir/pkg.ready"
 	fi
+	if [ -r "$nw_here/net-tls.py" ]; then
+		nw_tls_certs "$dir/tls" || return 1
+		mkdir -p "$dir/ctl" && chmod 1777 "$dir/ctl" || return 1
+		"${nsx[@]}" "$w" python3 "$nw_here/net-tls.py" --dir "$dir" \
+		    --lifetime "$lifetime" \
+		    --serve "api=$NW_WEB:$NW_TLS_PORT:$dir/tls/api.pem:$dir/tls/api.key" \
+		    --serve "bad=$NW_WEB:$NW_BAD_PORT:$dir/tls/bad.pem:$dir/tls/bad.key" \
+		    </dev/null >"$dir/tls.out" 2>&1 &
+		echo $! >>"$dir/pids"
+	else
+		: >"$dir/tls.ready"
+	fi
 	"${nsx[@]}" "$w" timeout "$lifetime" dnsmasq --keep-in-foreground \
 	    --conf-file=/dev/null --pid-file= --user=root --group=root \
 	    --no-resolv --no-hosts --bind-interfaces \
 	    --listen-address="$NW_DNS" --port=53 \
 	    --address=/pypi.test/"$NW_WEB" --address=/other.test/"$NW_WEB" \
 	    --address=/npm.test/"$NW_WEB" \
+	    --address=/api.test/"$NW_WEB" --address=/api2.test/"$NW_WEB" \
+	    --address=/bad.test/"$NW_WEB" \
 	    --address=/meta.test/"$NW_META" --local=/test/ \
 	    --log-queries --log-facility="$dir/dnsmasq.log" \
 	    </dev/null >"$dir/dnsmasq.out" 2>&1 &
@@ -131,7 +158,7 @@ nw_build() {
 
 	for i in $(seq 100); do
 		[ -e "$dir/listen.ready" ] && [ -e "$dir/pkg.ready" ] &&
-		    [ -n "$("${nsx[@]}" "$w" ss -Hlun "src $NW_DNS:53" 2>/dev/null)" ] &&
+		    [ -e "$dir/tls.ready" ] && [ -n "$("${nsx[@]}" "$w" ss -Hlun "src $NW_DNS:53" 2>/dev/null)" ] &&
 		    break
 		sleep 0.1
 	done
@@ -145,12 +172,56 @@ nw_build() {
 		sed 's/^/  | /' "$dir/pkg.out" >&2
 		return 1
 	fi
+	if [ ! -e "$dir/tls.ready" ]; then
+		nw_log "HTTPS APIs not up in 10 s:"
+		sed 's/^/  | /' "$dir/tls.out" >&2
+		return 1
+	fi
 	if [ -z "$("${nsx[@]}" "$w" ss -Hlun "src $NW_DNS:53" 2>/dev/null)" ]; then
 		nw_log "dnsmasq not up in 10 s:"
 		sed 's/^/  | /' "$dir/dnsmasq.out" "$dir/dnsmasq.log" >&2
 		return 1
 	fi
 	nw_selfcheck "$dir" "$c"
+}
+
+# nw_tls_certs DIR: two CAs made now (nothing kept between worlds), and
+# the APIs' certificates: ca.pem signs api.pem (api.test, api2.test);
+# badca.pem, another CA, signs bad.pem (bad.test and the same names, so
+# only its issuer is wrong). Certificates every user may read, keys
+# root's.
+nw_tls_certs() {
+	local d=$1 ca leaf
+	local ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+	mkdir -p "$d" && chmod 755 "$d" || return 1
+	for ca in ca badca; do
+		openssl req -x509 "${ec[@]}" -days 2 -subj "/CN=ward live test $ca" \
+		    -keyout "$d/$ca.key" -out "$d/$ca.pem" \
+		    -addext basicConstraints=critical,CA:TRUE \
+		    -addext keyUsage=critical,keyCertSign,cRLSign \
+		    2>>"$d/openssl.err" || return 1
+	done
+	for leaf in api:ca:DNS:api.test,DNS:api2.test \
+	    bad:badca:DNS:bad.test,DNS:api.test,DNS:api2.test; do
+		local name=${leaf%%:*} rest=${leaf#*:}
+		local issuer=${rest%%:*} san=${rest#*:}
+		local cn=${san%%,*}
+		cn=${cn#DNS:}
+		openssl req -new "${ec[@]}" -subj "/CN=$cn" \
+		    -keyout "$d/$name.key" -out "$d/$name.csr" 2>>"$d/openssl.err" ||
+		    return 1
+		printf '%s\n' "subjectAltName=${san}" \
+		    "basicConstraints=critical,CA:FALSE" \
+		    "keyUsage=critical,digitalSignature" \
+		    "extendedKeyUsage=serverAuth" \
+		    "subjectKeyIdentifier=hash" \
+		    "authorityKeyIdentifier=keyid,issuer" >"$d/$name.ext"
+		openssl x509 -req -in "$d/$name.csr" -days 2 -CA "$d/$issuer.pem" \
+		    -CAkey "$d/$issuer.key" -set_serial "0x$(openssl rand -hex 8)" \
+		    -extfile "$d/$name.ext" -out "$d/$name.pem" \
+		    2>>"$d/openssl.err" || return 1
+	done
+	chmod 600 "$d"/*.key && chmod 644 "$d"/*.pem
 }
 
 # From the client namespace, without ward: every listener and the name
@@ -216,13 +287,56 @@ npm 1.0.0" ]; then
 		: >"$dir/pypi.log"
 		: >"$dir/npm.log"
 	fi
+	if [ -r "$nw_here/net-tls.py" ]; then
+		nw_tls_selfcheck "$dir" "$c" || return 1
+	fi
 	: >"$dir/web.count"
 	: >"$dir/meta.count"
 	: >"$dir/udp.count"
 	# where the test's part of dnsmasq's log begins (dnsmasq writes the
 	# log itself: nothing of ours goes into it)
 	wc -l <"$dir/dnsmasq.log" | tr -d ' ' >"$dir/dnsmasq.mark"
-	nw_log "self-check: web, meta, udp, DNS (and the registries) answer from the client side"
+	nw_log "self-check: web, meta, udp, DNS (and the registries, the HTTPS APIs) answer from the client side"
+}
+
+# The HTTPS APIs answer from the client side with their CAs (and /sse
+# streams both events when released), the bad one does not verify with
+# the test CA. Their logs are emptied after.
+nw_tls_selfcheck() {
+	local dir=$1 c=$2 out st=0 t=$1/tls
+	local curl=(ip netns exec "$c" curl -sS -m 10)
+	touch "$dir/ctl/sse-go"
+	out=$("${curl[@]}" --cacert "$t/ca.pem" https://api.test/selfcheck 2>&1 &&
+	    "${curl[@]}" --cacert "$t/ca.pem" https://api2.test/selfcheck 2>&1 &&
+	    "${curl[@]}" --cacert "$t/ca.pem" -N https://api.test/sse 2>&1 &&
+	    "${curl[@]}" --cacert "$t/badca.pem" \
+	    "https://bad.test:$NW_BAD_PORT/selfcheck" 2>&1) || st=$?
+	rm -f "$dir/ctl/sse-go"
+	local want="hello from api GET /selfcheck
+hello from api GET /selfcheck
+data: one
+
+data: two
+
+hello from bad GET /selfcheck"
+	if [ "$st" != 0 ] || [ "$out" != "$want" ]; then
+		nw_log "self-check: the HTTPS APIs answer wrong (curl $st):"
+		printf '%s\n' "$out" | sed 's/^/  | /' >&2
+		sed 's/^/  | /' "$dir/tls.out" >&2
+		return 1
+	fi
+	st=0
+	"${curl[@]}" --cacert "$t/ca.pem" -o /dev/null \
+	    "https://bad.test:$NW_BAD_PORT/selfcheck" 2>/dev/null || st=$?
+	if [ "$st" != 60 ]; then
+		nw_log "self-check: the bad API verified with the test CA (curl $st, not 60)"
+		return 1
+	fi
+	: >"$dir/api.log"
+	: >"$dir/api.count"
+	: >"$dir/api.sse"
+	: >"$dir/bad.log"
+	: >"$dir/bad.count"
 }
 
 # networld_down DIR: ends the world's processes (those we started and any

@@ -224,6 +224,8 @@ for u in "${users[@]}"; do
 		if [ ! -d "$base/bin" ]; then
 			mkdir -p "$base/bin"
 			cp "$bindir/ward" "$bindir/ward-supervisor" "$base/bin/"
+			# beside ward-supervisor, where it looks for it
+			[ -x "$bindir/ward-gate" ] && cp "$bindir/ward-gate" "$base/bin/"
 			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"
 			# t-quickstart reads the README and .ci/run
 			cp "$repo/README.md" "$base/bin/"

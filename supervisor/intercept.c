@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's side of the TLS gate (intercept.h). Everything here
+ * runs in the loop and never waits on the gate: the wire is
+ * non-blocking, a message that cannot be sent at once refuses what it
+ * was for. The gate holds the secrets' values; the supervisor holds
+ * only their names and phantoms, so no value can reach the record.
+ */
+#include "supervisor/intercept.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "approvals/decide.h"
+#include "approvals/netrules.h"
+#include "config/util.h"
+#include "supervisor/gatewire.h"
+#include "supervisor/sup.h"
+
+/* Messages read in one round at most: the notify path is served
+ * between rounds, whatever the gate says. */
+#define INTERCEPT_ROUND	64
+/* Answers the wire had no room for, sent when it has: a request the gate
+ * holds must hear its answer. Past this many, the gate is not reading:
+ * it is treated as gone. */
+#define INTERCEPT_OUTBOX	256
+
+struct intercept {
+	struct gatewire_ready g;	/* pid, wire (-1 once gone), files */
+	int		 lis4, lis6;	/* loopback listeners; lis6 may be -1 */
+	uint64_t	 next_conn;
+	char		*gone;		/* why the gate is gone, or NULL */
+	struct gate_msg	*outbox;	/* GATE_ANSWERs not sent yet, in order */
+	size_t		 n_outbox;
+};
+
+/* A GATE_ASK parked for a person: kind "http". */
+struct http_ask {
+	uint64_t	 req;		/* the gate's number */
+	char		*subject;	/* "host:port METHOD PATH" */
+};
+
+bool
+intercept_wanted(const struct policy *p)
+{
+	if (p->n_secrets > 0)
+		return true;
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		if (p->net_allow[i].method != NULL ||
+		    p->net_allow[i].path != NULL)
+			return true;
+	return false;
+}
+
+int
+intercept_start(struct sup *s, const char *exe, char **cause)
+{
+	struct intercept *g = xcalloc(1, sizeof *g);
+	int r;
+
+	g->lis4 = g->lis6 = -1;
+	if ((r = gatewire_listen(AF_INET, &g->lis4)) < 0) {
+		set_cause(cause, "the gate's loopback listener: %s",
+		    strerror(-r));
+		free(g);
+		return r;
+	}
+	/* [::1] only where the host has it: an AF_INET6 socket to an
+	 * intercepted host is refused otherwise (intercept_pair). */
+	(void)gatewire_listen(AF_INET6, &g->lis6);
+	if ((r = gatewire_start(exe, s->policy_path, s->run_dir,
+	    GATEWIRE_START_MS, &g->g, cause)) < 0) {
+		closep(&g->lis4);
+		closep(&g->lis6);
+		free(g);
+		return r;
+	}
+	s->gate = g;
+	return 0;
+}
+
+const struct gatewire_phantom *
+intercept_phantoms(const struct sup *s, size_t *n)
+{
+	*n = s->gate != NULL ? s->gate->g.n_phantoms : 0;
+	return s->gate != NULL ? s->gate->g.phantoms : NULL;
+}
+
+const char *
+intercept_ca(const struct sup *s)
+{
+	return s->gate != NULL ? s->gate->g.ca : NULL;
+}
+
+const char *
+intercept_bundle(const struct sup *s)
+{
+	return s->gate != NULL ? s->gate->g.bundle : NULL;
+}
+
+bool
+intercept_covers(const struct sup *s, const struct net_dest *d)
+{
+	return netrules_intercepts(&s->policy, d, NULL);
+}
+
+bool
+intercept_alive(const struct sup *s, const char **why)
+{
+	if (s->gate != NULL && s->gate->g.wire >= 0)
+		return true;
+	if (why != NULL)
+		*why = s->gate == NULL ? "the TLS gate did not start" :
+		    s->gate->gone;
+	return false;
+}
+
+int
+intercept_pair(struct sup *s, int family, int *client, int *server)
+{
+	int l;
+
+	if (!intercept_alive(s, NULL))
+		return -ECONNREFUSED;
+	l = family == AF_INET6 ? s->gate->lis6 : s->gate->lis4;
+	if (l < 0)
+		return -EAFNOSUPPORT;
+	return gatewire_pair(l, client, server);
+}
+
+/* The gate is gone: said once, in the record and to the consoles; its
+ * pending requests stay (answered, they are only recorded). */
+static void
+gone(struct sup *s, const char *why)
+{
+	struct intercept *g = s->gate;
+	struct sup_what w = {
+		.kind = KIND_HTTP, .syscall = "gate", .subject = "ward-gate",
+		.detail = why,
+	};
+	cleanup_free char *told = NULL;
+
+	if (g->g.wire < 0)
+		return;
+	closep(&g->g.wire);
+	kill(g->g.pid, SIGKILL);
+	(void)waitpid(g->g.pid, NULL, WNOHANG);
+	g->gone = xasprintf("the TLS gate is gone (%s)", why);
+	sup_record(s, &w, VERDICT_DENY, HOW_SUPERVISOR, "every later "
+	    "connection to an intercepted host is refused", "supervisor", 0, 0);
+	told = xasprintf("%s: connections to intercepted hosts are refused "
+	    "from now on", g->gone);
+	sup_tell_denied(s, told);
+}
+
+static int
+send_msg(struct sup *s, const struct gate_msg *m, const int *fds, size_t n)
+{
+	int r;
+
+	if (!intercept_alive(s, NULL))
+		return -ECONNREFUSED;
+	if ((r = gatewire_send(s->gate->g.wire, m, fds, n)) < 0 &&
+	    r != -EAGAIN) {
+		cleanup_free char *why = xasprintf("the wire: %s",
+		    strerror(-r));
+
+		gone(s, why);
+	}
+	return r;
+}
+
+int
+intercept_conn(struct sup *s, int *server, int *hostfd, const char *host,
+    unsigned port)
+{
+	struct gate_msg m;
+	int fds[2] = { *server, *hostfd };
+	int r;
+
+	memset(&m, 0, sizeof m);
+	m.type = GATE_CONN;
+	m.conn = ++s->gate->next_conn;
+	m.port = port;
+	gatewire_set(m.host, sizeof m.host, host);
+	r = send_msg(s, &m, fds, 2);
+	/* Sent, the gate holds its copies; ours go either way. */
+	closep(server);
+	closep(hostfd);
+	return r;
+}
+
+int
+intercept_fd(const struct sup *s)
+{
+	return s->gate != NULL ? s->gate->g.wire : -1;
+}
+
+short
+intercept_events(const struct sup *s)
+{
+	return (short)(POLLIN | (s->gate != NULL && s->gate->n_outbox > 0 ?
+	    POLLOUT : 0));
+}
+
+/* ---- what the gate says ---- */
+
+static enum verdict
+verdict_of(uint32_t v, enum how *how)
+{
+	*how = v == GATE_DENY_PERSON ? HOW_PERSON : HOW_POLICY;
+	return v == GATE_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+}
+
+static char *
+http_subject(const struct gate_msg *m)
+{
+	return xasprintf("%s:%u %s %s", m->host, (unsigned)m->port,
+	    m->method[0] != '\0' ? m->method : "?", m->path[0] != '\0' ?
+	    m->path : "/");
+}
+
+/* One request done (or refused): its line in the record. */
+static void
+on_http(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *subject = http_subject(m), *detail = NULL;
+	enum how how;
+	enum verdict v = verdict_of(m->verdict, &how);
+	struct sup_what w = {
+		.kind = KIND_HTTP, .syscall = "http", .subject = subject,
+	};
+
+	detail = xasprintf("status %u, %llu B up, %llu B down%s%s%s%s",
+	    (unsigned)m->status, (unsigned long long)m->bytes_up,
+	    (unsigned long long)m->bytes_down, m->name[0] ? ", secret " : "",
+	    m->name, m->text[0] ? "; " : "", m->text);
+	w.detail = detail;
+	sup_record(s, &w, v, how, m->rule[0] ? m->rule : NULL, "gate", 0, 0);
+}
+
+/* A phantom where it may not go: an exfiltration attempt, refused. */
+static void
+on_secret(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *subject = xasprintf("%s to %s:%u", m->name,
+	    m->host, (unsigned)m->port);
+	cleanup_free char *detail = xasprintf("in %s; %s %s",
+	    m->text[0] ? m->text : "the request", m->method[0] ? m->method :
+	    "?", m->path[0] ? m->path : "/");
+	cleanup_free char *rule = xasprintf("[secret %s] hosts", m->name);
+	cleanup_free char *told = xasprintf("the phantom of the secret %s "
+	    "sent to %s:%u (%s): refused, an exfiltration attempt", m->name,
+	    m->host, (unsigned)m->port, detail);
+	struct sup_what w = {
+		.kind = KIND_SECRET, .syscall = "http", .subject = subject,
+		.detail = detail,
+	};
+
+	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "gate", 0, 0);
+	sup_tell_denied(s, told);
+}
+
+/* A connection ended in error: kind "http", no status, the gate's text. */
+static void
+on_error(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *subject = xasprintf("%s:%u", m->host,
+	    (unsigned)m->port);
+	struct sup_what w = {
+		.kind = KIND_HTTP, .syscall = "tls", .subject = subject,
+		.detail = m->text,
+	};
+
+	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, NULL, "gate", 0, 0);
+}
+
+/* Send what waits in the outbox, in order, as far as the wire takes it. */
+static void
+flush_outbox(struct sup *s)
+{
+	struct intercept *g = s->gate;
+	size_t done = 0;
+
+	if (g->n_outbox == 0)
+		return;
+	while (done < g->n_outbox && send_msg(s, &g->outbox[done], NULL, 0) == 0)
+		done++;
+	if (!intercept_alive(s, NULL))
+		done = g->n_outbox;	/* nobody to hear them */
+	memmove(g->outbox, g->outbox + done,
+	    (g->n_outbox - done) * sizeof *g->outbox);
+	g->n_outbox -= done;
+}
+
+static void
+answer(struct sup *s, uint64_t req, enum verdict v)
+{
+	struct intercept *g = s->gate;
+	struct gate_msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = GATE_ANSWER;
+	m.req = req;
+	m.verdict = v == VERDICT_ALLOW ? GATE_ALLOW : GATE_DENY_PERSON;
+	if (!intercept_alive(s, NULL))
+		return;
+	/* Nothing here may block: a full wire keeps the answer for when it
+	 * has room (the loop polls for it), after those before it. */
+	if (g->n_outbox == 0 && send_msg(s, &m, NULL, 0) != -EAGAIN)
+		return;
+	if (!intercept_alive(s, NULL))
+		return;
+	if (g->n_outbox >= INTERCEPT_OUTBOX) {
+		gone(s, "it reads no more of its wire");
+		return;
+	}
+	g->outbox = xreallocarray(g->outbox, g->n_outbox + 1,
+	    sizeof *g->outbox);
+	g->outbox[g->n_outbox++] = m;
+}
+
+static enum verdict
+http_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
+    const char *by, const char *reason, int64_t wait_ms, uint64_t request)
+{
+	enum verdict done = v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
+	struct sup_what w = {
+		.kind = KIND_HTTP, .syscall = "http",
+		.subject = pk->http->subject,
+	};
+	int64_t seq = pk->seq;
+
+	/* An approval is in the record before the gate lets it through. */
+	if (done == VERDICT_ALLOW && sup_intent(s, &w, VERDICT_ALLOW, how,
+	    reason, by, wait_ms, request, &seq) < 0)
+		done = VERDICT_DENY;
+	if (done == VERDICT_ALLOW && !intercept_alive(s, NULL))
+		done = VERDICT_DENY;
+	answer(s, pk->http->req, done);
+	sup_done(s, seq, &w, done, how, reason, by, wait_ms, request);
+	return done;
+}
+
+static void
+http_free(struct parked *pk)
+{
+	if (pk->http != NULL)
+		free(pk->http->subject);
+	free(pk->http);
+	pk->http = NULL;
+}
+
+/* "For this run": by the request's subject, host:port METHOD PATH. */
+static const struct kind_ops http_ops = {
+	.resolve = http_resolve,
+	.remember = sup_remember,
+	.free = http_free,
+};
+
+static void
+on_ask(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *subject = http_subject(m), *detail = NULL;
+	struct sup_what w = {
+		.kind = KIND_HTTP, .syscall = "http", .subject = subject,
+	};
+	struct parked *pk;
+
+	/* Answered for this run already: the gate need not wait. */
+	switch (run_grants_match(s->run_grants, KIND_HTTP, subject)) {
+	case VERDICT_ALLOW:
+		answer(s, m->req, VERDICT_ALLOW);
+		return;
+	case VERDICT_DENY:
+		answer(s, m->req, VERDICT_DENY);
+		return;
+	case VERDICT_NONE:
+	case VERDICT_ASK:
+	case VERDICT_KILL:
+	case VERDICT_STAGE:
+		break;
+	}
+	detail = xasprintf("%s %s on %s:%u; the rules of that host: %s",
+	    m->method, m->path, m->host, (unsigned)m->port,
+	    m->rule[0] ? m->rule : "none");
+	w.detail = detail;
+	w.cmdline = "(the TLS gate: an HTTP request no rule allows)";
+	w.cwd = "-";
+	pk = xcalloc(1, sizeof *pk);
+	pk->ops = &http_ops;
+	pk->http = xcalloc(1, sizeof *pk->http);
+	pk->http->req = m->req;
+	pk->http->subject = xstrdup(subject);
+	sup_park(s, pk, &w, m->rule[0] ? m->rule : "no HTTP rule allows it");
+}
+
+/* One message; false when it broke the protocol. */
+static bool
+on_msg(struct sup *s, const struct gate_msg *m)
+{
+	switch ((enum gate_type)m->type) {
+	case GATE_HTTP:
+		on_http(s, m);
+		return true;
+	case GATE_SECRET:
+		on_secret(s, m);
+		return true;
+	case GATE_ERROR:
+		on_error(s, m);
+		return true;
+	case GATE_ASK:
+		on_ask(s, m);
+		return true;
+	case GATE_PHANTOM:
+	case GATE_READY:
+	case GATE_FAIL:
+	case GATE_CONN:
+	case GATE_ANSWER:
+		break;
+	}
+	return false;
+}
+
+void
+intercept_on_ready(struct sup *s, short revents)
+{
+	if ((revents & POLLOUT) && intercept_alive(s, NULL))
+		flush_outbox(s);
+	for (int i = 0; i < INTERCEPT_ROUND && intercept_alive(s, NULL); i++) {
+		struct gate_msg m;
+		int fds[GATEWIRE_MAX_FDS];
+		size_t n = 0;
+		int r = gatewire_recv(s->gate->g.wire, &m, fds, 0, &n);
+
+		if (r == -EAGAIN)
+			return;
+		if (r == -EPIPE) {
+			gone(s, "it exited");
+			return;
+		}
+		if (r < 0 || !on_msg(s, &m)) {
+			gone(s, r < 0 && r != -EPROTO ? strerror(-r) :
+			    "a malformed message on its wire");
+			return;
+		}
+	}
+}
+
+/* Case-insensitive strstr, on bytes. */
+static bool
+contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (n == 0)
+		return false;
+	for (; *hay != '\0'; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return false;
+}
+
+const char *
+intercept_phantom_in(const struct sup *s, const char *text)
+{
+	size_t n;
+	const struct gatewire_phantom *p = intercept_phantoms(s, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (contains(text, p[i].value))
+			return p[i].name;
+	return NULL;
+}
+
+void
+intercept_stop(struct sup *s)
+{
+	struct intercept *g = s->gate;
+	bool reaped = false;
+
+	if (g == NULL)
+		return;
+	/* The wire closed, the gate ends; a gate that lingers (a second at
+	 * most) is killed. */
+	if (g->g.wire >= 0) {
+		closep(&g->g.wire);
+		for (int i = 0; i < 100 && !reaped; i++) {
+			reaped = waitpid(g->g.pid, NULL, WNOHANG) != 0;
+			if (!reaped)
+				usleep(10000);
+		}
+		if (!reaped)
+			kill(g->g.pid, SIGKILL);
+	}
+	if (!reaped)
+		(void)waitpid(g->g.pid, NULL, 0);
+	closep(&g->lis4);
+	closep(&g->lis6);
+	gatewire_ready_done(&g->g);
+	free(g->outbox);
+	free(g->gone);
+	free(g);
+	s->gate = NULL;
+}
