@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,7 +69,7 @@ is_writable(const struct sup *s, const char *path)
  * judged, and recorded, by where it really leads.
  */
 static bool
-no_symlinks(const struct sup *s, const char *lex, bool follow)
+no_symlinks_full(const struct sup *s, const char *lex, bool follow)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
@@ -83,6 +84,81 @@ no_symlinks(const struct sup *s, const char *lex, bool follow)
 		return true;
 	}
 	return errno == ENOENT || errno == ENOTDIR;
+}
+
+/*
+ * The same answer for the common case, a run of calls in one folder: the
+ * last folder found free of symlinks is kept open (O_PATH), and a name in
+ * it costs one fstatat of its last component instead of an openat2 and a
+ * close. Only a rename or a removed folder can put a symlink on the way
+ * to a folder that had none (a symlink is made only where no name was,
+ * and a folder's own components cannot be unlinked): files_on_call drops
+ * the folder at each, and at each symlink made, before the kernel acts
+ * (threads that race those calls against a check race the full check as
+ * much). What a process outside the sandbox does to a writable folder
+ * is not seen here, as it was not seen between the full check and the
+ * CONTINUE: either way the floor bounds the write (DESIGN §1), and only
+ * the ask's accuracy is at stake, never the boundary.
+ */
+static struct {
+	int	fd;		/* -1: none kept */
+	int	rootfd;		/* the root it was found from */
+	size_t	len;
+	char	dir[PATH_MAX];
+} nosym = { .fd = -1 };
+
+void
+files_names_moved(void)
+{
+	if (nosym.fd >= 0)
+		close(nosym.fd);
+	nosym.fd = -1;
+}
+
+/* The last component of lex in the kept folder: 1 fine, 0 a symlink
+ * that the call follows, -1 not answered here. */
+static int
+nosym_last(const char *name, bool follow)
+{
+	struct stat st;
+
+	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return S_ISLNK(st.st_mode) && follow ? 0 : 1;
+	return errno == ENOENT ? 1 : -1;
+}
+
+static bool
+no_symlinks(const struct sup *s, const char *lex, bool follow)
+{
+	const char *slash = strrchr(lex, '/');
+	size_t len = (size_t)(slash - lex);
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	char dir[PATH_MAX];
+	long fd;
+	int r;
+
+	if (slash == lex || slash[1] == '\0' || len >= sizeof dir)
+		return no_symlinks_full(s, lex, follow);
+	if (nosym.fd >= 0 && nosym.rootfd == s->rootfd && nosym.len == len &&
+	    memcmp(nosym.dir, lex, len) == 0 &&
+	    (r = nosym_last(slash + 1, follow)) >= 0)
+		return r == 1;
+	memcpy(dir, lex + 1, len - 1);
+	dir[len - 1] = '\0';
+	if ((fd = syscall(SYS_openat2, s->rootfd, dir, &how, sizeof how)) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	files_names_moved();
+	nosym.fd = (int)fd;
+	nosym.rootfd = s->rootfd;
+	nosym.len = len;
+	memcpy(nosym.dir, lex, len);
+	if ((r = nosym_last(slash + 1, follow)) >= 0)
+		return r == 1;
+	return no_symlinks_full(s, lex, follow);
 }
 
 bool
@@ -809,6 +885,26 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	decide(s, req, c);
 }
 
+/* Can the call move a folder or remove one, or make a symlink (which,
+ * once a folder is gone, can stand where it was)? */
+static bool
+files_moves_names(const struct seccomp_notif *req)
+{
+	switch (req->data.nr) {
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_rmdir:
+	case SYS_symlink:
+	case SYS_symlinkat:
+		return true;
+	case SYS_unlinkat:
+		return (req->data.args[2] & AT_REMOVEDIR) != 0;
+	default:
+		return false;
+	}
+}
+
 void
 files_on_chdir(struct sup *s, const struct seccomp_notif *req)
 {
@@ -822,7 +918,13 @@ void
 files_on_call(struct sup *s, const struct seccomp_notif *req)
 {
 	static struct write_call scratch;
-	int r = decode(req, &scratch);
+	int r;
+
+	/* Before the kernel moves or removes a folder: the kept one may be
+	 * on the way (no_symlinks). */
+	if (files_moves_names(req))
+		files_names_moved();
+	r = decode(req, &scratch);
 
 	if (r == 1)
 		sup_continue(s, req->id);
