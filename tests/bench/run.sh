@@ -116,12 +116,13 @@ APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
 SCALE_ROUNDS=${SCALE_ROUNDS:-2}
+BENCH_RUNS=${BENCH_RUNS:-200}
 CONSOLE_RUNS=${CONSOLE_RUNS:-100}
 CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
-WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console agent"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale fleet console agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -529,6 +530,22 @@ if want scale; then
 				"$("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("all up in %.2f s, then all done in %.2f s" % (d["start_s"], d["wall_s"]))' "$RES/s.$m.$r.json")" >&2
 		done
 	done
+fi
+
+# ---------------------------------------------------------------- fleet
+# BENCH_RUNS runs at once under ward alone, the real console attached to
+# all of them (scale.py --console-log): each supervisor's PSS, the
+# console's frame times, and whether the record holds every run's end.
+if want fleet; then
+	say "workload fleet: $BENCH_RUNS concurrent runs, ward console attached"
+	mkdir -p "$TMPD/fleet"
+	FLEET_CMD="read x < $TMPD/fleet/go || exit 3; for i in \$(seq 20); do echo \$i > f\$i; done; rm -f f*; sleep 1"
+	"$PY" "$BENCH/scale.py" --mode ward --n "$BENCH_RUNS" \
+		--workdir "$TMPD/fleet" --out "$RES/fleet.json" \
+		--ward "$WARD" --policy "$POLICY" --sockdir "$SOCKDIR" \
+		--console-log "$TMPD/fleet/frames.log" --state "$XDG_STATE_HOME" \
+		--ready-timeout 240 -- sh -c "$FLEET_CMD" || broke "scale.py failed (fleet)"
+	say "  fleet: $("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("all up in %.1f s, then all done in %.1f s; %d frames" % (d["start_s"], d["wall_s"], len(d["frame_s"])))' "$RES/fleet.json")"
 fi
 
 # ---------------------------------------------------------------- console

@@ -423,6 +423,14 @@ def main():
     if t:
         print("  policy-allowed host write p50 %5s us (target: <= 150 us; "
               "write-ahead included)" % fmt(t.median * 1e6, ".0f"))
+        n = get("approvals_p50", "native")
+        if n:
+            # The same create natively: on this disk the file system's
+            # own cost is most of the figure, so ward's share is apart.
+            print("    of which the create itself %5s us (native p50); "
+                  "ward's own %s us" % (fmt(n.median * 1e6, ".0f"),
+                                         fmt((t.median - n.median) * 1e6,
+                                             ".0f")))
     for w in meta["timed"]:
         if w.startswith("cc_") or w == "python":
             t = get(w, "ward")
