@@ -108,7 +108,7 @@ static struct {
 } nosym = { .fd = -1 };
 
 void
-files_names_moved(void)
+files_kept_drop(void)
 {
 	if (nosym.fd >= 0)
 		close(nosym.fd);
@@ -151,7 +151,7 @@ no_symlinks(const struct sup *s, const char *lex, bool follow)
 	dir[len - 1] = '\0';
 	if ((fd = syscall(SYS_openat2, s->rootfd, dir, &how, sizeof how)) < 0)
 		return errno == ENOENT || errno == ENOTDIR;
-	files_names_moved();
+	files_kept_drop();
 	nosym.fd = (int)fd;
 	nosym.rootfd = s->rootfd;
 	nosym.len = len;
@@ -923,7 +923,7 @@ files_on_call(struct sup *s, const struct seccomp_notif *req)
 	/* Before the kernel moves or removes a folder: the kept one may be
 	 * on the way (no_symlinks). */
 	if (files_moves_names(req))
-		files_names_moved();
+		files_kept_drop();
 	r = decode(req, &scratch);
 
 	if (r == 1)

@@ -29,5 +29,6 @@ enum files_where files_where(const struct sup *, const char *path);
  * the program made it (no symlink on the way to a writable place)? */
 bool	files_fast_continue(const struct sup *, const char *lex, bool follow);
 /* Forget the folder the hot path keeps as free of symlinks: called
- * before every trapped rename or folder removal (and by tests). */
-void	files_names_moved(void);
+ * before every trapped rename, folder removal and symlink (and by
+ * tests). */
+void	files_kept_drop(void);

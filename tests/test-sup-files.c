@@ -250,7 +250,7 @@ test_kept_folder(void **state)
 	assert_int_equal(unlinkat(dfd, "work/mv", 0), 0);
 	assert_int_equal(unlinkat(dfd, "work/mv2/lnk", 0), 0);
 	assert_int_equal(unlinkat(dfd, "work/mv2", AT_REMOVEDIR), 0);
-	files_names_moved();
+	files_kept_drop();
 	close(dfd);
 }
 
