@@ -215,8 +215,9 @@ test_where(void **state)
 }
 
 /* The folder the hot path keeps (no_symlinks): a symlink made in it is
- * seen at the next call; a trapped rename drops it, so a symlink put
- * where it stood is seen too. */
+ * seen at the next call; a rename in it keeps it; a trapped rename of
+ * the folder itself drops it, so a symlink put where it stood is seen
+ * too. */
 static void
 test_kept_folder(void **state)
 {
@@ -228,6 +229,7 @@ test_kept_folder(void **state)
 	/* With "..", the rename's own paths skip the hot path, which
 	 * would keep another folder (/work) in passing. */
 	static char from[] = "/work/sub/../mv", to[] = "/work/sub/../mv2";
+	static char in_a[] = "/work/mv/a", in_b[] = "/work/mv/b";
 
 	(void)state;
 	assert_true(dfd >= 0);
@@ -238,10 +240,18 @@ test_kept_folder(void **state)
 	assert_true(files_fast_continue(&S, "/work/mv/lnk", false));
 	assert_true(files_fast_continue(&S, "/work/mv/y", true));
 
+	/* A rename inside the kept folder, by the hot path, keeps it. */
+	req.data.args[0] = (uintptr_t)in_a;
+	req.data.args[1] = (uintptr_t)in_b;
+	files_on_call(&S, &req);
+	assert_non_null(files_kept_folder());
+	assert_string_equal(files_kept_folder(), "/work/mv");
+
 	/* The program renames the folder and plants a symlink there. */
 	req.data.args[0] = (uintptr_t)from;
 	req.data.args[1] = (uintptr_t)to;
 	files_on_call(&S, &req);
+	assert_null(files_kept_folder());
 	assert_int_equal(renameat(dfd, "work/mv", dfd, "work/mv2"), 0);
 	assert_int_equal(symlinkat("/etc", dfd, "work/mv"), 0);
 	assert_false(files_fast_continue(&S, "/work/mv/x", true));
