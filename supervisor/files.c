@@ -97,10 +97,10 @@ no_symlinks_full(const struct sup *s, const char *lex, bool follow)
  * unless the hot path found the call's own paths free of symlinks and
  * neither is the kept folder nor a folder above it (a rename in the
  * folder keeps it). Threads that race those calls against a check race
- * the full check as much. What a process outside the sandbox does to a writable folder
- * is not seen here, as it was not seen between the full check and the
- * CONTINUE: either way the floor bounds the write (DESIGN §1), and only
- * the ask's accuracy is at stake, never the boundary.
+ * the full check as much. What a process outside the sandbox does to a
+ * writable folder is not seen here, as it was not seen between the full
+ * check and the CONTINUE: either way the floor bounds the write (DESIGN
+ * §1), and only the ask's accuracy is at stake, never the boundary.
  */
 static struct {
 	int	fd;		/* -1: none kept */
