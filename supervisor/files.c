@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,7 +69,7 @@ is_writable(const struct sup *s, const char *path)
  * judged, and recorded, by where it really leads.
  */
 static bool
-no_symlinks(const struct sup *s, const char *lex, bool follow)
+no_symlinks_full(const struct sup *s, const char *lex, bool follow)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
@@ -83,6 +84,101 @@ no_symlinks(const struct sup *s, const char *lex, bool follow)
 		return true;
 	}
 	return errno == ENOENT || errno == ENOTDIR;
+}
+
+/*
+ * The same answer for the common case, a run of calls in one folder: the
+ * last folder found free of symlinks is kept open (O_PATH), and a name in
+ * it costs one fstatat of its last component instead of an openat2 and a
+ * close. Only a rename or a removed folder can put a symlink on the way
+ * to a folder that had none (a symlink is made only where no name was,
+ * and a folder's own components cannot be unlinked): judge() drops the
+ * folder at each, and at each symlink made, before the kernel acts,
+ * unless the hot path found the call's own paths free of symlinks and
+ * neither is the kept folder nor a folder above it (a rename in the
+ * folder keeps it). Threads that race those calls against a check race
+ * the full check as much. What a process outside the sandbox does to a
+ * writable folder is not seen here, as it was not seen between the full
+ * check and the CONTINUE: either way the floor bounds the write (DESIGN
+ * §1), and only the ask's accuracy is at stake, never the boundary.
+ */
+static struct {
+	int	fd;		/* -1: none kept */
+	int	rootfd;		/* the root it was found from */
+	size_t	len;
+	char	dir[PATH_MAX];
+} nosym = { .fd = -1 };
+
+void
+files_kept_drop(void)
+{
+	if (nosym.fd >= 0)
+		close(nosym.fd);
+	nosym.fd = -1;
+}
+
+/* A call that moves or removes names went on by the hot path, its
+ * paths lex and lex2 (or NULL) checked free of symlinks: the kept folder
+ * goes only if one of them is that folder or a folder above it. */
+static void
+nosym_moved(const char *lex, const char *lex2)
+{
+	if (nosym.fd >= 0 && (path_under(nosym.dir, lex) ||
+	    (lex2 != NULL && path_under(nosym.dir, lex2))))
+		files_kept_drop();
+}
+
+const char *
+files_kept_folder(void)
+{
+	return nosym.fd >= 0 ? nosym.dir : NULL;
+}
+
+/* The last component of lex in the kept folder: 1 fine, 0 a symlink
+ * that the call follows, -1 not answered here. */
+static int
+nosym_last(const char *name, bool follow)
+{
+	struct stat st;
+
+	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return S_ISLNK(st.st_mode) && follow ? 0 : 1;
+	return errno == ENOENT ? 1 : -1;
+}
+
+static bool
+no_symlinks(const struct sup *s, const char *lex, bool follow)
+{
+	const char *slash = strrchr(lex, '/');
+	size_t len = (size_t)(slash - lex);
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	char dir[PATH_MAX];
+	long fd;
+	int r;
+
+	if (slash == lex || slash[1] == '\0' || len >= sizeof dir)
+		return no_symlinks_full(s, lex, follow);
+	if (nosym.fd >= 0 && nosym.rootfd == s->rootfd && nosym.len == len &&
+	    memcmp(nosym.dir, lex, len) == 0 &&
+	    (r = nosym_last(slash + 1, follow)) >= 0)
+		return r == 1;
+	memcpy(dir, lex + 1, len - 1);
+	dir[len - 1] = '\0';
+	if ((fd = syscall(SYS_openat2, s->rootfd, dir, &how, sizeof how)) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	files_kept_drop();
+	nosym.fd = (int)fd;
+	nosym.rootfd = s->rootfd;
+	nosym.len = len;
+	memcpy(nosym.dir, lex, len);
+	nosym.dir[len] = '\0';
+	if ((r = nosym_last(slash + 1, follow)) >= 0)
+		return r == 1;
+	return no_symlinks_full(s, lex, follow);
 }
 
 bool
@@ -741,21 +837,26 @@ uses_cwd(const struct write_call *c)
  * writable set the floor holds whatever the path really is. */
 static bool
 fast(const struct sup *s, const struct write_call *c, const char *abs1,
-    const char *abs2)
+    const char *abs2, bool moves)
 {
 	char lex[PATH_MAX], lex2[PATH_MAX];
 
-	return !has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
+	if (!(!has_dotdot(abs1) && (!c->two || !has_dotdot(abs2)) &&
 	    path_normalize("/", abs1, lex, sizeof lex) == 0 &&
 	    (!c->two || path_normalize("/", abs2, lex2, sizeof lex2) == 0) &&
 	    files_fast_continue(s, lex, c->follow) &&
-	    (!c->two || files_fast_continue(s, lex2, c->follow2));
+	    (!c->two || files_fast_continue(s, lex2, c->follow2))))
+		return false;
+	if (moves)
+		nosym_moved(lex, c->two ? lex2 : NULL);
+	return true;
 }
 
 /* A decoded call: continue it when it lands where the floor holds, else
  * judge where it really leads. */
 static void
-judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
+judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
+    bool moves)
 {
 	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
 	pid_t pid = (pid_t)req->pid;
@@ -764,7 +865,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	/* First with the cached cwd: a CONTINUE that the floor bounds. */
 	if (uses_cwd(c) && absolutes(pid, c, true, abs1, abs2,
 	    sizeof abs1) == 0 &&
-	    fast(s, c, abs1, abs2)) {
+	    fast(s, c, abs1, abs2, moves)) {
 		sup_continue(s, req->id);
 		return;
 	}
@@ -774,10 +875,14 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 		sup_respond(s, req->id, r, 0);
 		return;
 	}
-	if (fast(s, c, abs1, abs2)) {
+	if (fast(s, c, abs1, abs2, moves)) {
 		sup_continue(s, req->id);
 		return;
 	}
+	/* Past the hot path, whatever comes of the call: the kept folder
+	 * goes before the kernel (or the supervisor) moves anything. */
+	if (moves)
+		files_kept_drop();
 
 	/* Outside, as written: resolve it as the kernel would inside the
 	 * sandbox root; the resolved path is what the policy and the
@@ -809,6 +914,26 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	decide(s, req, c);
 }
 
+/* Can the call move a folder or remove one, or make a symlink (which,
+ * once a folder is gone, can stand where it was)? */
+static bool
+files_moves_names(const struct seccomp_notif *req)
+{
+	switch (req->data.nr) {
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_rmdir:
+	case SYS_symlink:
+	case SYS_symlinkat:
+		return true;
+	case SYS_unlinkat:
+		return (req->data.args[2] & AT_REMOVEDIR) != 0;
+	default:
+		return false;
+	}
+}
+
 void
 files_on_chdir(struct sup *s, const struct seccomp_notif *req)
 {
@@ -822,13 +947,20 @@ void
 files_on_call(struct sup *s, const struct seccomp_notif *req)
 {
 	static struct write_call scratch;
+	/* A call that may put a symlink where the kept folder's path was
+	 * (no_symlinks): judge drops that folder before the kernel acts,
+	 * unless the hot path showed the call's own paths to be neither it
+	 * nor a folder above it. */
+	bool moves = files_moves_names(req);
 	int r = decode(req, &scratch);
 
+	if (r == 1 && moves)
+		files_kept_drop();
 	if (r == 1)
 		sup_continue(s, req->id);
 	else if (r < 0)
 		sup_respond(s, req->id, r, 0);
 	else
-		judge(s, req, &scratch);
+		judge(s, req, &scratch, moves);
 	free_call(&scratch);
 }

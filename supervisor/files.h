@@ -28,3 +28,9 @@ enum files_where files_where(const struct sup *, const char *path);
 /* The hot path's answer for a normalised path: may the call go on as
  * the program made it (no symlink on the way to a writable place)? */
 bool	files_fast_continue(const struct sup *, const char *lex, bool follow);
+/* Forget the folder the hot path keeps as free of symlinks: called
+ * before a trapped rename, folder removal or symlink that may stand on
+ * its path (and by tests). */
+void	files_kept_drop(void);
+/* That folder (a normalised sandbox path), or NULL: for tests. */
+const char *files_kept_folder(void);

@@ -214,6 +214,56 @@ test_where(void **state)
 	    strcmp(r->f[4], "fast") == 0);
 }
 
+/* The folder the hot path keeps (no_symlinks): a symlink made in it is
+ * seen at the next call; a rename in it keeps it; a trapped rename of
+ * the folder itself drops it, so a symlink put where it stood is seen
+ * too. */
+static void
+test_kept_folder(void **state)
+{
+	int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct seccomp_notif req = {
+		.id = 42, .pid = (uint32_t)getpid(),
+		.data.arch = AUDIT_ARCH_X86_64, .data.nr = SYS_rename,
+	};
+	/* With "..", the rename's own paths skip the hot path, which
+	 * would keep another folder (/work) in passing. */
+	static char from[] = "/work/sub/../mv", to[] = "/work/sub/../mv2";
+	static char in_a[] = "/work/mv/a", in_b[] = "/work/mv/b";
+
+	(void)state;
+	assert_true(dfd >= 0);
+	assert_int_equal(mkdirat(dfd, "work/mv", 0755), 0);
+	assert_true(files_fast_continue(&S, "/work/mv/x", true));
+	assert_int_equal(symlinkat("/etc", dfd, "work/mv/lnk"), 0);
+	assert_false(files_fast_continue(&S, "/work/mv/lnk", true));
+	assert_true(files_fast_continue(&S, "/work/mv/lnk", false));
+	assert_true(files_fast_continue(&S, "/work/mv/y", true));
+
+	/* A rename inside the kept folder, by the hot path, keeps it. */
+	req.data.args[0] = (uintptr_t)in_a;
+	req.data.args[1] = (uintptr_t)in_b;
+	files_on_call(&S, &req);
+	assert_non_null(files_kept_folder());
+	assert_string_equal(files_kept_folder(), "/work/mv");
+
+	/* The program renames the folder and plants a symlink there. */
+	req.data.args[0] = (uintptr_t)from;
+	req.data.args[1] = (uintptr_t)to;
+	files_on_call(&S, &req);
+	assert_null(files_kept_folder());
+	assert_int_equal(renameat(dfd, "work/mv", dfd, "work/mv2"), 0);
+	assert_int_equal(symlinkat("/etc", dfd, "work/mv"), 0);
+	assert_false(files_fast_continue(&S, "/work/mv/x", true));
+	assert_false(files_fast_continue(&S, "/work/mv/passwd", false));
+
+	assert_int_equal(unlinkat(dfd, "work/mv", 0), 0);
+	assert_int_equal(unlinkat(dfd, "work/mv2/lnk", 0), 0);
+	assert_int_equal(unlinkat(dfd, "work/mv2", AT_REMOVEDIR), 0);
+	files_kept_drop();
+	close(dfd);
+}
+
 /* ---- the write path ---------------------------------------------------- */
 
 static const char *
@@ -934,6 +984,8 @@ main(void)
 		t[n++] = (struct CMUnitTest){ xstrdup(name), fn, setup,
 		    teardown, rw };
 	}
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_kept_folder, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_record,
 	    setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_limits,

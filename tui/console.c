@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "approvals/ctl.h"
@@ -1160,6 +1161,39 @@ console_fleet_pollfds(struct console_fleet *cf, struct pollfd *pfd)
 	return pfd;
 }
 
+/*
+ * WARD_FRAME_LOG=FILE (for make bench): one line per frame of the fleet
+ * console, "MONO_MS FRAME_US ROUND_US RUNS PENDING", appended: FRAME_US
+ * is the queue rebuilt and the screen drawn, ROUND_US the whole round
+ * after poll (messages, keys, the scan of new runs, the frame). A debug
+ * aid only; nothing is written without the variable.
+ */
+static FILE *
+console_frame_log(void)
+{
+	static FILE *f;
+	static bool tried;
+	const char *path;
+
+	if (tried)
+		return f;
+	tried = true;
+	if ((path = getenv("WARD_FRAME_LOG")) == NULL || path[0] == '\0')
+		return NULL;
+	if ((f = fopen(path, "ae")) != NULL)
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static int64_t
+console_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void
 console_fleet_loop(struct console_fleet *cf)
 {
@@ -1173,7 +1207,7 @@ console_fleet_loop(struct console_fleet *cf)
 	screen_size(&w, &h);
 	g = grid_new(w, h);
 	while (!f->quit && console_signal == 0) {
-		int64_t now = now_mono_ms(), due;
+		int64_t now = now_mono_ms(), due, t_round, t_frame;
 		size_t polled = f->n_runs;
 		struct model *m;
 		bool scan;
@@ -1183,6 +1217,7 @@ console_fleet_loop(struct console_fleet *cf)
 		if (poll(pfd, 1 + polled + cf->n_hosts,
 		    (int)(due > now ? due - now : 0)) < 0 && errno != EINTR)
 			break;
+		t_round = console_now_us();
 		fleet_set_now(f, now_mono_ms(), now_wall_ms());
 		if (now_mono_ms() >= next_tick)
 			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
@@ -1198,6 +1233,7 @@ console_fleet_loop(struct console_fleet *cf)
 			next_scan = now_mono_ms() + CONSOLE_SCAN_MS;
 		}
 		console_fleet_sweep(cf);
+		t_frame = console_now_us();
 		fleet_refresh(f);
 		m = fleet_model(f);
 		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff &&
@@ -1211,6 +1247,14 @@ console_fleet_loop(struct console_fleet *cf)
 			grid_resize(g, w, h);
 		view_fleet_draw(f, g, f->reps);
 		screen_draw(g);
+		if (console_frame_log() != NULL) {
+			int64_t t_end = console_now_us();
+
+			fprintf(console_frame_log(), "%" PRId64 " %" PRId64
+			    " %" PRId64 " %zu %zu\n", now_mono_ms(),
+			    t_end - t_frame, t_end - t_round, f->n_runs,
+			    f->n_pending);
+		}
 		/* Arming counts from here: the requests are on the terminal. */
 		fleet_set_now(f, now_mono_ms(), now_wall_ms());
 		fleet_note_view(f);

@@ -59,6 +59,14 @@
 #               last exit, peak RSS and largest sampled PSS of each
 #               supervisor, CPU of all the supervisors; under ward one
 #               console-like watcher (scale.py) is attached to every run
+#   fleet       BENCH_RUNS (500) runs at once under ward (20 small files
+#               written and removed, then `sleep 1`), started together as in
+#               scale, with the real console attached to all of them:
+#               `ward console` on a pty of 200x50 writing its frame times
+#               (WARD_FRAME_LOG, tui/console.c). Each supervisor's largest
+#               PSS (smaps_rollup), the console's frame p50/p99/max, and
+#               how many runs exited 0 and are in the record with their end
+#               (about 30 s for 500 here)
 #   console     the console's redraw with every run in it, no sandboxes:
 #               build/tests/bench-console feeds CONSOLE_RUNS x
 #               CONSOLE_PENDING requests (100 x 100) to the models as
@@ -87,9 +95,10 @@
 # since the disk's swings make a round take 1-25 s here), PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
-# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), AGENT_MB (100),
-# AGENT_KEYS (100), WORKLOADS (all of "true files files_tmpfs files_project
-# python cc approvals scale console agent"), KEEP=1 keeps the temporary
+# APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), BENCH_RUNS (500),
+# AGENT_MB (100), AGENT_KEYS (100), WORKLOADS (all of "true files
+# files_tmpfs files_project python cc approvals scale fleet console
+# agent"), KEEP=1 keeps the temporary
 # folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
@@ -122,12 +131,13 @@ APPROVALS=${APPROVALS:-1000}
 APPROVAL_ROUNDS=${APPROVAL_ROUNDS:-3}
 SCALE_N=${SCALE_N:-50}
 SCALE_ROUNDS=${SCALE_ROUNDS:-2}
+BENCH_RUNS=${BENCH_RUNS:-500}
 CONSOLE_RUNS=${CONSOLE_RUNS:-100}
 CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
-WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale console gate agent"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale fleet console gate agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -535,6 +545,22 @@ if want scale; then
 				"$("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("all up in %.2f s, then all done in %.2f s" % (d["start_s"], d["wall_s"]))' "$RES/s.$m.$r.json")" >&2
 		done
 	done
+fi
+
+# ---------------------------------------------------------------- fleet
+# BENCH_RUNS runs at once under ward alone, the real console attached to
+# all of them (scale.py --console-log): each supervisor's PSS, the
+# console's frame times, and whether the record holds every run's end.
+if want fleet; then
+	say "workload fleet: $BENCH_RUNS concurrent runs, ward console attached"
+	mkdir -p "$TMPD/fleet"
+	FLEET_CMD="read x < $TMPD/fleet/go || exit 3; for i in \$(seq 20); do echo \$i > f\$i; done; rm -f f*; sleep 1"
+	"$PY" "$BENCH/scale.py" --mode ward --n "$BENCH_RUNS" \
+		--workdir "$TMPD/fleet" --out "$RES/fleet.json" \
+		--ward "$WARD" --policy "$POLICY" --sockdir "$SOCKDIR" \
+		--console-log "$TMPD/fleet/frames.log" --state "$XDG_STATE_HOME" \
+		--ready-timeout 240 -- sh -c "$FLEET_CMD" || broke "scale.py failed (fleet)"
+	say "  fleet: $("$PY" -c 'import json,sys; d = json.load(open(sys.argv[1])); print("all up in %.1f s, then all done in %.1f s; %d frames" % (d["start_s"], d["wall_s"], len(d["frame_s"])))' "$RES/fleet.json")"
 fi
 
 # ---------------------------------------------------------------- console

@@ -19,12 +19,26 @@ the outer bwrap): VmRSS, VmHWM and utime+stime from /proc.
 Writes JSON: start_s (first start to all ready), wall_s (go to the last
 exit), the exit codes, per top process its last VmHWM and CPU seconds, the
 most copies alive at once, and what the watcher saw.
+
+With --console-log FILE (ward only), the real console is attached too:
+`ward console` (every run in one console) on a pty of 200x50, started
+once the first run is up, with WARD_FRAME_LOG=FILE, so that it writes one line per
+frame (tui/console.c: mono ms, frame us, round us, runs, pending); the go
+waits until it shows all N runs. With --state DIR, the record
+(DIR/ward/audit.db) is read at the end: how many of the runs it holds
+with their end recorded.
 """
 import argparse
+import fcntl
 import glob
 import json
 import os
+import pty
 import selectors
+import signal
+import sqlite3
+import struct
+import termios
 import socket
 import subprocess
 import sys
@@ -169,6 +183,91 @@ class Watcher(threading.Thread):
                     len(c.messages())
 
 
+class Console:
+    """The real console, every run in it, on a pty that a thread drains."""
+
+    def __init__(self, ward, log):
+        self.log = log
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ["WARD_FRAME_LOG"] = log
+            os.environ["TERM"] = "xterm-256color"
+            os.execv(ward, [ward, "console"])
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        os.kill(pid, signal.SIGWINCH)
+        self.pid, self.fd = pid, fd
+        self.thread = threading.Thread(target=self.drain, daemon=True)
+        self.thread.start()
+
+    def drain(self):
+        while True:
+            try:
+                if not os.read(self.fd, 65536):
+                    return
+            except OSError:
+                return
+
+    def runs_seen(self):
+        """The runs in the console's last frame, 0 before any."""
+        try:
+            with open(self.log, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, fh.tell() - 256))
+                lines = fh.read().splitlines()
+            return int(lines[-1].split()[3]) if lines else 0
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def stop(self):
+        os.kill(self.pid, signal.SIGTERM)
+        for _ in range(100):
+            if os.waitpid(self.pid, os.WNOHANG)[0] != 0:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+    def frames(self):
+        """(frame s, round s) of every frame drawn with runs in it."""
+        out = []
+        try:
+            with open(self.log) as fh:
+                for line in fh:
+                    f = line.split()
+                    if len(f) == 5 and int(f[3]) > 0:
+                        out.append((int(f[1]) / 1e6, int(f[2]) / 1e6))
+        except OSError:
+            pass
+        return out
+
+
+def recorded(state, errs):
+    """How many of the runs (ids from their stderr) the record holds,
+    and how many of those with their end."""
+    ids = []
+    for e in errs:
+        try:
+            with open(e, "rb") as fh:
+                m = approver.RUN_RE.search(fh.read(4096))
+        except OSError:
+            m = None
+        if m:
+            ids.append(m.group(1).decode())
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(
+        state, "ward", "audit.db"), uri=True)
+    held = ended = 0
+    for i in ids:
+        row = db.execute("SELECT ended_ms FROM runs WHERE id = ?",
+                         (i,)).fetchone()
+        if row is not None:
+            held += 1
+            ended += row[0] is not None
+    db.close()
+    return len(ids), held, ended
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", required=True, choices=["native", "bwrap", "ward"])
@@ -179,6 +278,8 @@ def main():
     ap.add_argument("--policy")
     ap.add_argument("--sockdir")
     ap.add_argument("--ready-timeout", type=float, default=60)
+    ap.add_argument("--console-log")
+    ap.add_argument("--state")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -193,7 +294,7 @@ def main():
     procs, errs = [], []
     for k in range(a.n):
         errs.append(os.path.join(a.workdir, "%s.%d.err" % (a.mode, k)))
-    watcher = None
+    watcher = console = None
     if a.mode == "ward":
         watcher = Watcher(errs, procs, a.sockdir)
         watcher.start()
@@ -243,6 +344,13 @@ def main():
                 ready.add(k)
         watched = watcher is None or \
             len(watcher.connected) + len(watcher.failed) >= a.n
+        # The console leaves at once when no run is live: it starts once
+        # the watcher met the first, and finds the rest by its scan.
+        if a.console_log and console is None and watcher.connected:
+            console = Console(a.ward, a.console_log)
+        if a.console_log and (console is None or
+                              console.runs_seen() < a.n - len(ends)):
+            watched = False
         if len(ready) + len(ends) >= a.n and watched:
             break
         time.sleep(0.05)
@@ -258,6 +366,12 @@ def main():
     if watcher:
         watcher.stop.set()
         watcher.join(5)
+    frames = []
+    if console is not None:
+        time.sleep(1)       # the console sees the last runs end
+        console.stop()
+        frames = console.frames()
+    rec = recorded(a.state, errs) if a.state else None
 
     out = {
         "mode": a.mode, "n": a.n, "start_s": t_go - t0, "wall_s": wall,
@@ -270,6 +384,10 @@ def main():
         "console_connected": len(watcher.connected) if watcher else 0,
         "console_failed": watcher.failed if watcher else [],
         "console_messages": sum(watcher.messages.values()) if watcher else 0,
+        "frame_s": [f[0] for f in frames],
+        "round_s": [f[1] for f in frames],
+        "console_runs_seen": console.runs_seen() if console else 0,
+        "recorded": rec,
     }
     with open(a.out, "w") as fh:
         json.dump(out, fh)

@@ -302,6 +302,43 @@ def scale_rows(res):
     return rows + cpu_rows, extra
 
 
+def fleet_rows(res):
+    """fleet.json (scale.py --console-log): BENCH_RUNS runs at once, the
+    real console attached; frame times as rows, the rest as notes."""
+    f = os.path.join(res, "fleet.json")
+    if not os.path.exists(f):
+        return [], [], None
+    d = load(f)
+    n = d["n"]
+    rows = []
+    for p in (50, 99):
+        if d["frame_s"]:
+            rows.append(Row("fleet%d_frame_p%d" % (n, p), "ward",
+                            pct(d["frame_s"], p), {},
+                            note="the console's redraw, %d frames with every "
+                                 "run in it" % len(d["frame_s"])))
+    codes = d["exit_codes"]
+    rec = d.get("recorded") or [0, 0, 0]
+    pss = sorted(d["pss_kib"])
+    extra = ["fleet  %d runs at once, `ward console` attached to all (it saw "
+             "%d): all up in %.1f s, all done %.1f s after the go; exit 0 in "
+             "%d/%d; the record holds %d of %d runs, %d with their end"
+             % (n, d.get("console_runs_seen", 0), d["start_s"], d["wall_s"],
+                sum(1 for c in codes if c == 0), len(codes), rec[1], rec[0],
+                rec[2])]
+    if pss:
+        extra.append("fleet  supervisor PSS (largest sampled, each): median "
+                     "%d KiB, p99 %d KiB, max %d KiB over %d supervisors"
+                     % (pct(pss, 50), pct(pss, 99), pss[-1], len(pss)))
+    if d["frame_s"]:
+        extra.append("fleet  console frame (queue rebuilt + screen drawn): "
+                     "p50 %.1f ms, p99 %.1f ms, max %.1f ms; the whole round "
+                     "after poll (messages, scan, frame): p99 %.1f ms"
+                     % (pct(d["frame_s"], 50) * 1e3, pct(d["frame_s"], 99) * 1e3,
+                        max(d["frame_s"]) * 1e3, pct(d["round_s"], 99) * 1e3))
+    return rows, extra, d
+
+
 def main():
     res, tsv = sys.argv[1], sys.argv[2]
     meta = load(os.path.join(res, "meta.json"))
@@ -311,8 +348,9 @@ def main():
     arows, aextra = approval_rows(res)
     srows, sextra = scale_rows(res)
     grows, gextra = agent_rows(res)
-    rows += arows + srows + grows
-    sextra += gextra
+    frows, fextra, fleet = fleet_rows(res)
+    rows += arows + srows + grows + frows
+    sextra += gextra + fextra
 
     os.makedirs(os.path.dirname(os.path.abspath(tsv)), exist_ok=True)
     with open(tsv, "w") as fh:
@@ -423,12 +461,35 @@ def main():
     if t:
         print("  policy-allowed host write p50 %5s us (target: <= 150 us; "
               "write-ahead included)" % fmt(t.median * 1e6, ".0f"))
+        n = get("approvals_p50", "native")
+        if n:
+            # The same create natively: on this disk the file system's
+            # own cost is most of the figure, so ward's share is apart.
+            print("    of which the create itself %5s us (native p50); "
+                  "ward's own %s us" % (fmt(n.median * 1e6, ".0f"),
+                                         fmt((t.median - n.median) * 1e6,
+                                             ".0f")))
     for w in meta["timed"]:
         if w.startswith("cc_") or w == "python":
             t = get(w, "ward")
             if t:
                 print("  %-28s %6s   (target: <= 1.02x)"
                       % (w + " ward / native", fmt(t.r_native, ".3f")))
+    if fleet:
+        n, rec = fleet["n"], fleet.get("recorded") or [0, 0, 0]
+        pss = fleet["pss_kib"]
+        print("  %d runs at once: supervisor PSS median %s KiB, max %s KiB "
+              "(target: <= 600 KiB each)%s"
+              % (n, fmt(pct(pss, 50) if pss else None, ".0f"),
+                 fmt(max(pss) if pss else None, ".0f"),
+                 "" if n >= 500 else " [BENCH_RUNS=%d, not 500]" % n))
+        fr = fleet["frame_s"]
+        print("  console redraw, %d runs      %6s ms p99, %s ms max "
+              "(target: < 50 ms)" % (n, fmt(pct(fr, 99) * 1e3 if fr else None,
+                                             ".1f"),
+                                    fmt(max(fr) * 1e3 if fr else None, ".1f")))
+        print("  runs completed / recorded    %d / %d of %d (target: all)"
+              % (sum(1 for c in fleet["exit_codes"] if c == 0), rec[2], n))
     return 0
 
 

@@ -6,6 +6,8 @@
 # (opens N floor: a pipe ping-pong between two processes, one round trip
 # is what a trapped call costs at the least) and the issue's target.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
+# WARD_BEFORE=DIR (a built tree of an earlier commit, its ./ward) adds a
+# column: that ward, measured in the same rounds, turn about with this one.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-20000}
@@ -17,7 +19,8 @@ chmod 755 "$tmp"
 cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
 export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
 mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
-nat_w=() nat_r=() w_w=() w_r=() fl=()
+BEFORE=${WARD_BEFORE:-}
+nat_w=() nat_r=() w_w=() w_r=() fl=() b_w=() b_r=()
 for ((i = 0; i < ROUNDS; i++)); do
 	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor/{print $2}')")
 	out=$(cd "$tmp" && ./opens "$N")
@@ -26,6 +29,10 @@ for ((i = 0; i < ROUNDS; i++)); do
 	out=$("$ROOT/ward" run --headless --in "$tmp" -- "$tmp/opens" "$N" 2>/dev/null)
 	w_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
 	w_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
+	[ -n "$BEFORE" ] || continue
+	out=$("$BEFORE/ward" run --headless --in "$tmp" -- "$tmp/opens" "$N" 2>/dev/null)
+	b_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
+	b_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
@@ -35,6 +42,11 @@ printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "read-only open (not trapped)" "$nr" "$wr" "$(awk -v a="$wr" -v b="$nr" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f\n' "two-switch floor (ping-pong)" "$fm"
+if [ -n "$BEFORE" ]; then
+	bw=$(median "${b_w[@]}") br=$(median "${b_r[@]}")
+	printf '  before (%s): write-open %.2f us (%.2f x floor), read-only open %.2f us\n' \
+		"$BEFORE" "$bw" "$(awk -v a="$bw" -v b="$fm" 'BEGIN{print a/b}')" "$br"
+fi
 printf '  write-open under ward / floor: %.2f (issue 18 target: <= 1.2, and <= 18 us: %.2f us)\n' \
 	"$(awk -v a="$ww" -v b="$fm" 'BEGIN{print a/b}')" "$ww"
 printf '  ward cost per trapped call beyond native: %.2f us\n' \
