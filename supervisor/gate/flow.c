@@ -529,7 +529,7 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 	const struct secret *sc;
 	const size_t keep = SECRETS_PHANTOM_LEN - 1;
 	struct buf *t = &f->tail;
-	size_t from = 0;
+	size_t from = 0, off;
 
 	if (f->cur == NULL || f->stopped)
 		return 0;
@@ -541,12 +541,14 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 	 * phantom cut across two reads is seen whole before any of its
 	 * end goes up. */
 	buf_add(t, at, n);
-	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &from))) {
+	/* phantom_in's offset is from where it looked: from moves on past
+	 * each phantom allowed here, never back (back is a loop forever). */
+	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &off))) {
 		if (!f->bound[secret_index(f, sc)]) {
 			refuse_secret(f, sc, "body");
 			return 0;
 		}
-		from += SECRETS_PHANTOM_LEN;
+		from += off + SECRETS_PHANTOM_LEN;
 	}
 	if (t->len > keep) {
 		put_body(f, buf_data(t), t->len - keep);
