@@ -282,6 +282,59 @@ test_body_scan_many_phantoms(void **state)
 	alarm(0);
 }
 
+/* A request on a connection to api.test naming another host (domain
+ * fronting: the front end would route it, and its secret, there) is
+ * refused before any of it goes up; the host's own names pass. */
+static void
+test_host_is_the_connections(void **state)
+{
+	struct fx *x = *state;
+	static const char *const bad[] = {
+		"GET /v1 HTTP/1.1\r\nHost: api2.test\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test.evil\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test:8443\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test\r\nHost: api2.test\r\n",
+		"GET /v1 HTTP/1.1\r\n",
+		"GET https://api2.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
+		"GET https://api.test:444/v1 HTTP/1.1\r\nHost: api.test\r\n",
+	};
+	static const char *const good[] = {
+		"GET /v1 HTTP/1.1\r\nHost: API.Test\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test:443\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test.\r\n",
+		"GET https://api.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
+		"GET /v1 HTTP/1.0\r\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		cleanup_free char *req = xasprintf("%sx-api-key: %s\r\n\r\n",
+		    bad[i], ph(x, 0));
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "api.test");
+		feed(x, req);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 403 Forbidden\r\n", 24) == 0);
+		assert_null(strstr(down, "sekret"));
+		assert_true(flow_closing(x->f));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, GATE_HTTP);
+		assert_int_equal(x->m[0].verdict, GATE_DENY);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		cleanup_free char *req = xasprintf("%sx-api-key: %s\r\n\r\n",
+		    good[i], ph(x, 0));
+		cleanup_free char *up = NULL;
+
+		open_flow(x, "api.test");
+		assert_int_equal(feed(x, req), strlen(req));
+		up = text(flow_up(x->f));
+		assert_non_null(strstr(up, "x-api-key: sekret-api\r\n"));
+		assert_int_equal(x->nm, 0);
+	}
+}
+
 static void
 test_pipelined_and_keepalive(void **state)
 {
@@ -639,6 +692,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_phantom_elsewhere_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_scan_across_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_scan_many_phantoms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_is_the_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),

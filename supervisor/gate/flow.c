@@ -306,6 +306,104 @@ rule_allows(const struct flow *f, const char *method, const char *url)
 	return NULL;
 }
 
+/* ---- the host a request names ---- */
+
+/* Is name[0..n) the connection's host (a final dot aside)? */
+static bool
+name_ours(const struct flow *f, const char *name, size_t n)
+{
+	if (n > 0 && name[n - 1] == '.')
+		n--;
+	return n > 0 && n == strlen(f->host) &&
+	    strncasecmp(name, f->host, n) == 0;
+}
+
+/* Is p[0..n) (digits, or nothing: the default) the connection's port? */
+static bool
+port_ours(const struct flow *f, const char *p, size_t n)
+{
+	unsigned long v = 0;
+
+	if (n == 0)
+		return true;
+	if (n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (unsigned long)(p[i] - '0');
+	}
+	return v == f->port;
+}
+
+/* A Host header's value: "name", "name:port", "[v6]" or "[v6]:port". */
+static bool
+authority_ours(const struct flow *f, const char *a)
+{
+	size_t n = strlen(a), nl;
+	const char *name = a, *rest;
+
+	while (n > 0 && (a[n - 1] == ' ' || a[n - 1] == '\t'))
+		n--;
+	if (n > 0 && a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+
+		if (rb == NULL)
+			return false;
+		name = a + 1;
+		nl = (size_t)(rb - name);
+		rest = rb + 1;
+	} else {
+		const char *colon = memchr(a, ':', n);
+
+		nl = colon != NULL ? (size_t)(colon - a) : n;
+		rest = a + nl;
+	}
+	if (rest < a + n && *rest++ != ':')
+		return false;
+	return name_ours(f, name, nl) &&
+	    port_ours(f, rest, (size_t)(a + n - rest));
+}
+
+/*
+ * Why the request names a host other than the connection's, or NULL.
+ * The server routes by the Host header (or an absolute URL's host): one
+ * naming another host (domain fronting through a shared front end)
+ * would take the secret, judged for this host, to that one.
+ */
+static const char *
+host_wrong(const struct flow *f)
+{
+	const char *url = f->cur->url, *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nh; i++)
+		if (strcasecmp(f->h[i].name, "host") == 0) {
+			v = f->h[i].value;
+			n++;
+		}
+	if (n > 1)
+		return "more than one Host header";
+	if (n == 1 && !authority_ours(f, v))
+		return "the Host header names another host";
+	if (n == 0 && f->rq.http_major == 1 && f->rq.http_minor >= 1)
+		return "no Host header";
+	if (url[0] != '/' && url[0] != '*') {
+		struct http_parser_url u;
+
+		http_parser_url_init(&u);
+		if (http_parser_parse_url(url, strlen(url), 0, &u) != 0 ||
+		    !(u.field_set & (1 << UF_HOST)) ||
+		    !name_ours(f, url + u.field_data[UF_HOST].off,
+		    u.field_data[UF_HOST].len) ||
+		    ((u.field_set & (1 << UF_PORT)) && !port_ours(f,
+		    url + u.field_data[UF_PORT].off,
+		    u.field_data[UF_PORT].len)))
+			return "the URL names another host";
+	}
+	return NULL;
+}
+
 /* ---- the request side ---- */
 
 static struct flow *
@@ -469,6 +567,7 @@ rq_on_headers_complete(http_parser *hp)
 {
 	struct flow *f = of(hp);
 	struct req *r = f->cur;
+	const char *why;
 
 	if (f->in_value || f->field.len > 0)
 		push_header(f);
@@ -479,6 +578,14 @@ rq_on_headers_complete(http_parser *hp)
 		refuse(f, 403, GATE_DENY, "upgrade or CONNECT",
 		    "ward: upgrades (websocket) and CONNECT are not relayed to "
 		    "an intercepted host");
+		return 0;
+	}
+	if ((why = host_wrong(f)) != NULL) {
+		cleanup_free char *body = xasprintf("ward: %s: this connection "
+		    "is to %s:%u, and a request on it is for that host only",
+		    why, f->host, f->port);
+
+		refuse(f, 403, GATE_DENY, why, body);
 		return 0;
 	}
 	if (!check_phantoms(f))
