@@ -4,6 +4,7 @@
  * the path glob of the rules (config/policy.c). No I/O: bytes in, bytes
  * and wire messages out. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -666,6 +667,23 @@ test_secret_sources(void **state)
 	assert_int_equal(s.v[0].len, 8);
 	assert_true(memcmp(s.v[0].value, "from-cmd", 8) == 0);
 	secrets_done(&s);
+	free(p.secrets[0].from);
+	/* The command gets no fd of the gate's but stdio (the gate's
+	 * wire is fd 3, not close-on-exec). */
+	{
+		int fd = open("/dev/null", O_RDONLY);
+		cleanup_free char *cmd = NULL;
+
+		assert_true(fd > 2);
+		cmd = xasprintf("command:test -e /proc/self/fd/%d && echo open "
+		    "|| echo closed", fd);
+		p.secrets[0].from = xstrdup(cmd);
+		assert_int_equal(secrets_load(&s, &p, &cause), 0);
+		assert_int_equal(s.v[0].len, 6);
+		assert_true(memcmp(s.v[0].value, "closed", 6) == 0);
+		secrets_done(&s);
+		close(fd);
+	}
 	free(p.secrets[0].from);
 	p.secrets[0].from = xstrdup("command:exit 3");
 	assert_true(secrets_load(&s, &p, &cause) < 0);
