@@ -336,6 +336,38 @@ test_host_is_the_connections(void **state)
 	}
 }
 
+/* What the lenient parser takes but a server may read otherwise: a
+ * space in a header name (a second Host to a server as lenient), a NUL
+ * in a value (cut there in C), a tab in the URL. A 400, nothing up. */
+static void
+test_malformed_heads_refused(void **state)
+{
+	struct fx *x = *state;
+	static const struct { const char *req; size_t len; } bad[] = {
+#define R(s)	{ s, sizeof s - 1 }
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nHost : api2.test\r\n\r\n"),
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nX-A\t: b\r\n\r\n"),
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nX-A: b\0c\r\n\r\n"),
+		R("GET /v1\tx HTTP/1.1\r\nHost: api.test\r\n\r\n"),
+		R("GET /v1\fx HTTP/1.1\r\nHost: api.test\r\n\r\n"),
+#undef R
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "api.test");
+		flow_from_client(x->f, bad[i].req, bad[i].len);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 400 Bad Request\r\n", 26) == 0);
+		assert_true(flow_closing(x->f));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, GATE_HTTP);
+		assert_int_equal(x->m[0].status, 400);
+	}
+}
+
 static void
 test_pipelined_and_keepalive(void **state)
 {
@@ -711,6 +743,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_body_scan_across_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_scan_many_phantoms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_is_the_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_heads_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),

@@ -58,6 +58,7 @@ struct flow {
 	struct buf		 tail;		/* body bytes held back */
 	bool			 held;
 	bool			 stopped;	/* refused: read no more */
+	const char		*malformed;	/* why its head is refused */
 
 	/* Requests sent up, oldest first, awaiting their responses. */
 	struct req		**q;
@@ -412,11 +413,45 @@ of(http_parser *hp)
 	return hp->data;
 }
 
+/* A header name of token characters only (RFC 9110 5.6.2). */
+static bool
+header_name_ok(const char *n, size_t len)
+{
+	static const char tchar[] = "!#$%&'*+-.^_`|~";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)n[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || (c != '\0' && strchr(tchar, c))))
+			return false;
+	}
+	return len > 0;
+}
+
+/*
+ * http-parser, built lenient, takes a space or a tab in a header name
+ * ("Host : other.test": a server as lenient reads a second Host), a NUL
+ * in a value (the C string cut there is not what was judged), and tabs
+ * in the URL: none is relayed.
+ */
+static void
+check_syntax(struct flow *f)
+{
+	if (f->malformed != NULL)
+		return;
+	if (!header_name_ok(buf_data(&f->field), f->field.len))
+		f->malformed = "a header name that is not a token";
+	else if (memchr(buf_data(&f->value), '\0', f->value.len) != NULL)
+		f->malformed = "a NUL in a header value";
+}
+
 static void
 push_header(struct flow *f)
 {
 	if (f->field.len == 0)
 		return;
+	check_syntax(f);
 	buf_add(&f->field, "", 1);
 	buf_add(&f->value, "", 1);
 	f->h = xreallocarray(f->h, f->nh + 1, sizeof *f->h);
@@ -436,6 +471,7 @@ rq_on_message_begin(http_parser *hp)
 
 	headers_clear(f);
 	buf_drop(&f->tail, f->tail.len);
+	f->malformed = NULL;
 	f->cur = xcalloc(1, sizeof *f->cur);
 	f->cur->id = ++*f->next_req;
 	return 0;
@@ -574,6 +610,16 @@ rq_on_headers_complete(http_parser *hp)
 	buf_add(&f->url, "", 1);
 	r->url = xstrdup(buf_data(&f->url));
 	GATEMSG_SET(r->method, http_method_str((enum http_method)hp->method));
+	for (const char *u = r->url; *u != '\0' && f->malformed == NULL; u++)
+		if ((unsigned char)*u <= ' ' || *u == 0x7f)
+			f->malformed = "a control character in the URL";
+	if (f->malformed != NULL) {
+		cleanup_free char *body = xasprintf("ward: bad request: %s",
+		    f->malformed);
+
+		refuse(f, 400, GATE_DENY, f->malformed, body);
+		return 0;
+	}
 	if (hp->upgrade) {
 		refuse(f, 403, GATE_DENY, "upgrade or CONNECT",
 		    "ward: upgrades (websocket) and CONNECT are not relayed to "
