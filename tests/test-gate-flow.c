@@ -196,6 +196,17 @@ test_phantom_elsewhere_refused(void **state)
 	assert_int_equal(flow_up(x->f)->len, 0);
 	expect_refused(x, "API_KEY", "url");
 
+	/* In the URL percent-encoded: the server decodes it. */
+	{
+		cleanup_free char *enc = xasprintf("GET /v1?k=%%77ard%%2Dphantom%s "
+		    "HTTP/1.1\r\nHost: api.test\r\n\r\n", ph(x, 0) + 12);
+
+		open_flow(x, "api.test");
+		feed(x, enc);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		expect_refused(x, "API_KEY", "url");
+	}
+
 	/* Its own host, but another header. */
 	open_flow(x, "api.test");
 	r2 = xasprintf("GET /v1 HTTP/1.1\r\nHost: api.test\r\n"

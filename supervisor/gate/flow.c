@@ -523,6 +523,39 @@ put_value(struct flow *f, struct buf *b, const char *v)
 	buf_add(b, v, strlen(v));
 }
 
+static unsigned
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (unsigned)(c - 'A' + 10);
+	return 16;
+}
+
+/* The URL with its %XX decoded (as the server will read it): a phantom
+ * spelled "%77ard-phantom-..." is one all the same. */
+static char *
+url_decoded(const char *u)
+{
+	char *out = xmalloc(strlen(u) + 1), *o = out;
+
+	while (*u != '\0') {
+		unsigned hi, lo;
+
+		if (u[0] == '%' && (hi = hexval(u[1])) < 16 &&
+		    (lo = hexval(u[2])) < 16) {
+			*o++ = (char)(hi << 4 | lo);
+			u += 3;
+		} else
+			*o++ = *u++;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* A phantom where it may not go: in the URL, a header's name, a header
  * that is not its secret's header on its secret's host. */
 static bool
@@ -530,7 +563,10 @@ check_phantoms(struct flow *f)
 {
 	const struct secret *sc;
 
-	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL))) {
+	cleanup_free char *plain = url_decoded(f->cur->url);
+
+	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL)) ||
+	    (sc = phantom_in(f, plain, strlen(plain), NULL))) {
 		refuse_secret(f, sc, "url");
 		return false;
 	}
