@@ -379,6 +379,47 @@ test_malformed_heads_refused(void **state)
 	}
 }
 
+/* Requests held for a person are counted across connections: one past
+ * the most is refused, not asked; an answer or a connection's end
+ * frees its place. */
+static void
+test_held_requests_bounded(void **state)
+{
+	struct fx *x = *state;
+	const char *bad = "POST /repos/other/x HTTP/1.1\r\nHost: gh.test\r\n"
+	    "Content-Length: 0\r\n\r\n";
+	unsigned held = 0;
+	struct flow_hooks h = { on_emit, x, &held, 2 };
+	struct flow *f[4];
+	cleanup_free char *down = NULL;
+
+	x->p.http = POLICY_ASK;
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		f[i] = flow_new(&x->p, &x->s, "gh.test", 443, i, &h,
+		    &x->next_req);
+		x->nm = 0;
+		flow_from_client(f[i], bad, strlen(bad));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, i == 2 ? GATE_HTTP : GATE_ASK);
+		if (i == 2) {
+			down = text(flow_down(f[i]));
+			assert_true(strncmp(down, "HTTP/1.1 403 Forbidden\r\n",
+			    24) == 0);
+			assert_true(flow_closing(f[i]));
+			/* An answer frees a place, for the next. */
+			assert_int_equal(flow_answer(f[0], 1, false), 0);
+		}
+	}
+	assert_int_equal(held, 2);
+	assert_true(flow_holds(f[3], x->m[0].req));
+	flow_end(f[1]);
+	assert_int_equal(held, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		flow_free(f[i]);
+	assert_int_equal(held, 0);
+	x->p.http = POLICY_DENY;
+}
+
 static void
 test_pipelined_and_keepalive(void **state)
 {
@@ -755,6 +796,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_body_scan_many_phantoms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_is_the_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_heads_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_requests_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),

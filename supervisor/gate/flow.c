@@ -618,12 +618,36 @@ send_head(struct flow *f)
 	headers_clear(f);
 }
 
+/* The request is no longer held (answered, or its connection ended). */
+static void
+unhold(struct flow *f)
+{
+	if (f->held && f->hooks.held != NULL && *f->hooks.held > 0)
+		--*f->hooks.held;
+	f->held = false;
+}
+
 static void
 ask(struct flow *f)
 {
 	struct gate_msg m = { .type = GATE_ASK };
 	cleanup_free char *rules = rules_joined(f, "");
 	cleanup_free char *path = url_path(f->cur->url);
+
+	/* A program opening connection after connection, each with a
+	 * request to ask, would flood the person with them. */
+	if (f->hooks.held != NULL && *f->hooks.held >= f->hooks.held_max) {
+		cleanup_free char *body = xasprintf("ward: %s %s on %s:%u: "
+		    "%u requests already wait for the person supervising this "
+		    "run", f->cur->method, path, f->host, f->port,
+		    *f->hooks.held);
+
+		refuse(f, 403, GATE_DENY, "too many requests waiting "
+		    "for a person", body);
+		return;
+	}
+	if (f->hooks.held != NULL)
+		++*f->hooks.held;
 
 	m.req = f->cur->id;
 	GATEMSG_SET(m.method, f->cur->method);
@@ -804,7 +828,7 @@ flow_answer(struct flow *f, uint64_t req, bool allow)
 {
 	if (!flow_holds(f, req))
 		return -ENOENT;
-	f->held = false;
+	unhold(f);
 	if (!allow) {
 		cleanup_free char *path = url_path(f->cur->url);
 		cleanup_free char *body = xasprintf("ward: %s %s on %s:%u was "
@@ -907,7 +931,7 @@ flow_end(struct flow *f)
 		req_free(f->cur);
 		f->cur = NULL;
 	}
-	f->held = false;
+	unhold(f);
 	f->stopped = true;
 }
 
@@ -963,6 +987,7 @@ flow_free(struct flow *f)
 {
 	if (f == NULL)
 		return;
+	unhold(f);
 	for (size_t i = 0; i < f->nq; i++) {
 		if (f->q[i] == f->cur)
 			f->cur = NULL;

@@ -40,6 +40,11 @@ struct flow_hooks {
 	 * conn, host and port are filled. */
 	void	(*emit)(void *arg, struct gate_msg *);
 	void	*arg;
+	/* The requests held for a person, counted across the gate's
+	 * connections (NULL: not counted); one more past held_max is
+	 * refused (a 403), never asked. */
+	unsigned	*held;
+	unsigned	 held_max;
 };
 
 /* *next_req: the gate's request counter, shared by its connections. */

@@ -24,6 +24,8 @@
 /* From GATE_CONN to relaying: both handshakes and the connect. A client
  * or upstream that stalls there holds fds, not the loop. */
 #define SETUP_MS	30000
+/* Requests held for a person at once, across the connections. */
+#define HELD_MAX	32
 
 enum conn_state {
 	CONN_ACCEPT,		/* TLS with the sandbox's client */
@@ -67,6 +69,7 @@ struct relay {
 	SSL_CTX			*sctx, *cctx;
 	struct conn		*conns;
 	uint64_t		 next_req;
+	unsigned		 held;		/* requests held, all conns */
 	int			 setup_ms;
 };
 
@@ -452,7 +455,8 @@ setup_step(struct conn *c)
 		c->st = CONN_RELAY;
 		c->deadline = 0;
 		c->flow = flow_new(c->r->p, c->r->s, c->host, c->port, c->id,
-		    &(struct flow_hooks){ flow_on_emit, c->r },
+		    &(struct flow_hooks){ flow_on_emit, c->r, &c->r->held,
+		    HELD_MAX },
 		    &c->r->next_req);
 		return 1;
 	case CONN_RELAY:
