@@ -637,6 +637,19 @@ on_wire(struct relay *r)
 			return 1;
 		if (e == -EPIPE)
 			return 0;
+		if (e == -EMFILE && m.type == GATE_CONN) {
+			/* That connection fails, not the gate with all the
+			 * others (the kernel closed its fds: the client sees
+			 * its end close). */
+			struct gate_msg err = { .type = GATE_ERROR,
+			    .conn = m.conn, .port = m.port };
+
+			m.host[sizeof m.host - 1] = '\0';
+			GATEMSG_SET(err.host, m.host);
+			GATEMSG_SET(err.text, "gate: out of file descriptors");
+			send_msg(r, &err);
+			continue;
+		}
 		if (e < 0)
 			return e;
 		if (m.type == GATE_CONN && fds[0] >= 0 && fds[1] >= 0) {
