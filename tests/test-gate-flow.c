@@ -420,6 +420,32 @@ test_held_requests_bounded(void **state)
 	x->p.http = POLICY_DENY;
 }
 
+/* A phantom cut by chunked framing (chunk-size lines inside it, one
+ * byte a chunk) is seen in the body as the server reads it. */
+static void
+test_phantom_split_by_chunks(void **state)
+{
+	struct fx *x = *state;
+	struct buf req = { 0 };
+	const char *p = ph(x, 1);
+	cleanup_free char *up = NULL;
+
+	open_flow(x, "api.test");
+	buf_addf(&req, "POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n3\r\nk=w\r\n");
+	for (size_t i = 1; i < SECRETS_PHANTOM_LEN; i++)
+		buf_addf(&req, "1;x=%zu\r\n%c\r\n", i, p[i]);
+	buf_addf(&req, "0\r\n\r\n");
+	/* In reads of 7 bytes, across the framing too. */
+	for (size_t at = 0; at < req.len && !flow_closing(x->f); at += 7)
+		flow_from_client(x->f, buf_data(&req) + at,
+		    req.len - at < 7 ? req.len - at : 7);
+	expect_refused(x, "GH_TOKEN", "body");
+	up = text(flow_up(x->f));
+	assert_null(strstr(up, "ward-phantom"));
+	buf_free(&req);
+}
+
 static void
 test_pipelined_and_keepalive(void **state)
 {
@@ -797,6 +823,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_host_is_the_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_heads_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_requests_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phantom_split_by_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),
