@@ -307,6 +307,7 @@ test_host_is_the_connections(void **state)
 		"GET /v1 HTTP/1.1\r\nHost: api.test:8443\r\n",
 		"GET /v1 HTTP/1.1\r\nHost: api.test\r\nHost: api2.test\r\n",
 		"GET /v1 HTTP/1.1\r\n",
+		"GET /v1 HTTP/1.0\r\n",
 		"GET https://api2.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
 		"GET https://api.test:444/v1 HTTP/1.1\r\nHost: api.test\r\n",
 	};
@@ -315,7 +316,7 @@ test_host_is_the_connections(void **state)
 		"GET /v1 HTTP/1.1\r\nHost: api.test:443\r\n",
 		"GET /v1 HTTP/1.1\r\nHost: api.test.\r\n",
 		"GET https://api.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
-		"GET /v1 HTTP/1.0\r\n",
+		"GET /v1 HTTP/1.0\r\nHost: api.test\r\n",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {

@@ -387,7 +387,9 @@ host_wrong(const struct flow *f)
 		return "more than one Host header";
 	if (n == 1 && !authority_ours(f, v))
 		return "the Host header names another host";
-	if (n == 0 && f->rq.http_major == 1 && f->rq.http_minor >= 1)
+	/* None (HTTP/1.0 allows it): the server's default host, which a
+	 * shared front end may make another's. */
+	if (n == 0)
 		return "no Host header";
 	if (url[0] != '/' && url[0] != '*') {
 		struct http_parser_url u;

@@ -14,8 +14,8 @@
  *     header, a body to a host it is not bound to) refuses the request
  *     (GATE_SECRET, a 403);
  *   - a request whose Host header or absolute URL names another host
- *     than the connection's (or with two Host headers, or none in
- *     HTTP/1.1) is refused (a 403): a front end shared by several hosts
+ *     than the connection's (or with two Host headers, or none) is
+ *     refused (a 403): a front end shared by several hosts
  *     would route it, and the secret, there;
  *   - on a host with HTTP rules ([network] allow host:port METHOD PATH)
  *     a request no rule allows is refused (http = deny) or held for a
