@@ -156,16 +156,20 @@ gatewire_ready_done(struct gatewire_ready *r)
 	*r = (struct gatewire_ready){ .pid = r->pid, .wire = -1 };
 }
 
-/* A phantom is put in the sandbox's environment: a plain token. */
+/* A phantom is put in the sandbox's environment: "ward-phantom-" and
+ * hex digits, nothing else. A gate that announced anything else (the
+ * value itself, by a bug) would put it where the program reads it. */
 static bool
 phantom_ok(const struct gate_msg *m)
 {
-	if (m->name[0] == '\0' || m->text[0] == '\0')
+	static const char prefix[] = "ward-phantom-";
+	size_t n = strlen(prefix), digits;
+
+	if (m->name[0] == '\0' || strchr(m->name, '=') != NULL ||
+	    strncmp(m->text, prefix, n) != 0)
 		return false;
-	for (const char *p = m->text; *p != '\0'; p++)
-		if (*p <= ' ' || *p == 0x7f || *p == '=')
-			return false;
-	return strchr(m->name, '=') == NULL;
+	digits = strspn(m->text + n, "0123456789abcdef");
+	return digits >= 8 && m->text[n + digits] == '\0';
 }
 
 /* One start-up message: 1 when READY, 0 to read on, -errno. */

@@ -205,8 +205,10 @@ static const char *const gate_ca_env[] = {
 	"GIT_SSL_CAINFO", "NODE_EXTRA_CA_CERTS",
 };
 
-/* Does the gate set name in the sandbox (a phantom or a CA variable)?
- * Then [run] env's value of the same name is not passed. */
+/* Does the gate set name in the sandbox (a phantom or a CA variable),
+ * or is name where a secret's value is read from (from = env:NAME)?
+ * Then [run] env's value of the same name is not passed: passed, the
+ * value itself would be in the sandbox. */
 static bool
 gate_sets(const char *name)
 {
@@ -215,6 +217,13 @@ gate_sets(const char *name)
 
 	if (S.gate == NULL)
 		return false;
+	for (size_t i = 0; i < S.policy.n_secrets; i++) {
+		const char *from = S.policy.secrets[i].from;
+
+		if (from != NULL && strncmp(from, "env:", 4) == 0 &&
+		    strcmp(from + 4, name) == 0)
+			return true;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
 		if (strcmp(gate_ca_env[i], name) == 0)
 			return true;

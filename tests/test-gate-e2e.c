@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -627,6 +628,40 @@ test_stalled_handshake_times_out(void **state)
 	close_client(s, fd);
 }
 
+/* A GATE_CONN whose fds cannot be received (none free) is that
+ * message's failure, told apart from a broken wire: the gate refuses
+ * that connection and goes on serving the others. */
+static void
+test_conn_without_fds_is_not_the_wire(void **state)
+{
+	struct gate_msg m = { .type = GATE_CONN, .conn = 9, .port = 443 };
+	struct gate_msg got = { 0 };
+	struct rlimit was, now;
+	int sv[2], fds[2], r, lowest;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv), 0);
+	GATEMSG_SET(m.host, "api.test");
+	fds[0] = fds[1] = sv[0];
+	assert_int_equal(gatemsg_send(sv[0], &m, fds, 2), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	lowest = dup(0);
+	close(lowest);
+	now = was;
+	now.rlim_cur = (rlim_t)lowest;	/* no fd can be made */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &now), 0);
+	r = gatemsg_recv(sv[1], &got, fds);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_int_equal(r, -EMFILE);
+	assert_int_equal(got.type, GATE_CONN);
+	assert_int_equal(got.conn, 9);
+	assert_int_equal(fds[0], -1);
+	assert_int_equal(fds[1], -1);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* The leaf the gate would show for name, verified against the run CA
  * alone: its name constraints allow only the intercepted names. */
 static int
@@ -690,6 +725,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ca_name_constraints),
+		cmocka_unit_test(test_conn_without_fds_is_not_the_wire),
 		cmocka_unit_test(test_secret_reaches_upstream),
 		cmocka_unit_test(test_alpn_is_http11),
 		cmocka_unit_test(test_refused_never_relayed),

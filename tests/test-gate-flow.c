@@ -4,6 +4,7 @@
  * the path glob of the rules (config/policy.c). No I/O: bytes in, bytes
  * and wire messages out. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "config/policy.h"
 #include "config/util.h"
@@ -194,6 +196,17 @@ test_phantom_elsewhere_refused(void **state)
 	assert_int_equal(flow_up(x->f)->len, 0);
 	expect_refused(x, "API_KEY", "url");
 
+	/* In the URL percent-encoded: the server decodes it. */
+	{
+		cleanup_free char *enc = xasprintf("GET /v1?k=%%77ard%%2Dphantom%s "
+		    "HTTP/1.1\r\nHost: api.test\r\n\r\n", ph(x, 0) + 12);
+
+		open_flow(x, "api.test");
+		feed(x, enc);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		expect_refused(x, "API_KEY", "url");
+	}
+
 	/* Its own host, but another header. */
 	open_flow(x, "api.test");
 	r2 = xasprintf("GET /v1 HTTP/1.1\r\nHost: api.test\r\n"
@@ -248,6 +261,190 @@ test_body_scan_across_reads(void **state)
 	free(up);
 	up = text(flow_up(x->f));
 	assert_non_null(strstr(up, ph(x, 0)));
+}
+
+/* Two phantoms of the body's own secret, then another's: the scan moves
+ * on past each allowed one (it once went back and looped forever), and
+ * still finds the one that may not go. */
+static void
+test_body_scan_many_phantoms(void **state)
+{
+	struct fx *x = *state;
+	cleanup_free char *body = NULL, *req = NULL, *up = NULL;
+
+	alarm(5);	/* a loop forever fails, not hangs */
+	open_flow(x, "api.test");
+	body = xasprintf("%s0123456789%s", ph(x, 0), ph(x, 0));
+	req = xasprintf("POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", strlen(body), body);
+	assert_int_equal(feed(x, req), strlen(req));
+	assert_int_equal(x->nm, 0);
+	assert_false(flow_closing(x->f));
+	up = text(flow_up(x->f));
+	assert_non_null(strstr(up, "0123456789"));
+
+	open_flow(x, "api.test");
+	free(body);
+	free(req);
+	body = xasprintf("%s0123456789%s--%s", ph(x, 0), ph(x, 0), ph(x, 1));
+	req = xasprintf("POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", strlen(body), body);
+	feed(x, req);
+	expect_refused(x, "GH_TOKEN", "body");
+	alarm(0);
+}
+
+/* A request on a connection to api.test naming another host (domain
+ * fronting: the front end would route it, and its secret, there) is
+ * refused before any of it goes up; the host's own names pass. */
+static void
+test_host_is_the_connections(void **state)
+{
+	struct fx *x = *state;
+	static const char *const bad[] = {
+		"GET /v1 HTTP/1.1\r\nHost: api2.test\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test.evil\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test:8443\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test\r\nHost: api2.test\r\n",
+		"GET /v1 HTTP/1.1\r\n",
+		"GET /v1 HTTP/1.0\r\n",
+		"GET https://api2.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
+		"GET https://api.test:444/v1 HTTP/1.1\r\nHost: api.test\r\n",
+	};
+	static const char *const good[] = {
+		"GET /v1 HTTP/1.1\r\nHost: API.Test\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test:443\r\n",
+		"GET /v1 HTTP/1.1\r\nHost: api.test.\r\n",
+		"GET https://api.test/v1 HTTP/1.1\r\nHost: api.test\r\n",
+		"GET /v1 HTTP/1.0\r\nHost: api.test\r\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		cleanup_free char *req = xasprintf("%sx-api-key: %s\r\n\r\n",
+		    bad[i], ph(x, 0));
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "api.test");
+		feed(x, req);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 403 Forbidden\r\n", 24) == 0);
+		assert_null(strstr(down, "sekret"));
+		assert_true(flow_closing(x->f));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, GATE_HTTP);
+		assert_int_equal(x->m[0].verdict, GATE_DENY);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		cleanup_free char *req = xasprintf("%sx-api-key: %s\r\n\r\n",
+		    good[i], ph(x, 0));
+		cleanup_free char *up = NULL;
+
+		open_flow(x, "api.test");
+		assert_int_equal(feed(x, req), strlen(req));
+		up = text(flow_up(x->f));
+		assert_non_null(strstr(up, "x-api-key: sekret-api\r\n"));
+		assert_int_equal(x->nm, 0);
+	}
+}
+
+/* What the lenient parser takes but a server may read otherwise: a
+ * space in a header name (a second Host to a server as lenient), a NUL
+ * in a value (cut there in C), a tab in the URL. A 400, nothing up. */
+static void
+test_malformed_heads_refused(void **state)
+{
+	struct fx *x = *state;
+	static const struct { const char *req; size_t len; } bad[] = {
+#define R(s)	{ s, sizeof s - 1 }
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nHost : api2.test\r\n\r\n"),
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nX-A\t: b\r\n\r\n"),
+		R("GET /v1 HTTP/1.1\r\nHost: api.test\r\nX-A: b\0c\r\n\r\n"),
+		R("GET /v1\tx HTTP/1.1\r\nHost: api.test\r\n\r\n"),
+		R("GET /v1\fx HTTP/1.1\r\nHost: api.test\r\n\r\n"),
+#undef R
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "api.test");
+		flow_from_client(x->f, bad[i].req, bad[i].len);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 400 Bad Request\r\n", 26) == 0);
+		assert_true(flow_closing(x->f));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, GATE_HTTP);
+		assert_int_equal(x->m[0].status, 400);
+	}
+}
+
+/* Requests held for a person are counted across connections: one past
+ * the most is refused, not asked; an answer or a connection's end
+ * frees its place. */
+static void
+test_held_requests_bounded(void **state)
+{
+	struct fx *x = *state;
+	const char *bad = "POST /repos/other/x HTTP/1.1\r\nHost: gh.test\r\n"
+	    "Content-Length: 0\r\n\r\n";
+	unsigned held = 0;
+	struct flow_hooks h = { on_emit, x, &held, 2 };
+	struct flow *f[4];
+	cleanup_free char *down = NULL;
+
+	x->p.http = POLICY_ASK;
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		f[i] = flow_new(&x->p, &x->s, "gh.test", 443, i, &h,
+		    &x->next_req);
+		x->nm = 0;
+		flow_from_client(f[i], bad, strlen(bad));
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].type, i == 2 ? GATE_HTTP : GATE_ASK);
+		if (i == 2) {
+			down = text(flow_down(f[i]));
+			assert_true(strncmp(down, "HTTP/1.1 403 Forbidden\r\n",
+			    24) == 0);
+			assert_true(flow_closing(f[i]));
+			/* An answer frees a place, for the next. */
+			assert_int_equal(flow_answer(f[0], 1, false), 0);
+		}
+	}
+	assert_int_equal(held, 2);
+	assert_true(flow_holds(f[3], x->m[0].req));
+	flow_end(f[1]);
+	assert_int_equal(held, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		flow_free(f[i]);
+	assert_int_equal(held, 0);
+	x->p.http = POLICY_DENY;
+}
+
+/* A phantom cut by chunked framing (chunk-size lines inside it, one
+ * byte a chunk) is seen in the body as the server reads it. */
+static void
+test_phantom_split_by_chunks(void **state)
+{
+	struct fx *x = *state;
+	struct buf req = { 0 };
+	const char *p = ph(x, 1);
+	cleanup_free char *up = NULL;
+
+	open_flow(x, "api.test");
+	buf_addf(&req, "POST /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n3\r\nk=w\r\n");
+	for (size_t i = 1; i < SECRETS_PHANTOM_LEN; i++)
+		buf_addf(&req, "1;x=%zu\r\n%c\r\n", i, p[i]);
+	buf_addf(&req, "0\r\n\r\n");
+	/* In reads of 7 bytes, across the framing too. */
+	for (size_t at = 0; at < req.len && !flow_closing(x->f); at += 7)
+		flow_from_client(x->f, buf_data(&req) + at,
+		    req.len - at < 7 ? req.len - at : 7);
+	expect_refused(x, "GH_TOKEN", "body");
+	up = text(flow_up(x->f));
+	assert_null(strstr(up, "ward-phantom"));
+	buf_free(&req);
 }
 
 static void
@@ -582,6 +779,23 @@ test_secret_sources(void **state)
 	assert_true(memcmp(s.v[0].value, "from-cmd", 8) == 0);
 	secrets_done(&s);
 	free(p.secrets[0].from);
+	/* The command gets no fd of the gate's but stdio (the gate's
+	 * wire is fd 3, not close-on-exec). */
+	{
+		int fd = open("/dev/null", O_RDONLY);
+		cleanup_free char *cmd = NULL;
+
+		assert_true(fd > 2);
+		cmd = xasprintf("command:test -e /proc/self/fd/%d && echo open "
+		    "|| echo closed", fd);
+		p.secrets[0].from = xstrdup(cmd);
+		assert_int_equal(secrets_load(&s, &p, &cause), 0);
+		assert_int_equal(s.v[0].len, 6);
+		assert_true(memcmp(s.v[0].value, "closed", 6) == 0);
+		secrets_done(&s);
+		close(fd);
+	}
+	free(p.secrets[0].from);
 	p.secrets[0].from = xstrdup("command:exit 3");
 	assert_true(secrets_load(&s, &p, &cause) < 0);
 	assert_string_equal(cause, "[secret WARD_TEST_GATE_SECRET] from = "
@@ -606,6 +820,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_phantom_replaced_in_its_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phantom_elsewhere_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_scan_across_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_body_scan_many_phantoms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_is_the_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_heads_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_requests_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phantom_split_by_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_and_keepalive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_upload_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_deny_and_ask, setup, teardown),

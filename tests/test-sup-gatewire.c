@@ -223,6 +223,28 @@ test_read_start(void **state)
 		    -EPROTO);
 		gatewire_ready_done(&r);
 	}
+	/* Nor one that is not a phantom's form: a bug that announced the
+	 * value would put it in the sandbox's environment. */
+	{
+		static const char *const bad[] = {
+			"sk-live-0123456789abcdef", "ward-phantom-",
+			"ward-phantom-0123", "ward-phantom-0123abcd-x",
+			"ward-phantom-0123ABCD",
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			struct gate_msg m = msg(GATE_PHANTOM);
+
+			gatewire_set(m.name, sizeof m.name, "K");
+			gatewire_set(m.text, sizeof m.text, bad[i]);
+			assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
+			free(cause);
+			cause = NULL;
+			assert_int_equal(gatewire_read_start(sv[1], 1000, &r,
+			    &cause), -EPROTO);
+			gatewire_ready_done(&r);
+		}
+	}
 	close(sv[0]);
 	assert_int_equal(gatewire_read_start(sv[1], 1000, &r, &cause), -EPIPE);
 	gatewire_ready_done(&r);

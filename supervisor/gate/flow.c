@@ -58,6 +58,7 @@ struct flow {
 	struct buf		 tail;		/* body bytes held back */
 	bool			 held;
 	bool			 stopped;	/* refused: read no more */
+	const char		*malformed;	/* why its head is refused */
 
 	/* Requests sent up, oldest first, awaiting their responses. */
 	struct req		**q;
@@ -306,6 +307,106 @@ rule_allows(const struct flow *f, const char *method, const char *url)
 	return NULL;
 }
 
+/* ---- the host a request names ---- */
+
+/* Is name[0..n) the connection's host (a final dot aside)? */
+static bool
+name_ours(const struct flow *f, const char *name, size_t n)
+{
+	if (n > 0 && name[n - 1] == '.')
+		n--;
+	return n > 0 && n == strlen(f->host) &&
+	    strncasecmp(name, f->host, n) == 0;
+}
+
+/* Is p[0..n) (digits, or nothing: the default) the connection's port? */
+static bool
+port_ours(const struct flow *f, const char *p, size_t n)
+{
+	unsigned long v = 0;
+
+	if (n == 0)
+		return true;
+	if (n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (unsigned long)(p[i] - '0');
+	}
+	return v == f->port;
+}
+
+/* A Host header's value: "name", "name:port", "[v6]" or "[v6]:port". */
+static bool
+authority_ours(const struct flow *f, const char *a)
+{
+	size_t n = strlen(a), nl;
+	const char *name = a, *rest;
+
+	while (n > 0 && (a[n - 1] == ' ' || a[n - 1] == '\t'))
+		n--;
+	if (n > 0 && a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+
+		if (rb == NULL)
+			return false;
+		name = a + 1;
+		nl = (size_t)(rb - name);
+		rest = rb + 1;
+	} else {
+		const char *colon = memchr(a, ':', n);
+
+		nl = colon != NULL ? (size_t)(colon - a) : n;
+		rest = a + nl;
+	}
+	if (rest < a + n && *rest++ != ':')
+		return false;
+	return name_ours(f, name, nl) &&
+	    port_ours(f, rest, (size_t)(a + n - rest));
+}
+
+/*
+ * Why the request names a host other than the connection's, or NULL.
+ * The server routes by the Host header (or an absolute URL's host): one
+ * naming another host (domain fronting through a shared front end)
+ * would take the secret, judged for this host, to that one.
+ */
+static const char *
+host_wrong(const struct flow *f)
+{
+	const char *url = f->cur->url, *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nh; i++)
+		if (strcasecmp(f->h[i].name, "host") == 0) {
+			v = f->h[i].value;
+			n++;
+		}
+	if (n > 1)
+		return "more than one Host header";
+	if (n == 1 && !authority_ours(f, v))
+		return "the Host header names another host";
+	/* None (HTTP/1.0 allows it): the server's default host, which a
+	 * shared front end may make another's. */
+	if (n == 0)
+		return "no Host header";
+	if (url[0] != '/' && url[0] != '*') {
+		struct http_parser_url u;
+
+		http_parser_url_init(&u);
+		if (http_parser_parse_url(url, strlen(url), 0, &u) != 0 ||
+		    !(u.field_set & (1 << UF_HOST)) ||
+		    !name_ours(f, url + u.field_data[UF_HOST].off,
+		    u.field_data[UF_HOST].len) ||
+		    ((u.field_set & (1 << UF_PORT)) && !port_ours(f,
+		    url + u.field_data[UF_PORT].off,
+		    u.field_data[UF_PORT].len)))
+			return "the URL names another host";
+	}
+	return NULL;
+}
+
 /* ---- the request side ---- */
 
 static struct flow *
@@ -314,11 +415,45 @@ of(http_parser *hp)
 	return hp->data;
 }
 
+/* A header name of token characters only (RFC 9110 5.6.2). */
+static bool
+header_name_ok(const char *n, size_t len)
+{
+	static const char tchar[] = "!#$%&'*+-.^_`|~";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)n[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || (c != '\0' && strchr(tchar, c))))
+			return false;
+	}
+	return len > 0;
+}
+
+/*
+ * http-parser, built lenient, takes a space or a tab in a header name
+ * ("Host : other.test": a server as lenient reads a second Host), a NUL
+ * in a value (the C string cut there is not what was judged), and tabs
+ * in the URL: none is relayed.
+ */
+static void
+check_syntax(struct flow *f)
+{
+	if (f->malformed != NULL)
+		return;
+	if (!header_name_ok(buf_data(&f->field), f->field.len))
+		f->malformed = "a header name that is not a token";
+	else if (memchr(buf_data(&f->value), '\0', f->value.len) != NULL)
+		f->malformed = "a NUL in a header value";
+}
+
 static void
 push_header(struct flow *f)
 {
 	if (f->field.len == 0)
 		return;
+	check_syntax(f);
 	buf_add(&f->field, "", 1);
 	buf_add(&f->value, "", 1);
 	f->h = xreallocarray(f->h, f->nh + 1, sizeof *f->h);
@@ -338,6 +473,7 @@ rq_on_message_begin(http_parser *hp)
 
 	headers_clear(f);
 	buf_drop(&f->tail, f->tail.len);
+	f->malformed = NULL;
 	f->cur = xcalloc(1, sizeof *f->cur);
 	f->cur->id = ++*f->next_req;
 	return 0;
@@ -389,6 +525,39 @@ put_value(struct flow *f, struct buf *b, const char *v)
 	buf_add(b, v, strlen(v));
 }
 
+static unsigned
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (unsigned)(c - 'A' + 10);
+	return 16;
+}
+
+/* The URL with its %XX decoded (as the server will read it): a phantom
+ * spelled "%77ard-phantom-..." is one all the same. */
+static char *
+url_decoded(const char *u)
+{
+	char *out = xmalloc(strlen(u) + 1), *o = out;
+
+	while (*u != '\0') {
+		unsigned hi, lo;
+
+		if (u[0] == '%' && (hi = hexval(u[1])) < 16 &&
+		    (lo = hexval(u[2])) < 16) {
+			*o++ = (char)(hi << 4 | lo);
+			u += 3;
+		} else
+			*o++ = *u++;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* A phantom where it may not go: in the URL, a header's name, a header
  * that is not its secret's header on its secret's host. */
 static bool
@@ -396,7 +565,10 @@ check_phantoms(struct flow *f)
 {
 	const struct secret *sc;
 
-	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL))) {
+	cleanup_free char *plain = url_decoded(f->cur->url);
+
+	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL)) ||
+	    (sc = phantom_in(f, plain, strlen(plain), NULL))) {
 		refuse_secret(f, sc, "url");
 		return false;
 	}
@@ -448,12 +620,36 @@ send_head(struct flow *f)
 	headers_clear(f);
 }
 
+/* The request is no longer held (answered, or its connection ended). */
+static void
+unhold(struct flow *f)
+{
+	if (f->held && f->hooks.held != NULL && *f->hooks.held > 0)
+		--*f->hooks.held;
+	f->held = false;
+}
+
 static void
 ask(struct flow *f)
 {
 	struct gate_msg m = { .type = GATE_ASK };
 	cleanup_free char *rules = rules_joined(f, "");
 	cleanup_free char *path = url_path(f->cur->url);
+
+	/* A program opening connection after connection, each with a
+	 * request to ask, would flood the person with them. */
+	if (f->hooks.held != NULL && *f->hooks.held >= f->hooks.held_max) {
+		cleanup_free char *body = xasprintf("ward: %s %s on %s:%u: "
+		    "%u requests already wait for the person supervising this "
+		    "run", f->cur->method, path, f->host, f->port,
+		    *f->hooks.held);
+
+		refuse(f, 403, GATE_DENY, "too many requests waiting "
+		    "for a person", body);
+		return;
+	}
+	if (f->hooks.held != NULL)
+		++*f->hooks.held;
 
 	m.req = f->cur->id;
 	GATEMSG_SET(m.method, f->cur->method);
@@ -469,16 +665,35 @@ rq_on_headers_complete(http_parser *hp)
 {
 	struct flow *f = of(hp);
 	struct req *r = f->cur;
+	const char *why;
 
 	if (f->in_value || f->field.len > 0)
 		push_header(f);
 	buf_add(&f->url, "", 1);
 	r->url = xstrdup(buf_data(&f->url));
 	GATEMSG_SET(r->method, http_method_str((enum http_method)hp->method));
+	for (const char *u = r->url; *u != '\0' && f->malformed == NULL; u++)
+		if ((unsigned char)*u <= ' ' || *u == 0x7f)
+			f->malformed = "a control character in the URL";
+	if (f->malformed != NULL) {
+		cleanup_free char *body = xasprintf("ward: bad request: %s",
+		    f->malformed);
+
+		refuse(f, 400, GATE_DENY, f->malformed, body);
+		return 0;
+	}
 	if (hp->upgrade) {
 		refuse(f, 403, GATE_DENY, "upgrade or CONNECT",
 		    "ward: upgrades (websocket) and CONNECT are not relayed to "
 		    "an intercepted host");
+		return 0;
+	}
+	if ((why = host_wrong(f)) != NULL) {
+		cleanup_free char *body = xasprintf("ward: %s: this connection "
+		    "is to %s:%u, and a request on it is for that host only",
+		    why, f->host, f->port);
+
+		refuse(f, 403, GATE_DENY, why, body);
 		return 0;
 	}
 	if (!check_phantoms(f))
@@ -529,7 +744,7 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 	const struct secret *sc;
 	const size_t keep = SECRETS_PHANTOM_LEN - 1;
 	struct buf *t = &f->tail;
-	size_t from = 0;
+	size_t from = 0, off;
 
 	if (f->cur == NULL || f->stopped)
 		return 0;
@@ -541,12 +756,14 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 	 * phantom cut across two reads is seen whole before any of its
 	 * end goes up. */
 	buf_add(t, at, n);
-	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &from))) {
+	/* phantom_in's offset is from where it looked: from moves on past
+	 * each phantom allowed here, never back (back is a loop forever). */
+	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &off))) {
 		if (!f->bound[secret_index(f, sc)]) {
 			refuse_secret(f, sc, "body");
 			return 0;
 		}
-		from += SECRETS_PHANTOM_LEN;
+		from += off + SECRETS_PHANTOM_LEN;
 	}
 	if (t->len > keep) {
 		put_body(f, buf_data(t), t->len - keep);
@@ -613,7 +830,7 @@ flow_answer(struct flow *f, uint64_t req, bool allow)
 {
 	if (!flow_holds(f, req))
 		return -ENOENT;
-	f->held = false;
+	unhold(f);
 	if (!allow) {
 		cleanup_free char *path = url_path(f->cur->url);
 		cleanup_free char *body = xasprintf("ward: %s %s on %s:%u was "
@@ -716,7 +933,7 @@ flow_end(struct flow *f)
 		req_free(f->cur);
 		f->cur = NULL;
 	}
-	f->held = false;
+	unhold(f);
 	f->stopped = true;
 }
 
@@ -772,6 +989,7 @@ flow_free(struct flow *f)
 {
 	if (f == NULL)
 		return;
+	unhold(f);
 	for (size_t i = 0; i < f->nq; i++) {
 		if (f->q[i] == f->cur)
 			f->cur = NULL;

@@ -13,6 +13,10 @@
  *     becomes the value; a phantom anywhere else (the URL, another
  *     header, a body to a host it is not bound to) refuses the request
  *     (GATE_SECRET, a 403);
+ *   - a request whose Host header or absolute URL names another host
+ *     than the connection's (or with two Host headers, or none) is
+ *     refused (a 403): a front end shared by several hosts
+ *     would route it, and the secret, there;
  *   - on a host with HTTP rules ([network] allow host:port METHOD PATH)
  *     a request no rule allows is refused (http = deny) or held for a
  *     person (GATE_ASK; flow_answer resumes it);
@@ -36,6 +40,11 @@ struct flow_hooks {
 	 * conn, host and port are filled. */
 	void	(*emit)(void *arg, struct gate_msg *);
 	void	*arg;
+	/* The requests held for a person, counted across the gate's
+	 * connections (NULL: not counted); one more past held_max is
+	 * refused (a 403), never asked. */
+	unsigned	*held;
+	unsigned	 held_max;
 };
 
 /* *next_req: the gate's request counter, shared by its connections. */

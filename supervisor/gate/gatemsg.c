@@ -98,7 +98,10 @@ gatemsg_recv(int wire, struct gate_msg *m, int fds[2])
 		for (size_t i = 0; i < k; i++)
 			close(fds[i]);
 		fds[0] = fds[1] = -1;
-		return -EPROTO;
+		/* The message whole, its fds not (the kernel closed those
+		 * it could not give: out of fds): that one, not the wire. */
+		return (size_t)r == sizeof *m && !(mh.msg_flags & MSG_TRUNC) ?
+		    -EMFILE : -EPROTO;
 	}
 	return 0;
 }

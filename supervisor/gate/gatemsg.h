@@ -16,5 +16,6 @@ void	gatemsg_set(char *field, size_t cap, const char *s);
 int	gatemsg_send(int wire, const struct gate_msg *m, const int *fds,
 	    size_t n_fds);
 /* Receive one message and its fds (fds[0..1] = -1 when none); 0, -EPIPE
- * at the end, -EPROTO for a datagram of the wrong size, or -errno. */
+ * at the end, -EPROTO for a datagram of the wrong size, -EMFILE for a
+ * message whole but its fds lost (none free: m is read), or -errno. */
 int	gatemsg_recv(int wire, struct gate_msg *m, int fds[2]);

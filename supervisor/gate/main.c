@@ -136,7 +136,7 @@ main(int argc, char **argv)
 {
 	struct policy p;
 	struct secrets s = { 0 };
-	struct rlimit none = { 0, 0 };
+	struct rlimit none = { 0, 0 }, nofile;
 	cleanup_free char *cause = NULL, *capath = NULL, *bundle = NULL;
 	cleanup_free char *label = NULL, *rundir = NULL;
 	struct ca *ca = NULL;
@@ -155,6 +155,12 @@ main(int argc, char **argv)
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	(void)setrlimit(RLIMIT_CORE, &none);
 	signal(SIGPIPE, SIG_IGN);
+	/* Two fds a connection: as many as we may. */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+	    nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	if (policy_load(&p, argv[1], &cause) < 0)
 		return fail(cause ? cause : "the policy does not load");
 	if (secrets_load(&s, &p, &cause) < 0)

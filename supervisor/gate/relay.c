@@ -24,6 +24,8 @@
 /* From GATE_CONN to relaying: both handshakes and the connect. A client
  * or upstream that stalls there holds fds, not the loop. */
 #define SETUP_MS	30000
+/* Requests held for a person at once, across the connections. */
+#define HELD_MAX	32
 
 enum conn_state {
 	CONN_ACCEPT,		/* TLS with the sandbox's client */
@@ -67,6 +69,7 @@ struct relay {
 	SSL_CTX			*sctx, *cctx;
 	struct conn		*conns;
 	uint64_t		 next_req;
+	unsigned		 held;		/* requests held, all conns */
 	int			 setup_ms;
 };
 
@@ -452,7 +455,8 @@ setup_step(struct conn *c)
 		c->st = CONN_RELAY;
 		c->deadline = 0;
 		c->flow = flow_new(c->r->p, c->r->s, c->host, c->port, c->id,
-		    &(struct flow_hooks){ flow_on_emit, c->r },
+		    &(struct flow_hooks){ flow_on_emit, c->r, &c->r->held,
+		    HELD_MAX },
 		    &c->r->next_req);
 		return 1;
 	case CONN_RELAY:
@@ -633,6 +637,19 @@ on_wire(struct relay *r)
 			return 1;
 		if (e == -EPIPE)
 			return 0;
+		if (e == -EMFILE && m.type == GATE_CONN) {
+			/* That connection fails, not the gate with all the
+			 * others (the kernel closed its fds: the client sees
+			 * its end close). */
+			struct gate_msg err = { .type = GATE_ERROR,
+			    .conn = m.conn, .port = m.port };
+
+			m.host[sizeof m.host - 1] = '\0';
+			GATEMSG_SET(err.host, m.host);
+			GATEMSG_SET(err.text, "gate: out of file descriptors");
+			send_msg(r, &err);
+			continue;
+		}
 		if (e < 0)
 			return e;
 		if (m.type == GATE_CONN && fds[0] >= 0 && fds[1] >= 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,7 +64,7 @@ from_file(const char *path, char *dst, size_t *len, char **why)
 }
 
 /* sh -c CMDLINE outside the sandbox, stdin /dev/null, its stdout read;
- * stderr stays ours (the supervisor's). */
+ * stderr stays ours; no other fd of ours. */
 static int
 from_command(const char *cmd, char *dst, size_t *len, char **why)
 {
@@ -83,6 +84,13 @@ from_command(const char *cmd, char *dst, size_t *len, char **why)
 
 		if (null < 0 || dup2(null, 0) < 0 || dup2(pfd[1], 1) < 0)
 			_exit(127);
+		/* Nothing of the gate's past stderr: its wire (fd 3) held
+		 * by the command, or by a daemon it starts (an agent of
+		 * pass or gpg), could forge messages to the supervisor, and
+		 * would keep the wire open after the gate died. */
+		if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}

@@ -60,6 +60,7 @@ c postplain -d "k=plain" https://api2.test/ok/postplain
 c leak -H "x-api-key: $TOKEN" https://api2.test/ok/leak
 c body -d "k=$TOKEN" https://api2.test/ok/body
 c url -H "x-api-key: $TOKEN" "https://api.test/url?k=$TOKEN"
+c front -H "Host: api2.test" -H "x-api-key: $TOKEN" https://api.test/front
 echo done'
 export TOKEN=$real
 ward_fg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
@@ -133,6 +134,12 @@ assert_grep "the phantom in a URL got ward's 403" \
     '^url code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
 assert_api "the phantom in a URL never reached api.test" api 0 \
     '(.path | startswith("/url?"))'
+# Domain fronting: on api.test's connection a request for api2.test (the
+# same front end serves both) would take TOKEN's value to api2.test.
+assert_grep "a request naming Host api2.test on api.test got ward's 403" \
+    '^front code=403 curl=0 body=ward: ' "$WT_ARTIFACTS/out"
+assert_api "the fronted request never reached the server" api 0 \
+    '.path == "/front"'
 
 # The sandbox's environment held the phantom.
 rd=$(run_dir "$WT_RUN")

@@ -78,6 +78,30 @@ for place in "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR" "$WT_ARTIFACTS"; do
 	fi
 done
 
+# [run] env naming the variable a secret is read from (from = env:W19_SRC):
+# not passed, or the value itself would be in the sandbox.
+write_policy "$WT_SCRATCH/src.ini" \
+    '[run]' 'env = W19_SRC W19_OTHER' '[files]' 'write = deny' \
+    '[secret TOKEN]' 'from = env:W19_SRC' 'hosts = api.test:443' \
+    'header = x-api-key: {}'
+W19_SRC=$value W19_OTHER=kept ward_fg "$WT_ARTIFACTS/out.src" \
+    "$WT_ARTIFACTS/err.src" run --headless --policy "$WT_SCRATCH/src.ini" \
+    -- sh -c 'echo "src=${W19_SRC-unset}"; echo "other=$W19_OTHER"; echo "token=$TOKEN"; tr "\0" "\n" </proc/self/environ >/out/environ'
+show "program output (env: source in [run] env)" "$WT_ARTIFACTS/out.src"
+assert_eq "exit status (env: source in [run] env)" 0 "$WT_STATUS"
+assert_grep "the secret's source variable is not passed" '^src=unset\r?$' \
+    "$WT_ARTIFACTS/out.src"
+assert_grep "[run] env's other variable still passes" '^other=kept\r?$' \
+    "$WT_ARTIFACTS/out.src"
+assert_grep "TOKEN holds a phantom (env: source in [run] env)" \
+    '^token=ward-phantom-[0-9a-f]{16,}\r?$' "$WT_ARTIFACTS/out.src"
+if grep -qaF -- "$value" "$WT_ARTIFACTS/out.src" \
+    "$(run_dir "$WT_RUN")/out/environ"; then
+	fail "the secret's value reached the sandbox through [run] env"
+else
+	note "ok: the value is not in the sandbox's environment"
+fi
+
 # No secret, no HTTP rule: no gate, nothing of it in the sandbox.
 write_policy "$WT_SCRATCH/plain.ini" '[run]' 'env = SSL_CERT_FILE' \
     '[files]' 'write = deny'
