@@ -18,10 +18,20 @@ buf_add(struct buf *b, const void *d, size_t n)
 	}
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
 
 		while (cap < b->len + n)
 			cap *= 2;
-		b->p = xrealloc(b->p, cap);
+		/* Not realloc: a request head may hold a secret's value, and
+		 * the old block would keep a copy in freed memory. */
+		p = xmalloc(cap);
+		if (b->p != NULL) {
+			memcpy(p, b->p + b->off, b->len);
+			explicit_bzero(b->p, b->cap);
+			free(b->p);
+		}
+		b->p = p;
+		b->off = 0;
 		b->cap = cap;
 	}
 	memcpy(b->p + b->off + b->len, d, n);

@@ -315,9 +315,12 @@ conn_free(struct conn *c)
 
 		/* What the client sent past a refusal, read and dropped:
 		 * closing with it unread would reset the connection, and
-		 * the reset can destroy our 403 before the client reads it. */
+		 * the reset can destroy our 403 before the client reads it.
+		 * At most 64 KiB: a client that never stops writing does not
+		 * hold the gate here. */
 		(void)shutdown(c->cl.fd, SHUT_WR);
-		while (recv(c->cl.fd, junk, sizeof junk, MSG_DONTWAIT) > 0)
+		for (int i = 0; i < 16 &&
+		    recv(c->cl.fd, junk, sizeof junk, MSG_DONTWAIT) > 0; i++)
 			;
 		close(c->cl.fd);
 	}
