@@ -245,8 +245,15 @@ gate_env(char ***env, size_t *n)
 
 	if (S.gate == NULL)
 		return;
+	/* Only under the policy's own [secret] names: the gate is trusted
+	 * with values, not with what the sandbox's environment holds. */
 	for (size_t i = 0; i < np; i++)
-		strv_push(env, n, xasprintf("%s=%s", ph[i].name, ph[i].value));
+		for (size_t j = 0; j < S.policy.n_secrets; j++)
+			if (strcmp(ph[i].name, S.policy.secrets[j].name) == 0) {
+				strv_push(env, n, xasprintf("%s=%s", ph[i].name,
+				    ph[i].value));
+				break;
+			}
 	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
 		strv_push(env, n, xasprintf("%s=%s", gate_ca_env[i],
 		    strcmp(gate_ca_env[i], "NODE_EXTRA_CA_CERTS") == 0 ?
