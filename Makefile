@@ -79,7 +79,9 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CPPFLAGS) $(CF
 LDFLAGS += -Wl,--as-needed
 
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
-SUP_SRC  = $(filter-out supervisor/filter-gen.c,$(wildcard supervisor/*.c))
+# supervisor/gate/wire.c, the gate's wire codec, is compiled into both.
+SUP_SRC  = $(filter-out supervisor/filter-gen.c,$(wildcard supervisor/*.c)) \
+	supervisor/gate/wire.c
 TUI_SRC  = $(wildcard tui/*.c)
 # `ward probe`: its own folder, linked into ward.
 PROBE_SRC = $(wildcard probe/*.c)

@@ -23,126 +23,6 @@
 #include "config/util.h"
 
 void
-gatewire_set(char *field, size_t n, const char *s)
-{
-	size_t len = strlen(s), cut;
-
-	if (n == 0)
-		return;
-	if (len < n) {
-		memcpy(field, s, len + 1);
-		return;
-	}
-	if (n < 4) {
-		field[0] = '\0';
-		return;
-	}
-	cut = n - 4;
-	/* Back to the start of a UTF-8 sequence: never half a character. */
-	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
-	memcpy(field, s, cut);
-	memcpy(field + cut, "...", 4);
-}
-
-int
-gatewire_send(int wire, const struct gate_msg *m, const int *fds,
-    size_t n_fds)
-{
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(GATEWIRE_MAX_FDS * sizeof(int))];
-	} c;
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (n_fds > GATEWIRE_MAX_FDS)
-		return -EINVAL;
-	if (n_fds > 0) {
-		memset(&c, 0, sizeof c);
-		mh.msg_control = c.buf;
-		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
-		c.h.cmsg_level = SOL_SOCKET;
-		c.h.cmsg_type = SCM_RIGHTS;
-		c.h.cmsg_len = CMSG_LEN(n_fds * sizeof(int));
-		memcpy(CMSG_DATA(&c.h), fds, n_fds * sizeof(int));
-	}
-	n = sendmsg(wire, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)sizeof *m ? 0 : -EPROTO;
-}
-
-static bool
-terminated(const char *a, size_t n)
-{
-	return memchr(a, '\0', n) != NULL;
-}
-
-/* Every string of m ends inside its array; the type is one of ours. */
-static bool
-well_formed(const struct gate_msg *m)
-{
-	return m->type >= GATE_PHANTOM && m->type <= GATE_ERROR &&
-	    terminated(m->method, sizeof m->method) &&
-	    terminated(m->host, sizeof m->host) &&
-	    terminated(m->name, sizeof m->name) &&
-	    terminated(m->path, sizeof m->path) &&
-	    terminated(m->rule, sizeof m->rule) &&
-	    terminated(m->text, sizeof m->text);
-}
-
-int
-gatewire_recv(int wire, struct gate_msg *m, int *fds, size_t max_fds,
-    size_t *n_fds)
-{
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(8 * sizeof(int))];
-	} c;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = c.buf, .msg_controllen = sizeof c.buf,
-	};
-	int got[8];
-	size_t n_got = 0;
-	bool bad = false;
-	ssize_t n;
-
-	*n_fds = 0;
-	n = recvmsg(wire, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL;
-	    h = CMSG_NXTHDR(&mh, h)) {
-		size_t k;
-
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k && n_got < ARRAY_SIZE(got); i++)
-			memcpy(&got[n_got++], CMSG_DATA(h) + i * sizeof(int),
-			    sizeof(int));
-	}
-	if (n == 0 && n_got == 0)
-		return -EPIPE;
-	/* MSG_TRUNC: the datagram was longer than one message. */
-	if (n != (ssize_t)sizeof *m || (mh.msg_flags & (MSG_TRUNC |
-	    MSG_CTRUNC)) || n_got > max_fds || !well_formed(m))
-		bad = true;
-	if (bad) {
-		for (size_t i = 0; i < n_got; i++)
-			close(got[i]);
-		return -EPROTO;
-	}
-	memcpy(fds, got, n_got * sizeof(int));
-	*n_fds = n_got;
-	return 0;
-}
-
-void
 gatewire_ready_done(struct gatewire_ready *r)
 {
 	for (size_t i = 0; i < r->n_phantoms; i++) {
@@ -223,13 +103,13 @@ gatewire_read_start(int wire, int timeout_ms, struct gatewire_ready *ret,
 
 	for (;;) {
 		struct gate_msg m;
-		int fds[GATEWIRE_MAX_FDS];
+		int fds[GATE_MAX_FDS];
 		size_t n_fds = 0;
 		struct pollfd p = { wire, POLLIN, 0 };
 		int64_t left = end - now_mono_ms();
 		int r;
 
-		r = gatewire_recv(wire, &m, fds, 0, &n_fds);
+		r = gate_msg_recv(wire, &m, fds, 0, &n_fds);
 		if (r == 0) {
 			if ((r = start_msg(&m, ret, cause)) != 0)
 				return r < 0 ? r : 0;

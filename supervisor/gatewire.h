@@ -13,27 +13,10 @@
 
 #include "supervisor/gate/wire.h"
 
-#define GATEWIRE_MAX_FDS	2	/* a GATE_CONN's: the gate's end, the host's */
 #define GATEWIRE_START_MS	30000	/* the gate's start-up (command: sources) */
 
-/* Copy s into a field of size n (a gate_msg's array): NUL-terminated,
- * and a string too long cut on a UTF-8 boundary, ending in "...". */
-void	gatewire_set(char *field, size_t n, const char *s);
-
-/* Send m with n_fds fds (0..GATEWIRE_MAX_FDS): 0, or -errno (-EAGAIN
- * when the wire is full: the caller refuses, never waits). */
-int	gatewire_send(int wire, const struct gate_msg *m, const int *fds,
-	    size_t n_fds);
-/*
- * Receive one message: 0 with *m and its fds (*n_fds of them, each
- * close-on-exec and the caller's); -EAGAIN: nothing yet; -EPIPE: the
- * other end closed; -EPROTO: a short or oversized datagram, more fds
- * than max_fds, a type out of range or a string not terminated inside
- * its array (a protocol error: the caller closes the wire). Fds that
- * came with a refused message are closed.
- */
-int	gatewire_recv(int wire, struct gate_msg *m, int *fds, size_t max_fds,
-	    size_t *n_fds);
+/* The messages' codec is wire.h's (gate_msg_set/send/recv), one for
+ * both ends. */
 
 /* A secret's phantom, as the gate said it at start-up. */
 struct gatewire_phantom {

@@ -168,7 +168,7 @@ send_msg(struct sup *s, const struct gate_msg *m, const int *fds, size_t n)
 
 	if (!intercept_alive(s, NULL))
 		return -ECONNREFUSED;
-	if ((r = gatewire_send(s->gate->g.wire, m, fds, n)) < 0 &&
+	if ((r = gate_msg_send(s->gate->g.wire, m, fds, n)) < 0 &&
 	    r != -EAGAIN) {
 		cleanup_free char *why = xasprintf("the wire: %s",
 		    strerror(-r));
@@ -190,7 +190,7 @@ intercept_conn(struct sup *s, int *server, int *hostfd, const char *host,
 	m.type = GATE_CONN;
 	m.conn = ++s->gate->next_conn;
 	m.port = port;
-	gatewire_set(m.host, sizeof m.host, host);
+	gate_msg_set(m.host, sizeof m.host, host);
 	r = send_msg(s, &m, fds, 2);
 	/* Sent, the gate holds its copies; ours go either way. */
 	closep(server);
@@ -437,9 +437,9 @@ intercept_on_ready(struct sup *s, short revents)
 		flush_outbox(s);
 	for (int i = 0; i < INTERCEPT_ROUND && intercept_alive(s, NULL); i++) {
 		struct gate_msg m;
-		int fds[GATEWIRE_MAX_FDS];
+		int fds[GATE_MAX_FDS];
 		size_t n = 0;
-		int r = gatewire_recv(s->gate->g.wire, &m, fds, 0, &n);
+		int r = gate_msg_recv(s->gate->g.wire, &m, fds, 0, &n);
 
 		if (r == -EAGAIN)
 			return;

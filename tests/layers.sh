@@ -21,7 +21,11 @@ done
 # ward-gate (supervisor/gate/): its own program, apart from the
 # supervisor's tower: it includes config/, approvals/ and its own
 # headers only, and nothing outside it includes its files (the
-# supervisor talks to it through the wire alone, supervisor/gate/wire.h).
+# supervisor talks to it through the wire alone, supervisor/gate/wire.h,
+# whose one codec, wire.c, both programs are built with; it may use
+# nothing else of the gate's and no OpenSSL).
+grep -nE '#include' supervisor/gate/wire.[ch] | grep -vE '#include <|#include "supervisor/gate/wire\.h"' &&
+	bad "supervisor/gate/wire.[ch], built into the supervisor too, include only the system's and wire.h"
 for f in supervisor/gate/*.[ch]; do
 	grep -nE '#include "(tui|probe)/' "$f" && bad "$f includes tui/ or probe/"
 	grep -nE '#include "supervisor/' "$f" | grep -vE '#include "supervisor/gate/' &&

@@ -29,7 +29,7 @@
 #include "config/policy.h"
 #include "config/util.h"
 #include "supervisor/gate/ca.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 #include "supervisor/gate/lock.h"
 #include "supervisor/gate/relay.h"
 #include "supervisor/gate/secrets.h"
@@ -344,10 +344,10 @@ connect_via_gate(struct fx *x, struct upstream *u, const char *host,
 	    errno == EINPROGRESS);
 	m.conn = ++x->conn;
 	m.port = 443;
-	GATEMSG_SET(m.host, host);
+	GATE_MSG_SET(m.host, host);
 	fds[0] = pair[1];
 	fds[1] = ufd;
-	assert_int_equal(gatemsg_send(x->wire, &m, fds, 2), 0);
+	assert_int_equal(gate_msg_send(x->wire, &m, fds, 2), 0);
 	close(pair[1]);
 	close(ufd);
 	setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -373,9 +373,10 @@ next_msg(struct fx *x)
 	struct pollfd p = { .fd = x->wire, .events = POLLIN };
 	struct gate_msg m = { 0 };
 	int fds[2];
+	size_t nfds;
 
 	assert_int_equal(poll(&p, 1, 5000), 1);
-	assert_int_equal(gatemsg_recv(x->wire, &m, fds), 0);
+	assert_int_equal(gate_msg_recv(x->wire, &m, fds, GATE_MAX_FDS, &nfds), 0);
 	return m;
 }
 
@@ -574,7 +575,7 @@ ask_and_answer(struct fx *x, uint32_t verdict, const char *expect)
 	assert_int_equal(x->good.requests, before);	/* held */
 	a.req = m.req;
 	a.verdict = verdict;
-	assert_int_equal(gatemsg_send(x->wire, &a, NULL, 0), 0);
+	assert_int_equal(gate_msg_send(x->wire, &a, NULL, 0), 0);
 	read_all(s, resp, sizeof resp);
 	assert_true(strncmp(resp, expect, strlen(expect)) == 0);
 	m = next_msg(x);
@@ -638,20 +639,21 @@ test_conn_without_fds_is_not_the_wire(void **state)
 	struct gate_msg got = { 0 };
 	struct rlimit was, now;
 	int sv[2], fds[2], r, lowest;
+	size_t nfds;
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    sv), 0);
-	GATEMSG_SET(m.host, "api.test");
+	GATE_MSG_SET(m.host, "api.test");
 	fds[0] = fds[1] = sv[0];
-	assert_int_equal(gatemsg_send(sv[0], &m, fds, 2), 0);
+	assert_int_equal(gate_msg_send(sv[0], &m, fds, 2), 0);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
 	lowest = dup(0);
 	close(lowest);
 	now = was;
 	now.rlim_cur = (rlim_t)lowest;	/* no fd can be made */
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &now), 0);
-	r = gatemsg_recv(sv[1], &got, fds);
+	r = gate_msg_recv(sv[1], &got, fds, GATE_MAX_FDS, &nfds);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 	assert_int_equal(r, -EMFILE);
 	assert_int_equal(got.type, GATE_CONN);

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "config/util.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 
 /* $(BUILD)/bin/ward-gate, beside this test's folder: the one built
  * with the same flags (make asan's is sanitized too). */
@@ -58,9 +58,10 @@ next_msg(int wire)
 	struct pollfd p = { .fd = wire, .events = POLLIN };
 	struct gate_msg m = { 0 };
 	int fds[2];
+	size_t nfds;
 
 	assert_int_equal(poll(&p, 1, 10000), 1);
-	assert_int_equal(gatemsg_recv(wire, &m, fds), 0);
+	assert_int_equal(gate_msg_recv(wire, &m, fds, GATE_MAX_FDS, &nfds), 0);
 	return m;
 }
 

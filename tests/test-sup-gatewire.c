@@ -52,7 +52,7 @@ msg(enum gate_type t)
 static void
 test_round_trip(void **state)
 {
-	int sv[2], fds[2], got[GATEWIRE_MAX_FDS];
+	int sv[2], fds[2], got[GATE_MAX_FDS];
 	struct gate_msg m = msg(GATE_CONN), r;
 	size_t n = 9;
 	struct stat a, b;
@@ -62,9 +62,9 @@ test_round_trip(void **state)
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
 	m.conn = 42;
 	m.port = 443;
-	gatewire_set(m.host, sizeof m.host, "api.example.test");
-	assert_int_equal(gatewire_send(sv[0], &m, fds, 2), 0);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, GATEWIRE_MAX_FDS, &n), 0);
+	gate_msg_set(m.host, sizeof m.host, "api.example.test");
+	assert_int_equal(gate_msg_send(sv[0], &m, fds, 2), 0);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, GATE_MAX_FDS, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(r.type, GATE_CONN);
 	assert_int_equal(r.conn, 42);
@@ -80,9 +80,9 @@ test_round_trip(void **state)
 	close(fds[0]);
 	close(fds[1]);
 	/* Nothing more: EAGAIN; the other end gone: EPIPE. */
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EAGAIN);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EAGAIN);
 	close(sv[0]);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPIPE);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPIPE);
 	close(sv[1]);
 }
 
@@ -98,30 +98,30 @@ test_refused(void **state)
 	pair(sv);
 	/* Short. */
 	assert_int_equal(send(sv[0], &m, sizeof m - 1, 0), (ssize_t)sizeof m - 1);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPROTO);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	/* Oversized. */
 	memset(big, 0, sizeof big);
 	memcpy(big, &m, sizeof m);
 	assert_int_equal(send(sv[0], big, sizeof big, 0), (ssize_t)sizeof big);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPROTO);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	/* A string not terminated in its array. */
 	memset(m.method, 'A', sizeof m.method);
-	assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPROTO);
+	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	/* A type out of range. */
 	m = msg(GATE_ERROR);
 	m.type = GATE_ERROR + 1;
-	assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPROTO);
+	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	m.type = 0;
-	assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), -EPROTO);
+	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	/* More fds than the message may carry: refused, and closed. */
 	m = msg(GATE_HTTP);
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	assert_int_equal(gatewire_send(sv[0], &m, fds, 1), 0);
+	assert_int_equal(gate_msg_send(sv[0], &m, fds, 1), 0);
 	close(fds[0]);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 0, &n), -EPROTO);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 0, &n), -EPROTO);
 	/* Its only reader closed: the pipe's writer sees EPIPE. */
 	assert_int_equal(write(fds[1], "x", 1), -1);
 	assert_int_equal(errno, EPIPE);
@@ -130,13 +130,13 @@ test_refused(void **state)
 	{
 		int three[3] = { 0, 1, 2 };
 
-		assert_int_equal(gatewire_send(sv[0], &m, three, 3), -EINVAL);
+		assert_int_equal(gate_msg_send(sv[0], &m, three, 3), -EINVAL);
 	}
 	/* A good one still reads after the bad ones. */
 	m = msg(GATE_SECRET);
-	gatewire_set(m.name, sizeof m.name, "API_KEY");
-	assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
-	assert_int_equal(gatewire_recv(sv[1], &r, got, 2, &n), 0);
+	gate_msg_set(m.name, sizeof m.name, "API_KEY");
+	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), 0);
 	assert_string_equal(r.name, "API_KEY");
 	close(sv[0]);
 	close(sv[1]);
@@ -148,15 +148,15 @@ test_set(void **state)
 	char f[8];
 
 	(void)state;
-	gatewire_set(f, sizeof f, "abc");
+	gate_msg_set(f, sizeof f, "abc");
 	assert_string_equal(f, "abc");
-	gatewire_set(f, sizeof f, "1234567");
+	gate_msg_set(f, sizeof f, "1234567");
 	assert_string_equal(f, "1234567");
-	gatewire_set(f, sizeof f, "12345678");
+	gate_msg_set(f, sizeof f, "12345678");
 	assert_string_equal(f, "1234...");
 	/* "12" then a two-byte é at 2..3 and another at 4..5: cut before a
 	 * continuation byte goes back to the character's start. */
-	gatewire_set(f, sizeof f, "123\xc3\xa9xyz");
+	gate_msg_set(f, sizeof f, "123\xc3\xa9xyz");
 	assert_string_equal(f, "123...");
 }
 
@@ -165,19 +165,19 @@ send_start(int wire, bool ready)
 {
 	struct gate_msg m = msg(GATE_PHANTOM);
 
-	gatewire_set(m.name, sizeof m.name, "API_KEY");
-	gatewire_set(m.text, sizeof m.text, "ward-phantom-0123abcd");
-	assert_int_equal(gatewire_send(wire, &m, NULL, 0), 0);
+	gate_msg_set(m.name, sizeof m.name, "API_KEY");
+	gate_msg_set(m.text, sizeof m.text, "ward-phantom-0123abcd");
+	assert_int_equal(gate_msg_send(wire, &m, NULL, 0), 0);
 	if (ready) {
 		m = msg(GATE_READY);
-		gatewire_set(m.path, sizeof m.path, "/run/x/gate/ca.pem");
-		gatewire_set(m.text, sizeof m.text, "/run/x/gate/bundle.pem");
+		gate_msg_set(m.path, sizeof m.path, "/run/x/gate/ca.pem");
+		gate_msg_set(m.text, sizeof m.text, "/run/x/gate/bundle.pem");
 	} else {
 		m = msg(GATE_FAIL);
-		gatewire_set(m.text, sizeof m.text,
+		gate_msg_set(m.text, sizeof m.text,
 		    "[secret API_KEY] from = env:API_KEY: not set");
 	}
-	assert_int_equal(gatewire_send(wire, &m, NULL, 0), 0);
+	assert_int_equal(gate_msg_send(wire, &m, NULL, 0), 0);
 }
 
 static void
@@ -216,9 +216,9 @@ test_read_start(void **state)
 	{
 		struct gate_msg m = msg(GATE_PHANTOM);
 
-		gatewire_set(m.name, sizeof m.name, "K");
-		gatewire_set(m.text, sizeof m.text, "a\nb");
-		assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
+		gate_msg_set(m.name, sizeof m.name, "K");
+		gate_msg_set(m.text, sizeof m.text, "a\nb");
+		assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
 		assert_int_equal(gatewire_read_start(sv[1], 1000, &r, &cause),
 		    -EPROTO);
 		gatewire_ready_done(&r);
@@ -235,9 +235,9 @@ test_read_start(void **state)
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			struct gate_msg m = msg(GATE_PHANTOM);
 
-			gatewire_set(m.name, sizeof m.name, "K");
-			gatewire_set(m.text, sizeof m.text, bad[i]);
-			assert_int_equal(gatewire_send(sv[0], &m, NULL, 0), 0);
+			gate_msg_set(m.name, sizeof m.name, "K");
+			gate_msg_set(m.text, sizeof m.text, bad[i]);
+			assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
 			free(cause);
 			cause = NULL;
 			assert_int_equal(gatewire_read_start(sv[1], 1000, &r,
@@ -264,9 +264,9 @@ fake_gate(const char *how)
 	if (strcmp(how, "ready") == 0) {
 		struct gate_msg m = msg(GATE_READY);
 
-		gatewire_set(m.path, sizeof m.path, "/x/ca.pem");
-		gatewire_set(m.text, sizeof m.text, "/x/bundle.pem");
-		if (gatewire_send(GATE_WIRE_FD, &m, NULL, 0) < 0)
+		gate_msg_set(m.path, sizeof m.path, "/x/ca.pem");
+		gate_msg_set(m.text, sizeof m.text, "/x/bundle.pem");
+		if (gate_msg_send(GATE_WIRE_FD, &m, NULL, 0) < 0)
 			return 4;
 		/* Until the wire closes. */
 		{

@@ -50,15 +50,15 @@ say(enum gate_type t, const char *name, const char *text, uint64_t req,
 	m.status = t == GATE_HTTP ? 200 : 0;
 	m.bytes_up = 81;
 	m.bytes_down = 167;
-	gatewire_set(m.method, sizeof m.method, "GET");
-	gatewire_set(m.host, sizeof m.host, "api.test");
-	gatewire_set(m.name, sizeof m.name, name);
-	gatewire_set(m.text, sizeof m.text, text);
-	gatewire_set(m.path, sizeof m.path, path);
-	gatewire_set(m.rule, sizeof m.rule, t == GATE_ASK ?
+	gate_msg_set(m.method, sizeof m.method, "GET");
+	gate_msg_set(m.host, sizeof m.host, "api.test");
+	gate_msg_set(m.name, sizeof m.name, name);
+	gate_msg_set(m.text, sizeof m.text, text);
+	gate_msg_set(m.path, sizeof m.path, path);
+	gate_msg_set(m.rule, sizeof m.rule, t == GATE_ASK ?
 	    "api.test:443 GET /v1/**" : "");
 	/* The fake waits for room (the supervisor reads in rounds). */
-	while (gatewire_send(GATE_WIRE_FD, &m, NULL, 0) == -EAGAIN) {
+	while (gate_msg_send(GATE_WIRE_FD, &m, NULL, 0) == -EAGAIN) {
 		struct pollfd p = { GATE_WIRE_FD, POLLOUT, 0 };
 
 		(void)poll(&p, 1, 1000);
@@ -71,7 +71,7 @@ hear(struct gate_msg *m, int *fds, size_t *n)
 {
 	for (;;) {
 		struct pollfd p = { GATE_WIRE_FD, POLLIN, 0 };
-		int r = gatewire_recv(GATE_WIRE_FD, m, fds, GATEWIRE_MAX_FDS, n);
+		int r = gate_msg_recv(GATE_WIRE_FD, m, fds, GATE_MAX_FDS, n);
 
 		if (r != -EAGAIN)
 			return r;
@@ -88,7 +88,7 @@ static int
 fake_gate_full(void)
 {
 	struct gate_msg m;
-	int fds[GATEWIRE_MAX_FDS];
+	int fds[GATE_MAX_FDS];
 	size_t n;
 	uint32_t good = 0;
 
@@ -105,8 +105,8 @@ fake_gate_full(void)
 	memset(&m, 0, sizeof m);
 	m.type = GATE_HTTP;
 	m.status = good;
-	gatewire_set(m.path, sizeof m.path, "/count");
-	(void)gatewire_send(GATE_WIRE_FD, &m, NULL, 0);
+	gate_msg_set(m.path, sizeof m.path, "/count");
+	(void)gate_msg_send(GATE_WIRE_FD, &m, NULL, 0);
 	return 0;
 }
 
@@ -114,7 +114,7 @@ static int
 fake_gate(const char *how)
 {
 	struct gate_msg m;
-	int fds[GATEWIRE_MAX_FDS];
+	int fds[GATE_MAX_FDS];
 	size_t n;
 
 	if (strcmp(how, "full") == 0)

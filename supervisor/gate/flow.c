@@ -12,7 +12,7 @@
 #include "approvals/netdest.h"
 #include "approvals/netrules.h"
 #include "config/util.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 
 struct hdr {
 	char	*name;
@@ -104,7 +104,7 @@ emit(struct flow *f, struct gate_msg *m)
 {
 	m->conn = f->conn;
 	m->port = f->port;
-	GATEMSG_SET(m->host, f->host);
+	GATE_MSG_SET(m->host, f->host);
 	f->hooks.emit(f->hooks.arg, m);
 }
 
@@ -121,11 +121,11 @@ emit_http(struct flow *f, const struct req *r, enum gate_verdict v,
 	m.status = r->status;
 	m.bytes_up = r->up;
 	m.bytes_down = r->down;
-	GATEMSG_SET(m.method, r->method);
-	GATEMSG_SET(m.path, r->url ? path : "");
-	GATEMSG_SET(m.rule, r->rule ? r->rule : "");
-	GATEMSG_SET(m.name, r->secret ? r->secret : "");
-	GATEMSG_SET(m.text, why ? why : "");
+	GATE_MSG_SET(m.method, r->method);
+	GATE_MSG_SET(m.path, r->url ? path : "");
+	GATE_MSG_SET(m.rule, r->rule ? r->rule : "");
+	GATE_MSG_SET(m.name, r->secret ? r->secret : "");
+	GATE_MSG_SET(m.text, why ? why : "");
 	emit(f, &m);
 }
 
@@ -178,10 +178,10 @@ refuse_secret(struct flow *f, const struct secret *sc, const char *where)
 	cleanup_free char *why = NULL, *body = NULL;
 	cleanup_free char *path = url_path(f->cur->url ? f->cur->url : "/");
 
-	GATEMSG_SET(m.name, sc->ps->name);
-	GATEMSG_SET(m.method, f->cur->method);
-	GATEMSG_SET(m.path, path);
-	GATEMSG_SET(m.text, where);
+	GATE_MSG_SET(m.name, sc->ps->name);
+	GATE_MSG_SET(m.method, f->cur->method);
+	GATE_MSG_SET(m.path, path);
+	GATE_MSG_SET(m.text, where);
 	m.req = f->cur->id;
 	emit(f, &m);
 	why = xasprintf("the phantom of %s in the %s", sc->ps->name, where);
@@ -652,9 +652,9 @@ ask(struct flow *f)
 		++*f->hooks.held;
 
 	m.req = f->cur->id;
-	GATEMSG_SET(m.method, f->cur->method);
-	GATEMSG_SET(m.path, path);
-	GATEMSG_SET(m.rule, rules);
+	GATE_MSG_SET(m.method, f->cur->method);
+	GATE_MSG_SET(m.path, path);
+	GATE_MSG_SET(m.rule, rules);
 	emit(f, &m);
 	f->held = true;
 	http_parser_pause(&f->rq, 1);
@@ -671,7 +671,7 @@ rq_on_headers_complete(http_parser *hp)
 		push_header(f);
 	buf_add(&f->url, "", 1);
 	r->url = xstrdup(buf_data(&f->url));
-	GATEMSG_SET(r->method, http_method_str((enum http_method)hp->method));
+	GATE_MSG_SET(r->method, http_method_str((enum http_method)hp->method));
 	for (const char *u = r->url; *u != '\0' && f->malformed == NULL; u++)
 		if ((unsigned char)*u <= ' ' || *u == 0x7f)
 			f->malformed = "a control character in the URL";
@@ -948,7 +948,7 @@ flow_new(const struct policy *p, const struct secrets *s, const char *host,
 
 	f->p = p;
 	f->s = s;
-	GATEMSG_SET(f->host, host);
+	GATE_MSG_SET(f->host, host);
 	f->port = port;
 	f->conn = conn;
 	f->hooks = *hooks;

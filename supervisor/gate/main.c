@@ -21,7 +21,7 @@
 #include "config/util.h"
 #include "supervisor/gate/buf.h"
 #include "supervisor/gate/ca.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 #include "supervisor/gate/lock.h"
 #include "supervisor/gate/relay.h"
 #include "supervisor/gate/secrets.h"
@@ -81,8 +81,8 @@ fail(const char *why)
 {
 	struct gate_msg m = { .type = GATE_FAIL };
 
-	GATEMSG_SET(m.text, why);
-	(void)gatemsg_send(GATE_WIRE_FD, &m, NULL, 0);
+	GATE_MSG_SET(m.text, why);
+	(void)gate_msg_send(GATE_WIRE_FD, &m, NULL, 0);
 	fprintf(stderr, "ward-gate: %s\n", why);
 	return 1;
 }
@@ -120,15 +120,15 @@ announce(const struct secrets *s, const char *capath, const char *bundle)
 
 	for (size_t i = 0; i < s->n; i++) {
 		m = (struct gate_msg){ .type = GATE_PHANTOM };
-		GATEMSG_SET(m.name, s->v[i].ps->name);
-		GATEMSG_SET(m.text, s->v[i].phantom);
-		if ((r = gatemsg_send(GATE_WIRE_FD, &m, NULL, 0)) < 0)
+		GATE_MSG_SET(m.name, s->v[i].ps->name);
+		GATE_MSG_SET(m.text, s->v[i].phantom);
+		if ((r = gate_msg_send(GATE_WIRE_FD, &m, NULL, 0)) < 0)
 			return r;
 	}
 	m = (struct gate_msg){ .type = GATE_READY };
-	GATEMSG_SET(m.path, capath);
-	GATEMSG_SET(m.text, bundle);
-	return gatemsg_send(GATE_WIRE_FD, &m, NULL, 0);
+	GATE_MSG_SET(m.path, capath);
+	GATE_MSG_SET(m.text, bundle);
+	return gate_msg_send(GATE_WIRE_FD, &m, NULL, 0);
 }
 
 int

@@ -18,7 +18,7 @@
 
 #include "config/util.h"
 #include "supervisor/gate/flow.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 
 #define CHUNK	16384
 /* From GATE_CONN to relaying: both handshakes and the connect. A client
@@ -77,7 +77,7 @@ static void
 send_msg(struct relay *r, struct gate_msg *m)
 {
 	m->type = m->type ? m->type : GATE_ERROR;
-	(void)gatemsg_send(r->wire, m, NULL, 0);
+	(void)gate_msg_send(r->wire, m, NULL, 0);
 }
 
 static void
@@ -96,8 +96,8 @@ conn_error(struct conn *c, const char *fmt, ...)
 	va_end(ap);
 	m.conn = c->id;
 	m.port = c->port;
-	GATEMSG_SET(m.host, c->host);
-	GATEMSG_SET(m.text, t);
+	GATE_MSG_SET(m.host, c->host);
+	GATE_MSG_SET(m.text, t);
 	send_msg(c->r, &m);
 }
 
@@ -135,9 +135,9 @@ relay_on_sni(SSL *ssl, int *alert, void *arg)
 		sc = secrets_at(r->s, p, strlen(p));
 		m.conn = c->id;
 		m.port = c->port;
-		GATEMSG_SET(m.host, c->host);
-		GATEMSG_SET(m.name, sc ? sc->ps->name : "");
-		GATEMSG_SET(m.text, "sni");
+		GATE_MSG_SET(m.host, c->host);
+		GATE_MSG_SET(m.name, sc ? sc->ps->name : "");
+		GATE_MSG_SET(m.text, "sni");
 		send_msg(r, &m);
 		snprintf(c->err, sizeof c->err, "a phantom in the SNI");
 		*alert = SSL_AD_UNRECOGNIZED_NAME;
@@ -585,7 +585,7 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 	c->r = r;
 	c->id = m->conn;
 	c->deadline = now_mono_ms() + r->setup_ms;
-	GATEMSG_SET(c->host, m->host);
+	GATE_MSG_SET(c->host, m->host);
 	c->port = m->port;
 	c->cl = (struct end){ .c = c, .fd = fds[0] };
 	c->up = (struct end){ .c = c, .fd = fds[1] };
@@ -634,9 +634,11 @@ on_wire(struct relay *r)
 {
 	for (;;) {
 		struct gate_msg m;
-		int fds[2], e;
+		int fds[GATE_MAX_FDS], e;
+		size_t nfds;
 
-		if ((e = gatemsg_recv(r->wire, &m, fds)) == -EAGAIN)
+		if ((e = gate_msg_recv(r->wire, &m, fds, GATE_MAX_FDS,
+		    &nfds)) == -EAGAIN)
 			return 1;
 		if (e == -EPIPE)
 			return 0;
@@ -648,8 +650,8 @@ on_wire(struct relay *r)
 			    .conn = m.conn, .port = m.port };
 
 			m.host[sizeof m.host - 1] = '\0';
-			GATEMSG_SET(err.host, m.host);
-			GATEMSG_SET(err.text, "gate: out of file descriptors");
+			GATE_MSG_SET(err.host, m.host);
+			GATE_MSG_SET(err.text, "gate: out of file descriptors");
 			send_msg(r, &err);
 			continue;
 		}

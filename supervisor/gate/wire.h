@@ -54,9 +54,11 @@
  *                              not api.test")
  * Closing the wire ends the gate (the supervisor's exit does).
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #define GATE_WIRE_FD	3
+#define GATE_MAX_FDS	2	/* a GATE_CONN's: the gate's end, the host's */
 
 enum gate_type {
 	GATE_PHANTOM = 1,
@@ -93,3 +95,27 @@ struct gate_msg {
 	char		rule[512];
 	char		text[512];
 };
+
+/*
+ * The codec (supervisor/gate/wire.c), the same at both ends.
+ * gate_msg_set: copy s (NULL = "") into a field of cap bytes,
+ * NUL-terminated; too long, cut on a UTF-8 boundary, ending in "...".
+ */
+void	gate_msg_set(char *field, size_t cap, const char *s);
+#define GATE_MSG_SET(field, s) gate_msg_set((field), sizeof(field), (s))
+/* Send m with n_fds fds (0..GATE_MAX_FDS, else -EINVAL): 0 or -errno;
+ * on a non-blocking wire -EAGAIN when it is full. */
+int	gate_msg_send(int wire, const struct gate_msg *m, const int *fds,
+	    size_t n_fds);
+/*
+ * Receive one message, never waiting: 0 with *m and its fds (*n_fds of
+ * them in fds[0..], each close-on-exec and the caller's; the rest of
+ * fds[0..max_fds) -1); -EAGAIN: nothing yet; -EPIPE: the other end
+ * closed; -EPROTO: a short or oversized datagram, more fds than
+ * max_fds, a type out of range or a string not terminated inside its
+ * array (a protocol error: the caller closes the wire); -EMFILE: the
+ * message whole (*m is read) but its fds lost, none being free here.
+ * Fds that came with a refused message are closed.
+ */
+int	gate_msg_recv(int wire, struct gate_msg *m, int *fds, size_t max_fds,
+	    size_t *n_fds);

@@ -28,7 +28,7 @@
 #include "config/policy.h"
 #include "config/util.h"
 #include "supervisor/gate/ca.h"
-#include "supervisor/gate/gatemsg.h"
+#include "supervisor/gate/wire.h"
 #include "supervisor/gate/lock.h"
 #include "supervisor/gate/relay.h"
 #include "supervisor/gate/secrets.h"
@@ -323,8 +323,8 @@ main(int argc, char **argv)
 		tcp_pair(&cl, &gl);
 		fds[0] = gl;
 		fds[1] = tcp_to(sv.port);
-		GATEMSG_SET(m.host, "api.test");
-		if (gatemsg_send(wire[0], &m, fds, 2) < 0)
+		GATE_MSG_SET(m.host, "api.test");
+		if (gate_msg_send(wire[0], &m, fds, 2) < 0)
 			fatal("wire");
 		close(fds[0]);
 		close(fds[1]);
