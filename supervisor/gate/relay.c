@@ -341,13 +341,12 @@ cut_upstream(struct conn *c)
 	c->u_eof = true;
 }
 
-/* One SSL_read or SSL_write's outcome: > 0 bytes, 0 blocked (e->want
- * says on what), -1 the end (EOF or error). */
+/* What SSL_get_error says of a call that did not complete: 0 blocked
+ * (e->want says on what), -1 the end (EOF or error; the error queue is
+ * left for the caller to read). */
 static int
-io_result(SSL *ssl, int n, struct end *e)
+ssl_blocked(SSL *ssl, int n, struct end *e)
 {
-	if (n > 0)
-		return n;
 	switch (SSL_get_error(ssl, n)) {
 	case SSL_ERROR_WANT_READ:
 		e->want |= EPOLLIN;
@@ -356,9 +355,22 @@ io_result(SSL *ssl, int n, struct end *e)
 		e->want |= EPOLLOUT;
 		return 0;
 	default:
-		ERR_clear_error();
 		return -1;
 	}
+}
+
+/* One SSL_read or SSL_write's outcome: > 0 bytes, 0 blocked (e->want
+ * says on what), -1 the end (EOF or error). */
+static int
+io_result(SSL *ssl, int n, struct end *e)
+{
+	int r;
+
+	if (n > 0)
+		return n;
+	if ((r = ssl_blocked(ssl, n, e)) < 0)
+		ERR_clear_error();
+	return r;
 }
 
 /* A handshake step: 1 done, 0 blocked, -1 failed. */
@@ -367,18 +379,7 @@ handshake(SSL *ssl, struct end *e)
 {
 	int n = SSL_do_handshake(ssl);
 
-	if (n == 1)
-		return 1;
-	switch (SSL_get_error(ssl, n)) {
-	case SSL_ERROR_WANT_READ:
-		e->want |= EPOLLIN;
-		return 0;
-	case SSL_ERROR_WANT_WRITE:
-		e->want |= EPOLLOUT;
-		return 0;
-	default:
-		return -1;
-	}
+	return n == 1 ? 1 : ssl_blocked(ssl, n, e);
 }
 
 static int
