@@ -189,11 +189,8 @@ main(int argc, char **argv)
 		r = 1;
 		goto out;
 	}
-	/* Parsed now, while the supervisor makes the sandbox; from memory,
-	 * read before READY. A store left empty fails every upstream's
-	 * verification: refused, never relayed. */
-	if (relay_store_add(store, store_pem, store_len, &cause) < 0)
-		fprintf(stderr, "ward-gate: %s\n", cause);
+	/* Parsed from memory at the first connection (read before READY). */
+	relay_store_later(relay, steal_ptr(&store_pem), store_len);
 	LEAK_CHECK_NOW();
 	if (lock_apply(&cause) < 0) {
 		/* Already READY: say it on stderr, and stop (the supervisor

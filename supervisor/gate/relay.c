@@ -71,6 +71,8 @@ struct relay {
 	uint64_t		 next_req;
 	unsigned		 held;		/* requests held, all conns */
 	int			 setup_ms;
+	char			*store_pem;	/* not parsed yet (relay_store_later) */
+	size_t			 store_len;
 };
 
 static void
@@ -583,6 +585,17 @@ conn_add(struct relay *r, const struct gate_msg *m, int fds[2])
 	struct conn *c = xcalloc(1, sizeof *c);
 	struct epoll_event ev = { .events = 0 };
 
+	if (r->store_pem != NULL) {
+		cleanup_free char *cause = NULL;
+
+		/* A store left empty fails every upstream's verification:
+		 * refused, never relayed. */
+		if (relay_store_add(SSL_CTX_get_cert_store(r->cctx),
+		    r->store_pem, r->store_len, &cause) < 0)
+			fprintf(stderr, "ward-gate: %s\n", cause);
+		free(r->store_pem);
+		r->store_pem = NULL;
+	}
 	c->r = r;
 	c->id = m->conn;
 	c->deadline = now_mono_ms() + r->setup_ms;
@@ -713,7 +726,16 @@ relay_free(struct relay *r)
 	SSL_CTX_free(r->cctx);
 	if (r->ep >= 0)
 		close(r->ep);
+	free(r->store_pem);
 	free(r);
+}
+
+void
+relay_store_later(struct relay *r, char *pem, size_t len)
+{
+	free(r->store_pem);
+	r->store_pem = pem;
+	r->store_len = len;
 }
 
 /* A hang-up or error is reported whatever the set asks: on an end that

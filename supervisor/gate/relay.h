@@ -32,12 +32,16 @@ int	relay_run(struct relay *);
 /* The CAs of file, read now into a new store; NULL and *cause. */
 X509_STORE *relay_load_store(const char *file, char **cause);
 /*
- * The same in two steps, so that parsing (some 140 certificates of the
- * host's bundle: tens of ms) happens after READY, while the supervisor
- * builds the sandbox: the file read whole now (an error names it), its
- * certificates added to a store later, from memory (no file opened).
+ * The same in two steps, so that parsing (the host's bundle, some 140
+ * certificates: 40-50 ms of OpenSSL 3's decoders here) waits for the
+ * first connection, and a run that makes none never pays it: the file
+ * read whole before READY (an error names it), its certificates added
+ * to a store later, from memory (no file opened).
  */
 int	relay_read_store(const char *file, char **pem, size_t *len,
 	    char **cause);
 int	relay_store_add(X509_STORE *, const char *pem, size_t len,
 	    char **cause);
+/* The upstream store's certificates, parsed into it on the first
+ * GATE_CONN (relay_store_add); pem is the relay's from here. */
+void	relay_store_later(struct relay *, char *pem, size_t len);
