@@ -177,8 +177,8 @@ child(int theirs, const char *exe, const char *policy, const char *run_dir)
 }
 
 int
-gatewire_start(const char *exe, const char *policy, const char *run_dir,
-    int timeout_ms, struct gatewire_ready *ret, char **cause)
+gatewire_spawn(const char *exe, const char *policy, const char *run_dir,
+    struct gatewire_ready *ret, char **cause)
 {
 	int sv[2];
 	pid_t pid;
@@ -202,6 +202,16 @@ gatewire_start(const char *exe, const char *policy, const char *run_dir,
 	ret->pid = pid;
 	ret->wire = sv[0];
 	fcntl(ret->wire, F_SETFL, fcntl(ret->wire, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+int
+gatewire_wait(struct gatewire_ready *ret, const char *exe, int timeout_ms,
+    char **cause)
+{
+	pid_t pid = ret->pid;
+	int r;
+
 	if ((r = gatewire_read_start(ret->wire, timeout_ms, ret, cause)) < 0) {
 		int status = 0;
 
@@ -223,6 +233,17 @@ gatewire_start(const char *exe, const char *policy, const char *run_dir,
 		return r;
 	}
 	return 0;
+}
+
+int
+gatewire_start(const char *exe, const char *policy, const char *run_dir,
+    int timeout_ms, struct gatewire_ready *ret, char **cause)
+{
+	int r;
+
+	if ((r = gatewire_spawn(exe, policy, run_dir, ret, cause)) < 0)
+		return r;
+	return gatewire_wait(ret, exe, timeout_ms, cause);
 }
 
 static socklen_t

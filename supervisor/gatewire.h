@@ -44,6 +44,14 @@ struct gatewire_ready {
 int	gatewire_start(const char *exe, const char *policy,
 	    const char *run_dir, int timeout_ms, struct gatewire_ready *ret,
 	    char **cause);
+/* The same in two steps, so that the supervisor goes on making the
+ * sandbox's tree while the gate starts: spawn (0 with ret's pid and
+ * wire, or -errno and *cause), then wait for its start-up (as above;
+ * exe is named in the message when it could not run). */
+int	gatewire_spawn(const char *exe, const char *policy,
+	    const char *run_dir, struct gatewire_ready *ret, char **cause);
+int	gatewire_wait(struct gatewire_ready *ret, const char *exe,
+	    int timeout_ms, char **cause);
 /* The start-up alone, on a wire already made (and the tests'): reads
  * until GATE_READY or GATE_FAIL. 0 or -errno with *cause. */
 int	gatewire_read_start(int wire, int timeout_ms,

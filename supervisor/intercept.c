@@ -40,6 +40,7 @@ struct intercept {
 	char		*gone;		/* why the gate is gone, or NULL */
 	struct gate_msg	*outbox;	/* GATE_ANSWERs not sent yet, in order */
 	size_t		 n_outbox;
+	char		*exe;		/* the gate's program, for messages */
 };
 
 /* A GATE_ASK parked for a person: kind "http". */
@@ -76,15 +77,34 @@ intercept_start(struct sup *s, const char *exe, char **cause)
 	/* [::1] only where the host has it: an AF_INET6 socket to an
 	 * intercepted host is refused otherwise (intercept_pair). */
 	(void)gatewire_listen(AF_INET6, &g->lis6);
-	if ((r = gatewire_start(exe, s->policy_path, s->run_dir,
-	    GATEWIRE_START_MS, &g->g, cause)) < 0) {
+	if ((r = gatewire_spawn(exe, s->policy_path, s->run_dir, &g->g,
+	    cause)) < 0) {
 		closep(&g->lis4);
 		closep(&g->lis6);
 		free(g);
 		return r;
 	}
+	g->exe = xstrdup(exe);
 	s->gate = g;
 	return 0;
+}
+
+int
+intercept_ready(struct sup *s, char **cause)
+{
+	struct intercept *g = s->gate;
+	int r;
+
+	if (g == NULL)
+		return 0;
+	if ((r = gatewire_wait(&g->g, g->exe, GATEWIRE_START_MS, cause)) < 0) {
+		closep(&g->lis4);
+		closep(&g->lis6);
+		free(g->exe);
+		free(g);
+		s->gate = NULL;
+	}
+	return r;
 }
 
 const struct gatewire_phantom *
@@ -481,33 +501,57 @@ intercept_phantom_in(const struct sup *s, const char *text)
 	return NULL;
 }
 
+/*
+ * The gate's last words: our end of the wire shut for writing, the gate
+ * sees the wire end, says what it still has (a GATE_HTTP for a request
+ * whose response just ended) and exits, closing its end: recorded
+ * until then, for a second at most. Asks are not parked any more.
+ */
+static bool
+last_words(struct sup *s)
+{
+	struct intercept *g = s->gate;
+	int64_t end = now_mono_ms() + 1000;
+
+	(void)shutdown(g->g.wire, SHUT_WR);
+	for (int64_t now; (now = now_mono_ms()) < end;) {
+		struct pollfd p = { g->g.wire, POLLIN, 0 };
+		struct gate_msg m;
+		int fds[GATE_MAX_FDS];
+		size_t n = 0;
+		int r;
+
+		if (poll(&p, 1, (int)(end - now)) <= 0)
+			return false;
+		if ((r = gate_msg_recv(g->g.wire, &m, fds, 0, &n)) == -EAGAIN)
+			continue;
+		if (r < 0)
+			return r == -EPIPE;	/* it closed its end: exiting */
+		if (m.type != GATE_ASK)
+			(void)on_msg(s, &m);
+	}
+	return false;
+}
+
 void
 intercept_stop(struct sup *s)
 {
 	struct intercept *g = s->gate;
-	bool reaped = false;
 
 	if (g == NULL)
 		return;
-	/* The wire closed, the gate ends; a gate that lingers (a second at
-	 * most) is killed. */
-	if (g->g.wire >= 0) {
-		closep(&g->g.wire);
-		for (int i = 0; i < 100 && !reaped; i++) {
-			reaped = waitpid(g->g.pid, NULL, WNOHANG) != 0;
-			if (!reaped)
-				usleep(10000);
-		}
-		if (!reaped)
-			kill(g->g.pid, SIGKILL);
-	}
-	if (!reaped)
-		(void)waitpid(g->g.pid, NULL, 0);
+	/* A gate still talking after a second, or one gone quiet without
+	 * closing its end, is killed. */
+	if (g->g.wire < 0 || !last_words(s))
+		kill(g->g.pid, SIGKILL);
+	closep(&g->g.wire);
+	(void)waitpid(g->g.pid, NULL, 0);
 	closep(&g->lis4);
 	closep(&g->lis6);
 	gatewire_ready_done(&g->g);
 	free(g->outbox);
 	free(g->gone);
+	free(g->exe);
 	free(g);
 	s->gate = NULL;
 }

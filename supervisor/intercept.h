@@ -25,8 +25,12 @@ struct gatewire_phantom;
  * allow line with a method or path? */
 bool	intercept_wanted(const struct policy *);
 /* Start exe (ward-gate) for s's policy and run folder; 0, or -errno
- * with *cause (the gate's own words for a GATE_FAIL). */
+ * with *cause. Then, once the supervisor needs the phantoms and the CA
+ * (the sandbox's env and tree), wait for its start-up: 0 (also when
+ * no gate was started), or -errno with *cause (the gate's own words
+ * for a GATE_FAIL), the gate reaped and gone. */
 int	intercept_start(struct sup *, const char *exe, char **cause);
+int	intercept_ready(struct sup *, char **cause);
 /* What the sandbox gets when the gate runs: the phantoms (n of them), the
  * CA alone and the bundle (host files); NULL / 0 when it does not. */
 const struct gatewire_phantom *intercept_phantoms(const struct sup *,
@@ -61,5 +65,6 @@ void	intercept_on_ready(struct sup *, short revents);
 /* The name of the secret whose phantom text holds (any case), or NULL. */
 const char *intercept_phantom_in(const struct sup *, const char *text);
 
-/* The run's end: the wire closed (the gate exits), the gate reaped. */
+/* The run's end: the gate's last messages recorded (a second at most),
+ * the wire closed, the gate reaped. */
 void	intercept_stop(struct sup *);

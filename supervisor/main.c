@@ -1038,6 +1038,17 @@ start_gate(struct sup *s)
 		die("%s", cause);
 }
 
+/* Its start-up read once the sandbox's env and tree need it: the
+ * hidden paths, binds and owners are made while the gate starts. */
+static void
+gate_ready(struct sup *s)
+{
+	cleanup_free char *cause = NULL;
+
+	if (intercept_ready(s, &cause) < 0)
+		die("%s", cause);
+}
+
 /* Signals arrive on the signalfd, in the loop; blocked here, and
  * unblocked again in the child before exec (spawn.c). */
 static void
@@ -1212,8 +1223,7 @@ end_run(struct sup *s)
 {
 	int status;
 
-	/* The gate's last words (requests still in flight) are not
-	 * waited for: the program is gone. */
+	/* The gate's last words (intercept_stop), then the record closes. */
 	intercept_stop(s);
 	status = end_record(s);
 	dns_free(s->dns);
@@ -1271,6 +1281,7 @@ main(int argc, char **argv)
 		die("this kernel has no Landlock; run with --no-landlock to go "
 		    "without the second wall");
 	open_stdio(s, &cfg);
+	gate_ready(s);
 	env = fill_spawn_config(s, &cfg, &a);
 	open_signalfd(s);
 

@@ -119,6 +119,16 @@ fake_gate(const char *how)
 
 	if (strcmp(how, "full") == 0)
 		return fake_gate_full();
+	if (strcmp(how, "last") == 0) {
+		/* Its last words: a request that ended as the run did, said
+		 * once the supervisor's end of the wire is shut. */
+		say(GATE_READY, "", "/x/gate/bundle.pem", 0, 0,
+		    "/x/gate/ca.pem");
+		if (hear(&m, fds, &n) != -EPIPE)
+			return 13;
+		say(GATE_HTTP, "", "", 0, GATE_ALLOW, "/last/words");
+		return 0;
+	}
 
 	say(GATE_PHANTOM, "TOKEN", "ward-phantom-0123abcd", 0, 0, "");
 	say(GATE_READY, "", "/x/gate/bundle.pem", 0, 0, "/x/gate/ca.pem");
@@ -283,6 +293,7 @@ test_gate(void **state)
 	(void)state;
 	assert_null(intercept_phantom_in(&S, "ward-phantom-0123abcd"));
 	assert_int_equal(intercept_start(&S, self, &cause), 0);
+	assert_int_equal(intercept_ready(&S, &cause), 0);
 	ph = intercept_phantoms(&S, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(ph[0].name, "TOKEN");
@@ -374,6 +385,7 @@ test_full_wire(void **state)
 	(void)state;
 	S.policy_path = "full";
 	assert_int_equal(intercept_start(&S, self, &cause), 0);
+	assert_int_equal(intercept_ready(&S, &cause), 0);
 	pump_until(all_asked);
 	assert_int_equal(queue_len(S.queue), MANY);
 	while (queue_len(S.queue) > 0)
@@ -404,6 +416,23 @@ test_full_wire(void **state)
 	heard = NULL;
 }
 
+/* The run's end hears what the gate still says before it is reaped. */
+static void
+test_last_words(void **state)
+{
+	cleanup_free char *cause = NULL, *seen = NULL;
+
+	(void)state;
+	S.policy_path = "last";
+	assert_int_equal(intercept_start(&S, self, &cause), 0);
+	assert_int_equal(intercept_ready(&S, &cause), 0);
+	free(console_all());
+	intercept_stop(&S);
+	assert_null(S.gate);
+	seen = console_all();
+	assert_non_null(strstr(seen, "/last/words"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -411,6 +440,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_wanted),
 		cmocka_unit_test_setup_teardown(test_gate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_wire, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_last_words, setup,
 		    teardown),
 	};
 	ssize_t n;
