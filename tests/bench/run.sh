@@ -579,6 +579,17 @@ if want gate; then
 	say "workload gate: $GATE_REQUESTS requests direct and through ward-gate"
 	GATE_LINE=$("$ROOT/build/tests/bench-gate" "$GATE_REQUESTS" 4) ||
 		broke "bench-gate failed (make tests builds it)"
+	# What a [secret] adds to a run's start and end (the gate started,
+	# its CA made, its last words heard), turn about with the same
+	# policy without it, in one hyperfine.
+	cp "$POLICY" "$TMPD/gate-none.ini"
+	{ cat "$POLICY"; printf '\n[secret BENCH_TOKEN]\nfrom = env:BENCH_TOKEN\nhosts = api.bench.test:443\nheader = x-api-key: {}\n'; } \
+		>"$TMPD/gate-secret.ini"
+	BENCH_TOKEN=bench-value hyperfine -N -i --style basic --runs 30 --warmup 3 \
+		--export-json "$RES/gate-start.json" \
+		"$WARD run --headless --policy $TMPD/gate-none.ini -- /usr/bin/true" \
+		"$WARD run --headless --policy $TMPD/gate-secret.ini -- /usr/bin/true" \
+		>/dev/null 2>&1 || say "gate start-up: hyperfine failed"
 fi
 
 # ---------------------------------------------------------------- agent
@@ -627,6 +638,10 @@ if [ -n "$GATE_LINE" ]; then
 	        n, g, d, g / d, gp * 1e6, dp * 1e6, gp / dp, (gp - dp) * 1e6 }'
 	[ -s "$TSV" ] && printf 'gate_relay\tward\t%s\tNA\tNA\tNA\tNA\tNA\n' \
 		"$g_gp50" >>"$TSV"
+	[ -s "$RES/gate-start.json" ] && "$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+a, b = r[0]["median"], r[1]["median"]
+print("start-up with one [secret] (the gate, its CA): %.1f ms vs %.1f ms without (ratio %.2f, +%.1f ms; medians, 30 runs each)" % (b * 1e3, a * 1e3, b / a, (b - a) * 1e3))' "$RES/gate-start.json"
 fi
 if [ -s "$TSV" ] && want files && want files_project; then
 	echo
