@@ -457,9 +457,9 @@ test_model_keys(void **state)
 	    "\"cmdline\":\"sh\",\"cwd\":\"/\",\"why\":\"no rule\","
 	    "\"created_ms\":1,\"deadline_ms\":0}}");
 	{
-		cleanup_free char *t = view_render_text(m, 80, 24, NULL);
 		struct view_report rep;
 
+		free(view_render_text(m, 80, 24, NULL));
 		view_report_init(&rep);
 		free(view_render_text(m, 80, 24, &rep));
 		model_note_view(m, &rep);
