@@ -1885,12 +1885,16 @@ policy_manager_section(const char *s, size_t len, const char **canon,
 	return 1;
 }
 
-/* The variables that point the sandbox's TLS clients at the run's CA
- * bundle while a host is intercepted (share/man/ward.ini.5). */
-static const char *const policy_ca_vars[] = {
+static const char *const ca_vars[] = {
 	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
-	"CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+	"CURL_CA_BUNDLE", "GIT_SSL_CAINFO", NULL,
 };
+
+const char *const *
+policy_ca_vars(void)
+{
+	return ca_vars;
+}
 
 /*
  * Is s (len bytes, as inih hands it on) a [secret NAME] section? 0 no,
@@ -1933,8 +1937,8 @@ policy_secret_section(const char *s, size_t len, char **name, char **why)
 		    SECRET_NAME_MAX);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(policy_ca_vars); i++)
-		if (strcmp(n, policy_ca_vars[i]) == 0) {
+	for (const char *const *v = ca_vars; *v != NULL; v++)
+		if (strcmp(n, *v) == 0) {
 			*why = xasprintf("[%s]: ward sets %s in the sandbox "
 			    "while a host is intercepted (to the run's CA "
 			    "bundle)", qs, n);

@@ -233,6 +233,11 @@ bool	policy_http_path_match(const char *glob, const char *path);
  */
 char  **policy_describe_http(const struct policy *);
 
+/* The variables that point the sandbox's TLS clients at the run's CA
+ * bundle while a host is intercepted (share/man/ward.ini.5): no
+ * [secret] may be named so, the supervisor sets them. NULL-terminated. */
+const char *const *policy_ca_vars(void);
+
 /* The credential stores ward hides in every home the tree shows, as
  * paths below a home (".ssh", ".config/gcloud"); NULL-terminated. */
 const char *const *policy_cred_stores(void);

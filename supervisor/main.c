@@ -197,14 +197,6 @@ static const char *const cache_env[][2] = {
 	{ "GIT_OPTIONAL_LOCKS", "0" },
 };
 
-/* What the TLS gate's CA is named by, for the clients that read these
- * instead of the system bundle (NODE_EXTRA_CA_CERTS adds to node's own:
- * the CA alone). */
-static const char *const gate_ca_env[] = {
-	"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-	"GIT_SSL_CAINFO", "NODE_EXTRA_CA_CERTS",
-};
-
 /* Does the gate set name in the sandbox (a phantom or a CA variable),
  * or is name where a secret's value is read from (from = env:NAME)?
  * Then [run] env's value of the same name is not passed: passed, the
@@ -224,8 +216,8 @@ gate_sets(const char *name)
 		    strcmp(from + 4, name) == 0)
 			return true;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
-		if (strcmp(gate_ca_env[i], name) == 0)
+	for (const char *const *v = policy_ca_vars(); *v != NULL; v++)
+		if (strcmp(*v, name) == 0)
 			return true;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(ph[i].name, name) == 0)
@@ -254,9 +246,12 @@ gate_env(char ***env, size_t *n)
 				    ph[i].value));
 				break;
 			}
-	for (size_t i = 0; i < ARRAY_SIZE(gate_ca_env); i++)
-		strv_push(env, n, xasprintf("%s=%s", gate_ca_env[i],
-		    strcmp(gate_ca_env[i], "NODE_EXTRA_CA_CERTS") == 0 ?
+	/* What the clients that read these instead of the system bundle
+	 * are pointed at (NODE_EXTRA_CA_CERTS adds to node's own: the CA
+	 * alone). */
+	for (const char *const *v = policy_ca_vars(); *v != NULL; v++)
+		strv_push(env, n, xasprintf("%s=%s", *v,
+		    strcmp(*v, "NODE_EXTRA_CA_CERTS") == 0 ?
 		    SPAWN_GATE_CA : bundle));
 }
 
