@@ -55,27 +55,6 @@ write_file(const char *path, const char *a, size_t na, const char *b,
 	return 0;
 }
 
-/* The host's bundle, whole, or "" when it has none. */
-static char *
-read_host_bundle(size_t *len)
-{
-	cleanup_fd int fd = open(HOST_BUNDLE, O_RDONLY | O_CLOEXEC);
-	struct buf b = { 0 };
-	char tmp[65536], *s;
-	ssize_t n;
-
-	while (fd >= 0 && (n = read(fd, tmp, sizeof tmp)) > 0)
-		buf_add(&b, tmp, (size_t)n);
-	if (b.len > 0 && buf_data(&b)[b.len - 1] != '\n')
-		buf_add(&b, "\n", 1);
-	*len = b.len;
-	s = xmalloc(b.len + 1);
-	memcpy(s, buf_data(&b), b.len);
-	s[b.len] = '\0';
-	buf_free(&b);
-	return s;
-}
-
 static int
 fail(const char *why)
 {
@@ -88,13 +67,14 @@ fail(const char *why)
 }
 
 static int
-write_ca(const char *rundir, const struct ca *ca, char **capath,
-    char **bundlepath, char **cause)
+write_ca(const char *rundir, const struct ca *ca, const char *host,
+    size_t hlen, char **capath, char **bundlepath, char **cause)
 {
 	cleanup_free char *dir = xasprintf("%s/gate", rundir);
-	cleanup_free char *host = NULL;
 	const char *pem = ca_pem(ca);
-	size_t hlen = 0;
+	/* The host's bundle, then this CA on a line of its own. */
+	cleanup_free char *tail = xasprintf("%s%s", hlen > 0 &&
+	    host[hlen - 1] != '\n' ? "\n" : "", pem);
 	int r;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -103,12 +83,28 @@ write_ca(const char *rundir, const struct ca *ca, char **capath,
 	}
 	*capath = xasprintf("%s/ca.pem", dir);
 	*bundlepath = xasprintf("%s/bundle.pem", dir);
-	host = read_host_bundle(&hlen);
 	if ((r = write_file(*capath, pem, strlen(pem), "", 0)) < 0 ||
-	    (r = write_file(*bundlepath, host, hlen, pem, strlen(pem))) < 0) {
+	    (r = write_file(*bundlepath, host, hlen, tail, strlen(tail))) < 0) {
 		set_cause(cause, "%s/: %s", dir, strerror(-r));
 		return r;
 	}
+	return 0;
+}
+
+/* The upstream store's certificates: upstream_ca's, else the host's
+ * bundle, already read (*host is taken; host_cause: why it could not). */
+static int
+upstream_pem(const struct policy *p, char **host, size_t host_len,
+    const char *host_cause, char **pem, size_t *len, char **cause)
+{
+	if (p->upstream_ca != NULL)
+		return relay_read_store(p->upstream_ca, pem, len, cause);
+	if (host_cause != NULL) {
+		set_cause(cause, "%s", host_cause);
+		return -EINVAL;
+	}
+	*pem = steal_ptr(host);
+	*len = host_len;
 	return 0;
 }
 
@@ -141,8 +137,9 @@ main(int argc, char **argv)
 	cleanup_free char *label = NULL, *rundir = NULL;
 	struct ca *ca = NULL;
 	struct relay *relay = NULL;
-	cleanup_free char *store_pem = NULL;
-	size_t store_len = 0;
+	cleanup_free char *store_pem = NULL, *host_pem = NULL;
+	cleanup_free char *host_cause = NULL;
+	size_t store_len = 0, host_len = 0;
 	X509_STORE *store = NULL;
 	int r;
 
@@ -175,10 +172,16 @@ main(int argc, char **argv)
 		goto out;
 	}
 	label = xstrdup(rundir);
+	/* The host's bundle read once: the sandbox's bundle is made of it,
+	 * and unless upstream_ca says otherwise it is the upstream store. */
+	if (relay_read_store(HOST_BUNDLE, &host_pem, &host_len,
+	    &host_cause) < 0)
+		host_len = 0;
 	if ((ca = ca_new(basename(label), &p, &cause)) == NULL ||
-	    write_ca(rundir, ca, &capath, &bundle, &cause) < 0 ||
-	    relay_read_store(p.upstream_ca ? p.upstream_ca : HOST_BUNDLE,
-	    &store_pem, &store_len, &cause) < 0 ||
+	    write_ca(rundir, ca, host_len > 0 ? host_pem : "", host_len,
+	    &capath, &bundle, &cause) < 0 ||
+	    upstream_pem(&p, &host_pem, host_len, host_cause, &store_pem,
+	    &store_len, &cause) < 0 ||
 	    (store = X509_STORE_new()) == NULL ||
 	    (relay = relay_new(GATE_WIRE_FD, &p, &s, ca, store, &cause)) ==
 	    NULL) {
