@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,20 +474,6 @@ intercept_on_ready(struct sup *s, short revents)
 	}
 }
 
-/* Case-insensitive strstr, on bytes. */
-static bool
-contains(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	if (n == 0)
-		return false;
-	for (; *hay != '\0'; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return true;
-	return false;
-}
-
 const char *
 intercept_phantom_in(const struct sup *s, const char *text)
 {
@@ -496,7 +481,7 @@ intercept_phantom_in(const struct sup *s, const char *text)
 	const struct gatewire_phantom *p = intercept_phantoms(s, &n);
 
 	for (size_t i = 0; i < n; i++)
-		if (contains(text, p[i].value))
+		if (strcasestr(text, p[i].value) != NULL)
 			return p[i].name;
 	return NULL;
 }

@@ -158,9 +158,7 @@ make_phantom(char out[SECRETS_PHANTOM_LEN + 1])
 		got += (size_t)r;
 	}
 	memcpy(out, SECRETS_PREFIX, sizeof SECRETS_PREFIX - 1);
-	for (size_t i = 0; i < sizeof rnd; i++)
-		snprintf(out + sizeof SECRETS_PREFIX - 1 + 2 * i, 3, "%02x",
-		    rnd[i]);
+	hex_encode(rnd, sizeof rnd, out + sizeof SECRETS_PREFIX - 1);
 	return 0;
 }
 
