@@ -60,32 +60,68 @@ intercept_wanted(const struct policy *p)
 	return false;
 }
 
+/* Everything of the gate's but its process (reaped by the caller). */
+static void
+intercept_free(struct sup *s)
+{
+	struct intercept *g = s->gate;
+
+	closep(&g->lis4);
+	closep(&g->lis6);
+	gatewire_ready_done(&g->g);
+	free(g->outbox);
+	free(g->gone);
+	free(g->exe);
+	free(g);
+	s->gate = NULL;
+}
+
 int
 intercept_start(struct sup *s, const char *exe, char **cause)
 {
 	struct intercept *g = xcalloc(1, sizeof *g);
 	int r;
 
-	g->lis4 = g->lis6 = -1;
+	g->lis4 = g->lis6 = g->g.wire = -1;
+	g->exe = xstrdup(exe);
+	s->gate = g;
 	if ((r = gatewire_listen(AF_INET, &g->lis4)) < 0) {
 		set_cause(cause, "the gate's loopback listener: %s",
 		    strerror(-r));
-		free(g);
+		intercept_free(s);
 		return r;
 	}
 	/* [::1] only where the host has it: an AF_INET6 socket to an
 	 * intercepted host is refused otherwise (intercept_pair). */
 	(void)gatewire_listen(AF_INET6, &g->lis6);
 	if ((r = gatewire_spawn(exe, s->policy_path, s->run_dir, &g->g,
-	    cause)) < 0) {
-		closep(&g->lis4);
-		closep(&g->lis6);
-		free(g);
-		return r;
+	    cause)) < 0)
+		intercept_free(s);
+	return r;
+}
+
+/* Phantoms only under the policy's own [secret] names: the gate is
+ * trusted with values, not with what the sandbox's environment holds. */
+static void
+keep_policy_phantoms(struct sup *s)
+{
+	struct gatewire_ready *r = &s->gate->g;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->n_phantoms; i++) {
+		bool named = false;
+
+		for (size_t j = 0; j < s->policy.n_secrets && !named; j++)
+			named = strcmp(r->phantoms[i].name,
+			    s->policy.secrets[j].name) == 0;
+		if (named) {
+			r->phantoms[kept++] = r->phantoms[i];
+			continue;
+		}
+		free(r->phantoms[i].name);
+		free(r->phantoms[i].value);
 	}
-	g->exe = xstrdup(exe);
-	s->gate = g;
-	return 0;
+	r->n_phantoms = kept;
 }
 
 int
@@ -97,13 +133,11 @@ intercept_ready(struct sup *s, char **cause)
 	if (g == NULL)
 		return 0;
 	if ((r = gatewire_wait(&g->g, g->exe, GATEWIRE_START_MS, cause)) < 0) {
-		closep(&g->lis4);
-		closep(&g->lis6);
-		free(g->exe);
-		free(g);
-		s->gate = NULL;
+		intercept_free(s);
+		return r;
 	}
-	return r;
+	keep_policy_phantoms(s);
+	return 0;
 }
 
 const struct gatewire_phantom *
@@ -531,12 +565,5 @@ intercept_stop(struct sup *s)
 		kill(g->g.pid, SIGKILL);
 	closep(&g->g.wire);
 	(void)waitpid(g->g.pid, NULL, 0);
-	closep(&g->lis4);
-	closep(&g->lis6);
-	gatewire_ready_done(&g->g);
-	free(g->outbox);
-	free(g->gone);
-	free(g->exe);
-	free(g);
-	s->gate = NULL;
+	intercept_free(s);
 }

@@ -204,23 +204,18 @@ static const char *const cache_env[][2] = {
 static bool
 gate_sets(const char *name)
 {
-	size_t n;
-	const struct gatewire_phantom *ph = intercept_phantoms(&S, &n);
-
 	if (S.gate == NULL)
 		return false;
 	for (size_t i = 0; i < S.policy.n_secrets; i++) {
 		const char *from = S.policy.secrets[i].from;
 
-		if (from != NULL && strncmp(from, "env:", 4) == 0 &&
-		    strcmp(from + 4, name) == 0)
+		if (strcmp(S.policy.secrets[i].name, name) == 0 ||
+		    (from != NULL && strncmp(from, "env:", 4) == 0 &&
+		    strcmp(from + 4, name) == 0))
 			return true;
 	}
 	for (const char *const *v = policy_ca_vars(); *v != NULL; v++)
 		if (strcmp(*v, name) == 0)
-			return true;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(ph[i].name, name) == 0)
 			return true;
 	return false;
 }
@@ -237,15 +232,9 @@ gate_env(char ***env, size_t *n)
 
 	if (S.gate == NULL)
 		return;
-	/* Only under the policy's own [secret] names: the gate is trusted
-	 * with values, not with what the sandbox's environment holds. */
+	/* Under the policy's own [secret] names only (intercept_ready). */
 	for (size_t i = 0; i < np; i++)
-		for (size_t j = 0; j < S.policy.n_secrets; j++)
-			if (strcmp(ph[i].name, S.policy.secrets[j].name) == 0) {
-				strv_push(env, n, xasprintf("%s=%s", ph[i].name,
-				    ph[i].value));
-				break;
-			}
+		strv_push(env, n, xasprintf("%s=%s", ph[i].name, ph[i].value));
 	/* What the clients that read these instead of the system bundle
 	 * are pointed at (NODE_EXTRA_CA_CERTS adds to node's own: the CA
 	 * alone). */

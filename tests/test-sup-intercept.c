@@ -131,6 +131,8 @@ fake_gate(const char *how)
 	}
 
 	say(GATE_PHANTOM, "TOKEN", "ward-phantom-0123abcd", 0, 0, "");
+	/* Not a [secret] of the policy: never the sandbox's. */
+	say(GATE_PHANTOM, "LD_PRELOAD", "ward-phantom-4567ef01", 0, 0, "");
 	say(GATE_READY, "", "/x/gate/bundle.pem", 0, 0, "/x/gate/ca.pem");
 	if (hear(&m, fds, &n) < 0 || m.type != GATE_CONN || n != 2 ||
 	    strcmp(m.host, "api.test") != 0 || m.port != 443)
@@ -168,6 +170,10 @@ setup(void **state)
 	snprintf(S.id, sizeof S.id, "abcd1234");
 	policy_init(&S.policy);
 	S.policy.ask_timeout = 120;
+	/* The [secret] the fake gate announces a phantom for. */
+	S.policy.secrets = xcalloc(1, sizeof *S.policy.secrets);
+	S.policy.secrets[0].name = xstrdup("TOKEN");
+	S.policy.n_secrets = 1;
 	S.policy_path = "/nonexistent/policy.ini";
 	S.run_dir = "/nonexistent/run";
 	S.rules = rules_new();
