@@ -301,25 +301,34 @@ on_http(struct sup *s, const struct gate_msg *m)
 }
 
 /* A phantom where it may not go: an exfiltration attempt, refused. */
-static void
-on_secret(struct sup *s, const struct gate_msg *m)
+void
+intercept_secret_refused(struct sup *s, const char *secret,
+    const char *syscall, const char *to, const char *detail,
+    const char *where, const char *by)
 {
-	cleanup_free char *subject = xasprintf("%s to %s:%u", m->name,
-	    m->host, (unsigned)m->port);
-	cleanup_free char *detail = xasprintf("in %s; %s %s",
-	    m->text[0] ? m->text : "the request", m->method[0] ? m->method :
-	    "?", m->path[0] ? m->path : "/");
-	cleanup_free char *rule = xasprintf("[secret %s] hosts", m->name);
-	cleanup_free char *told = xasprintf("the phantom of the secret %s "
-	    "sent to %s:%u (%s): refused, an exfiltration attempt", m->name,
-	    m->host, (unsigned)m->port, detail);
+	cleanup_free char *subject = xasprintf("%s to %s", secret, to);
+	cleanup_free char *rule = xasprintf("[secret %s] hosts", secret);
+	cleanup_free char *told = xasprintf("the phantom of the secret %s %s: "
+	    "refused, an exfiltration attempt", secret, where);
 	struct sup_what w = {
-		.kind = KIND_SECRET, .syscall = "http", .subject = subject,
+		.kind = KIND_SECRET, .syscall = syscall, .subject = subject,
 		.detail = detail,
 	};
 
-	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "gate", 0, 0);
+	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, by, 0, 0);
 	sup_tell_denied(s, told);
+}
+
+static void
+on_secret(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *to = xasprintf("%s:%u", m->host, (unsigned)m->port);
+	cleanup_free char *detail = xasprintf("in %s; %s %s",
+	    m->text[0] ? m->text : "the request", m->method[0] ? m->method :
+	    "?", m->path[0] ? m->path : "/");
+	cleanup_free char *where = xasprintf("sent to %s (%s)", to, detail);
+
+	intercept_secret_refused(s, m->name, "http", to, detail, where, "gate");
 }
 
 /* A connection ended in error: kind "http", no status, the gate's text. */

@@ -62,6 +62,15 @@ int	intercept_fd(const struct sup *);
 short	intercept_events(const struct sup *);
 void	intercept_on_ready(struct sup *, short revents);
 
+/*
+ * A phantom where it may not go (the gate's GATE_SECRET, a name looked
+ * up): a "secret" event "SECRET to TO", refused by the policy's
+ * "[secret SECRET] hosts", decided by by, and the console told "the
+ * phantom of the secret SECRET WHERE: refused, an exfiltration attempt".
+ */
+void	intercept_secret_refused(struct sup *, const char *secret,
+	    const char *syscall, const char *to, const char *detail,
+	    const char *where, const char *by);
 /* The name of the secret whose phantom text holds (any case), or NULL. */
 const char *intercept_phantom_in(const struct sup *, const char *text);
 

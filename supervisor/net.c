@@ -905,18 +905,10 @@ static const struct kind_ops dns_ops = {
 static void
 dns_phantom(struct sup *s, const char *name, const char *secret)
 {
-	cleanup_free char *subject = xasprintf("%s to dns", secret);
 	cleanup_free char *detail = xasprintf("in dns: the name %s", name);
-	cleanup_free char *rule = xasprintf("[secret %s] hosts", secret);
-	cleanup_free char *told = xasprintf("the phantom of the secret %s in "
-	    "a DNS name: refused, an exfiltration attempt", secret);
-	struct sup_what w = {
-		.kind = KIND_SECRET, .syscall = "dns", .subject = subject,
-		.detail = detail,
-	};
 
-	sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "policy", 0, 0);
-	sup_tell_denied(s, told);
+	intercept_secret_refused(s, secret, "dns", "dns", detail,
+	    "in a DNS name", "policy");
 }
 
 static enum dns_decision
