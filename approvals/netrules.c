@@ -150,8 +150,7 @@ netrules_intercepts(const struct policy *p, const struct net_dest *d,
     char **which)
 {
 	for (size_t i = 0; i < p->n_net_allow; i++)
-		if ((p->net_allow[i].method != NULL ||
-		    p->net_allow[i].path != NULL) &&
+		if (policy_host_is_http(&p->net_allow[i]) &&
 		    netrules_entry_match(&p->net_allow[i], d)) {
 			if (which != NULL)
 				*which = entry_text("allow", &p->net_allow[i]);

@@ -1460,7 +1460,7 @@ policy_describe_http(const struct policy *p)
 		const struct policy_host *h = &p->net_allow[i];
 		cleanup_free char *hp = NULL;
 
-		if (h->method == NULL && h->path == NULL)
+		if (!policy_host_is_http(h))
 			continue;
 		hp = policy_host_port(h);
 		strv_push(&lines, &n, xasprintf("http %s %s %s%s%s%s", hp,

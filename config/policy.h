@@ -31,6 +31,13 @@ struct policy_host {
 	char		*path;
 };
 
+/* Is h an HTTP rule (a method or a path), not a plain host entry? */
+static inline bool
+policy_host_is_http(const struct policy_host *h)
+{
+	return h->method != NULL || h->path != NULL;
+}
+
 /* A [secret NAME] section (issue 19): a credential the sandbox never
  * sees. The sandbox's NAME holds a per-run phantom; the gate puts the
  * value in place of the phantom in the named header of requests to

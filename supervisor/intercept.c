@@ -54,8 +54,7 @@ intercept_wanted(const struct policy *p)
 	if (p->n_secrets > 0)
 		return true;
 	for (size_t i = 0; i < p->n_net_allow; i++)
-		if (p->net_allow[i].method != NULL ||
-		    p->net_allow[i].path != NULL)
+		if (policy_host_is_http(&p->net_allow[i]))
 			return true;
 	return false;
 }

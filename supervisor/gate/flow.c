@@ -974,8 +974,7 @@ flow_new(const struct policy *p, const struct secrets *s, const char *host,
 	for (size_t i = 0; i < p->n_net_allow; i++) {
 		const struct policy_host *h = &p->net_allow[i];
 
-		if ((h->method != NULL || h->path != NULL) &&
-		    netrules_entry_match(h, &f->dest))
+		if (policy_host_is_http(h) && netrules_entry_match(h, &f->dest))
 			f->rules[f->n_rules++] = i;
 	}
 	http_parser_init(&f->rq, HTTP_REQUEST);
