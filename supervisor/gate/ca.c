@@ -13,6 +13,7 @@
 #include <openssl/x509v3.h>
 
 #include "config/util.h"
+#include "supervisor/gate/buf.h"
 
 struct leaf {
 	char	*name;
@@ -60,57 +61,58 @@ add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	return ok;
 }
 
+/* One intercepted host's constraint added to b: 1, 0 for an address
+ * (*any_ip set), or -1 when it cannot be said (an IPv6 address, a
+ * CIDR, "*"). */
+static int
+constraint_add(struct buf *b, const char *h, bool *any_ip)
+{
+	unsigned char a[16];
+	const char *sep = b->len > 0 ? "," : "";
+
+	if (inet_pton(AF_INET, h, a) == 1) {
+		buf_addf(b, "%spermitted;IP:%s/255.255.255.255", sep, h);
+		*any_ip = true;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, h, a) == 1 || strchr(h, '/') ||
+	    strchr(h, ':') || strcmp(h, "*") == 0)
+		return -1;
+	/* A DNS constraint covers the name and every name below it:
+	 * "*.x.test" is said as "x.test". */
+	buf_addf(b, "%spermitted;DNS:%s", sep, strncmp(h, "*.", 2) == 0 ?
+	    h + 2 : h);
+	return 1;
+}
+
 /* "permitted;DNS:a.test,permitted;IP:10.0.0.1/255.255.255.255", or NULL
- * when some intercepted entry cannot be said (an IPv6 address, a CIDR):
+ * when no host is intercepted or some intercepted entry cannot be said:
  * then no constraint at all, the CA stays usable. Without an address
  * among the names, every address is excluded: a DNS constraint alone
  * leaves IP names free. */
 static char *
 constraints(const struct policy *p)
 {
-	struct { const struct policy_host *h; } v[512];
-	size_t n = 0;
-	char *out = NULL;
+	struct buf b = { 0 };
+	bool any_ip = false, bad = false;
+	char *out;
 
-	for (size_t i = 0; i < p->n_net_allow && n < ARRAY_SIZE(v); i++)
-		if (p->net_allow[i].method != NULL || p->net_allow[i].path != NULL)
-			v[n++].h = &p->net_allow[i];
-	for (size_t i = 0; i < p->n_secrets; i++)
-		for (size_t j = 0; j < p->secrets[i].n_hosts && n < ARRAY_SIZE(v); j++)
-			v[n++].h = &p->secrets[i].hosts[j];
-	bool any_ip = false;
-
-	if (n == 0)
+	for (size_t i = 0; i < p->n_net_allow && !bad; i++)
+		if (policy_host_is_http(&p->net_allow[i]))
+			bad = constraint_add(&b, p->net_allow[i].host,
+			    &any_ip) < 0;
+	for (size_t i = 0; i < p->n_secrets && !bad; i++)
+		for (size_t j = 0; j < p->secrets[i].n_hosts && !bad; j++)
+			bad = constraint_add(&b, p->secrets[i].hosts[j].host,
+			    &any_ip) < 0;
+	if (bad || b.len == 0) {
+		buf_free(&b);
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *h = v[i].h->host;
-		unsigned char a[16];
-		char *part, *old = out;
-
-		if (inet_pton(AF_INET, h, a) == 1) {
-			part = xasprintf("permitted;IP:%s/255.255.255.255", h);
-			any_ip = true;
-		}
-		else if (inet_pton(AF_INET6, h, a) == 1 || strchr(h, '/') ||
-		    strchr(h, ':') || strcmp(h, "*") == 0) {
-			free(out);
-			return NULL;
-		} else
-			/* A DNS constraint covers the name and every name
-			 * below it: "*.x.test" is said as "x.test". */
-			part = xasprintf("permitted;DNS:%s",
-			    strncmp(h, "*.", 2) == 0 ? h + 2 : h);
-		out = old ? xasprintf("%s,%s", old, part) : xstrdup(part);
-		free(old);
-		free(part);
 	}
-	if (!any_ip) {
-		char *old = out;
-
-		out = xasprintf("%s,excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::",
-		    old);
-		free(old);
-	}
+	if (!any_ip)
+		buf_addf(&b, ",excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::");
+	out = xstrndup(buf_data(&b), b.len);
+	buf_free(&b);
 	return out;
 }
 
