@@ -560,6 +560,18 @@ url_decoded(const char *u)
 
 /* A phantom where it may not go: in the URL, a header's name, a header
  * that is not its secret's header on its secret's host. */
+/* refuse_secret, where "header NAME" (lower case): made only when a
+ * request is refused, not for every header that is checked. */
+static void
+refuse_in_header(struct flow *f, const struct secret *sc, const char *name)
+{
+	cleanup_free char *where = xasprintf("header %s", name);
+
+	for (char *lc = where; *lc; lc++)
+		*lc = (char)(*lc >= 'A' && *lc <= 'Z' ? *lc + 32 : *lc);
+	refuse_secret(f, sc, where);
+}
+
 static bool
 check_phantoms(struct flow *f)
 {
@@ -574,22 +586,17 @@ check_phantoms(struct flow *f)
 	}
 	for (size_t i = 0; i < f->nh; i++) {
 		const char *n = f->h[i].name, *v = f->h[i].value;
-		cleanup_free char *where = NULL;
-		char *lc;
 		size_t at;
 
-		where = xasprintf("header %s", n);
-		for (lc = where; *lc; lc++)
-			*lc = (char)(*lc >= 'A' && *lc <= 'Z' ? *lc + 32 : *lc);
 		if ((sc = phantom_in(f, n, strlen(n), NULL))) {
-			refuse_secret(f, sc, where);
+			refuse_in_header(f, sc, n);
 			return false;
 		}
 		while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
 			if (!f->bound[secret_index(f, sc)] ||
 			    sc->ps->header == NULL ||
 			    strcasecmp(n, sc->ps->header) != 0) {
-				refuse_secret(f, sc, where);
+				refuse_in_header(f, sc, n);
 				return false;
 			}
 			v += at + SECRETS_PHANTOM_LEN;
