@@ -31,7 +31,7 @@ api_requests() {
 	local f=$WT_WORLD/$1.log
 	[ -r "$f" ] || { echo missing; return 0; }
 	sleep 0.2
-	jq -c "select($2)" "$f" | wc -l
+	log_count "$f" "$2"
 }
 
 # assert_api WHAT NAME EXPECTED JQ-FILTER
@@ -53,18 +53,6 @@ events_json() {
 	"$WARD" events --json --run "$1" >"$2" 2>"$2.err" </dev/null || st=$?
 	assert_eq "ward events --json --run $1 exit status" 0 "$st"
 	[ "$st" = 0 ] || show "ward events stderr" "$2.err"
-}
-
-# assert_event WHAT FILE JQ-FILTER: as assert_log, on any JSON Lines file.
-assert_event() {
-	local n
-	n=$(jq -c "select($3)" "$2" 2>/dev/null | wc -l)
-	if [ "$n" -gt 0 ]; then
-		note "ok: $1 ($n event(s))"
-	else
-		fail "$1: no event in $2 matching: $3"
-		show "$2" "$2"
-	fi
 }
 
 # assert_nowhere WHAT VALUE PLACE...: VALUE is in no file below any

@@ -343,7 +343,7 @@ assert_log() {
 	if [ "$n" -gt 0 ]; then
 		note "ok: $1 ($n event(s))"
 	else
-		fail "$1: no event in ward log matching: $3"
-		show "ward log --json" "$2"
+		fail "$1: no event in $2 matching: $3"
+		show "$2" "$2"
 	fi
 }

@@ -73,12 +73,12 @@ assert_grep "a host the gate does not intercept still connects" \
     '^hello from api GET /plain' "$WT_ARTIFACTS/out"
 
 events_json "$WT_RUN" "$WT_ARTIFACTS/events.json"
-assert_event "the phantom in a lookup is a secret event" \
+assert_log "the phantom in a lookup is a secret event" \
     "$WT_ARTIFACTS/events.json" \
     '.kind == "secret" and .subject == "TOKEN to dns" and .verdict == "deny" and (.detail | test("in dns"))'
-assert_event "the gate's end is an http event" "$WT_ARTIFACTS/events.json" \
+assert_log "the gate's end is an http event" "$WT_ARTIFACTS/events.json" \
     '.kind == "http" and .subject == "ward-gate" and .verdict == "deny"'
-assert_event "the connect after is denied, naming the gate" \
+assert_log "the connect after is denied, naming the gate" \
     "$WT_ARTIFACTS/events.json" \
     '.kind == "connect" and (.subject | test("api\\.test")) and .verdict == "deny" and (.detail | test("gate is gone"))'
 assert_nowhere "the value is nowhere in ward's state" "$value" \
