@@ -475,14 +475,21 @@ policy_set_open_files(struct policy *p, const char *v, char **why)
 	return 0;
 }
 
+static bool
+policy_is_var_name(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_");
+
+	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
+}
+
 static int
 policy_set_env(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
-	size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_");
 
-	if (n == 0 || v[n] != '\0' || (v[0] >= '0' && v[0] <= '9')) {
+	if (!policy_is_var_name(v)) {
 		*why = xasprintf("%s is not an environment variable name", q);
 		return -EINVAL;
 	}
@@ -1090,15 +1097,6 @@ policy_set_upstream_ca(struct policy *p, const char *v, char **why)
 
 #define SECRET_NAME_MAX		63	/* gate_msg's name[64] */
 #define HTTP_METHOD_MAX		15	/* gate_msg's method[16] */
-
-static bool
-policy_is_var_name(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_");
-
-	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
-}
 
 /* An HTTP token (RFC 9110 tchar): a method, a header's name. */
 static bool
