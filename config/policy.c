@@ -629,24 +629,37 @@ policy_home(void)
 
 /* "~/" and a path below the home of the user who runs ward (expanded
  * here, once: the folder is bound at its host path), or an absolute path. */
+/* "~/path" in the home of who runs ward (*abs malloc'd), anything else
+ * as it is; -EINVAL and *why when there is no home to expand it in. */
+static int
+policy_expand_home(const char *v, char **abs, char **why)
+{
+	const char *home;
+
+	if (strncmp(v, "~/", 2) != 0) {
+		*abs = xstrdup(v);
+		return 0;
+	}
+	if ((home = policy_home()) == NULL) {
+		cleanup_free char *q = policy_quote(v);
+
+		*why = xasprintf("%s: no home folder to expand ~ in (HOME is "
+		    "not an absolute path)", q);
+		return -EINVAL;
+	}
+	*abs = xasprintf("%s%s", home, v + 1);
+	return 0;
+}
+
 static int
 policy_set_writable(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *abs = NULL;
-	const char *home;
+	int r;
 
-	if (strncmp(v, "~/", 2) == 0) {
-		cleanup_free char *q = policy_quote(v);
-
-		if ((home = policy_home()) == NULL) {
-			*why = xasprintf("%s: no home folder to expand ~ in "
-			    "(HOME is not an absolute path)", q);
-			return -EINVAL;
-		}
-		abs = xasprintf("%s%s", home, v + 1);
-		v = abs;
-	}
-	return policy_folder(v, &p->writable, &p->n_writable,
+	if ((r = policy_expand_home(v, &abs, why)) < 0)
+		return r;
+	return policy_folder(abs, &p->writable, &p->n_writable,
 	    "would make the whole host writable", why);
 }
 
@@ -1063,21 +1076,11 @@ policy_set_upstream_ca(struct policy *p, const char *v, char **why)
 	cleanup_free char *q = policy_quote(v);
 	cleanup_free char *path = NULL, *abs = NULL;
 	struct stat sb;
-	const char *home;
 	int r;
 
-	if ((r = policy_home_or_abs(v, &path, why)) < 0)
+	if ((r = policy_home_or_abs(v, &path, why)) < 0 ||
+	    (r = policy_expand_home(path, &abs, why)) < 0)
 		return r;
-	if (path[0] == '~') {
-		if ((home = policy_home()) == NULL) {
-			*why = xasprintf("%s: no home folder to expand ~ in "
-			    "(HOME is not an absolute path)", q);
-			return -EINVAL;
-		}
-		abs = xasprintf("%s%s", home, path + 1);
-	} else {
-		abs = steal_ptr(&path);
-	}
 	if (stat(abs, &sb) < 0 || access(abs, R_OK) < 0) {
 		*why = xasprintf("%s: cannot read it: %s", q, strerror(errno));
 		return -EINVAL;
