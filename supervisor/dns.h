@@ -90,7 +90,9 @@ void	dns_free(struct dns *);
 int	dns_set_upstream(struct dns *, const struct sockaddr *, socklen_t);
 
 /* Every fd it wants polled, with its events; at most max of them (pass
- * DNS_POLLFDS_MAX). Then pass the same slice to dns_on_ready(). */
+ * DNS_POLLFDS_MAX). Then pass the same slice to dns_on_ready() once one
+ * is ready, as often as it is polled again; the next dns_pollfds starts a
+ * new slice. */
 size_t	dns_pollfds(struct dns *, struct pollfd *out, size_t max);
 void	dns_on_ready(struct dns *, const struct pollfd *, size_t n);
 /* Monotonic ms (now_mono_ms()) of the next retry or timeout, 0 = none;

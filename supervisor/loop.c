@@ -115,30 +115,44 @@ loop_timeout(int64_t due, int64_t now)
 }
 
 int
-loop_poll(struct loop *l, int64_t now)
+loop_wait(struct loop *l, int64_t now)
 {
-	int r = 0;
+	int ready = 0;
 
-	if (poll(l->p, (nfds_t)l->n_p, loop_timeout(l->due, now)) < 0) {
-		if (errno != EINTR)
-			r = -errno;
-		/* Interrupted: nothing is ready, but a set still gets its
-		 * slice back (dns.h asks for it after every poll). */
-		for (size_t i = 0; i < l->n_p; i++)
-			l->p[i].revents = 0;
-	}
-	for (size_t i = 0; r == 0 && i < l->n_e; i++) {
+	if (poll(l->p, (nfds_t)l->n_p, loop_timeout(l->due, now)) < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (size_t i = 0; i < l->n_e; i++) {
 		const struct loop_entry *e = &l->e[i];
+		bool any = false;
 
+		for (size_t j = e->first; j < e->first + e->n && !any; j++)
+			any = l->p[j].revents != 0;
+		if (!any)
+			continue;
+		ready++;
 		if (e->ready_fn != NULL)
 			e->ready_fn(e->arg, l->p + e->first, e->n);
-		else if (l->p[e->first].revents != 0)
+		else
 			e->fd_fn(e->arg, l->p[e->first].fd,
 			    l->p[e->first].revents);
 	}
+	return ready;
+}
+
+void
+loop_clear(struct loop *l)
+{
 	l->n_p = l->n_e = 0;
 	l->due = 0;
-	return r;
+}
+
+int
+loop_poll(struct loop *l, int64_t now)
+{
+	int r = loop_wait(l, now);
+
+	loop_clear(l);
+	return r < 0 ? r : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -180,6 +194,7 @@ struct run {
 	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
 	int64_t		 backoff;	/* ms before the next try; 0 = none */
+	bool		 quiet;		/* this poll: one call, answered quietly */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
 
@@ -278,8 +293,10 @@ run_on_listener(void *arg, int fd, short revents)
 	struct run *r = arg;
 
 	(void)fd;
-	if (revents & POLLIN)
+	if (revents & POLLIN) {
 		unotify_on_ready(r->s);
+		r->quiet = r->s->quiet;
+	}
 	/* POLLHUP: every process under the filter is gone. */
 	else if (revents & (POLLHUP | POLLERR))
 		r->listener_open = false;
@@ -496,6 +513,29 @@ run_gather(struct loop *l, struct run *r)
 	    (r->backoff > 0 ? r->backoff : RUN_FLUSH_MS) : 0);
 }
 
+/*
+ * Poll the round's table. While all that came was one trapped call that
+ * the hot path answered quietly (sup_continue_quiet: sent, nothing
+ * recorded, queued, sent to a console or started), nothing the table was
+ * built from has moved: no source came or went, no deadline changed,
+ * nothing waits to be flushed or released for it. The same table is then
+ * polled again, without run_after and run_gather (which would rebuild
+ * it as it was); its deadlines still hold, and a deadline that passes,
+ * or anything else that is ready, ends the round.
+ */
+static int
+run_wait(struct loop *l, struct run *r)
+{
+	int n;
+
+	do {
+		r->quiet = false;
+		n = loop_wait(l, now_mono_ms());
+	} while (n == 1 && r->quiet);
+	loop_clear(l);
+	return n < 0 ? n : 0;
+}
+
 static void
 run_flush(struct run *r, int64_t now)
 {
@@ -633,9 +673,8 @@ loop_run(struct sup *s)
 	s->hold_answers = true;
 	do {
 		run_gather(l, &r);
-		if ((e = loop_poll(l, now_mono_ms())) < 0)
-			break;
-	} while (run_after(&r));
+		e = run_wait(l, &r);
+	} while (e >= 0 && run_after(&r));
 	/* The run is over: what is still held goes (to processes that are
 	 * gone, as a rule); the record's last flush is main.c's. */
 	s->hold_answers = false;

@@ -22,7 +22,8 @@ struct sup;
 /* An fd was ready: revents as poll() gave them (never 0). */
 typedef void loop_fd_fn(void *arg, int fd, short revents);
 /* A module's own slice: fill puts in at most max pollfds and says how
- * many; ready gets the same slice back after every poll, ready or not. */
+ * many; ready gets the same slice back after a poll that found one of
+ * them ready (the same slice again while the table is kept: loop_wait). */
 typedef size_t loop_fill_fn(void *arg, struct pollfd *, size_t max);
 typedef void loop_ready_fn(void *arg, const struct pollfd *, size_t n);
 
@@ -48,13 +49,22 @@ int	loop_timeout(int64_t due, int64_t now);
  * (now is the clock's reading), run the callbacks, empty the table for
  * the next round. 0, or -errno of poll() (EINTR is 0: nothing ran). */
 int	loop_poll(struct loop *, int64_t now);
+/* The same, but the table stays as it was, for another loop_wait()
+ * (until loop_clear): how many of its entries were ready (a set counts
+ * once), or -errno of poll() (EINTR: 0). For a caller that knows none of
+ * its sources changed in the callbacks that ran. */
+int	loop_wait(struct loop *, int64_t now);
+void	loop_clear(struct loop *);
 
 /*
  * The run's loop: from the program's start until it has ended and its
  * output is drained. Every fd and every deadline of the run is put in
  * the table by one line of loop.c's run_gather(); what is not an fd's
  * (ticks, expiry, the run's limit, the end, the record's flush) runs
- * after each round. 0, or -errno if poll() fails.
+ * after each round. A round in which only a trapped call came and the
+ * hot path answered it quietly (sup_continue_quiet) changed none of
+ * that: the same table is polled again (loop_wait), as a rule until the
+ * next call. 0, or -errno if poll() fails.
  */
 int	loop_run(struct sup *);
 /* The run's own deadlines (pending connects, the DNS stub, the queue's

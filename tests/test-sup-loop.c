@@ -346,39 +346,36 @@ test_dispatch_sets(void **state)
 	set.fds[1] = sp[1];
 	set.n_fds = 2;
 
-	/* A set gets its slice back every round, ready or not; an empty
-	 * set too; fds and sets run in the order they were added. */
+	/* A set gets its slice back when one of its fds is ready; an empty
+	 * set or a set with nothing ready is not called; fds and sets run
+	 * in the order they were added. */
 	loop_add(l, p[0], POLLIN, on_fd, &one);	/* not ready */
 	loop_add_set(l, 8, set_fill, set_ready, &set);
 	loop_add_set(l, 8, set_fill, set_ready, &empty);
 	assert_int_equal(loop_poll(l, 0), 0);
-	assert_int_equal(c.n, 2);
+	assert_int_equal(c.n, 1);
 	assert_int_equal(c.who[0], 2);
 	assert_int_equal(c.set_n[0], 2);
 	assert_true(c.revents[0] & POLLOUT);	/* a socketpair can write */
-	assert_int_equal(c.who[1], 3);
-	assert_int_equal(c.set_n[1], 0);
 
-	/* Asked for POLLIN only, nothing to read: the set still runs,
-	 * with nothing ready in its slice. */
+	/* Asked for POLLIN only, nothing to read: the set does not run. */
 	c.n = 0;
 	set.events = POLLIN;
 	loop_add_set(l, 8, set_fill, set_ready, &set);
 	loop_due(l, 7);
 	assert_int_equal(loop_poll(l, 7), 0);
-	assert_int_equal(c.n, 1);
-	assert_int_equal(c.set_n[0], 2);
-	assert_int_equal(c.revents[0], 0);
+	assert_int_equal(c.n, 0);
 	assert_int_equal(write(sp[1], "z", 1), 1);
 	c.n = 0;
 	loop_add_set(l, 8, set_fill, set_ready, &set);
 	assert_int_equal(loop_poll(l, 0), 0);
 	assert_int_equal(c.n, 1);
+	assert_int_equal(c.set_n[0], 2);
 	assert_true(c.revents[0] & POLLIN);
 
 	/* A set never gets more room than the table has left. */
 	c.n = 0;
-	big.fds[0] = big.fds[1] = big.fds[2] = big.fds[3] = p[0];
+	big.fds[0] = big.fds[1] = big.fds[2] = big.fds[3] = sp[0];
 	big.n_fds = 4;
 	loop_add(l, sp[0], POLLIN, on_fd, &one);
 	loop_add(l, sp[0], POLLIN, on_fd, &one);
@@ -394,6 +391,86 @@ test_dispatch_sets(void **state)
 	close(sp[1]);
 	close(p[0]);
 	close(p[1]);
+	loop_free(l);
+}
+
+/* loop_wait: the table stays for another wait, with its deadlines; the
+ * count is of entries ready (a set once); loop_clear empties it. */
+static void
+test_wait_keeps_table(void **state)
+{
+	struct loop *l = loop_new(6);
+	struct calls c = { 0 };
+	struct tag a = { &c, 1, { 0 }, 0, 0 }, b = { &c, 2, { 0 }, 0, 0 };
+	struct tag set = { &c, 3, { 0 }, 0, POLLIN };
+	int p1[2], p2[2], sp[2];
+	char buf[4];
+
+	(void)state;
+	assert_int_equal(pipe2(p1, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(p2, O_CLOEXEC), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sp), 0);
+	set.fds[0] = sp[0];
+	set.fds[1] = sp[1];
+	set.n_fds = 2;
+	loop_add(l, p1[0], POLLIN, on_fd, &a);
+	loop_add(l, p2[0], POLLIN, on_fd, &b);
+	loop_add_set(l, 8, set_fill, set_ready, &set);
+	loop_due(l, 1000);
+
+	/* Nothing ready, the deadline passed: 0, no call, table kept. */
+	assert_int_equal(loop_wait(l, 1000), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(loop_deadline(l), 1000);
+
+	/* One ready, then the same table again: the same callback. */
+	assert_int_equal(write(p2[1], "x", 1), 1);
+	assert_int_equal(loop_wait(l, 999), 1);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.who[0], 2);
+	assert_int_equal(loop_wait(l, 999), 1);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.who[1], 2);
+
+	/* Two fds of one set ready: the set counts once, beside a fd. */
+	assert_int_equal(write(sp[1], "y", 1), 1);
+	assert_int_equal(write(sp[0], "z", 1), 1);
+	c.n = 0;
+	assert_int_equal(loop_wait(l, 999), 2);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.who[0], 2);
+	assert_int_equal(c.who[1], 3);
+	assert_int_equal(c.set_n[1], 2);
+
+	/* Read empty again: nothing until the deadline. */
+	assert_int_equal(read(p2[0], buf, sizeof buf), 1);
+	assert_int_equal(read(sp[0], buf, sizeof buf), 1);
+	assert_int_equal(read(sp[1], buf, sizeof buf), 1);
+	c.n = 0;
+	assert_int_equal(loop_wait(l, 1000), 0);
+	assert_int_equal(c.n, 0);
+
+	/* Cleared: no fds, no deadline; loop_poll clears too. */
+	loop_clear(l);
+	assert_int_equal(loop_deadline(l), 0);
+	assert_int_equal(write(p1[1], "w", 1), 1);
+	loop_due(l, 5);
+	assert_int_equal(loop_wait(l, 5), 0);
+	assert_int_equal(c.n, 0);
+	loop_add(l, p1[0], POLLIN, on_fd, &a);
+	assert_int_equal(loop_poll(l, 0), 0);
+	assert_int_equal(c.n, 1);
+	loop_due(l, 5);
+	assert_int_equal(loop_wait(l, 5), 0);
+	assert_int_equal(c.n, 1);
+
+	close(p1[0]);
+	close(p1[1]);
+	close(p2[0]);
+	close(p2[1]);
+	close(sp[0]);
+	close(sp[1]);
 	loop_free(l);
 }
 
@@ -499,6 +576,7 @@ main(void)
 		cmocka_unit_test(test_run_deadlines),
 		cmocka_unit_test(test_dispatch_pipes),
 		cmocka_unit_test(test_dispatch_sets),
+		cmocka_unit_test(test_wait_keeps_table),
 		cmocka_unit_test(test_waits_for_deadline),
 	};
 
