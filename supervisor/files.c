@@ -468,18 +468,27 @@ absolute(pid_t pid, int dirfd, const char *raw, bool hot, char *out,
     size_t size)
 {
 	char base[PATH_MAX];
+	size_t lb, lr = strlen(raw);
 	int r;
 
 	if (raw[0] == '\0')
 		return -ENOENT;
-	if (raw[0] == '/')
-		r = snprintf(out, size, "%s", raw);
-	else if ((r = hot ? target_dir_hot(pid, dirfd, base, sizeof base) :
+	if (raw[0] == '/') {
+		if (lr >= size)
+			return -ENAMETOOLONG;
+		memcpy(out, raw, lr + 1);
+		return 0;
+	}
+	if ((r = hot ? target_dir_hot(pid, dirfd, base, sizeof base) :
 	    target_dir(pid, dirfd, base, sizeof base)) < 0)
 		return r;
-	else
-		r = snprintf(out, size, "%s/%s", base, raw);
-	return (size_t)r >= size ? -ENAMETOOLONG : 0;
+	/* base "/dir", then "/", then raw: no printf on the hot path. */
+	if ((lb = strlen(base)) + 1 + lr >= size)
+		return -ENAMETOOLONG;
+	memcpy(out, base, lb);
+	out[lb] = '/';
+	memcpy(out + lb + 1, raw, lr + 1);
+	return 0;
 }
 
 /* Does a ".." component appear? Then the lexical view may not be the
@@ -866,7 +875,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 	if (uses_cwd(c) && absolutes(pid, c, true, abs1, abs2,
 	    sizeof abs1) == 0 &&
 	    fast(s, c, abs1, abs2, moves)) {
-		sup_continue(s, req->id);
+		sup_continue_quiet(s, req->id);
 		return;
 	}
 	/* Then as it is now: what is recorded, asked or performed is
@@ -876,7 +885,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 		return;
 	}
 	if (fast(s, c, abs1, abs2, moves)) {
-		sup_continue(s, req->id);
+		sup_continue_quiet(s, req->id);
 		return;
 	}
 	/* Past the hot path, whatever comes of the call: the kept folder
@@ -893,7 +902,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 		return;
 	}
 	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {
-		sup_continue(s, req->id);
+		sup_continue_quiet(s, req->id);
 		return;
 	}
 	/* Only what has a host counterpart can be approved: the rest (the
@@ -940,7 +949,7 @@ files_on_chdir(struct sup *s, const struct seccomp_notif *req)
 	/* Before the kernel moves it: a call that this thread (or one that
 	 * shares its cwd) makes next reads the cwd afresh. */
 	target_cwd_flush();
-	sup_continue(s, req->id);
+	sup_continue_quiet(s, req->id);
 }
 
 void
@@ -957,7 +966,7 @@ files_on_call(struct sup *s, const struct seccomp_notif *req)
 	if (r == 1 && moves)
 		files_kept_drop();
 	if (r == 1)
-		sup_continue(s, req->id);
+		sup_continue_quiet(s, req->id);
 	else if (r < 0)
 		sup_respond(s, req->id, r, 0);
 	else

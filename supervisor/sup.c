@@ -74,6 +74,16 @@ sup_continue(struct sup *s, uint64_t id)
 	sup_respond(s, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
+void
+sup_continue_quiet(struct sup *s, uint64_t id)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = id;
+	s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+	s->quiet = true;
+}
+
 int64_t
 sup_respond_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 {

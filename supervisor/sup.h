@@ -194,6 +194,10 @@ struct sup {
 	bool		 hold_answers;
 	struct seccomp_notif_resp *held;
 	size_t		 n_held, cap_held;
+	/* The notification just handled was answered by
+	 * sup_continue_quiet and nothing else: unotify_on_ready clears it,
+	 * loop.c reads it (a quiet round keeps the loop's table). */
+	bool		 quiet;
 };
 
 /*
@@ -216,6 +220,12 @@ void	sup_respond(struct sup *, uint64_t id, int64_t val, uint32_t flags);
 void	sup_release(struct sup *);
 bool	sup_holding(const struct sup *);
 void	sup_continue(struct sup *, uint64_t id);
+/* The hot path's continue, inside the floor, with nothing recorded for
+ * the call and nothing else touched (no event, request, message or
+ * connection): sent at once, ahead of the held answers (they wait for
+ * the commit of other calls' events; this one has none, and the thread
+ * that made it waits on nothing else), and s->quiet set. */
+void	sup_continue_quiet(struct sup *, uint64_t id);
 /* Hand host fd in as the syscall's return value, atomically (ADDFD with
  * SEND); the fd number it got in the target, or -errno. */
 int64_t	sup_respond_fd(struct sup *, uint64_t id, int fd, bool cloexec);

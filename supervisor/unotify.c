@@ -200,6 +200,7 @@ unotify_on_ready(struct sup *s)
 {
 	struct seccomp_notif *req = s->req;
 
+	s->quiet = false;
 	memset(req, 0, s->req_size);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 		return;	/* ENOENT: the target went away before we read it */
