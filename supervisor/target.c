@@ -16,6 +16,7 @@
 #include "config/util.h"
 
 #define PAGE 4096
+#define STR_FIRST 256
 
 /*
  * /proc/TID/mem, kept open for a short while: the notify loop reads the
@@ -109,11 +110,16 @@ target_read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
 		return -EFAULT;
 	while (got < size) {
 		/* Never read across a page boundary in one go: the next
-		 * page may be unmapped while the string ends before it. */
+		 * page may be unmapped while the string ends before it. The
+		 * first read takes at most STR_FIRST bytes: most paths are
+		 * shorter, and the kernel copies all that is asked (twice,
+		 * through a page of its own). */
 		size_t room = PAGE - ((addr + got) % PAGE);
 		ssize_t n;
 		char *nul;
 
+		if (got == 0 && room > STR_FIRST)
+			room = STR_FIRST;
 		if (room > size - got)
 			room = size - got;
 		n = mem_pread(pid, buf + got, room, addr + got);

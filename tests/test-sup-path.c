@@ -545,6 +545,9 @@ test_resolve_bad_root(void **state)
 #define STATIC_STR	"a string in the child's .data"
 
 static char static_str[] = STATIC_STR;
+/* Filled before fork: strings beside and past the first read's size. */
+static const size_t around_len[] = { 1, 255, 256, 257, 700, 3000 };
+static char around_first[6][3001];
 static char written_after_fork[64];	/* only the child fills it */
 
 static struct child {
@@ -639,6 +642,10 @@ child_setup(void **state)
 	ch.longstr = xmalloc(5001);
 	memset(ch.longstr, 'y', 5000);
 	ch.longstr[5000] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(around_first); i++) {
+		memset(around_first[i], 'a' + (int)i, around_len[i]);
+		around_first[i][around_len[i]] = '\0';
+	}
 	ch.heap = xstrdup("a string on the heap");
 
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
@@ -718,6 +725,24 @@ test_read_str(void **state)
 	assert_int_equal(target_read_str(ch.pid, addr(ch.block + 100), buf,
 	    sizeof buf), 0);
 	assert_string_equal(buf, "");
+}
+
+/* Strings about as long as the first read (256 bytes) and longer: the
+ * rest comes in a second read, whole. */
+static void
+test_read_str_first_read(void **state)
+{
+	char buf[PATH_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(around_first); i++) {
+		memset(buf, 0, sizeof buf);
+		assert_int_equal(target_read_str(ch.pid, addr(around_first[i]),
+		    buf, sizeof buf), (ssize_t)around_len[i]);
+		assert_int_equal(strlen(buf), around_len[i]);
+		assert_int_equal(buf[0], 'a' + (int)i);
+		assert_int_equal(buf[around_len[i] - 1], 'a' + (int)i);
+	}
 }
 
 static void
@@ -975,6 +1000,7 @@ main(int argc, char **argv)
 	};
 	const struct CMUnitTest target[] = {
 		cmocka_unit_test(test_read_str),
+		cmocka_unit_test(test_read_str_first_read),
 		cmocka_unit_test(test_read_str_pages),
 		cmocka_unit_test(test_read_str_size),
 		cmocka_unit_test(test_read),
