@@ -141,6 +141,11 @@ nosym_last(const char *name, bool follow)
 {
 	struct stat st;
 
+	/* A call that does not follow its last component (O_NOFOLLOW,
+	 * O_CREAT|O_EXCL, unlink, rename, mkdir, ...) cannot be led
+	 * anywhere by it: the kept folder answers for the rest. */
+	if (!follow)
+		return 1;
 	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return S_ISLNK(st.st_mode) && follow ? 0 : 1;
 	return errno == ENOENT ? 1 : -1;
