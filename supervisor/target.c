@@ -102,6 +102,25 @@ target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 }
 
 ssize_t
+target_read_some(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		size_t room = PAGE - ((addr + got) % PAGE);
+		ssize_t n;
+
+		if (room > len - got)
+			room = len - got;
+		if ((n = mem_pread(pid, (char *)buf + got, room,
+		    addr + got)) <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got > 0 ? (ssize_t)got : -EFAULT;
+}
+
+ssize_t
 target_read_str(pid_t pid, uint64_t addr, char *buf, size_t size)
 {
 	size_t got = 0;

@@ -11,6 +11,9 @@
 
 /* Exactly len bytes at addr, or -EFAULT. */
 int	target_read(pid_t, uint64_t addr, void *buf, size_t len);
+/* Up to len bytes at addr, page by page, as far as they can be read:
+ * how many (at least 1), or -EFAULT when none can. */
+ssize_t	target_read_some(pid_t, uint64_t addr, void *buf, size_t len);
 /* Drop what is cached of this thread's memory: it is about to exec. */
 void	target_forget(pid_t);
 /* A NUL-terminated string of at most size-1 bytes; its length, or

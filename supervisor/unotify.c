@@ -106,15 +106,20 @@ exec_argv(pid_t pid, uint64_t argv_addr, char *args[65], char *joined,
     size_t size)
 {
 	static char argbuf[64][1024];
-	size_t used = 0, n_args = 0;
+	uint64_t ptrs[64];
+	size_t used = 0, n_args = 0, n_ptrs = 0;
+	ssize_t got;
 
 	joined[0] = '\0';
-	for (int i = 0; i < 64 && argv_addr != 0; i++) {
-		uint64_t p;
+	/* The pointers in one read (two across a page), not one each. */
+	if (argv_addr != 0 &&
+	    (got = target_read_some(pid, argv_addr, ptrs, sizeof ptrs)) > 0)
+		n_ptrs = (size_t)got / sizeof ptrs[0];
+	for (size_t i = 0; i < n_ptrs; i++) {
+		uint64_t p = ptrs[i];
 		ssize_t n;
 
-		if (target_read(pid, argv_addr + 8 * (uint64_t)i, &p,
-		    sizeof p) < 0 || p == 0)
+		if (p == 0)
 			break;
 		if ((n = target_read_str(pid, p, argbuf[i], sizeof argbuf[i])) < 0)
 			break;

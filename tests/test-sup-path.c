@@ -828,6 +828,29 @@ test_read(void **state)
 	    sizeof buf), -EFAULT);
 }
 
+/* As much as can be read: up to an unmapped page, across mapped ones. */
+static void
+test_read_some(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	memset(buf, 0, sizeof buf);
+	/* the edge: what is before the unmapped page, no more */
+	assert_int_equal(target_read_some(ch.pid, addr(ch.edge), buf,
+	    sizeof buf), sizeof EDGE_STR);
+	assert_memory_equal(buf, EDGE_STR, sizeof EDGE_STR);
+	/* across two mapped pages, whole */
+	assert_int_equal(target_read_some(ch.pid, addr(ch.cross + ch.page - 10),
+	    buf, sizeof CROSS_STR), sizeof CROSS_STR);
+	assert_string_equal(buf, CROSS_STR);
+	/* in the unmapped page, and a pid that is not there */
+	assert_int_equal(target_read_some(ch.pid, addr(ch.block + ch.page),
+	    buf, 8), -EFAULT);
+	assert_int_equal(target_read_some(0x3fffffff, addr(static_str), buf,
+	    8), -EFAULT);
+}
+
 static void
 test_dir(void **state)
 {
@@ -1004,6 +1027,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_read_str_pages),
 		cmocka_unit_test(test_read_str_size),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_read_some),
 		cmocka_unit_test(test_dir),
 		cmocka_unit_test(test_umask),
 		cmocka_unit_test(test_cmdline_self_child),
