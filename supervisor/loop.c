@@ -530,7 +530,9 @@ run_wait(struct loop *l, struct run *r)
 
 	do {
 		r->quiet = false;
-		n = loop_wait(l, now_mono_ms());
+		/* The clock only for a deadline (none, as a rule, in a
+		 * streak). */
+		n = loop_wait(l, loop_deadline(l) != 0 ? now_mono_ms() : 0);
 	} while (n == 1 && r->quiet);
 	loop_clear(l);
 	return n < 0 ? n : 0;
