@@ -896,13 +896,15 @@ program_child(const struct child *c)
 	/* The sandbox must not keep the listener: with it, the program could
 	 * answer its own notifications. */
 	close(listener);
-	if (read(c->go_fd, &go, 1) != 1)
-		_exit(125);
-
 	/* The supervisor ignores SIGPIPE; an ignored signal would stay
-	 * ignored across exec. The program starts with every default. */
+	 * ignored across exec. The program starts with every default. Done
+	 * while the supervisor makes ready, not between the go and the exec
+	 * (64 calls off the run's start); a signal that comes meanwhile
+	 * meets the default the program would meet a moment later. */
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
+	if (read(c->go_fd, &go, 1) != 1)
+		_exit(125);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	environ = (char **)cfg->envp;
