@@ -316,7 +316,14 @@ def main():
             procs.append(subprocess.Popen(argv, cwd=d, stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=e))
 
-    last, ends, pss_max = {}, {}, {}
+    last, ends, pss_max, pss_life = {}, {}, {}, {}
+    # PSS divides a shared page among those that map it: what a
+    # supervisor holds "with N runs at once" is its PSS while all N are
+    # up, from the go (every run started) to the first end. Before the go
+    # the first ones to start share their libraries with few others, and
+    # after the first end with fewer and fewer: pss_life keeps the largest
+    # over each one's whole life too, for what it is.
+    together = [False]
 
     def poll_all():
         alive = 0
@@ -325,13 +332,16 @@ def main():
                 continue
             if p.poll() is not None:
                 ends[k] = time.monotonic()
+                together[0] = False
                 continue
             alive += 1
             s = sample(p.pid) if a.mode != "native" else None
             if s:
                 last[k] = s
                 if s[3] is not None:
-                    pss_max[k] = max(pss_max.get(k, 0), s[3])
+                    pss_life[k] = max(pss_life.get(k, 0), s[3])
+                    if together[0]:
+                        pss_max[k] = max(pss_max.get(k, 0), s[3])
         return alive
 
     # Ready: every copy waits on the FIFO (and, under ward, is watched).
@@ -355,6 +365,7 @@ def main():
             break
         time.sleep(0.05)
     t_go = time.monotonic()
+    together[0] = not ends
     max_alive = poll_all()
     os.write(gofd, b"go\n" * a.n)
 
@@ -380,6 +391,7 @@ def main():
         "hwm_kib": [last[k][1] for k in sorted(last)],
         "cpu_s": [last[k][2] for k in sorted(last)],
         "pss_kib": [pss_max[k] for k in sorted(pss_max)],
+        "pss_life_kib": [pss_life[k] for k in sorted(pss_life)],
         "max_alive": max_alive,
         "console_connected": len(watcher.connected) if watcher else 0,
         "console_failed": watcher.failed if watcher else [],

@@ -327,9 +327,16 @@ def fleet_rows(res):
                 sum(1 for c in codes if c == 0), len(codes), rec[1], rec[0],
                 rec[2])]
     if pss:
-        extra.append("fleet  supervisor PSS (largest sampled, each): median "
-                     "%d KiB, p99 %d KiB, max %d KiB over %d supervisors"
-                     % (pct(pss, 50), pct(pss, 99), pss[-1], len(pss)))
+        extra.append("fleet  supervisor PSS with all %d up (largest sampled "
+                     "from the go to the first end, each): median %d KiB, p99 "
+                     "%d KiB, max %d KiB over %d supervisors"
+                     % (n, pct(pss, 50), pct(pss, 99), pss[-1], len(pss)))
+    life = sorted(d.get("pss_life_kib") or [])
+    if life:
+        extra.append("fleet  the same over each one's whole life (its first "
+                     "moments share the libraries with few others): median "
+                     "%d KiB, p99 %d KiB, max %d KiB"
+                     % (pct(life, 50), pct(life, 99), life[-1]))
     if d["frame_s"]:
         extra.append("fleet  console frame (queue rebuilt + screen drawn): "
                      "p50 %.1f ms, p99 %.1f ms, max %.1f ms; the whole round "
@@ -478,8 +485,8 @@ def main():
     if fleet:
         n, rec = fleet["n"], fleet.get("recorded") or [0, 0, 0]
         pss = fleet["pss_kib"]
-        print("  %d runs at once: supervisor PSS median %s KiB, max %s KiB "
-              "(target: <= 600 KiB each)%s"
+        print("  %d runs at once: supervisor PSS with all up, median %s "
+              "KiB, max %s KiB (target: <= 600 KiB each)%s"
               % (n, fmt(pct(pss, 50) if pss else None, ".0f"),
                  fmt(max(pss) if pss else None, ".0f"),
                  "" if n >= 500 else " [BENCH_RUNS=%d, not 500]" % n))
