@@ -1137,12 +1137,24 @@ audit_vet_begin(const char *path, struct audit_vetting *vt)
 	uint64_t sdev = 0, sino = 0;
 
 	*vt = (struct audit_vetting){ .fd = -1 };
-	if (!audit_is_file(path) || (vt->fd = audit_lock_open(path)) < 0 ||
-	    audit_gate(vt->fd, AUDIT_GATE_OPEN_MS) < 0)
+	if (!audit_is_file(path))
 		return;
+	if ((vt->fd = audit_lock_open(path)) < 0 ||
+	    audit_gate(vt->fd, AUDIT_GATE_OPEN_MS) < 0) {
+		/* Lock trouble: this one writes without the others knowing,
+		 * so no marker may stand meanwhile (it checks, see below). */
+		cleanup_free char *p = xasprintf("%s-clean", path);
+
+		(void)unlink(p);
+		return;
+	}
 	vt->gate = true;
-	if (audit_idents(path, &db, &wal) < 0)
+	if (audit_idents(path, &db, &wal) < 0) {
+		cleanup_free char *p = xasprintf("%s-clean", path);
+
+		(void)unlink(p);
 		return;
+	}
 	vt->known = true;
 	vt->dev = db.dev;
 	vt->ino = db.ino;

@@ -1289,6 +1289,99 @@ test_check_damaged_after_clean(void **state)
 	assert_open_refused(fx->db, -EBADMSG, "move the file aside");
 }
 
+/* Damage met by a writer while it has the file open: it leaves no
+ * marker, and the next start-up checks and refuses. */
+static void
+test_check_damage_seen(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, junk[4096];
+	char *marker = xasprintf("%s-clean", fx->db);
+	off_t size = make_record(fx->db, 2000);
+	int fd;
+
+	assert_true(open_checked(fx->db));
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_false(audit_checked(a));
+	memset(junk, 0x5a, sizeof junk);
+	fd = open(fx->db, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, junk, sizeof junk, size / 2 / 4096 * 4096),
+	    (ssize_t)sizeof junk);
+	close(fd);
+	assert_int_equal(audit_each_event(a, NULL, collect_ignore, NULL,
+	    &cause), -EBADMSG);
+	free(cause);
+	cause = NULL;
+	audit_close(a);
+	assert_false(exists(marker));
+	assert_open_refused(fx->db, -EBADMSG, "the record is damaged");
+	free(marker);
+}
+
+/* Lock trouble (the lock file a symlink): every open checks, as before,
+ * and none leaves a marker it could not coordinate. */
+static void
+test_check_lock_trouble(void **state)
+{
+	struct fixture *fx = *state;
+	char *lock = xasprintf("%s-lock", fx->db);
+	char *marker = xasprintf("%s-clean", fx->db);
+	char *elsewhere = xasprintf("%s/elsewhere", fx->dir);
+
+	make_clean(fx->db);
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(symlink(elsewhere, lock), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(exists(marker));
+	assert_true(open_checked(fx->db));
+	assert_int_equal(unlink(lock), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	free(elsewhere);
+	free(marker);
+	free(lock);
+}
+
+/* Many writers starting and ending at once: none fails, and when all
+ * are gone the last one's marker spares the next start-up the check. */
+static void
+test_check_many_writers(void **state)
+{
+	struct fixture *fx = *state;
+	enum { KIDS = 6, ROUNDS = 15 };
+	pid_t kids[KIDS];
+	int status;
+
+	make_clean(fx->db);
+	for (int k = 0; k < KIDS; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] > 0)
+			continue;
+		for (int i = 0; i < ROUNDS; i++) {
+			struct audit *c = NULL;
+			struct audit_event e = ev_full;
+
+			if (audit_open(fx->db, &c, NULL) != 0)
+				_exit(1);
+			e.pid = 1000 * k + i;
+			audit_event(c, &e);
+			if (audit_flush(c, NULL) != 0)
+				_exit(2);
+			audit_close(c);
+		}
+		_exit(0);
+	}
+	for (int k = 0; k < KIDS; k++) {
+		assert_int_equal(waitpid(kids[k], &status, 0), kids[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_false(open_checked(fx->db));
+}
+
 struct usage {
 	size_t		 n;
 	struct audit_usage u[4];
@@ -2009,6 +2102,12 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_check_damaged_after_clean,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_damage_seen, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_lock_trouble, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_many_writers, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 		    teardown),
