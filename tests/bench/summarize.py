@@ -15,7 +15,9 @@ Definitions (the same in the table and the TSV):
                 rounds; for scale50_cpu: the CPU seconds of all the
                 supervisors (outer bwraps) of one round, median over rounds)
   ratio_native  median_s / median_s of native, same workload
-  ratio_bwrap   median_s / median_s of bwrap, same workload
+  ratio_bwrap   median_s / median_s of bwrap, same workload (true_record,
+                printed "true (record N MB)": ward against a grown record,
+                its ratios to true's native and bwrap)
   min_ratio, max_ratio
                 the least and greatest over rounds of (this sandbox's
                 median in that round / native's median in the same round):
