@@ -798,8 +798,9 @@ audit_low_space(const struct audit *a, char **cause)
  *    write the marker: they do not change the file (they cannot
  *    checkpoint, the file being open read-only).
  *  - Lock trouble (no lock file, the gate held too long by another, a
- *    stopped process): the opener checks as it always did, and a closer
- *    leaves no marker.
+ *    stopped process): the opener checks as it always did and takes the
+ *    marker away (it writes unseen by the others), and a closer leaves
+ *    no marker.
  * Not seen: a change by another program while ward has the file open
  * (taken into the last closer's identity), or one after the last close
  * that keeps the size on a kernel that gives a file in the same clock
