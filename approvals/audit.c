@@ -197,6 +197,15 @@ struct audit {
 
 	char		*reserve;	/* the spare file's path, or NULL */
 	bool		 reserve_used;
+
+	/* The check at start-up (audit_vet): */
+	int		 lock_fd;	/* PATH-lock, or -1 */
+	bool		 checked;	/* quick_check ran at open */
+	bool		 joined;	/* byte 1 held shared, in a session */
+	bool		 opened;	/* audit_open returned it */
+	bool		 doubt;		/* damage or an I/O error seen */
+	bool		 db_known;
+	uint64_t	 db_dev, db_ino; /* the file at PATH when opened */
 };
 
 const char *
@@ -296,15 +305,20 @@ audit_batch_clear(struct audit *a)
 	a->out_queued = 0;
 }
 
+static void audit_unvet(struct audit *, bool);
+
 /* Closes without flushing: for a handle that failed to open. */
 static void
 audit_destroy(struct audit *a)
 {
+	bool closed;
+
 	if (a == NULL)
 		return;
 	for (size_t i = 0; i < AUDIT_N_STMT; i++)
 		sqlite3_finalize(a->stmt[i]);
-	sqlite3_close(a->db);
+	closed = sqlite3_close(a->db) == SQLITE_OK;
+	audit_unvet(a, closed && a->opened);
 	audit_batch_clear(a);
 	free(a->ev);
 	free(a->out);
@@ -424,6 +438,9 @@ audit_fail(struct audit *a, int rc, char **cause, const char *what)
 	cleanup_free char *msg = NULL;
 	cleanup_free char *found = NULL;
 
+	/* No marker of a clean end after this (audit_unvet). */
+	if (audit_is_damage(rc) || (rc & 0xff) == SQLITE_IOERR)
+		a->doubt = true;
 	if (r == 0)
 		r = -EIO;
 	if (cause == NULL)
@@ -732,6 +749,503 @@ audit_low_space(const struct audit *a, char **cause)
 	return true;
 }
 
+/* ---- the check at start-up, only when there is a reason to doubt -- */
+
+/*
+ * PRAGMA quick_check reads every page: about 1 ms per MB, at every
+ * start-up of every supervisor, on a file that only grows. So it runs
+ * only when the file may have been damaged since it was last known good:
+ *
+ *  - PATH-clean, the marker, is written by the last writer to close the
+ *    record cleanly: the identity (st_dev, st_ino, st_size, st_mtim,
+ *    st_ctim) of the record and of its -wal as that writer left them,
+ *    the boot, and when the last quick_check ran. The first writer to
+ *    open the record again takes it away (it is never there while a
+ *    writer has the file open) and skips the check when all of it still
+ *    holds. Anything else is doubt, and doubt checks: no marker (a
+ *    writer killed while it had the file open alone took it away and
+ *    left none), one that does not parse or is not a 0600 regular file
+ *    of ours, another boot (a power loss or an OS crash, which is what
+ *    the check is for, reboots; the marker is not fsynced for that
+ *    reason: after a crash it is either gone or from another boot), an
+ *    identity that differs (another program wrote, touched, replaced or
+ *    truncated the file or its -wal; the -wal's ctime is left out, see
+ *    audit_idents), a check older than AUDIT_CHECK_AGE (silent damage
+ *    on the disk is still found), or one in the future.
+ *  - PATH-lock coordinates the writers of one user (supervisors, ward gc,
+ *    the review verbs), by OFD locks (per open file, so two handles in
+ *    one process count as two; released by the kernel when a process
+ *    dies, so a SIGKILLed writer leaves nothing behind): byte 0 is the
+ *    gate, held for the short decisions at open and close and through a
+ *    first opener's check; byte 1 is held shared by every writer that
+ *    opened the record and passed, and taken exclusive (without waiting)
+ *    to learn "nobody else has it open". The file holds the identity
+ *    (st_dev, st_ino) of the record the current writers passed and when
+ *    it was last checked.
+ *  - At open, under the gate: alone (byte 1 exclusive) -> the marker
+ *    decides, as above. Not alone -> every other holder of byte 1 passed
+ *    the check or a good marker before it let the gate go, and is alive
+ *    (so no crash since), and sqlite's WAL survives a writer's death
+ *    (SIGKILL, OOM) without damage: the check is skipped if PATH is the
+ *    file they passed (same st_dev and st_ino; a record moved aside by
+ *    hand and a new or other file put there is checked).
+ *  - At close, under the gate: byte 1 made exclusive (atomically, from
+ *    shared, without waiting) succeeds only for the last writer, which
+ *    writes the marker, if the file at PATH is still the one it opened
+ *    and it saw no damage or I/O error on the way. Closers go one at a
+ *    time, so of two ending together the second is the last.
+ *  - Read-only handles (ward log, the consoles) take no lock and never
+ *    write the marker: they do not change the file (they cannot
+ *    checkpoint, the file being open read-only).
+ *  - Lock trouble (no lock file, the gate held too long by another, a
+ *    stopped process): the opener checks as it always did and takes the
+ *    marker away (it writes unseen by the others), and a closer leaves
+ *    no marker.
+ * Not seen: a change by another program while ward has the file open
+ * (taken into the last closer's identity), or one after the last close
+ * that keeps the size on a kernel that gives a file in the same clock
+ * tick the same times (before Linux 6.13's fine-grained ctime): for
+ * those the check every AUDIT_CHECK_AGE remains.
+ */
+#define AUDIT_CHECK_AGE		(7 * 24 * 3600)
+/* How long an opener waits for the gate (another opener's check of a big
+ * record), and a closer (which gives up the marker instead). */
+#define AUDIT_GATE_OPEN_MS	5000
+#define AUDIT_GATE_CLOSE_MS	1000
+#define AUDIT_LOCK_GATE		0
+#define AUDIT_LOCK_USERS	1
+
+struct audit_ident {
+	bool		 present;
+	uint64_t	 dev, ino, size;
+	int64_t		 mtime, mtime_ns, ctime, ctime_ns;
+};
+
+static void audit_read_line(const char *, char *, size_t);
+
+static int
+audit_lock(int fd, short type, off_t byte)
+{
+	struct flock fl = {
+		.l_type = type, .l_whence = SEEK_SET, .l_start = byte,
+		.l_len = 1,
+	};
+
+	return fcntl(fd, F_OFD_SETLK, &fl) < 0 ? -errno : 0;
+}
+
+/* The gate, waiting at most ms (polling: F_OFD_SETLKW has no timeout). */
+static int
+audit_gate(int fd, int ms)
+{
+	long delay = 1, waited = 0;
+	int r;
+
+	while ((r = audit_lock(fd, F_WRLCK, AUDIT_LOCK_GATE)) == -EAGAIN &&
+	    waited < ms) {
+		nanosleep(&(struct timespec){ .tv_nsec = delay * 1000000L },
+		    NULL);
+		waited += delay;
+		delay = delay * 2 > 50 ? 50 : delay * 2;
+	}
+	return r;
+}
+
+/* A regular file of ours, by path, never followed: -ENOENT when absent. */
+static int
+audit_ident_of(const char *path, struct audit_ident *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof *id);
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != getuid())
+		return -EPERM;
+	*id = (struct audit_ident){
+		.present = true, .dev = (uint64_t)st.st_dev,
+		.ino = (uint64_t)st.st_ino, .size = (uint64_t)st.st_size,
+		.mtime = (int64_t)st.st_mtim.tv_sec,
+		.mtime_ns = (int64_t)st.st_mtim.tv_nsec,
+		.ctime = (int64_t)st.st_ctim.tv_sec,
+		.ctime_ns = (int64_t)st.st_ctim.tv_nsec,
+	};
+	return 0;
+}
+
+/* The record's and its -wal's identities (a -wal may be absent). */
+static int
+audit_idents(const char *path, struct audit_ident *db,
+    struct audit_ident *wal)
+{
+	cleanup_free char *w = xasprintf("%s-wal", path);
+	int r;
+
+	if ((r = audit_ident_of(path, db)) < 0)
+		return r;
+	if ((r = audit_ident_of(w, wal)) < 0 && r != -ENOENT)
+		return r;
+	/* sqlite, as root, fchowns the -wal to the record's owner at every
+	 * open, readers' too: its ctime says nothing (its mtime does). */
+	wal->ctime = wal->ctime_ns = 0;
+	return 0;
+}
+
+static bool
+audit_ident_equal(const struct audit_ident *a, const struct audit_ident *b)
+{
+	return a->present == b->present && a->dev == b->dev &&
+	    a->ino == b->ino && a->size == b->size && a->mtime == b->mtime &&
+	    a->mtime_ns == b->mtime_ns && a->ctime == b->ctime &&
+	    a->ctime_ns == b->ctime_ns;
+}
+
+static char *
+audit_ident_text(const struct audit_ident *id)
+{
+	if (!id->present)
+		return xstrdup("none");
+	return xasprintf("%llu %llu %llu %lld.%09lld %lld.%09lld",
+	    (unsigned long long)id->dev, (unsigned long long)id->ino,
+	    (unsigned long long)id->size, (long long)id->mtime,
+	    (long long)id->mtime_ns, (long long)id->ctime,
+	    (long long)id->ctime_ns);
+}
+
+static bool
+audit_ident_parse(const char *s, struct audit_ident *id)
+{
+	unsigned long long dev, ino, size;
+	long long ms, mns, cs, cns;
+	int end = -1;
+
+	memset(id, 0, sizeof *id);
+	if (strcmp(s, "none") == 0)
+		return true;
+	if (sscanf(s, "%llu %llu %llu %lld.%9lld %lld.%9lld%n", &dev, &ino,
+	    &size, &ms, &mns, &cs, &cns, &end) != 7 || s[end] != '\0')
+		return false;
+	*id = (struct audit_ident){
+		.present = true, .dev = dev, .ino = ino, .size = size,
+		.mtime = ms, .mtime_ns = mns, .ctime = cs, .ctime_ns = cns,
+	};
+	return true;
+}
+
+static void
+audit_boot_id(char *buf, size_t len)
+{
+	audit_read_line("/proc/sys/kernel/random/boot_id", buf, len);
+}
+
+/*
+ * The marker's text:
+ *   ward-audit-clean 1
+ *   boot BOOT-ID
+ *   checked UNIX-SECONDS
+ *   db DEV INO SIZE MTIME CTIME
+ *   wal DEV INO SIZE MTIME CTIME   (or "wal none")
+ */
+static char *
+audit_marker_text(const char *boot, int64_t checked,
+    const struct audit_ident *db, const struct audit_ident *wal)
+{
+	cleanup_free char *d = audit_ident_text(db);
+	cleanup_free char *w = audit_ident_text(wal);
+
+	return xasprintf("ward-audit-clean 1\nboot %s\nchecked %lld\n"
+	    "db %s\nwal %s\n", boot, (long long)checked, d, w);
+}
+
+/*
+ * The first writer's look at PATH-clean, which it takes away whatever it
+ * says: true when the record can be trusted without a check (*checked:
+ * when it was last checked).
+ */
+static bool
+audit_marker_take(const char *path, int64_t *checked)
+{
+	cleanup_free char *p = xasprintf("%s-clean", path);
+	cleanup_fd int fd = -1;
+	char buf[1024], boot[64], line_boot[64];
+	struct audit_ident db, wal, mdb, mwal;
+	struct stat st;
+	long long when;
+	ssize_t n;
+	char *s, *nl[5];
+	int64_t now = (int64_t)time(NULL);
+
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	(void)unlink(p);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid() || (st.st_mode & 077) != 0 ||
+	    (n = read(fd, buf, sizeof buf - 1)) <= 0)
+		return false;
+	buf[n] = '\0';
+	/* Five lines, each whole. */
+	s = buf;
+	for (size_t i = 0; i < ARRAY_SIZE(nl); i++) {
+		if ((nl[i] = strchr(s, '\n')) == NULL)
+			return false;
+		*nl[i] = '\0';
+		s = nl[i] + 1;
+	}
+	if (*s != '\0' || strcmp(buf, "ward-audit-clean 1") != 0)
+		return false;
+	s = nl[0] + 1;
+	if (strncmp(s, "boot ", 5) != 0 ||
+	    snprintf(line_boot, sizeof line_boot, "%s", s + 5) >=
+	    (int)sizeof line_boot)
+		return false;
+	s = nl[1] + 1;
+	if (sscanf(s, "checked %lld", &when) != 1)
+		return false;
+	s = nl[2] + 1;
+	if (strncmp(s, "db ", 3) != 0 || !audit_ident_parse(s + 3, &mdb) ||
+	    !mdb.present)
+		return false;
+	s = nl[3] + 1;
+	if (strncmp(s, "wal ", 4) != 0 || !audit_ident_parse(s + 4, &mwal))
+		return false;
+	audit_boot_id(boot, sizeof boot);
+	if (boot[0] == '\0' || strcmp(boot, line_boot) != 0)
+		return false;
+	if (when > now + 24 * 3600 || now - when > AUDIT_CHECK_AGE)
+		return false;
+	if (audit_idents(path, &db, &wal) < 0 ||
+	    !audit_ident_equal(&db, &mdb) || !audit_ident_equal(&wal, &mwal))
+		return false;
+	*checked = (int64_t)when;
+	return true;
+}
+
+/* The last writer's marker; false when it cannot be written (no harm:
+ * the next opener checks). */
+static bool
+audit_marker_put(const char *path, int64_t checked,
+    const struct audit_ident *db, const struct audit_ident *wal)
+{
+	cleanup_free char *p = xasprintf("%s-clean", path);
+	cleanup_free char *text = NULL;
+	cleanup_fd int fd = -1;
+	char boot[64];
+	size_t len;
+
+	audit_boot_id(boot, sizeof boot);
+	if (boot[0] == '\0')
+		return false;
+	text = audit_marker_text(boot, checked, db, wal);
+	len = strlen(text);
+	/* Made anew, never followed, never another's: O_EXCL after unlink
+	 * (under the gate, nobody else writes it meanwhile). */
+	(void)unlink(p);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return false;
+	if (fchmod(fd, 0600) < 0 || write(fd, text, len) != (ssize_t)len) {
+		(void)unlink(p);
+		return false;
+	}
+	return true;
+}
+
+/* PATH-lock: a regular file of ours, or -1 (lock trouble: doubt). */
+static int
+audit_lock_open(const char *path)
+{
+	cleanup_free char *p = xasprintf("%s-lock", path);
+	cleanup_fd int fd = -1;
+	struct stat st;
+
+	if ((fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC, 0600)) < 0 || fstat(fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid != getuid())
+		return -1;
+	if ((st.st_mode & 077) != 0 && fchmod(fd, 0600) < 0)
+		return -1;
+	return steal_fd(&fd);
+}
+
+/* The lock file's text: "DEV INO CHECKED" of the record the writers that
+ * have it open passed; empty when none did. */
+static bool
+audit_session_read(int fd, uint64_t *dev, uint64_t *ino, int64_t *checked)
+{
+	char buf[128];
+	unsigned long long d, i;
+	long long c;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	int end = -1;
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %lld\n%n", &d, &i, &c, &end) != 3 ||
+	    end != (int)n)
+		return false;
+	*dev = d;
+	*ino = i;
+	*checked = c;
+	return true;
+}
+
+static void
+audit_session_write(int fd, uint64_t dev, uint64_t ino, int64_t checked)
+{
+	char buf[128];
+	int n = snprintf(buf, sizeof buf, "%llu %llu %lld\n",
+	    (unsigned long long)dev, (unsigned long long)ino,
+	    (long long)checked);
+
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+		(void)ftruncate(fd, 0);
+}
+
+static void
+audit_unlock_all(int fd)
+{
+	(void)audit_lock(fd, F_UNLCK, AUDIT_LOCK_GATE);
+	(void)audit_lock(fd, F_UNLCK, AUDIT_LOCK_USERS);
+}
+
+/* What audit_vet_begin decided, for audit_vet once sqlite has the file. */
+struct audit_vetting {
+	int		 fd;		/* PATH-lock, or -1 */
+	bool		 gate, first, trust, known;
+	uint64_t	 dev, ino;	/* the file at PATH */
+	int64_t		 checked;
+};
+
+static void
+audit_vetting_done(struct audit_vetting *vt)
+{
+	if (vt->fd >= 0)
+		close(vt->fd);	/* lets the gate and byte 1 go */
+	vt->fd = -1;
+}
+
+#define cleanup_vetting	__attribute__((cleanup(audit_vetting_done)))
+
+/*
+ * At open, before sqlite opens the file (which, as root, chowns the -wal
+ * to the record's owner and so changes its ctime): whether the file can
+ * be trusted without the check (see the comment above AUDIT_CHECK_AGE).
+ */
+static void
+audit_vet_begin(const char *path, struct audit_vetting *vt)
+{
+	struct audit_ident db, wal;
+	uint64_t sdev = 0, sino = 0;
+
+	*vt = (struct audit_vetting){ .fd = -1 };
+	if (!audit_is_file(path))
+		return;
+	if ((vt->fd = audit_lock_open(path)) < 0 ||
+	    audit_gate(vt->fd, AUDIT_GATE_OPEN_MS) < 0) {
+		/* Lock trouble: this one writes without the others knowing,
+		 * so no marker may stand meanwhile (it checks, see below). */
+		cleanup_free char *p = xasprintf("%s-clean", path);
+
+		(void)unlink(p);
+		return;
+	}
+	vt->gate = true;
+	if (audit_idents(path, &db, &wal) < 0) {
+		cleanup_free char *p = xasprintf("%s-clean", path);
+
+		(void)unlink(p);
+		return;
+	}
+	vt->known = true;
+	vt->dev = db.dev;
+	vt->ino = db.ino;
+	vt->first = audit_lock(vt->fd, F_WRLCK, AUDIT_LOCK_USERS) == 0;
+	if (vt->first) {
+		/* What the lock file says is of writers now gone. */
+		(void)ftruncate(vt->fd, 0);
+		vt->trust = audit_marker_take(path, &vt->checked);
+	} else {
+		vt->trust = audit_session_read(vt->fd, &sdev, &sino,
+		    &vt->checked) && sdev == vt->dev && sino == vt->ino;
+	}
+}
+
+/* Then, with sqlite's handle: the check if it is needed, and the writer
+ * joins the others. */
+static int
+audit_vet(struct audit *a, struct audit_vetting *vt, int v, char **cause)
+{
+	cleanup_free char *found = NULL;
+	int r;
+
+	if (v > 0 && !vt->trust) {
+		a->checked = true;
+		vt->checked = (int64_t)time(NULL);
+		if ((r = audit_check_file(a, "quick_check", &found)) < 0) {
+			if (cause != NULL)
+				*cause = xasprintf("audit: %s: the record is "
+				    "damaged (quick_check: %s); move the file "
+				    "aside and ward starts a new record",
+				    a->path, found);
+			return r;
+		}
+	} else if (v == 0) {
+		vt->checked = (int64_t)time(NULL);
+	}
+	if (vt->fd < 0)
+		return 0;
+	if (vt->gate && vt->known) {
+		if (vt->first || !vt->trust)
+			audit_session_write(vt->fd, vt->dev, vt->ino,
+			    vt->checked);
+		/* From exclusive to shared in one step (fcntl locks convert
+		 * atomically); joining others, shared at once. */
+		if (audit_lock(vt->fd, F_RDLCK, AUDIT_LOCK_USERS) == 0)
+			a->joined = true;
+		a->db_known = true;
+		a->db_dev = vt->dev;
+		a->db_ino = vt->ino;
+	} else {
+		/* Checked without the gate (or without its file's identity):
+		 * counted as a writer if it can be, so that no other leaves a
+		 * marker while this one writes, but it leaves none itself. */
+		(void)audit_lock(vt->fd, F_RDLCK, AUDIT_LOCK_USERS);
+	}
+	(void)audit_lock(vt->fd, F_UNLCK, AUDIT_LOCK_GATE);
+	a->lock_fd = vt->fd;
+	vt->fd = -1;
+	return 0;
+}
+
+/* At close, after sqlite's: the last writer leaves the marker. */
+static void
+audit_unvet(struct audit *a, bool clean)
+{
+	struct audit_ident db, wal;
+	uint64_t sdev, sino;
+	int64_t checked;
+
+	if (a->lock_fd < 0)
+		return;
+	if (clean && a->joined && a->db_known && !a->doubt &&
+	    audit_gate(a->lock_fd, AUDIT_GATE_CLOSE_MS) == 0 &&
+	    audit_lock(a->lock_fd, F_WRLCK, AUDIT_LOCK_USERS) == 0 &&
+	    audit_session_read(a->lock_fd, &sdev, &sino, &checked) &&
+	    sdev == a->db_dev && sino == a->db_ino &&
+	    audit_idents(a->path, &db, &wal) == 0 && db.dev == a->db_dev &&
+	    db.ino == a->db_ino)
+		(void)audit_marker_put(a->path, checked, &db, &wal);
+	audit_unlock_all(a->lock_fd);
+	close(a->lock_fd);
+	a->lock_fd = -1;
+}
+
+bool
+audit_checked(const struct audit *a)
+{
+	return a->checked;
+}
+
 static int
 audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 {
@@ -739,6 +1253,7 @@ audit_connect(const char *path, int flags, struct audit **ret, char **cause)
 	int rc;
 
 	a->path = xstrdup(path);
+	a->lock_fd = -1;
 	a->readonly = (flags & SQLITE_OPEN_READONLY) != 0;
 	audit_configure_once();
 	if ((rc = sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX,
@@ -759,12 +1274,13 @@ int
 audit_open(const char *path, struct audit **ret, char **cause)
 {
 	cleanup_audit struct audit *a = NULL;
-	cleanup_free char *found = NULL;
+	cleanup_vetting struct audit_vetting vt = { .fd = -1 };
 	int r, rc, v;
 
 	if ((r = audit_mkdir_parent(path, cause)) < 0 ||
 	    (r = audit_secure(path, cause)) < 0)
 		return r;
+	audit_vet_begin(path, &vt);
 	if ((r = audit_connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOFOLLOW, &a, cause)) < 0)
 		return r;
@@ -788,14 +1304,10 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	sqlite3_db_config(a->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	/* A damaged record is refused before anything is added to it. The
 	 * quick check reads every page but skips the index cross-checks:
-	 * about 1 ms per MB of record (measured: tests/test-audit.c). */
-	if (v > 0 && (r = audit_check_file(a, "quick_check", &found)) < 0) {
-		if (cause != NULL)
-			*cause = xasprintf("audit: %s: the record is damaged "
-			    "(quick_check: %s); move the file aside and ward "
-			    "starts a new record", path, found);
+	 * about 1 ms per MB of record (measured: tests/test-audit.c), so it
+	 * runs only when there is a reason to doubt the file (audit_vet). */
+	if ((r = audit_vet(a, &vt, v, cause)) < 0)
 		return r;
-	}
 	if ((v < AUDIT_VERSION || !audit_has_state(a)) &&
 	    (r = audit_upgrade(a, cause)) < 0)
 		return r;
@@ -807,6 +1319,7 @@ audit_open(const char *path, struct audit **ret, char **cause)
 		    SQLITE_PREPARE_PERSISTENT, &a->stmt[i], NULL)) != SQLITE_OK)
 			return audit_fail(a, rc, cause, "preparing statements");
 	}
+	a->opened = true;
 	*ret = steal_ptr(&a);
 	return 0;
 }

@@ -110,16 +110,23 @@ int	audit_stream_parse(const char *, enum audit_stream *);
  * The file and its -wal and -shm must be regular files of ours (a symlink
  * or another user's is refused, a too-open one made 0600); an existing
  * record must pass PRAGMA quick_check (else -EBADMSG, sqlite's findings
- * in *cause).
+ * in *cause) unless there is no reason to doubt it: the last writer to
+ * close it left PATH-clean (its identity, this boot, a check under 7 days
+ * old) and nothing changed it since, or other writers have it open now
+ * (coordinated through locks on PATH-lock; see audit_vet in audit.c).
  * ":memory:" gives a private in-memory store (tests). */
 int	audit_open(const char *path, struct audit **ret, char **cause);
+/* Whether audit_open ran PRAGMA quick_check on this handle's file. */
+bool	audit_checked(const struct audit *);
 /* Read-only; -ENOENT if the database does not exist yet (or has no
  * schema yet), -ENOTSUP if its schema is newer. */
 int	audit_open_readonly(const char *path, struct audit **ret, char **cause);
 /* How long a write waits on another supervisor's transaction (default
  * 5000 ms) before it fails with -EBUSY. */
 void	audit_set_busy_timeout(struct audit *, int ms);
-/* Flushes what is queued, then closes. NULL is a no-op. */
+/* Flushes what is queued, then closes. NULL is a no-op. The last writer
+ * of the file to close (and only a read-write handle) leaves PATH-clean,
+ * which spares the next start-up the check. */
 void	audit_close(struct audit *);
 
 /* Written at once (not batched): a run's start and end, each in a

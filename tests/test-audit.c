@@ -955,14 +955,431 @@ test_quick_check_cost(void **state)
 	off_t size = make_record(fx->db, 10000);
 	struct timespec t0, t1;
 
+	double with, without;
+
+	/* make_record's checkpoint came from outside ward: checked. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(audit_checked(a));
 	audit_close(a);
-	print_message("audit_open with quick_check, 10000 events (%lld KiB): "
-	    "%.2f ms\n", (long long)size / 1024,
-	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	with = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	/* after ward's own clean end: not */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_false(audit_checked(a));
+	audit_close(a);
+	without = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	print_message("audit_open, 10000 events (%lld KiB): %.2f ms with "
+	    "quick_check, %.2f ms after a clean end\n", (long long)size / 1024,
+	    with, without);
+}
+
+/* ---- the check at start-up: only when there is a reason to doubt --- */
+
+/* Opens, says whether the check ran, closes (cleanly: the marker). */
+static bool
+open_checked(const char *path)
+{
+	struct audit *a = NULL;
+	char *cause = NULL;
+	bool checked;
+
+	if (audit_open(path, &a, &cause) != 0)
+		fail_msg("audit_open: %s", cause);
+	checked = audit_checked(a);
+	audit_close(a);
+	return checked;
+}
+
+static bool
+exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static char *
+slurp(const char *path)
+{
+	char buf[2048];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static void
+spit(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* The marker with line PREFIX... replaced by LINE. */
+static void
+marker_edit(const char *marker, const char *prefix, const char *line)
+{
+	char *text = slurp(marker), *at = strstr(text, prefix), *end, *t;
+
+	assert_non_null(at);
+	end = strchr(at, '\n');
+	assert_non_null(end);
+	*at = '\0';
+	t = xasprintf("%s%s%s", text, line, end);
+	spit(marker, t);
+	free(t);
+	free(text);
+}
+
+/* A record of events, closed by ward (so its marker says clean). */
+static void
+make_clean(const char *path)
+{
+	make_record(path, 500);
+	/* make_record's own checkpoint came from outside ward: checked. */
+	assert_true(open_checked(path));
+}
+
+/*
+ * After a clean end the next start-up does not read the whole file; the
+ * marker is taken away while a writer has the record open and is back
+ * once the last one closes, 0600; a reader changes nothing.
+ */
+static void
+test_check_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	char *marker = xasprintf("%s-clean", fx->db);
+	struct audit *a = NULL, *r = NULL;
+	char *cause = NULL;
+
+	/* A new file: nothing to check, and its end is clean. */
+	assert_false(open_checked(fx->db));
+	assert_true(exists(marker));
+	assert_int_equal(file_mode(marker), 0600);
+	make_clean(fx->db);
+	assert_false(open_checked(fx->db));
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_false(audit_checked(a));
+	assert_false(exists(marker));
+	assert_int_equal(audit_run_begin(a, &run_b, NULL), 0);
+	for (int i = 0; i < 300; i++)
+		audit_event(a, &ev_full);
+	assert_int_equal(audit_flush(a, &cause), 0);
+	audit_close(a);
+	assert_true(exists(marker));
+
+	assert_int_equal(audit_open_readonly(fx->db, &r, &cause), 0);
+	assert_int_equal(audit_each_event(r, NULL, collect_ignore, NULL,
+	    &cause), 0);
+	audit_close(r);
+	assert_false(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	free(marker);
+}
+
+/* Doubt checks: no marker, a changed file or -wal, a marker that is old,
+ * of another boot, garbage, or a symlink. */
+static void
+test_check_doubt(void **state)
+{
+	struct fixture *fx = *state;
+	char *marker = xasprintf("%s-clean", fx->db);
+	char *wal = xasprintf("%s-wal", fx->db);
+	char *line = NULL;
+	struct timespec times[2] = {
+		{ .tv_sec = 1000000000 }, { .tv_sec = 1000000000 },
+	};
+	int fd;
+
+	make_clean(fx->db);
+	assert_false(open_checked(fx->db));
+
+	assert_int_equal(unlink(marker), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+
+	/* touched by another program (the time only) */
+	assert_int_equal(utimensat(AT_FDCWD, fx->db, times, 0), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+
+	/* a byte added to the -wal (a torn frame: sqlite ignores it) */
+	assert_true(exists(wal));
+	fd = open(wal, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+
+	/* the last check 8 days ago */
+	line = xasprintf("checked %lld", (long long)time(NULL) - 8 * 86400);
+	marker_edit(marker, "checked ", line);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	/* 6 days: still trusted (the edit keeps the identities) */
+	free(line);
+	line = xasprintf("checked %lld", (long long)time(NULL) - 6 * 86400);
+	marker_edit(marker, "checked ", line);
+	assert_false(open_checked(fx->db));
+
+	/* another boot: a power loss or a crash since */
+	marker_edit(marker, "boot ", "boot 00000000-0000-0000-0000-000000000000");
+	assert_true(open_checked(fx->db));
+
+	/* garbage, cut short, or a symlink to a good one */
+	spit(marker, "ward-audit-clean 1\nboot");
+	assert_true(open_checked(fx->db));
+	{
+		char *good = xasprintf("%s/good", fx->dir);
+
+		assert_int_equal(rename(marker, good), 0);
+		assert_int_equal(symlink(good, marker), 0);
+		assert_true(open_checked(fx->db));
+		free(good);
+	}
+	assert_false(open_checked(fx->db));
+	free(line);
+	free(wal);
+	free(marker);
+}
+
+/*
+ * A writer that never closed (killed): the marker is gone with it, so the
+ * next start-up checks. One killed while another writer runs leaves the
+ * record to that one, which, the last to close, marks it clean.
+ */
+static void
+test_check_writer_died(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL;
+	struct audit_run run_c = run_b;
+	pid_t child;
+	int status;
+
+	run_c.id = "run-c";
+
+	make_clean(fx->db);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct audit *c = NULL;
+
+		if (audit_open(fx->db, &c, NULL) != 0 || audit_checked(c) ||
+		    audit_run_begin(c, &run_b, NULL) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(open_checked(fx->db));
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_false(audit_checked(a));
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct audit *c = NULL;
+
+		/* not alone: the open writer vouches for the file */
+		if (audit_open(fx->db, &c, NULL) != 0)
+			_exit(1);
+		if (audit_checked(c))
+			_exit(2);
+		if (audit_run_begin(c, &run_c, NULL) != 0)
+			_exit(3);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	audit_close(a);
+	assert_false(open_checked(fx->db));
+}
+
+/* Writers at once: the first checks (no marker), the others do not; only
+ * the last to close leaves the marker. A record moved aside by hand and
+ * another file put in its place is checked though writers are open. */
+static void
+test_check_writers(void **state)
+{
+	struct fixture *fx = *state;
+	char *marker = xasprintf("%s-clean", fx->db);
+	char *other = xasprintf("%s/other.db", fx->dir);
+	char *aside = xasprintf("%s.aside", fx->db);
+	struct audit *a = NULL, *b = NULL, *c = NULL;
+	char *cause = NULL;
+
+	make_clean(fx->db);
+	assert_int_equal(unlink(marker), 0);
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_true(audit_checked(a));
+	assert_int_equal(audit_open(fx->db, &b, &cause), 0);
+	assert_false(audit_checked(b));
+	audit_close(a);
+	assert_false(exists(marker));
+	audit_close(b);
+	assert_true(exists(marker));
+
+	make_record(other, 50);
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_false(audit_checked(a));
+	assert_int_equal(rename(fx->db, aside), 0);
+	assert_int_equal(rename(other, fx->db), 0);
+	assert_int_equal(audit_open(fx->db, &b, &cause), 0);
+	assert_true(audit_checked(b));
+	assert_int_equal(audit_open(fx->db, &c, &cause), 0);
+	assert_false(audit_checked(c));
+	audit_close(b);
+	audit_close(c);
+	/* a still writes (to the file moved aside): not the last ones */
+	assert_false(exists(marker));
+	/* and a, the last, vouches only for the file it opened */
+	audit_close(a);
+	assert_false(exists(marker));
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	free(aside);
+	free(other);
+	free(marker);
+}
+
+/*
+ * Damage written behind ward's back after a clean end, the size kept:
+ * still refused, at every start-up, with the same message.
+ */
+static void
+test_check_damaged_after_clean(void **state)
+{
+	struct fixture *fx = *state;
+	char junk[4096];
+	off_t size = make_record(fx->db, 2000);
+	int fd;
+
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	/* Past the clock tick of the close: before Linux 6.13, a write in
+	 * the same tick may keep the file's times (audit.c says so). */
+	usleep(20 * 1000);
+	memset(junk, 0x5a, sizeof junk);
+	fd = open(fx->db, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, junk, sizeof junk, size / 2 / 4096 * 4096),
+	    (ssize_t)sizeof junk);
+	close(fd);
+	assert_open_refused(fx->db, -EBADMSG, "the record is damaged "
+	    "(quick_check: ");
+	assert_open_refused(fx->db, -EBADMSG, "move the file aside");
+}
+
+/* Damage met by a writer while it has the file open: it leaves no
+ * marker, and the next start-up checks and refuses. */
+static void
+test_check_damage_seen(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	char *cause = NULL, junk[4096];
+	char *marker = xasprintf("%s-clean", fx->db);
+	off_t size = make_record(fx->db, 2000);
+	int fd;
+
+	assert_true(open_checked(fx->db));
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_false(audit_checked(a));
+	memset(junk, 0x5a, sizeof junk);
+	fd = open(fx->db, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, junk, sizeof junk, size / 2 / 4096 * 4096),
+	    (ssize_t)sizeof junk);
+	close(fd);
+	assert_int_equal(audit_each_event(a, NULL, collect_ignore, NULL,
+	    &cause), -EBADMSG);
+	free(cause);
+	cause = NULL;
+	audit_close(a);
+	assert_false(exists(marker));
+	assert_open_refused(fx->db, -EBADMSG, "the record is damaged");
+	free(marker);
+}
+
+/* Lock trouble (the lock file a symlink): every open checks, as before,
+ * and none leaves a marker it could not coordinate. */
+static void
+test_check_lock_trouble(void **state)
+{
+	struct fixture *fx = *state;
+	char *lock = xasprintf("%s-lock", fx->db);
+	char *marker = xasprintf("%s-clean", fx->db);
+	char *elsewhere = xasprintf("%s/elsewhere", fx->dir);
+
+	make_clean(fx->db);
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(symlink(elsewhere, lock), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(exists(marker));
+	assert_true(open_checked(fx->db));
+	assert_int_equal(unlink(lock), 0);
+	assert_true(open_checked(fx->db));
+	assert_false(open_checked(fx->db));
+	free(elsewhere);
+	free(marker);
+	free(lock);
+}
+
+/* Many writers starting and ending at once: none fails, and when all
+ * are gone the last one's marker spares the next start-up the check. */
+static void
+test_check_many_writers(void **state)
+{
+	struct fixture *fx = *state;
+	enum { KIDS = 6, ROUNDS = 15 };
+	pid_t kids[KIDS];
+	int status;
+
+	make_clean(fx->db);
+	for (int k = 0; k < KIDS; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] > 0)
+			continue;
+		for (int i = 0; i < ROUNDS; i++) {
+			struct audit *c = NULL;
+			struct audit_event e = ev_full;
+
+			if (audit_open(fx->db, &c, NULL) != 0)
+				_exit(1);
+			e.pid = 1000 * k + i;
+			audit_event(c, &e);
+			if (audit_flush(c, NULL) != 0)
+				_exit(2);
+			audit_close(c);
+		}
+		_exit(0);
+	}
+	for (int k = 0; k < KIDS; k++) {
+		assert_int_equal(waitpid(kids[k], &status, 0), kids[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_false(open_checked(fx->db));
 }
 
 struct usage {
@@ -1674,6 +2091,22 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_damaged, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_quick_check_cost, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_skipped, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_doubt, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_writer_died, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_writers, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_damaged_after_clean,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_damage_seen, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_lock_trouble, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_check_many_writers, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,

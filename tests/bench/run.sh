@@ -24,7 +24,13 @@
 # --tmpfs /tmp (and by ward's private /tmp).
 #
 # Workloads
-#   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up)
+#   true        start-up: /usr/bin/true (TRUE_RUNS runs per round, 3 warm-up);
+#               under ward twice: with the run's fresh record and, as
+#               sandbox ward_record (the row "true (record N MB)"), with a
+#               state folder of its own whose record was grown once to
+#               BIG_RECORD_MB by the sqlite3 CLI (a run's output rows in
+#               ward's own schema): what a user's old record costs at
+#               start-up
 #   files       tests/bench/files.c: create+write+close DISK_FILES_N files in
 #               the working folder, read back, stat, rename, delete
 #   files_tmpfs the same with FILES_N files in a folder on a tmpfs (mounted for the run as
@@ -96,7 +102,8 @@
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
 # APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), BENCH_RUNS (500),
-# AGENT_MB (100), AGENT_KEYS (100), WORKLOADS (all of "true files
+# AGENT_MB (100), AGENT_KEYS (100), BIG_RECORD_MB (200; 0 leaves the
+# ward_record row out), WORKLOADS (all of "true files
 # files_tmpfs files_project python cc approvals scale fleet console
 # agent"), KEEP=1 keeps the temporary
 # folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
@@ -137,6 +144,7 @@ CONSOLE_PENDING=${CONSOLE_PENDING:-100}
 CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
+BIG_RECORD_MB=${BIG_RECORD_MB:-200}
 WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale fleet console gate agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
@@ -342,15 +350,23 @@ cmd_for() {
 	bwrap) printf '%s ' "${BWRAP[@]}"
 		[ "$wl" = files_tmpfs ] && printf -- '--bind %s %s ' "$TFS" "$TFS"
 		printf '%s' "$cmd" ;;
-	ward) printf '%s run --headless --policy %s ' "$WARD" \
+	ward|ward_record)
+		printf '%s run --headless --policy %s ' "$WARD" \
 			"$([ "$wl" = files_tmpfs ] && echo "$TFS_POLICY" || echo "$POLICY")"
 		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
 		printf -- '-- %s' "$cmd" ;;
 	esac
 }
 
+# sb_env SANDBOX: the environment a sandbox's runs need beyond the shared one
+sb_env() {
+	if [ "$1" = ward_record ]; then export XDG_STATE_HOME=$BIG_STATE; fi
+}
+
+# sandboxes [WORKLOAD]: true's timed rounds add ward_record
 sandboxes() {
 	if [ -n "$HAVE_BWRAP" ]; then echo native bwrap ward; else echo native ward; fi
+	[ "${1:-}" = true ] && [ -n "$BIG_STATE" ] && echo ward_record
 }
 
 # rotate N WORDS...: the words, starting at the (N mod count)th
@@ -366,7 +382,9 @@ rotate() {
 # interval other than 0, sampler.py records the peak RSS of the top process.
 time_one() {
 	local wl=$1 sb=$2 r=$3 runs=$4 warm=$5 every=$6 base=${7:-$RES/t.$1.$2.$3} hp sp=
-	(cd "$W" && exec hyperfine -N -i --style basic --runs "$runs" --warmup "$warm" \
+	# ward_record: the grown record's state folder (set here, not by
+	# env(1) in the command: no exec more than the plain ward line).
+	(cd "$W" && sb_env "$sb" && exec hyperfine -N -i --style basic --runs "$runs" --warmup "$warm" \
 		--prepare sync --output "$base.out" --export-json "$base.json" -n "$sb" \
 		"$(cmd_for "$wl" "$sb")") >"$base.hf" 2>&1 &
 	hp=$!
@@ -398,7 +416,7 @@ print("no exit codes in the JSON" if c is None else
 	[ -z "$bad" ] && return 0
 	# hyperfine keeps no stderr: run it once more to show why.
 	say "$wl under $sb: the timed command failed (exit codes: $bad); once more:"
-	(cd "$W" && eval "$(cmd_for "$wl" "$sb")") >"$base.again" 2>&1
+	(cd "$W" && sb_env "$sb" && eval "$(cmd_for "$wl" "$sb")") >"$base.again" 2>&1
 	tail -5 "$base.again" >&2
 	broke "$wl under $sb did not run: its times would be of a failing command"
 }
@@ -408,7 +426,7 @@ timed_workload() {
 	local wl=$1 rounds=$2 runs=$3 warm=$4 every=$5 r sb
 	say "workload $wl: $rounds rounds x $runs runs per sandbox"
 	for ((r = 1; r <= rounds; r++)); do
-		for sb in $(rotate "$r" $(sandboxes)); do
+		for sb in $(rotate "$r" $(sandboxes "$wl")); do
 			time_one "$wl" "$sb" "$r" "$runs" "$warm" "$every"
 		done
 	done
@@ -424,6 +442,31 @@ rss_pass() {
 		time_one "$wl" "$sb" 0 "$runs" 0 0.005 "$RES/r.$wl.$sb"
 	done
 }
+
+# BIG_STATE: a state folder whose record is grown to BIG_RECORD_MB, once:
+# a first run makes it (ward's schema), the sqlite3 CLI adds one ended
+# run's output rows of 64 KiB. The warm-up runs take the check that this
+# change from outside ward brings; the timed ones are the steady state.
+BIG_STATE=
+if want true && [ "$BIG_RECORD_MB" -gt 0 ]; then
+	command -v sqlite3 >/dev/null || apt_install sqlite3
+	if command -v sqlite3 >/dev/null; then
+		BIG_STATE=$TMPD/bigstate
+		mkdir -p "$BIG_STATE" || broke "cannot create $BIG_STATE"
+		XDG_STATE_HOME=$BIG_STATE "$WARD" run --headless --policy "$POLICY" \
+			-- /usr/bin/true >/dev/null 2>&1 || broke "cannot make $BIG_STATE's record"
+		sqlite3 "$BIG_STATE/ward/audit.db" \
+			"INSERT INTO runs (id, name, command, started_ms, ended_ms, exit_code, end_reason) VALUES ('bench-big', 'bench', 'grown by tests/bench/run.sh', 0, 1, 0, 'exit');
+			 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $((BIG_RECORD_MB * 16)))
+			 INSERT INTO output (run, stream, time_ms, bytes) SELECT 'bench-big', 'stdout', i, randomblob(65536) FROM n;
+			 PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null ||
+			broke "cannot grow $BIG_STATE's record"
+		say "true: a record of $(($(stat -c %s "$BIG_STATE/ward/audit.db") >> 20)) MiB for ward_record"
+	else
+		say "no sqlite3: the true (record $BIG_RECORD_MB MB) row is left out"
+	fi
+fi
+echo "$BIG_RECORD_MB" >"$RES/big-record-mb"
 
 TIMED=()
 if want true; then

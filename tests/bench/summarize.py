@@ -15,7 +15,9 @@ Definitions (the same in the table and the TSV):
                 rounds; for scale50_cpu: the CPU seconds of all the
                 supervisors (outer bwraps) of one round, median over rounds)
   ratio_native  median_s / median_s of native, same workload
-  ratio_bwrap   median_s / median_s of bwrap, same workload
+  ratio_bwrap   median_s / median_s of bwrap, same workload (true_record,
+                printed "true (record N MB)": ward against a grown record,
+                its ratios to true's native and bwrap)
   min_ratio, max_ratio
                 the least and greatest over rounds of (this sandbox's
                 median in that round / native's median in the same round):
@@ -75,6 +77,7 @@ class Row:
         self.rss = rss
         self.note = note
         self.r_native = self.r_bwrap = self.min_r = self.max_r = None
+        self.label = None               # printed instead of workload
 
 
 def against(r, nat, bw):
@@ -98,7 +101,9 @@ def finish(rows):
 def timed_rows(res, workload, meta):
     """Rows of a hyperfine-timed workload: t.W.S.R.json (+ .rss.json)."""
     rows = []
-    for s in SANDBOXES:
+    # true's second ward line: a grown record (run.sh's ward_record)
+    extra = ("ward_record",) if workload == "true" else ()
+    for s in SANDBOXES + extra:
         times, per_round, codes, rss = [], {}, [], None
         for f in sorted(glob.glob(os.path.join(res, "t.%s.%s.*.json" %
                                                (workload, s)))):
@@ -112,7 +117,8 @@ def timed_rows(res, workload, meta):
         if not times:
             continue
         # peak RSS: sampled timed runs and the extra sampled runs (r.*)
-        want = {"ward": "ward-supervisor", "bwrap": "bwrap"}.get(s)
+        want = {"ward": "ward-supervisor", "ward_record": "ward-supervisor",
+                "bwrap": "bwrap"}.get(s)
         for rf in glob.glob(os.path.join(res, "t.%s.%s.*.rss.json" %
                                          (workload, s))) + \
                 glob.glob(os.path.join(res, "r.%s.%s.rss.json" %
@@ -140,6 +146,15 @@ def timed_rows(res, workload, meta):
         rows.append(Row(workload, s, statistics.median(times), per_round,
                         rss, note))
     finish(rows)
+    for r in rows:
+        if r.sandbox == "ward_record":
+            r.workload, r.sandbox = "true_record", "ward"
+            try:
+                with open(os.path.join(res, "big-record-mb")) as fh:
+                    mb = fh.read().strip()
+            except OSError:
+                mb = "?"
+            r.label = "true (record %s MB)" % mb
     return rows
 
 
@@ -377,12 +392,13 @@ def main():
     print("-" * len(hdr))
     last = None
     for r in rows:
-        if last is not None and r.workload.split("_p")[0] != last:
+        group = r.workload.split("_p")[0].split("_record")[0]
+        if last is not None and group != last:
             print()
-        last = r.workload.split("_p")[0]
+        last = group
         spread = NA if r.min_r is None else "%.2f..%.2f" % (r.min_r, r.max_r)
         print("%-22s %-7s %11s %8s %8s %15s %8s  %s" % (
-            r.workload, r.sandbox, fmt(r.median, ".6f"),
+            r.label or r.workload, r.sandbox, fmt(r.median, ".6f"),
             fmt(r.r_native, ".2f"), fmt(r.r_bwrap, ".2f"), spread,
             NA if r.rss is None else "%d" % r.rss, r.note))
     cli = ["%s %d" % (w, k) for w, k in CLI_HWM.items()]
@@ -448,8 +464,10 @@ def main():
           "the trapped write-open against its floor is below):")
     t = get("true", "ward")
     if t:
-        print("  start-up ward / bwrap        %6s   (target: <= 1.0x)"
-              % fmt(t.r_bwrap, ".2f"))
+        big = get("true_record", "ward")
+        print("  start-up ward / bwrap        %6s   (target: <= 1.0x)%s"
+              % (fmt(t.r_bwrap, ".2f"), "" if big is None else
+                 "; %s: %s" % (big.label, fmt(big.r_bwrap, ".2f"))))
     t = get("files_tmpfs", "ward")
     if t:
         print("  files on tmpfs ward / bwrap  %6s   (target: <= 1.1x)"
