@@ -51,3 +51,9 @@ printf '  write-open under ward / floor: %.2f (issue 18 target: <= 1.2, and <= 1
 	"$(awk -v a="$ww" -v b="$fm" 'BEGIN{print a/b}')" "$ww"
 printf '  ward cost per trapped call beyond native: %.2f us\n' \
 	"$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a-b}')"
+# What no supervisor can go under: the round trip plus the call itself
+# (the kernel still does the open and the close once it is continued).
+printf '  floor + the native call: %.2f us = %.2f x floor; ward beyond it: %.2f us\n' \
+	"$(awk -v f="$fm" -v n="$nw" 'BEGIN{print f+n}')" \
+	"$(awk -v f="$fm" -v n="$nw" 'BEGIN{print (f+n)/f}')" \
+	"$(awk -v a="$ww" -v f="$fm" -v n="$nw" 'BEGIN{print a-f-n}')"
