@@ -647,7 +647,7 @@ test_decide_for_run(void **state)
 {
 	uint64_t id;
 	json_t *m;
-	char buf[160];
+	char buf[160], first_by[64];
 
 	(void)state;
 	memset(&fake, 0, sizeof fake);
@@ -670,6 +670,13 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.v, VERDICT_ALLOW);
 	assert_int_equal(fake.how, HOW_PERSON);
 	assert_true(strstr(fake.by, "via cli") != NULL);
+	/* The uid's name, read once for the connection and kept. */
+	assert_string_not_equal(S.clients[0].user, "");
+	snprintf(first_by, sizeof first_by, "%s", fake.by);
+	snprintf(buf, sizeof buf, "uid %u (%s) ",
+	    (unsigned)proto_conn_peer_uid(S.clients[0].conn),
+	    S.clients[0].user);
+	assert_true(strncmp(first_by, buf, strlen(buf)) == 0);
 	assert_int_equal(fake.freed, 1);
 	assert_non_null(m = console_next());
 	assert_string_equal(str(m, "type", NULL), "ack");
@@ -689,6 +696,7 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.remembered, 1);
 	assert_int_equal(fake.resolved, 2);
 	assert_int_equal(fake.v, VERDICT_DENY);
+	assert_string_equal(fake.by, first_by);	/* the same words */
 
 	/* "Always": the record's decided_by says where the rule went; only
 	 * as an answer for the run. */
