@@ -270,25 +270,25 @@ target_proc_field(pid_t pid, const char *file, const char *key, int base,
 static struct {
 	pid_t	pid;
 	int	fd;		/* -1: none kept */
-} umask_kept = { 0, -1 };
+} target_umask_kept = { 0, -1 };
 
 static ssize_t
-umask_read(pid_t pid, char *buf, size_t size)
+target_umask_read(pid_t pid, char *buf, size_t size)
 {
 	char p[64];
 	ssize_t n;
 
-	if (umask_kept.fd >= 0 && umask_kept.pid == pid &&
-	    (n = pread(umask_kept.fd, buf, size, 0)) > 0)
+	if (target_umask_kept.fd >= 0 && target_umask_kept.pid == pid &&
+	    (n = pread(target_umask_kept.fd, buf, size, 0)) > 0)
 		return n;
-	if (umask_kept.fd >= 0)
-		close(umask_kept.fd);
-	umask_kept.fd = -1;
+	if (target_umask_kept.fd >= 0)
+		close(target_umask_kept.fd);
+	target_umask_kept.fd = -1;
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	if ((umask_kept.fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((target_umask_kept.fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	umask_kept.pid = pid;
-	return pread(umask_kept.fd, buf, size, 0);
+	target_umask_kept.pid = pid;
+	return pread(target_umask_kept.fd, buf, size, 0);
 }
 
 mode_t
@@ -296,7 +296,7 @@ target_umask(pid_t pid)
 {
 	/* "Name:\t<comm, escaped: 64 at most>\nUmask:\t0022\n" first. */
 	char buf[256], *u, *end;
-	ssize_t n = umask_read(pid, buf, sizeof buf - 1);
+	ssize_t n = target_umask_read(pid, buf, sizeof buf - 1);
 	unsigned long m;
 
 	if (n <= 0)
