@@ -40,6 +40,14 @@
 #define AUDIT_RETRY_TIMEOUTS	6
 #define AUDIT_BACKOFF_MIN_MS	10
 #define AUDIT_BACKOFF_MAX_MS	500
+/* A supervisor's checkpoints (each two fsyncs: 7-25 ms on this disk)
+ * are kept out of its run, where a commit that crosses sqlite's 1000
+ * pages would hold an effect or an answer that waits for it: the WAL is
+ * folded in at the run's end once it holds AUDIT_CKPT_PAGES (what sqlite
+ * itself did, so the same amount of work), and within the run only past
+ * AUDIT_CKPT_MAX (16 MiB), the bound of the WAL file. */
+#define AUDIT_CKPT_PAGES	1000
+#define AUDIT_CKPT_MAX		4000
 
 static const char audit_schema[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
@@ -197,6 +205,7 @@ struct audit {
 
 	char		*reserve;	/* the spare file's path, or NULL */
 	bool		 reserve_used;
+	int		 wal_pages;	/* in the WAL after our last commit */
 
 	/* The check at start-up (audit_vet): */
 	int		 lock_fd;	/* PATH-lock, or -1 */
@@ -1299,8 +1308,10 @@ audit_open(const char *path, struct audit **ret, char **cause)
 	    (r = audit_exec(a, "PRAGMA cache_size=-256", cause,
 	    "setting the cache size")) < 0)
 		return r;
-	/* No checkpoint (and its fsyncs) at every run's end: the WAL is
-	 * folded in by sqlite's own automatic checkpoints as it grows. */
+	/* No checkpoint (and its fsyncs) at every close: a writer of a run
+	 * folds the WAL in at the run's end once it has grown
+	 * (audit_wal_hook, audit_checkpoint_end), and other handles leave it
+	 * to sqlite's own automatic checkpoints. */
 	sqlite3_db_config(a->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	/* A damaged record is refused before anything is added to it. The
 	 * quick check reads every page but skips the index cross-checks:
@@ -1472,11 +1483,40 @@ audit_begin_txn(struct audit *a, void *arg)
 	return audit_step(s);
 }
 
+/* sqlite's hook after each commit of ours (in place of its automatic
+ * checkpoint, which is this hook with 1000 pages): the WAL's size noted,
+ * folded in only past AUDIT_CKPT_MAX. PASSIVE: no waiting for readers
+ * or the other supervisors, whose commits go on meanwhile. */
+static int
+audit_wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct audit *a = arg;
+
+	a->wal_pages = pages;
+	if (pages >= AUDIT_CKPT_MAX)
+		(void)sqlite3_wal_checkpoint_v2(db, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return SQLITE_OK;
+}
+
+/* At the run's end, when nothing waits for the record any more. */
+static void
+audit_checkpoint_end(struct audit *a)
+{
+	if (a->wal_pages >= AUDIT_CKPT_PAGES &&
+	    sqlite3_wal_checkpoint_v2(a->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    NULL, NULL) == SQLITE_OK)
+		a->wal_pages = 0;
+}
+
 int
 audit_run_begin(struct audit *a, const struct audit_run *run, char **cause)
 {
 	if (a->readonly)
 		return audit_readonly(a, cause);
+	/* The connection that writes a run (a supervisor's) checkpoints at
+	 * its end, not in the middle of it. */
+	sqlite3_wal_hook(a->db, audit_wal_hook, a);
 	return audit_txn(a, audit_begin_txn, (void *)run, cause,
 	    "recording the run's start");
 }
@@ -1527,6 +1567,7 @@ audit_run_end(struct audit *a, const char *run, int64_t ended_ms,
 	if ((r = audit_txn(a, audit_end_txn, &e, cause,
 	    "recording the run's end")) < 0)
 		return r;
+	audit_checkpoint_end(a);
 	if (e.changes == 0) {
 		set_cause(cause, "audit: %s: no run %s to end", a->path, run);
 		return -ENOENT;

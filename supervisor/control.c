@@ -202,16 +202,20 @@ control_via(const struct sup *s, int slot)
 	return c->cli || !c->greeted ? "cli" : "console";
 }
 
+/* Who answers: the uid the peer check proved, and its name, read from
+ * /etc/passwd once per connection (not at every answer of an approver
+ * that answers thousands: an open, a read and a parse each). */
 static char *
-who(const struct sup *s, int slot, const char *via)
+who(struct sup *s, int slot, const char *via)
 {
-	uid_t uid = proto_conn_peer_uid(s->clients[slot].conn);
-	char name[64];
+	struct client *c = &s->clients[slot];
+	uid_t uid = proto_conn_peer_uid(c->conn);
 
-	if (passwd_file_name("/etc/passwd", uid, name, sizeof name) < 0)
-		snprintf(name, sizeof name, "?");
-	return xasprintf("uid %u (%s) pid %d via %s", (unsigned)uid, name,
-	    (int)proto_conn_peer_pid(s->clients[slot].conn), via);
+	if (c->user[0] == '\0' && passwd_file_name("/etc/passwd", uid,
+	    c->user, sizeof c->user) < 0)
+		snprintf(c->user, sizeof c->user, "?");
+	return xasprintf("uid %u (%s) pid %d via %s", (unsigned)uid, c->user,
+	    (int)proto_conn_peer_pid(c->conn), via);
 }
 
 static void

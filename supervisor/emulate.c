@@ -151,13 +151,13 @@ before_image(const struct sup *s, const char *inside, int pfd,
 	char buf[65536];
 	ssize_t n;
 
-	if (host == NULL)
+	/* A file that is not there (a create) has nothing to keep: known
+	 * from one fstatat, before any path is built or looked up. */
+	if (host == NULL || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
 		return;
 	dest = xasprintf("%s%s", s->before, host);
 	if (access(dest, F_OK) == 0)
-		return;
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISREG(st.st_mode))
 		return;
 	if ((in = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 	    O_NONBLOCK)) < 0)
@@ -213,13 +213,32 @@ neg(int r)
 	return r < 0 ? -errno : r;
 }
 
+bool
+emulate_creates(const struct write_call *c)
+{
+	switch (c->op) {
+	case OP_OPEN:
+		return (c->flags & (O_CREAT | __O_TMPFILE)) != 0;
+	case OP_MKDIR:
+	case OP_MKNOD:
+		return true;
+	case OP_UNLINK: case OP_RMDIR: case OP_RENAME: case OP_LINK:
+	case OP_SYMLINK: case OP_TRUNCATE: case OP_CHMOD: case OP_CHOWN:
+	case OP_UTIMES: case OP_SETXATTR: case OP_REMOVEXATTR:
+		return false;
+	}
+	return true;
+}
+
 int64_t
 emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
     int *inject_fd)
 {
 	cleanup_fd int pfd = -1, pfd2 = -1;
 	const char *name = NULL, *name2 = NULL;
-	mode_t um = target_umask(pid);
+	/* The umask (a read of /proc/PID/status) only where a file may be
+	 * made: an open of an existing file, a rename, an unlink go without. */
+	mode_t um = emulate_creates(c) ? target_umask(pid) : 0;
 	int r;
 
 	*inject_fd = -1;
@@ -249,8 +268,10 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 			close(fd);
 			return -err;
 		}
+		/* F_SETFL takes the status flags only (O_APPEND, O_NONBLOCK
+		 * ...): the ones opened with, less ours, without a F_GETFL. */
 		if (!(c->flags & O_NONBLOCK))
-			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 		*inject_fd = fd;
 		return 0;
 	}
@@ -427,7 +448,7 @@ emulate_stage(struct sup *s, pid_t pid, const struct write_call *c,
 	cleanup_fd int pfd = -1, up = -1, base = -1;
 	cleanup_free char *host = NULL;
 	const char *name = NULL, *hname;
-	mode_t um = target_umask(pid);
+	mode_t um = emulate_creates(c) ? target_umask(pid) : 0;
 	int flags = (int)c->flags, fd, r;
 	struct stat st;
 	char *slash;
@@ -467,7 +488,7 @@ emulate_stage(struct sup *s, pid_t pid, const struct write_call *c,
 		return -EACCES;
 	}
 	if (!(c->flags & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	*inject_fd = fd;
 	return 0;
 }

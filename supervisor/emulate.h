@@ -44,6 +44,9 @@ struct write_call {
 	char		 path2[PATH_MAX];	/* second path resolved, or "" */
 };
 
+/* Can c make a file (an open with O_CREAT or O_TMPFILE, mkdir, mknod)?
+ * Only then is the program's umask read. */
+bool	emulate_creates(const struct write_call *);
 /* Perform an approved write of process pid on the host; the value to
  * answer (>= 0, or -errno), or sets *inject_fd to a host fd to hand in. */
 int64_t	emulate_call(struct sup *, pid_t, const struct write_call *,

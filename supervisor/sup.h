@@ -110,6 +110,8 @@ struct client {
 	char		 origin[96];	/* hello's origin ("ssh from HOST",
 					 * from ward relay), or "" */
 	bool		 view;		/* said role "view": never decides */
+	char		 user[64];	/* its uid's name, looked up at its
+					 * first answer; "" before */
 	int64_t		 active_ms;	/* monotonic: accepted, or its last message */
 	int64_t		 behind_ms;	/* monotonic: since when it holds the
 					 * program's output back; 0 when not */

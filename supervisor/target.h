@@ -41,5 +41,6 @@ char	*target_cmdline(pid_t);
  * a number in base; 0 or -errno. */
 int	target_proc_field(pid_t, const char *file, const char *key, int base,
 	    unsigned long *ret);
-/* The umask from /proc/PID/status, or 022. */
+/* The umask from /proc/PID/status, or 022 (the last pid's file kept open;
+ * a process gone since is never read for a new one of its number). */
 mode_t	 target_umask(pid_t);

@@ -1469,6 +1469,59 @@ test_usage_forget(void **state)
 
 /* audit_intent commits at once, after what was queued before it; the
  * outcome (audit_done) updates the same row in the next flush. */
+static off_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/*
+ * A supervisor's run does not checkpoint in its middle, where a commit
+ * crossing sqlite's 1000 pages would hold an effect for two fsyncs: past
+ * 1000 pages of intents (and short of AUDIT_CKPT_MAX's 4000) the WAL
+ * holds them all and the database file has none; the run's end folds
+ * them in.
+ */
+static void
+test_checkpoint_at_end(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event ev = ev_full;
+	char *wal = xasprintf("%s-wal", fx->db), *detail = xmalloc(3001);
+	char *cause = NULL;
+	off_t db_before;
+	sqlite3 *raw;
+
+	memset(detail, 'x', 3000);
+	detail[3000] = '\0';
+	ev.detail = detail;		/* about a page a row */
+	ev.request_id = 0;
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	db_before = file_size(fx->db);
+	for (int i = 0; i < 400; i++) {
+		int64_t seq = 0;
+
+		assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
+	}
+	/* 400 commits of three pages or so each (the row's, the index's,
+	 * the tree's above them): all in the WAL still. */
+	assert_true(file_size(wal) > (off_t)1000 * 4096);
+	assert_int_equal(file_size(fx->db), db_before);
+	assert_int_equal(audit_run_end(a, "run-a", 2000, 0, 0, "exit", &cause),
+	    0);
+	assert_true(file_size(fx->db) > db_before + (off_t)400 * 3000);
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 400);
+	sqlite3_close(raw);
+	audit_close(a);
+	free(detail);
+	free(wal);
+}
+
 static void
 test_intent_done(void **state)
 {
@@ -2116,6 +2169,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_intent_done, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_at_end, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ask_approve, setup,
 		    teardown),

@@ -647,7 +647,7 @@ test_decide_for_run(void **state)
 {
 	uint64_t id;
 	json_t *m;
-	char buf[160];
+	char buf[160], first_by[64];
 
 	(void)state;
 	memset(&fake, 0, sizeof fake);
@@ -670,6 +670,13 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.v, VERDICT_ALLOW);
 	assert_int_equal(fake.how, HOW_PERSON);
 	assert_true(strstr(fake.by, "via cli") != NULL);
+	/* The uid's name, read once for the connection and kept. */
+	assert_string_not_equal(S.clients[0].user, "");
+	snprintf(first_by, sizeof first_by, "%s", fake.by);
+	snprintf(buf, sizeof buf, "uid %u (%s) ",
+	    (unsigned)proto_conn_peer_uid(S.clients[0].conn),
+	    S.clients[0].user);
+	assert_true(strncmp(first_by, buf, strlen(buf)) == 0);
 	assert_int_equal(fake.freed, 1);
 	assert_non_null(m = console_next());
 	assert_string_equal(str(m, "type", NULL), "ack");
@@ -689,6 +696,7 @@ test_decide_for_run(void **state)
 	assert_int_equal(fake.remembered, 1);
 	assert_int_equal(fake.resolved, 2);
 	assert_int_equal(fake.v, VERDICT_DENY);
+	assert_string_equal(fake.by, first_by);	/* the same words */
 
 	/* "Always": the record's decided_by says where the rule went; only
 	 * as an answer for the run. */
@@ -742,6 +750,80 @@ stage_open(const char *path, uint64_t flags, int *fd)
 	c.mode = 0644;
 	snprintf(c.path, sizeof c.path, "%s", path);
 	return emulate_stage(&S, getpid(), &c, fd);
+}
+
+/*
+ * emulate_call's open on this process, as for an approved or allowed
+ * write: a new file gets the program's umask (read only because the call
+ * creates), no before-image (nothing was there), and the fd's status
+ * flags as asked, its O_NONBLOCK gone unless asked; an existing file
+ * opened again gets its before-image once.
+ */
+static void
+test_emulate_open(void **state)
+{
+	char *dir = xasprintf("%s/emul-host", root);
+	char *before = xasprintf("%s/emul-before", root);
+	char *file = xasprintf("%s/file", dir);
+	char *kept = xasprintf("%s%s", before, file);
+	struct bind b[] = { { .host = dir, .inside = dir, .writable = false } };
+	struct write_call *c = xcalloc(1, sizeof *c);
+	mode_t old = umask(027);
+	struct stat st;
+	int fd = -1;
+	char *s;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0755), 0);
+	S.binds = b;
+	S.n_binds = 1;
+	S.before = before;
+	c->op = OP_OPEN;
+	c->name = "openat";
+	c->flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	c->mode = 0666;
+	snprintf(c->path, sizeof c->path, "%s", file);
+	assert_true(emulate_creates(c));
+	assert_int_equal(emulate_call(&S, getpid(), c, &fd), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_APPEND | O_NONBLOCK),
+	    O_APPEND);
+	assert_int_equal(write(fd, "one\n", 4), 4);
+	close(fd);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_not_equal(access(kept, F_OK), 0);
+
+	/* Again, O_NONBLOCK asked, no O_CREAT: the umask is not needed, the
+	 * file's bytes before are kept, the flag stays. */
+	c->flags = O_WRONLY | O_TRUNC | O_NONBLOCK;
+	assert_false(emulate_creates(c));
+	assert_int_equal(emulate_call(&S, getpid(), c, &fd), 0);
+	assert_true((fcntl(fd, F_GETFL) & O_NONBLOCK) != 0);
+	close(fd);
+	assert_string_equal(s = slurp_file(kept), "one\n");
+	free(s);
+	umask(old);
+
+	/* Which calls can make a file. */
+	c->flags = O_WRONLY | __O_TMPFILE;
+	assert_true(emulate_creates(c));
+	c->op = OP_MKDIR;
+	assert_true(emulate_creates(c));
+	c->op = OP_MKNOD;
+	assert_true(emulate_creates(c));
+	c->op = OP_RENAME;
+	assert_false(emulate_creates(c));
+	c->op = OP_UNLINK;
+	assert_false(emulate_creates(c));
+	c->op = OP_CHMOD;
+	assert_false(emulate_creates(c));
+	S.before = NULL;
+	free(c);
+	free(kept);
+	free(file);
+	free(before);
+	free(dir);
 }
 
 /*
@@ -1004,6 +1086,8 @@ main(void)
 	    test_decide_for_run, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_decide_stage_refused, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_emulate_open, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_stage_copy, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(

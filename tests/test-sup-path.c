@@ -892,6 +892,47 @@ test_umask(void **state)
 	assert_int_equal(target_umask(0x3fffffff), 022);
 }
 
+/* target_umask keeps the last pid's status file open: a change of the
+ * umask is still read afresh, and once the process is gone its number
+ * gives the default, never the kept file's last answer. */
+static void
+test_umask_kept(void **state)
+{
+	int go[2], done[2];
+	char c = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	if ((pid = fork()) == 0) {
+		umask(077);
+		if (write(done[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		umask(002);
+		if (write(done[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(done[0], &c, 1), 1);
+	assert_int_equal(target_umask(pid), 077);
+	assert_int_equal(target_umask(pid), 077);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(read(done[0], &c, 1), 1);
+	assert_int_equal(target_umask(pid), 002);
+	/* another pid in between, then back */
+	assert_int_equal(target_umask(ch.pid), 027);
+	assert_int_equal(target_umask(pid), 002);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(target_umask(pid), 022);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 static void
 test_cmdline_self_child(void **state)
 {
@@ -1030,6 +1071,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_read_some),
 		cmocka_unit_test(test_dir),
 		cmocka_unit_test(test_umask),
+		cmocka_unit_test(test_umask_kept),
 		cmocka_unit_test(test_cmdline_self_child),
 		cmocka_unit_test(test_cmdline_exec),
 	};
