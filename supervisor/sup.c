@@ -22,8 +22,10 @@
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
 
-void
-sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
+/* The answer in s->resp (the kernel's size of it, which may be larger
+ * than ours). */
+static void
+resp_set(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 {
 	memset(s->resp, 0, s->resp_size);
 	s->resp->id = id;
@@ -34,6 +36,12 @@ sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
 		else
 			s->resp->val = val;
 	}
+}
+
+void
+sup_respond(struct sup *s, uint64_t id, int64_t val, uint32_t flags)
+{
+	resp_set(s, id, val, flags);
 	/* Every answer of the loop's round waits for its end: the event a
 	 * handler records after answering is then committed first. */
 	if (s->hold_answers && !s->record_broken) {
@@ -77,9 +85,7 @@ sup_continue(struct sup *s, uint64_t id)
 void
 sup_continue_quiet(struct sup *s, uint64_t id)
 {
-	memset(s->resp, 0, s->resp_size);
-	s->resp->id = id;
-	s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	resp_set(s, id, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 	s->quiet = true;
 }
