@@ -812,6 +812,26 @@ send_fds(const struct child *c, const int *fds, size_t n)
 		child_fail(c, "send fds to the supervisor");
 }
 
+/*
+ * Every signal to its default, through the kernel's own call: glibc keeps
+ * 32 and 33 for itself and refuses them (signal() and sigaction() say
+ * EINVAL), yet one ignored by whoever started ward would reach the
+ * program ignored across exec all the same. SIGKILL and SIGSTOP are
+ * refused by the kernel, and are never anything else.
+ */
+static void
+child_signals_default(void)
+{
+	struct {
+		void		*handler;
+		unsigned long	 flags;
+		void		*restorer;
+		uint64_t	 mask;
+	} dfl = { .handler = SIG_DFL };
+
+	for (int sig = 1; sig <= 64; sig++)
+		(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+}
 static void __attribute__((noreturn))
 program_child(const struct child *c)
 {
@@ -901,8 +921,7 @@ program_child(const struct child *c)
 	 * while the supervisor makes ready, not between the go and the exec
 	 * (64 calls off the run's start); a signal that comes meanwhile
 	 * meets the default the program would meet a moment later. */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	child_signals_default();
 	if (read(c->go_fd, &go, 1) != 1)
 		_exit(125);
 	sigemptyset(&none);
