@@ -147,7 +147,7 @@ nosym_last(const char *name, bool follow)
 	if (!follow)
 		return 1;
 	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return S_ISLNK(st.st_mode) && follow ? 0 : 1;
+		return S_ISLNK(st.st_mode) ? 0 : 1;
 	return errno == ENOENT ? 1 : -1;
 }
 
