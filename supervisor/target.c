@@ -258,28 +258,35 @@ target_cmdline(pid_t pid)
 	return xstrdup(buf);
 }
 
+/* A "KEY:\tvalue" line: 0 and *ret its value read in base, -EINVAL when
+ * that is no number, -ENOENT when the line is another key's. */
+static int
+proc_line_field(const char *line, const char *key, int base,
+    unsigned long *ret)
+{
+	size_t klen = strlen(key);
+	char *end;
+
+	if (strncmp(line, key, klen) != 0 || line[klen] != ':')
+		return -ENOENT;
+	errno = 0;
+	*ret = strtoul(line + klen + 1, &end, base);
+	return errno != 0 || end == line + klen + 1 ? -EINVAL : 0;
+}
+
 int
 target_proc_field(pid_t pid, const char *file, const char *key, int base,
     unsigned long *ret)
 {
 	char p[64], line[256];
-	size_t klen = strlen(key);
 	FILE *f;
 	int r = -ENOENT;
 
 	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, file);
 	if ((f = fopen(p, "re")) == NULL)
 		return -errno;
-	while (fgets(line, sizeof line, f) != NULL) {
-		char *end;
-
-		if (strncmp(line, key, klen) != 0 || line[klen] != ':')
-			continue;
-		errno = 0;
-		*ret = strtoul(line + klen + 1, &end, base);
-		r = errno != 0 || end == line + klen + 1 ? -EINVAL : 0;
-		break;
-	}
+	while (r == -ENOENT && fgets(line, sizeof line, f) != NULL)
+		r = proc_line_field(line, key, base, ret);
 	fclose(f);
 	return r;
 }
@@ -320,18 +327,15 @@ mode_t
 target_umask(pid_t pid)
 {
 	/* "Name:\t<comm, escaped: 64 at most>\nUmask:\t0022\n" first. */
-	char buf[256], *u, *end;
+	char buf[256], *u;
 	ssize_t n = target_umask_read(pid, buf, sizeof buf - 1);
 	unsigned long m;
 
 	if (n <= 0)
 		return 022;
 	buf[n] = '\0';
-	if ((u = strstr(buf, "\nUmask:")) == NULL)
-		return 022;
-	errno = 0;
-	m = strtoul(u + 7, &end, 8);
-	if (errno != 0 || end == u + 7)
+	if ((u = strstr(buf, "\nUmask:")) == NULL ||
+	    proc_line_field(u + 1, "Umask", 8, &m) < 0)
 		return 022;
 	return (mode_t)(m & 0777);
 }
