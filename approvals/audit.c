@@ -1028,6 +1028,14 @@ audit_marker_take(const char *path, int64_t *checked)
 	return true;
 }
 
+static void
+audit_marker_drop(const char *path)
+{
+	cleanup_free char *p = xasprintf("%s-clean", path);
+
+	(void)unlink(p);
+}
+
 /* The last writer's marker; false when it cannot be written (no harm:
  * the next opener checks). */
 static bool
@@ -1149,20 +1157,17 @@ audit_vet_begin(const char *path, struct audit_vetting *vt)
 	*vt = (struct audit_vetting){ .fd = -1 };
 	if (!audit_is_file(path))
 		return;
+	/* Lock trouble, or no identity to pass on: this one writes
+	 * without the others knowing, so no marker may stand meanwhile (it
+	 * checks, see audit_vet). */
 	if ((vt->fd = audit_lock_open(path)) < 0 ||
 	    audit_gate(vt->fd, AUDIT_GATE_OPEN_MS) < 0) {
-		/* Lock trouble: this one writes without the others knowing,
-		 * so no marker may stand meanwhile (it checks, see below). */
-		cleanup_free char *p = xasprintf("%s-clean", path);
-
-		(void)unlink(p);
+		audit_marker_drop(path);
 		return;
 	}
 	vt->gate = true;
 	if (audit_idents(path, &db, &wal) < 0) {
-		cleanup_free char *p = xasprintf("%s-clean", path);
-
-		(void)unlink(p);
+		audit_marker_drop(path);
 		return;
 	}
 	vt->known = true;
