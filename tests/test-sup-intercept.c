@@ -186,6 +186,14 @@ setup(void **state)
 	S.resp = xcalloc(1, S.resp_size);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0, sv), 0);
+	{
+		/* A small socket, so that every test has the supervisor's
+		 * queue to flush, as a slow console would (console_all). */
+		int size = 4096;
+
+		assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF,
+		    &size, sizeof size), 0);
+	}
 	S.clients[0].conn = proto_conn_new(sv[0]);
 	S.clients[0].watch = true;
 	console = sv[1];
@@ -212,23 +220,35 @@ teardown(void **state)
 	return 0;
 }
 
-/* Every message the console got so far, as one JSON text per line. */
+/* Every message the console got so far, as one JSON text per line. What
+ * did not fit the socket waits in the supervisor's queue for the loop's
+ * POLLOUT, which no loop here gives: it is flushed as the console reads,
+ * or the last messages (the ones a test waits for) would never come. */
 static char *
 console_all(void)
 {
+	struct proto_conn *sup_end = S.clients[0].conn;
 	char *all = xstrdup("");
 	json_t *m = NULL;
 	char *cause = NULL;
 
-	(void)proto_read(console_conn);
-	while (proto_next(console_conn, &m, &cause) == 1) {
-		char *t = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
-		char *n = xasprintf("%s%s\n", all, t);
+	for (int round = 0; round < 10000; round++) {
+		ssize_t r;
 
-		free(t);
-		free(all);
-		all = n;
-		json_decref(m);
+		if (sup_end != NULL)
+			(void)proto_flush(sup_end);
+		r = proto_read(console_conn);
+		while (proto_next(console_conn, &m, &cause) == 1) {
+			char *t = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+			char *n = xasprintf("%s%s\n", all, t);
+
+			free(t);
+			free(all);
+			all = n;
+			json_decref(m);
+		}
+		if (r <= 0 && (sup_end == NULL || proto_queued(sup_end) == 0))
+			break;
 	}
 	free(cause);
 	return all;
