@@ -173,13 +173,16 @@ teardown(void **state)
 	return 0;
 }
 
-/* The next message the console got, or NULL. */
+/* The next message the console got, or NULL. What did not fit the socket
+ * is flushed first, as the loop's POLLOUT would (no loop runs here). */
 static json_t *
 console_next(void)
 {
 	json_t *m = NULL;
 	char *cause = NULL;
 
+	if (S.clients[0].conn != NULL)
+		(void)proto_flush(S.clients[0].conn);
 	(void)proto_read(console_conn);
 	if (proto_next(console_conn, &m, &cause) != 1)
 		m = NULL;
