@@ -966,6 +966,13 @@ audit_marker_text(const char *boot, int64_t checked,
 	    "db %s\nwal %s\n", boot, (long long)checked, d, w);
 }
 
+/* PATH-clean: the marker's own file, beside the record. */
+static char *
+audit_marker_path(const char *path)
+{
+	return xasprintf("%s-clean", path);
+}
+
 /*
  * The first writer's look at PATH-clean, which it takes away whatever it
  * says: true when the record can be trusted without a check (*checked:
@@ -974,7 +981,7 @@ audit_marker_text(const char *boot, int64_t checked,
 static bool
 audit_marker_take(const char *path, int64_t *checked)
 {
-	cleanup_free char *p = xasprintf("%s-clean", path);
+	cleanup_free char *p = audit_marker_path(path);
 	cleanup_fd int fd = -1;
 	char buf[1024], boot[64], line_boot[64];
 	struct audit_ident db, wal, mdb, mwal;
@@ -1031,7 +1038,7 @@ audit_marker_take(const char *path, int64_t *checked)
 static void
 audit_marker_drop(const char *path)
 {
-	cleanup_free char *p = xasprintf("%s-clean", path);
+	cleanup_free char *p = audit_marker_path(path);
 
 	(void)unlink(p);
 }
@@ -1042,7 +1049,7 @@ static bool
 audit_marker_put(const char *path, int64_t checked,
     const struct audit_ident *db, const struct audit_ident *wal)
 {
-	cleanup_free char *p = xasprintf("%s-clean", path);
+	cleanup_free char *p = audit_marker_path(path);
 	cleanup_free char *text = NULL;
 	cleanup_fd int fd = -1;
 	char boot[64];
