@@ -153,6 +153,13 @@ no_process_matching() {
 	[ -z "$(pids_matching "$1")" ]
 }
 
+# A test's marker matches nothing before it starts, or the test cannot
+# tell its own survivors from an earlier run's.
+no_leftovers() {
+	no_process_matching "$1" ||
+	    die "leftover processes matching /$1/ before the test: $(pids_matching "$1" | tr '\n' ' ')"
+}
+
 # Kills, by pid, what a failed test left matching its own marker.
 kill_matching() {
 	local p

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 marker='^sleep 300[12]$'
-no_process_matching "$marker" || die "leftover processes matching /$marker/ before the test: $(pids_matching "$marker" | tr '\n' ' ')"
+no_leftovers "$marker"
 
 ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
     run --headless -- sh -c 'sleep 3001 & sleep 3002 & wait'

@@ -12,7 +12,7 @@ make_canary
 # The streak's own marker, so that nothing else on the machine (a CI
 # harness's loop, another test) can look like a survivor.
 marker="ward-streak-$$-$RANDOM"
-no_process_matching "$marker" || die "leftover processes matching /$marker/ before the test: $(pids_matching "$marker" | tr '\n' ' ')"
+no_leftovers "$marker"
 write_policy "$WT_SCRATCH/policy.ini" '[files]' 'write = deny'
 # A streak of write-opens in /work that never ends by itself; beside it,
 # after half a second, a line of output and a write into the host folder.

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 marker='^sleep 301[1-8]$'
-no_process_matching "$marker" || die "leftover processes matching /$marker/ before the test: $(pids_matching "$marker" | tr '\n' ' ')"
+no_leftovers "$marker"
 sock_dir=$XDG_RUNTIME_DIR/ward
 
 # crash N A B: starts a run of `sleep A & sleep B`, SIGKILLs its
