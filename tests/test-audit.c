@@ -1494,6 +1494,7 @@ test_checkpoint_at_end(void **state)
 	char *cause = NULL;
 	off_t db_before;
 	sqlite3 *raw;
+	int frames = -1;
 
 	memset(detail, 'x', 3000);
 	detail[3000] = '\0';
@@ -1518,6 +1519,17 @@ test_checkpoint_at_end(void **state)
 	assert_int_equal(raw_int(raw, "SELECT count(*) FROM events"), 400);
 	sqlite3_close(raw);
 	audit_close(a);
+	/* The WAL started over at the end's commit: the next opener, the
+	 * first, rebuilds its index from that commit's few frames, not
+	 * from the run's 1200 (which a checkpoint after the last commit
+	 * would leave valid). */
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM runs WHERE "
+	    "end_reason = 'exit'"), 1);
+	assert_int_equal(sqlite3_wal_checkpoint_v2(raw, NULL,
+	    SQLITE_CHECKPOINT_PASSIVE, &frames, NULL), SQLITE_OK);
+	assert_in_range(frames, 1, 20);
+	sqlite3_close(raw);
 	free(detail);
 	free(wal);
 }
