@@ -112,6 +112,26 @@ raw_text(sqlite3 *db, const char *sql)
 	return v;
 }
 
+/* What sqlite's plan for sql says, its lines joined. */
+static char *
+raw_plan(sqlite3 *db, const char *sql)
+{
+	char *q = xasprintf("EXPLAIN QUERY PLAN %s", sql), *plan = xstrdup("");
+	sqlite3_stmt *s = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		char *more = xasprintf("%s%s;", plan,
+		    (const char *)sqlite3_column_text(s, 3));
+
+		free(plan);
+		plan = more;
+	}
+	sqlite3_finalize(s);
+	free(q);
+	return plan;
+}
+
 static const struct audit_run run_a = {
 	.id = "run-a",
 	.name = "alpha",
@@ -1994,6 +2014,55 @@ test_recover(void **state)
 	audit_close(a);
 }
 
+/* A record without the index of open runs (an older ward's): it is
+ * added on open, the version stays 2, and the look for lost runs reads
+ * it instead of every run. The run without an end, from an owner that
+ * was never set (hooks->alive says gone), is still found. */
+static void
+test_old_file_gets_runs_open(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct recovered got = { 0 };
+	struct audit_recover_hooks hooks = {
+		.alive = rec_alive, .on_lost = rec_on_lost, .ctx = &got,
+	};
+	char *cause = NULL, *plan;
+	sqlite3 *raw;
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	assert_int_equal(audit_run_end(a, "run-a", 1500, 0, 0, "exit", NULL),
+	    0);
+	audit_close(a);
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_schema"
+	    " WHERE name = 'runs_open'"), 1);
+	raw_exec(raw, "DROP INDEX runs_open;"
+	    "INSERT INTO runs (id, started_ms) VALUES ('open-run', 10);");
+	sqlite3_close(raw);
+
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	raw = raw_open(fx->db);
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_schema"
+	    " WHERE name = 'runs_open'"), 1);
+	assert_int_equal(raw_int(raw, "PRAGMA user_version"), 2);
+	/* the index holds the one open run, not the ended one */
+	assert_int_equal(raw_int(raw, "SELECT count(*) FROM runs INDEXED BY"
+	    " runs_open WHERE ended_ms IS NULL AND end_reason IS NULL"), 1);
+	plan = raw_plan(raw, "SELECT id FROM runs WHERE ended_ms IS NULL AND"
+	    " end_reason IS NULL ORDER BY started_ms, rowid");
+	sqlite3_close(raw);
+	assert_non_null(strstr(plan, "runs_open"));
+	got.alive = false;
+	assert_int_equal(audit_recover(a, 30, "ward", &hooks, &cause), 1);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.run[0], "open-run");
+	rec_done(&got);
+	audit_close(a);
+	free(plan);
+}
+
 /* A record of schema 1 is brought to 2 when opened read-write: its rows
  * stay, its runs gain the supervisor's columns; readers of a schema 1
  * file still read it (and recover through the hook only). */
@@ -2174,6 +2243,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_check_many_writers, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_file_gets_runs_open,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_run_end_busy, setup,
