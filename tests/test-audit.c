@@ -1340,6 +1340,71 @@ test_check_damage_seen(void **state)
 	free(marker);
 }
 
+/*
+ * The lock file is written in place and never emptied (an emptied file
+ * gives its block back, a trim on every start with discard): it holds
+ * the session, "DEV INO CHECKED", and a writer that joins trusts only a
+ * text that reads whole and names the record; "none", or the new text
+ * over a longer old one's tail (a write cut short), is doubt.
+ */
+static void
+test_lock_text_in_place(void **state)
+{
+	struct fixture *fx = *state;
+	char *lock = xasprintf("%s-lock", fx->db);
+	struct audit *a = NULL, *b = NULL;
+	struct stat st, db;
+	char *text, *want;
+	int fd;
+
+	make_clean(fx->db);
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	assert_false(audit_checked(a));
+	assert_int_equal(stat(fx->db, &db), 0);
+	want = xasprintf("%llu %llu ", (unsigned long long)db.st_dev,
+	    (unsigned long long)db.st_ino);
+	text = slurp(lock);
+	assert_true(strncmp(text, want, strlen(want)) == 0);
+	free(text);
+	assert_int_equal(stat(lock, &st), 0);
+	assert_true(st.st_blocks > 0);
+	/* a second writer joins on the session's word */
+	assert_int_equal(audit_open(fx->db, &b, NULL), 0);
+	assert_false(audit_checked(b));
+	audit_close(b);
+	/* "none": it checks */
+	fd = open(lock, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "none\n", 5), 5);
+	assert_int_equal(audit_open(fx->db, &b, NULL), 0);
+	assert_true(audit_checked(b));
+	audit_close(b);
+	/* the session, with an old text's tail after it: it checks */
+	text = slurp(lock);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, text, strlen(text), 0),
+	    (ssize_t)strlen(text));
+	assert_int_equal(pwrite(fd, "99\n", 3, (off_t)strlen(text)), 3);
+	assert_int_equal(audit_open(fx->db, &b, NULL), 0);
+	assert_true(audit_checked(b));
+	audit_close(b);
+	close(fd);
+	free(text);
+	audit_close(a);
+	/* the first writer of the next session clears it in place */
+	assert_int_equal(audit_open(fx->db, &a, NULL), 0);
+	assert_int_equal(stat(lock, &st), 0);
+	assert_true(st.st_blocks > 0);
+	text = slurp(lock);
+	assert_true(strncmp(text, want, strlen(want)) == 0);
+	assert_non_null(strchr(text, '\n'));
+	assert_string_equal(strchr(text, '\n'), "\n");
+	free(text);
+	audit_close(a);
+	free(want);
+	free(lock);
+}
+
 /* Lock trouble (the lock file a symlink): every open checks, as before,
  * and none leaves a marker it could not coordinate. */
 static void
@@ -2238,6 +2303,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_damage_seen, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_lock_text_in_place,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_lock_trouble, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_check_many_writers, setup,
