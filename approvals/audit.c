@@ -43,10 +43,13 @@
 /* A supervisor's checkpoints (each two fsyncs: 7-25 ms on this disk)
  * are kept out of its run, where a commit that crosses sqlite's 1000
  * pages would hold an effect or an answer that waits for it: the WAL is
- * folded in at the run's end once it holds AUDIT_CKPT_PAGES (what sqlite
- * itself did, so the same amount of work), and within the run only past
- * AUDIT_CKPT_MAX (16 MiB), the bound of the WAL file. */
-#define AUDIT_CKPT_PAGES	1000
+ * folded in at the run's end once it holds AUDIT_CKPT_PAGES, and within
+ * the run only past AUDIT_CKPT_MAX (16 MiB), the bound of the WAL file.
+ * 200, not sqlite's 1000: the next supervisor, the WAL's first opener,
+ * reads every frame of it before its first query (2 us a frame), and a
+ * run of `true` adds about 10. Measured, 500 start-ups each, turn
+ * about: 0.3 ms less a start than at 1000, and no less at 50. */
+#define AUDIT_CKPT_PAGES	200
 #define AUDIT_CKPT_MAX		4000
 
 /*
