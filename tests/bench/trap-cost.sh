@@ -3,8 +3,10 @@
 # The cost of one trapped, in-bounds write-open against an untrapped
 # (read-only) one, native and under ward, a few rounds; prints medians,
 # beside the two-switch floor of the machine measured in the same rounds
-# (opens N floor: a pipe ping-pong between two processes, one round trip
-# is what a trapped call costs at the least) and the issue's target.
+# (opens N floor: a pipe ping-pong between two processes on one CPU, one
+# round trip is what a trapped call costs at the least, as the supervisor
+# is woken on its target's CPU; floor-cross, the same free to cross CPUs,
+# is printed beside it) and the issue's target.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
 # WARD_BEFORE=DIR (a built tree of an earlier commit, its ./ward) adds a
 # column: that ward, measured in the same rounds, turn about with this one.
@@ -20,9 +22,10 @@ cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
 export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
 mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
 BEFORE=${WARD_BEFORE:-}
-nat_w=() nat_r=() w_w=() w_r=() fl=() b_w=() b_r=()
+nat_w=() nat_r=() w_w=() w_r=() fl=() fx=() b_w=() b_r=()
 for ((i = 0; i < ROUNDS; i++)); do
-	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor/{print $2}')")
+	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor /{print $2}')")
+	fx+=("$(cd "$tmp" && ./opens "$N" floor-cross | awk '/^floor-cross /{print $2}')")
 	out=$(cd "$tmp" && ./opens "$N")
 	nat_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
 	nat_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
@@ -37,11 +40,13 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
 ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}") fm=$(median "${fl[@]}")
+fxm=$(median "${fx[@]}")
 echo "trap cost, median of $ROUNDS rounds x $N calls (microseconds per open+close):"
 printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "read-only open (not trapped)" "$nr" "$wr" "$(awk -v a="$wr" -v b="$nr" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f\n' "two-switch floor (ping-pong)" "$fm"
+printf '  %-28s %8.2f   (the two free to cross CPUs: not the floor)\n' "ping-pong across CPUs" "$fxm"
 if [ -n "$BEFORE" ]; then
 	bw=$(median "${b_w[@]}") br=$(median "${b_r[@]}")
 	printf '  before (%s): write-open %.2f us (%.2f x floor), read-only open %.2f us\n' \
