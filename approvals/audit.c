@@ -547,28 +547,30 @@ audit_check_version(struct audit *a, int v, char **cause)
 	return -ENOTSUP;
 }
 
+/* A count the query sql gives is more than 0. */
+static bool
+audit_has(struct audit *a, const char *sql)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+
+	return sqlite3_prepare_v2(a->db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
+}
+
 /* Has the file the index runs_open? (A file of an older ward has not.) */
 static bool
 audit_has_runs_open(struct audit *a)
 {
-	cleanup_stmt sqlite3_stmt *s = NULL;
-
-	return sqlite3_prepare_v2(a->db, "SELECT count(*) FROM sqlite_schema"
-	    " WHERE type = 'index' AND name = 'runs_open'", -1, &s,
-	    NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_int(s, 0) > 0;
+	return audit_has(a, "SELECT count(*) FROM sqlite_schema"
+	    " WHERE type = 'index' AND name = 'runs_open'");
 }
 
 /* Has the file events.state? (A file of an older ward has not.) */
 static bool
 audit_has_state(struct audit *a)
 {
-	cleanup_stmt sqlite3_stmt *s = NULL;
-
-	return sqlite3_prepare_v2(a->db, "SELECT count(*) FROM"
-	    " pragma_table_info('events') WHERE name = 'state'", -1, &s,
-	    NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_int(s, 0) > 0;
+	return audit_has(a, "SELECT count(*) FROM"
+	    " pragma_table_info('events') WHERE name = 'state'");
 }
 
 /*
