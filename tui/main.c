@@ -20,6 +20,7 @@
 #include "tui/gc.h"
 #include "tui/relay.h"
 #include "tui/run.h"
+#include "tui/runopts.h"
 
 
 static const char ward_help[] =

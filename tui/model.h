@@ -40,6 +40,7 @@
 #include "tui/events.h"
 #include "tui/keys.h"
 #include "tui/output.h"
+#include "tui/runopts.h"
 
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500
@@ -52,16 +53,7 @@ enum pane {
 	PANE_EVENTS,		/* the events pane (tui/events.h) */
 };
 
-/*
- * The agent pane (tui/view-agent.h): the program's pty through libvterm
- * (tui/vt.h). AUTO shows it once the program switches to the alternate
- * screen (a full-screen program); `--agent` and `--lines` choose.
- */
-enum agent_mode {
-	AGENT_AUTO,
-	AGENT_ON,
-	AGENT_OFF,
-};
+/* enum agent_mode, the agent pane's AUTO, ON and OFF: tui/runopts.h. */
 
 enum zoom {
 	ZOOM_NONE,

@@ -27,6 +27,7 @@
 #include "config/util.h"
 #include "tui/console.h"
 #include "tui/passthru.h"
+#include "tui/runopts.h"
 #include "tui/screen.h"
 #include "tui/usage.h"
 #include "tui/view.h"
@@ -312,115 +313,49 @@ run_check_pass_through(bool passthru, bool split, bool headless)
 	return 0;
 }
 
-const struct option run_opts[] = {
-	{ "headless", no_argument, NULL, 'H' },
-	{ "policy", required_argument, NULL, 'p' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "in", required_argument, NULL, 'i' },
-	{ "project", required_argument, NULL, 'P' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "chdir", required_argument, NULL, 'C' },
-	{ "status-fd", required_argument, NULL, 'S' },
-	{ "no-landlock", no_argument, NULL, 'L' },
-	{ "agent", no_argument, NULL, 'A' },
-	{ "lines", no_argument, NULL, 'N' },
-	{ "pass-through", no_argument, NULL, 'T' },
-	{ "split", no_argument, NULL, 'X' },
-	{ "view", no_argument, NULL, 'W' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int
 run_main(int argc, char **argv, const char *argv0)
 {
-	struct launch l;
-	enum agent_mode agent = AGENT_AUTO;
-	bool headless = false, passthru = false, split = false, view = false;
-	int opt, readyp[2], rc;
+	struct run_req r;
+	int readyp[2], rc;
 	char id[9];
 	pid_t pid;
 
 	(void)argv0;
-	launch_init(&l);
-	optind = 0;	/* full reset: main already ran getopt */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:h", run_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'H':
-			headless = true;
-			break;
-		case 'p': case 'n': case 'i': case 't': case 'C': case 'S':
-		case 'P': {
-			const char *name = opt == 'p' ? "--policy" :
-			    opt == 'n' ? "--name" : opt == 'i' ? "--in" :
-			    opt == 'P' ? "--project" :
-			    opt == 'C' ? "--chdir" : opt == 'S' ? "--status-fd" :
-			    "--timeout";
-
-			launch_opt(&l, name, optarg);
-			break;
-		}
-		case 'L':
-			launch_opt(&l, "--no-landlock", NULL);
-			break;
-		case 'A':
-		case 'N':
-			agent = opt == 'A' ? AGENT_ON : AGENT_OFF;
-			break;
-		case 'T':
-		case 'X':
-			passthru = true;
-			split |= opt == 'X';
-			break;
-		case 'W':
-			view = true;
-			break;
-		case 'h':
-			run_usage(stdout);
-			launch_done(&l);
-			return 0;
-		default:
-			launch_done(&l);
-			return run_bad_option("run", argv, opt);
-		}
+	switch ((rc = run_parse(argc, argv, &r))) {
+	case 0:
+		break;
+	case 'h':
+		run_usage(stdout);
+		launch_done(&r.l);
+		return 0;
+	default:
+		launch_done(&r.l);
+		return run_bad_option("run", argv, rc);
 	}
-	if (optind >= argc) {
-		launch_done(&l);
+	if (r.cmd >= argc) {
+		launch_done(&r.l);
 		return usage_error(RUN_EXIT_USAGE, "run", "no command given");
 	}
-	if ((rc = run_check_pass_through(passthru, split, headless)) != 0) {
-		launch_done(&l);
+	if ((rc = run_check_pass_through(r.passthru, r.split,
+	    r.headless)) != 0) {
+		launch_done(&r.l);
 		return rc;
 	}
-	/* Not a terminal on both: headless, also when only stdout is
-	 * redirected (see run_check_pass_through()). */
-	if (!passthru && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
-		headless = true;
-	if (!headless && !passthru)
-		headless = run_no_console();
-
-	if (headless) {
-		launch_opt(&l, "--headless", NULL);
-		launch_command(&l, argv + optind, (size_t)(argc - optind));
-		rc = launch_exec(&l);
-		fprintf(stderr, "ward: cannot start %s: %s\n", l.path,
-		    strerror(-rc));
-		launch_done(&l);
-		return 125;
-	}
+	if (run_headless_now(&r) || (!r.passthru && run_no_console()))
+		return run_exec_headless(&r, argc, argv);
 
 	if (pipe2(readyp, O_CLOEXEC) < 0) {
 		fprintf(stderr, "ward: pipe: %s\n", strerror(errno));
-		launch_done(&l);
+		launch_done(&r.l);
 		return 125;
 	}
-	launch_ready_fd(&l, readyp[1]);
-	launch_command(&l, argv + optind, (size_t)(argc - optind));
+	launch_ready_fd(&r.l, readyp[1]);
+	launch_command(&r.l, argv + r.cmd, (size_t)(argc - r.cmd));
 
 	if ((pid = fork()) < 0) {
 		fprintf(stderr, "ward: fork: %s\n", strerror(errno));
-		launch_done(&l);
+		launch_done(&r.l);
 		return 125;
 	}
 	if (pid == 0) {
@@ -438,13 +373,13 @@ run_main(int argc, char **argv, const char *argv0)
 		dup2(null, STDOUT_FILENO);
 		dup2(readyp[1], STDERR_FILENO);
 		fcntl(readyp[1], F_SETFD, 0);
-		rc = launch_exec(&l);
-		fprintf(stderr, "ward: cannot start %s: %s\n", l.path,
+		rc = launch_exec(&r.l);
+		fprintf(stderr, "ward: cannot start %s: %s\n", r.l.path,
 		    strerror(-rc));
 		_exit(125);
 	}
 	close(readyp[1]);
-	launch_done(&l);
+	launch_done(&r.l);
 	/* The first line that is a run id means ready; anything else is
 	 * the supervisor telling why it could not start. */
 	rc = launch_wait_ready(readyp[0], -1, id, run_on_line, NULL);
@@ -452,11 +387,11 @@ run_main(int argc, char **argv, const char *argv0)
 	waitpid(pid, NULL, 0);
 	if (rc < 0)
 		return 125;	/* it said why on stderr */
-	if (passthru)
-		return run_pass_through(id, split);
+	if (r.passthru)
+		return run_pass_through(id, r.split);
 	{
 		struct console_opts co = { .run = id, .exit_with_run = true,
-		    .agent = agent, .view = view };
+		    .agent = r.agent, .view = r.view };
 
 		return console_attach(&co);
 	}

@@ -5,9 +5,7 @@
  * Starts ward-supervisor for one run. Headless (or without a terminal) it
  * execs the supervisor in the foreground; on a terminal it starts it in
  * the background and attaches the console. */
-#include <getopt.h>
 
 int	run_main(int argc, char **argv, const char *argv0);
 
-/* The getopt_long tables, for `ward completion` (tui/completion.h). */
-extern const struct option run_opts[];
+/* Its getopt_long table, run_opts, for `ward completion`: tui/runopts.h. */
