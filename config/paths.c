@@ -19,6 +19,9 @@
 #ifndef WARD_INSTALL_PREFIX
 #define WARD_INSTALL_PREFIX "/usr/local"
 #endif
+#ifndef WARD_LIBEXECDIR
+#define WARD_LIBEXECDIR WARD_INSTALL_PREFIX "/libexec"
+#endif
 #ifndef WARD_SYSCONFDIR
 #define WARD_SYSCONFDIR "/etc"
 #endif
@@ -333,21 +336,32 @@ paths_exe_dir(const char *argv0)
 	return xstrdup(buf);
 }
 
+const char *
+paths_libexec_dir(void)
+{
+	return WARD_LIBEXECDIR;
+}
+
 char *
 paths_helper(const char *name)
 {
 	cleanup_free char *dir = paths_exe_dir(NULL);
 	char *p;
 
-	if (dir == NULL)
-		return xstrdup(name);
-	/* A build tree, or both in one folder. */
-	p = xasprintf("%s/%s", dir, name);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	/* Installed: PREFIX/bin/ward, PREFIX/libexec/ward/ward-supervisor. */
-	p = xasprintf("%s/../libexec/ward/%s", dir, name);
+	if (dir != NULL) {
+		/* A build tree, or both in one folder (LIBEXECDIR/ward). */
+		p = xasprintf("%s/%s", dir, name);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+		/* Installed, seen from PREFIX/bin. */
+		p = xasprintf("%s/../libexec/ward/%s", dir, name);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	/* Installed with a LIBEXECDIR of its own. */
+	p = xasprintf("%s/ward/%s", WARD_LIBEXECDIR, name);
 	if (access(p, X_OK) == 0)
 		return p;
 	free(p);
@@ -361,12 +375,30 @@ paths_supervisor(void)
 }
 
 char *
+paths_share_installed(const char *exe_dir)
+{
+	static const char libexec[] = "/libexec/ward";
+	size_t n = strlen(exe_dir);
+	const char *slash;
+
+	/* PREFIX/libexec/ward/ward-tui or ward-supervisor. */
+	if (n >= sizeof libexec - 1 &&
+	    strcmp(exe_dir + n - (sizeof libexec - 1), libexec) == 0)
+		return xasprintf("%.*s/share/ward",
+		    (int)(n - (sizeof libexec - 1)), exe_dir);
+	/* PREFIX/bin/ward: named without "bin/.." (inside a sandbox only
+	 * the share folder is there). */
+	if ((slash = strrchr(exe_dir, '/')) == NULL)
+		return xstrdup(WARD_INSTALL_PREFIX "/share/ward");
+	return xasprintf("%.*s/share/ward", (int)(slash - exe_dir), exe_dir);
+}
+
+char *
 paths_share_dir(const char *argv0)
 {
 	const char *share = getenv("WARD_SHARE");
 	cleanup_free char *exe = NULL;
 	cleanup_free char *beside = NULL;
-	char *slash;
 
 	if (share != NULL && share[0] != '\0')
 		return xasprintf("%.*s", paths_trim(share), share);
@@ -376,11 +408,7 @@ paths_share_dir(const char *argv0)
 	beside = xasprintf("%s/share/ward.ini", exe);
 	if (paths_exists(beside))
 		return xasprintf("%s/share", exe);
-	/* Installed: PREFIX/bin/ward and PREFIX/share/ward/, named without
-	 * "bin/.." (inside a sandbox only the share folder is there). */
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	return xasprintf("%s/share/ward", exe);
+	return paths_share_installed(exe);
 }
 
 char *

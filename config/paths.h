@@ -36,14 +36,20 @@ int	 paths_runs_make(char **ret, char **cause);
 char	*paths_default_policy(const char *argv0);
 /* The folder of the shipped files (ward.ini, demo/, agents/):
  * $WARD_SHARE when set, else share/ beside the executable (a build
- * tree), else PREFIX/share/ward beside the installed bin/. */
+ * tree), else PREFIX/share/ward (paths_share_installed()). */
 char	*paths_share_dir(const char *argv0);
+/* PREFIX/share/ward for a program installed in exe_dir: PREFIX/bin or
+ * PREFIX/libexec/ward. malloc'd. */
+char	*paths_share_installed(const char *exe_dir);
 /* Our own executable, from /proc/self/exe; NULL (errno set) if unread. */
 char	*paths_self_exe(void);
-/* One of ward's programs (name: "ward-supervisor", "ward-gate") beside
- * our own executable if it is there (a build tree, or ward-supervisor's
- * own folder LIBEXECDIR/ward), else in ../libexec/ward/ (installed, seen
- * from BINDIR), else the bare name, for execvp to find on PATH. */
+/* One of ward's programs (name: "ward-tui", "ward-supervisor",
+ * "ward-gate") beside our own executable if it is there (a build tree,
+ * or LIBEXECDIR/ward, where they all are), else in ../libexec/ward/
+ * (installed, seen from BINDIR), else in the LIBEXECDIR built in (one
+ * apart from BINDIR), else the bare name, for execvp to find on PATH. */
 char	*paths_helper(const char *name);
+/* The LIBEXECDIR ward was built for (the Makefile's). */
+const char *paths_libexec_dir(void);
 /* paths_helper("ward-supervisor"). */
 char	*paths_supervisor(void);

@@ -613,6 +613,31 @@ test_passwd_file_name(void **state)
 	free(file);
 }
 
+/* Where the shipped files are for a program installed in a folder: from
+ * PREFIX/bin (ward) and from PREFIX/libexec/ward (ward-tui and the
+ * supervisor), the same PREFIX/share/ward. */
+static void
+test_share_installed(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/usr/bin", "/usr/share/ward" },
+		{ "/usr/libexec/ward", "/usr/share/ward" },
+		{ "/home/u/.local/bin", "/home/u/.local/share/ward" },
+		{ "/home/u/.local/libexec/ward", "/home/u/.local/share/ward" },
+		{ "/libexec/ward", "/share/ward" },
+		/* Not LIBEXECDIR/ward: its parent, as for bin. */
+		{ "/opt/libexec/wardx", "/opt/libexec/share/ward" },
+		{ "/opt/ward", "/opt/share/ward" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		cleanup_free char *got = paths_share_installed(cases[i][0]);
+
+		assert_string_equal(got, cases[i][1]);
+	}
+}
+
 int
 main(void)
 {
@@ -636,6 +661,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_state_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passwd_file_name, setup, teardown),
+		cmocka_unit_test(test_share_installed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
