@@ -86,8 +86,8 @@ TUI_SRC  = $(wildcard tui/*.c)
 # `ward probe`: its own folder, linked into ward.
 PROBE_SRC = $(wildcard probe/*.c)
 TEST_SRC = $(wildcard tests/test-*.c)
-# tui objects other than main.c are linked into the tui tests too
-TUI_LIBSRC = $(filter-out tui/main.c,$(TUI_SRC))
+# tui objects other than the two mains are linked into the tui tests too
+TUI_LIBSRC = $(filter-out tui/main.c tui/front.c,$(TUI_SRC))
 SUP_LIBSRC = $(filter-out supervisor/main.c,$(SUP_SRC))
 GATE_SRC = $(wildcard supervisor/gate/*.c)
 GATE_LIBSRC = $(filter-out supervisor/gate/main.c,$(GATE_SRC))
@@ -98,7 +98,7 @@ TUI_OBJ  = $(TUI_SRC:%.c=$(BUILD)/%.o)
 TESTS    = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 HELPERS  = $(patsubst tests/live/%.c,$(BUILD)/tests/live/%,$(wildcard tests/live/*.c))
 
-all: ward ward-supervisor ward-gate
+all: ward ward-tui ward-supervisor ward-gate
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -138,6 +138,7 @@ $(BUILD)/gen/filter-bpf.h: $(BUILD)/filter-gen
 
 # Where the installed programs look for each other and the shipped files.
 $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
+	-DWARD_LIBEXECDIR='"$(LIBEXECDIR)"' \
 	-DWARD_SYSCONFDIR='"$(SYSCONFDIR)"'
 
 $(BUILD)/supervisor/filter.o: $(BUILD)/gen/filter-bpf.h
@@ -146,7 +147,14 @@ $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
 ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
-ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+# ward is the front (tui/front.c): libc alone, so that a headless run
+# pays for no library of ward-tui's; it execs the supervisor or ward-tui.
+FRONT_OBJ = $(BUILD)/tui/front.o $(BUILD)/tui/runopts.o
+
+ward: $(FRONT_OBJ) $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUILD)/libward.a
@@ -223,7 +231,11 @@ $(BUILD)/bin/ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUI
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS)
 
-$(BUILD)/bin/ward: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+$(BUILD)/bin/ward: $(FRONT_OBJ) $(BUILD)/libward.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/bin/ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
@@ -238,7 +250,8 @@ ASAN_LIVE_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 asan-live: $(HELPERS)
 	$(MAKE) BUILD=build-asan CFLAGS="$(ASAN_LIVE_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" \
-		build-asan/bin/ward build-asan/bin/ward-supervisor build-asan/bin/ward-gate
+		build-asan/bin/ward build-asan/bin/ward-tui build-asan/bin/ward-supervisor \
+		build-asan/bin/ward-gate
 	WARD_BIN_DIR=build-asan/bin WARD_BUILD=$(BUILD) WARD_SANITIZE=1 \
 		tests/live/run-all.sh $(LIVE)
 
@@ -289,8 +302,8 @@ fuzz-check: fuzz
 bench: all $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate
 	tests/bench/run.sh
 
-# ward in BINDIR; ward-supervisor, which only ward starts, in
-# LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
+# ward (the front) in BINDIR; ward-tui, ward-supervisor and ward-gate,
+# which only ward starts, in LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
 # completions where bash-completion, zsh and fish look.
 # The demo's fake world runs its servers with python3 (not made
 # executable: the package does not depend on python3, the demo says when
@@ -300,13 +313,13 @@ DEMO_PY = $(wildcard share/demo/*.py)
 COMPLETIONS = $(BUILD)/completions/ward.bash $(BUILD)/completions/_ward \
 	$(BUILD)/completions/ward.fish
 
-$(BUILD)/completions/ward.bash: ward
+$(BUILD)/completions/ward.bash: ward ward-tui
 	@mkdir -p $(dir $@)
 	./ward completion bash >$@.tmp && mv $@.tmp $@
-$(BUILD)/completions/_ward: ward
+$(BUILD)/completions/_ward: ward ward-tui
 	@mkdir -p $(dir $@)
 	./ward completion zsh >$@.tmp && mv $@.tmp $@
-$(BUILD)/completions/ward.fish: ward
+$(BUILD)/completions/ward.fish: ward ward-tui
 	@mkdir -p $(dir $@)
 	./ward completion fish >$@.tmp && mv $@.tmp $@
 
@@ -320,7 +333,7 @@ install: all completions
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 ward $(DESTDIR)$(BINDIR)/
-	install -m 755 ward-supervisor ward-gate $(DESTDIR)$(LIBEXECDIR)/ward/
+	install -m 755 ward-tui ward-supervisor ward-gate $(DESTDIR)$(LIBEXECDIR)/ward/
 	install -m 644 share/ward.ini $(DESTDIR)$(DATADIR)/ward/
 	install -m 644 share/demo/demo.ini $(DEMO_PY) $(DESTDIR)$(DATADIR)/ward/demo/
 	install -m 755 $(DEMO_SH) $(DESTDIR)$(DATADIR)/ward/demo/
@@ -336,7 +349,8 @@ install: all completions
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor \
+	rm -f $(DESTDIR)$(BINDIR)/ward $(DESTDIR)$(LIBEXECDIR)/ward/ward-tui \
+		$(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor \
 		$(DESTDIR)$(LIBEXECDIR)/ward/ward-gate
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/ward
 	rm -f $(DESTDIR)$(DATADIR)/ward/ward.ini $(DESTDIR)$(DATADIR)/ward/demo/demo.ini \
@@ -361,7 +375,7 @@ deb-check: all
 	tests/deb-check.sh
 
 clean:
-	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-supervisor ward-gate
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-tui ward-supervisor ward-gate
 
 .PHONY: all check unit unit-only asan asan-live layers bench install uninstall \
 	completions deb deb-check clean tests \

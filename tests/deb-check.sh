@@ -4,9 +4,10 @@
 # a DESTDIR puts every file where the Makefile says and `make uninstall`
 # takes them all away again; then the Debian package (debian/) is built
 # from a copy of the tree with dpkg-buildpackage, checked by lintian,
-# installed, run (as root and as an unprivileged user: ward-supervisor
-# found in /usr/libexec/ward, /etc/ward/ward.ini the machine's default,
-# bash completion), and purged, leaving nothing behind.
+# installed, run (as root and as an unprivileged user: ward-tui and
+# ward-supervisor found in /usr/libexec/ward, /usr/share/ward/ward.ini
+# the default policy, then /etc/ward/ward.ini the machine's, bash
+# completion), and purged, leaving nothing behind.
 # Needs root (dpkg). Not root: skipped with a message, never under CI=true.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +59,8 @@ check "debian/changelog's version is config/version.h's ($version)" \
 dest=$work/dest
 make -C "$repo" -s install DESTDIR="$dest" PREFIX=/usr >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; bad "make install"; }
-for f in usr/bin/ward usr/libexec/ward/ward-supervisor usr/libexec/ward/ward-gate \
+for f in usr/bin/ward usr/libexec/ward/ward-tui usr/libexec/ward/ward-supervisor \
+    usr/libexec/ward/ward-gate \
     usr/share/ward/ward.ini \
     usr/share/ward/demo/agent.sh usr/share/ward/demo/world.sh \
     usr/share/ward/demo/registry.py usr/share/man/man1/ward.1 \
@@ -69,6 +71,7 @@ for f in usr/bin/ward usr/libexec/ward/ward-supervisor usr/libexec/ward/ward-gat
 	check "make install puts /$f" test -e "$dest/$f"
 done
 check "ward-supervisor is not on PATH (it is ward's)" test ! -e "$dest/usr/bin/ward-supervisor"
+check "ward-tui is not on PATH (ward starts it)" test ! -e "$dest/usr/bin/ward-tui"
 make -C "$repo" -s uninstall DESTDIR="$dest" PREFIX=/usr >"$work/uninstall.log" 2>&1 ||
     { cat "$work/uninstall.log"; bad "make uninstall"; }
 left=$(find "$dest" -type f | sed "s|^$dest||")
@@ -122,6 +125,26 @@ ok "the package installs"
 check "ward --version is $version" sh -c "[ \"\$(/usr/bin/ward --version)\" = 'ward $version' ]"
 check "ward-supervisor --version is $version" \
     sh -c "[ \"\$(/usr/libexec/ward/ward-supervisor --version)\" = 'ward-supervisor $version' ]"
+
+# The front needs libc alone (tui/front.c), hardening flags and all.
+needed=$(readelf -d /usr/bin/ward | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+check "/usr/bin/ward needs libc alone (needs: $needed)" test "$needed" = "libc.so.6 "
+# With no policy of the user's or the machine's, the shipped one in
+# /usr/share/ward, found from /usr/libexec/ward where the supervisor is.
+rm -f /etc/ward/ward.ini
+home=$work/home-nopolicy
+mkdir -p "$home" && mkdir -m 700 "$home/run"
+st=0
+env -i PATH=/usr/bin:/bin HOME="$home" XDG_STATE_HOME="$home/state" \
+    XDG_RUNTIME_DIR="$home/run" XDG_CONFIG_HOME="$home/config" \
+    /usr/bin/ward run --headless -- sh -c 'echo shipped-ok' \
+    >"$work/out.nopolicy" 2>"$work/err.nopolicy" </dev/null || st=$?
+check "no /etc/ward/ward.ini: the installed ward runs a program (status $st)" \
+    grep -q shipped-ok "$work/out.nopolicy"
+[ "$st" = 0 ] || cat "$work/err.nopolicy"
+pol=$(sqlite3 -readonly "$home/state/ward/audit.db" "SELECT policy_path FROM runs" 2>/dev/null || true)
+check "no /etc/ward/ward.ini: the policy was /usr/share/ward/ward.ini (record: $pol)" \
+    test "$pol" = /usr/share/ward/ward.ini
 
 # Runs as root and as an unprivileged user; the machine's policy in
 # /etc/ward/ward.ini is the default when the user has none.

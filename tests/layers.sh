@@ -42,6 +42,16 @@ for f in tui/*.[ch]; do
 	grep -nE '#include "probe/' "$f" | grep -vE '#include "probe/probe\.h"' &&
 	    bad "$f reaches into probe/ past probe/probe.h"
 done
+# ward's front (tui/front.c, tui/runopts.[ch]) links libc alone: it
+# includes only the system's headers and these of ward's, whose objects
+# need nothing more (the Makefile links it with no library; t-front
+# checks the program).
+for f in tui/front.c tui/runopts.c tui/runopts.h; do
+	grep -nE '#include "' "$f" | grep -vE '#include "(config/paths|config/util|approvals/launch|tui/runopts)\.h"' &&
+	    bad "$f: the front includes only config/paths.h, config/util.h, approvals/launch.h and tui/runopts.h"
+	grep -nE '#include <(n?curses|vterm|sqlite3|jansson|ini|git2|nettle|unistr|uniwidth|libnotify)' "$f" &&
+	    bad "$f: the front links no library but libc"
+done
 for f in probe/*.[ch]; do
 	grep -nE '#include "(supervisor|tui)/' "$f" && bad "$f includes supervisor/ or tui/"
 done

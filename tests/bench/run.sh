@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tests/bench/run.sh -- ward against native and bubblewrap, in one run
-# (issue 6). `make bench` runs it after building ./ward and ./ward-supervisor.
+# (issue 6). `make bench` runs it after building ./ward, ./ward-tui and
+# ./ward-supervisor.
 #
 # Each workload runs natively, under
 #   bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind W W \
@@ -199,7 +200,7 @@ if want python && ! py_tests_present; then
 fi
 
 # ---------------------------------------------------------------- build
-if [ ! -x "$ROOT/ward" ] || [ ! -x "$ROOT/ward-supervisor" ]; then
+if [ ! -x "$ROOT/ward" ] || [ ! -x "$ROOT/ward-tui" ] || [ ! -x "$ROOT/ward-supervisor" ]; then
 	make -C "$ROOT" all >/dev/null || broke "make all failed"
 fi
 mkdir -p "$BUILD" "$BUILD/src" || broke "cannot create $BUILD"
@@ -223,9 +224,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A snapshot of the two programs: others may rebuild the tree meanwhile.
+# A snapshot of the programs: others may rebuild the tree meanwhile.
 # The workloads' own programs beside them, where every sandbox sees them.
-mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-supervisor" \
+mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-tui" "$ROOT/ward-supervisor" \
 	"$BUILD/files" "$BUILD/outside" "$TMPD/bin/" || broke "cannot copy ward"
 WARD=$TMPD/bin/ward
 BIN=$TMPD/bin

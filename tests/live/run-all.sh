@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Live tests: run every tests/live/t-*.sh against the built ./ward and
-# ./ward-supervisor, once as the current user and, when that is root, once
-# more as the unprivileged user "wardtest" (created if missing). Each test
+# Live tests: run every tests/live/t-*.sh against the built ./ward,
+# ./ward-tui and ./ward-supervisor, once as the current user and, when
+# that is root, once more as the unprivileged user "wardtest" (created if
+# missing). Each test
 # gets fresh XDG_STATE_HOME, XDG_RUNTIME_DIR, XDG_CONFIG_HOME and HOME
 # folders of its own and a time limit. Tests named t-home-*.sh get the
 # user's real home as HOME instead (/root, /home/USER) and, when root, run
@@ -16,7 +17,7 @@
 # t-agents gets at least 300, for its first npm install),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
-# the ward and ward-supervisor to test, default the repository's; `make
+# the ward, ward-tui and ward-supervisor to test, default the repository's; `make
 # asan-live` points it at build-asan/bin), WARD_SANITIZE=1 (the binaries
 # are built with ASan+UBSan: their reports go to files, and a test that
 # leaves one fails, with the report in its log; WARD_ASAN_OPTIONS adds
@@ -80,8 +81,9 @@ fi
 bindir=${WARD_BIN_DIR:-$repo}
 case $bindir in /*) ;; *) bindir=$repo/$bindir ;; esac
 sanitize=${WARD_SANITIZE:-0}
-if [ ! -x "$bindir/ward" ] || [ ! -x "$bindir/ward-supervisor" ]; then
-	echo "live: $bindir/ward and $bindir/ward-supervisor are not built (run make)"
+if [ ! -x "$bindir/ward" ] || [ ! -x "$bindir/ward-tui" ] ||
+    [ ! -x "$bindir/ward-supervisor" ]; then
+	echo "live: $bindir/ward, ward-tui and ward-supervisor are not built (run make)"
 	failed=1
 	failures+=(build)
 	summary
@@ -217,13 +219,14 @@ for u in "${users[@]}"; do
 	# The binaries and share/ (beside them: the default policy) must be
 	# readable by the user; a checkout under a private home is not, and
 	# a WARD_BIN_DIR has no share/, so copy them where they are.
-	if as_user "$u" test -x "$bindir/ward" -a -x "$bindir/ward-supervisor" \
+	if as_user "$u" test -x "$bindir/ward" -a -x "$bindir/ward-tui" \
+	    -a -x "$bindir/ward-supervisor" \
 	    -a -x "$bindir/share" 2>/dev/null; then
 		binroot[$u]=$bindir
 	else
 		if [ ! -d "$base/bin" ]; then
 			mkdir -p "$base/bin"
-			cp "$bindir/ward" "$bindir/ward-supervisor" "$base/bin/"
+			cp "$bindir/ward" "$bindir/ward-tui" "$bindir/ward-supervisor" "$base/bin/"
 			# beside ward-supervisor, where it looks for it
 			[ -x "$bindir/ward-gate" ] && cp "$bindir/ward-gate" "$base/bin/"
 			[ -d "$repo/share" ] && cp -r "$repo/share" "$base/bin/share"

@@ -101,11 +101,11 @@ expect_screen rows2 'h2:far2' 10
 expect_screen queue 'pending: 2 in all runs' 10
 
 # The console (the pane's shell's child) and its ssh child for HOST.
-console_pid() {	# down from the pane's process to the first `ward`
+console_pid() {	# down from the pane's process to the console (ward-tui)
 	local p i
 	p=$(tm display-message -p -t ward '#{pane_pid}') || return 1
 	for i in 1 2 3 4; do
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = ward ] && { echo "$p"; return 0; }
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = ward-tui ] && { echo "$p"; return 0; }
 		p=$(ps -o pid= --ppid "$p" | tr -d ' ' | head -n 1)
 		[ -n "$p" ] || return 1
 	done
