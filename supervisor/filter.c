@@ -477,6 +477,14 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		*cause = xasprintf("seccomp bad-arch action: %s", strerror(-r));
 		goto out;
 	}
+	/* The syscall numbers as a binary tree, not a chain: every call the
+	 * program makes runs this program, and a chain makes an untrapped
+	 * call (read, mmap, ...) walk past every rule first. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0) {
+		*cause = xasprintf("seccomp binary tree: %s", strerror(-r));
+		goto out;
+	}
 
 	/* In this order: the program compiled is compared, instruction by
 	 * instruction, with the one the supervisor carries. */
