@@ -10,6 +10,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * The options `ward run` hands to the supervisor as they are, in
+ * getopt_long's form (<getopt.h>), for both programs' tables: a new one
+ * is added here once.
+ */
+#define LAUNCH_SUP_OPTIONS \
+	{ "policy", required_argument, NULL, 'p' }, \
+	{ "name", required_argument, NULL, 'n' }, \
+	{ "in", required_argument, NULL, 'i' }, \
+	{ "project", required_argument, NULL, 'P' }, \
+	{ "timeout", required_argument, NULL, 't' }, \
+	{ "chdir", required_argument, NULL, 'C' }, \
+	{ "status-fd", required_argument, NULL, 'S' }, \
+	{ "no-landlock", no_argument, NULL, 'L' }
+
 struct launch {
 	char		*path;	/* ward-supervisor beside us, else its name */
 	char	       **argv;	/* NULL-terminated */

@@ -22,6 +22,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "approvals/launch.h"
 #include "approvals/ctl.h"
 #include "approvals/decide.h"
 #include "config/paths.h"
@@ -381,15 +382,8 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "headless", no_argument, NULL, 'H' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "in", required_argument, NULL, 'i' },
-		{ "project", required_argument, NULL, 'P' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "chdir", required_argument, NULL, 'C' },
+		LAUNCH_SUP_OPTIONS,
 		{ "ready-fd", required_argument, NULL, 'r' },
-		{ "status-fd", required_argument, NULL, 'S' },
-		{ "no-landlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

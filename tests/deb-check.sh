@@ -129,22 +129,29 @@ check "ward-supervisor --version is $version" \
 # The front needs libc alone (tui/front.c), hardening flags and all.
 needed=$(readelf -d /usr/bin/ward | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 check "/usr/bin/ward needs libc alone (needs: $needed)" test "$needed" = "libc.so.6 "
+# installed_run LABEL HOME WANT [PRE...]: the installed ward runs a
+# program headless with its XDG folders in HOME (PRE: the user to run
+# as), and the record names WANT as the policy it took.
+installed_run() {
+	local label=$1 home=$2 want=$3 st=0 pol f
+	shift 3
+	f=${label//[^a-z0-9]/_}
+	"$@" env -i PATH=/usr/bin:/bin HOME="$home" XDG_STATE_HOME="$home/state" \
+	    XDG_RUNTIME_DIR="$home/run" XDG_CONFIG_HOME="$home/config" \
+	    /usr/bin/ward run --headless -- sh -c 'echo installed-ok' \
+	    >"$work/out.$f" 2>"$work/err.$f" </dev/null || st=$?
+	check "$label: the installed ward runs a program (status $st)" \
+	    grep -q installed-ok "$work/out.$f"
+	[ "$st" = 0 ] || cat "$work/err.$f"
+	pol=$(sqlite3 -readonly "$home/state/ward/audit.db" "SELECT policy_path FROM runs" 2>/dev/null || true)
+	check "$label: the default policy was $want (record: $pol)" test "$pol" = "$want"
+}
 # With no policy of the user's or the machine's, the shipped one in
 # /usr/share/ward, found from /usr/libexec/ward where the supervisor is.
 rm -f /etc/ward/ward.ini
 home=$work/home-nopolicy
 mkdir -p "$home" && mkdir -m 700 "$home/run"
-st=0
-env -i PATH=/usr/bin:/bin HOME="$home" XDG_STATE_HOME="$home/state" \
-    XDG_RUNTIME_DIR="$home/run" XDG_CONFIG_HOME="$home/config" \
-    /usr/bin/ward run --headless -- sh -c 'echo shipped-ok' \
-    >"$work/out.nopolicy" 2>"$work/err.nopolicy" </dev/null || st=$?
-check "no /etc/ward/ward.ini: the installed ward runs a program (status $st)" \
-    grep -q shipped-ok "$work/out.nopolicy"
-[ "$st" = 0 ] || cat "$work/err.nopolicy"
-pol=$(sqlite3 -readonly "$home/state/ward/audit.db" "SELECT policy_path FROM runs" 2>/dev/null || true)
-check "no /etc/ward/ward.ini: the policy was /usr/share/ward/ward.ini (record: $pol)" \
-    test "$pol" = /usr/share/ward/ward.ini
+installed_run "no /etc/ward/ward.ini" "$home" /usr/share/ward/ward.ini
 
 # Runs as root and as an unprivileged user; the machine's policy in
 # /etc/ward/ward.ini is the default when the user has none.
@@ -162,17 +169,7 @@ for who in root "$user"; do
 	chown -R "$who:" "$home"
 	pre=()
 	[ "$who" = root ] || pre=(setpriv --reuid="$(id -u "$who")" --regid="$(id -g "$who")" --clear-groups --)
-	st=0
-	"${pre[@]}" env -i PATH=/usr/bin:/bin HOME="$home" XDG_STATE_HOME="$home/state" \
-	    XDG_RUNTIME_DIR="$home/run" XDG_CONFIG_HOME="$home/config" \
-	    /usr/bin/ward run --headless -- sh -c 'echo installed-ok' \
-	    >"$work/out.$who" 2>"$work/err.$who" </dev/null || st=$?
-	check "as $who: the installed ward runs a program (status $st)" \
-	    grep -q installed-ok "$work/out.$who"
-	[ "$st" = 0 ] || cat "$work/err.$who"
-	pol=$(sqlite3 -readonly "$home/state/ward/audit.db" "SELECT policy_path FROM runs" 2>/dev/null || true)
-	check "as $who: the default policy was /etc/ward/ward.ini (record: $pol)" \
-	    test "$pol" = /etc/ward/ward.ini
+	installed_run "as $who" "$home" /etc/ward/ward.ini "${pre[@]}"
 	# The demo, installed: its files found under /usr/share/ward, its
 	# fake world made, its story told to the end.
 	st=0

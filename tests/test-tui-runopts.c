@@ -20,7 +20,16 @@
 #include "tui/runopts.h"
 
 #define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
-#define ARGC(v) ((int)(sizeof (v) / sizeof (v)[0]) - 1)
+
+static int
+argc_of(char **argv)
+{
+	int n = 0;
+
+	while (argv[n] != NULL)
+		n++;
+	return n;
+}
 
 static void
 test_options_to_supervisor(void **state)
@@ -36,11 +45,7 @@ test_options_to_supervisor(void **state)
 	struct run_req r;
 
 	(void)state;
-	assert_int_equal(run_parse(ARGC(ARGV("run", "--policy", "/p.ini",
-	    "--name", "n1", "--in", "/data", "--project", "/src",
-	    "--timeout", "30", "--chdir", "/out", "--status-fd", "3",
-	    "--no-landlock", "--headless", "--", "sh", "-c", "true")), argv,
-	    &r), 0);
+	assert_int_equal(run_parse(argc_of(argv), argv, &r), 0);
 	assert_true(r.headless);
 	assert_false(r.passthru);
 	assert_int_equal(r.agent, AGENT_AUTO);
@@ -186,8 +191,7 @@ test_exec_headless(void **state)
 	fclose(f);
 	assert_int_equal(chmod(sup, 0755), 0);
 
-	assert_int_equal(run_parse(ARGC(ARGV("run", "--name", "n", "--",
-	    "cmd", "--x", "y")), argv, &r), 0);
+	assert_int_equal(run_parse(argc_of(argv), argv, &r), 0);
 	free(r.l.path);
 	r.l.path = xstrdup(sup);
 	if ((pid = fork()) == 0)

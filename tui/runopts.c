@@ -11,14 +11,7 @@
 
 const struct option run_opts[] = {
 	{ "headless", no_argument, NULL, 'H' },
-	{ "policy", required_argument, NULL, 'p' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "in", required_argument, NULL, 'i' },
-	{ "project", required_argument, NULL, 'P' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "chdir", required_argument, NULL, 'C' },
-	{ "status-fd", required_argument, NULL, 'S' },
-	{ "no-landlock", no_argument, NULL, 'L' },
+	LAUNCH_SUP_OPTIONS,
 	{ "agent", no_argument, NULL, 'A' },
 	{ "lines", no_argument, NULL, 'N' },
 	{ "pass-through", no_argument, NULL, 'T' },
@@ -28,21 +21,16 @@ const struct option run_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The supervisor's name for an option that goes to it as it is. */
-static const char *
+/* The option that goes to the supervisor as it is, or NULL. */
+static const struct option *
 run_sup_opt(int opt)
 {
-	switch (opt) {
-	case 'p': return "--policy";
-	case 'n': return "--name";
-	case 'i': return "--in";
-	case 'P': return "--project";
-	case 't': return "--timeout";
-	case 'C': return "--chdir";
-	case 'S': return "--status-fd";
-	case 'L': return "--no-landlock";
-	default: return NULL;
-	}
+	static const struct option sup[] = { LAUNCH_SUP_OPTIONS };
+
+	for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++)
+		if (sup[i].val == opt)
+			return &sup[i];
+	return NULL;
 }
 
 int
@@ -55,10 +43,13 @@ run_parse(int argc, char **argv, struct run_req *r)
 	optind = 0;	/* full reset: main already ran getopt */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:h", run_opts, NULL)) != -1) {
-		const char *name = run_sup_opt(opt);
+		const struct option *o = run_sup_opt(opt);
 
-		if (name != NULL) {
-			launch_opt(&r->l, name, opt == 'L' ? NULL : optarg);
+		if (o != NULL) {
+			char name[32];
+
+			snprintf(name, sizeof name, "--%s", o->name);
+			launch_opt(&r->l, name, o->has_arg ? optarg : NULL);
 			continue;
 		}
 		switch (opt) {
