@@ -65,6 +65,15 @@ launch_exec(const struct launch *l)
 	return -errno;
 }
 
+int
+launch_exec_or_say(const struct launch *l)
+{
+	int rc = launch_exec(l);
+
+	fprintf(stderr, "ward: cannot start %s: %s\n", l->path, strerror(-rc));
+	return 125;
+}
+
 bool
 launch_is_run_id(const char *line, size_t len)
 {

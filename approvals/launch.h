@@ -43,6 +43,9 @@ void	launch_command(struct launch *l, char *const *argv, size_t n);
 /* execv the supervisor, else execvp it by name. Returns only when both
  * failed: -errno. */
 int	launch_exec(const struct launch *l);
+/* launch_exec, and when it returns: "ward: cannot start PATH: why" on
+ * stderr and 125, `ward run`'s status for "ward failed". */
+int	launch_exec_or_say(const struct launch *l);
 /* Is this line (without its newline) a run id: 8 lowercase hex digits? */
 bool	launch_is_run_id(const char *line, size_t len);
 /*

@@ -373,10 +373,7 @@ run_main(int argc, char **argv, const char *argv0)
 		dup2(null, STDOUT_FILENO);
 		dup2(readyp[1], STDERR_FILENO);
 		fcntl(readyp[1], F_SETFD, 0);
-		rc = launch_exec(&r.l);
-		fprintf(stderr, "ward: cannot start %s: %s\n", r.l.path,
-		    strerror(-rc));
-		_exit(125);
+		_exit(launch_exec_or_say(&r.l));
 	}
 	close(readyp[1]);
 	launch_done(&r.l);

@@ -6,7 +6,6 @@
 #include "tui/runopts.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 const struct option run_opts[] = {
@@ -92,9 +91,7 @@ run_exec_headless(struct run_req *r, int argc, char **argv)
 
 	launch_opt(&r->l, "--headless", NULL);
 	launch_command(&r->l, argv + r->cmd, (size_t)(argc - r->cmd));
-	rc = launch_exec(&r->l);
-	fprintf(stderr, "ward: cannot start %s: %s\n", r->l.path,
-	    strerror(-rc));
+	rc = launch_exec_or_say(&r->l);
 	launch_done(&r->l);
-	return 125;
+	return rc;
 }
