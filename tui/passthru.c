@@ -45,6 +45,8 @@ struct passthru {
 	bool		 keys;		/* stdin still read */
 	bool		 desktop;	/* notifications go out */
 	int		 size_fd;	/* the terminal whose size we send */
+	bool		 output;	/* the program's first output came */
+	bool		 resent;	/* and the size was said again after it */
 };
 
 static void
@@ -120,9 +122,10 @@ passthru_read(struct passthru *p)
 	for (int i = 0; i < 16 && (n = proto_read(p->conn)) > 0; i++)
 		;
 	while ((r = proto_next(p->conn, &msg, NULL)) == 1) {
-		if (msg_type(msg) == MSG_TYPE_OUTPUT)
+		if (msg_type(msg) == MSG_TYPE_OUTPUT) {
 			passthru_output(msg);
-		else
+			p->output = true;
+		} else
 			(void)model_apply_message(p->m, msg);
 		json_decref(msg);
 	}
@@ -130,6 +133,15 @@ passthru_read(struct passthru *p)
 	    proto_eof(p->conn)) {
 		proto_conn_free(p->conn);
 		p->conn = NULL;
+		return;
+	}
+	/* The size once more, as the console does: the program may have
+	 * read its size before the first one reached it, and set its
+	 * SIGWINCH handler after the signal came; by its first output it
+	 * has done both. */
+	if (p->output && !p->resent) {
+		p->resent = true;
+		passthru_size(p);
 	}
 }
 
