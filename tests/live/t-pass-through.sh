@@ -96,7 +96,11 @@ tm new-window -d -t ward -n console \
     "TERM=xterm-256color $(printf '%q' "$WARD") console --lines $run"
 tm send-keys -t ward:0 w
 pending_req() { "$WARD" pending "$run" 2>/dev/null | awk -F '\t' 'NR == 1 { print $2 }'; }
-wait_for 15 test -n "$(pending_req)" || { capture no-request; die "no request pending 15 s after w"; }
+# A function, so each poll asks again ("$(pending_req)" as an argument
+# was asked once, before the first poll: a request slower than that one
+# question was never seen).
+have_request() { test -n "$(pending_req)"; }
+wait_for 15 have_request || { capture no-request; die "no request pending 15 s after w"; }
 req=$(pending_req)
 note "request $req pending"
 capture pending
