@@ -265,6 +265,21 @@ proto_read(struct proto_conn *c)
 	return n;
 }
 
+ssize_t
+proto_read_some(struct proto_conn *c, int rounds)
+{
+	ssize_t n = -EAGAIN, got = 0;
+
+	for (int i = 0; i < rounds && (n = proto_read(c)) > 0; i++)
+		got += n;
+	/* A whole maximal frame is in: not an error, the reader's turn. */
+	if (n == -ENOBUFS)
+		return got > 0 ? got : 1;
+	if (n < 0 && n != -EAGAIN)
+		return n;
+	return got > 0 ? got : n;
+}
+
 bool
 proto_eof(const struct proto_conn *c)
 {

@@ -42,8 +42,13 @@ int		 proto_flush(struct proto_conn *);
 bool		 proto_want_write(const struct proto_conn *);
 /* Bytes queued and not written yet. */
 size_t		 proto_queued(const struct proto_conn *);
-/* Reads what is available: >0 bytes read, 0 at EOF, -EAGAIN, -errno. */
+/* Reads what is available: >0 bytes read, 0 at EOF, -EAGAIN, -errno;
+ * -ENOBUFS while a whole maximal frame waits for proto_next. */
 ssize_t		 proto_read(struct proto_conn *);
+/* Up to rounds reads, for a poll loop that takes the messages after: >0
+ * when bytes came or the buffer is full (take them, then read again), 0 at
+ * EOF, -EAGAIN when nothing came, -errno (never -ENOBUFS). */
+ssize_t		 proto_read_some(struct proto_conn *, int rounds);
 /* Next complete message: 1 and *msg (new reference), 0 if none yet,
  * -EBADMSG / -EMSGSIZE on a bad frame (with *cause). After EOF with a
  * partial frame buffered, -EPROTO ("truncated frame"). */

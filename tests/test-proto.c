@@ -6,9 +6,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -353,6 +355,81 @@ test_exact_limit(void **state)
 	drain(p->conn);
 	assert_int_equal(proto_next(p->conn, &m, &cause), 0);
 	assert_true(proto_eof(p->conn));
+}
+
+/*
+ * A reader that reads many rounds before it takes the messages (the
+ * consoles' poll loops) fills its buffer with a maximal frame and more:
+ * proto_read says -ENOBUFS then, and that is the reader's turn, not the
+ * peer's fault. proto_read_some says so with >0; the frames all come.
+ */
+static void
+test_read_some_full(void **state)
+{
+	struct pair *p = *state;
+	size_t len = PROTO_MAX_FRAME - 64;
+	char *body = xmalloc(len);
+	unsigned char h[4] = {
+		(unsigned char)(len >> 24), (unsigned char)(len >> 16),
+		(unsigned char)(len >> 8), (unsigned char)len,
+	};
+	int got = 0, r;
+	pid_t pid;
+
+	memset(body, 'a', len);
+	memcpy(body, "{\"type\":\"x\",\"d\":\"", 17);
+	memcpy(body + len - 2, "\"}", 2);
+	/* Three frames from another process, blocking as a supervisor's
+	 * socket drains; then EOF. */
+	if ((pid = fork()) == 0) {
+		/* Not our end too: its writes would never end. */
+		close(proto_conn_fd(p->conn));
+		for (int i = 0; i < 3; i++)
+			if (write_all(p->peer, h, 4) < 0 ||
+			    write_all(p->peer, body, len) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(p->peer);
+	p->peer = -1;
+	free(body);
+	/* Read and do not take, until a whole frame and more is in. */
+	while (proto_read(p->conn) != -ENOBUFS) {
+		struct pollfd pfd = { .fd = proto_conn_fd(p->conn),
+		    .events = POLLIN };
+		ssize_t n;
+
+		assert_true(poll(&pfd, 1, 10000) == 1);
+		n = proto_read_some(p->conn, 64);
+		assert_true(n > 0 || n == -EAGAIN);
+	}
+	/* Full: the reader's turn, said as more to take. */
+	assert_true(proto_read_some(p->conn, 64) > 0);
+	assert_true(proto_read_some(p->conn, 1) > 0);
+	for (;;) {
+		struct pollfd pfd = { .fd = proto_conn_fd(p->conn),
+		    .events = POLLIN };
+		json_t *m = NULL;
+		char *cause = NULL;
+		ssize_t n;
+
+		while ((r = proto_next(p->conn, &m, &cause)) == 1) {
+			assert_string_equal(json_string_value(json_object_get(m,
+			    "type")), "x");
+			json_decref(m);
+			got++;
+		}
+		assert_int_equal(r, 0);
+		if (proto_eof(p->conn))
+			break;
+		assert_true(poll(&pfd, 1, 10000) == 1);
+		n = proto_read_some(p->conn, 64);
+		assert_true(n >= 0 || n == -EAGAIN);
+	}
+	assert_int_equal(got, 3);
+	assert_int_equal(waitpid(pid, &r, 0), pid);
+	assert_true(WIFEXITED(r) && WEXITSTATUS(r) == 0);
 }
 
 static void
@@ -700,6 +777,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_oversize, pair_setup,
 		    pair_teardown),
 		cmocka_unit_test_setup_teardown(test_exact_limit, pair_setup,
+		    pair_teardown),
+		cmocka_unit_test_setup_teardown(test_read_some_full, pair_setup,
 		    pair_teardown),
 		cmocka_unit_test_setup_teardown(test_zero_length, pair_setup,
 		    pair_teardown),

@@ -241,7 +241,7 @@ console_read(struct console *c)
 {
 	cleanup_free char *cause = NULL;
 	json_t *msg;
-	ssize_t n = 0;
+	ssize_t n;
 	int64_t start = now_mono_ms();
 	int r;
 
@@ -250,8 +250,7 @@ console_read(struct console *c)
 	 * the console from keeping up. */
 	c->behind = false;
 	do {
-		for (int i = 0; i < 16 && (n = proto_read(c->conn)) > 0; i++)
-			;
+		n = proto_read_some(c->conn, 16);
 		if (n < 0 && n != -EAGAIN && n != -EINTR) {
 			console_drop(c, strerror((int)-n));
 			return;
@@ -986,11 +985,10 @@ console_host_read(struct console_fleet *cf, struct console_host *h)
 {
 	cleanup_free char *cause = NULL;
 	json_t *msg;
-	ssize_t n = 0;
+	ssize_t n;
 	int r;
 
-	for (int i = 0; i < 16 && (n = proto_read(h->conn)) > 0; i++)
-		;
+	n = proto_read_some(h->conn, 16);
 	if (n < 0 && n != -EAGAIN && n != -EINTR) {
 		console_host_down(cf, h);
 		return;

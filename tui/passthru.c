@@ -116,11 +116,10 @@ static void
 passthru_read(struct passthru *p)
 {
 	json_t *msg;
-	ssize_t n = 0;
+	ssize_t n;
 	int r;
 
-	for (int i = 0; i < 16 && (n = proto_read(p->conn)) > 0; i++)
-		;
+	n = proto_read_some(p->conn, 16);
 	while ((r = proto_next(p->conn, &msg, NULL)) == 1) {
 		if (msg_type(msg) == MSG_TYPE_OUTPUT) {
 			passthru_output(msg);
