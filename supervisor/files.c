@@ -109,12 +109,143 @@ static struct {
 	char	dir[PATH_MAX];
 } nosym = { .fd = -1 };
 
+/*
+ * And the last names in that folder found not to be symlinks (or not
+ * there), so that a run of calls on one name (a log reopened, an output
+ * written again) costs no fstatat either: 0.7 us of a trapped call's 9.7
+ * (tests/bench/trap-cost.sh). A name becomes a symlink only by a
+ * symlink, link or rename call, all trapped: each forgets the names
+ * before the kernel acts, and until the kernel is done with it (the
+ * thread's next trapped call shows that, or its /proc/TID/syscall) none
+ * is learned, or one looked at while the call was still under way would
+ * be remembered. Beyond MOVING_MAX such calls at once, no names for the
+ * rest of the run: the fstatat each time, as before.
+ */
+#define NOSYM_NAMES	8
+#define NOSYM_NAME_MAX	64	/* longer names are not kept */
+#define MOVING_MAX	16
+#define MOVING_LOOK_MS	10	/* /proc looked at no more often */
+
+static struct {
+	unsigned	n, next;
+	char		name[NOSYM_NAMES][NOSYM_NAME_MAX];
+} fine;
+
+static struct {
+	unsigned	n;
+	bool		lost;		/* more than MOVING_MAX at once */
+	int64_t		looked_ms;
+	pid_t		tid[MOVING_MAX];
+	int		nr[MOVING_MAX];
+} moving;
+
+static void
+fine_forget(void)
+{
+	fine.n = fine.next = 0;
+}
+
 void
 files_kept_drop(void)
 {
 	if (nosym.fd >= 0)
 		close(nosym.fd);
 	nosym.fd = -1;
+	fine_forget();
+}
+
+static void
+moving_remove(unsigned i)
+{
+	moving.n--;
+	moving.tid[i] = moving.tid[moving.n];
+	moving.nr[i] = moving.nr[moving.n];
+}
+
+void
+files_names_moving(pid_t tid, int nr)
+{
+	fine_forget();
+	for (unsigned i = 0; i < moving.n; i++)
+		if (moving.tid[i] == tid) {
+			moving.nr[i] = nr;
+			return;
+		}
+	if (moving.n == MOVING_MAX) {
+		moving.lost = true;
+		return;
+	}
+	moving.tid[moving.n] = tid;
+	moving.nr[moving.n] = nr;
+	moving.n++;
+}
+
+void
+files_thread_seen(pid_t tid)
+{
+	for (unsigned i = 0; i < moving.n; i++)
+		if (moving.tid[i] == tid) {
+			moving_remove(i);
+			return;
+		}
+}
+
+/* Is the thread still in (or parked before) syscall nr? Gone, running
+ * or in another call: done with it. Unreadable: not known, so yes. */
+static bool
+moving_still(pid_t tid, int nr)
+{
+	char path[64], buf[64];
+	int fd, n;
+
+	snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno != ENOENT && errno != ESRCH;
+	n = (int)read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 && errno != ESRCH;
+	buf[n] = '\0';
+	if (strncmp(buf, "running", 7) == 0)
+		return false;
+	return strtol(buf, NULL, 10) == nr;
+}
+
+/* May names be remembered and trusted now? */
+static bool
+fine_usable(void)
+{
+	int64_t now;
+
+	if (moving.lost)
+		return false;
+	if (moving.n == 0)
+		return true;
+	if ((now = now_mono_ms()) - moving.looked_ms < MOVING_LOOK_MS)
+		return false;
+	moving.looked_ms = now;
+	for (unsigned i = moving.n; i-- > 0;)
+		if (!moving_still(moving.tid[i], moving.nr[i]))
+			moving_remove(i);
+	return moving.n == 0;
+}
+
+static bool
+fine_has(const char *name)
+{
+	for (unsigned i = 0; i < fine.n; i++)
+		if (strcmp(fine.name[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void
+fine_learn(const char *name, size_t len)
+{
+	memcpy(fine.name[fine.next], name, len + 1);
+	fine.next = (fine.next + 1) % NOSYM_NAMES;
+	if (fine.n < NOSYM_NAMES)
+		fine.n++;
 }
 
 /* A call that moves or removes names went on by the hot path, its
@@ -144,11 +275,23 @@ nosym_last(const char *name, bool follow)
 	/* A call that does not follow its last component (O_NOFOLLOW,
 	 * O_CREAT|O_EXCL, unlink, rename, mkdir, ...) cannot be led
 	 * anywhere by it: the kept folder answers for the rest. */
+	size_t len;
+	bool keep;
+
 	if (!follow)
 		return 1;
-	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return S_ISLNK(st.st_mode) ? 0 : 1;
-	return errno == ENOENT ? 1 : -1;
+	len = strlen(name);
+	keep = len < NOSYM_NAME_MAX && fine_usable();
+	if (keep && fine_has(name))
+		return 1;
+	if (fstatat(nosym.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return 0;
+	} else if (errno != ENOENT)
+		return -1;
+	if (keep)
+		fine_learn(name, len);
+	return 1;
 }
 
 static bool
@@ -948,6 +1091,25 @@ files_moves_names(const struct seccomp_notif *req)
 	}
 }
 
+/* Can the call put a symlink at a name (a new one, a link to one, one
+ * moved there)? */
+static bool
+files_makes_names(int nr)
+{
+	switch (nr) {
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_link:
+	case SYS_linkat:
+	case SYS_symlink:
+	case SYS_symlinkat:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void
 files_on_chdir(struct sup *s, const struct seccomp_notif *req)
 {
@@ -966,7 +1128,13 @@ files_on_call(struct sup *s, const struct seccomp_notif *req)
 	 * unless the hot path showed the call's own paths to be neither it
 	 * nor a folder above it. */
 	bool moves = files_moves_names(req);
-	int r = decode(req, &scratch);
+	int r;
+
+	/* Before anything answers it: the names kept free of symlinks are
+	 * forgotten, and none learned until the kernel is done with it. */
+	if (files_makes_names(req->data.nr))
+		files_names_moving((pid_t)req->pid, req->data.nr);
+	r = decode(req, &scratch);
 
 	if (r == 1 && moves)
 		files_kept_drop();

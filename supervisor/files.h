@@ -7,6 +7,7 @@
  * performed on the host once approved. Parks requests of kind "write".
  */
 #include <stdbool.h>
+#include <sys/types.h>
 #include <linux/seccomp.h>
 
 struct sup;
@@ -32,5 +33,11 @@ bool	files_fast_continue(const struct sup *, const char *lex, bool follow);
  * before a trapped rename, folder removal or symlink that may stand on
  * its path (and by tests). */
 void	files_kept_drop(void);
+/* A thread's call that may make a name a symlink (rename, link, symlink)
+ * came; and a thread's next trapped call came, which shows the kernel
+ * done with the one before. Called for every notification, before it is
+ * handled. */
+void	files_names_moving(pid_t tid, int nr);
+void	files_thread_seen(pid_t tid);
 /* That folder (a normalised sandbox path), or NULL: for tests. */
 const char *files_kept_folder(void);

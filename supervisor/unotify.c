@@ -209,6 +209,7 @@ unotify_on_ready(struct sup *s)
 	memset(req, 0, s->req_size);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 		return;	/* ENOENT: the target went away before we read it */
+	files_thread_seen((pid_t)req->pid);
 	if (req->data.arch != AUDIT_ARCH_X86_64 ||
 	    (req->data.nr & 0x40000000) != 0) {
 		on_foreign_abi(s, req);

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -263,6 +264,128 @@ test_kept_folder(void **state)
 	assert_int_equal(unlinkat(dfd, "work/mv", 0), 0);
 	assert_int_equal(unlinkat(dfd, "work/mv2/lnk", 0), 0);
 	assert_int_equal(unlinkat(dfd, "work/mv2", AT_REMOVEDIR), 0);
+	files_kept_drop();
+	close(dfd);
+}
+
+/* A symlink put at name with no trapped call (as a process outside the
+ * sandbox would): what the hot path answers shows whether it remembered
+ * the name or looked again. */
+static void
+plant_symlink(int dfd, const char *name)
+{
+	(void)unlinkat(dfd, name, 0);
+	assert_int_equal(symlinkat("/etc", dfd, name), 0);
+}
+
+static void
+plant_file(int dfd, const char *name)
+{
+	int fd;
+
+	(void)unlinkat(dfd, name, 0);
+	assert_true((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644)) >= 0);
+	close(fd);
+}
+
+/* The names the kept folder remembers free of symlinks: a trapped
+ * symlink, link or rename forgets them, and while such a call may still
+ * be in the kernel none is learned (nor trusted); a thread's next
+ * trapped call, or its /proc/TID/syscall, shows it done. */
+static void
+test_kept_names(void **state)
+{
+	int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct seccomp_notif req = {
+		.id = 42, .pid = (uint32_t)getpid(),
+		.data.arch = AUDIT_ARCH_X86_64, .data.nr = SYS_symlink,
+	};
+	static char text[] = "/etc", name[] = "/work/nm/g";
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_true(dfd >= 0);
+	/* The earlier tests' renames and symlinks came from this process:
+	 * this is its next call. */
+	files_thread_seen(getpid());
+	assert_int_equal(mkdirat(dfd, "work/nm", 0755), 0);
+	plant_file(dfd, "work/nm/f");
+	assert_true(files_fast_continue(&S, "/work/nm/f", true));
+	/* Remembered: a change that no trapped call made is not seen. */
+	plant_symlink(dfd, "work/nm/f");
+	assert_true(files_fast_continue(&S, "/work/nm/f", true));
+	/* A trapped symlink (continued by the hot path: its new name is in
+	 * /work) forgets every name. */
+	req.data.args[0] = (uintptr_t)text;
+	req.data.args[1] = (uintptr_t)name;
+	files_on_call(&S, &req);
+	files_thread_seen(getpid());	/* and done with it */
+	assert_string_equal(files_kept_folder(), "/work/nm");
+	assert_false(files_fast_continue(&S, "/work/nm/f", true));
+
+	/* A thread still in its rename (a child blocked in read, as if
+	 * read were the call): nothing learned meanwhile. */
+	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) == 1 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	close(pfd[0]);
+	for (int i = 0; i < 200; i++) {	/* until it is in its read */
+		char path[64], buf[32] = "";
+		int fd;
+
+		snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+		if ((fd = open(path, O_RDONLY)) >= 0) {
+			(void)!read(fd, buf, sizeof buf - 1);
+			close(fd);
+		}
+		if (strtol(buf, NULL, 10) == SYS_read && buf[0] == '0')
+			break;
+		usleep(5000);
+	}
+	files_names_moving(pid, SYS_read);
+	plant_file(dfd, "work/nm/h");
+	usleep(15000);
+	assert_true(files_fast_continue(&S, "/work/nm/h", true));
+	plant_symlink(dfd, "work/nm/h");
+	assert_false(files_fast_continue(&S, "/work/nm/h", true));
+	/* Done (gone): learned again, after the look at /proc. */
+	assert_int_equal(write(pfd[1], "x", 1), 1);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	plant_file(dfd, "work/nm/h");
+	usleep(15000);
+	assert_true(files_fast_continue(&S, "/work/nm/h", true));
+	plant_symlink(dfd, "work/nm/h");
+	assert_true(files_fast_continue(&S, "/work/nm/h", true));
+
+	/* The thread's next trapped call is enough, no look needed. */
+	files_names_moving(pid, SYS_rename);
+	files_thread_seen(pid);
+	plant_file(dfd, "work/nm/k");
+	assert_true(files_fast_continue(&S, "/work/nm/k", true));
+	plant_symlink(dfd, "work/nm/k");
+	assert_true(files_fast_continue(&S, "/work/nm/k", true));
+
+	/* A name the call does not follow needs no look at all; a new
+	 * kept folder starts with no names. */
+	assert_true(files_fast_continue(&S, "/work/nm/k", false));
+	files_kept_drop();
+	assert_false(files_fast_continue(&S, "/work/nm/k", true));
+
+	for (const char *const *n = (const char *const[]){ "f", "g", "h",
+	    "k", NULL }; *n != NULL; n++) {
+		char p[64];
+
+		snprintf(p, sizeof p, "work/nm/%s", *n);
+		(void)unlinkat(dfd, p, 0);
+	}
+	assert_int_equal(unlinkat(dfd, "work/nm", AT_REMOVEDIR), 0);
 	files_kept_drop();
 	close(dfd);
 }
@@ -1071,6 +1194,8 @@ main(void)
 	}
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_kept_folder, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_kept_names, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_record,
 	    setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_limits,

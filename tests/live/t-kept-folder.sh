@@ -6,7 +6,10 @@
 # seen, so the next write through the old name is judged where it really
 # lands (/etc/passwd: denied by the policy and recorded with that path),
 # not continued as if the folder were still there (the floor would refuse
-# it with EROFS, and the record would not show it).
+# it with EROFS, and the record would not show it). And the names it
+# keeps in that folder free of symlinks: a file written again and again,
+# then a symlink to /etc/passwd renamed over it, or hard-linked where a
+# name was missing, is judged where it leads at the next write.
 . "$(dirname "$0")/lib.sh"
 
 write_policy "$WT_SCRATCH/policy.ini" '[files]' 'write = deny'
@@ -25,6 +28,27 @@ except OSError as e:
     print("REFUSED", e.errno)
 open("/work/d2/after", "w").close()
 print("D2 OK")
+os.mkdir("/work/e")
+for i in range(10):
+    open("/work/e/name", "w").close()
+    try:
+        os.open("/work/e/gap", os.O_WRONLY)
+    except FileNotFoundError:
+        pass
+os.symlink("/etc/passwd", "/work/e/tmp")
+os.rename("/work/e/tmp", "/work/e/name")
+try:
+    open("/work/e/name", "w").close()
+    print("NAME WROTE")
+except OSError as e:
+    print("NAME REFUSED", e.errno)
+os.symlink("/etc/group", "/work/e/sl")
+os.link("/work/e/sl", "/work/e/gap", follow_symlinks=False)
+try:
+    os.open("/work/e/gap", os.O_WRONLY)
+    print("GAP WROTE")
+except OSError as e:
+    print("GAP REFUSED", e.errno)
 '
 ward_fg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
     run --headless --policy "$WT_SCRATCH/policy.ini" -- python3 -c "$prog"
@@ -38,4 +62,10 @@ assert_file_content "work/d2/after" "" "$rd/work/d2/after"
 log_json "$WT_RUN" "$WT_ARTIFACTS/log.json"
 assert_log "the write judged where it leads" "$WT_ARTIFACTS/log.json" \
     '.verdict == "deny" and .subject == "/etc/passwd"'
+assert_grep "a symlink renamed over a name written ten times is followed to /etc/passwd, refused" \
+    '^NAME REFUSED 13' "$WT_ARTIFACTS/out"
+assert_grep "a symlink linked where a name was missing is followed to /etc/group, refused" \
+    '^GAP REFUSED 13' "$WT_ARTIFACTS/out"
+assert_log "that write judged where it leads" "$WT_ARTIFACTS/log.json" \
+    '.verdict == "deny" and .subject == "/etc/group"'
 finish
