@@ -16,14 +16,28 @@
  * switches on one CPU, not a wake-up of another. "floor-cross US": the
  * same, the two free to run anywhere; on this guest a wake-up of the
  * other vCPU can cost ten times the switches (47-54 us against 5-7).
+ *
+ * With "unotify": the mechanism's own floor, a supervisor that does
+ * nothing but the least any supervisor must: the same N write-opens,
+ * trapped by a one-line filter, answered by a loop of poll, RECV and a
+ * CONTINUE (sync wake-up set, as ward sets it), nothing read, nothing
+ * judged. "unotify US" per open+close; what ward adds beyond it is its
+ * own cost.
  */
 #define _GNU_SOURCE	/* sched_getcpu, CPU_SET */
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +106,89 @@ floor_pingpong(long n, const char *name, bool one_cpu)
 	return 0;
 }
 
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
+#endif
+
+static double
+write_opens(long n)
+{
+	double t = now_us();
+
+	for (long i = 0; i < n; i++) {
+		int fd = open("opens.tmp", O_WRONLY | O_CREAT, 0644);
+
+		if (fd < 0) {
+			perror("open");
+			exit(1);
+		}
+		close(fd);
+	}
+	return (now_us() - t) / (double)n;
+}
+
+static int
+floor_unotify(long n)
+{
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { .len = sizeof prog / sizeof prog[0],
+	    .filter = prog };
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	int sv[2], pidfd, fd = -1, lfd;
+	pid_t pid;
+
+	if (pipe(sv) < 0 || (pid = fork()) < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp)) < 0) {
+			perror("seccomp");
+			_exit(1);
+		}
+		if (write(sv[1], &fd, sizeof fd) != sizeof fd)
+			_exit(1);
+		write_opens(n / 10 + 100);	/* warm, as the floor */
+		printf("unotify %.2f\n", write_opens(n));
+		unlink("opens.tmp");
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (read(sv[0], &fd, sizeof fd) != sizeof fd ||
+	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0 ||
+	    (lfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0)) < 0) {
+		perror("the listener");
+		return 1;
+	}
+	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
+	for (;;) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		if (poll(&p, 1, -1) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			break;
+		memset(&req, 0, sizeof req);
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+			continue;
+		resp = (struct seccomp_notif_resp){ .id = req.id,
+		    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -99,13 +196,15 @@ main(int argc, char **argv)
 	double t;
 
 	if (n <= 0) {
-		fprintf(stderr, "usage: opens [N] [floor|floor-cross]\n");
+		fprintf(stderr, "usage: opens [N] [floor|floor-cross|unotify]\n");
 		return 2;
 	}
 	if (argc > 2 && strcmp(argv[2], "floor") == 0)
 		return floor_pingpong(n, "floor", true);
 	if (argc > 2 && strcmp(argv[2], "floor-cross") == 0)
 		return floor_pingpong(n, "floor-cross", false);
+	if (argc > 2 && strcmp(argv[2], "unotify") == 0)
+		return floor_unotify(n);
 	t = now_us();
 	for (long i = 0; i < n; i++) {
 		int fd = open("opens.tmp", O_WRONLY | O_CREAT, 0644);

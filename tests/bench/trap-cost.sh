@@ -6,7 +6,9 @@
 # (opens N floor: a pipe ping-pong between two processes on one CPU, one
 # round trip is what a trapped call costs at the least, as the supervisor
 # is woken on its target's CPU; floor-cross, the same free to cross CPUs,
-# is printed beside it) and the issue's target.
+# is printed beside it), the mechanism's own floor (opens N unotify: a
+# supervisor that only polls, receives and continues) and the issue's
+# target.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
 # WARD_BEFORE=DIR (a built tree of an earlier commit, its ./ward) adds a
 # column: that ward, measured in the same rounds, turn about with this one.
@@ -22,10 +24,11 @@ cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
 export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
 mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
 BEFORE=${WARD_BEFORE:-}
-nat_w=() nat_r=() w_w=() w_r=() fl=() fx=() b_w=() b_r=()
+nat_w=() nat_r=() w_w=() w_r=() fl=() fx=() un=() b_w=() b_r=()
 for ((i = 0; i < ROUNDS; i++)); do
 	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor /{print $2}')")
 	fx+=("$(cd "$tmp" && ./opens "$N" floor-cross | awk '/^floor-cross /{print $2}')")
+	un+=("$(cd "$tmp" && ./opens "$N" unotify | awk '/^unotify /{print $2}')")
 	out=$(cd "$tmp" && ./opens "$N")
 	nat_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
 	nat_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
@@ -40,13 +43,14 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
 ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}") fm=$(median "${fl[@]}")
-fxm=$(median "${fx[@]}")
+fxm=$(median "${fx[@]}") um=$(median "${un[@]}")
 echo "trap cost, median of $ROUNDS rounds x $N calls (microseconds per open+close):"
 printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "read-only open (not trapped)" "$nr" "$wr" "$(awk -v a="$wr" -v b="$nr" 'BEGIN{print a/b}')"
 printf '  %-28s %8.2f\n' "two-switch floor (ping-pong)" "$fm"
 printf '  %-28s %8.2f   (the two free to cross CPUs: not the floor)\n' "ping-pong across CPUs" "$fxm"
+printf '  %-28s %8.2f   (poll, RECV, CONTINUE and nothing else: what any supervisor pays)\n' "unotify floor (write-open)" "$um"
 if [ -n "$BEFORE" ]; then
 	bw=$(median "${b_w[@]}") br=$(median "${b_r[@]}")
 	printf '  before (%s): write-open %.2f us (%.2f x floor), read-only open %.2f us\n' \
@@ -62,3 +66,6 @@ printf '  floor + the native call: %.2f us = %.2f x floor; ward beyond it: %.2f 
 	"$(awk -v f="$fm" -v n="$nw" 'BEGIN{print f+n}')" \
 	"$(awk -v f="$fm" -v n="$nw" 'BEGIN{print (f+n)/f}')" \
 	"$(awk -v a="$ww" -v f="$fm" -v n="$nw" 'BEGIN{print a-f-n}')"
+printf '  ward / the unotify floor: %.2f; ward beyond it (its own work per call): %.2f us\n' \
+	"$(awk -v a="$ww" -v u="$um" 'BEGIN{print a/u}')" \
+	"$(awk -v a="$ww" -v u="$um" 'BEGIN{print a-u}')"
