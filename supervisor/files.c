@@ -271,13 +271,12 @@ static int
 nosym_last(const char *name, bool follow)
 {
 	struct stat st;
+	size_t len;
+	bool keep;
 
 	/* A call that does not follow its last component (O_NOFOLLOW,
 	 * O_CREAT|O_EXCL, unlink, rename, mkdir, ...) cannot be led
 	 * anywhere by it: the kept folder answers for the rest. */
-	size_t len;
-	bool keep;
-
 	if (!follow)
 		return 1;
 	len = strlen(name);

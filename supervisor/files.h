@@ -34,10 +34,11 @@ bool	files_fast_continue(const struct sup *, const char *lex, bool follow);
  * its path (and by tests). */
 void	files_kept_drop(void);
 /* A thread's call that may make a name a symlink (rename, link, symlink)
- * came; and a thread's next trapped call came, which shows the kernel
- * done with the one before. Called for every notification, before it is
- * handled. */
+ * came: files_on_call says so before it answers (and tests do). */
 void	files_names_moving(pid_t tid, int nr);
+/* A thread's next trapped call came, which shows the kernel done with
+ * the one before: unotify_on_ready says so for every notification,
+ * before it is handled. */
 void	files_thread_seen(pid_t tid);
 /* That folder (a normalised sandbox path), or NULL: for tests. */
 const char *files_kept_folder(void);
