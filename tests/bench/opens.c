@@ -205,17 +205,7 @@ main(int argc, char **argv)
 		return floor_pingpong(n, "floor-cross", false);
 	if (argc > 2 && strcmp(argv[2], "unotify") == 0)
 		return floor_unotify(n);
-	t = now_us();
-	for (long i = 0; i < n; i++) {
-		int fd = open("opens.tmp", O_WRONLY | O_CREAT, 0644);
-
-		if (fd < 0) {
-			perror("open");
-			return 1;
-		}
-		close(fd);
-	}
-	printf("write-open %.2f\n", (now_us() - t) / (double)n);
+	printf("write-open %.2f\n", write_opens(n));
 	t = now_us();
 	for (long i = 0; i < n; i++) {
 		int fd = open("opens.tmp", O_RDONLY);
