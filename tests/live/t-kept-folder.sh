@@ -15,17 +15,20 @@
 write_policy "$WT_SCRATCH/policy.ini" '[files]' 'write = deny'
 prog='
 import os
+W = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+def attempt(label, path, flags):
+    try:
+        os.close(os.open(path, flags))
+        print(label + "WROTE")
+    except OSError as e:
+        print(label + "REFUSED", e.errno)
 os.mkdir("/work/d")
 os.mkdir("/work/sub")
 for i in range(10):
     open("/work/d/w%d" % i, "w").close()
 os.rename("/work/sub/../d", "/work/sub/../d2")
 os.symlink("/etc", "/work/sub/../d")
-try:
-    open("/work/d/passwd", "w").close()
-    print("WROTE")
-except OSError as e:
-    print("REFUSED", e.errno)
+attempt("", "/work/d/passwd", W)
 open("/work/d2/after", "w").close()
 print("D2 OK")
 os.mkdir("/work/e")
@@ -37,18 +40,10 @@ for i in range(10):
         pass
 os.symlink("/etc/passwd", "/work/e/tmp")
 os.rename("/work/e/tmp", "/work/e/name")
-try:
-    open("/work/e/name", "w").close()
-    print("NAME WROTE")
-except OSError as e:
-    print("NAME REFUSED", e.errno)
+attempt("NAME ", "/work/e/name", W)
 os.symlink("/etc/group", "/work/e/sl")
 os.link("/work/e/sl", "/work/e/gap", follow_symlinks=False)
-try:
-    os.open("/work/e/gap", os.O_WRONLY)
-    print("GAP WROTE")
-except OSError as e:
-    print("GAP REFUSED", e.errno)
+attempt("GAP ", "/work/e/gap", os.O_WRONLY)
 '
 ward_fg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
     run --headless --policy "$WT_SCRATCH/policy.ini" -- python3 -c "$prog"
