@@ -31,7 +31,5 @@ sleep 1
 tm send-keys -t ward a
 wait_for 5 test -s "$WT_CANARY/f" || capture after-enter-a
 assert_file_content "approved from the whole view" "x" "$WT_CANARY/f"
-run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)
-[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
-wait_for 10 session_gone || tm kill-server 2>/dev/null || true
+tmux_end_run
 finish

@@ -35,6 +35,5 @@ run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || 
 log_json "$run" "$WT_ARTIFACTS/log.json"
 allows=$(log_count "$WT_ARTIFACTS/log.json" '.verdict == "allow" and .kind == "write"')
 assert_eq "writes allowed by the held key" 0 "$allows"
-"$WARD" kill "$run" >/dev/null 2>&1 || true
-wait_for 10 session_gone || tm kill-server 2>/dev/null || true
+tmux_end_run "$run"
 finish

@@ -28,9 +28,7 @@ assert_grep "the copy sits behind ward's gutter" '^│ > #1  write  openat' "$s"
 heads=$(grep -Ec '^> #[0-9]+ ' "$s" || true)
 assert_eq "request heads at column 0" 1 "$heads"
 assert_grep "the one at column 0 is the real request" "^    path     $WT_CANARY/real" "$s"
-run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)
-[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
-wait_for 10 session_gone || tm kill-server 2>/dev/null || true
+tmux_end_run
 
 # The same on a terminal whose locale is not UTF-8: ASCII markers, '|'.
 rm -f "$WT_CANARY/real"
@@ -43,7 +41,5 @@ assert_grep "ASCII: the clear screen is a marker" '<ESC\[2J><ESC\[H>wiped' "$s"
 assert_grep "ASCII: the copy sits behind the gutter" '^\| > #1  write  openat' "$s"
 heads=$(grep -Ec '^> #[0-9]+ ' "$s" || true)
 assert_eq "ASCII: request heads at column 0" 1 "$heads"
-run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)
-[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
-wait_for 10 session_gone || tm kill-server 2>/dev/null || true
+tmux_end_run
 finish

@@ -64,3 +64,19 @@ tmux_stop() {
 	wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" ||
 	    note "the tmux server's socket is still there after 5 s"
 }
+# tmux_end_run [RUN]: kills RUN (else the newest run), waits for the
+# console's "q to leave", leaves with q, then ends the tmux server. The
+# console stays after its run ends, so waiting for the session alone
+# waits in vain.
+tmux_end_run() {
+	local run=${1:-$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)}
+	[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1
+	if wait_for 10 on_screen 'q to leave'; then
+		tm send-keys -t ward q
+		wait_for 5 session_gone || fail "the console is still there 5 s after q"
+	else
+		capture not-ended
+		fail "no 'q to leave' on screen 10 s after ward kill $run"
+	fi
+	tmux_stop
+}
