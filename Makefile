@@ -87,8 +87,12 @@ TUI_SRC  = $(wildcard tui/*.c)
 PROBE_SRC = $(wildcard probe/*.c)
 TEST_SRC = $(wildcard tests/test-*.c)
 # tui objects other than the two mains are linked into the tui tests too
-TUI_LIBSRC = $(filter-out tui/main.c tui/front.c,$(TUI_SRC))
-SUP_LIBSRC = $(filter-out supervisor/main.c,$(SUP_SRC))
+TUI_LIBSRC = $(filter-out tui/main.c,$(TUI_SRC))
+# supervisor/main.c is the run's main (supervisor_main), linked into the
+# two programs whose mains call it: entry.c (ward-supervisor) and
+# front.c (ward).
+SUP_MAINS  = supervisor/main.c supervisor/entry.c supervisor/front.c
+SUP_LIBSRC = $(filter-out $(SUP_MAINS),$(SUP_SRC))
 GATE_SRC = $(wildcard supervisor/gate/*.c)
 GATE_LIBSRC = $(filter-out supervisor/gate/main.c,$(GATE_SRC))
 
@@ -144,15 +148,18 @@ $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
 $(BUILD)/supervisor/filter.o: $(BUILD)/gen/filter-bpf.h
 $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
 
-ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
+SUPERVISOR_OBJ = $(BUILD)/supervisor/entry.o $(BUILD)/supervisor/main.o
+
+ward-supervisor: $(SUPERVISOR_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
-# ward is the front (tui/front.c): libc alone, so that a headless run
-# pays for no library of ward-tui's; it execs the supervisor or ward-tui.
-FRONT_OBJ = $(BUILD)/tui/front.o $(BUILD)/tui/runopts.o
+# ward is the front (supervisor/front.c): a headless run is supervised
+# in its own process, with the supervisor's libraries and none of
+# ward-tui's; everything else it execs ward-tui for.
+FRONT_OBJ = $(BUILD)/supervisor/front.o $(BUILD)/supervisor/main.o
 
-ward: $(FRONT_OBJ) $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+ward: $(FRONT_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
 ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
@@ -223,7 +230,7 @@ asan:
 
 # The programs linked into $(BUILD)/bin/ instead of the top folder: how
 # asan-live builds sanitized ones without replacing ./ward.
-$(BUILD)/bin/ward-supervisor: $(BUILD)/supervisor/main.o $(BUILD)/libsup.a $(BUILD)/libward.a
+$(BUILD)/bin/ward-supervisor: $(SUPERVISOR_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
@@ -231,9 +238,9 @@ $(BUILD)/bin/ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUI
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS)
 
-$(BUILD)/bin/ward: $(FRONT_OBJ) $(BUILD)/libward.a
+$(BUILD)/bin/ward: $(FRONT_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
 $(BUILD)/bin/ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ward-supervisor: runs and polices one run, headless, and speaks the
- * control protocol. Started by `ward run`; see ward(1).
+ * The supervisor: runs and polices one run, headless, and speaks the
+ * control protocol. supervisor_main is the main of ward-supervisor and
+ * of a headless `ward run` (supervisor/main.h); see ward(1).
  */
+#include "supervisor/main.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -390,6 +393,9 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 	};
 	int opt;
 
+	/* A full reset: in ward, the front has parsed `ward run` first. */
+	optind = 0;
+	opterr = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': s->headless = true; break;
@@ -1219,7 +1225,7 @@ end_run(struct sup *s)
 }
 
 int
-main(int argc, char **argv)
+supervisor_main(int argc, char **argv)
 {
 	struct sup *s = &S;
 	struct args a = { .ready_fd = -1 };

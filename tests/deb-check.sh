@@ -126,9 +126,14 @@ check "ward --version is $version" sh -c "[ \"\$(/usr/bin/ward --version)\" = 'w
 check "ward-supervisor --version is $version" \
     sh -c "[ \"\$(/usr/libexec/ward/ward-supervisor --version)\" = 'ward-supervisor $version' ]"
 
-# The front needs libc alone (tui/front.c), hardening flags and all.
+# The front (supervisor/front.c) supervises a headless run itself: it
+# needs the supervisor's libraries, hardening flags and all, and none of
+# ward-tui's or ward-gate's.
 needed=$(readelf -d /usr/bin/ward | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-check "/usr/bin/ward needs libc alone (needs: $needed)" test "$needed" = "libc.so.6 "
+check "/usr/bin/ward needs the record's library (needs: $needed)" \
+    sh -c "echo '$needed' | grep -q 'libsqlite3\\.'"
+check "/usr/bin/ward needs none of ward-tui's or ward-gate's libraries (needs: $needed)" \
+    sh -c "! echo '$needed' | grep -qE 'lib(ncursesw|tinfo|vterm|git2|notify|ssl|crypto)\\.'"
 # installed_run LABEL HOME WANT [PRE...]: the installed ward runs a
 # program headless with its XDG folders in HOME (PRE: the user to run
 # as), and the record names WANT as the policy it took.

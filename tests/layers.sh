@@ -42,15 +42,16 @@ for f in tui/*.[ch]; do
 	grep -nE '#include "probe/' "$f" | grep -vE '#include "probe/probe\.h"' &&
 	    bad "$f reaches into probe/ past probe/probe.h"
 done
-# ward's front (tui/front.c, tui/runopts.[ch]) links libc alone: it
-# includes only the system's headers and these of ward's, whose objects
-# need nothing more (the Makefile links it with no library; t-front
-# checks the program).
-for f in tui/front.c tui/runopts.c tui/runopts.h; do
-	grep -nE '#include "' "$f" | grep -vE '#include "(config/paths|config/util|approvals/launch|tui/runopts)\.h"' &&
-	    bad "$f: the front includes only config/paths.h, config/util.h, approvals/launch.h and tui/runopts.h"
-	grep -nE '#include <(n?curses|vterm|sqlite3|jansson|ini|git2|nettle|unistr|uniwidth|libnotify)' "$f" &&
-	    bad "$f: the front links no library but libc"
+# ward's front (supervisor/front.c) supervises a headless run itself and
+# execs ward-tui for the rest: it links the supervisor's libraries and
+# never ward-tui's (t-front checks the program), so it includes
+# approvals/runopts.h, config/ and supervisor/main.h, nothing of tui/.
+f=supervisor/front.c
+grep -nE '#include "' "$f" | grep -vE '#include "(config/[a-z]+|approvals/(runopts|launch)|supervisor/main)\.h"' &&
+    bad "$f: the front includes only config/, approvals/runopts.h, approvals/launch.h and supervisor/main.h"
+for f in approvals/runopts.c approvals/runopts.h; do
+	grep -nE '#include "' "$f" | grep -vE '#include "(config/paths|config/util|approvals/launch|approvals/runopts)\.h"' &&
+	    bad "$f: run's options include only config/paths.h, config/util.h and approvals/launch.h"
 done
 for f in probe/*.[ch]; do
 	grep -nE '#include "(supervisor|tui)/' "$f" && bad "$f includes supervisor/ or tui/"
@@ -68,7 +69,8 @@ done
 # nothing below sup.c knows struct sup. A new file gets a line here.
 sup_layer() {
 	case $1 in
-	main)			echo 8 ;;
+	front|entry)		echo 9 ;;	# the two programs' mains
+	main)			echo 8 ;;	# supervisor_main, one run
 	loop)			echo 7 ;;	# the poll loop, if it has a file
 	control)		echo 6 ;;	# the control protocol's server
 	unotify)		echo 5 ;;	# RECV, dispatch, resolve

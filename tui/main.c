@@ -20,7 +20,7 @@
 #include "tui/gc.h"
 #include "tui/relay.h"
 #include "tui/run.h"
-#include "tui/runopts.h"
+#include "approvals/runopts.h"
 
 
 static const char ward_help[] =

@@ -40,7 +40,7 @@
 #include "tui/events.h"
 #include "tui/keys.h"
 #include "tui/output.h"
-#include "tui/runopts.h"
+#include "approvals/runopts.h"
 
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500

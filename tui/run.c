@@ -27,7 +27,7 @@
 #include "config/util.h"
 #include "tui/console.h"
 #include "tui/passthru.h"
-#include "tui/runopts.h"
+#include "approvals/runopts.h"
 #include "tui/screen.h"
 #include "tui/usage.h"
 #include "tui/view.h"

@@ -109,8 +109,9 @@
 # agent"), KEEP=1 keeps the temporary
 # folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
-# Peak RSS of the supervisor: ward execs ward-supervisor in place, so the
-# process hyperfine starts becomes the supervisor; tests/bench/sampler.py
+# Peak RSS of the supervisor: a headless ward supervises its run in its
+# own process (a build before exec'd ward-supervisor in place), so the
+# process hyperfine starts is the supervisor; tests/bench/sampler.py
 # reads its VmHWM from /proc (every 100 ms during the long timed runs; for
 # true and files, whose timed runs go unsampled, during extra runs sampled
 # every 5 ms). For bwrap the same figure is of the outer bwrap. Not

@@ -10,8 +10,9 @@ VmHWM (peak resident set) from /proc/CHILD/status. VmHWM only grows, so
 the last sample before a child exits is its peak up to then. Writes JSON
 {"samples": K, "procs": [{"pid", "name", "hwm_kib"}...]} to FILE.
 
-The top process is ward-supervisor under ward (ward execs it in place),
-the outer bwrap under bwrap, the workload itself natively.
+The top process is ward itself under ward (it supervises a headless run
+in its own process; ward-supervisor, exec'd in place, in a build
+before), the outer bwrap under bwrap, the workload itself natively.
 """
 import argparse
 import glob

@@ -13,7 +13,7 @@ sandbox, e.g. below /var) and, under ward, until one console-like watcher is
 attached to every run's control socket (hello, watch: true: it then reads
 everything sent to it, as a console attached to all the runs would). Then
 it writes one line per copy into the FIFO, so that all of them go at once,
-and waits for all. Every 50 ms it samples each top process (ward-supervisor,
+and waits for all. Every 50 ms it samples each top process (ward, the supervisor,
 the outer bwrap): VmRSS, VmHWM and utime+stime from /proc.
 
 Writes JSON: start_s (first start to all ready), wall_s (go to the last
@@ -49,7 +49,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import approver  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
-TOP_NAMES = ("ward-supervisor", "bwrap")
+# ward supervises a headless run in its own process; a build before
+# exec'd ward-supervisor (its "ward" then was the front, for a moment).
+TOP_NAMES = ("ward", "ward-supervisor", "bwrap")
 
 
 def pss_kib(pid):
@@ -79,7 +81,7 @@ def sample(pid):
     for line in st.splitlines():
         if line.startswith("Name:") and \
                 line.split(None, 1)[1].strip() not in TOP_NAMES:
-            return None     # ward before its exec of the supervisor
+            return None     # not (yet) the supervisor
         if line.startswith("VmRSS:"):
             rss = int(line.split()[1])
         elif line.startswith("VmHWM:"):

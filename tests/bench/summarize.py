@@ -24,7 +24,8 @@ Definitions (the same in the table and the TSV):
                 rounds interleave the sandboxes, so this is the spread of
                 the ratio on a machine whose speed drifts
   rss_kib       peak resident set (VmHWM, sampled from /proc) of the
-                supervisor, ward-supervisor (ward execs it in place), or of
+                supervisor (ward itself, which supervises a headless run in
+                its own process; ward-supervisor in a build before), or of
                 the outer bwrap; the largest seen over the workload's sampled
                 runs (scale50: the median over the concurrent supervisors);
                 NA natively and for the approval rows
@@ -117,19 +118,27 @@ def timed_rows(res, workload, meta):
         if not times:
             continue
         # peak RSS: sampled timed runs and the extra sampled runs (r.*)
-        want = {"ward": "ward-supervisor", "ward_record": "ward-supervisor",
+        # A headless ward supervises its run in its own process
+        # ("ward"); a build before that exec'd ward-supervisor, and its
+        # "ward" was the front alone.
+        want = {"ward": "ward", "ward_record": "ward",
                 "bwrap": "bwrap"}.get(s)
         for rf in glob.glob(os.path.join(res, "t.%s.%s.*.rss.json" %
                                          (workload, s))) + \
                 glob.glob(os.path.join(res, "r.%s.%s.rss.json" %
                                        (workload, s))):
             procs = load(rf)["procs"]
-            hw = [p["hwm_kib"] for p in procs if p["name"] == want]
-            if want and hw:
+            names = {p["name"] for p in procs}
+            sup = want
+            if want == "ward" and "ward-supervisor" in names:
+                sup = "ward-supervisor"
+                cli = [p["hwm_kib"] for p in procs if p["name"] == "ward"]
+                if s == "ward" and cli:
+                    CLI_HWM[workload] = max(CLI_HWM.get(workload, 0),
+                                            max(cli))
+            hw = [p["hwm_kib"] for p in procs if p["name"] == sup]
+            if sup and hw:
                 rss = max(rss or 0, max(hw))
-            cli = [p["hwm_kib"] for p in procs if p["name"] == "ward"]
-            if s == "ward" and cli:
-                CLI_HWM[workload] = max(CLI_HWM.get(workload, 0), max(cli))
         ok = sum(1 for c in codes if c == 0)
         note = "exit 0 in %d/%d runs" % (ok, len(codes))
         outs = sorted(glob.glob(os.path.join(res, "t.%s.%s.*.out" %

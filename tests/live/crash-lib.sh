@@ -19,9 +19,7 @@ crash_start() {
 	ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
 	    run --headless --policy "$policy" --in "$dir" \
 	    -- sh -c "$prog" "$WT_MARK" "$dir"
-	if [[ $(readlink "/proc/$WT_PID/exe" 2>/dev/null) != */ward-supervisor ]]; then
-		die "ward (pid $WT_PID) is not ward-supervisor: $(readlink "/proc/$WT_PID/exe" 2>/dev/null || echo gone)"
-	fi
+	headless_supervisor "$WT_PID"
 }
 
 # crash_kill: SIGKILL to the supervisor; no process of the run survives it.

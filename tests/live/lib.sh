@@ -153,6 +153,17 @@ no_process_matching() {
 	[ -z "$(pids_matching "$1")" ]
 }
 
+# headless_supervisor PID: PID, a headless `ward run` of ward_bg's, is
+# its run's supervisor (supervisor/front.c supervises a headless run in
+# ward's own process); dies otherwise.
+headless_supervisor() {
+	local exe
+	exe=$(readlink "/proc/$1/exe" 2>/dev/null || echo gone)
+	[[ $exe == */ward ]] || die "ward (pid $1) is $exe, not ward supervising its run"
+	grep -qz '^--headless$' "/proc/$1/cmdline" 2>/dev/null ||
+	    die "ward (pid $1) has no --headless in its command line"
+}
+
 # A test's marker matches nothing before it starts, or the test cannot
 # tell its own survivors from an earlier run's.
 no_leftovers() {
@@ -185,8 +196,8 @@ ward_fg() {
 }
 
 # ward_bg OUT ERR ARG...: starts `ward ARG...` in the background, sets
-# WT_PID (the ward process; with --headless it execs ward-supervisor, so
-# this is the supervisor) and waits for its "started" line: sets WT_RUN.
+# WT_PID (the ward process; with --headless it supervises the run itself,
+# so this is the supervisor) and waits for its "started" line: sets WT_RUN.
 ward_bg() {
 	local out=$1 err=$2
 	shift 2

@@ -18,15 +18,12 @@ crash() {
 	    run --headless -- sh -c "sleep $a & sleep $b & wait"
 	two() { [ "$(pids_matching "^sleep ($a|$b)\$" | wc -l)" -ge 2 ]; }
 	wait_for 10 two || die "run $n: the two sleeps never showed up"
-	# ward --headless execs ward-supervisor (t-sigkill-supervisor.sh)
+	# a headless ward supervises its run itself (t-sigkill-supervisor.sh)
+	headless_supervisor "$WT_PID"
 	sup=$WT_PID
-	if [[ $(readlink "/proc/$WT_PID/exe" 2>/dev/null) != */ward-supervisor ]]; then
-		sup=$(pgrep -P "$WT_PID" -f ward-supervisor | head -n 1 || true)
-	fi
-	[ -n "$sup" ] || die "run $n: cannot find the ward-supervisor of run $WT_RUN"
 	[ -S "$sock_dir/$WT_RUN.sock" ] || die "run $n: no socket $sock_dir/$WT_RUN.sock while it runs"
 	KILLED_MS=$(now_ms)
-	note "run $n ($WT_RUN): SIGKILL to ward-supervisor pid $sup"
+	note "run $n ($WT_RUN): SIGKILL to the supervisor, ward pid $sup"
 	kill -KILL "$sup"
 	if wait_for 5 no_process_matching "^sleep ($a|$b)\$"; then
 		note "ok: no process of run $n survives its supervisor"

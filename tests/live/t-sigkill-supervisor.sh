@@ -11,18 +11,10 @@ ward_bg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
 two() { [ "$(pids_matching "$marker" | wc -l)" -ge 2 ]; }
 wait_for 10 two || die "the two sleeps never showed up in the host's process list"
 
-# ward --headless execs ward-supervisor: our child is the supervisor. If
-# it forked instead, take the supervisor among its children.
-sup=""
-if [ "$(readlink "/proc/$WT_PID/exe" 2>/dev/null)" != "" ] &&
-    [[ $(readlink "/proc/$WT_PID/exe") == */ward-supervisor ]]; then
-	sup=$WT_PID
-else
-	note "ward (pid $WT_PID) is $(readlink "/proc/$WT_PID/exe" 2>/dev/null || echo gone), not ward-supervisor: looking at its children"
-	sup=$(pgrep -P "$WT_PID" -f ward-supervisor | head -n 1 || true)
-fi
-[ -n "$sup" ] || die "cannot find the ward-supervisor of run $WT_RUN"
-note "killing ward-supervisor pid $sup with SIGKILL"
+# A headless ward supervises its run itself: our child is the supervisor.
+headless_supervisor "$WT_PID"
+sup=$WT_PID
+note "killing the supervisor, ward pid $sup, with SIGKILL"
 kill -KILL "$sup"
 
 if wait_for 5 no_process_matching "$marker"; then

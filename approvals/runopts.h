@@ -2,10 +2,9 @@
 #pragma once
 /*
  * `ward run`'s options, parsed one way for the two programs that read
- * them: ward's front (tui/front.c), which execs the supervisor itself
- * for a headless run, and ward-tui's run_main (tui/run.c), which does
- * everything else. Only libc and approvals/launch: the front links
- * nothing more.
+ * them: ward's front (supervisor/front.c), which supervises a headless
+ * run itself, and ward-tui's run_main (tui/run.c), which does
+ * everything else.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -50,6 +49,11 @@ int	run_parse(int argc, char **argv, struct run_req *r);
  * still go headless when the console cannot draw there.
  */
 bool	run_headless_now(const struct run_req *r);
+/*
+ * r's argv made the supervisor's for its run, headless: --headless and
+ * CMD... (argv[r->cmd] on) after the options.
+ */
+void	run_headless_argv(struct run_req *r, int argc, char **argv);
 /*
  * Execs the supervisor for r's run, headless, in the foreground (it
  * becomes this process). Returns only when it could not: said on

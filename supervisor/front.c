@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ward: the front. A headless `ward run` (asked for, or without a
- * terminal) becomes ward-supervisor here, in one exec; every other
- * command, and a run with a console, is ward-tui's, which this execs
- * with the same argv.
+ * terminal) is supervised here, in this process (supervisor/main.h);
+ * every other command, and a run with a console, is ward-tui's, which
+ * this execs with the same argv.
  *
- * The front links libc alone. ward-tui's libraries (curses, libvterm,
- * sqlite, ...) cost an exec about a millisecond to map and relocate
- * (issue 18), which a headless run, the supervisor and nothing else,
- * would pay for nothing.
+ * Why the front is the supervisor and not a program that execs it: on
+ * this 2-vCPU VM every exec of a glibc program costs 0.7 ms before its
+ * main (the loader's CPU probe, a hypervisor exit per cpuid), and a
+ * headless run paid it twice, ward's and ward-supervisor's. The front
+ * links the supervisor's libraries (sqlite, jansson, inih, ...), never
+ * ward-tui's (curses, libvterm, libgit2, libnotify): a command of
+ * ward-tui's maps them for nothing, about 0.3 ms, on its way there.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "approvals/runopts.h"
 #include "config/paths.h"
 #include "config/util.h"
-#include "tui/runopts.h"
+#include "supervisor/main.h"
 
 int
 main(int argc, char **argv)
@@ -31,8 +35,14 @@ main(int argc, char **argv)
 		struct run_req r;
 
 		if (run_parse(argc - 1, argv + 1, &r) == 0 &&
-		    r.cmd < argc - 1 && run_headless_now(&r))
-			return run_exec_headless(&r, argc - 1, argv + 1);
+		    r.cmd < argc - 1 && run_headless_now(&r)) {
+			int rc;
+
+			run_headless_argv(&r, argc - 1, argv + 1);
+			rc = supervisor_main((int)r.l.argc, r.l.argv);
+			launch_done(&r.l);
+			return rc;
+		}
 		launch_done(&r.l);
 	}
 	tui = paths_helper("ward-tui");

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `ward run`'s options: the table and the one parse that ward's front
- * and ward-tui share.
+ * (supervisor/front.c) and ward-tui share.
  */
-#include "tui/runopts.h"
+#include "approvals/runopts.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -84,13 +84,19 @@ run_headless_now(const struct run_req *r)
 	    !isatty(STDOUT_FILENO);
 }
 
+void
+run_headless_argv(struct run_req *r, int argc, char **argv)
+{
+	launch_opt(&r->l, "--headless", NULL);
+	launch_command(&r->l, argv + r->cmd, (size_t)(argc - r->cmd));
+}
+
 int
 run_exec_headless(struct run_req *r, int argc, char **argv)
 {
 	int rc;
 
-	launch_opt(&r->l, "--headless", NULL);
-	launch_command(&r->l, argv + r->cmd, (size_t)(argc - r->cmd));
+	run_headless_argv(r, argc, argv);
 	rc = launch_exec_or_say(&r->l);
 	launch_done(&r->l);
 	return rc;

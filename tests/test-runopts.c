@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tui/runopts.c: `ward run`'s one parse, for ward's front and ward-tui. */
+/* approvals/runopts.c: `ward run`'s one parse, for ward's front and ward-tui. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "config/util.h"
-#include "tui/runopts.h"
+#include "approvals/runopts.h"
 
 #define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 
