@@ -365,10 +365,18 @@ run_on_init_error(void *arg, int fd, short revents)
 static void
 read_status(struct run *r)
 {
-	ssize_t n = read(r->s->sp.status_fd, &r->status, sizeof r->status);
+	struct sup *s = r->s;
+	ssize_t n = read(s->sp.status_fd, &r->status, sizeof r->status);
 
 	r->status_seen = n == sizeof r->status;
-	closep(&r->s->sp.status_fd);
+	closep(&s->sp.status_fd);
+	/* init's last act is to write the status and _exit: by the time we
+	 * read it, init is nearly always gone, and reaped here the end
+	 * needs no round more for its SIGCHLD (0.15 ms of start-up to end,
+	 * issue 18). If it is not gone yet, the SIGCHLD still reaps it. */
+	if (r->status_seen && !r->init_gone &&
+	    waitpid(s->sp.init_pid, NULL, WNOHANG) == s->sp.init_pid)
+		r->init_gone = true;
 }
 
 static void
