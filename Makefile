@@ -309,8 +309,9 @@ fuzz-check: fuzz
 bench: all $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate
 	tests/bench/run.sh
 
-# ward (the front) in BINDIR; ward-tui, ward-supervisor and ward-gate,
-# which only ward starts, in LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
+# ward (the front, which supervises a headless run itself) in BINDIR;
+# ward-tui, ward-supervisor and ward-gate, which only ward's programs
+# start, in LIBEXECDIR/ward; the shipped policy, demo and recipes in DATADIR/ward;
 # completions where bash-completion, zsh and fish look.
 # The demo's fake world runs its servers with python3 (not made
 # executable: the package does not depend on python3, the demo says when
