@@ -70,7 +70,8 @@ tmux_stop() {
 # waits in vain.
 tmux_end_run() {
 	local run=${1:-$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1" 2>/dev/null || true)}
-	[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1
+	# a run already over: nothing to kill, its console shows the same
+	[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
 	if wait_for 10 on_screen 'q to leave'; then
 		tm send-keys -t ward q
 		wait_for 5 session_gone || fail "the console is still there 5 s after q"
