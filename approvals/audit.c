@@ -1438,6 +1438,13 @@ audit_set_busy_timeout(struct audit *a, int ms)
 }
 
 void
+audit_shed(struct audit *a)
+{
+	if (a != NULL)
+		sqlite3_db_release_memory(a->db);
+}
+
+void
 audit_close(struct audit *a)
 {
 	if (a == NULL)

@@ -128,6 +128,10 @@ void	audit_set_busy_timeout(struct audit *, int ms);
  * of the file to close (and only a read-write handle) leaves PATH-clean,
  * which spares the next start-up the check. */
 void	audit_close(struct audit *);
+/* Gives back the pages the connection holds in its cache
+ * (sqlite3_db_release_memory): what opening read, the schema's and the
+ * lost-run scan's, and no later write needs. NULL is a no-op. */
+void	audit_shed(struct audit *);
 
 /* Written at once (not batched): a run's start and end, each in a
  * transaction of its own that takes the write lock first and, while the

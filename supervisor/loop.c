@@ -176,6 +176,10 @@ loop_poll(struct loop *l, int64_t now)
  * that takes nothing is waited for before what it did not take is
  * dropped (a `| sleep 12` must not hold the run's end). */
 #define RUN_HOST_STALL_MS	500
+/* A run still up this long after its start gives back what start-up
+ * used (sup_shed): a short run is not slowed by faulting the pages back
+ * in for its end, a long one holds less for all of its life. */
+#define RUN_SHED_MS	1000
 
 struct run;
 
@@ -194,6 +198,7 @@ struct run {
 	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
 	int64_t		 backoff;	/* ms before the next try; 0 = none */
+	int64_t		 shed_at;	/* monotonic: sup_shed; 0 once done */
 	bool		 quiet;		/* this poll: one call, answered quietly */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
@@ -516,6 +521,7 @@ run_gather(struct loop *l, struct run *r)
 
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
+	loop_due(l, r->shed_at);
 	loop_due(l, r->host_moved != 0 ? r->host_moved + RUN_HOST_STALL_MS : 0);
 	loop_due(l, audit_pending(s->audit) > 0 ? r->last_flush +
 	    (r->backoff > 0 ? r->backoff : RUN_FLUSH_MS) : 0);
@@ -620,6 +626,10 @@ run_after(struct run *r)
 	    run_host_done(r, now)) || now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
+	if (r->shed_at != 0 && now >= r->shed_at) {
+		r->shed_at = 0;
+		sup_shed(s);
+	}
 	if (sup_holding(s) && (audit_pending(s->audit) == 0 ||
 	    s->record_broken))
 		sup_release(s);
@@ -665,7 +675,7 @@ loop_run(struct sup *s)
 {
 	struct run r = {
 		.s = s, .listener_open = true, .out_open = true,
-		.err_open = true,
+		.err_open = true, .shed_at = now_mono_ms() + RUN_SHED_MS,
 	};
 	struct loop *l = loop_new(RUN_MAX_FDS);
 	int e;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,13 @@ sup_flush(struct sup *s)
 	else if (r != -EBUSY || audit_full(s->audit))
 		sup_record_failed(s, cause);
 	return r;
+}
+
+void
+sup_shed(struct sup *s)
+{
+	audit_shed(s->audit);
+	malloc_trim(0);
 }
 
 int

@@ -279,6 +279,16 @@ void	sup_record_failed(struct sup *, const char *cause);
  * read-only file), or a lock held while events pile up past the
  * queue's bound, is sup_record_failed. */
 int	sup_flush(struct sup *);
+/*
+ * What start-up used and no longer needs goes back to the kernel, not
+ * only to malloc: the policy's parse, the resolver's configuration, the
+ * record's lost-run scan and the pages it cached are freed by then, but
+ * their pages stay in the process, and with hundreds of runs at once the
+ * heap is most of what a supervisor does not share. The record's cached
+ * pages are released (audit_shed); malloc_trim(0) returns the free pages
+ * inside the heap as well as its top. About 20 us.
+ */
+void	sup_shed(struct sup *);
 /* The same for the run itself (start, end, kill, timeout). */
 void	sup_record_run(struct sup *, const char *what, enum verdict,
 	    enum how, const char *by, const char *detail);

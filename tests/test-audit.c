@@ -1569,6 +1569,60 @@ file_size(const char *path)
  * holds them all and the database file has none; the run's end folds
  * them in.
  */
+/* What reading cached is given back (audit_shed), and the handle goes on
+ * as before: it is a cache, not state. */
+static int
+count_row(const struct audit_event_row *row, void *ctx)
+{
+	(void)row;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void
+test_shed(void **state)
+{
+	struct fixture *fx = *state;
+	struct audit *a = NULL;
+	struct audit_event ev = ev_full;
+	char *detail = xmalloc(3001), *cause = NULL;
+	sqlite3_int64 held, after;
+	int64_t seq = 0;
+	int n = 0;
+
+	memset(detail, 'x', 3000);
+	detail[3000] = '\0';
+	ev.detail = detail;		/* about a page a row */
+	ev.request_id = 0;
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
+	for (int i = 0; i < 100; i++) {
+		seq = 0;	/* a new row each time, not the same one again */
+		assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
+	}
+	audit_close(a);
+
+	/* A fresh handle reads them all: its cache fills (to its 256 KiB). */
+	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
+	assert_int_equal(audit_each_event(a, "run-a", count_row, &n, NULL), 0);
+	assert_int_equal(n, 100);
+	held = sqlite3_memory_used();
+	audit_shed(a);
+	after = sqlite3_memory_used();
+	print_message("sqlite's memory: %lld bytes, %lld once shed\n",
+	    (long long)held, (long long)after);
+	assert_true(held - after >= 32 * 4096);
+
+	seq = 0;
+	assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
+	n = 0;
+	assert_int_equal(audit_each_event(a, "run-a", count_row, &n, NULL), 0);
+	assert_int_equal(n, 101);
+	audit_shed(NULL);
+	audit_close(a);
+	free(detail);
+}
+
 static void
 test_checkpoint_at_end(void **state)
 {
@@ -2320,6 +2374,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_intent_done, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_shed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_at_end, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ask_approve, setup,
