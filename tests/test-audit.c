@@ -1569,6 +1569,34 @@ file_size(const char *path)
  * holds them all and the database file has none; the run's end folds
  * them in.
  */
+/* ev_full with a detail of 3000 bytes, about a page a row; free the
+ * detail. */
+static char *
+page_event(struct audit_event *ev)
+{
+	char *detail = xmalloc(3001);
+
+	memset(detail, 'x', 3000);
+	detail[3000] = '\0';
+	*ev = ev_full;
+	ev->detail = detail;
+	ev->request_id = 0;
+	return detail;
+}
+
+/* N rows of ev, each written ahead in its own commit. */
+static void
+write_rows(struct audit *a, const struct audit_event *ev, int n)
+{
+	char *cause = NULL;
+
+	for (int i = 0; i < n; i++) {
+		int64_t seq = 0;	/* a new row each time */
+
+		assert_int_equal(audit_intent(a, ev, &seq, &cause), 0);
+	}
+}
+
 /* What reading cached is given back (audit_shed), and the handle goes on
  * as before: it is a cache, not state. */
 static int
@@ -1584,22 +1612,14 @@ test_shed(void **state)
 {
 	struct fixture *fx = *state;
 	struct audit *a = NULL;
-	struct audit_event ev = ev_full;
-	char *detail = xmalloc(3001), *cause = NULL;
+	struct audit_event ev;
+	char *detail = page_event(&ev), *cause = NULL;
 	sqlite3_int64 held, after;
-	int64_t seq = 0;
 	int n = 0;
 
-	memset(detail, 'x', 3000);
-	detail[3000] = '\0';
-	ev.detail = detail;		/* about a page a row */
-	ev.request_id = 0;
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
 	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
-	for (int i = 0; i < 100; i++) {
-		seq = 0;	/* a new row each time, not the same one again */
-		assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
-	}
+	write_rows(a, &ev, 100);
 	audit_close(a);
 
 	/* A fresh handle reads them all: its cache fills (to its 256 KiB). */
@@ -1613,8 +1633,7 @@ test_shed(void **state)
 	    (long long)held, (long long)after);
 	assert_true(held - after >= 32 * 4096);
 
-	seq = 0;
-	assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
+	write_rows(a, &ev, 1);
 	n = 0;
 	assert_int_equal(audit_each_event(a, "run-a", count_row, &n, NULL), 0);
 	assert_int_equal(n, 101);
@@ -1628,25 +1647,17 @@ test_checkpoint_at_end(void **state)
 {
 	struct fixture *fx = *state;
 	struct audit *a = NULL;
-	struct audit_event ev = ev_full;
-	char *wal = xasprintf("%s-wal", fx->db), *detail = xmalloc(3001);
+	struct audit_event ev;
+	char *wal = xasprintf("%s-wal", fx->db), *detail = page_event(&ev);
 	char *cause = NULL;
 	off_t db_before;
 	sqlite3 *raw;
 	int frames = -1;
 
-	memset(detail, 'x', 3000);
-	detail[3000] = '\0';
-	ev.detail = detail;		/* about a page a row */
-	ev.request_id = 0;
 	assert_int_equal(audit_open(fx->db, &a, &cause), 0);
 	assert_int_equal(audit_run_begin(a, &run_a, NULL), 0);
 	db_before = file_size(fx->db);
-	for (int i = 0; i < 400; i++) {
-		int64_t seq = 0;
-
-		assert_int_equal(audit_intent(a, &ev, &seq, &cause), 0);
-	}
+	write_rows(a, &ev, 400);
 	/* 400 commits of three pages or so each (the row's, the index's,
 	 * the tree's above them): all in the WAL still. */
 	assert_true(file_size(wal) > (off_t)1000 * 4096);
