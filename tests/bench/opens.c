@@ -23,6 +23,12 @@
  * CONTINUE (sync wake-up set, as ward sets it), nothing read, nothing
  * judged. "unotify US" per open+close; what ward adds beyond it is its
  * own cost.
+ *
+ * With "unotify-recv": the same without the poll, the supervisor asleep
+ * in RECV itself, "unotify-recv US": the least the kernel's user
+ * notification costs at all (a supervisor that serves nothing else, no
+ * output, no timer, no signal). Against the ping-pong it shows how far
+ * the mechanism alone is above two switches on this machine.
  */
 #define _GNU_SOURCE	/* sched_getcpu, CPU_SET */
 #include <fcntl.h>
@@ -129,7 +135,7 @@ write_opens(long n)
 }
 
 static int
-floor_unotify(long n)
+floor_unotify(long n, bool with_poll)
 {
 	struct sock_filter prog[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -159,7 +165,8 @@ floor_unotify(long n)
 		if (write(sv[1], &fd, sizeof fd) != sizeof fd)
 			_exit(1);
 		write_opens(n / 10 + 100);	/* warm, as the floor */
-		printf("unotify %.2f\n", write_opens(n));
+		printf("%s %.2f\n", with_poll ? "unotify" : "unotify-recv",
+		    write_opens(n));
 		unlink("opens.tmp");
 		fflush(stdout);
 		_exit(0);
@@ -176,11 +183,15 @@ floor_unotify(long n)
 	for (;;) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
 
-		if (poll(&p, 1, -1) < 0 || (p.revents & (POLLHUP | POLLERR)))
+		if (with_poll && (poll(&p, 1, -1) < 0 ||
+		    (p.revents & (POLLHUP | POLLERR))))
 			break;
 		memset(&req, 0, sizeof req);
-		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (!with_poll)
+				break;	/* the target gone: ENOENT, no more */
 			continue;
+		}
 		resp = (struct seccomp_notif_resp){ .id = req.id,
 		    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
 		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
@@ -196,7 +207,8 @@ main(int argc, char **argv)
 	double t;
 
 	if (n <= 0) {
-		fprintf(stderr, "usage: opens [N] [floor|floor-cross|unotify]\n");
+		fprintf(stderr, "usage: opens [N] "
+		    "[floor|floor-cross|unotify|unotify-recv]\n");
 		return 2;
 	}
 	if (argc > 2 && strcmp(argv[2], "floor") == 0)
@@ -204,7 +216,9 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "floor-cross") == 0)
 		return floor_pingpong(n, "floor-cross", false);
 	if (argc > 2 && strcmp(argv[2], "unotify") == 0)
-		return floor_unotify(n);
+		return floor_unotify(n, true);
+	if (argc > 2 && strcmp(argv[2], "unotify-recv") == 0)
+		return floor_unotify(n, false);
 	printf("write-open %.2f\n", write_opens(n));
 	t = now_us();
 	for (long i = 0; i < n; i++) {
