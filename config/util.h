@@ -77,6 +77,10 @@ int64_t	 now_wall_ms(void);
 
 /* Write all of buf, retrying on EINTR; 0 or -errno. */
 int	 write_all(int, const void *, size_t);
+/* The whole pages inside [p, p + len) of private anonymous memory (a
+ * static buffer, say) given back to the kernel: they read as zeros when
+ * next touched, and the bytes of the partial pages at either end stay. */
+void	 pages_release(void *p, size_t len);
 /* n bytes as 2n lower-case hex digits and a NUL. */
 void	 hex_encode(const uint8_t *, size_t n, char *out);
 /* mkdir -p with mode for the folders it creates; 0 or -errno. */

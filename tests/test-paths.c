@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -613,6 +614,37 @@ test_passwd_file_name(void **state)
 	free(file);
 }
 
+/* pages_release gives back the whole pages inside the range, and only
+ * them: the partial pages at either end keep their bytes, the whole ones
+ * leave memory and read as zeros. */
+static void
+test_pages_release(void **state)
+{
+	static char buf[6 * 4096] __attribute__((aligned(4096)));
+	unsigned char in[6];
+
+	(void)state;
+	assert_int_equal(sysconf(_SC_PAGESIZE), 4096);
+	memset(buf, 0xab, sizeof buf);
+	assert_int_equal(mincore(buf, sizeof buf, in), 0);
+	for (size_t i = 0; i < 6; i++)
+		assert_true(in[i] & 1);
+
+	pages_release(buf + 10, 100);		/* inside one page: none */
+	pages_release(buf + 100, 5 * 4096);	/* pages 1 to 4 */
+	assert_int_equal(mincore(buf, sizeof buf, in), 0);
+	assert_true(in[0] & 1);
+	for (size_t i = 1; i < 5; i++)
+		assert_false(in[i] & 1);
+	assert_true(in[5] & 1);
+	for (size_t i = 0; i < 4096; i++)
+		assert_int_equal((unsigned char)buf[i], 0xab);
+	for (size_t i = 5 * 4096; i < sizeof buf; i++)
+		assert_int_equal((unsigned char)buf[i], 0xab);
+	for (size_t i = 4096; i < 5 * 4096; i++)
+		assert_int_equal(buf[i], 0);
+}
+
 /* Where the shipped files are for a program installed in a folder: from
  * PREFIX/bin (ward) and from PREFIX/libexec/ward (ward-tui and the
  * supervisor), the same PREFIX/share/ward. */
@@ -643,6 +675,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_xdg, setup, teardown),
+		cmocka_unit_test(test_pages_release),
 		cmocka_unit_test_setup_teardown(test_home_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_home_unset, setup, teardown),
