@@ -99,15 +99,21 @@ on_foreign_abi(struct sup *s, const struct seccomp_notif *req)
 	    "non-native syscall ABI: process killed");
 }
 
-/* The argv an exec names, copied out: the strings in args (at most 64),
- * joined by spaces in joined. */
+#define EXEC_ARGS	64	/* the arguments of an exec copied out */
+#define EXEC_ARG_MAX	1024	/* the bytes of each, its NUL included */
+
+/* The strings of the last exec's argv, one after the other: an exec of
+ * a few short ones touches one page of it, not one slot of each. */
+static char argbuf[EXEC_ARGS * EXEC_ARG_MAX];
+
+/* The argv an exec names, copied out: the strings in args (at most 64,
+ * each cut at EXEC_ARG_MAX), joined by spaces in joined. */
 static size_t
-exec_argv(pid_t pid, uint64_t argv_addr, char *args[65], char *joined,
-    size_t size)
+exec_argv(pid_t pid, uint64_t argv_addr, char *args[EXEC_ARGS + 1],
+    char *joined, size_t size)
 {
-	static char argbuf[64][1024];
-	uint64_t ptrs[64];
-	size_t used = 0, n_args = 0, n_ptrs = 0;
+	uint64_t ptrs[EXEC_ARGS];
+	size_t used = 0, n_args = 0, n_ptrs = 0, at = 0;
 	ssize_t got;
 
 	joined[0] = '\0';
@@ -121,14 +127,17 @@ exec_argv(pid_t pid, uint64_t argv_addr, char *args[65], char *joined,
 
 		if (p == 0)
 			break;
-		if ((n = target_read_str(pid, p, argbuf[i], sizeof argbuf[i])) < 0)
+		/* at <= i * EXEC_ARG_MAX: the room is never short. */
+		if ((n = target_read_str(pid, p, argbuf + at,
+		    EXEC_ARG_MAX)) < 0)
 			break;
-		args[n_args++] = argbuf[i];
+		args[n_args++] = argbuf + at;
+		at += (size_t)n + 1;
 		if (used + (size_t)n + 2 >= size)
 			continue;
 		if (used > 0)
 			joined[used++] = ' ';
-		memcpy(joined + used, argbuf[i], (size_t)n + 1);
+		memcpy(joined + used, args[n_args - 1], (size_t)n + 1);
 		used += (size_t)n;
 	}
 	args[n_args] = NULL;
@@ -143,7 +152,7 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 	pid_t pid = (pid_t)req->pid;
 	bool at = req->data.nr == SYS_execveat;
 	uint64_t path_addr = at ? req->data.args[1] : req->data.args[0];
-	char *args[65];
+	char *args[EXEC_ARGS + 1];
 	char path[PATH_MAX], what[PATH_MAX], argv[4096], via[96];
 	const char *rule = NULL;
 	int fd = -1;
@@ -291,4 +300,10 @@ unotify_expire(struct sup *s, int64_t now)
 	while ((id = queue_expired(s->queue, now)) != 0)
 		unotify_resolve(s, id, VERDICT_DENY, HOW_TIMEOUT, "timeout",
 		    NULL);
+}
+
+void
+unotify_shed(void)
+{
+	pages_release(argbuf, sizeof argbuf);
 }
