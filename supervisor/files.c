@@ -535,6 +535,19 @@ decode_args(const struct seccomp_notif *req, struct write_call *c,
  * argument, into c. Returns 0, 1 when the call names no path to judge
  * (an fd-based form: the floor decides), or -errno to answer.
  */
+/* Swap two names of PATH_MAX bytes, their strings only: the rest of
+ * either is never read. */
+static void
+swap_names(char *a, char *b)
+{
+	char t[PATH_MAX];
+	size_t na = strlen(a) + 1, nb = strlen(b) + 1;
+
+	memcpy(t, a, na);
+	memcpy(a, b, nb);
+	memcpy(b, t, na);
+}
+
 static int
 decode(const struct seccomp_notif *req, struct write_call *c)
 {
@@ -594,12 +607,9 @@ decode(const struct seccomp_notif *req, struct write_call *c)
 	if (c->op == OP_SYMLINK || c->op == OP_LINK) {
 		/* Judge the new name, the second argument: swap so that raw
 		 * is the new name and raw2 the link text / old name. */
-		static char tmp[PATH_MAX];
 		int fd = c->dirfd;
 
-		memcpy(tmp, c->raw, sizeof tmp);
-		memcpy(c->raw, c->raw2, sizeof c->raw);
-		memcpy(c->raw2, tmp, sizeof c->raw2);
+		swap_names(c->raw, c->raw2);
 		c->dirfd = c->dirfd2;
 		c->dirfd2 = fd;
 	}
@@ -1008,13 +1018,17 @@ fast(const struct sup *s, const struct write_call *c, const char *abs1,
 	return true;
 }
 
+/* The call being judged, its two paths made absolute: one call's at a
+ * time, nothing kept in them between calls (files_shed). */
+static struct write_call scratch;
+static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
+
 /* A decoded call: continue it when it lands where the floor holds, else
  * judge where it really leads. */
 static void
 judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
     bool moves)
 {
-	static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
 	pid_t pid = (pid_t)req->pid;
 	int r;
 
@@ -1121,7 +1135,6 @@ files_on_chdir(struct sup *s, const struct seccomp_notif *req)
 void
 files_on_call(struct sup *s, const struct seccomp_notif *req)
 {
-	static struct write_call scratch;
 	/* A call that may put a symlink where the kept folder's path was
 	 * (no_symlinks): judge drops that folder before the kernel acts,
 	 * unless the hot path showed the call's own paths to be neither it
@@ -1144,4 +1157,12 @@ files_on_call(struct sup *s, const struct seccomp_notif *req)
 	else
 		judge(s, req, &scratch, moves);
 	free_call(&scratch);
+}
+
+void
+files_shed(void)
+{
+	pages_release(&scratch, sizeof scratch);
+	pages_release(abs1, sizeof abs1);
+	pages_release(abs2, sizeof abs2);
 }

@@ -40,5 +40,8 @@ void	files_names_moving(pid_t tid, int nr);
  * the one before: unotify_on_ready says so for every notification,
  * before it is handled. */
 void	files_thread_seen(pid_t tid);
+/* Between calls: the pages of the call last judged go back to the kernel
+ * (nothing is kept in them from one call to the next). */
+void	files_shed(void);
 /* That folder (a normalised sandbox path), or NULL: for tests. */
 const char *files_kept_folder(void);
