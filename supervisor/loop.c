@@ -19,6 +19,7 @@
 #include "config/util.h"
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
+#include "supervisor/files.h"
 #include "supervisor/intercept.h"
 #include "supervisor/net.h"
 #include "supervisor/sup.h"
@@ -181,8 +182,14 @@ loop_poll(struct loop *l, int64_t now)
  * by faulting the pages back in for its end, a long one holds less for
  * all of its life. At 1000 ms the largest of 500 supervisors were the
  * last to start, not yet shed when the others went (max PSS 612-617 KiB
- * in three fleets; 536-570 at 250 ms). */
+ * in three fleets; 536-570 at 250 ms). Later, a run that did something
+ * (more than the hot path's quiet continues) and then nothing for
+ * RUN_IDLE_MS gives back again what that touched: the record's cache,
+ * malloc's free pages, the pages of the calls it judged and the execs
+ * it copied (run_shed); at most once each RUN_IDLE_MS. A supervisor of
+ * an agent is idle most of its life, waiting for a model or a person. */
 #define RUN_SHED_MS	250
+#define RUN_IDLE_MS	250
 
 struct run;
 
@@ -201,7 +208,8 @@ struct run {
 	int64_t		 host_moved;	/* monotonic: when host_left last fell */
 	int64_t		 last_flush;	/* monotonic */
 	int64_t		 backoff;	/* ms before the next try; 0 = none */
-	int64_t		 shed_at;	/* monotonic: sup_shed; 0 once done */
+	struct loop_shed shed;
+	bool		 busy;		/* this round: more than quiet calls */
 	bool		 quiet;		/* this poll: one call, answered quietly */
 	struct run_client clients[SUP_MAX_CLIENTS];
 };
@@ -524,7 +532,7 @@ run_gather(struct loop *l, struct run *r)
 
 	loop_run_deadlines(l, s);
 	loop_due(l, r->drain_until);
-	loop_due(l, r->shed_at);
+	loop_due(l, r->shed.at);
 	loop_due(l, r->host_moved != 0 ? r->host_moved + RUN_HOST_STALL_MS : 0);
 	loop_due(l, audit_pending(s->audit) > 0 ? r->last_flush +
 	    (r->backoff > 0 ? r->backoff : RUN_FLUSH_MS) : 0);
@@ -551,8 +559,46 @@ run_wait(struct loop *l, struct run *r)
 		 * streak). */
 		n = loop_wait(l, loop_deadline(l) != 0 ? now_mono_ms() : 0);
 	} while (n == 1 && r->quiet);
+	r->busy = n > 0;
 	loop_clear(l);
 	return n < 0 ? n : 0;
+}
+
+/* What the run no longer needs goes back to the kernel (see RUN_IDLE_MS):
+ * nothing of it holds state from one round to the next. */
+static void
+run_shed(struct sup *s)
+{
+	sup_shed(s);
+	files_shed();
+	unotify_shed();
+}
+
+void
+loop_shed_start(struct loop_shed *sh, int64_t now, int64_t first_ms,
+    int64_t idle_ms)
+{
+	*sh = (struct loop_shed){ .at = now + first_ms, .busy_at = now,
+	    .idle_ms = idle_ms };
+}
+
+bool
+loop_shed_due(struct loop_shed *sh, bool busy, int64_t now)
+{
+	if (busy) {
+		sh->busy_at = now;
+		if (sh->at == 0)
+			sh->at = now + sh->idle_ms;
+	}
+	if (sh->at == 0 || now < sh->at)
+		return false;
+	if (sh->once && now - sh->busy_at < sh->idle_ms) {
+		sh->at = sh->busy_at + sh->idle_ms;	/* not idle yet */
+		return false;
+	}
+	sh->at = 0;
+	sh->once = true;
+	return true;
 }
 
 static void
@@ -629,10 +675,8 @@ run_after(struct run *r)
 	    run_host_done(r, now)) || now >= r->drain_until))
 		return false;
 	run_flush(r, now_mono_ms());
-	if (r->shed_at != 0 && now >= r->shed_at) {
-		r->shed_at = 0;
-		sup_shed(s);
-	}
+	if (loop_shed_due(&r->shed, r->busy, now))
+		run_shed(s);
 	if (sup_holding(s) && (audit_pending(s->audit) == 0 ||
 	    s->record_broken))
 		sup_release(s);
@@ -678,11 +722,12 @@ loop_run(struct sup *s)
 {
 	struct run r = {
 		.s = s, .listener_open = true, .out_open = true,
-		.err_open = true, .shed_at = now_mono_ms() + RUN_SHED_MS,
+		.err_open = true,
 	};
 	struct loop *l = loop_new(RUN_MAX_FDS);
 	int e;
 
+	loop_shed_start(&r.shed, now_mono_ms(), RUN_SHED_MS, RUN_IDLE_MS);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		r.clients[i] = (struct run_client){ &r, i };
 	if (s->headless) {

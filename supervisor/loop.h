@@ -67,6 +67,24 @@ void	loop_clear(struct loop *);
  * next call. 0, or -errno if poll() fails.
  */
 int	loop_run(struct sup *);
+/*
+ * When a run gives back what it no longer needs (the record's cache,
+ * malloc's free pages, the pages of the calls it judged): start-up's
+ * leftovers at first_ms after its start whatever the run does, then each
+ * time it was busy (a round with more than the hot path's quiet calls)
+ * and then idle for idle_ms. at is the deadline (0: none due), for the
+ * loop's table; loop_shed_due says whether to shed now, after a round
+ * that was busy or not, at now (monotonic ms).
+ */
+struct loop_shed {
+	int64_t	 at;
+	int64_t	 busy_at;	/* the last busy round */
+	int64_t	 idle_ms;
+	bool	 once;		/* start-up's is done */
+};
+void	loop_shed_start(struct loop_shed *, int64_t now, int64_t first_ms,
+	    int64_t idle_ms);
+bool	loop_shed_due(struct loop_shed *, bool busy, int64_t now);
 /* The run's own deadlines (pending connects, the DNS stub, the queue's
  * earliest request, the run's wall-clock limit) put in l; part of
  * loop_run's rounds, apart for tests. */

@@ -3,8 +3,8 @@
  * supervisor/loop.c: the poll timeout for any deadline (none, past, and
  * limits of 720 h and more, which once wrapped negative past 2^31 ms), the
  * earliest of several deadlines, the run's own deadlines with a queue on a
- * clock the test moves, and the table's dispatch on real pipes and
- * socketpairs.
+ * clock the test moves, the table's dispatch on real pipes and
+ * socketpairs, and when a run gives memory back (loop_shed_due).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +30,43 @@
 #include "supervisor/sup.h"
 
 #define HOUR_MS	(3600 * (int64_t)1000)
+
+/* ---- when a run gives memory back -------------------------------------- */
+
+/* Start-up's shed comes at its time even in a busy run; later ones only
+ * after a busy round followed by idle_ms of nothing, never while busy,
+ * and none at all while the run stays idle. */
+static void
+test_shed_rule(void **state)
+{
+	struct loop_shed sh;
+
+	(void)state;
+	loop_shed_start(&sh, 1000, 250, 250);
+	assert_int_equal(sh.at, 1250);
+	assert_false(loop_shed_due(&sh, true, 1100));
+	assert_true(loop_shed_due(&sh, true, 1250));	/* busy: due anyway */
+	assert_int_equal(sh.at, 0);	/* what that round touched went too */
+	assert_false(loop_shed_due(&sh, true, 1400));
+	assert_int_equal(sh.at, 1650);
+	/* Busy again before its time: not idle yet, moved on. */
+	assert_false(loop_shed_due(&sh, true, 1600));
+	assert_false(loop_shed_due(&sh, false, 1650));
+	assert_int_equal(sh.at, 1850);
+	assert_false(loop_shed_due(&sh, false, 1849));
+	assert_true(loop_shed_due(&sh, false, 1850));
+	assert_int_equal(sh.at, 0);
+	/* Idle since: nothing more is due, whatever the time. */
+	assert_false(loop_shed_due(&sh, false, 5000));
+	assert_false(loop_shed_due(&sh, false, 90000));
+	assert_int_equal(sh.at, 0);
+	/* One busy round, then quiet: one shed, idle_ms after it. */
+	assert_false(loop_shed_due(&sh, true, 100000));
+	assert_int_equal(sh.at, 100250);
+	assert_false(loop_shed_due(&sh, false, 100200));
+	assert_true(loop_shed_due(&sh, false, 100300));
+	assert_false(loop_shed_due(&sh, false, 100600));
+}
 
 /* ---- the timeout ------------------------------------------------------- */
 
@@ -569,6 +606,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shed_rule),
 		cmocka_unit_test(test_console_behind_holds_output),
 		cmocka_unit_test(test_timeout_none_and_past),
 		cmocka_unit_test(test_timeout_long),
