@@ -1161,10 +1161,12 @@ console_fleet_pollfds(struct console_fleet *cf, struct pollfd *pfd)
 
 /*
  * WARD_FRAME_LOG=FILE (for make bench): one line per frame of the fleet
- * console, "MONO_MS FRAME_US ROUND_US RUNS PENDING", appended: FRAME_US
- * is the queue rebuilt and the screen drawn, ROUND_US the whole round
- * after poll (messages, keys, the scan of new runs, the frame). A debug
- * aid only; nothing is written without the variable.
+ * console, "MONO_MS FRAME_US ROUND_US RUNS PENDING FRAME_CPU_US",
+ * appended: FRAME_US is the queue rebuilt and the screen drawn, ROUND_US
+ * the whole round after poll (messages, keys, the scan of new runs, the
+ * frame), FRAME_CPU_US the console's own CPU time in the frame (the rest
+ * of FRAME_US it waited for a CPU). A debug aid only; nothing is written
+ * without the variable.
  */
 static FILE *
 console_frame_log(void)
@@ -1184,12 +1186,18 @@ console_frame_log(void)
 }
 
 static int64_t
-console_now_us(void)
+console_clock_us(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t
+console_now_us(void)
+{
+	return console_clock_us(CLOCK_MONOTONIC);
 }
 
 static void
@@ -1205,7 +1213,7 @@ console_fleet_loop(struct console_fleet *cf)
 	screen_size(&w, &h);
 	g = grid_new(w, h);
 	while (!f->quit && console_signal == 0) {
-		int64_t now = now_mono_ms(), due, t_round, t_frame;
+		int64_t now = now_mono_ms(), due, t_round, t_frame, cpu_frame;
 		size_t polled = f->n_runs;
 		struct model *m;
 		bool scan;
@@ -1232,6 +1240,7 @@ console_fleet_loop(struct console_fleet *cf)
 		}
 		console_fleet_sweep(cf);
 		t_frame = console_now_us();
+		cpu_frame = console_clock_us(CLOCK_THREAD_CPUTIME_ID);
 		fleet_refresh(f);
 		m = fleet_model(f);
 		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff &&
@@ -1249,9 +1258,10 @@ console_fleet_loop(struct console_fleet *cf)
 			int64_t t_end = console_now_us();
 
 			fprintf(console_frame_log(), "%" PRId64 " %" PRId64
-			    " %" PRId64 " %zu %zu\n", now_mono_ms(),
+			    " %" PRId64 " %zu %zu %" PRId64 "\n", now_mono_ms(),
 			    t_end - t_frame, t_end - t_round, f->n_runs,
-			    f->n_pending);
+			    f->n_pending, console_clock_us(
+			    CLOCK_THREAD_CPUTIME_ID) - cpu_frame);
 		}
 		/* Arming counts from here: the requests are on the terminal. */
 		fleet_set_now(f, now_mono_ms(), now_wall_ms());

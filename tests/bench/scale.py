@@ -232,14 +232,16 @@ class Console:
         os.close(self.fd)
 
     def frames(self):
-        """(frame s, round s) of every frame drawn with runs in it."""
+        """(frame s, round s, frame CPU s) of every frame drawn with runs
+        in it."""
         out = []
         try:
             with open(self.log) as fh:
                 for line in fh:
                     f = line.split()
-                    if len(f) == 5 and int(f[3]) > 0:
-                        out.append((int(f[1]) / 1e6, int(f[2]) / 1e6))
+                    if len(f) == 6 and int(f[3]) > 0:
+                        out.append((int(f[1]) / 1e6, int(f[2]) / 1e6,
+                                    int(f[5]) / 1e6))
         except OSError:
             pass
         return out
@@ -400,6 +402,7 @@ def main():
         "console_messages": sum(watcher.messages.values()) if watcher else 0,
         "frame_s": [f[0] for f in frames],
         "round_s": [f[1] for f in frames],
+        "frame_cpu_s": [f[2] for f in frames],
         "console_runs_seen": console.runs_seen() if console else 0,
         "recorded": rec,
     }
