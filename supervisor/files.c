@@ -530,11 +530,6 @@ decode_args(const struct seccomp_notif *req, struct write_call *c,
 	return 0;
 }
 
-/*
- * Copy the call out of the target: the path strings and every pointer
- * argument, into c. Returns 0, 1 when the call names no path to judge
- * (an fd-based form: the floor decides), or -errno to answer.
- */
 /* Swap two names of PATH_MAX bytes, their strings only: the rest of
  * either is never read. */
 static void
@@ -548,6 +543,11 @@ swap_names(char *a, char *b)
 	memcpy(b, t, na);
 }
 
+/*
+ * Copy the call out of the target: the path strings and every pointer
+ * argument, into c. Returns 0, 1 when the call names no path to judge
+ * (an fd-based form: the floor decides), or -errno to answer.
+ */
 static int
 decode(const struct seccomp_notif *req, struct write_call *c)
 {

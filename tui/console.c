@@ -1240,7 +1240,9 @@ console_fleet_loop(struct console_fleet *cf)
 		}
 		console_fleet_sweep(cf);
 		t_frame = console_now_us();
-		cpu_frame = console_clock_us(CLOCK_THREAD_CPUTIME_ID);
+		/* A system call, not the vDSO: only for the frame log. */
+		cpu_frame = console_frame_log() != NULL ?
+		    console_clock_us(CLOCK_THREAD_CPUTIME_ID) : 0;
 		fleet_refresh(f);
 		m = fleet_model(f);
 		if (m != NULL && m->diff.open && now_mono_ms() >= next_diff &&
