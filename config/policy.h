@@ -103,6 +103,10 @@ struct policy {
 	char	       **deny;		/* globs: writes outside denied w/o asking */
 	size_t		 n_deny;
 	enum policy_action write;	/* other writes outside: ASK or DENY */
+	/* Protected paths (config/protect.h): globs added to the built-in
+	 * list; a write to one is always asked, never staged silently. */
+	char	       **protect;
+	size_t		 n_protect;
 
 	/* [network]: where the sandbox may connect and which names it may
 	 * look up, beyond its own loopback; the order they are judged in

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/*
+ * Protected paths (issue 29): files that something on the host later
+ * executes or trusts (git's hooks and config, .envrc, an editor's tasks,
+ * an agent's settings and hooks). A write to one is asked at the moment
+ * it happens, never silently staged or written; a staged one is held out
+ * of `ward apply` unless named.
+ *
+ * Two sources, one list: the built-in patterns (protect_builtin()) and
+ * the policy's `[files] protect =` globs (struct policy's protect).
+ *
+ * A pattern is one of
+ *   - relative (".git/hooks/**", ".envrc"): matched against the path
+ *     relative to the root of every project and writable folder it lies
+ *     in, at any depth of nesting for the ".git/..." ones (a submodule's
+ *     or a nested repository's .git is as dangerous as the top one);
+ *   - "~/..." ("~/.claude/settings*.json"): relative to the home of who
+ *     runs ward;
+ *   - absolute: matched against the host path as it is.
+ * Globs: '*' and '?' do not cross '/', "**" as a whole component matches
+ * any number of components (zero included), "{a,b}" alternatives.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct policy;
+
+/* The built-in patterns, NULL-terminated. */
+const char *const *protect_builtin(void);
+
+/*
+ * Is a pattern well formed? 0, or -1 with *why set to a static string
+ * (unbalanced braces, an empty component, "." or "..", a NUL...).
+ */
+int	protect_check(const char *pattern, const char **why);
+
+/*
+ * The pattern that protects host path `path` (absolute, normalized, no
+ * symlinks), or NULL. `root` is the project or writable folder holding
+ * it (NULL: none, then only "~/" and absolute patterns apply); `home`
+ * is who runs ward's home (NULL: "~/" patterns never match). Both the
+ * built-in list and p's own globs are tried. Allocates nothing: it runs
+ * on trapped calls.
+ */
+const char *protect_match(const struct policy *p, const char *root,
+	    const char *home, const char *path);
+
+/* The same for a path relative to a root ("src/.git/config"). */
+const char *protect_match_rel(const struct policy *p, const char *rel);
+
+/* The words a person reads: "a file that runs code on your machine
+ * later" and the like, never the glob alone. */
+const char *protect_words(const char *pattern);
