@@ -395,6 +395,15 @@ policy_set_file_size(struct policy *p, const char *v, char **why)
 	    why);
 }
 
+static int
+policy_set_max_apply(struct policy *p, const char *v, char **why)
+{
+	/* Below 1 MiB every source file would wait to be named: a value
+	 * there is a unit slip ("1024" meant 1024M), refused. */
+	return policy_set_size(v, &p->max_apply, POLICY_MIN_MAX_APPLY, "1M",
+	    why);
+}
+
 /* yes / no (and true/false, on/off, 1/0). */
 static int
 policy_yes_no(const char *v, bool *ret, char **why)
@@ -1754,6 +1763,7 @@ static const struct policy_key policy_keys[] = {
 	{ "network", "connect", false, policy_set_connect, NULL },
 	{ "network", "http", false, policy_set_http, NULL },
 	{ "network", "upstream_ca", false, policy_set_upstream_ca, NULL },
+	{ "review", "max_apply", false, policy_set_max_apply, NULL },
 	{ "packages", "install", false, policy_set_install, NULL },
 	{ "packages", "allow", true, policy_set_pkg_allow, NULL },
 	{ "packages", "deny", true, policy_set_pkg_deny, NULL },
@@ -1784,6 +1794,7 @@ policy_init(struct policy *p)
 		.connect = POLICY_ASK,
 		.http = POLICY_ASK,
 		.install = POLICY_ASK,
+		.max_apply = POLICY_MAX_APPLY,
 	};
 }
 

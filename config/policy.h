@@ -143,6 +143,11 @@ struct policy {
 	struct policy_manager *managers;
 	size_t		 n_managers;
 
+	/* [review]: the largest file `ward apply` writes unless it is
+	 * named by path (issue 29: a sparse file of terabytes fills the
+	 * host's disk); 0 = no cap, the room check still runs. */
+	uint64_t	 max_apply;
+
 	/* [console]: the agent pane's prefix key, "^]" spelled as a caret
 	 * and the character (canonical: "C-a" is "^A"); NULL when not set. */
 	char		*console_prefix;
@@ -162,6 +167,8 @@ struct policy_manager {
 #define POLICY_MIN_FILE_SIZE	(1ULL << 20)
 #define POLICY_MIN_PIDS		16u
 #define POLICY_MIN_OPEN_FILES	64u
+#define POLICY_MIN_MAX_APPLY	(1ULL << 20)
+#define POLICY_MAX_APPLY	(1ULL << 30)	/* [review] max_apply's default */
 
 /* Defaults as documented in share/ward.ini. */
 void	policy_init(struct policy *);

@@ -229,6 +229,8 @@ field(const struct policy *p, const char *name)
 		return xasprintf("%u", p->cpu);
 	if (strcmp(name, "file_size") == 0)
 		return xasprintf("%" PRIu64, p->file_size);
+	if (strcmp(name, "max_apply") == 0)
+		return xasprintf("%" PRIu64, p->max_apply);
 	if (strcmp(name, "output_max") == 0)
 		return xasprintf("%" PRIu64, p->output_max);
 	if (strcmp(name, "open_files") == 0)
