@@ -110,6 +110,22 @@ int	changes_hash_path(const char *path, char out[65]);
 bool	changes_conflict(const struct changes_project *, const struct change *,
 	    char **why);
 
+/*
+ * What applying c takes before it is done (ward apply checks the room
+ * first, issue 29): write, the staged file's allocated bytes (a sparse
+ * file's data only: the copy keeps its holes) on the host folder's file
+ * system; before, the host files it replaces, copied as before-images
+ * into the run folder's; size, the staged file's apparent size (0 when
+ * deleted), which [review] max_apply caps.
+ */
+struct changes_cost {
+	int64_t		 write;
+	int64_t		 before;
+	int64_t		 size;
+};
+void	changes_cost(const struct changes_project *, const struct change *,
+	    struct changes_cost *);
+
 /* What one apply, discard or undo did, for the record. */
 struct changes_done {
 	char		 before[65];	/* the host's hash before ("-": none) */
@@ -120,8 +136,8 @@ struct changes_done {
  * Puts one change into the host folder: a before-image of each host file
  * it replaces or removes into before_dir/<abs path> (once per path), then
  * each file atomically (a temporary file in the same folder, renamed over
- * it, permission bits kept but never setuid or setgid), then the change is
- * dropped from upper/. No conflict check here (changes_conflict first).
+ * it, permission bits kept but never setuid or setgid, holes kept: only
+ * SEEK_DATA's ranges are copied), then the change is dropped from upper/. No conflict check here (changes_conflict first).
  */
 int	changes_apply(const struct changes_project *, const struct change *,
 	    const char *before_dir, struct changes_done *done, char **cause);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "approvals/changes.h"
 #include "config/escape.h"
 #include "config/paths.h"
+#include "config/policy.h"
 #include "config/util.h"
 #include "tui/diff.h"
 #include "tui/model.h"
@@ -206,6 +208,7 @@ struct diffcmd_ctx {
 	bool		*used;		/* per PATH: something matched */
 	struct changes_run run;
 	bool		 have_run;
+	struct policy	 policy;	/* the run's copy (RUN/policy.ini) */
 };
 
 static void
@@ -217,6 +220,24 @@ diffcmd_done(struct diffcmd_ctx *c)
 	free(c->used);
 	if (c->have_run)
 		changes_done(&c->run);
+	policy_done(&c->policy);
+}
+
+/*
+ * The run's own copy of its policy: [review] max_apply and the
+ * protected paths are the run's. A run folder without one (an older
+ * ward) gets the defaults; one that no longer parses stops the verb.
+ */
+static int
+diffcmd_policy(struct policy *p, const char *run_dir, char **cause)
+{
+	cleanup_free char *path = xasprintf("%s/policy.ini", run_dir);
+
+	if (access(path, F_OK) < 0) {
+		policy_init(p);
+		return 0;
+	}
+	return policy_load(p, path, cause);
 }
 
 /*
@@ -271,6 +292,13 @@ diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
 	c->paths = argv + i;
 	c->npaths = (size_t)(argc - i);
 	c->used = xcalloc(c->npaths + 1, sizeof *c->used);
+	if (diffcmd_policy(&c->policy, c->run_dir, &cause) < 0) {
+		cleanup_free char *e = escape_str(cause);
+
+		warn_msg("%s: the run's policy: %s", c->verb, e);
+		free(cause);
+		return 1;
+	}
 	if ((r = changes_open(c->run_dir, &c->run, &cause)) == 0)
 		c->have_run = true;
 	if (r == 0 && (r = changes_scan(&c->run, &cause)) < 0)
@@ -333,6 +361,78 @@ diffcmd_pick(struct diffcmd_ctx *c, const struct changes_project *p,
 		}
 	}
 	return any;
+}
+
+/*
+ * Does PATH name rel itself, not a folder above it? What is held out of
+ * an apply (a protected file, one over max_apply) goes only when named
+ * so: "ward apply ." or a folder never takes it along.
+ */
+static bool
+diffcmd_names_one(const struct changes_project *p, const char *arg,
+    const char *rel)
+{
+	size_t hn = strlen(p->host);
+
+	if (p->outside && arg[0] != '/')
+		return false;
+	if (arg[0] == '/') {
+		if (strncmp(arg, p->host, hn) != 0 || arg[hn] != '/')
+			return false;
+		arg += hn;
+		while (*arg == '/')
+			arg++;
+	}
+	while (arg[0] == '.' && arg[1] == '/')
+		arg += 2;
+	return strcmp(arg, rel) == 0;
+}
+
+static bool
+diffcmd_named(const struct diffcmd_ctx *c, const struct changes_project *p,
+    const struct change *ch)
+{
+	for (size_t i = 0; i < c->npaths; i++)
+		if (diffcmd_names_one(p, c->paths[i], ch->path))
+			return true;
+	return false;
+}
+
+/* "512 B", "12.3 KiB", "3.0 GiB". */
+static void
+diffcmd_size(char *buf, size_t len, int64_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)n;
+	size_t u = 0;
+
+	if (n < 1024) {
+		snprintf(buf, len, "%lld B", (long long)n);
+		return;
+	}
+	d /= 1024;
+	while (d >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", d, unit[u]);
+}
+
+/* Why ch stays staged unless named (NULL: it goes with the rest): over
+ * [review] max_apply. *why (malloc'd) in plain words. */
+static bool
+diffcmd_over_max(const struct policy *pol, const struct change *ch,
+    const struct changes_cost *cost, char **why)
+{
+	char have[32], max[32];
+
+	if (pol->max_apply == 0 || ch->kind == CHANGE_DELETED ||
+	    (uint64_t)cost->size <= pol->max_apply)
+		return false;
+	diffcmd_size(have, sizeof have, cost->size);
+	diffcmd_size(max, sizeof max, (int64_t)pol->max_apply);
+	*why = xasprintf("%s, over [review] max_apply (%s)", have, max);
+	return true;
 }
 
 /* Each PATH given must have picked something. */
@@ -777,10 +877,144 @@ diffcmd_apply_one(struct diffcmd_rec *rec, const struct changes_project *p,
 	return DIFFCMD_DONE;
 }
 
+/* One file an apply is about to do, in the order it does them. */
+struct diffcmd_todo {
+	const struct changes_project *p;
+	const struct change *ch;
+	bool		 named;		/* named by path: taken even if held */
+};
+
+/*
+ * Why ch stays staged unless named by path (*why malloc'd, plain words),
+ * or false: it goes with the rest.
+ */
+static bool
+diffcmd_held(const struct policy *pol, const struct change *ch,
+    const struct changes_cost *cost, char **why)
+{
+	return diffcmd_over_max(pol, ch, cost, why);
+}
+
+/* The room a plan needs on one file system. */
+struct diffcmd_room {
+	dev_t		 dev;
+	char		*where;		/* a folder on it, for statvfs */
+	int64_t		 need;
+};
+
+/* bytes more on the file system that path (or its nearest folder that
+ * exists) lies on. */
+static void
+diffcmd_room_add(struct diffcmd_room **v, size_t *n, const char *path,
+    int64_t bytes)
+{
+	cleanup_free char *dir = xstrdup(path);
+	struct stat st;
+	char *slash;
+
+	while (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if ((slash = strrchr(dir, '/')) == NULL || slash == dir) {
+			strcpy(dir, "/");
+			if (stat(dir, &st) < 0)
+				return;
+			break;
+		}
+		*slash = '\0';
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if ((*v)[i].dev == st.st_dev) {
+			(*v)[i].need += bytes;
+			return;
+		}
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = (struct diffcmd_room){ st.st_dev, steal_ptr(&dir),
+	    bytes };
+}
+
+/* Each file system has the room, or says which lacks it: 0 or -1. */
+static int
+diffcmd_room_check(struct diffcmd_rec *rec, const struct diffcmd_room *v,
+    size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct statvfs vfs;
+		int64_t avail;
+		char need[32], free_[32];
+		cleanup_free char *e = NULL;
+
+		if (statvfs(v[i].where, &vfs) < 0)
+			continue;
+		avail = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+		if (v[i].need <= avail)
+			continue;
+		diffcmd_size(need, sizeof need, v[i].need);
+		diffcmd_size(free_, sizeof free_, avail);
+		e = escape_str(v[i].where);
+		diffcmd_warn(rec, "apply: no room: %s needed on the file system "
+		    "of %s, %s free; nothing applied (free some, or apply "
+		    "fewer files: ward apply RUN PATH)", need, e, free_);
+		r = -1;
+	}
+	return r;
+}
+
+/*
+ * Before anything is written: what is held (a file over [review]
+ * max_apply, unless named) leaves v, said on stdout (or counted, for
+ * the console), and the rest's bytes are counted per file system, a
+ * sparse file's allocated blocks only, before-images too. -1 (said)
+ * when one lacks the room: then nothing is written.
+ */
+static int
+diffcmd_plan(struct diffcmd_rec *rec, const struct policy *pol,
+    const char *run_dir, struct diffcmd_todo *v, size_t *n, size_t *held)
+{
+	cleanup_free char *before = xasprintf("%s/before", run_dir);
+	struct diffcmd_room *room = NULL;
+	size_t nroom = 0, k = 0;
+	int r;
+
+	*held = 0;
+	for (size_t i = 0; i < *n; i++) {
+		const struct changes_project *p = v[i].p;
+		const struct change *ch = v[i].ch;
+		cleanup_free char *host = xasprintf("%s/%s", p->host, ch->path);
+		cleanup_free char *why = NULL;
+		struct changes_cost cost;
+
+		changes_cost(p, ch, &cost);
+		if (!v[i].named && diffcmd_held(pol, ch, &cost, &why)) {
+			cleanup_free char *e = escape_str(host);
+
+			if (!rec->quiet)
+				printf("left staged: %s: %s; 'ward apply %s "
+				    "%s' applies it\n", e, why, rec->run, e);
+			(*held)++;
+			continue;
+		}
+		/* A block more each: the temporary file's inode and tail. */
+		diffcmd_room_add(&room, &nroom, host, cost.write + 4096);
+		if (cost.before > 0)
+			diffcmd_room_add(&room, &nroom, before, cost.before);
+		v[k++] = v[i];
+	}
+	*n = k;
+	r = diffcmd_room_check(rec, room, nroom);
+	for (size_t i = 0; i < nroom; i++)
+		free(room[i].where);
+	free(room);
+	return r;
+}
+
 static int
 diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 {
 	cleanup_free char *before = xasprintf("%s/before", c->run_dir);
+	cleanup_free struct diffcmd_todo *v = NULL;
+	size_t n = 0, held;
 	int status = 0;
 
 	for (int pass = 0; pass < 2; pass++)
@@ -792,18 +1026,29 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 
 			if (diffcmd_pass(ch) != pass || !diffcmd_pick(c, p, ch))
 				continue;
-			switch (diffcmd_apply_one(rec, p, ch, before)) {
-			case DIFFCMD_DONE:
-				break;
-			case DIFFCMD_CONFLICT:
-			case DIFFCMD_FAILED:
-				status = 1;
-				break;
-			case DIFFCMD_UNRECORDED:
-				return 1;
-			}
+			v = xreallocarray(v, n + 1, sizeof *v);
+			v[n++] = (struct diffcmd_todo){ p, ch,
+			    diffcmd_named(c, p, ch) };
 		}
 	}
+	if (diffcmd_plan(rec, &c->policy, c->run_dir, v, &n, &held) < 0)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		switch (diffcmd_apply_one(rec, v[i].p, v[i].ch, before)) {
+		case DIFFCMD_DONE:
+			break;
+		case DIFFCMD_CONFLICT:
+		case DIFFCMD_FAILED:
+			status = 1;
+			break;
+		case DIFFCMD_UNRECORDED:
+			return 1;
+		}
+	}
+	if (held > 0)
+		printf("%zu file%s left staged (named above); each is applied "
+		    "only when named: ward apply %s PATH\n", held,
+		    held == 1 ? "" : "s", c->id);
 	return status;
 }
 
