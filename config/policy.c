@@ -18,7 +18,7 @@
 #include <nettle/sha2.h>
 
 #include "config/escape.h"
-#include "config/protect.h"
+#include "config/pathglob.h"
 #include "config/settings.h"
 #include "config/util.h"
 
@@ -824,7 +824,7 @@ policy_set_deny(struct policy *p, const char *v, char **why)
 }
 
 /*
- * A protected path's glob (config/protect.h): relative (in every project
+ * A protected path's glob (config/protect.h, config/pathglob.h): relative (in every project
  * and writable folder), "~/..." or absolute, kept as written; the run
  * matches it, there is nothing to expand here.
  */
@@ -834,7 +834,7 @@ policy_set_protect(struct policy *p, const char *v, char **why)
 	cleanup_free char *q = policy_quote(v);
 	const char *reason = NULL;
 
-	if (protect_check(v, &reason) < 0) {
+	if (pathglob_check(v, &reason) < 0) {
 		*why = xasprintf("%s: %s (a glob: relative, ~/ or absolute; "
 		    "'*', '?', '**', {a,b})", q, reason);
 		return -EINVAL;

@@ -13,15 +13,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "config/pathglob.h"
 #include "config/policy.h"
 #include "config/protect.h"
 #include "config/util.h"
-
-/* Longer patterns and more brace groups than this are refused by
- * protect_check(), so that a brace's expansion fits a buffer on the
- * stack and its recursion is bounded. */
-#define PROTECT_MAX	256
-#define PROTECT_BRACES	8
 
 enum protect_what {
 	W_POLICY,
@@ -139,223 +134,10 @@ protect_builtin(void)
 	return list;
 }
 
-/*
- * One component of a glob against one component of a path: '*' any run
- * of bytes, '?' one byte, '\' takes the next byte literally. The star is
- * backtracked by remembering its last position, no recursion.
- */
-static bool
-protect_comp(const char *p, size_t pn, const char *s, size_t sn)
-{
-	size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
-
-	while (si < sn) {
-		if (pi < pn && p[pi] == '*') {
-			star_p = ++pi;
-			star_s = si;
-			continue;
-		}
-		if (pi < pn && (p[pi] == '?' ||
-		    (p[pi] == '\\' && pi + 1 < pn && p[pi + 1] == s[si]) ||
-		    (p[pi] != '\\' && p[pi] == s[si]))) {
-			pi += p[pi] == '\\' ? 2 : 1;
-			si++;
-			continue;
-		}
-		if (star_p == (size_t)-1)
-			return false;
-		pi = star_p;
-		si = ++star_s;
-	}
-	while (pi < pn && p[pi] == '*')
-		pi++;
-	return pi == pn;
-}
-
-static const char *
-protect_next(const char *c)
-{
-	const char *slash = strchr(c, '/');
-
-	return slash != NULL ? slash + 1 : c + strlen(c);
-}
-
-/*
- * A brace-free glob against a relative path, component by component;
- * "**" alone in a component stands for any number of them. `tree`: also
- * true when the path ends where the glob still has components, that is
- * when the path is a folder a match could lie under.
- */
-static bool
-protect_path(const char *p, const char *s, bool tree)
-{
-	size_t pn, sn;
-
-	for (;;) {
-		if (*p == '\0')
-			return *s == '\0';
-		pn = strcspn(p, "/");
-		if (pn == 2 && p[0] == '*' && p[1] == '*') {
-			const char *rest = protect_next(p);
-
-			if (*rest == '\0' || (tree && *s == '\0'))
-				return true;
-			for (;;) {
-				if (protect_path(rest, s, tree))
-					return true;
-				if (*s == '\0')
-					return false;
-				s = protect_next(s);
-			}
-		}
-		if (*s == '\0')
-			return tree;
-		sn = strcspn(s, "/");
-		if (!protect_comp(p, pn, s, sn))
-			return false;
-		p = protect_next(p);
-		s = protect_next(s);
-	}
-}
-
-/* Where the brace that opens at `open` closes, or NULL. */
-static const char *
-protect_brace_end(const char *open)
-{
-	int depth = 0;
-
-	for (const char *c = open; *c != '\0'; c++) {
-		if (*c == '\\' && c[1] != '\0')
-			c++;
-		else if (*c == '{')
-			depth++;
-		else if (*c == '}' && --depth == 0)
-			return c;
-	}
-	return NULL;
-}
-
-static const char *
-protect_brace_open(const char *p)
-{
-	for (const char *c = p; *c != '\0'; c++) {
-		if (*c == '\\' && c[1] != '\0')
-			c++;
-		else if (*c == '{')
-			return c;
-	}
-	return NULL;
-}
-
-/*
- * The first brace group expanded, one alternative at a time, into a
- * buffer on the stack, the rest matched by recursion: one buffer a
- * group, PROTECT_BRACES of them at most (protect_check).
- */
-static bool
-protect_glob(const char *p, const char *s, bool tree)
-{
-	const char *open, *close, *alt;
-	char buf[PROTECT_MAX];
-	size_t pre;
-
-	if ((open = protect_brace_open(p)) == NULL)
-		return protect_path(p, s, tree);
-	if ((close = protect_brace_end(open)) == NULL)
-		return false;
-	pre = (size_t)(open - p);
-	alt = open + 1;
-	while (alt <= close) {
-		const char *end = alt;
-		int depth = 0;
-		size_t an, rn = strlen(close + 1);
-
-		for (; end < close; end++) {
-			if (*end == '\\' && end + 1 < close)
-				end++;
-			else if (*end == '{')
-				depth++;
-			else if (*end == '}')
-				depth--;
-			else if (*end == ',' && depth == 0)
-				break;
-		}
-		an = (size_t)(end - alt);
-		if (pre + an + rn >= sizeof(buf))
-			return false;
-		memcpy(buf, p, pre);
-		memcpy(buf + pre, alt, an);
-		memcpy(buf + pre + an, close + 1, rn + 1);
-		if (protect_glob(buf, s, tree))
-			return true;
-		alt = end + 1;
-	}
-	return false;
-}
-
 int
 protect_check(const char *pattern, const char **why)
 {
-	const char *c;
-	int depth = 0, groups = 0;
-
-	if (pattern == NULL || *pattern == '\0') {
-		*why = "an empty pattern";
-		return -1;
-	}
-	if (strlen(pattern) >= PROTECT_MAX) {
-		*why = "longer than 255 bytes";
-		return -1;
-	}
-	if (pattern[0] == '~' && pattern[1] != '/') {
-		*why = "~ only as ~/ (the home of who runs ward)";
-		return -1;
-	}
-	for (c = pattern; *c != '\0'; c++) {
-		if (*c == '\\') {
-			if (*++c == '\0') {
-				*why = "a \\ at the end";
-				return -1;
-			}
-		} else if (*c == '{') {
-			if (++groups > PROTECT_BRACES) {
-				*why = "more than 8 brace groups";
-				return -1;
-			}
-			depth++;
-		} else if (*c == '}') {
-			if (--depth < 0) {
-				*why = "unbalanced braces";
-				return -1;
-			}
-		} else if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			*why = "a control character";
-			return -1;
-		}
-	}
-	if (depth != 0) {
-		*why = "unbalanced braces";
-		return -1;
-	}
-	c = pattern[0] == '~' ? pattern + 2 : pattern[0] == '/' ? pattern + 1 :
-	    pattern;
-	for (;;) {
-		size_t n = strcspn(c, "/");
-
-		if (n == 0) {
-			*why = "an empty component (// or a / at the end)";
-			return -1;
-		}
-		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' &&
-		    c[1] == '.')) {
-			*why = "a . or .. component (write the path it leads to)";
-			return -1;
-		}
-		if (c[n] == '\0')
-			break;
-		c += n + 1;
-	}
-	return 0;
+	return pathglob_check(pattern, why);
 }
 
 static bool
@@ -392,7 +174,7 @@ protect_rel(const struct policy *p, const char *rel, bool tree)
 				    (at != rel && !(d->flags & DEEP)) ||
 				    d->pattern[1] != at[1])
 					continue;
-				if (protect_glob(d->pattern, at, tree))
+				if (pathglob_match(d->pattern, at, tree))
 					return d->pattern;
 			}
 		}
@@ -401,7 +183,7 @@ protect_rel(const struct policy *p, const char *rel, bool tree)
 	}
 	for (size_t i = 0; p != NULL && i < p->n_protect; i++) {
 		if (protect_relative(p->protect[i]) &&
-		    protect_glob(p->protect[i], rel, tree))
+		    pathglob_match(p->protect[i], rel, tree))
 			return p->protect[i];
 	}
 	return NULL;
@@ -419,20 +201,20 @@ protect_host(const struct policy *p, const char *root, const char *home,
 		for (size_t i = 0; i < ARRAY_SIZE(protect_defs); i++) {
 			const char *d = protect_defs[i].pattern;
 
-			if (d[0] == '~' && protect_glob(d + 2, rel, tree))
+			if (d[0] == '~' && pathglob_match(d + 2, rel, tree))
 				return d;
 		}
 		for (size_t i = 0; p != NULL && i < p->n_protect; i++) {
 			const char *g = p->protect[i];
 
-			if (g[0] == '~' && protect_glob(g + 2, rel, tree))
+			if (g[0] == '~' && pathglob_match(g + 2, rel, tree))
 				return g;
 		}
 	}
 	for (size_t i = 0; p != NULL && i < p->n_protect; i++) {
 		const char *g = p->protect[i];
 
-		if (g[0] == '/' && protect_glob(g + 1, path + 1, tree))
+		if (g[0] == '/' && pathglob_match(g + 1, path + 1, tree))
 			return g;
 	}
 	if (root != NULL && (rel = protect_under(root, path)) != NULL)
