@@ -11,10 +11,12 @@
  * the policy's `[files] protect =` globs (struct policy's protect).
  *
  * A pattern is one of
- *   - relative (".git/hooks/**", ".envrc"): matched against the path
+ *   - relative (".git/config", ".envrc"): matched against the path
  *     relative to the root of every project and writable folder it lies
- *     in, at any depth of nesting for the ".git/..." ones (a submodule's
- *     or a nested repository's .git is as dangerous as the top one);
+ *     in; the built-in ".git/..." ones and ".envrc" at any depth of
+ *     nesting too (a submodule's or a nested repository's .git is as
+ *     dangerous as the top one), a policy's own only at the root unless
+ *     it says "**" itself;
  *   - "~/..." ("~/.claude/settings*.json"): relative to the home of who
  *     runs ward;
  *   - absolute: matched against the host path as it is.
@@ -44,6 +46,15 @@ int	protect_check(const char *pattern, const char **why);
  * on trapped calls.
  */
 const char *protect_match(const struct policy *p, const char *root,
+	    const char *home, const char *path);
+
+/*
+ * The same, and also when `path` is a folder a protected path could lie
+ * under (".git", "sub/.git/hooks", "~/.claude"): a rename, a link or a
+ * symlink put there brings a whole tree in at once, with no write of
+ * its own for protect_match() to see.
+ */
+const char *protect_match_tree(const struct policy *p, const char *root,
 	    const char *home, const char *path);
 
 /* The same for a path relative to a root ("src/.git/config"). */
