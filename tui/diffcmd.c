@@ -457,16 +457,17 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		} else if (o->stat) {
 			cleanup_free char *abs = p->outside ?
 			    xasprintf("/%s", ch->path) : NULL;
+			/* Names quoted as in the patch (and git's --stat). */
 			cleanup_free char *e = ch->from == NULL ?
-			    escape_str(abs ? abs : ch->path) : NULL;
+			    diff_quote_path("", abs ? abs : ch->path) : NULL;
 
 			if (e == NULL) {
 				cleanup_free char *absf = p->outside ?
 				    xasprintf("/%s", ch->from) : NULL;
 				cleanup_free char *ef =
-				    escape_str(absf ? absf : ch->from);
+				    diff_quote_path("", absf ? absf : ch->from);
 				cleanup_free char *et =
-				    escape_str(abs ? abs : ch->path);
+				    diff_quote_path("", abs ? abs : ch->path);
 
 				e = xasprintf("%s -> %s", ef, et);
 			}
