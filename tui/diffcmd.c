@@ -17,6 +17,7 @@
 #include "approvals/gitapi.h"
 #include "approvals/audit.h"
 #include "approvals/changes.h"
+#include "approvals/ctl.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -991,6 +992,23 @@ diffcmd_load_reviewed(struct diffcmd_ctx *c, const char *file)
 	return 0;
 }
 
+/* Does the run go on? Its control socket answers, or the record has
+ * its start and no end (a supervisor killed hard: ward gc ends it). */
+static bool
+diffcmd_live(const struct diffcmd_ctx *c)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	bool live = c->in_record && c->ended_ms == 0;
+
+	if (ctl_list(&ids, &n) < 0)
+		return true;
+	for (size_t i = 0; i < n && !live; i++)
+		live = strcmp(ids[i], c->id) == 0;
+	strv_free(ids);
+	return live;
+}
+
 /*
  * A run that goes on can rewrite a staged file between the person's
  * review and the apply: then only what the review showed is applied
@@ -999,14 +1017,14 @@ diffcmd_load_reviewed(struct diffcmd_ctx *c, const char *file)
 static int
 diffcmd_apply_live(struct diffcmd_ctx *c, const char *reviewed, bool commit)
 {
-	bool live = !c->in_record || c->ended_ms == 0;
+	bool live = diffcmd_live(c);
 	cleanup_free char *e = escape_str(c->id);
 
 	if (reviewed != NULL)
 		return diffcmd_load_reviewed(c, reviewed);
 	if (!live)
 		return 0;
-	warn_msg("apply: run %s is still going (or not in the record): its "
+	warn_msg("apply: run %s is still going (its record has no end): its "
 	    "program can rewrite a staged file after you read it, so nothing "
 	    "is applied. Stop it first (ward kill %s), or apply only what you "
 	    "reviewed: ward diff --json %s > reviewed.json, read it, then "
@@ -1565,8 +1583,10 @@ diffcmd_pane_load(struct model *m, const char *run)
 	const struct change *selc = NULL;
 	struct changes_run cr;
 	char **files = NULL, **targets = NULL, **labels = NULL;
-	size_t n = 0, len = 0, nt = 0, nl = 0;
+	char **hashes = NULL;
+	size_t n = 0, len = 0, nt = 0, nl = 0, nh = 0, seli = 0;
 	struct diff_stat st;
+	char h[65];
 	FILE *f;
 
 	if (run == NULL || *run == '\0' || strchr(run, '/') != NULL) {
@@ -1600,14 +1620,21 @@ diffcmd_pane_load(struct model *m, const char *run)
 			if (n == m->diff.sel) {
 				selp = &cr.p[i];
 				selc = c;
+				seli = n;
 			}
+			/* What y will apply: these bytes, or nothing. */
+			if (changes_staged_hash(&cr.p[i], c, h) < 0)
+				strcpy(h, "?");
+			strv_push(&hashes, &nh, xstrdup(h));
 			strv_push(&targets, &nt, xasprintf("%s/%s",
 			    cr.p[i].host, c->path));
 			strv_push(&labels, &nl, c->from != NULL ?
-			    xasprintf("%-8s %s/%s -> %s", changes_kind_name(
-			    c->kind), cr.p[i].host, c->from, c->path) :
-			    xasprintf("%-8s %s/%s%s", changes_kind_name(c->kind),
-			    cr.p[i].host, c->path, c->binary ? " (binary)" : ""));
+			    xasprintf("%-8s %s/%s -> %s  sha256 %.12s",
+			    changes_kind_name(c->kind), cr.p[i].host, c->from,
+			    c->path, h) :
+			    xasprintf("%-8s %s/%s%s  sha256 %.12s",
+			    changes_kind_name(c->kind), cr.p[i].host, c->path,
+			    c->binary ? " (binary)" : "", h));
 			strv_push(&files, &n, c->from != NULL ?
 			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
 			    c->from, c->path) :
@@ -1630,27 +1657,67 @@ diffcmd_pane_load(struct model *m, const char *run)
 				break;
 			}
 		selc = &selp->v[selp->n - 1];
+		seli = n - 1;
 	}
 	if (selc != NULL && (f = open_memstream(&buf, &len)) != NULL) {
 		if (diff_patch(selp, selc, DIFF_CAP, f, &st, &cause) < 0)
 			fprintf(f, "(%s)\n", cause);
 		fclose(f);
 		model_diff_set_patch(m, buf, len);
+		/* Rewritten while its patch was read: the patch shown may
+		 * not be of the hashed bytes, so y applies nothing of it
+		 * until the next reading. */
+		if (changes_staged_hash(selp, selc, h) < 0 ||
+		    strcmp(h, hashes[seli]) != 0) {
+			free(hashes[seli]);
+			hashes[seli] = xstrdup("?");
+		}
 	} else {
 		model_diff_set_patch(m, "", 0);
 	}
+	model_diff_set_hashes(m, (const char *const *)hashes, nh);
 	strv_free(files);
 	strv_free(targets);
 	strv_free(labels);
+	strv_free(hashes);
 	changes_done(&cr);
 }
 
+/* Is host among the confirmed files? *hash: the sha256 it was listed
+ * with (NULL: none known). */
 static bool
-diffcmd_pane_picked(const struct model *m, const char *host)
+diffcmd_pane_picked(const struct model *m, const char *host,
+    const char **hash)
 {
-	for (size_t i = 0; i < m->diff.n_confirm; i++)
-		if (strcmp(m->diff.confirm_targets[i], host) == 0)
+	for (size_t i = 0; i < m->diff.n_confirm; i++) {
+		if (strcmp(m->diff.confirm_targets[i], host) == 0) {
+			*hash = m->diff.confirm_hashes != NULL ?
+			    m->diff.confirm_hashes[i] : NULL;
 			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The pane's apply: only the bytes the pane listed (the run may go on
+ * and rewrite a file after the person looked at it). false when the
+ * staged file is not those now (said in rec's first warning).
+ */
+static bool
+diffcmd_pane_same(struct diffcmd_rec *rec, const struct changes_project *p,
+    const struct change *ch, const char *host, const char *hash)
+{
+	cleanup_free char *e = NULL;
+	char now[65];
+
+	if (hash == NULL)
+		return false;
+	if (changes_staged_hash(p, ch, now) == 0 && strcmp(now, hash) == 0)
+		return true;
+	e = escape_str(host);
+	diffcmd_warn(rec, "%s: changed since the pane showed it; left alone "
+	    "(look at it again, or stop the run with K)", e);
 	return false;
 }
 
@@ -1669,13 +1736,19 @@ diffcmd_pane_each(struct model *m, struct changes_run *cr,
 			const struct change *ch = &p->v[j];
 			cleanup_free char *host = xasprintf("%s/%s", p->host,
 			    ch->path);
+			const char *hash = NULL;
 			enum diffcmd_outcome o;
 
 			if (diffcmd_pass(ch) != pass ||
-			    !diffcmd_pane_picked(m, host))
+			    !diffcmd_pane_picked(m, host, &hash))
 				continue;
-			o = apply ? diffcmd_apply_one(rec, p, ch, before, NULL) :
-			    diffcmd_discard_one(rec, p, ch);
+			if (apply && !diffcmd_pane_same(rec, p, ch, host,
+			    hash))
+				o = DIFFCMD_FAILED;
+			else if (apply)
+				o = diffcmd_apply_one(rec, p, ch, before, hash);
+			else
+				o = diffcmd_discard_one(rec, p, ch);
 			count[o]++;
 			if (o == DIFFCMD_UNRECORDED)
 				return;
