@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -22,6 +23,7 @@
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/policy.h"
+#include "config/protect.h"
 #include "config/util.h"
 #include "tui/diff.h"
 #include "tui/model.h"
@@ -440,6 +442,38 @@ diffcmd_size(char *buf, size_t len, int64_t n)
 	snprintf(buf, len, "%.1f %s", d, unit[u]);
 }
 
+/*
+ * The pattern that protects ch (config/protect.h: a file something on
+ * the host later runs or trusts), on either side of a rename; NULL when
+ * none does. A project's files by their path below its root, a staged
+ * write outside by its own; "~/" patterns in the home of who runs ward.
+ */
+static const char *
+diffcmd_protected(const struct policy *pol, const struct changes_project *p,
+    const struct change *ch)
+{
+	const char *home = getenv("HOME");
+	const char *root = p->outside ? NULL : p->host;
+	const char *rels[] = { ch->path, ch->from };
+
+	if (home != NULL && home[0] != '/')
+		home = NULL;
+	for (size_t i = 0; i < 2; i++) {
+		cleanup_free char *abs = NULL;
+		const char *pat;
+
+		if (rels[i] == NULL)
+			continue;
+		abs = p->outside ? xasprintf("/%s", rels[i]) :
+		    xasprintf("%s/%s", p->host, rels[i]);
+		if ((pat = protect_match(pol, root, home, abs)) != NULL ||
+		    (!p->outside &&
+		    (pat = protect_match_rel(pol, rels[i])) != NULL))
+			return pat;
+	}
+	return NULL;
+}
+
 /* Why ch stays staged unless named (NULL: it goes with the rest): over
  * [review] max_apply. *why (malloc'd) in plain words. */
 static bool
@@ -455,6 +489,24 @@ diffcmd_over_max(const struct policy *pol, const struct change *ch,
 	diffcmd_size(max, sizeof max, (int64_t)pol->max_apply);
 	*why = xasprintf("%s, over [review] max_apply (%s)", have, max);
 	return true;
+}
+
+/*
+ * Why ch stays staged unless named by path (*why malloc'd, plain words),
+ * or false: it goes with the rest. A protected file first: it runs code
+ * on the host later; then one over [review] max_apply.
+ */
+static bool
+diffcmd_held(const struct policy *pol, const struct changes_project *p,
+    const struct change *ch, const struct changes_cost *cost, char **why)
+{
+	const char *pat = diffcmd_protected(pol, p, ch);
+
+	if (pat != NULL) {
+		*why = xasprintf("protected: %s", protect_words(pat));
+		return true;
+	}
+	return diffcmd_over_max(pol, ch, cost, why);
 }
 
 /* Each PATH given must have picked something. */
@@ -562,7 +614,8 @@ diffcmd_patch_steady(const struct changes_project *p, const struct change *ch,
 static json_t *
 diffcmd_json_change(const struct changes_project *p, const struct change *ch,
     const struct diff_stat *st, const char *patch, size_t len,
-    const char *sha256)
+    const char *sha256, const char *protect, const char *held,
+    const struct changes_cost *cost)
 {
 	json_t *o = json_object();
 	json_t *jp = json_stringn(patch, len);
@@ -587,6 +640,13 @@ diffcmd_json_change(const struct changes_project *p, const struct change *ch,
 	json_object_set_new(o, "deleted",
 	    json_integer((json_int_t)st->deleted));
 	json_object_set_new(o, "sha256", json_string(sha256));
+	/* What apply writes of it (a sparse file's data only), and why a
+	 * plain apply leaves it staged: the protecting pattern, the words. */
+	json_object_set_new(o, "allocated", json_integer(cost->write));
+	json_object_set_new(o, "protected", protect != NULL ?
+	    json_string(protect) : json_null());
+	json_object_set_new(o, "held", held != NULL ? json_string(held) :
+	    json_null());
 	/* A binary patch is ASCII; a text one may not be UTF-8. */
 	json_object_set_new(o, "patch", jp != NULL ? jp : json_null());
 	return o;
@@ -604,6 +664,10 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		size_t len = 0;
 		char h[65];
 
+		cleanup_free char *held = NULL;
+		struct changes_cost cost;
+		char size[32];
+
 		if (!diffcmd_pick(c, p, ch))
 			continue;
 		if (diffcmd_patch_steady(p, ch, &buf, &len, &st,
@@ -616,9 +680,14 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		(*files)++;
 		*adds += st.added;
 		*dels += st.deleted;
+		changes_cost(p, ch, &cost);
+		if (!diffcmd_held(&c->policy, p, ch, &cost, &held))
+			held = NULL;
+		diffcmd_size(size, sizeof size, ch->size);
 		if (o->json) {
 			json_array_append_new(arr, diffcmd_json_change(p, ch,
-			    &st, buf, len, h));
+			    &st, buf, len, h, diffcmd_protected(&c->policy, p,
+			    ch), held, &cost));
 		} else if (o->stat) {
 			cleanup_free char *abs = p->outside ?
 			    xasprintf("/%s", ch->path) : NULL;
@@ -638,14 +707,22 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 			}
 
 			if (st.binary || st.capped)
-				printf(" %s (%s) | Bin %lld bytes\n", e,
+				printf(" %s (%s) | Bin %lld bytes (%s)\n", e,
 				    changes_kind_name(ch->kind),
-				    (long long)ch->size);
+				    (long long)ch->size, size);
 			else
-				printf(" %s (%s) | +%zu -%zu\n", e,
+				printf(" %s (%s) | +%zu -%zu (%s)\n", e,
 				    changes_kind_name(ch->kind), st.added,
-				    st.deleted);
+				    st.deleted, size);
+			if (held != NULL)
+				printf("   held: %s; ward apply leaves it "
+				    "staged unless named by path\n", held);
 		} else {
+			/* A comment line: git apply and patch skip it. */
+			if (held != NULL)
+				printf("# ward: held: %s; 'ward apply' leaves "
+				    "the next file staged unless named by "
+				    "path\n", held);
 			diffcmd_colour(buf, len, o->colour, stdout);
 		}
 	}
@@ -950,17 +1027,6 @@ struct diffcmd_todo {
 	bool		 named;		/* named by path: taken even if held */
 };
 
-/*
- * Why ch stays staged unless named by path (*why malloc'd, plain words),
- * or false: it goes with the rest.
- */
-static bool
-diffcmd_held(const struct policy *pol, const struct change *ch,
-    const struct changes_cost *cost, char **why)
-{
-	return diffcmd_over_max(pol, ch, cost, why);
-}
-
 /* The room a plan needs on one file system. */
 struct diffcmd_room {
 	dev_t		 dev;
@@ -1052,7 +1118,7 @@ diffcmd_plan(struct diffcmd_rec *rec, const struct policy *pol,
 		struct changes_cost cost;
 
 		changes_cost(p, ch, &cost);
-		if (!v[i].named && diffcmd_held(pol, ch, &cost, &why)) {
+		if (!v[i].named && diffcmd_held(pol, p, ch, &cost, &why)) {
 			cleanup_free char *e = escape_str(host);
 
 			if (!rec->quiet)
@@ -1419,6 +1485,30 @@ diffcmd_git_error(void)
 	return e != NULL && e->message != NULL ? e->message : "libgit2 failed";
 }
 
+/* Does --commit take ch? Picked, and not held unless named (a protected
+ * file on a branch is one checkout away from running). */
+static bool
+diffcmd_commit_takes(struct diffcmd_ctx *c, const struct changes_project *p,
+    const struct change *ch, bool say)
+{
+	cleanup_free char *why = NULL;
+	struct changes_cost cost;
+
+	if (!diffcmd_pick(c, p, ch))
+		return false;
+	changes_cost(p, ch, &cost);
+	if (diffcmd_named(c, p, ch) ||
+	    !diffcmd_held(&c->policy, p, ch, &cost, &why))
+		return true;
+	if (say) {
+		cleanup_free char *q = diff_quote_path("", ch->path);
+
+		printf("left out of the commit: %s: %s; named by path it goes "
+		    "in\n", q, why);
+	}
+	return false;
+}
+
 /* The project's changes onto idx (paths under prefix in the repo). */
 static int
 diffcmd_stage_index(struct diffcmd_ctx *c, const struct changes_project *p,
@@ -1431,7 +1521,7 @@ diffcmd_stage_index(struct diffcmd_ctx *c, const struct changes_project *p,
 		git_index_entry e;
 		size_t len;
 
-		if (!diffcmd_pick(c, p, ch))
+		if (!diffcmd_commit_takes(c, p, ch, true))
 			continue;
 		(*n)++;
 		if (ch->from != NULL) {
@@ -1544,7 +1634,7 @@ diffcmd_commit(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
 			cleanup_free char *host = NULL;
 			struct changes_done d = { "-", "-" };
 
-			if (!diffcmd_pick(c, p, ch))
+			if (!diffcmd_commit_takes(c, p, ch, false))
 				continue;
 			host = xasprintf("%s/%s", p->host, ch->path);
 			snprintf(d.after, sizeof d.after, "git:%.40s", hex);
