@@ -1331,6 +1331,49 @@ test_diff_confirm(void **state)
 	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
 }
 
+/* A held file (protected, or over max_apply): P leaves it out and says
+ * so; p on it alone lists it, and y applies it; U discards it with the
+ * rest. P with only held files asks nothing. */
+static void
+test_diff_confirm_held(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	static const char *const held[] = { "", "protected: a git hook: "
+	    "git runs it as you", "" };
+	static const char *const held1[] = { "protected: a git hook" };
+
+	act(f, 'c', &eff);
+	diff_targets(f, 3);
+	model_diff_set_held(f->m, held, 3);
+	act(f, 'P', &eff);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_APPLY);
+	assert_int_equal(f->m->diff.n_confirm, 2);
+	assert_int_equal(f->m->diff.confirm_held, 1);
+	assert_string_equal(f->m->diff.confirm_targets[0], "/h/a");
+	assert_string_equal(f->m->diff.confirm_targets[1], "/h/c");
+	act(f, 'n', &eff);
+	assert_int_equal(f->m->diff.confirm_held, 0);
+	act(f, 'U', &eff);
+	assert_int_equal(f->m->diff.n_confirm, 3);
+	act(f, 'n', &eff);
+	act(f, ']', &eff);
+	act(f, 'p', &eff);
+	assert_int_equal(f->m->diff.n_confirm, 1);
+	assert_string_equal(f->m->diff.confirm_targets[0], "/h/b");
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'y', &eff);
+	assert_int_equal(eff.kind, EFFECT_DIFF_ACT);
+	model_diff_confirm_done(f->m);
+	diff_targets(f, 1);
+	model_diff_set_held(f->m, held1, 1);
+	act(f, 'P', &eff);
+	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
+	assert_non_null(strstr(f->m->message, "1 held file"));
+}
+
 /* A list longer than the screen never arms: y is refused. */
 static void
 test_diff_confirm_partial(void **state)
@@ -1368,6 +1411,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_diff_confirm, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_diff_confirm_partial,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff_confirm_held,
 		    setup, teardown),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_keys_table),

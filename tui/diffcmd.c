@@ -1918,8 +1918,9 @@ diffcmd_pane_load(struct model *m, const char *run)
 	const struct change *selc = NULL;
 	struct changes_run cr;
 	char **files = NULL, **targets = NULL, **labels = NULL;
-	char **hashes = NULL;
-	size_t n = 0, len = 0, nt = 0, nl = 0, nh = 0, seli = 0;
+	char **hashes = NULL, **held = NULL;
+	size_t n = 0, len = 0, nt = 0, nl = 0, nh = 0, nd = 0, seli = 0;
+	struct policy pol;
 	struct diff_stat st;
 	char h[65];
 	FILE *f;
@@ -1937,8 +1938,16 @@ diffcmd_pane_load(struct model *m, const char *run)
 		return;
 	}
 	dir = xasprintf("%s/%s", runs, run);
+	if (diffcmd_policy(&pol, dir, &cause) < 0) {
+		/* What is held is the run's policy's: none, no list. */
+		model_diff_set_files(m, NULL, 0);
+		model_diff_set_patch(m, "", 0);
+		model_diff_set_note(m, cause);
+		return;
+	}
 	if (changes_open(dir, &cr, &cause) < 0 ||
 	    changes_scan(&cr, &cause) < 0) {
+		policy_done(&pol);
 		if (cause == NULL || strstr(cause, "no projects") != NULL) {
 			free(cause);
 			cause = xstrdup("the run has no projects (--project)");
@@ -1951,7 +1960,19 @@ diffcmd_pane_load(struct model *m, const char *run)
 	for (size_t i = 0; i < cr.n; i++) {
 		for (size_t j = 0; j < cr.p[i].n; j++) {
 			const struct change *c = &cr.p[i].v[j];
+			cleanup_free char *why = NULL, *mark = NULL;
+			struct changes_cost cost;
+			char size[32];
 
+			changes_cost(&cr.p[i], c, &cost);
+			diffcmd_size(size, sizeof size, c->size);
+			if (!diffcmd_held(&pol, &cr.p[i], c, &cost, &why))
+				why = NULL;
+			/* The size, and a held file said in the list and in
+			 * its confirmation: y applies it only picked alone. */
+			mark = why != NULL ? xasprintf("  %s  HELD, %s", size,
+			    why) : xasprintf("  %s", size);
+			strv_push(&held, &nd, xstrdup(why != NULL ? why : ""));
 			if (n == m->diff.sel) {
 				selp = &cr.p[i];
 				selc = c;
@@ -1964,18 +1985,19 @@ diffcmd_pane_load(struct model *m, const char *run)
 			strv_push(&targets, &nt, xasprintf("%s/%s",
 			    cr.p[i].host, c->path));
 			strv_push(&labels, &nl, c->from != NULL ?
-			    xasprintf("%-8s %s/%s -> %s  sha256 %.12s",
+			    xasprintf("%-8s %s/%s -> %s  sha256 %.12s%s",
 			    changes_kind_name(c->kind), cr.p[i].host, c->from,
-			    c->path, h) :
-			    xasprintf("%-8s %s/%s%s  sha256 %.12s",
+			    c->path, h, mark) :
+			    xasprintf("%-8s %s/%s%s  sha256 %.12s%s",
 			    changes_kind_name(c->kind), cr.p[i].host, c->path,
-			    c->binary ? " (binary)" : "", h));
+			    c->binary ? " (binary)" : "", h, mark));
 			strv_push(&files, &n, c->from != NULL ?
-			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
-			    c->from, c->path) :
-			    xasprintf("%-8s %s%s%s", changes_kind_name(c->kind),
+			    xasprintf("%-8s %s -> %s%s",
+			    changes_kind_name(c->kind), c->from, c->path,
+			    mark) :
+			    xasprintf("%-8s %s%s%s%s", changes_kind_name(c->kind),
 			    cr.p[i].outside ? "/" : "", c->path,
-			    c->binary ? " (binary)" : ""));
+			    c->binary ? " (binary)" : "", mark));
 		}
 	}
 	model_diff_set_files(m, (const char *const *)files, n);
@@ -2011,6 +2033,9 @@ diffcmd_pane_load(struct model *m, const char *run)
 		model_diff_set_patch(m, "", 0);
 	}
 	model_diff_set_hashes(m, (const char *const *)hashes, nh);
+	model_diff_set_held(m, (const char *const *)held, nd);
+	strv_free(held);
+	policy_done(&pol);
 	strv_free(files);
 	strv_free(targets);
 	strv_free(labels);
@@ -2091,6 +2116,39 @@ diffcmd_pane_each(struct model *m, struct changes_run *cr,
 	}
 }
 
+/*
+ * Before the pane's apply writes anything: the room for all of the
+ * confirmed files (each was picked and listed, held ones alone by p:
+ * none is left out here). -1 when a file system lacks it (rec->err).
+ */
+static int
+diffcmd_pane_room(struct model *m, struct changes_run *cr,
+    struct diffcmd_rec *rec, const char *dir)
+{
+	cleanup_free struct diffcmd_todo *v = NULL;
+	struct policy pol;
+	size_t n = 0, held;
+	int r;
+
+	policy_init(&pol);
+	for (size_t i = 0; i < cr->n; i++) {
+		for (size_t j = 0; j < cr->p[i].n; j++) {
+			const struct change *ch = &cr->p[i].v[j];
+			cleanup_free char *host = xasprintf("%s/%s",
+			    cr->p[i].host, ch->path);
+			const char *hash;
+
+			if (!diffcmd_pane_picked(m, host, &hash))
+				continue;
+			v = xreallocarray(v, n + 1, sizeof *v);
+			v[n++] = (struct diffcmd_todo){ &cr->p[i], ch, true };
+		}
+	}
+	r = diffcmd_plan(rec, &pol, dir, v, &n, &held);
+	policy_done(&pol);
+	return r;
+}
+
 void
 diffcmd_pane_act(struct model *m, const char *run)
 {
@@ -2129,6 +2187,14 @@ diffcmd_pane_act(struct model *m, const char *run)
 	}
 	rec.who = diffcmd_who();
 	before = xasprintf("%s/before", dir);
+	if (m->diff.confirm == DIFF_OP_APPLY &&
+	    diffcmd_pane_room(m, &cr, &rec, dir) < 0) {
+		model_message(m, MSG_ERROR, "%s", rec.err);
+		diffcmd_rec_close(&rec);
+		changes_done(&cr);
+		model_diff_confirm_done(m);
+		return;
+	}
 	diffcmd_pane_each(m, &cr, &rec, before, count);
 	left = m->diff.n_confirm - count[0] - count[1] - count[2] - count[3];
 	model_message(m, count[1] + count[2] + count[3] + left > 0 ?

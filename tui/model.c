@@ -1588,9 +1588,11 @@ model_diff_set_targets(struct model *m, const char *const *targets,
 	strv_free(m->diff.targets);
 	strv_free(m->diff.labels);
 	strv_free(m->diff.hashes);
+	strv_free(m->diff.held);
 	m->diff.targets = NULL;
 	m->diff.labels = NULL;
 	m->diff.hashes = NULL;
+	m->diff.held = NULL;
 	m->diff.n_targets = 0;
 	for (size_t i = 0, k = 0; i < n; i++) {
 		strv_push(&m->diff.targets, &m->diff.n_targets,
@@ -1613,6 +1615,19 @@ model_diff_set_hashes(struct model *m, const char *const *hashes, size_t n)
 }
 
 void
+model_diff_set_held(struct model *m, const char *const *held, size_t n)
+{
+	size_t k = 0;
+
+	strv_free(m->diff.held);
+	m->diff.held = NULL;
+	if (n != m->diff.n_targets)
+		return;
+	for (size_t i = 0; i < n; i++)
+		strv_push(&m->diff.held, &k, escape_str(held[i]));
+}
+
+void
 model_diff_confirm_done(struct model *m)
 {
 	strv_free(m->diff.confirm_targets);
@@ -1622,6 +1637,7 @@ model_diff_confirm_done(struct model *m)
 	m->diff.confirm_labels = NULL;
 	m->diff.confirm_hashes = NULL;
 	m->diff.n_confirm = 0;
+	m->diff.confirm_held = 0;
 	m->diff.confirm = DIFF_OP_NONE;
 	m->diff.confirm_shown = false;
 	m->diff.confirm_partial = false;
@@ -1634,6 +1650,7 @@ static void
 model_diff_confirm_start(struct model *m, enum action a)
 {
 	bool all = a == ACTION_DIFF_APPLY_ALL || a == ACTION_DIFF_DISCARD_ALL;
+	bool apply = a == ACTION_DIFF_APPLY || a == ACTION_DIFF_APPLY_ALL;
 	size_t k = 0, kh = 0;
 
 	if (m->diff.n_targets == 0 || m->diff.n_targets != m->diff.n_files) {
@@ -1646,6 +1663,13 @@ model_diff_confirm_start(struct model *m, enum action a)
 	for (size_t i = 0; i < m->diff.n_targets; i++) {
 		if (!all && i != m->diff.sel)
 			continue;
+		/* An apply of all leaves the held ones out: a file that
+		 * runs code on the host later goes only picked alone. */
+		if (all && apply && m->diff.held != NULL &&
+		    m->diff.held[i][0] != '\0') {
+			m->diff.confirm_held++;
+			continue;
+		}
 		strv_push(&m->diff.confirm_targets, &m->diff.n_confirm,
 		    xstrdup(m->diff.targets[i]));
 		strv_push(&m->diff.confirm_labels, &k,
@@ -1653,6 +1677,14 @@ model_diff_confirm_start(struct model *m, enum action a)
 		if (m->diff.hashes != NULL)
 			strv_push(&m->diff.confirm_hashes, &kh,
 			    xstrdup(m->diff.hashes[i]));
+	}
+	if (m->diff.n_confirm == 0) {
+		model_message(m, MSG_INFO, "nothing to apply with P: %zu held "
+		    "file%s (protected, or over max_apply); select one and "
+		    "press p", m->diff.confirm_held,
+		    m->diff.confirm_held == 1 ? "" : "s");
+		model_diff_confirm_done(m);
+		return;
 	}
 	m->diff.confirm = a == ACTION_DIFF_APPLY || a == ACTION_DIFF_APPLY_ALL ?
 	    DIFF_OP_APPLY : DIFF_OP_DISCARD;

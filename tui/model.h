@@ -146,6 +146,10 @@ struct model_diff {
 	 * the pane showed; "-" a deletion); NULL until set. An apply puts
 	 * in only these bytes. */
 	char	       **hashes;
+	/* Per file: why a plain apply leaves it staged (a protected file,
+	 * one over [review] max_apply; escaped), "" when it goes; NULL
+	 * until set. P lists none of them: each goes alone, by p. */
+	char	       **held;
 	/* p/P/u/U: the exact files listed first, armed like a request
 	 * (drawn whole for MODEL_ARM_MS), then y does it. */
 	enum model_diff_op confirm;
@@ -153,6 +157,7 @@ struct model_diff {
 	char	       **confirm_labels;	/* escaped */
 	char	       **confirm_hashes;	/* as hashes, or NULL */
 	size_t		 n_confirm;
+	size_t		 confirm_held;	/* P: held files left out */
 	bool		 confirm_shown;
 	int64_t		 confirm_shown_at;
 	bool		 confirm_partial;
@@ -400,6 +405,10 @@ void		 model_diff_set_targets(struct model *,
  * them): the sha256 an apply must find, copied. */
 void		 model_diff_set_hashes(struct model *,
 		    const char *const *hashes, size_t n);
+/* Per file of the list (after model_diff_set_targets, which clears
+ * them): why a plain apply leaves it staged, "" when it goes; copied. */
+void		 model_diff_set_held(struct model *,
+		    const char *const *held, size_t n);
 /* After an EFFECT_DIFF_ACT: the confirmation is over. */
 void		 model_diff_confirm_done(struct model *);
 

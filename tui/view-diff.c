@@ -77,6 +77,14 @@ view_diff_confirm(const struct model *m, struct grid *g, int y, int bottom,
 	}
 	for (size_t i = 0; i < m->diff.n_confirm; i++, y++)
 		grid_put(g, y, 2, g->w, m->diff.confirm_labels[i], GRID_BOLD);
+	if (m->diff.confirm_held > 0 && y < bottom) {
+		char held[128];
+
+		snprintf(held, sizeof held, "%zu held file%s left out "
+		    "(protected, or over max_apply): each goes alone, by p",
+		    m->diff.confirm_held, m->diff.confirm_held == 1 ? "" : "s");
+		grid_put(g, y++, 2, g->w, held, 0);
+	}
 	if (y + 1 < bottom)
 		grid_put(g, y + 1, 2, g->w, apply ?
 		    "y applies them (a conflict is left alone); any other key "
