@@ -1994,11 +1994,15 @@ diffcmd_pane_load(struct model *m, const char *run)
 			strv_push(&hashes, &nh, xstrdup(h));
 			strv_push(&targets, &nt, xasprintf("%s/%s",
 			    cr.p[i].host, c->path));
+			/* HELD first in a confirmation: a long path must
+			 * not push it off the screen. */
 			strv_push(&labels, &nl, c->from != NULL ?
-			    xasprintf("%-8s %s/%s -> %s  sha256 %.12s%s",
+			    xasprintf("%s%-8s %s/%s -> %s  sha256 %.12s%s",
+			    why != NULL ? "HELD " : "",
 			    changes_kind_name(c->kind), cr.p[i].host, c->from,
 			    c->path, h, mark) :
-			    xasprintf("%-8s %s/%s%s  sha256 %.12s%s",
+			    xasprintf("%s%-8s %s/%s%s  sha256 %.12s%s",
+			    why != NULL ? "HELD " : "",
 			    changes_kind_name(c->kind), cr.p[i].host, c->path,
 			    c->binary ? " (binary)" : "", h, mark));
 			strv_push(&files, &n, c->from != NULL ?
