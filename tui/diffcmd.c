@@ -98,7 +98,8 @@ static const char diffcmd_apply_help[] =
 "                       showed: the same kind, mode and sha256 per file\n"
 "  -h, --help           show this help\n"
 "\n"
-"Exit status: 0 all applied, 1 a conflict or a failure, 2 usage.\n";
+"Exit status: 0 all applied (held files aside, said on stdout), 1 a\n"
+"conflict, a failure or no room, 2 usage.\n";
 
 static const char diffcmd_discard_help[] =
 "Usage: ward discard [RUN] [PATH...]\n"
