@@ -535,6 +535,57 @@ test_hash(void **state)
 	free(p);
 }
 
+/* A sparse staged file (8 MiB, two bytes of data): its hash is the dense
+ * copy's, its cost counts the allocated blocks only, and apply keeps
+ * the holes (issue 29: the host got every block). */
+static void
+test_sparse(void **state)
+{
+	struct fx *fx = *state;
+	struct changes_run run;
+	struct changes_cost cost;
+	struct changes_done d;
+	char hs[65], hd[65], *cause = NULL;
+	char *before = xasprintf("%s/before", fx->run);
+	char *up = xstrdup(at(fx->upper, "sparse.dat"));
+	char *dense = xstrdup(at(fx->root, "dense.dat"));
+	static const char zero[65536];
+	struct stat st;
+	int fd;
+
+	assert_true((fd = open(up, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	assert_int_equal(pwrite(fd, "abc", 3, 4 << 20), 3);
+	assert_int_equal(pwrite(fd, "end", 3, (8 << 20) - 3), 3);
+	close(fd);
+	assert_true((fd = open(dense, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0);
+	for (int i = 0; i < (8 << 20) / (int)sizeof zero; i++)
+		assert_int_equal(write_all(fd, zero, sizeof zero), 0);
+	assert_int_equal(pwrite(fd, "abc", 3, 4 << 20), 3);
+	assert_int_equal(pwrite(fd, "end", 3, (8 << 20) - 3), 3);
+	close(fd);
+	assert_int_equal(changes_hash_path(up, hs), 0);
+	assert_int_equal(changes_hash_path(dense, hd), 0);
+	assert_string_equal(hs, hd);
+
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	changes_cost(&run.p[0], find(&run.p[0], "sparse.dat"), &cost);
+	assert_int_equal(cost.size, 8 << 20);
+	assert_true(cost.write < (1 << 20));
+	assert_int_equal(cost.before, 0);
+	assert_int_equal(changes_apply(&run.p[0], find(&run.p[0],
+	    "sparse.dat"), before, &d, &cause), 0);
+	assert_string_equal(d.after, hd);
+	assert_int_equal(stat(at(fx->host, "sparse.dat"), &st), 0);
+	assert_int_equal(st.st_size, 8 << 20);
+	assert_true(st.st_blocks * 512 < (1 << 20));
+	changes_done(&run);
+	free(before);
+	free(up);
+	free(dense);
+}
+
 static int
 record_cb(const struct audit_change_row *row, void *arg)
 {
@@ -795,6 +846,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_conflict, setup_copy,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_hash, setup_copy,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_sparse, setup_copy,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_upper, setup_copy,
 		    teardown),
