@@ -114,6 +114,9 @@ for t in leakhdr leakbody leakurl valhdr valbody; do
 	assert_grep "$t: refused with ward's 403" "^$t code=403 curl=0 body=ward: " \
 	    "$WT_ARTIFACTS/out"
 done
+assert_grep "ward told the person the value itself was sent" \
+    'denied: the value of the secret TOKEN sent to api2\.test:443 \(in header x-leak \(its real value\)' \
+    "$WT_ARTIFACTS/err"
 assert_grep "the control request to api2.test passed" \
     '^control code=200 curl=0 body=hello from api GET /ok/control' "$WT_ARTIFACTS/out"
 assert_api "api2.test never got the value" api 0 \
