@@ -1196,7 +1196,8 @@ rs_put(struct flow *f, const char *d, size_t n, bool final)
 		buf_add(&f->down, "\r\n", 2);
 	} else
 		buf_add(&f->down, buf_data(o), o->len);
-	explicit_bzero(o->p, o->cap);
+	if (o->p != NULL)
+		explicit_bzero(o->p, o->cap);
 	buf_drop(o, o->len);
 }
 

@@ -96,7 +96,8 @@ scrub_feed(struct scrub *z, const struct secrets *s, const char *d, size_t n,
 		pos = safe;
 	}
 	/* What is dropped may hold a value's first bytes: zeroed. */
-	explicit_bzero(h->p + h->off, pos);
+	if (pos > 0)
+		explicit_bzero(h->p + h->off, pos);
 	buf_drop(h, pos);
 	return found;
 }
