@@ -1920,6 +1920,100 @@ diffcmd_undo(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* The console's diff pane. */
 
+/*
+ * The pane reads the changes every second while it is open: a staged
+ * file's hash is remembered with its inode, size and times and taken
+ * again only when one of them moved (any write changes ctime), so a big
+ * staged file is not read whole each second. The apply checks the bytes
+ * themselves.
+ */
+struct diffcmd_memo {
+	char		*path;
+	struct stat	 st;
+	char		 hash[65];
+};
+
+static struct diffcmd_memo *diffcmd_memo;
+static size_t diffcmd_n_memo;
+
+static bool
+diffcmd_memo_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size && a->st_mode == b->st_mode &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static void
+diffcmd_memo_free(struct diffcmd_memo *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* c's staged hash into out ("?" when it cannot be read), remembered in
+ * next[*nn] for the next reading. */
+static void
+diffcmd_pane_hash(const struct changes_project *p, const struct change *c,
+    char out[65], struct diffcmd_memo **next, size_t *nn)
+{
+	cleanup_free char *up = NULL;
+	struct stat st, st2;
+
+	if (c->kind == CHANGE_DELETED) {
+		strcpy(out, "-");
+		return;
+	}
+	up = xasprintf("%s/%s", p->upper, c->path);
+	if (lstat(up, &st) < 0) {
+		strcpy(out, "?");
+		return;
+	}
+	for (size_t i = 0; i < diffcmd_n_memo; i++) {
+		if (strcmp(diffcmd_memo[i].path, up) == 0 &&
+		    diffcmd_memo_same(&diffcmd_memo[i].st, &st)) {
+			strcpy(out, diffcmd_memo[i].hash);
+			goto keep;
+		}
+	}
+	if (changes_staged_hash(p, c, out) < 0) {
+		strcpy(out, "?");
+		return;
+	}
+	/* Written while it was read: not remembered. */
+	if (lstat(up, &st2) < 0 || !diffcmd_memo_same(&st, &st2))
+		return;
+keep:
+	*next = xreallocarray(*next, *nn + 1, sizeof **next);
+	(*next)[*nn].path = steal_ptr(&up);
+	(*next)[*nn].st = st;
+	strcpy((*next)[*nn].hash, out);
+	(*nn)++;
+}
+
+/* Is c's staged file still as it was when its hash was remembered? */
+static bool
+diffcmd_pane_unmoved(const struct changes_project *p, const struct change *c,
+    const struct diffcmd_memo *memo, size_t n)
+{
+	cleanup_free char *up = NULL;
+	struct stat st;
+
+	if (c->kind == CHANGE_DELETED)
+		return true;
+	up = xasprintf("%s/%s", p->upper, c->path);
+	if (lstat(up, &st) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(memo[i].path, up) == 0)
+			return diffcmd_memo_same(&memo[i].st, &st);
+	return false;
+}
+
 void
 diffcmd_pane_load(struct model *m, const char *run)
 {
@@ -1931,6 +2025,8 @@ diffcmd_pane_load(struct model *m, const char *run)
 	char **files = NULL, **targets = NULL, **labels = NULL;
 	char **hashes = NULL, **held = NULL;
 	size_t n = 0, len = 0, nt = 0, nl = 0, nh = 0, nd = 0, seli = 0;
+	size_t nmemo = 0;
+	struct diffcmd_memo *memo = NULL;
 	struct policy pol;
 	struct diff_stat st;
 	char h[65];
@@ -1990,8 +2086,7 @@ diffcmd_pane_load(struct model *m, const char *run)
 				seli = n;
 			}
 			/* What y will apply: these bytes, or nothing. */
-			if (changes_staged_hash(&cr.p[i], c, h) < 0)
-				strcpy(h, "?");
+			diffcmd_pane_hash(&cr.p[i], c, h, &memo, &nmemo);
 			strv_push(&hashes, &nh, xstrdup(h));
 			strv_push(&targets, &nt, xasprintf("%s/%s",
 			    cr.p[i].host, c->path));
@@ -2039,8 +2134,7 @@ diffcmd_pane_load(struct model *m, const char *run)
 		/* Rewritten while its patch was read: the patch shown may
 		 * not be of the hashed bytes, so y applies nothing of it
 		 * until the next reading. */
-		if (changes_staged_hash(selp, selc, h) < 0 ||
-		    strcmp(h, hashes[seli]) != 0) {
+		if (!diffcmd_pane_unmoved(selp, selc, memo, nmemo)) {
 			free(hashes[seli]);
 			hashes[seli] = xstrdup("?");
 		}
@@ -2051,6 +2145,9 @@ diffcmd_pane_load(struct model *m, const char *run)
 	model_diff_set_held(m, (const char *const *)held, nd);
 	strv_free(held);
 	policy_done(&pol);
+	diffcmd_memo_free(diffcmd_memo, diffcmd_n_memo);
+	diffcmd_memo = memo;
+	diffcmd_n_memo = nmemo;
 	strv_free(files);
 	strv_free(targets);
 	strv_free(labels);
