@@ -255,3 +255,30 @@ protect_words(const char *pattern)
 	}
 	return protect_what_words[W_POLICY];
 }
+
+#define PROTECT_WHY	"protected: "
+
+char *
+protect_why(const char *pattern)
+{
+	return xasprintf(PROTECT_WHY "%s (%s)", pattern != NULL ? pattern :
+	    "?", protect_words(pattern));
+}
+
+const char *
+protect_why_words(const char *why)
+{
+	char pattern[256];
+	size_t n;
+
+	if (why == NULL || strncmp(why, PROTECT_WHY, strlen(PROTECT_WHY)) != 0)
+		return NULL;
+	why += strlen(PROTECT_WHY);
+	/* A glob of the policy holds no space: ini values split on them. */
+	n = strcspn(why, " ");
+	if (n >= sizeof(pattern))
+		return protect_words(NULL);
+	memcpy(pattern, why, n);
+	pattern[n] = '\0';
+	return protect_words(pattern);
+}

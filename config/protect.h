@@ -63,3 +63,11 @@ const char *protect_match_rel(const struct policy *p, const char *rel);
 /* The words a person reads: "a file that runs code on your machine
  * later" and the like, never the glob alone. */
 const char *protect_words(const char *pattern);
+
+/*
+ * A protected write's "why", as a request and the record carry it:
+ * "protected: PATTERN (WORDS)" (malloc'd). protect_why_words() gives
+ * back the words of one, or NULL when why is no such thing.
+ */
+char	*protect_why(const char *pattern);
+const char *protect_why_words(const char *why);
