@@ -582,6 +582,7 @@ add_project(struct sup *s, const char *what, const char *given)
 	if (note != NULL)
 		warn_msg("%s", note);
 	add_bind(s, p->mode == PROJECT_COPY ? p->upper : p->host, real, true);
+	s->binds[s->n_binds - 1].project = true;
 	if (p->mode == PROJECT_OVERLAY) {
 		s->binds[s->n_binds - 1].upper = xstrdup(p->upper);
 		s->binds[s->n_binds - 1].workdir = xstrdup(p->work);
