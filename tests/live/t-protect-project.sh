@@ -35,8 +35,10 @@ before=$(git_state "$proj")
 [ -e "$proj/.envrc" ] && die ".envrc before the run"
 
 # The agent: each write goes on when refused (the script reports it),
-# then an ordinary file that must be staged unasked.
-agent='cd "$1"
+# then an ordinary file that must be staged unasked. It waits a moment
+# first, so that ward is seen supervising it even where nothing is asked.
+agent='sleep 1
+cd "$1"
 c=$2
 printf "#!/bin/sh\ntouch %s/hook-ran\n" "$c" > .git/hooks/post-checkout &&
     chmod 755 .git/hooks/post-checkout && echo "hook written" ||
