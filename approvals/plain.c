@@ -84,7 +84,8 @@ plain_write(const struct request *r, bool brief)
 {
 	const char *what = plain_path_kind(r->subject);
 	const char *sc = r->syscall != NULL ? r->syscall : "";
-	const char *words = protect_why_words(r->why);
+	char buf[256];
+	const char *words = protect_why_words(r->why, buf, sizeof buf);
 
 	if (words != NULL)
 		return plain_protected(r, words, brief);

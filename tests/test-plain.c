@@ -71,7 +71,8 @@ test_plain_brief(void **state)
 	free(s);
 }
 
-/* A protected path says what it is, from the request's why. */
+/* A protected path says what it is, the words taken from the request's
+ * why as the supervisor wrote them. */
 static void
 test_plain_protected(void **state)
 {
@@ -100,8 +101,7 @@ test_plain_protected(void **state)
 	free(s);
 	s = plain_request(&m);
 	assert_string_equal(s, "wants to change a file that runs code on your "
-	    "machine later: /src/app/x -> /src/app/.envrc (direnv's .envrc: "
-	    "your shell runs it when you enter the folder)");
+	    "machine later: /src/app/x -> /src/app/.envrc (x)");
 	free(s);
 	s = plain_request(&p);
 	assert_string_equal(s, "wants to change a file that runs code on your "

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -364,6 +366,114 @@ test_check(void **state)
 	}
 }
 
+/* A work tree in a fresh temporary folder, its .git/config holding
+ * `config` (or .git a "gitdir:" file when gitdir is set). */
+static char *
+worktree_with(const char *config, const char *gitdir)
+{
+	char tmpl[] = "/tmp/test-protect.XXXXXX";
+	char *wt = xstrdup(mkdtemp(tmpl));
+	char *p;
+	FILE *f;
+
+	assert_non_null(wt);
+	if (gitdir != NULL) {
+		p = xasprintf("%s/.git", wt);
+		f = fopen(p, "w");
+		fprintf(f, "gitdir: %s\n", gitdir);
+		fclose(f);
+		free(p);
+		p = xasprintf("%s/%s", wt, gitdir);
+		assert_int_equal(mkdir(p, 0700), 0);
+		free(p);
+		p = xasprintf("%s/%s/config", wt, gitdir);
+	} else {
+		p = xasprintf("%s/.git", wt);
+		assert_int_equal(mkdir(p, 0700), 0);
+		free(p);
+		p = xasprintf("%s/.git/config", wt);
+	}
+	f = fopen(p, "w");
+	fputs(config, f);
+	fclose(f);
+	free(p);
+	return wt;
+}
+
+static void
+worktree_free(char *wt)
+{
+	char *cmd = xasprintf("rm -rf '%s'", wt);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(wt);
+}
+
+/* core.hooksPath read as git reads it, and the pattern protecting it. */
+static void
+test_hooks_path(void **state)
+{
+	static const struct {
+		const char	*config;
+		const char	*want;	/* after the work tree; NULL: none */
+	} cases[] = {
+		{ "[core]\n\thooksPath = .githooks\n", "/.githooks/**" },
+		{ "[Core]\n\tHOOKSPATH=hooks/x/\n", "/hooks/x/**" },
+		{ "[core]\n\thooksPath = \"my hooks\" ; a comment\n",
+		  "/my hooks/**" },
+		{ "[core]\n\thooksPath = a\n\thooksPath = b # last wins\n",
+		  "/b/**" },
+		{ "[core]\n\thooksPath = sub/../h*\n", "/h\\*/**" },
+		{ "[core \"x\"]\n\thooksPath = no\n", NULL },
+		{ "[alias]\n\thooksPath = no\n[core]\n\tbare = false\n", NULL },
+		{ "[core]\n\tfsmonitor = x\n", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *wt = worktree_with(cases[i].config, NULL);
+		char *got = protect_hooks_path(wt, HOME);
+
+		if (cases[i].want == NULL) {
+			if (got != NULL)
+				fail_msg("case %zu: got %s", i, got);
+		} else {
+			char *want = xasprintf("%s%s", wt, cases[i].want);
+
+			if (got == NULL || strcmp(got, want) != 0)
+				fail_msg("case %zu: got %s, want %s", i,
+				    got ? got : "(none)", want);
+			free(want);
+		}
+		free(got);
+		worktree_free(wt);
+	}
+	{
+		/* absolute and ~/, a linked work tree's "gitdir:" file */
+		char *wt = worktree_with("[core]\nhooksPath = ~/hooks\n",
+		    "gd");
+		char *got = protect_hooks_path(wt, HOME);
+		struct policy *p;
+		const char *globs[] = { got, NULL };
+
+		assert_string_equal(got, HOME "/hooks/**");
+		assert_null(protect_hooks_path(wt, NULL));
+		assert_string_equal(protect_words(got),
+		    "a git hook: git runs it as you");
+		p = policy_with(globs);
+		assert_string_equal(protect_match(p, ROOT, HOME,
+		    HOME "/hooks/post-checkout"), got);
+		policy_with_free(p);
+		free(got);
+		worktree_free(wt);
+		wt = worktree_with("[core]\nhooksPath = /\n", NULL);
+		assert_null(protect_hooks_path(wt, HOME));
+		worktree_free(wt);
+		assert_null(protect_hooks_path("/nonexistent/x", HOME));
+	}
+}
+
 static double
 now_ns(void)
 {
@@ -416,6 +526,7 @@ main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_policy_globs),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_cost),
 	};
 

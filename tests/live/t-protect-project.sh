@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Protected paths in a --project run (issue 29, items 1 and 2): an agent
 # that writes .git/hooks/post-checkout, adds core.fsmonitor to
-# .git/config and writes .envrc gets a request for each, at the moment
+# .git/config, writes .envrc and a hook in the folder core.hooksPath
+# names gets a request for each, at the moment
 # it writes (never staged silently, whatever the project's "writable
 # without a request" says). Denied, nothing of them is staged: `ward diff
 # --stat` does not list them, the host's .git is byte for byte as it was,
@@ -23,6 +24,10 @@ git -C "$proj" init -q -b main
 echo "the project" >"$proj/README"
 git -C "$proj" add README
 git -C "$proj" -c user.name=t -c user.email=t@t commit -q -m init
+# The project's hooks live in .githooks (core.hooksPath, read by ward at
+# the run's start): protected as .git/hooks is.
+git -C "$proj" config core.hooksPath .githooks
+mkdir "$proj/.githooks"
 real=$(realpath "$proj")
 
 # The project's .git, hooks and config as one text, before and after.
@@ -47,6 +52,9 @@ printf "[core]\n\tfsmonitor = \"touch %s/fsmonitor-ran; false\"\n" "$c" \
     >> .git/config && echo "config written" || echo "config refused"
 printf "touch %s/envrc-ran\n" "$c" > .envrc && echo "envrc written" ||
     echo "envrc refused"
+printf "#!/bin/sh\ntouch %s/hookspath-ran\n" "$c" > .githooks/post-checkout &&
+    chmod 755 .githooks/post-checkout && echo "hookspath written" ||
+    echo "hookspath refused"
 echo "plain" > notes.txt && echo "notes written"'
 
 out=$WT_ARTIFACTS/out
@@ -80,7 +88,8 @@ assert_eq "ward's exit status (the agent's)" 0 "$WT_STATUS"
 
 # One request a file, each naming its pattern and saying it runs code.
 for want in ".git/hooks/post-checkout	.git/hooks/**" \
-    ".git/config	.git/config" ".envrc	.envrc"; do
+    ".git/config	.git/config" ".envrc	.envrc" \
+    ".githooks/post-checkout	$real/.githooks/**"; do
 	path=${want%%	*} pattern=${want#*	}
 	hit=
 	for id in "${!seen[@]}"; do
@@ -92,15 +101,16 @@ for want in ".git/hooks/post-checkout	.git/hooks/**" \
 	done
 	[ -n "$hit" ] || fail "no request for $path (it was written unasked)"
 done
-assert_eq "requests asked" 3 "${#seen[@]}"
+assert_eq "requests asked" 4 "${#seen[@]}"
 assert_grep "the agent saw the hook refused" '^hook refused$' "$out"
 assert_grep "the agent saw the config refused" '^config refused$' "$out"
 assert_grep "the agent saw .envrc refused" '^envrc refused$' "$out"
+assert_grep "the agent saw .githooks refused" '^hookspath refused$' "$out"
 assert_grep "the ordinary file went on" '^notes written$' "$out"
 
 # Nothing of them staged; the ordinary file is.
 up=$(run_dir "$WT_RUN")/projects/0/upper
-for f in .git/hooks/post-checkout .git/config .envrc; do
+for f in .git/hooks/post-checkout .git/config .envrc .githooks/post-checkout; do
 	assert_absent "$f not staged in upper/" "$up/$f"
 done
 assert_file_content "notes.txt staged" "plain" "$up/notes.txt"
@@ -115,7 +125,8 @@ assert_no_grep "ward diff --stat lists no .envrc" 'envrc' "$stat_out"
 log=$WT_ARTIFACTS/log.json
 log_json "$WT_RUN" "$log"
 for want in ".git/hooks/post-checkout	.git/hooks/**" \
-    ".git/config	.git/config" ".envrc	.envrc"; do
+    ".git/config	.git/config" ".envrc	.envrc" \
+    ".githooks/post-checkout	$real/.githooks/**"; do
 	path=${want%%	*} pattern=${want#*	}
 	assert_log "the record: $path denied by a person, rule names $pattern" \
 	    "$log" ".kind == \"write\" and .subject == \"$real/$path\" and
@@ -131,11 +142,13 @@ apply_out=$WT_ARTIFACTS/apply
 assert_file_content "notes.txt applied" "plain" "$proj/notes.txt"
 assert_eq "the host's .git is as it was" "$before" "$(git_state "$proj")"
 assert_absent ".envrc not on the host" "$proj/.envrc"
+assert_absent ".githooks/post-checkout not on the host" \
+    "$proj/.githooks/post-checkout"
 git -C "$proj" status --short >"$WT_ARTIFACTS/git-status" 2>&1 ||
     fail "git status failed"
 git -C "$proj" checkout -q -b x >"$WT_ARTIFACTS/git-checkout" 2>&1 ||
     fail "git checkout -b x failed"
-for c in hook-ran fsmonitor-ran envrc-ran; do
+for c in hook-ran fsmonitor-ran envrc-ran hookspath-ran; do
 	assert_absent "nothing ran: no $c" "$canary/$c"
 done
 
