@@ -166,6 +166,8 @@ protect_under(const char *dir, const char *path)
 static const char *
 protect_rel(const struct policy *p, const char *rel, bool tree)
 {
+	bool tried[ARRAY_SIZE(protect_defs)] = { false };
+
 	/* The built-in patterns: at the root, and the DEEP ones after
 	 * every '/' that starts a dot component. A dot component is where
 	 * every one of them begins, so a path with none is done at once. */
@@ -173,11 +175,26 @@ protect_rel(const struct policy *p, const char *rel, bool tree)
 		if (at[0] == '.') {
 			for (size_t i = 0; i < ARRAY_SIZE(protect_defs); i++) {
 				const struct protect_def *d = &protect_defs[i];
+				const char *star = strstr(d->pattern, "**");
 
 				if (!protect_relative(d->pattern) ||
 				    (at != rel && !(d->flags & DEEP)) ||
 				    d->pattern[1] != at[1])
 					continue;
+				/*
+				 * A pattern with a "**": where its head (what
+				 * comes before the "**") first starts, the
+				 * "**" takes in every later start as well, so
+				 * one try there is all (a path of .git/modules
+				 * three hundred times over would otherwise
+				 * cost a try at each: 5 ms a call, not 0.2).
+				 */
+				if (star != NULL && strncmp(at, d->pattern,
+				    (size_t)(star - d->pattern)) == 0) {
+					if (tried[i])
+						continue;
+					tried[i] = true;
+				}
 				if (pathglob_match(d->pattern, at, tree))
 					return d->pattern;
 			}

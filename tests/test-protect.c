@@ -224,6 +224,18 @@ test_tree(void **state)
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/src"));
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/.git/objects"));
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/sub/.vscode"));
+	/* a "**" pattern tried once, where its head first starts: later
+	 * starts are taken in by its "**" */
+	assert_string_equal(protect_match(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules/b/hooks/x"),
+	    ".git/modules/**/hooks/**");
+	assert_string_equal(protect_match(NULL, ROOT, HOME,
+	    ROOT "/v/.git/modules/a/.git/modules/b/config"),
+	    ".git/modules/**/config");
+	assert_string_equal(protect_match_tree(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules"), ".git/modules/**/hooks/**");
+	assert_null(protect_match(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules/b/objects/x"));
 	assert_null(protect_match(NULL, ROOT, HOME, ROOT "/.git"));
 	p = policy_with(globs);
 	assert_string_equal(protect_match_tree(p, ROOT, HOME, ROOT "/tools"),
@@ -338,6 +350,7 @@ static const struct {
 	{ "a\\", "at the end" },
 	{ "a\tb", "control" },
 	{ "{a}{b}{c}{d}{e}{f}{g}{h}{i}", "brace groups" },
+	{ "**/a/**/b/**/c/**/d/**", "more than 4" },
 };
 
 static void
@@ -512,6 +525,22 @@ test_cost(void **state)
 		    paths[k] + strlen(ROOT), (t1 - t0) / n);
 	}
 	assert_int_equal(hits, (size_t)n);
+	{
+		/* The worst a sandbox can hand it: a path of PATH_MAX made
+		 * of .git/modules, matching nothing. */
+		char worst[4096] = ROOT;
+		double t0, t1;
+
+		while (strlen(worst) + 14 < sizeof(worst) - 2)
+			strcat(worst, "/.git/modules");
+		strcat(worst, "/x");
+		t0 = now_ns();
+		for (int i = 0; i < 100; i++)
+			hits += protect_match(p, ROOT, HOME, worst) != NULL;
+		t1 = now_ns();
+		printf("# protect_match %-45s %6.0f ns a call\n",
+		    "/.git/modules x 290 /x (the worst)", (t1 - t0) / 100);
+	}
 	policy_with_free(p);
 }
 
