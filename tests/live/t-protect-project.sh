@@ -152,4 +152,41 @@ for c in hook-ran fsmonitor-ran envrc-ran hookspath-ran; do
 	assert_absent "nothing ran: no $c" "$canary/$c"
 done
 
+# Outside the projects, a policy's allow does not reach a protected path:
+# with `allow = DIR/**` over an --in folder, ok.txt is written unasked on
+# the host, DIR/.envrc is asked (and denied here).
+inp=$WT_SCRATCH/in
+mkdir -p "$inp"
+chmod 755 "$inp"
+inreal=$(realpath "$inp")
+pol=$WT_SCRATCH/allow.ini
+write_policy "$pol" "[files]" "allow = $inreal/**"
+out2=$WT_ARTIFACTS/out-in
+err2=$WT_ARTIFACTS/err-in
+ward_bg "$out2" "$err2" run --headless --policy "$pol" --in "$inp" -- \
+    sh -c 'sleep 1; echo ok > "$1/ok.txt" && echo "ok written"
+	echo "touch $2/in-envrc-ran" > "$1/.envrc" && echo "envrc written" ||
+	    echo "envrc refused"' agent "$inreal" "$canary"
+n=0
+end=$(($(now_ms) + 30000))
+while kill -0 "$WT_PID" 2>/dev/null &&
+    [ "$(ps -o stat= -p "$WT_PID" 2>/dev/null | cut -c1)" != Z ]; do
+	[ "$(now_ms)" -lt "$end" ] || { fail "--in run still running after 30 s"; break; }
+	"$WARD" pending "$WT_RUN" --json >"$pend" 2>/dev/null </dev/null || true
+	while IFS=$'\t' read -r id subject why; do
+		[ -n "$id" ] || continue
+		n=$((n + 1))
+		note "pending $id: $subject ($why)"
+		assert_eq "--in: the request is for .envrc" "$inreal/.envrc" "$subject"
+		"$WARD" deny "$WT_RUN" "$id" >/dev/null 2>&1 </dev/null || true
+	done < <(jq -r '.[] | [.id, .subject, .why] | @tsv' "$pend" 2>/dev/null)
+	sleep 0.1
+done
+ward_wait 30
+assert_eq "--in: one request" 1 "$n"
+assert_grep "--in: ok.txt went through, allowed" '^ok written$' "$out2"
+assert_grep "--in: .envrc refused" '^envrc refused$' "$out2"
+assert_file_content "--in: ok.txt on the host" ok "$inp/ok.txt"
+assert_absent "--in: no .envrc on the host" "$inp/.envrc"
+
 finish
