@@ -218,7 +218,7 @@ pathglob_check(const char *pattern, const char **why)
 	}
 	c = pattern[0] == '~' ? pattern + 2 : pattern[0] == '/' ? pattern + 1 :
 	    pattern;
-	for (;;) {
+	for (int stars = 0;;) {
 		size_t n = strcspn(c, "/");
 
 		if (n == 0) {
@@ -228,6 +228,11 @@ pathglob_check(const char *pattern, const char **why)
 		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' &&
 		    c[1] == '.')) {
 			*why = "a . or .. component (write the path it leads to)";
+			return -1;
+		}
+		/* Each "**" multiplies what a path can cost to match. */
+		if (n == 2 && c[0] == '*' && c[1] == '*' && ++stars > 4) {
+			*why = "more than 4 ** components";
 			return -1;
 		}
 		if (c[n] == '\0')

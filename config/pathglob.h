@@ -12,7 +12,8 @@
  * Is a pattern well formed? 0, or -1 with *why set to a static string.
  * A leading "~/" or "/" is taken as it is; what follows must have no
  * empty component, no "." or "..", balanced braces (8 groups at most),
- * no control character, fewer than 256 bytes.
+ * 4 "**" components at most, no control character, fewer than 256
+ * bytes.
  */
 int	pathglob_check(const char *pattern, const char **why);
 

@@ -624,7 +624,7 @@ policy_folder(const char *v, char ***list, size_t *n, const char *refuse_root,
 
 /* The home "~/" stands for: $HOME when it is absolute, else the password
  * file's, so that one recipe names a folder of whoever runs it. */
-static const char *
+const char *
 policy_home(void)
 {
 	const char *h = getenv("HOME");
