@@ -276,6 +276,25 @@ diffcmd_policy(struct policy *p, const char *run_dir, char **cause)
 }
 
 /*
+ * Each project's core.hooksPath, as the host's .git/config says it now:
+ * git runs the hooks there, so a staged file in it is held as one in
+ * .git/hooks is (the run protected the same folder when it started).
+ */
+static void
+diffcmd_policy_hooks(struct policy *pol, const struct changes_run *run)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		char *pattern;
+
+		if (run->p[i].outside ||
+		    (pattern = protect_hooks_path(run->p[i].host,
+		    policy_home())) == NULL)
+			continue;
+		strv_push(&pol->protect, &pol->n_protect, pattern);
+	}
+}
+
+/*
  * argv[optind..]: [RUN] [PATH...]. The first is the run when it names a
  * run folder or a run in the record; else the most recent run with
  * projects (unless need_run). Returns 0 or an exit status.
@@ -345,6 +364,8 @@ diffcmd_target(struct diffcmd_ctx *c, int argc, char **argv, bool need_run,
 		free(cause);
 		return 1;
 	}
+	if (c->have_run)
+		diffcmd_policy_hooks(&c->policy, &c->run);
 	free(cause);
 	return 0;
 }
@@ -463,12 +484,9 @@ static const char *
 diffcmd_protected(const struct policy *pol, const struct changes_project *p,
     const struct change *ch)
 {
-	const char *home = getenv("HOME");
+	const char *home = policy_home();
 	const char *root = p->outside ? NULL : p->host;
 	const char *rels[] = { ch->path, ch->from };
-
-	if (home != NULL && home[0] != '/')
-		home = NULL;
 	for (size_t i = 0; i < 2; i++) {
 		cleanup_free char *abs = NULL;
 		const char *pat;
@@ -2064,6 +2082,7 @@ diffcmd_pane_load(struct model *m, const char *run)
 		model_diff_set_note(m, cause);
 		return;
 	}
+	diffcmd_policy_hooks(&pol, &cr);
 	for (size_t i = 0; i < cr.n; i++) {
 		for (size_t j = 0; j < cr.p[i].n; j++) {
 			const struct change *c = &cr.p[i].v[j];
