@@ -487,6 +487,7 @@ diffcmd_protected(const struct policy *pol, const struct changes_project *p,
 	const char *home = policy_home();
 	const char *root = p->outside ? NULL : p->host;
 	const char *rels[] = { ch->path, ch->from };
+
 	for (size_t i = 0; i < 2; i++) {
 		cleanup_free char *abs = NULL;
 		const char *pat;
@@ -691,11 +692,9 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		cleanup_free char *buf = NULL, *cause = NULL;
 		struct diff_stat st;
 		size_t len = 0;
-		char h[65];
-
+		char h[65], size[32];
 		cleanup_free char *held = NULL;
 		struct changes_cost cost;
-		char size[32];
 
 		if (!diffcmd_pick(c, p, ch))
 			continue;
@@ -1063,7 +1062,7 @@ struct diffcmd_room {
 	int64_t		 need;
 };
 
-/* bytes more on the file system that path (or its nearest folder that
+/* Bytes more on the file system that path (or its nearest folder that
  * exists) lies on. */
 static void
 diffcmd_room_add(struct diffcmd_room **v, size_t *n, const char *path,
@@ -1106,14 +1105,19 @@ diffcmd_room_check(struct diffcmd_rec *rec, const struct diffcmd_room *v,
 		char need[32], free_[32];
 		cleanup_free char *e = NULL;
 
-		if (statvfs(v[i].where, &vfs) < 0)
+		e = escape_str(v[i].where);
+		if (statvfs(v[i].where, &vfs) < 0) {
+			/* Room nobody could count is no room. */
+			diffcmd_warn(rec, "apply: %s: statvfs: %s; nothing "
+			    "applied", e, strerror(errno));
+			r = -1;
 			continue;
+		}
 		avail = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
 		if (v[i].need <= avail)
 			continue;
 		diffcmd_size(need, sizeof need, v[i].need);
 		diffcmd_size(free_, sizeof free_, avail);
-		e = escape_str(v[i].where);
 		diffcmd_warn(rec, "apply: no room: %s needed on the file system "
 		    "of %s, %s free; nothing applied (free some, or apply "
 		    "fewer files: ward apply RUN PATH)", need, e, free_);
@@ -1123,11 +1127,11 @@ diffcmd_room_check(struct diffcmd_rec *rec, const struct diffcmd_room *v,
 }
 
 /*
- * Before anything is written: what is held (a file over [review]
- * max_apply, unless named) leaves v, said on stdout (or counted, for
- * the console), and the rest's bytes are counted per file system, a
- * sparse file's allocated blocks only, before-images too. -1 (said)
- * when one lacks the room: then nothing is written.
+ * Before anything is written: what is held (a protected file, one over
+ * [review] max_apply; unless named) leaves v, said on stdout (counted
+ * only, for the console), and the rest's bytes are counted per file
+ * system, a sparse file's allocated blocks only, before-images too. -1
+ * (said) when one lacks the room: then nothing is written.
  */
 static int
 diffcmd_plan(struct diffcmd_rec *rec, const struct policy *pol,
@@ -1149,10 +1153,11 @@ diffcmd_plan(struct diffcmd_rec *rec, const struct policy *pol,
 		changes_cost(p, ch, &cost);
 		if (!v[i].named && diffcmd_held(pol, p, ch, &cost, &why)) {
 			cleanup_free char *e = escape_str(host);
+			cleanup_free char *id = escape_str(rec->run);
 
 			if (!rec->quiet)
 				printf("left staged: %s: %s; 'ward apply %s "
-				    "%s' applies it\n", e, why, rec->run, e);
+				    "%s' applies it\n", e, why, id, e);
 			(*held)++;
 			continue;
 		}
@@ -1278,10 +1283,13 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 			return 1;
 		}
 	}
-	if (held > 0)
+	if (held > 0) {
+		cleanup_free char *id = escape_str(c->id);
+
 		printf("%zu file%s left staged (named above); each is applied "
 		    "only when named: ward apply %s PATH\n", held,
-		    held == 1 ? "" : "s", c->id);
+		    held == 1 ? "" : "s", id);
+	}
 	return status;
 }
 
