@@ -307,7 +307,6 @@ changes_hash_path(const char *path, char out[65])
 	} else if (S_ISREG(st.st_mode)) {
 		cleanup_fd int fd = open(path, O_RDONLY | O_NOFOLLOW |
 		    O_CLOEXEC | O_NONBLOCK);
-
 		int r;
 
 		if (fd < 0)
@@ -1023,7 +1022,6 @@ changes_cost(const struct changes_project *p, const struct change *c,
 	ret->size = c->kind != CHANGE_DELETED && lstat(up, &st) == 0 ?
 	    (int64_t)st.st_size : 0;
 }
-
 
 /* [off, off + len) of in to the same offset of out. */
 static int
