@@ -547,10 +547,15 @@ test_rules_deny_and_ask(void **state)
 	    "/repos/acme/**; allow = gh.test:443 POST "
 	    "/repos/acme/app/issues/*/comments)\n"));
 
-	/* A dot segment could leave the glob's folder at the server. */
+	/* A dot segment could leave the glob's folder at the server: a
+	 * path not canonical is a 400 before any rule is tried. */
 	open_flow(x, "gh.test");
 	feed(x, dots);
 	assert_int_equal(x->m[0].verdict, GATE_DENY);
+	assert_int_equal(x->m[0].status, 400);
+	assert_string_equal(x->m[0].text, "path not canonical: a segment of "
+	    "dots (., ..)");
+	assert_int_equal(flow_up(x->f)->len, 0);
 
 	/* http = ask: held until the answer, the next request unread. */
 	x->p.http = POLICY_ASK;
