@@ -967,13 +967,26 @@ changes_copy_fd(const char *src, int out)
 	return n < 0 ? -errno : 0;
 }
 
+/* -ESTALE unless path's bytes (or target) hash to expect. */
+static int
+changes_check_copy(const char *path, const char *expect)
+{
+	char h[65];
+	int r;
+
+	if ((r = changes_hash_path(path, h)) < 0)
+		return r;
+	return strcmp(h, expect) == 0 ? 0 : -ESTALE;
+}
+
 /*
  * dest becomes a copy of src (a file or a symlink) in one rename: a
  * temporary name in dest's own folder, so the rename never crosses a
  * file system and a reader sees the old file or the new one, never half.
  */
 static int
-changes_install(const char *src, const char *dest, mode_t perm)
+changes_install(const char *src, const char *dest, mode_t perm,
+    const char *expect)
 {
 	cleanup_free char *dir = xstrdup(dest);
 	cleanup_free char *tmp = NULL;
@@ -1015,6 +1028,13 @@ changes_install(const char *src, const char *dest, mode_t perm)
 			return r;
 		}
 	}
+	/* What goes in is what was reviewed: the copy's own bytes hashed
+	 * after it is made, so a rewrite of src at any moment up to here
+	 * is caught. */
+	if (expect != NULL && (r = changes_check_copy(tmp, expect)) < 0) {
+		unlink(tmp);
+		return r;
+	}
 	if (rename(tmp, dest) < 0) {
 		r = -errno;
 		unlink(tmp);
@@ -1039,7 +1059,7 @@ changes_before_image(const char *before_dir, const char *host)
 	*strrchr(dir, '/') = '\0';
 	if ((r = mkdir_p(dir, 0700)) < 0)
 		return r;
-	return changes_install(host, dest, 0600);
+	return changes_install(host, dest, 0600, NULL);
 }
 
 /* The whiteout of rel in upper/, if there is one of its own. */
@@ -1137,8 +1157,42 @@ changes_undo_dirs(const char *before_dir)
 }
 
 int
+changes_staged_hash(const struct changes_project *p, const struct change *c,
+    char out[65])
+{
+	cleanup_free char *up = NULL;
+
+	if (c->kind == CHANGE_DELETED) {
+		strcpy(out, "-");
+		return 0;
+	}
+	up = xasprintf("%s/%s", p->upper, c->path);
+	return changes_hash_path(up, out);
+}
+
+/* A deletion still staged: upper/rel is a whiteout or nothing. */
+static bool
+changes_still_deleted(const struct changes_project *p, const char *rel)
+{
+	cleanup_free char *up = xasprintf("%s/%s", p->upper, rel);
+	struct stat st;
+
+	if (lstat(up, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0);
+}
+
+int
 changes_apply(const struct changes_project *p, const struct change *c,
     const char *before_dir, struct changes_done *done, char **cause)
+{
+	return changes_apply_reviewed(p, c, before_dir, NULL, done, cause);
+}
+
+int
+changes_apply_reviewed(const struct changes_project *p,
+    const struct change *c, const char *before_dir, const char *expect,
+    struct changes_done *done, char **cause)
 {
 	cleanup_free char *host = xasprintf("%s/%s", p->host, c->path);
 	cleanup_free char *up = xasprintf("%s/%s", p->upper, c->path);
@@ -1163,6 +1217,13 @@ changes_apply(const struct changes_project *p, const struct change *c,
 	if ((r = changes_before_image(before_dir, host)) < 0 ||
 	    (old != NULL && (r = changes_before_image(before_dir, old)) < 0))
 		goto fail;
+	if (expect != NULL && (c->kind == CHANGE_DELETED ?
+	    strcmp(expect, "-") != 0 || !changes_still_deleted(p, c->path) :
+	    strcmp(expect, "-") == 0)) {
+		r = -ESTALE;
+		what = "the staged change is not the one reviewed; refused";
+		goto fail;
+	}
 	if (c->kind == CHANGE_DELETED) {
 		what = "removing the host file";
 		if (unlink(host) < 0 && errno != ENOENT) {
@@ -1175,8 +1236,12 @@ changes_apply(const struct changes_project *p, const struct change *c,
 	}
 	what = "writing the host file";
 	changes_note_dirs(before_dir, host);
-	if ((r = changes_install(up, host, c->new_mode & 01777)) < 0)
+	if ((r = changes_install(up, host, c->new_mode & 01777, expect)) < 0) {
+		if (r == -ESTALE)
+			what = "the staged bytes changed since they were "
+			    "reviewed (sha256 differs); refused";
 		goto fail;
+	}
 	if (old != NULL) {
 		if (unlink(old) < 0 && errno != ENOENT) {
 			r = -errno;
@@ -1255,7 +1320,7 @@ changes_undo(const char *before_dir, const char *host_path,
 		return -ESTALE;
 	}
 	if (lstat(img, &st) == 0) {
-		r = changes_install(img, host_path, mode & 01777);
+		r = changes_install(img, host_path, mode & 01777, NULL);
 	} else if (remove_if_none) {
 		r = unlink(host_path) < 0 && errno != ENOENT ? -errno : 0;
 	} else {

@@ -125,6 +125,23 @@ struct changes_done {
  */
 int	changes_apply(const struct changes_project *, const struct change *,
 	    const char *before_dir, struct changes_done *done, char **cause);
+/*
+ * SHA-256 in hex of what applying c would put on the host: the staged
+ * file's bytes or symlink's target, "-" for a deletion. What a review
+ * (ward diff --json, the diff pane) shows beside each file.
+ */
+int	changes_staged_hash(const struct changes_project *,
+	    const struct change *, char out[65]);
+/*
+ * changes_apply, but only the content reviewed: expect (from
+ * changes_staged_hash at review time; NULL: no check) must be the hash
+ * of the bytes actually written, checked on the copy in the host folder
+ * just before it is renamed into place. -ESTALE otherwise, nothing on the
+ * host changed but the before-image.
+ */
+int	changes_apply_reviewed(const struct changes_project *,
+	    const struct change *, const char *before_dir, const char *expect,
+	    struct changes_done *done, char **cause);
 /* Drops one change from upper/: the host file shows again. */
 int	changes_discard(const struct changes_project *, const struct change *,
 	    char **cause);

@@ -307,8 +307,11 @@ intercept_secret_refused(struct sup *s, const char *secret,
 {
 	cleanup_free char *subject = xasprintf("%s to %s", secret, to);
 	cleanup_free char *rule = xasprintf("[secret %s] hosts", secret);
-	cleanup_free char *told = xasprintf("the phantom of the secret %s %s: "
-	    "refused, an exfiltration attempt", secret, where);
+	/* The gate says "(its real value)" when the sandbox sent the value
+	 * itself, not its phantom. */
+	cleanup_free char *told = xasprintf("the %s of the secret %s %s: "
+	    "refused, an exfiltration attempt", strstr(where,
+	    "(its real value)") != NULL ? "value" : "phantom", secret, where);
 	struct sup_what w = {
 		.kind = KIND_SECRET, .syscall = syscall, .subject = subject,
 		.detail = detail,

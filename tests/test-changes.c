@@ -721,6 +721,61 @@ test_outside(void **state)
 	free(host_conf);
 }
 
+/* changes_apply_reviewed: the reviewed hash or nothing. A file rewritten
+ * after its review is refused and the host keeps its bytes; the reviewed
+ * content goes in; a deletion reviewed is refused once the file is
+ * staged again. */
+static void
+test_apply_reviewed(void **state)
+{
+	struct fx *fx = *state;
+	struct changes_run run;
+	struct changes_done d;
+	char *cause = NULL, *before = xasprintf("%s/before", fx->run);
+	char h[65], hdel[65];
+	char *s;
+
+	host_tree(fx);
+	puts_(fx->upper, "mod.txt", "+benign\n");
+	puts_(fx->upper, ".wh.del.txt", "");
+	assert_int_equal(changes_open(fx->run, &run, &cause), 0);
+	assert_int_equal(changes_scan(&run, &cause), 0);
+	assert_int_equal(changes_staged_hash(&run.p[0],
+	    find(&run.p[0], "mod.txt"), h), 0);
+	assert_int_equal(strlen(h), 64);
+	assert_int_equal(changes_staged_hash(&run.p[0],
+	    find(&run.p[0], "del.txt"), hdel), 0);
+	assert_string_equal(hdel, "-");
+
+	/* the agent rewrites it after the review */
+	puts_(fx->upper, "mod.txt", "EVIL payload\n");
+	assert_int_equal(changes_apply_reviewed(&run.p[0],
+	    find(&run.p[0], "mod.txt"), before, h, &d, &cause), -ESTALE);
+	assert_non_null(strstr(cause, "reviewed"));
+	free(cause);
+	cause = NULL;
+	assert_string_equal(s = slurp(fx->host, "mod.txt"), "one\ntwo\n");
+	free(s);
+
+	/* back to what was reviewed: it goes in */
+	puts_(fx->upper, "mod.txt", "+benign\n");
+	assert_int_equal(changes_apply_reviewed(&run.p[0],
+	    find(&run.p[0], "mod.txt"), before, h, &d, &cause), 0);
+	assert_string_equal(s = slurp(fx->host, "mod.txt"), "+benign\n");
+	free(s);
+	assert_string_equal(d.after, h);
+
+	/* a deletion reviewed, then the file staged again */
+	puts_(fx->upper, "del.txt", "back\n");
+	assert_int_equal(changes_apply_reviewed(&run.p[0],
+	    find(&run.p[0], "del.txt"), before, hdel, &d, &cause), -ESTALE);
+	free(cause);
+	assert_string_equal(s = slurp(fx->host, "del.txt"), "bye\n");
+	free(s);
+	changes_done(&run);
+	free(before);
+}
+
 int
 main(void)
 {
@@ -745,6 +800,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_outside, setup_copy,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_apply_reviewed,
+		    setup_copy, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -381,6 +381,85 @@ test_cap(void **state)
 	free(p);
 }
 
+/* Names quoted as git quotes them (core.quotePath): no byte of a name
+ * starts a line of the patch or reaches a terminal raw. */
+static void
+test_quote_path(void **state)
+{
+	static const struct {
+		const char *name, *quoted;
+	} table[] = {
+		{ "plain.txt", "plain.txt" },
+		{ "with space", "with space" },
+		{ "nl\n+forged hunk", "\"nl\\n+forged hunk\"" },
+		{ "\033]0;title\a\033[2K", "\"\\033]0;title\\a\\033[2K\"" },
+		{ "tab\there", "\"tab\\there\"" },
+		{ "q\"uote", "\"q\\\"uote\"" },
+		{ "back\\slash", "\"back\\\\slash\"" },
+		{ "caf\xc3\xa9", "\"caf\\303\\251\"" },
+		{ "del\x7f\b\v\f\r\x01", "\"del\\177\\b\\v\\f\\r\\001\"" },
+	};
+	char *q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		q = diff_quote_path("", table[i].name);
+		assert_string_equal(q, table[i].quoted);
+		free(q);
+	}
+	q = diff_quote_path("a/", "x\ny");
+	assert_string_equal(q, "\"a/x\\ny\"");
+	free(q);
+	q = diff_quote_path("b/", "x");
+	assert_string_equal(q, "b/x");
+	free(q);
+}
+
+/* A patch of files with hostile names: every header quoted, not one raw
+ * control byte, and no line the name could have started. */
+static void
+test_hostile_names(void **state)
+{
+	struct fx *fx = *state;
+	static const char *names[] = {
+		"nl\n+forged hunk", "\033]0;title\a\033[2K", "tab\tx",
+		"q\"x", "caf\xc3\xa9",
+	};
+	struct diff_stat st;
+	char *p;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		text(fx->upper, names[i], "+benign\n");
+	put(fx->upper, "bin\nary", "\0\1\2", 3, 0644);
+	text(fx->host, "old\nname", "same bytes here\n");
+	text(fx->upper, "new\nname", "same bytes here\n");
+	text(fx->upper, ".wh.old\nname", "");
+	scan(fx);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		p = patch_of(fx, names[i], DIFF_CAP, &st);
+		for (const char *s = p; *s; s++)
+			if ((unsigned char)*s < 0x20 && *s != '\n')
+				fail_msg("raw byte 0x%02x in:\n%s", *s, p);
+		has_not(p, "\n+forged hunk");
+		free(p);
+	}
+	p = patch_of(fx, "nl\n+forged hunk", DIFF_CAP, &st);
+	has(p, "diff --git \"a/nl\\n+forged hunk\" \"b/nl\\n+forged hunk\"\n");
+	has(p, "--- /dev/null\n+++ \"b/nl\\n+forged hunk\"\n@@ -0,0 +1 @@\n"
+	    "++benign\n");
+	free(p);
+	p = patch_of(fx, "caf\xc3\xa9", DIFF_CAP, &st);
+	has(p, "+++ \"b/caf\\303\\251\"\n");
+	free(p);
+	p = patch_of(fx, "bin\nary", DIFF_CAP, &st);
+	has(p, "diff --git \"a/bin\\nary\" \"b/bin\\nary\"\n");
+	has_not(p, "bin\nary");
+	free(p);
+	p = patch_of(fx, "new\nname", DIFF_CAP, &st);
+	has(p, "rename from \"old\\nname\"\nrename to \"new\\nname\"\n");
+	free(p);
+}
+
 int
 main(void)
 {
@@ -394,6 +473,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_binary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+		cmocka_unit_test(test_quote_path),
+		cmocka_unit_test_setup_teardown(test_hostile_names, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

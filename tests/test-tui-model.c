@@ -1239,8 +1239,11 @@ diff_targets(struct fx *f, size_t n)
 	static const char *const labels[] = { "modified /h/a",
 	    "added    /h/b", "deleted  /h/\x1b[2Jc" };
 
+	static const char *const hashes[] = { "aaaa", "bbbb", "-" };
+
 	model_diff_set_files(f->m, files, n);
 	model_diff_set_targets(f->m, targets, labels, n);
+	model_diff_set_hashes(f->m, hashes, n);
 }
 
 static void
@@ -1260,6 +1263,9 @@ test_diff_confirm(void **state)
 	assert_int_equal(f->m->diff.confirm, DIFF_OP_APPLY);
 	assert_int_equal(f->m->diff.n_confirm, 1);
 	assert_string_equal(f->m->diff.confirm_targets[0], "/h/b");
+	/* the hash it was listed with goes with it: y applies those bytes */
+	assert_non_null(f->m->diff.confirm_hashes);
+	assert_string_equal(f->m->diff.confirm_hashes[0], "bbbb");
 	/* not drawn yet: y is refused and the question stays */
 	act(f, 'y', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
@@ -1277,6 +1283,7 @@ test_diff_confirm(void **state)
 	act(f, 'y', &eff);
 	assert_int_equal(eff.kind, EFFECT_DIFF_ACT);
 	assert_string_equal(f->m->diff.confirm_targets[0], "/h/b");
+	assert_string_equal(f->m->diff.confirm_hashes[0], "bbbb");
 	model_diff_confirm_done(f->m);
 	assert_int_equal(f->m->diff.confirm, DIFF_OP_NONE);
 	/* P: all, U: all to discard; n (or any other key) cancels */

@@ -9,6 +9,47 @@
 #include "approvals/gitapi.h"
 #include "config/util.h"
 
+/*
+ * name as git writes it with core.quotePath (quote_c_style): as is when
+ * no byte needs quoting, else in double quotes with \a \b \t \n \v
+ * \f \r \" \\ and \ooo for every other byte below 0x20, DEL and every
+ * byte from 0x80. The prefix ("a/", "b/" or "") goes inside the quotes,
+ * as git puts it. No byte of a name can then start a line of the patch or
+ * reach a terminal raw, and git apply reads the name back.
+ */
+char *
+diff_quote_path(const char *prefix, const char *name)
+{
+	static const char named[] = "abtnvfr";	/* \a (7) .. \r (13) */
+	char *buf = NULL;
+	size_t len = 0;
+	bool quote = false;
+	FILE *f;
+
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		if (*s < 0x20 || *s == '"' || *s == '\\' || *s >= 0x7f)
+			quote = true;
+	if (!quote)
+		return xasprintf("%s%s", prefix, name);
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		fatal("out of memory");
+	fprintf(f, "\"%s", prefix);
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
+		if (*s >= '\a' && *s <= '\r')
+			fprintf(f, "\\%c", named[*s - '\a']);
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s >= 0x7f)
+			fprintf(f, "\\%03o", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+	if (fclose(f) != 0)
+		fatal("out of memory");
+	return buf;
+}
+
 static void
 diff_init(void)
 {
@@ -54,6 +95,16 @@ diff_on_line(const git_diff_delta *d, const git_diff_hunk *h,
 	switch (l->origin) {
 	case GIT_DIFF_LINE_FILE_HDR:
 		return 0;
+	case GIT_DIFF_LINE_BINARY:
+		/* libgit2 writes this line with the names as it was given
+		 * them; ours are quoted. */
+		if (l->content_len >= 13 &&
+		    memcmp(l->content, "Binary files ", 13) == 0) {
+			fprintf(pr->out, "Binary files %s and %s differ\n",
+			    pr->a, pr->b);
+			return 0;
+		}
+		break;
 	case GIT_DIFF_LINE_HUNK_HDR:
 		if (!pr->lines_seen)
 			fprintf(pr->out, "--- %s\n+++ %s\n", pr->a, pr->b);
@@ -90,9 +141,9 @@ diff_body(FILE *out, const char *opath, const char *npath,
     size_t nlen, bool nhave, struct diff_stat *st, char **cause)
 {
 	git_diff_options o;
-	cleanup_free char *a = ohave ? xasprintf("a/%s", opath) :
+	cleanup_free char *a = ohave ? diff_quote_path("a/", opath) :
 	    xstrdup("/dev/null");
-	cleanup_free char *b = nhave ? xasprintf("b/%s", npath) :
+	cleanup_free char *b = nhave ? diff_quote_path("b/", npath) :
 	    xstrdup("/dev/null");
 	struct diff_print pr = { .out = out, .a = a, .b = b };
 	git_patch *patch = NULL;
@@ -104,7 +155,7 @@ diff_body(FILE *out, const char *opath, const char *npath,
 	o.context_lines = 3;
 	if (GIT(git_patch_from_buffers)(&patch, old, olen, opath, new, nlen, npath,
 	    &o) < 0) {
-		set_cause(cause, "%s: libgit2: %s", npath,
+		set_cause(cause, "%s: libgit2: %s", b,
 		    GIT(git_error_last)() ? GIT(git_error_last)()->message : "diff failed");
 		return -EIO;
 	}
@@ -125,8 +176,12 @@ diff_one(FILE *out, const char *opath, const char *npath, mode_t om,
 	char oid_a[GIT_OID_HEXSZ + 1], oid_b[GIT_OID_HEXSZ + 1];
 	bool same = ohave && nhave && olen == nlen &&
 	    (olen == 0 || memcmp(old, new, olen) == 0);
+	cleanup_free char *qa = diff_quote_path("a/", opath);
+	cleanup_free char *qb = diff_quote_path("b/", npath);
+	cleanup_free char *qfrom = diff_quote_path("", opath);
+	cleanup_free char *qto = diff_quote_path("", npath);
 
-	fprintf(out, "diff --git a/%s b/%s\n", opath, npath);
+	fprintf(out, "diff --git %s %s\n", qa, qb);
 	if (!ohave)
 		fprintf(out, "new file mode %06o\n", diff_git_mode(nm));
 	else if (!nhave)
@@ -137,7 +192,7 @@ diff_one(FILE *out, const char *opath, const char *npath, mode_t om,
 	if (rename > 0)
 		fprintf(out, "similarity index %d%%\nrename from %s\n"
 		    "rename to %s\n", same ? 100 : rename > 99 ? 99 : rename,
-		    opath, npath);
+		    qfrom, qto);
 	if (same)
 		return 0;
 	diff_oid(old, olen, ohave, oid_a);
@@ -165,9 +220,11 @@ diff_patch(const struct changes_project *p, const struct change *c,
 	r1 = diff_side(p, c, false, cap, &old, &olen, &ohave);
 	r2 = diff_side(p, c, true, cap, &new, &nlen, &nhave);
 	if (r1 == -EFBIG || r2 == -EFBIG) {
+		cleanup_free char *q = diff_quote_path("", c->path);
+
 		st->capped = true;
 		fprintf(out, "# ward: %s: over the %zu MiB cap of a shown diff; "
-		    "not shown ('ward apply' still applies it)\n", c->path,
+		    "not shown ('ward apply' still applies it)\n", q,
 		    cap >> 20);
 		return 0;
 	}

@@ -25,6 +25,11 @@ struct diff_stat {
 	bool		 capped;
 };
 
+/* prefix and name quoted as git quotes a path (core.quotePath: C-style
+ * escapes in double quotes when a byte is a control, '"', '\\', DEL or
+ * 0x80 and above), malloc'd. */
+char	*diff_quote_path(const char *prefix, const char *name);
+
 /* Writes c's patch to out. 0 or -errno with *cause. */
 int	diff_patch(const struct changes_project *, const struct change *,
 	    size_t cap, FILE *out, struct diff_stat *stat, char **cause);

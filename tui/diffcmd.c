@@ -17,6 +17,7 @@
 #include "approvals/gitapi.h"
 #include "approvals/audit.h"
 #include "approvals/changes.h"
+#include "approvals/ctl.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -38,18 +39,24 @@ static const char diffcmd_diff_help[] =
 "Options:\n"
 "  -s, --stat          one line per file: its kind and +/- line counts\n"
 "  -j, --json          one JSON array of {project, host, outside, path,\n"
-"                      from, kind, old_mode, new_mode, size, binary,\n"
-"                      added, deleted, patch}\n"
+"                      git_path, from, kind, old_mode, new_mode, size,\n"
+"                      binary, added, deleted, sha256, patch}: sha256 of\n"
+"                      the staged bytes ('-' for a deletion), which\n"
+"                      'ward apply --reviewed' takes back\n"
 "      --color=WHEN    auto (a terminal), always or never\n"
 "  -h, --help          show this help\n"
 "\n"
 "A rename is a deleted and an added file of the same bytes, or at least\n"
 "50% alike by libgit2's measure (shown with its hunks); binary files are\n"
-"git binary patches; a file over 8 MiB is a '# ward:' line instead.\n"
+"git binary patches; a file over 8 MiB is a '# ward:' line instead. File\n"
+"names are quoted as git quotes them (core.quotePath): a name with a\n"
+"control byte, '\"', '\\', DEL or a byte from 0x80 in double quotes with\n"
+"C escapes, so that no name can start a line of the patch or reach the\n"
+"terminal raw.\n"
 "Exit status: 0 ok, 1 no such run or nothing at a PATH, 2 usage.\n";
 
 static const char diffcmd_apply_help[] =
-"Usage: ward apply [RUN] [PATH...] [--commit BRANCH]\n"
+"Usage: ward apply [RUN] [PATH...] [--commit BRANCH] [--reviewed FILE]\n"
 "\n"
 "Put a run's staged project changes into the host folders, each file\n"
 "atomically (a temporary file in its folder renamed over it, permission\n"
@@ -58,11 +65,23 @@ static const char diffcmd_apply_help[] =
 "started is a conflict: left alone, shown as the diff from the host's copy\n"
 "to the staged one. Each file applied is recorded (ward log).\n"
 "\n"
+"While the run goes on, its program can rewrite a staged file after you\n"
+"read it, so plain apply is refused: stop the run first (ward kill RUN),\n"
+"or apply exactly what you reviewed:\n"
+"  ward diff --json RUN > reviewed.json    (read it)\n"
+"  ward apply RUN --reviewed reviewed.json\n"
+"which applies a file only if its staged bytes still have the SHA-256\n"
+"shown in the review (checked on the copy just before it goes in), and\n"
+"refuses, naming it, a file changed since or not in the review.\n"
+"\n"
 "Options:\n"
 "  -c, --commit BRANCH  instead, one commit of the changes on HEAD, on a new\n"
 "                       branch BRANCH of the project's git repository\n"
 "                       (message \"ward run ID: COMMAND\"); the worktree and\n"
-"                       the staged changes are left as they are\n"
+"                       the staged changes are left as they are (an ended\n"
+"                       run only)\n"
+"  -r, --reviewed FILE  apply only what FILE, a saved 'ward diff --json',\n"
+"                       showed: the same kind, mode and sha256 per file\n"
 "  -h, --help           show this help\n"
 "\n"
 "Exit status: 0 all applied, 1 a conflict or a failure, 2 usage.\n";
@@ -96,6 +115,7 @@ enum {
 	OPT_STAT = 's',
 	OPT_JSON = 'j',
 	OPT_COMMIT = 'c',
+	OPT_REVIEWED = 'r',
 	OPT_COLOR = 256,
 };
 
@@ -206,6 +226,7 @@ struct diffcmd_ctx {
 	bool		*used;		/* per PATH: something matched */
 	struct changes_run run;
 	bool		 have_run;
+	json_t		*reviewed;	/* apply --reviewed: ward diff --json */
 };
 
 static void
@@ -215,6 +236,7 @@ diffcmd_done(struct diffcmd_ctx *c)
 	free(c->run_dir);
 	free(c->command);
 	free(c->used);
+	json_decref(c->reviewed);
 	if (c->have_run)
 		changes_done(&c->run);
 }
@@ -396,18 +418,63 @@ struct diffcmd_diff_opts {
 	bool		 colour;
 };
 
+/*
+ * ch's patch into *buf, and in sha256 the hash of the staged bytes it was
+ * made from: taken before the patch and again after, so that a file the
+ * run rewrites meanwhile is read again (a few times, then refused) and a
+ * review never pairs one content's patch with another's hash. sha256
+ * NULL: the patch alone.
+ */
+static int
+diffcmd_patch_steady(const struct changes_project *p, const struct change *ch,
+    char **buf, size_t *len, struct diff_stat *st, char sha256[65],
+    char **cause)
+{
+	char again[65];
+	FILE *m;
+	int r;
+
+	for (int tries = 0; tries < 5; tries++) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+		if (sha256 != NULL &&
+		    (r = changes_staged_hash(p, ch, sha256)) < 0) {
+			set_cause(cause, "%s: hashing the staged file: %s",
+			    ch->path, strerror(-r));
+			return r;
+		}
+		if ((m = open_memstream(buf, len)) == NULL)
+			fatal("out of memory");
+		r = diff_patch(p, ch, DIFF_CAP, m, st, cause);
+		fclose(m);
+		if (r < 0 || sha256 == NULL)
+			return r;
+		if (changes_staged_hash(p, ch, again) == 0 &&
+		    strcmp(again, sha256) == 0)
+			return 0;
+	}
+	set_cause(cause, "%s: the run keeps rewriting it while it is read; "
+	    "stop the run (ward kill) and look again", ch->path);
+	return -EAGAIN;
+}
+
 static json_t *
 diffcmd_json_change(const struct changes_project *p, const struct change *ch,
-    const struct diff_stat *st, const char *patch, size_t len)
+    const struct diff_stat *st, const char *patch, size_t len,
+    const char *sha256)
 {
 	json_t *o = json_object();
 	json_t *jp = json_stringn(patch, len);
+	cleanup_free char *q = diff_quote_path("", ch->path);
 
 	json_object_set_new(o, "project", json_integer(p->index));
 	json_object_set_new(o, "host", json_string(p->outside ? "/" :
 	    p->host));
 	json_object_set_new(o, "outside", json_boolean(p->outside));
 	json_object_set_new(o, "path", json_string(ch->path));
+	/* ASCII always (a path need not be UTF-8): what --reviewed keys on. */
+	json_object_set_new(o, "git_path", json_string(q));
 	json_object_set_new(o, "from", ch->from ? json_string(ch->from) :
 	    json_null());
 	json_object_set_new(o, "kind", json_string(changes_kind_name(ch->kind)));
@@ -419,6 +486,7 @@ diffcmd_json_change(const struct changes_project *p, const struct change *ch,
 	json_object_set_new(o, "added", json_integer((json_int_t)st->added));
 	json_object_set_new(o, "deleted",
 	    json_integer((json_int_t)st->deleted));
+	json_object_set_new(o, "sha256", json_string(sha256));
 	/* A binary patch is ASCII; a text one may not be UTF-8. */
 	json_object_set_new(o, "patch", jp != NULL ? jp : json_null());
 	return o;
@@ -434,39 +502,37 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		cleanup_free char *buf = NULL, *cause = NULL;
 		struct diff_stat st;
 		size_t len = 0;
-		FILE *m;
+		char h[65];
 
 		if (!diffcmd_pick(c, p, ch))
 			continue;
-		if ((m = open_memstream(&buf, &len)) == NULL)
-			fatal("out of memory");
-		if (diff_patch(p, ch, DIFF_CAP, m, &st, &cause) < 0) {
+		if (diffcmd_patch_steady(p, ch, &buf, &len, &st,
+		    o->json ? h : NULL, &cause) < 0) {
 			cleanup_free char *e = escape_str(cause);
 
-			fclose(m);
 			warn_msg("diff: %s", e);
 			return 1;
 		}
-		fclose(m);
 		(*files)++;
 		*adds += st.added;
 		*dels += st.deleted;
 		if (o->json) {
 			json_array_append_new(arr, diffcmd_json_change(p, ch,
-			    &st, buf, len));
+			    &st, buf, len, h));
 		} else if (o->stat) {
 			cleanup_free char *abs = p->outside ?
 			    xasprintf("/%s", ch->path) : NULL;
+			/* Names quoted as in the patch (and git's --stat). */
 			cleanup_free char *e = ch->from == NULL ?
-			    escape_str(abs ? abs : ch->path) : NULL;
+			    diff_quote_path("", abs ? abs : ch->path) : NULL;
 
 			if (e == NULL) {
 				cleanup_free char *absf = p->outside ?
 				    xasprintf("/%s", ch->from) : NULL;
 				cleanup_free char *ef =
-				    escape_str(absf ? absf : ch->from);
+				    diff_quote_path("", absf ? absf : ch->from);
 				cleanup_free char *et =
-				    escape_str(abs ? abs : ch->path);
+				    diff_quote_path("", abs ? abs : ch->path);
 
 				e = xasprintf("%s -> %s", ef, et);
 			}
@@ -739,7 +805,7 @@ enum diffcmd_outcome {
  * on stdout unless rec->quiet. */
 static enum diffcmd_outcome
 diffcmd_apply_one(struct diffcmd_rec *rec, const struct changes_project *p,
-    const struct change *ch, const char *before)
+    const struct change *ch, const char *before, const char *expect)
 {
 	cleanup_free char *why = NULL, *cause = NULL;
 	cleanup_free char *host = NULL, *from = NULL, *e = NULL;
@@ -762,7 +828,7 @@ diffcmd_apply_one(struct diffcmd_rec *rec, const struct changes_project *p,
 	if (diffcmd_rec(rec, "apply", host, from, changes_kind_name(ch->kind),
 	    "applying", &d, ch->size, ch->old_mode, ch->new_mode, &seq) < 0)
 		return DIFFCMD_UNRECORDED;
-	if (changes_apply(p, ch, before, &d, &cause) < 0) {
+	if (changes_apply_reviewed(p, ch, before, expect, &d, &cause) < 0) {
 		cleanup_free char *ec = escape_str(cause);
 
 		diffcmd_warn(rec, "apply: %s", ec);
@@ -775,6 +841,70 @@ diffcmd_apply_one(struct diffcmd_rec *rec, const struct changes_project *p,
 	if (!rec->quiet)
 		printf("applied %s (%s)\n", e, changes_kind_name(ch->kind));
 	return DIFFCMD_DONE;
+}
+
+/* The review's entry for ch: the same project folder and path. */
+static json_t *
+diffcmd_reviewed_find(json_t *arr, const struct changes_project *p,
+    const char *git_path)
+{
+	const char *host = p->outside ? "/" : p->host;
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(arr, i, o) {
+		const char *h = json_string_value(json_object_get(o, "host"));
+		const char *g = json_string_value(json_object_get(o,
+		    "git_path"));
+
+		if (h != NULL && g != NULL && strcmp(h, host) == 0 &&
+		    strcmp(g, git_path) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * apply --reviewed: the hash ch may be applied with, or NULL (said why on
+ * stderr) when the review did not show this content: not in it, another
+ * kind or mode, or other bytes now.
+ */
+static const char *
+diffcmd_reviewed_hash(struct diffcmd_ctx *c, struct diffcmd_rec *rec,
+    const struct changes_project *p, const struct change *ch)
+{
+	cleanup_free char *q = diff_quote_path("", ch->path);
+	cleanup_free char *host = xasprintf("%s/%s", p->host, ch->path);
+	cleanup_free char *e = escape_str(host);
+	cleanup_free char *id = escape_str(c->id);
+	json_t *o = diffcmd_reviewed_find(c->reviewed, p, q);
+	const char *want, *kind;
+	char now[65];
+
+	if (o == NULL) {
+		diffcmd_warn(rec, "apply: %s: not in the review (staged after "
+		    "it?); left alone. Look at it with 'ward diff --json %s' "
+		    "and apply again, or stop the run first (ward kill %s)", e,
+		    id, id);
+		return NULL;
+	}
+	want = json_string_value(json_object_get(o, "sha256"));
+	kind = json_string_value(json_object_get(o, "kind"));
+	if (changes_staged_hash(p, ch, now) < 0)
+		strcpy(now, "?");
+	if (want == NULL || kind == NULL ||
+	    strcmp(kind, changes_kind_name(ch->kind)) != 0 ||
+	    json_integer_value(json_object_get(o, "new_mode")) !=
+	    (json_int_t)ch->new_mode || strcmp(want, now) != 0) {
+		diffcmd_warn(rec, "apply: %s: changed since it was reviewed "
+		    "(reviewed %s sha256 %.12s, staged now %s sha256 %.12s); "
+		    "left alone. Review it again with 'ward diff --json %s', "
+		    "or stop the run first (ward kill %s)", e,
+		    kind ? kind : "?", want ? want : "?",
+		    changes_kind_name(ch->kind), now, id, id);
+		return NULL;
+	}
+	return want;
 }
 
 static int
@@ -790,9 +920,17 @@ diffcmd_apply_files(struct diffcmd_ctx *c, struct diffcmd_rec *rec)
 		for (size_t j = 0; j < p->n; j++) {
 			const struct change *ch = &p->v[j];
 
+			const char *expect = NULL;
+
 			if (diffcmd_pass(ch) != pass || !diffcmd_pick(c, p, ch))
 				continue;
-			switch (diffcmd_apply_one(rec, p, ch, before)) {
+			if (c->reviewed != NULL &&
+			    (expect = diffcmd_reviewed_hash(c, rec, p,
+			    ch)) == NULL) {
+				status = 1;
+				continue;
+			}
+			switch (diffcmd_apply_one(rec, p, ch, before, expect)) {
 			case DIFFCMD_DONE:
 				break;
 			case DIFFCMD_CONFLICT:
@@ -812,23 +950,104 @@ static int diffcmd_commit(struct diffcmd_ctx *, struct diffcmd_rec *,
 
 const struct option diffcmd_apply_opts[] = {
 	{ "commit", required_argument, NULL, OPT_COMMIT },
+	{ "reviewed", required_argument, NULL, OPT_REVIEWED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The review a --reviewed FILE holds: ward diff --json's array. */
+static int
+diffcmd_load_reviewed(struct diffcmd_ctx *c, const char *file)
+{
+	cleanup_free char *e = escape_str(file);
+	json_error_t err;
+	json_t *arr = json_load_file(file, 0, &err);
+	json_t *o;
+	size_t i;
+
+	if (arr == NULL) {
+		cleanup_free char *et = escape_str(err.text);
+
+		warn_msg("apply: %s:%d: %s", e, err.line, et);
+		return 1;
+	}
+	if (!json_is_array(arr)) {
+		warn_msg("apply: %s: not the output of 'ward diff --json' (no "
+		    "array)", e);
+		json_decref(arr);
+		return 1;
+	}
+	json_array_foreach(arr, i, o) {
+		if (!json_is_string(json_object_get(o, "git_path")) ||
+		    !json_is_string(json_object_get(o, "sha256")) ||
+		    !json_is_string(json_object_get(o, "host"))) {
+			warn_msg("apply: %s: entry %zu has no host, git_path "
+			    "or sha256 (a 'ward diff --json' of this ward?)",
+			    e, i + 1);
+			json_decref(arr);
+			return 1;
+		}
+	}
+	c->reviewed = arr;
+	return 0;
+}
+
+/* Does the run go on? Its control socket answers, or the record has
+ * its start and no end (a supervisor killed hard: ward gc ends it). */
+static bool
+diffcmd_live(const struct diffcmd_ctx *c)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	bool live = c->in_record && c->ended_ms == 0;
+
+	if (ctl_list(&ids, &n) < 0)
+		return true;
+	for (size_t i = 0; i < n && !live; i++)
+		live = strcmp(ids[i], c->id) == 0;
+	strv_free(ids);
+	return live;
+}
+
+/*
+ * A run that goes on can rewrite a staged file between the person's
+ * review and the apply: then only what the review showed is applied
+ * (--reviewed), or nothing. 0, or an exit status.
+ */
+static int
+diffcmd_apply_live(struct diffcmd_ctx *c, const char *reviewed, bool commit)
+{
+	bool live = diffcmd_live(c);
+	cleanup_free char *e = escape_str(c->id);
+
+	if (reviewed != NULL)
+		return diffcmd_load_reviewed(c, reviewed);
+	if (!live)
+		return 0;
+	warn_msg("apply: run %s is still going (its record has no end): its "
+	    "program can rewrite a staged file after you read it, so nothing "
+	    "is applied. Stop it first (ward kill %s), or apply only what you "
+	    "reviewed: ward diff --json %s > reviewed.json, read it, then "
+	    "ward apply %s --reviewed reviewed.json%s", e, e, e, e,
+	    commit ? " (--commit: stop the run first)" : "");
+	return 1;
+}
 
 int
 diffcmd_apply(int argc, char **argv)
 {
 	struct diffcmd_ctx c = { .verb = "apply" };
 	struct diffcmd_rec rec;
-	const char *branch = NULL;
+	const char *branch = NULL, *reviewed = NULL;
 	int ch, status;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "c:h", diffcmd_apply_opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:r:h", diffcmd_apply_opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case OPT_COMMIT: branch = optarg; break;
+		case OPT_REVIEWED: reviewed = optarg; break;
 		case OPT_HELP:
 			fputs(diffcmd_apply_help, stdout);
 			return 0;
@@ -837,7 +1056,11 @@ diffcmd_apply(int argc, char **argv)
 			    "missing value");
 		}
 	}
-	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0) {
+	if (branch != NULL && reviewed != NULL)
+		return usage_error(2, "apply", "--reviewed is for an apply into "
+		    "the folders, not --commit");
+	if ((status = diffcmd_target(&c, argc, argv, false, true)) != 0 ||
+	    (status = diffcmd_apply_live(&c, reviewed, branch != NULL)) != 0) {
 		diffcmd_done(&c);
 		return status;
 	}
@@ -1351,6 +1574,100 @@ diffcmd_undo(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* The console's diff pane. */
 
+/*
+ * The pane reads the changes every second while it is open: a staged
+ * file's hash is remembered with its inode, size and times and taken
+ * again only when one of them moved (any write changes ctime), so a big
+ * staged file is not read whole each second. The apply checks the bytes
+ * themselves.
+ */
+struct diffcmd_memo {
+	char		*path;
+	struct stat	 st;
+	char		 hash[65];
+};
+
+static struct diffcmd_memo *diffcmd_memo;
+static size_t diffcmd_n_memo;
+
+static bool
+diffcmd_memo_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size && a->st_mode == b->st_mode &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static void
+diffcmd_memo_free(struct diffcmd_memo *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* c's staged hash into out ("?" when it cannot be read), remembered in
+ * next[*nn] for the next reading. */
+static void
+diffcmd_pane_hash(const struct changes_project *p, const struct change *c,
+    char out[65], struct diffcmd_memo **next, size_t *nn)
+{
+	cleanup_free char *up = NULL;
+	struct stat st, st2;
+
+	if (c->kind == CHANGE_DELETED) {
+		strcpy(out, "-");
+		return;
+	}
+	up = xasprintf("%s/%s", p->upper, c->path);
+	if (lstat(up, &st) < 0) {
+		strcpy(out, "?");
+		return;
+	}
+	for (size_t i = 0; i < diffcmd_n_memo; i++) {
+		if (strcmp(diffcmd_memo[i].path, up) == 0 &&
+		    diffcmd_memo_same(&diffcmd_memo[i].st, &st)) {
+			strcpy(out, diffcmd_memo[i].hash);
+			goto keep;
+		}
+	}
+	if (changes_staged_hash(p, c, out) < 0) {
+		strcpy(out, "?");
+		return;
+	}
+	/* Written while it was read: not remembered. */
+	if (lstat(up, &st2) < 0 || !diffcmd_memo_same(&st, &st2))
+		return;
+keep:
+	*next = xreallocarray(*next, *nn + 1, sizeof **next);
+	(*next)[*nn].path = steal_ptr(&up);
+	(*next)[*nn].st = st;
+	strcpy((*next)[*nn].hash, out);
+	(*nn)++;
+}
+
+/* Is c's staged file still as it was when its hash was remembered? */
+static bool
+diffcmd_pane_unmoved(const struct changes_project *p, const struct change *c,
+    const struct diffcmd_memo *memo, size_t n)
+{
+	cleanup_free char *up = NULL;
+	struct stat st;
+
+	if (c->kind == CHANGE_DELETED)
+		return true;
+	up = xasprintf("%s/%s", p->upper, c->path);
+	if (lstat(up, &st) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(memo[i].path, up) == 0)
+			return diffcmd_memo_same(&memo[i].st, &st);
+	return false;
+}
+
 void
 diffcmd_pane_load(struct model *m, const char *run)
 {
@@ -1360,8 +1677,11 @@ diffcmd_pane_load(struct model *m, const char *run)
 	const struct change *selc = NULL;
 	struct changes_run cr;
 	char **files = NULL, **targets = NULL, **labels = NULL;
-	size_t n = 0, len = 0, nt = 0, nl = 0;
+	char **hashes = NULL;
+	size_t n = 0, len = 0, nt = 0, nl = 0, nh = 0, seli = 0, nmemo = 0;
+	struct diffcmd_memo *memo = NULL;
 	struct diff_stat st;
+	char h[65];
 	FILE *f;
 
 	if (run == NULL || *run == '\0' || strchr(run, '/') != NULL) {
@@ -1395,14 +1715,20 @@ diffcmd_pane_load(struct model *m, const char *run)
 			if (n == m->diff.sel) {
 				selp = &cr.p[i];
 				selc = c;
+				seli = n;
 			}
+			/* What y will apply: these bytes, or nothing. */
+			diffcmd_pane_hash(&cr.p[i], c, h, &memo, &nmemo);
+			strv_push(&hashes, &nh, xstrdup(h));
 			strv_push(&targets, &nt, xasprintf("%s/%s",
 			    cr.p[i].host, c->path));
 			strv_push(&labels, &nl, c->from != NULL ?
-			    xasprintf("%-8s %s/%s -> %s", changes_kind_name(
-			    c->kind), cr.p[i].host, c->from, c->path) :
-			    xasprintf("%-8s %s/%s%s", changes_kind_name(c->kind),
-			    cr.p[i].host, c->path, c->binary ? " (binary)" : ""));
+			    xasprintf("%-8s %s/%s -> %s  sha256 %.12s",
+			    changes_kind_name(c->kind), cr.p[i].host, c->from,
+			    c->path, h) :
+			    xasprintf("%-8s %s/%s%s  sha256 %.12s",
+			    changes_kind_name(c->kind), cr.p[i].host, c->path,
+			    c->binary ? " (binary)" : "", h));
 			strv_push(&files, &n, c->from != NULL ?
 			    xasprintf("%-8s %s -> %s", changes_kind_name(c->kind),
 			    c->from, c->path) :
@@ -1425,27 +1751,69 @@ diffcmd_pane_load(struct model *m, const char *run)
 				break;
 			}
 		selc = &selp->v[selp->n - 1];
+		seli = n - 1;
 	}
 	if (selc != NULL && (f = open_memstream(&buf, &len)) != NULL) {
 		if (diff_patch(selp, selc, DIFF_CAP, f, &st, &cause) < 0)
 			fprintf(f, "(%s)\n", cause);
 		fclose(f);
 		model_diff_set_patch(m, buf, len);
+		/* Rewritten while its patch was read: the patch shown may
+		 * not be of the hashed bytes, so y applies nothing of it
+		 * until the next reading. */
+		if (!diffcmd_pane_unmoved(selp, selc, memo, nmemo)) {
+			free(hashes[seli]);
+			hashes[seli] = xstrdup("?");
+		}
 	} else {
 		model_diff_set_patch(m, "", 0);
 	}
+	model_diff_set_hashes(m, (const char *const *)hashes, nh);
+	diffcmd_memo_free(diffcmd_memo, diffcmd_n_memo);
+	diffcmd_memo = memo;
+	diffcmd_n_memo = nmemo;
 	strv_free(files);
 	strv_free(targets);
 	strv_free(labels);
+	strv_free(hashes);
 	changes_done(&cr);
 }
 
+/* Is host among the confirmed files? *hash: the sha256 it was listed
+ * with (NULL: none known). */
 static bool
-diffcmd_pane_picked(const struct model *m, const char *host)
+diffcmd_pane_picked(const struct model *m, const char *host,
+    const char **hash)
 {
-	for (size_t i = 0; i < m->diff.n_confirm; i++)
-		if (strcmp(m->diff.confirm_targets[i], host) == 0)
+	for (size_t i = 0; i < m->diff.n_confirm; i++) {
+		if (strcmp(m->diff.confirm_targets[i], host) == 0) {
+			*hash = m->diff.confirm_hashes != NULL ?
+			    m->diff.confirm_hashes[i] : NULL;
 			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The pane's apply: only the bytes the pane listed (the run may go on
+ * and rewrite a file after the person looked at it). false when the
+ * staged file is not those now (said in rec's first warning).
+ */
+static bool
+diffcmd_pane_same(struct diffcmd_rec *rec, const struct changes_project *p,
+    const struct change *ch, const char *host, const char *hash)
+{
+	cleanup_free char *e = NULL;
+	char now[65];
+
+	if (hash == NULL)
+		return false;
+	if (changes_staged_hash(p, ch, now) == 0 && strcmp(now, hash) == 0)
+		return true;
+	e = escape_str(host);
+	diffcmd_warn(rec, "%s: changed since the pane showed it; left alone "
+	    "(look at it again, or stop the run with K)", e);
 	return false;
 }
 
@@ -1464,13 +1832,19 @@ diffcmd_pane_each(struct model *m, struct changes_run *cr,
 			const struct change *ch = &p->v[j];
 			cleanup_free char *host = xasprintf("%s/%s", p->host,
 			    ch->path);
+			const char *hash = NULL;
 			enum diffcmd_outcome o;
 
 			if (diffcmd_pass(ch) != pass ||
-			    !diffcmd_pane_picked(m, host))
+			    !diffcmd_pane_picked(m, host, &hash))
 				continue;
-			o = apply ? diffcmd_apply_one(rec, p, ch, before) :
-			    diffcmd_discard_one(rec, p, ch);
+			if (apply && !diffcmd_pane_same(rec, p, ch, host,
+			    hash))
+				o = DIFFCMD_FAILED;
+			else if (apply)
+				o = diffcmd_apply_one(rec, p, ch, before, hash);
+			else
+				o = diffcmd_discard_one(rec, p, ch);
 			count[o]++;
 			if (o == DIFFCMD_UNRECORDED)
 				return;

@@ -1587,8 +1587,10 @@ model_diff_set_targets(struct model *m, const char *const *targets,
 {
 	strv_free(m->diff.targets);
 	strv_free(m->diff.labels);
+	strv_free(m->diff.hashes);
 	m->diff.targets = NULL;
 	m->diff.labels = NULL;
+	m->diff.hashes = NULL;
 	m->diff.n_targets = 0;
 	for (size_t i = 0, k = 0; i < n; i++) {
 		strv_push(&m->diff.targets, &m->diff.n_targets,
@@ -1598,12 +1600,27 @@ model_diff_set_targets(struct model *m, const char *const *targets,
 }
 
 void
+model_diff_set_hashes(struct model *m, const char *const *hashes, size_t n)
+{
+	size_t k = 0;
+
+	strv_free(m->diff.hashes);
+	m->diff.hashes = NULL;
+	if (n != m->diff.n_targets)
+		return;
+	for (size_t i = 0; i < n; i++)
+		strv_push(&m->diff.hashes, &k, xstrdup(hashes[i]));
+}
+
+void
 model_diff_confirm_done(struct model *m)
 {
 	strv_free(m->diff.confirm_targets);
 	strv_free(m->diff.confirm_labels);
+	strv_free(m->diff.confirm_hashes);
 	m->diff.confirm_targets = NULL;
 	m->diff.confirm_labels = NULL;
+	m->diff.confirm_hashes = NULL;
 	m->diff.n_confirm = 0;
 	m->diff.confirm = DIFF_OP_NONE;
 	m->diff.confirm_shown = false;
@@ -1617,7 +1634,7 @@ static void
 model_diff_confirm_start(struct model *m, enum action a)
 {
 	bool all = a == ACTION_DIFF_APPLY_ALL || a == ACTION_DIFF_DISCARD_ALL;
-	size_t k = 0;
+	size_t k = 0, kh = 0;
 
 	if (m->diff.n_targets == 0 || m->diff.n_targets != m->diff.n_files) {
 		model_message(m, MSG_INFO, "nothing staged to %s",
@@ -1633,6 +1650,9 @@ model_diff_confirm_start(struct model *m, enum action a)
 		    xstrdup(m->diff.targets[i]));
 		strv_push(&m->diff.confirm_labels, &k,
 		    xstrdup(m->diff.labels[i]));
+		if (m->diff.hashes != NULL)
+			strv_push(&m->diff.confirm_hashes, &kh,
+			    xstrdup(m->diff.hashes[i]));
 	}
 	m->diff.confirm = a == ACTION_DIFF_APPLY || a == ACTION_DIFF_APPLY_ALL ?
 	    DIFF_OP_APPLY : DIFF_OP_DISCARD;

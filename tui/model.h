@@ -142,11 +142,16 @@ struct model_diff {
 	char	       **targets;
 	char	       **labels;
 	size_t		 n_targets;
+	/* Per file: the sha256 of the staged bytes when it was listed (what
+	 * the pane showed; "-" a deletion); NULL until set. An apply puts
+	 * in only these bytes. */
+	char	       **hashes;
 	/* p/P/u/U: the exact files listed first, armed like a request
 	 * (drawn whole for MODEL_ARM_MS), then y does it. */
 	enum model_diff_op confirm;
 	char	       **confirm_targets;	/* raw */
 	char	       **confirm_labels;	/* escaped */
+	char	       **confirm_hashes;	/* as hashes, or NULL */
 	size_t		 n_confirm;
 	bool		 confirm_shown;
 	int64_t		 confirm_shown_at;
@@ -391,6 +396,10 @@ void		 model_diff_set_note(struct model *, const char *note);
 void		 model_diff_set_targets(struct model *,
 		    const char *const *targets, const char *const *labels,
 		    size_t n);
+/* Per file of the list (after model_diff_set_targets, which clears
+ * them): the sha256 an apply must find, copied. */
+void		 model_diff_set_hashes(struct model *,
+		    const char *const *hashes, size_t n);
 /* After an EFFECT_DIFF_ACT: the confirmation is over. */
 void		 model_diff_confirm_done(struct model *);
 

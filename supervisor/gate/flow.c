@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <http_parser.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include "approvals/netrules.h"
 #include "config/httppath.h"
 #include "config/util.h"
+#include "supervisor/gate/scrub.h"
 #include "supervisor/gate/wire.h"
 
 struct hdr {
@@ -29,6 +31,7 @@ struct req {
 	char		*rule;		/* the rule that allowed it, or NULL */
 	const char	*secret;	/* the secret put in, or NULL */
 	bool		 sent;		/* some of it went up */
+	bool		 http11;	/* HTTP/1.1 or later: takes chunked */
 	bool		 done;		/* answered (out of the queue) while
 					 * its body still comes */
 };
@@ -44,6 +47,9 @@ struct flow {
 	struct net_dest		 dest;
 	bool			*bound;		/* per secret: host is one of its */
 	bool			 scan_body;	/* some secret is not bound here */
+	bool			*unbound;	/* !bound, or NULL: all bound */
+	size_t			 body_keep;	/* what a body scan holds back */
+	bool			 scrub;		/* values to keep from responses */
 	size_t			*rules;		/* the HTTP rules of this host */
 	size_t			 n_rules;
 
@@ -66,6 +72,23 @@ struct flow {
 	size_t			 nq;
 	char			*refusal;	/* our 403, after those */
 	bool			 closing, cut;
+
+	/* The response being parsed, when responses are scrubbed: its head
+	 * re-serialized, its body re-framed (see rs_frame). */
+	struct buf		 rs_reason, rs_field, rs_value;
+	bool			 rs_in_value, rs_in_body;
+	struct hdr		*rh;
+	size_t			 nrh;
+	enum {
+		FRAME_SAME,	/* no body, or one to the upstream's close */
+		FRAME_HOLD,	/* held whole: its Content-Length made again */
+		FRAME_CHUNKED,	/* re-framed as chunks */
+		FRAME_CLOSE,	/* to our close: the client is HTTP/1.0 */
+	}			 rs_frame;
+	struct scrub		 rs_scrub;
+	struct buf		 rs_head;	/* FRAME_HOLD's head */
+	struct buf		 rs_out;
+	bool			 rs_over;	/* the upstream is read no more */
 };
 
 static void
@@ -172,22 +195,32 @@ refuse(struct flow *f, unsigned status, enum gate_verdict v, const char *why,
 	f->cur = NULL;
 }
 
+/*
+ * value: the secret's real value, not its phantom, is where it may not
+ * go (the sandbox learned it somehow: an upstream that reflected it
+ * before responses were scrubbed, a file it should not have read). The
+ * message names the secret and the place, never the value.
+ */
 static void
-refuse_secret(struct flow *f, const struct secret *sc, const char *where)
+refuse_secret(struct flow *f, const struct secret *sc, const char *where,
+    bool value)
 {
 	struct gate_msg m = { .type = GATE_SECRET, .verdict = GATE_DENY_SECRET };
-	cleanup_free char *why = NULL, *body = NULL;
+	cleanup_free char *why = NULL, *body = NULL, *text = NULL;
 	cleanup_free char *path = url_path(f->cur->url ? f->cur->url : "/");
 
+	text = value ? xasprintf("%s (its real value)", where) : xstrdup(where);
 	GATE_MSG_SET(m.name, sc->ps->name);
 	GATE_MSG_SET(m.method, f->cur->method);
 	GATE_MSG_SET(m.path, path);
-	GATE_MSG_SET(m.text, where);
+	GATE_MSG_SET(m.text, text);
 	m.req = f->cur->id;
 	emit(f, &m);
-	why = xasprintf("the phantom of %s in the %s", sc->ps->name, where);
-	body = xasprintf("ward: the placeholder of secret %s may not go in the "
-	    "%s of a request to %s:%u", sc->ps->name, where, f->host, f->port);
+	why = xasprintf("the %s of %s in the %s", value ? "value" : "phantom",
+	    sc->ps->name, where);
+	body = xasprintf("ward: the %s of secret %s may not go in the "
+	    "%s of a request to %s:%u", value ? "value" : "placeholder",
+	    sc->ps->name, where, f->host, f->port);
 	refuse(f, 403, GATE_DENY_SECRET, why, body);
 }
 
@@ -217,6 +250,15 @@ static size_t
 secret_index(const struct flow *f, const struct secret *sc)
 {
 	return (size_t)(sc - f->s->v);
+}
+
+/* The first value in s[0..n) of a secret not bound to this host, or
+ * NULL: a value may go to its own hosts only. */
+static const struct secret *
+value_in(const struct flow *f, const char *s, size_t n)
+{
+	return f->unbound != NULL ?
+	    scrub_value_in(f->s, f->unbound, s, n, NULL) : NULL;
 }
 
 /* ---- rules ---- */
@@ -566,13 +608,14 @@ url_decoded(const char *u)
 /* refuse_secret, where "header NAME" (lower case): made only when a
  * request is refused, not for every header that is checked. */
 static void
-refuse_in_header(struct flow *f, const struct secret *sc, const char *name)
+refuse_in_header(struct flow *f, const struct secret *sc, const char *name,
+    bool value)
 {
 	cleanup_free char *where = xasprintf("header %s", name);
 
 	for (char *lc = where; *lc; lc++)
 		*lc = (char)(*lc >= 'A' && *lc <= 'Z' ? *lc + 32 : *lc);
-	refuse_secret(f, sc, where);
+	refuse_secret(f, sc, where, value);
 }
 
 static bool
@@ -584,7 +627,12 @@ check_phantoms(struct flow *f)
 
 	if ((sc = phantom_in(f, f->cur->url, strlen(f->cur->url), NULL)) ||
 	    (sc = phantom_in(f, plain, strlen(plain), NULL))) {
-		refuse_secret(f, sc, "url");
+		refuse_secret(f, sc, "url", false);
+		return false;
+	}
+	if ((sc = value_in(f, f->cur->url, strlen(f->cur->url))) ||
+	    (sc = value_in(f, plain, strlen(plain)))) {
+		refuse_secret(f, sc, "url", true);
 		return false;
 	}
 	for (size_t i = 0; i < f->nh; i++) {
@@ -592,14 +640,19 @@ check_phantoms(struct flow *f)
 		size_t at;
 
 		if ((sc = phantom_in(f, n, strlen(n), NULL))) {
-			refuse_in_header(f, sc, n);
+			refuse_in_header(f, sc, n, false);
+			return false;
+		}
+		if ((sc = value_in(f, n, strlen(n))) ||
+		    (sc = value_in(f, v, strlen(v)))) {
+			refuse_in_header(f, sc, n, true);
 			return false;
 		}
 		while ((sc = phantom_in(f, v, strlen(v), &at)) != NULL) {
 			if (!f->bound[secret_index(f, sc)] ||
 			    sc->ps->header == NULL ||
 			    strcasecmp(n, sc->ps->header) != 0) {
-				refuse_in_header(f, sc, n);
+				refuse_in_header(f, sc, n, false);
 				return false;
 			}
 			v += at + SECRETS_PHANTOM_LEN;
@@ -617,7 +670,14 @@ send_head(struct flow *f)
 
 	buf_addf(b, "%s %s HTTP/%u.%u\r\n", f->cur->method, f->cur->url,
 	    f->rq.http_major, f->rq.http_minor);
+	f->cur->http11 = f->rq.http_major > 1 ||
+	    (f->rq.http_major == 1 && f->rq.http_minor >= 1);
 	for (size_t i = 0; i < f->nh; i++) {
+		/* A compressed body could not be scanned for a value: the
+		 * responses are to come as they are. */
+		if (f->scrub && (strcasecmp(f->h[i].name, "accept-encoding") == 0 ||
+		    strcasecmp(f->h[i].name, "te") == 0))
+			continue;
 		buf_addf(b, "%s: ", f->h[i].name);
 		put_value(f, b, f->h[i].value);
 		buf_add(b, "\r\n", 2);
@@ -754,7 +814,7 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 {
 	struct flow *f = of(hp);
 	const struct secret *sc;
-	const size_t keep = SECRETS_PHANTOM_LEN - 1;
+	const size_t keep = f->body_keep;
 	struct buf *t = &f->tail;
 	size_t from = 0, off;
 
@@ -764,18 +824,22 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 		put_body(f, at, n);
 		return 0;
 	}
-	/* The last phantom-length-less-one bytes stay back, so that a
-	 * phantom cut across two reads is seen whole before any of its
-	 * end goes up. */
+	/* The last phantom-length-less-one bytes (or longest value's) stay
+	 * back, so that a phantom or a value cut across two reads is seen
+	 * whole before any of its end goes up. */
 	buf_add(t, at, n);
 	/* phantom_in's offset is from where it looked: from moves on past
 	 * each phantom allowed here, never back (back is a loop forever). */
 	while ((sc = phantom_in(f, buf_data(t) + from, t->len - from, &off))) {
 		if (!f->bound[secret_index(f, sc)]) {
-			refuse_secret(f, sc, "body");
+			refuse_secret(f, sc, "body", false);
 			return 0;
 		}
 		from += off + SECRETS_PHANTOM_LEN;
+	}
+	if ((sc = value_in(f, buf_data(t), t->len)) != NULL) {
+		refuse_secret(f, sc, "body", true);
+		return 0;
 	}
 	if (t->len > keep) {
 		put_body(f, buf_data(t), t->len - keep);
@@ -866,16 +930,290 @@ flow_holds(const struct flow *f, uint64_t req)
 
 /* ---- the response side ---- */
 
+/*
+ * With secrets in the gate, every response is re-serialized: its head
+ * from what http-parser parsed, its body as it comes, each secret's
+ * value in either made its phantom (scrub.c) before the client reads
+ * it. A phantom (45 bytes) and its value rarely have one length, so a
+ * body's Content-Length is not known before its end: a small one
+ * (RS_HOLD_MAX) is held whole and sent with its length made again; a
+ * larger one, or a chunked one, goes on chunked as it comes (to an
+ * HTTP/1.1 client) or to our close (HTTP/1.0). Trailers of a chunked
+ * body are dropped. A body the gate cannot read
+ * (a Content-Encoding or a transfer coding other than chunked: the
+ * request's Accept-Encoding and TE were taken out, so the upstream
+ * compressed it unasked) is refused with a 502, not decompressed: a
+ * decoder here would be one more parser of the upstream's bytes, and
+ * a small body could unpack to a huge one.
+ */
+
+/* The largest body held whole to keep a Content-Length. */
+#define RS_HOLD_MAX	(256 * 1024)
+
+static void
+rs_headers_clear(struct flow *f)
+{
+	for (size_t i = 0; i < f->nrh; i++) {
+		free(f->rh[i].name);
+		if (f->rh[i].value != NULL)
+			explicit_bzero(f->rh[i].value, strlen(f->rh[i].value));
+		free(f->rh[i].value);
+	}
+	free(f->rh);
+	f->rh = NULL;
+	f->nrh = 0;
+	buf_drop(&f->rs_reason, f->rs_reason.len);
+	buf_drop(&f->rs_field, f->rs_field.len);
+	buf_drop(&f->rs_value, f->rs_value.len);
+	f->rs_in_value = false;
+}
+
+static void
+rs_push_header(struct flow *f)
+{
+	if (f->rs_field.len == 0)
+		return;
+	buf_add(&f->rs_field, "", 1);
+	buf_add(&f->rs_value, "", 1);
+	f->rh = xreallocarray(f->rh, f->nrh + 1, sizeof *f->rh);
+	f->rh[f->nrh].name = xstrdup(buf_data(&f->rs_field));
+	f->rh[f->nrh].value = xstrdup(buf_data(&f->rs_value));
+	f->nrh++;
+	buf_drop(&f->rs_field, f->rs_field.len);
+	explicit_bzero(f->rs_value.p, f->rs_value.cap);
+	buf_drop(&f->rs_value, f->rs_value.len);
+	f->rs_in_value = false;
+}
+
+static int
+rs_on_message_begin(http_parser *hp)
+{
+	struct flow *f = of(hp);
+
+	rs_headers_clear(f);
+	f->rs_in_body = false;
+	f->rs_frame = FRAME_SAME;
+	return 0;
+}
+
+static int
+rs_on_status(http_parser *hp, const char *at, size_t n)
+{
+	buf_add(&of(hp)->rs_reason, at, n);
+	return 0;
+}
+
+static int
+rs_on_header_field(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+
+	if (f->rs_in_body)
+		return 0;	/* a trailer: dropped */
+	if (f->rs_in_value)
+		rs_push_header(f);
+	buf_add(&f->rs_field, at, n);
+	return 0;
+}
+
+static int
+rs_on_header_value(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+
+	if (f->rs_in_body)
+		return 0;
+	f->rs_in_value = true;
+	buf_add(&f->rs_value, at, n);
+	return 0;
+}
+
+/* Is v (a header's value, spaces around it aside) word, in any case? */
+static bool
+value_is(const char *v, const char *word)
+{
+	size_t n;
+
+	v += strspn(v, " \t");
+	n = strlen(v);
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	return n == strlen(word) && strncasecmp(v, word, n) == 0;
+}
+
+/* Why the response's body cannot be scanned (a header naming a coding
+ * the gate does not read), or NULL. */
+static const struct hdr *
+rs_unreadable(const struct flow *f)
+{
+	for (size_t i = 0; i < f->nrh; i++) {
+		const struct hdr *h = &f->rh[i];
+
+		if (strcasecmp(h->name, "content-encoding") == 0 &&
+		    !value_is(h->value, "identity") && !value_is(h->value, ""))
+			return h;
+		if (strcasecmp(h->name, "transfer-encoding") == 0 &&
+		    !value_is(h->value, "chunked"))
+			return h;
+	}
+	return NULL;
+}
+
+/* Our 502 in place of the response to f->q[0]; the upstream is cut and
+ * the connection closes once it is written. */
+static void
+rs_refuse(struct flow *f, const struct hdr *h)
+{
+	struct req *r = f->q[0];
+	cleanup_free char *coding = xstrndup(h->value, 64);
+	cleanup_free char *why = NULL, *body = NULL;
+
+	/* The upstream's words reach the record and the client escaped by
+	 * them; here only printable ASCII is kept of them. */
+	for (char *c = coding; *c != '\0'; c++)
+		if (*c < ' ' || *c > '~')
+			*c = '?';
+	why = xasprintf("a response in %s: %s (the gate cannot scan it for "
+	    "secrets' values)", h->name, coding);
+	body = xasprintf("ward: %s:%u answered with %s: %s, which the gate "
+	    "cannot scan for secrets' values; it is not passed on", f->host,
+	    f->port, h->name, coding);
+	buf_addf(&f->down, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: "
+	    "text/plain; charset=utf-8\r\nContent-Length: %zu\r\nConnection: "
+	    "close\r\n\r\n%s\n", strlen(body) + 1, body);
+	r->status = 502;
+	emit_http(f, r, GATE_DENY, why);
+	for (size_t i = 1; i < f->nq; i++)
+		emit_http(f, f->q[i], GATE_ALLOW, "upstream cut");
+	for (size_t i = 0; i < f->nq; i++) {
+		if (f->q[i] == f->cur)
+			f->cur = NULL;
+		req_free(f->q[i]);
+	}
+	f->nq = 0;
+	if (f->cur != NULL && !f->cur->done) {
+		emit_http(f, f->cur, GATE_ALLOW, "upstream cut");
+		req_free(f->cur);
+		f->cur = NULL;
+	}
+	f->stopped = true;
+	f->cut = true;
+	f->closing = true;
+	f->rs_over = true;
+	http_parser_pause(&f->rs, 1);
+}
+
+/* The head, re-serialized and scrubbed, framed for the body to come. */
+static void
+rs_send_head(struct flow *f, http_parser *hp, bool body)
+{
+	struct buf head = { 0 };
+	bool http11 = f->q[0]->http11 && hp->http_major == 1 &&
+	    hp->http_minor >= 1;
+
+	if (body && !(hp->flags & F_CHUNKED) &&
+	    hp->content_length <= RS_HOLD_MAX)
+		f->rs_frame = FRAME_HOLD;
+	else if (body && ((hp->flags & F_CHUNKED) ||
+	    hp->content_length != ULLONG_MAX))
+		f->rs_frame = http11 ? FRAME_CHUNKED : FRAME_CLOSE;
+	else
+		f->rs_frame = FRAME_SAME;
+	buf_addf(&head, "HTTP/%u.%u %u ", hp->http_major, hp->http_minor,
+	    hp->status_code);
+	buf_add(&head, buf_data(&f->rs_reason), f->rs_reason.len);
+	buf_add(&head, "\r\n", 2);
+	for (size_t i = 0; i < f->nrh; i++) {
+		const char *n = f->rh[i].name;
+
+		if (f->rs_frame != FRAME_SAME &&
+		    (strcasecmp(n, "content-length") == 0 ||
+		    strcasecmp(n, "transfer-encoding") == 0))
+			continue;
+		if (f->rs_frame == FRAME_CLOSE &&
+		    (strcasecmp(n, "connection") == 0 ||
+		    strcasecmp(n, "keep-alive") == 0))
+			continue;
+		buf_addf(&head, "%s: %s\r\n", n, f->rh[i].value);
+	}
+	if (f->rs_frame == FRAME_CHUNKED)
+		buf_addf(&head, "Transfer-Encoding: chunked\r\n");
+	else if (f->rs_frame == FRAME_CLOSE)
+		buf_addf(&head, "Connection: close\r\n");
+	if (f->rs_frame == FRAME_HOLD) {
+		/* Its Content-Length and end come with the body. */
+		buf_add(&f->rs_head, buf_data(&head), head.len);
+	} else {
+		buf_add(&head, "\r\n", 2);
+		(void)scrub_feed(&f->rs_scrub, f->s, buf_data(&head),
+		    head.len, &f->down, true);
+	}
+	buf_free(&head);
+	rs_headers_clear(f);
+}
+
 static int
 rs_on_headers_complete(http_parser *hp)
 {
 	struct flow *f = of(hp);
+	bool head, body;
+	const struct hdr *h;
 
 	if (f->nq == 0)
 		return -1;
 	f->q[0]->status = hp->status_code;
 	/* A response to HEAD has no body whatever its headers say. */
-	return strcmp(f->q[0]->method, "HEAD") == 0 ? 1 : 0;
+	head = strcmp(f->q[0]->method, "HEAD") == 0;
+	if (!f->scrub)
+		return head ? 1 : 0;
+	if (f->rs_in_value || f->rs_field.len > 0)
+		rs_push_header(f);
+	body = !head && hp->status_code / 100 != 1 &&
+	    hp->status_code != 204 && hp->status_code != 304 &&
+	    hp->content_length != 0;
+	if (body && (h = rs_unreadable(f)) != NULL) {
+		rs_refuse(f, h);
+		return 0;
+	}
+	rs_send_head(f, hp, body);
+	f->rs_in_body = true;
+	return head ? 1 : 0;
+}
+
+/* Settled body bytes out, in the response's framing. */
+static void
+rs_put(struct flow *f, const char *d, size_t n, bool final)
+{
+	struct buf *o = &f->rs_out;
+
+	(void)scrub_feed(&f->rs_scrub, f->s, d, n, o, final);
+	if (f->rs_frame == FRAME_HOLD) {
+		if (!final)
+			return;
+		buf_addf(&f->rs_head, "Content-Length: %zu\r\n\r\n", o->len);
+		(void)scrub_feed(&f->rs_scrub, f->s, buf_data(&f->rs_head),
+		    f->rs_head.len, &f->down, true);
+		buf_drop(&f->rs_head, f->rs_head.len);
+		buf_add(&f->down, buf_data(o), o->len);
+	} else if (o->len > 0 && f->rs_frame == FRAME_CHUNKED) {
+		buf_addf(&f->down, "%zx\r\n", o->len);
+		buf_add(&f->down, buf_data(o), o->len);
+		buf_add(&f->down, "\r\n", 2);
+	} else
+		buf_add(&f->down, buf_data(o), o->len);
+	if (o->p != NULL)
+		explicit_bzero(o->p, o->cap);
+	buf_drop(o, o->len);
+}
+
+static int
+rs_on_body(http_parser *hp, const char *at, size_t n)
+{
+	struct flow *f = of(hp);
+
+	if (f->scrub && !f->rs_over)
+		rs_put(f, at, n, false);
+	return 0;
 }
 
 static int
@@ -884,8 +1222,16 @@ rs_on_message_complete(http_parser *hp)
 	struct flow *f = of(hp);
 	struct req *r;
 
+	if (f->rs_over)
+		return 0;
 	if (f->nq == 0)
 		return -1;
+	if (f->scrub) {
+		rs_put(f, NULL, 0, true);
+		if (f->rs_frame == FRAME_CHUNKED)
+			buf_add(&f->down, "0\r\n\r\n", 5);
+		f->rs_in_body = false;
+	}
 	if (hp->status_code / 100 == 1 && hp->status_code != 101)
 		return 0;	/* interim (100 Continue): the real one follows */
 	r = f->q[0];
@@ -897,6 +1243,23 @@ rs_on_message_complete(http_parser *hp)
 				 * rest of the body still goes up */
 	else
 		req_free(r);
+	if (f->scrub && f->rs_frame == FRAME_CLOSE) {
+		/* The client knows the body ended by our close: nothing
+		 * more is read from either side. */
+		for (size_t i = 0; i < f->nq; i++) {
+			emit_http(f, f->q[i], GATE_ALLOW, "connection ended");
+			if (f->q[i] == f->cur)
+				f->cur = NULL;
+			req_free(f->q[i]);
+		}
+		f->nq = 0;
+		f->stopped = true;
+		f->cut = true;
+		f->closing = true;
+		f->rs_over = true;
+		http_parser_pause(hp, 1);
+		return 0;
+	}
 	if (f->nq == 0 && f->refusal != NULL && !f->closing) {
 		buf_add(&f->down, f->refusal, strlen(f->refusal));
 		f->closing = true;
@@ -905,23 +1268,34 @@ rs_on_message_complete(http_parser *hp)
 }
 
 static const http_parser_settings rs_settings = {
+	.on_message_begin = rs_on_message_begin,
+	.on_status = rs_on_status,
+	.on_header_field = rs_on_header_field,
+	.on_header_value = rs_on_header_value,
 	.on_headers_complete = rs_on_headers_complete,
+	.on_body = rs_on_body,
 	.on_message_complete = rs_on_message_complete,
 };
 
 int
 flow_from_upstream(struct flow *f, const char *d, size_t n)
 {
+	enum http_errno e;
+
+	if (f->rs_over)
+		return 0;	/* refused or ended: what follows is dropped */
 	if (n > 0) {
 		if (f->nq == 0)
 			return -EPROTO;
 		f->q[0]->down += n;
-		buf_add(&f->down, d, n);
+		if (!f->scrub)
+			buf_add(&f->down, d, n);
 	}
 	http_parser_execute(&f->rs, &rs_settings, d, n);
-	if (HTTP_PARSER_ERRNO(&f->rs) != HPE_OK)
+	e = HTTP_PARSER_ERRNO(&f->rs);
+	if (e != HPE_OK && !(e == HPE_PAUSED && f->rs_over))
 		return -EPROTO;
-	if (n == 0) {
+	if (n == 0 && !f->rs_over) {
 		flow_end(f);
 		f->closing = true;
 	}
@@ -975,12 +1349,21 @@ flow_new(const struct policy *p, const struct secrets *s, const char *host,
 		f->dest.name = f->host;
 	}
 	f->bound = xcalloc(s->n ? s->n : 1, sizeof *f->bound);
+	f->body_keep = SECRETS_PHANTOM_LEN - 1;
 	for (size_t i = 0; i < s->n; i++) {
 		for (size_t j = 0; j < s->v[i].ps->n_hosts; j++)
 			if (netrules_entry_match(&s->v[i].ps->hosts[j], &f->dest))
 				f->bound[i] = true;
-		if (!f->bound[i])
-			f->scan_body = true;
+		if (s->v[i].len > 0)
+			f->scrub = true;
+		if (f->bound[i])
+			continue;
+		f->scan_body = true;
+		if (f->unbound == NULL)
+			f->unbound = xcalloc(s->n, sizeof *f->unbound);
+		f->unbound[i] = true;
+		if (s->v[i].len > f->body_keep + 1)
+			f->body_keep = s->v[i].len - 1;
 	}
 	f->rules = xcalloc(p->n_net_allow ? p->n_net_allow : 1, sizeof *f->rules);
 	for (size_t i = 0; i < p->n_net_allow; i++) {
@@ -1015,8 +1398,16 @@ flow_free(struct flow *f)
 	buf_free(&f->tail);
 	buf_free(&f->up);
 	buf_free(&f->down);
+	rs_headers_clear(f);
+	buf_free(&f->rs_reason);
+	buf_free(&f->rs_field);
+	buf_free(&f->rs_value);
+	buf_free(&f->rs_out);
+	buf_free(&f->rs_head);
+	scrub_free(&f->rs_scrub);
 	free(f->refusal);
 	free(f->bound);
+	free(f->unbound);
 	free(f->rules);
 	free(f);
 }

@@ -4,15 +4,21 @@
  * HTTP/1.1 on one intercepted connection, both directions, without I/O:
  * bytes the client sent go in (flow_from_client) and come out, judged
  * and re-serialized, in flow_up(); the upstream's bytes go in
- * (flow_from_upstream) and come out unchanged in flow_down(), parsed
- * only to learn each response's status and end. relay.c moves the bytes
- * over TLS; flow.c decides:
+ * (flow_from_upstream) and come out in flow_down(): with no secret in
+ * the gate unchanged, parsed only for each response's status and end;
+ * with secrets re-serialized, every secret's value in a head or body
+ * made its phantom (scrub.h), the body re-framed when its length may
+ * change. relay.c moves the bytes over TLS; flow.c decides:
  *   - a request is re-serialized from what http-parser parsed (request
  *     line, headers, body re-framed), never copied raw;
  *   - in requests to a secret's hosts, in its header only, its phantom
  *     becomes the value; a phantom anywhere else (the URL, another
  *     header, a body to a host it is not bound to) refuses the request
- *     (GATE_SECRET, a 403);
+ *     (GATE_SECRET, a 403); so does a secret's value (not its phantom)
+ *     anywhere in a request to a host it is not bound to;
+ *   - with secrets, Accept-Encoding and TE are not sent up: a coded
+ *     response could not be scrubbed, and one that comes anyway is
+ *     refused (a 502, GATE_HTTP deny);
  *   - a request whose Host header or absolute URL names another host
  *     than the connection's (or with two Host headers, or none) is
  *     refused (a 403): a front end shared by several hosts

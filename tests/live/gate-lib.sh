@@ -6,9 +6,11 @@
 #                                           test CA $GATE_CA
 #   https://bad.test:8443/                  "bad", from another CA
 # Each request they read is a JSON line in $WT_WORLD/api.log (bad.log):
-# method, host, path, x-api-key, authorization, body (the length read),
-# complete (all of Content-Length came), phantom ("ward-phantom-" in a
-# header, the path or the body). The
+# method, host, path, x-api-key, authorization, accept-encoding, body (the
+# length read), complete (all of Content-Length came), phantom
+# ("ward-phantom-" in a header, the path or the body), seen (all of it,
+# to look for a value in). /echo, /echo-chunked, /echo-close and
+# /echo-gzip answer with the request's headers and body (net-tls.py). The
 # sandbox trusts none of those CAs: only ward-gate, told by
 # [network] upstream_ca = $GATE_CA, verifies the APIs with it.
 

@@ -9,24 +9,36 @@ starts it in the world namespace; the gate tests, t-net-gate-*.sh, use it).
 Each --serve is a threading HTTPS server (HTTP/1.1) with that certificate.
 Every request it reads adds one JSON line to DIR/NAME.log, before it is
 answered:
-    {"method", "host", "path", "x-api-key", "authorization", "body",
-     "complete", "phantom"}
+    {"method", "host", "path", "x-api-key", "authorization",
+     "accept-encoding", "body", "complete", "phantom", "seen"}
 (the header values as they arrived, "" when absent; body = the length
 read; complete = all of Content-Length came (a short body is logged when
 the connection ends, and not answered); phantom = "ward-phantom-" is in
-a header, the path or the body).
+a header, the path or the body; seen = the headers, the path and the
+body as read, latin-1, for a test to look for a value in).
 Every TLS handshake that completes adds a line to DIR/NAME.count. Answers:
     /sse     chunked text/event-stream: "data: one", flushed; then it waits
              until DIR/ctl/sse-go exists (at most 5 s) and sends
              "data: two"; DIR/NAME.sse gets "one sent", then "two sent go"
              or "two sent timeout". /sse?id=ID waits for DIR/ctl/sse-go-ID
              and its lines end in " ID"
-    other    200 "hello from NAME METHOD PATH" (never a header echoed: the
-             sandbox must not learn the secret from an answer)
+    /echo    an upstream that reflects the request (as httpbin's /headers,
+             many error pages): 200, the x-api-key header back in an
+             X-Echo-Key header, and a body of "x-api-key: V",
+             "authorization: V", "body: BODY" lines, with its
+             Content-Length
+    /echo-chunked  the same body in chunks of 5 bytes, each flushed (a
+             value is cut across chunks and TLS records)
+    /echo-close    the same body in writes of 7 bytes, no length: it
+             ends with the connection (Connection: close)
+    /echo-gzip     the same body gzip'ed with Content-Encoding: gzip,
+             whatever the request's Accept-Encoding said
+    other    200 "hello from NAME METHOD PATH" (no header echoed)
 When everything is bound, DIR/tls.ready appears. The process ends by
 itself after --lifetime seconds.
 """
 import argparse
+import gzip
 import http.server
 import json
 import os
@@ -71,15 +83,18 @@ def handler_for(directory, name):
             except OSError:
                 pass
             seen = str(self.headers) + self.path + body.decode("latin-1")
+            self.body = body
             append(log, json.dumps({
                 "method": self.command,
                 "host": self.headers.get("Host", ""),
                 "path": self.path,
                 "x-api-key": self.headers.get("x-api-key", ""),
                 "authorization": self.headers.get("Authorization", ""),
+                "accept-encoding": self.headers.get("Accept-Encoding", ""),
                 "body": len(body),
                 "complete": len(body) == n,
                 "phantom": PHANTOM in seen,
+                "seen": seen,
             }))
             if len(body) < n:
                 self.close_connection = True
@@ -91,10 +106,44 @@ def handler_for(directory, name):
                 return
             if self.path.split("?")[0] == "/sse":
                 return self.stream()
+            if self.path.split("?")[0].startswith("/echo"):
+                return self.echo(self.path.split("?")[0])
             body = ("hello from %s %s %s\n" %
                     (name, self.command, self.path)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def echo(self, path):
+            key = self.headers.get("x-api-key", "")
+            body = ("x-api-key: %s\nauthorization: %s\nbody: %s\n" % (
+                key, self.headers.get("Authorization", ""),
+                self.body.decode("latin-1"))).encode("latin-1")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("X-Echo-Key", key)
+            if path == "/echo-chunked":
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i in range(0, len(body), 5):
+                    self.chunk(body[i:i + 5])
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                return
+            if path == "/echo-close":
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.flush()
+                for i in range(0, len(body), 7):
+                    self.wfile.write(body[i:i + 7])
+                    self.wfile.flush()
+                self.close_connection = True
+                return
+            if path == "/echo-gzip":
+                body = gzip.compress(body)
+                self.send_header("Content-Encoding", "gzip")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

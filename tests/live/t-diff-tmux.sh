@@ -6,7 +6,8 @@
 # while the pane is open shows up within a few seconds, `v` closes it.
 # From the pane, p applies the selected file and U discards all: each
 # lists the exact files first, y too early is refused, an armed y does
-# it and the status line says what came of it; the host is checked.
+# it and the status line says what came of it; the host is checked. A
+# file rewritten after p listed it (with its sha256) is refused by y.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null; then
@@ -73,6 +74,17 @@ expect_screen applied 'applied 1 of 1; conflicts 0, failed 0' 10
 assert_file_content "later.txt applied to the host" "new" "$P/later.txt"
 assert_file_content "app.txt not applied" "$(printf 'first line\nold line')" "$P/app.txt"
 expect_screen one-left 'changes \(1 file, staged\)' 10
+# The race (issue 29, item 7): p lists app.txt with the sha256 the pane
+# read; the agent rewrites it before y; y applies nothing of it.
+tm send-keys -t ward p
+expect_screen race-list "modified +$P/app.txt +sha256 $(printf 'first line\nstaged line\n' | sha256sum | cut -c1-12)" 5
+printf 'EVIL payload\n' >"$R/projects/0/upper/app.txt"
+sleep 1
+tm send-keys -t ward y
+expect_screen race-refused 'applied 0 of 1; conflicts 0, failed 1' 10
+grep -q EVIL "$P/app.txt" && fail "the pane applied the rewritten app.txt" ||
+    note "ok: the host's app.txt holds no EVIL"
+assert_file_content "app.txt as it was" "$(printf 'first line\nold line')" "$P/app.txt"
 # U: all that is left, dropped; n first cancels.
 tm send-keys -t ward U
 expect_screen discard-list 'discard, the host.s copy stays: 1 file' 5

@@ -32,6 +32,15 @@ while [ $i -lt 3000 ]; do
 	if true >"$1/f$i"; then echo "ok $i"; else echo "no $i"; fi
 done 2>/dev/null'
 
+# The bound is the product's: 16 MiB. Under `make asan-live` the
+# sanitizer's own quarantine of freed memory (up to 256 MiB by default)
+# and shadow pages count in VmHWM as well; the ENOSPC rounds, whose
+# sqlite retries free and allocate, reached 27 MiB there in CI (stop 36).
+# A sanitized run is held to 64 MiB: still far below a supervisor that
+# kept every event it could not write.
+rss_cap=16384
+[ "${WARD_SANITIZE:-0}" = 1 ] && rss_cap=65536
+
 # A first run makes the record (and its reserve) without faults.
 ward_fg "$WT_ARTIFACTS/out0" "$WT_ARTIFACTS/err0" run --headless -- true
 assert_eq "a run without faults" 0 "$WT_STATUS"
@@ -68,8 +77,8 @@ for err in ENOSPC EIO; do
 	assert_grep "$err: the message names the file and sqlite's cause" \
 	    "^ward: audit: $db: .*$cause" "$WT_ARTIFACTS/err.$err"
 	assert_no_grep "$err: no line per event" 'kept, will retry' "$WT_ARTIFACTS/err.$err"
-	[ "$hwm" -lt 16384 ] && note "ok: $err: supervisor peak RSS ${hwm} KiB" ||
-	    fail "$err: supervisor peak RSS ${hwm} KiB (over 16 MiB)"
+	[ "$hwm" -lt "$rss_cap" ] && note "ok: $err: supervisor peak RSS ${hwm} KiB" ||
+	    fail "$err: supervisor peak RSS ${hwm} KiB (over $((rss_cap / 1024)) MiB)"
 	assert_eq "$err: integrity_check" ok "$(sql 'PRAGMA integrity_check')"
 	files=$(find "$host" -maxdepth 1 -name 'f*' -printf '%f\n' | sort)
 	recorded=$(sql "SELECT subject FROM events WHERE run = '$WT_RUN' AND kind = 'write'" |

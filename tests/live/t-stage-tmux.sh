@@ -3,7 +3,8 @@
 # The console in a real terminal (tmux): a pending write outside shows
 # the stage key among its answers; `s` stages it: the program writes its
 # staged copy, the host file is unchanged, the diff pane (c) shows the
-# staged line by the file's absolute path, and `ward apply` then writes it.
+# staged line by the file's absolute path, and `ward apply --reviewed`
+# (plain apply is refused while the run goes on) then writes it.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null; then
@@ -67,9 +68,17 @@ expect_screen pane "modified +$WT_CANARY/file" 10
 expect_screen hunk '^\+staged-line' 5
 tm send-keys -t ward c
 
+# The run goes on: plain apply is refused; the reviewed bytes go in.
 st=0
-"$WARD" apply "$run" "$WT_CANARY/file" >"$WT_ARTIFACTS/apply" 2>&1 </dev/null || st=$?
-assert_eq "ward apply exit status" 0 "$st"
+"$WARD" apply "$run" "$WT_CANARY/file" >"$WT_ARTIFACTS/apply0" 2>&1 </dev/null || st=$?
+assert_eq "plain ward apply on the live run: refused" 1 "$st"
+canary_untouched
+"$WARD" diff --json "$run" >"$WT_SCRATCH/reviewed.json" 2>"$WT_ARTIFACTS/diff-json.err" </dev/null ||
+    fail "ward diff --json"
+st=0
+"$WARD" apply "$run" "$WT_CANARY/file" --reviewed "$WT_SCRATCH/reviewed.json" \
+    >"$WT_ARTIFACTS/apply" 2>&1 </dev/null || st=$?
+assert_eq "ward apply --reviewed exit status" 0 "$st"
 assert_file_content "host file after apply" "$(printf 'old\nstaged-line')" "$WT_CANARY/file"
 "$WARD" kill "$run" >/dev/null 2>&1 || fail "ward kill"
 expect_screen killed 'killed' 15
