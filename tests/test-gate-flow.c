@@ -807,6 +807,41 @@ test_hostile_paths(void **state)
 	h.x->p.http = POLICY_DENY;
 }
 
+/* A header that has the server take another path or method than the
+ * request line's: refused on a host with rules, allowed elsewhere. */
+static void
+test_override_headers(void **state)
+{
+	struct fx *x = *state;
+	static const char *const hdr[] = {
+		"X-Original-URL: /admin", "x-rewrite-url: /admin",
+		"X-HTTP-Method-Override: DELETE", "X-HTTP-Method: DELETE",
+		"X-Method-Override: DELETE",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hdr); i++) {
+		cleanup_free char *req = xasprintf("GET /repos/acme/x HTTP/1.1"
+		    "\r\nHost: gh.test\r\n%s\r\n\r\n", hdr[i]);
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "gh.test");
+		feed(x, req);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].status, 400);
+		assert_int_equal(x->m[0].verdict, GATE_DENY);
+		assert_non_null(strstr(x->m[0].text, "overrides the request line"));
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 400 Bad Request\r\n", 26) == 0);
+	}
+	/* api.test has no rules: nothing there to walk around. */
+	open_flow(x, "api.test");
+	feed(x, "GET /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "X-HTTP-Method-Override: DELETE\r\n\r\n");
+	assert_int_equal(x->nm, 0);
+	assert_true(flow_up(x->f)->len > 0);
+}
+
 static void
 test_path_glob(void **state)
 {
@@ -904,6 +939,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_upgrade_and_bad_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any_cut_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_override_headers, setup, teardown),
 		cmocka_unit_test(test_path_glob),
 		cmocka_unit_test(test_secret_sources),
 	};

@@ -332,6 +332,38 @@ path_refused(struct flow *f)
 	return true;
 }
 
+/*
+ * Headers by which a server takes the path or the method from elsewhere
+ * than the request line the rule judged: Symfony and IIS's URL Rewrite
+ * route by X-Original-URL and X-Rewrite-URL, Google's APIs, ASP.NET and
+ * Express's method-override by X-HTTP-Method-Override and its kin (a
+ * POST the rule allowed would be a DELETE). Refused on a host with
+ * rules, a 400 like a path not canonical.
+ */
+static bool
+override_refused(struct flow *f)
+{
+	static const char *const names[] = {
+		"x-original-url", "x-rewrite-url", "x-http-method-override",
+		"x-http-method", "x-method-override",
+	};
+	cleanup_free char *text = NULL, *body = NULL;
+	const char *name = NULL;
+
+	for (size_t i = 0; i < f->nh && name == NULL; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(names); j++)
+			if (strcasecmp(f->h[i].name, names[j]) == 0)
+				name = names[j];
+	if (name == NULL)
+		return false;
+	text = xasprintf("a header that overrides the request line: %s", name);
+	body = xasprintf("ward: bad request: %s would have the server read "
+	    "another path or method than the rules of %s:%u judge", name,
+	    f->host, f->port);
+	refuse(f, 400, GATE_DENY, text, body);
+	return true;
+}
+
 /* Which rule allows the request (its text), or NULL. The URL is
  * canonical (path_refused). */
 static char *
@@ -768,7 +800,7 @@ rq_on_headers_complete(http_parser *hp)
 	}
 	if (!check_phantoms(f))
 		return 0;
-	if (f->n_rules > 0 && path_refused(f))
+	if (f->n_rules > 0 && (path_refused(f) || override_refused(f)))
 		return 0;
 	if (f->n_rules > 0) {
 		r->rule = rule_allows(f, r->method, r->url);

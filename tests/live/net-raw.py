@@ -5,12 +5,12 @@ request-target goes on the wire byte for byte, as no HTTP library would
 send it (curl and requests remove dot segments and fragments). It trusts
 what the environment says (SSL_CERT_FILE): no CA of its own.
 
-    net-raw.py HOST TABLE [LINE...]
+    net-raw.py [-H 'NAME: VALUE']... HOST TABLE [LINE...]
 
 For each case of TABLE (tests/data/hostile-paths.tsv: VERDICT TAB TARGET
 TAB WHY; "\\\\" a backslash, "\\xHH" a byte), or only those on the LINEs
 given, one connection to HOST:443 with
-    GET TARGET HTTP/1.1 / Host: HOST / Connection: close
+    GET TARGET HTTP/1.1 / Host: HOST / [each -H header] / Connection: close
 and one line out:
     raw LINE VERDICT status=N       (the response's status)
 or  raw LINE VERDICT ERR what went wrong
@@ -50,12 +50,14 @@ def cases(path, only):
             yield n, fields[0], target_of(fields[1])
 
 
-def send(host, target):
+def send(host, target, headers):
     ctx = ssl.create_default_context()
+    extra = b"".join(h.encode() + b"\r\n" for h in headers)
     with socket.create_connection((host, 443), timeout=15) as raw:
         with ctx.wrap_socket(raw, server_hostname=host) as s:
             s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " +
-                      host.encode() + b"\r\nConnection: close\r\n\r\n")
+                      host.encode() + b"\r\n" + extra +
+                      b"Connection: close\r\n\r\n")
             got = b""
             while b"\r\n" not in got:
                 chunk = s.recv(4096)
@@ -69,11 +71,16 @@ def send(host, target):
 
 
 def main():
-    host, table = sys.argv[1], sys.argv[2]
-    only = {int(a) for a in sys.argv[3:]}
+    args, headers = sys.argv[1:], []
+    while len(args) >= 2 and args[0] == "-H":
+        headers.append(args[1])
+        args = args[2:]
+    host, table = args[0], args[1]
+    only = {int(a) for a in args[2:]}
     for n, verdict, target in cases(table, only):
         try:
-            print("raw %d %s status=%d" % (n, verdict, send(host, target)),
+            print("raw %d %s status=%d" % (n, verdict,
+                                           send(host, target, headers)),
                   flush=True)
         except Exception as e:  # the line says what it was
             print("raw %d %s ERR %s: %s" % (n, verdict, type(e).__name__,

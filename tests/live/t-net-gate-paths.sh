@@ -10,6 +10,8 @@
 # exactly the passing targets, none of the refused; the record has each
 # refusal as an http event denied, "path not canonical". With
 # http = ask, a refused path is refused all the same: nobody is asked.
+# A header that has a server route by another path or method
+# (X-Original-URL, X-HTTP-Method-Override) is a 400 too.
 # On the tree before (9904753) /ok/..;/admin reached the server.
 # Runs in a fake world's client namespace (run-all.sh).
 . "$(dirname "$0")/lib.sh"
@@ -147,4 +149,24 @@ assert_eq "refused with a 400, not held" 3 \
 assert_grep "/ok/a passed" '^raw [0-9]+ pass status=200\r?$' "$WT_ARTIFACTS/out.ask"
 assert_no_pending "nobody was asked (http = ask)" "$WT_ARTIFACTS/err.ask"
 assert_eq "the server saw /ok/a only" $((before + 1)) "$(api_requests api true)"
+
+# --- a header that moves the path or the method past the rule
+note "--- X-Original-URL, X-HTTP-Method-Override"
+ok_line=$(awk -F'\t' '!/^#/ && $1 == "pass" && $2 == "/ok/a" { print NR }' "$TABLE")
+before=$(api_requests api true)
+ward_fg "$WT_ARTIFACTS/out.hdr" "$WT_ARTIFACTS/err.hdr" \
+    run --headless --timeout 60 --policy "$WT_SCRATCH/deny.ini" \
+    "${NET_IN[@]}" -- sh -c '
+python3 "$1" -H "X-Original-URL: /admin" api2.test "$2" "$3"
+python3 "$1" -H "X-HTTP-Method-Override: DELETE" api2.test "$2" "$3"
+echo done' sh "$RAW" "$TABLE" "$ok_line"
+show "program output" "$WT_ARTIFACTS/out.hdr"
+assert_eq "exit status" 0 "$WT_STATUS"
+assert_grep "the program ran to its end" '^done\r?$' "$WT_ARTIFACTS/out.hdr"
+assert_eq "GET /ok/a with either header: the gate's 400" 2 \
+    "$(grep -cE '^raw [0-9]+ pass status=400\r?$' "$WT_ARTIFACTS/out.hdr")"
+assert_eq "the server saw neither" "$before" "$(api_requests api true)"
+events_json "$WT_RUN" "$WT_ARTIFACTS/events.hdr.json"
+assert_eq "both are denied http events with the reason" 2 \
+    "$(log_count "$WT_ARTIFACTS/events.hdr.json" '.kind == "http" and .verdict == "deny" and (.detail | test("overrides the request line"))')"
 finish
