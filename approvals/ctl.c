@@ -69,6 +69,7 @@ ctl_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 int
 ctl_socket_path(const char *run, char **ret, char **cause)
 {
+	cleanup_free char *why = NULL;
 	cleanup_free char *dir = NULL;
 	cleanup_free char *path = NULL;
 	struct sockaddr_un sa;
@@ -82,8 +83,12 @@ ctl_socket_path(const char *run, char **ret, char **cause)
 		    "digits, '.', '_' and '-'", e, CTL_ID_MAX);
 		return -EINVAL;
 	}
-	if ((r = paths_runtime_dir(&dir, cause)) < 0)
+	/* paths_runtime_dir always says why; a caller may not want it. */
+	if ((r = paths_runtime_dir(&dir, &why)) < 0) {
+		if (cause != NULL)
+			*cause = steal_ptr(&why);
 		return r;
+	}
 	path = xasprintf("%s/%s" CTL_SUFFIX, dir, run);
 	if ((r = ctl_addr(path, &sa, &len, cause)) < 0)
 		return r;

@@ -18,6 +18,7 @@
 #include <nettle/sha2.h>
 
 #include "config/escape.h"
+#include "config/httppath.h"
 #include "config/pathglob.h"
 #include "config/settings.h"
 #include "config/util.h"
@@ -1343,11 +1344,14 @@ policy_http_method(const char *v, char **ret, char **why)
 	return 0;
 }
 
-/* A path glob of an HTTP rule: from '/', no query, nothing unprintable. */
+/* A path glob of an HTTP rule: from '/', no query, nothing unprintable,
+ * canonical as the gate wants a request's path (config/httppath.h): a
+ * glob with a ".." or a ";" would match no request the gate lets by. */
 static int
 policy_http_path(const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
+	const char *odd;
 
 	for (const char *c = v; *c != '\0'; c++) {
 		if ((unsigned char)*c <= 0x20 || *c == 0x7f) {
@@ -1360,6 +1364,11 @@ policy_http_path(const char *v, char **why)
 			    "not /search?q=x)", q);
 			return -EINVAL;
 		}
+	}
+	if ((odd = httppath_check(v)) != NULL) {
+		*why = xasprintf("%s: %s: the gate refuses a request whose path "
+		    "is not canonical, so this rule would match none", q, odd);
+		return -EINVAL;
 	}
 	return 0;
 }

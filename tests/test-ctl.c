@@ -264,6 +264,30 @@ test_too_long(void **state)
 	free(cause);
 }
 
+/* A runtime folder that cannot be made: an error, with or without a
+ * place for the cause (ctl_remove_stale passes none; it once wrote
+ * through NULL). */
+static void
+test_no_runtime_dir(void **state)
+{
+	struct fx *fx = *state;
+	cleanup_free char *file = xasprintf("%s/plain", fx->tmp);
+	cleanup_free char *under = xasprintf("%s/plain/rt", fx->tmp);
+	char *p = NULL, *cause = NULL;
+	int fd;
+
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("XDG_RUNTIME_DIR", under, 1);
+	assert_true(ctl_socket_path("run1", &p, NULL) < 0);
+	assert_null(p);
+	assert_true(ctl_remove_stale("run1") < 0);
+	assert_true(ctl_socket_path("run1", &p, &cause) < 0);
+	assert_contains(cause, "plain");
+	free(cause);
+}
+
 static void
 test_listen_accept(void **state)
 {
@@ -669,6 +693,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_socket_path),
 		T(test_too_long),
+		T(test_no_runtime_dir),
 		T(test_listen_accept),
 		T(test_listen_twice),
 		T(test_stale),

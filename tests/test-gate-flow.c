@@ -18,6 +18,7 @@
 #include "config/util.h"
 #include "supervisor/gate/flow.h"
 #include "supervisor/gate/secrets.h"
+#include "tests/hostile-paths.h"
 
 struct fx {
 	struct policy	 p;
@@ -546,10 +547,15 @@ test_rules_deny_and_ask(void **state)
 	    "/repos/acme/**; allow = gh.test:443 POST "
 	    "/repos/acme/app/issues/*/comments)\n"));
 
-	/* A dot segment could leave the glob's folder at the server. */
+	/* A dot segment could leave the glob's folder at the server: a
+	 * path not canonical is a 400 before any rule is tried. */
 	open_flow(x, "gh.test");
 	feed(x, dots);
 	assert_int_equal(x->m[0].verdict, GATE_DENY);
+	assert_int_equal(x->m[0].status, 400);
+	assert_string_equal(x->m[0].text, "path not canonical: a segment of "
+	    "dots (., ..)");
+	assert_int_equal(flow_up(x->f)->len, 0);
 
 	/* http = ask: held until the answer, the next request unread. */
 	x->p.http = POLICY_ASK;
@@ -737,6 +743,105 @@ test_any_cut_same_output(void **state)
 	}
 }
 
+/* Each target of tests/data/hostile-paths.tsv sent through a flow on a
+ * host whose rule is GET /ok/ and "**": a refused one is the gate's 400,
+ * recorded as a denied http request, and nothing goes up; a passing one
+ * goes up byte for byte, allowed by the rule. */
+struct hostile {
+	struct fx	*x;
+	size_t		 by_parser;	/* refused by http-parser itself */
+};
+
+static void
+hostile_row(char **fld, size_t n, int line, void *arg)
+{
+	struct hostile *h = arg;
+	struct fx *x = h->x;
+	cleanup_free char *target = hostile_target(fld[1]);
+	cleanup_free char *req = xasprintf("GET %s HTTP/1.1\r\n"
+	    "Host: api2.test\r\n\r\n", target);
+	cleanup_free char *up = NULL, *down = NULL;
+
+	(void)n;
+	open_flow(x, "api2.test");
+	feed(x, req);
+	up = text(flow_up(x->f));
+	down = text(flow_down(x->f));
+	if (strcmp(fld[0], "pass") == 0) {
+		if (strcmp(up, req) != 0 || x->nm != 0)
+			fail_msg("%s:%d: %s did not go up as it came (%zu "
+			    "messages, %s)", HOSTILE_PATHS, line, fld[1], x->nm,
+			    down);
+		flow_from_upstream(x->f, "HTTP/1.1 204 No Content\r\n\r\n", 27);
+		if (x->nm != 1 || strcmp(x->m[0].rule, "api2.test:443 GET /ok/**"))
+			fail_msg("%s:%d: %s not allowed by the rule",
+			    HOSTILE_PATHS, line, fld[1]);
+		return;
+	}
+	if (flow_up(x->f)->len != 0 || x->nm != 1 ||
+	    x->m[0].type != GATE_HTTP || x->m[0].verdict != GATE_DENY ||
+	    x->m[0].status != 400 ||
+	    strncmp(down, "HTTP/1.1 400 Bad Request\r\n", 26) != 0)
+		fail_msg("%s:%d: %s not refused with a 400 (%zu up, %zu "
+		    "messages)", HOSTILE_PATHS, line, fld[1], flow_up(x->f)->len,
+		    x->nm);
+	if (strncmp(x->m[0].text, "path not canonical: ", 20) != 0) {
+		/* http-parser's own refusal comes first for a few. */
+		if (strncmp(x->m[0].text, "bad request: ", 13) != 0)
+			fail_msg("%s:%d: %s refused for %s", HOSTILE_PATHS,
+			    line, fld[1], x->m[0].text);
+		h->by_parser++;
+	}
+}
+
+static void
+test_hostile_paths(void **state)
+{
+	struct hostile h = { .x = *state };
+
+	add_rule(&h.x->p, "api2.test", "GET", "/ok/**");
+	h.x->p.http = POLICY_ASK;	/* refused all the same: never asked */
+	tsv_each(HOSTILE_PATHS, 3, hostile_row, &h);
+	/* The gate's own check refuses them, not the parser's chance. */
+	assert_true(h.by_parser <= 10);
+	h.x->p.http = POLICY_DENY;
+}
+
+/* A header that has the server take another path or method than the
+ * request line's: refused on a host with rules, allowed elsewhere. */
+static void
+test_override_headers(void **state)
+{
+	struct fx *x = *state;
+	static const char *const hdr[] = {
+		"X-Original-URL: /admin", "x-rewrite-url: /admin",
+		"X-HTTP-Method-Override: DELETE", "X-HTTP-Method: DELETE",
+		"X-Method-Override: DELETE",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hdr); i++) {
+		cleanup_free char *req = xasprintf("GET /repos/acme/x HTTP/1.1"
+		    "\r\nHost: gh.test\r\n%s\r\n\r\n", hdr[i]);
+		cleanup_free char *down = NULL;
+
+		open_flow(x, "gh.test");
+		feed(x, req);
+		assert_int_equal(flow_up(x->f)->len, 0);
+		assert_int_equal(x->nm, 1);
+		assert_int_equal(x->m[0].status, 400);
+		assert_int_equal(x->m[0].verdict, GATE_DENY);
+		assert_non_null(strstr(x->m[0].text, "overrides the request line"));
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 400 Bad Request\r\n", 26) == 0);
+	}
+	/* api.test has no rules: nothing there to walk around. */
+	open_flow(x, "api.test");
+	feed(x, "GET /v1 HTTP/1.1\r\nHost: api.test\r\n"
+	    "X-HTTP-Method-Override: DELETE\r\n\r\n");
+	assert_int_equal(x->nm, 0);
+	assert_true(flow_up(x->f)->len > 0);
+}
+
 static void
 test_path_glob(void **state)
 {
@@ -833,6 +938,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_answered_before_body_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upgrade_and_bad_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any_cut_same_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_override_headers, setup, teardown),
 		cmocka_unit_test(test_path_glob),
 		cmocka_unit_test(test_secret_sources),
 	};

@@ -12,6 +12,7 @@
 
 #include "approvals/netdest.h"
 #include "approvals/netrules.h"
+#include "config/httppath.h"
 #include "config/util.h"
 #include "supervisor/gate/scrub.h"
 #include "supervisor/gate/wire.h"
@@ -292,25 +293,6 @@ rules_joined(const struct flow *f, const char *sep)
 	return s;
 }
 
-/* A path the server might read otherwise than the glob does: dot
- * segments, encoded dots or slashes, backslashes. No rule allows one. */
-static bool
-path_odd(const char *p)
-{
-	if (strchr(p, '\\') != NULL || strcasestr(p, "%2e") != NULL ||
-	    strcasestr(p, "%2f") != NULL || strcasestr(p, "%5c") != NULL)
-		return true;
-	for (const char *s = p; (s = strchr(s, '/')) != NULL; s++) {
-		const char *t = s + 1;
-
-		if (t[0] == '.' && (t[1] == '/' || t[1] == '\0'))
-			return true;
-		if (t[0] == '.' && t[1] == '.' && (t[2] == '/' || t[2] == '\0'))
-			return true;
-	}
-	return false;
-}
-
 /* The request's path without its query: origin-form, or the path of an
  * absolute URL. */
 static char *
@@ -328,14 +310,67 @@ url_path(const char *url)
 	return xstrdup(url[0] == '*' ? "*" : "/");
 }
 
-/* Which rule allows the request (its text), or NULL. */
+/*
+ * A rule judges the path as the gate reads it, the server reads it
+ * again: one it could read otherwise (config/httppath.h) is refused, a
+ * 400 before any rule is tried, never asked (a person sees the same
+ * glob and the same bytes) and never rewritten.
+ */
+static bool
+path_refused(struct flow *f)
+{
+	const char *why = httppath_check(f->cur->url);
+	cleanup_free char *text = NULL, *body = NULL;
+
+	if (why == NULL)
+		return false;
+	text = xasprintf("path not canonical: %s", why);
+	body = xasprintf("ward: bad request: the path is not canonical: %s "
+	    "(the rules of %s:%u match canonical paths only)", why, f->host,
+	    f->port);
+	refuse(f, 400, GATE_DENY, text, body);
+	return true;
+}
+
+/*
+ * Headers by which a server takes the path or the method from elsewhere
+ * than the request line the rule judged: Symfony and IIS's URL Rewrite
+ * route by X-Original-URL and X-Rewrite-URL, Google's APIs, ASP.NET and
+ * Express's method-override by X-HTTP-Method-Override and its kin (a
+ * POST the rule allowed would be a DELETE). Refused on a host with
+ * rules, a 400 like a path not canonical.
+ */
+static bool
+override_refused(struct flow *f)
+{
+	static const char *const names[] = {
+		"x-original-url", "x-rewrite-url", "x-http-method-override",
+		"x-http-method", "x-method-override",
+	};
+	cleanup_free char *text = NULL, *body = NULL;
+	const char *name = NULL;
+
+	for (size_t i = 0; i < f->nh && name == NULL; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(names); j++)
+			if (strcasecmp(f->h[i].name, names[j]) == 0)
+				name = names[j];
+	if (name == NULL)
+		return false;
+	text = xasprintf("a header that overrides the request line: %s", name);
+	body = xasprintf("ward: bad request: %s would have the server read "
+	    "another path or method than the rules of %s:%u judge", name,
+	    f->host, f->port);
+	refuse(f, 400, GATE_DENY, text, body);
+	return true;
+}
+
+/* Which rule allows the request (its text), or NULL. The URL is
+ * canonical (path_refused). */
 static char *
 rule_allows(const struct flow *f, const char *method, const char *url)
 {
 	cleanup_free char *path = url_path(url);
 
-	if (path_odd(path))
-		return NULL;
 	for (size_t i = 0; i < f->n_rules; i++) {
 		const struct policy_host *h = &f->p->net_allow[f->rules[i]];
 
@@ -764,6 +799,8 @@ rq_on_headers_complete(http_parser *hp)
 		return 0;
 	}
 	if (!check_phantoms(f))
+		return 0;
+	if (f->n_rules > 0 && (path_refused(f) || override_refused(f)))
 		return 0;
 	if (f->n_rules > 0) {
 		r->rule = rule_allows(f, r->method, r->url);

@@ -107,6 +107,8 @@ chmod 755 "$base"
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
 cp "$here"/net-*.py "$base/tests/"
+# The gate's table of hostile request targets (t-net-gate-paths).
+cp "$repo/tests/data/hostile-paths.tsv" "$base/tests/"
 # The fake world's listeners and registries ship with `ward demo`.
 cp "$repo/share/demo/listen.py" "$base/tests/net-listen.py"
 cp "$repo/share/demo/registry.py" "$base/tests/pkg-registry.py"

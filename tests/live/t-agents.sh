@@ -105,8 +105,8 @@ reach() {
 	local name=$1 recipe=$2 api=$3 pol=$WT_SCRATCH/$2.closed
 	shift 3
 	[ -x "$npm_dir/node_modules/.bin/$name" ] || return 0
-	# Its protect lines go too: claude writes $CLAUDE_CONFIG_DIR/.claude.json
-	# as it starts, a request nobody here answers, and this looks at hosts.
+	# Its protect lines go too: a write to a protected file would be a
+	# request nobody here answers, and this looks at hosts.
 	awk '/^\[/ { skip = /^\[secret / } !skip' "$share/agents/$recipe" |
 	    grep -v '^allow = ' |
 	    awk '/^protect *=/ { prot = 1; next } prot && /^[ \t]/ { next }
