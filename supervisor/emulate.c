@@ -230,9 +230,11 @@ emulate_creates(const struct write_call *c)
 	return true;
 }
 
-int64_t
-emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
-    int *inject_fd)
+/* keep: the host file as it was kept in before/ (an approved write
+ * outside); not for a writable folder's own changes. */
+static int64_t
+perform(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd, bool keep)
 {
 	cleanup_fd int pfd = -1, pfd2 = -1;
 	const char *name = NULL, *name2 = NULL;
@@ -251,7 +253,8 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 		struct stat st;
 		int fd;
 
-		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		if (keep && ((flags & O_ACCMODE) != O_RDONLY ||
+		    (flags & O_TRUNC)))
 			before_image(s, c->path, pfd, name);
 		/* The path was resolved; the last step must not be a
 		 * symlink planted since. Non-blocking, so that a FIFO cannot
@@ -287,15 +290,18 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 		    (mode_t)c->mode) & ~um), 0));
 	}
 	case OP_UNLINK:
-		before_image(s, c->path, pfd, name);
+		if (keep)
+			before_image(s, c->path, pfd, name);
 		return neg(unlinkat(pfd, name, 0));
 	case OP_RMDIR:
 		return neg(unlinkat(pfd, name, AT_REMOVEDIR));
 	case OP_RENAME:
 		if ((pfd2 = open_parent(s, pid, c->path2, &name2)) < 0)
 			return pfd2;
-		before_image(s, c->path2, pfd2, name2);
-		before_image(s, c->path, pfd, name);
+		if (keep) {
+			before_image(s, c->path2, pfd2, name2);
+			before_image(s, c->path, pfd, name);
+		}
 		r = (int)syscall(SYS_renameat2, pfd, name, pfd2, name2,
 		    (unsigned)c->flags);
 		return neg(r);
@@ -309,7 +315,8 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 	case OP_TRUNCATE: {
 		cleanup_fd int fd = -1;
 
-		before_image(s, c->path, pfd, name);
+		if (keep)
+			before_image(s, c->path, pfd, name);
 		if ((fd = openat(pfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
 		    O_NONBLOCK)) < 0)
 			return -errno;
@@ -355,6 +362,20 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 	}
 	}
 	return -ENOSYS;
+}
+
+int64_t
+emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd)
+{
+	return perform(s, pid, c, inject_fd, true);
+}
+
+int64_t
+emulate_in_place(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd)
+{
+	return perform(s, pid, c, inject_fd, false);
 }
 
 /*

@@ -52,6 +52,14 @@ bool	emulate_creates(const struct write_call *);
 int64_t	emulate_call(struct sup *, pid_t, const struct write_call *,
 	    int *inject_fd);
 /*
+ * The same for a change in one of the policy's writable folders, which
+ * the program may make: done here rather than continued, so that the
+ * name judged is the name changed (the folder opened without symlinks,
+ * the last step never followed), and no before-image kept.
+ */
+int64_t	emulate_in_place(struct sup *, pid_t, const struct write_call *,
+	    int *inject_fd);
+/*
  * The stage answer to an open outside: the program gets, opened with its
  * own flags, a copy of the host file kept in the run folder,
  * RUN/outside/upper/<host path>, made on first use from the host file

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "approvals/decide.h"
+#include "config/protect.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/emulate.h"
@@ -45,7 +46,8 @@ files_where(const struct sup *s, const char *path)
 		    strlen(s->binds[i].inside) > strlen(best->inside)))
 			best = &s->binds[i];
 	if (best != NULL)
-		return best->writable ? WHERE_WRITABLE : WHERE_OUTSIDE;
+		return best->host_write ? WHERE_HOST : best->writable ?
+		    WHERE_WRITABLE : WHERE_OUTSIDE;
 	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable); i++)
 		if (path_under(path, sandbox_writable[i]))
 			return WHERE_WRITABLE;
@@ -336,6 +338,7 @@ files_fast_continue(const struct sup *s, const char *lex, bool follow)
 		return true;
 	case WHERE_WRITABLE:
 		return no_symlinks(s, lex, follow);
+	case WHERE_HOST:	/* never continued: host_change */
 	case WHERE_OUTSIDE:
 		break;
 	}
@@ -978,6 +981,121 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	decision_done(&d);
 }
 
+/* The policy's writable folder holding sandbox path p (the deepest
+ * bind, as files_where), or NULL. */
+static const struct bind *
+host_bind(const struct sup *s, const char *p)
+{
+	const struct bind *best = NULL;
+
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (path_under(p, s->binds[i].inside) && (best == NULL ||
+		    strlen(s->binds[i].inside) > strlen(best->inside)))
+			best = &s->binds[i];
+	return best != NULL && best->host_write ? best : NULL;
+}
+
+/*
+ * The protected pattern sandbox path p in folder b is, or lies under
+ * (protect_match_tree: a folder renamed to .git or ~/.claude/hooks
+ * brings a whole tree in at once, a file named .git points git at
+ * another folder's hooks), or NULL.
+ */
+static const char *
+protected_at(const struct sup *s, const struct bind *b, const char *p)
+{
+	cleanup_free char *host = emulate_host_path(s, p);
+
+	return host == NULL ? NULL :
+	    protect_match_tree(&s->policy, b->host, s->home, host);
+}
+
+/* Does c touch a protected name? Both names of a rename or a link (a
+ * link to settings.json under another name writes settings.json). */
+static const char *
+protected_call(const struct sup *s, const struct bind *b,
+    const struct write_call *c)
+{
+	const char *pat;
+
+	if ((pat = protected_at(s, b, c->path)) != NULL)
+		return pat;
+	return c->two ? protected_at(s, b, c->path2) : NULL;
+}
+
+/*
+ * A call that lands in one of the policy's writable folders: the
+ * program may change them, but the person will later trust what it
+ * leaves there, so each change is recorded (kind write, rule "writable
+ * folder DIR") and one to a protected name is asked at the moment it
+ * happens. The supervisor performs the call itself (emulate_in_place:
+ * the folder opened without symlinks, the last step never followed):
+ * a CONTINUE would let the kernel walk the path again, and a symlink
+ * swapped in since the check would lead it to a protected file.
+ */
+static void
+host_change(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, const struct bind *b)
+{
+	char rule[PATH_MAX + 32];
+	const char *pat;
+	int fd = -1;
+	int64_t r;
+
+	/* Across folders the kernel would say EXDEV; on the host the
+	 * supervisor could link a system file into the folder. */
+	if (c->two && host_bind(s, c->path2) != b) {
+		sup_respond(s, req->id, -EXDEV, 0);
+		return;
+	}
+	/* An unnamed file (O_TMPFILE) or a link made from an fd cannot be
+	 * performed here: glibc falls back to a named file. */
+	if ((c->op == OP_OPEN && (c->flags & __O_TMPFILE) == __O_TMPFILE) ||
+	    (c->op == OP_LINK && !c->two)) {
+		sup_respond(s, req->id, -EOPNOTSUPP, 0);
+		return;
+	}
+	if ((pat = protected_call(s, b, c)) != NULL) {
+		struct decide_in in = { .policy = &s->policy,
+		    .rules = s->rules, .grants = s->run_grants,
+		    .now_ms = now_mono_ms() };
+		struct decision d = decide_write(&in, c->path,
+		    c->two ? c->path2 : NULL);
+		bool mine = d.step == DECIDE_RUN || d.step == DECIDE_REFUSED ||
+		    d.step == DECIDE_NEVER ||
+		    (c->op == OP_OPEN && staged(s, c->path));
+
+		/* Only a person's own answer for the run (a copy staged,
+		 * the never list) stands in for asking: a policy rule written for
+		 * other files does not. */
+		if (mine)
+			decide(s, req, c);
+		else if (sup_id_valid(s, req->id)) {
+			cleanup_free char *why = xasprintf("wants to change %s "
+			    "(protected: %s)", protect_words(pat), pat);
+
+			park(s, req, c, why);
+		}
+		decision_done(&d);
+		return;
+	}
+	if (!sup_id_valid(s, req->id))
+		return;
+	r = emulate_in_place(s, (pid_t)req->pid, c, &fd);
+	if (fd >= 0) {
+		r = sup_respond_fd(s, req->id, fd, (c->flags & O_CLOEXEC) != 0);
+		close(fd);
+		if (r < 0)
+			sup_respond(s, req->id, r, 0);
+	} else
+		sup_respond(s, req->id, r, 0);
+	/* What failed changed nothing (mkdir -p's EEXIST): not a change. */
+	if (r < 0)
+		return;
+	snprintf(rule, sizeof rule, "writable folder %s", b->host);
+	record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, rule, "policy", 0, 0);
+}
+
 /* Both paths of c made absolute into abs1, abs2 (hot: see absolute). */
 static int
 absolutes(pid_t pid, const struct write_call *c, bool hot, char *abs1,
@@ -1030,6 +1148,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
     bool moves)
 {
 	pid_t pid = (pid_t)req->pid;
+	const struct bind *hb;
 	int r;
 
 	/* First with the cached cwd: a CONTINUE that the floor bounds. */
@@ -1060,6 +1179,11 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
 	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
 		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if ((hb = host_bind(s, c->path)) != NULL ||
+	    (c->two && (hb = host_bind(s, c->path2)) != NULL)) {
+		host_change(s, req, c, hb);
 		return;
 	}
 	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {

@@ -474,6 +474,8 @@ make_run_dir(struct sup *s)
 	s->out = xasprintf("%s/out", s->run_dir);
 	s->before = xasprintf("%s/before", s->run_dir);
 	s->root = xasprintf("%s/root", s->run_dir);
+	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')
+		s->home = realpath(getenv("HOME"), NULL);
 	if (mkdir(s->run_dir, 0700) < 0)
 		die("create %s: %s", s->run_dir, strerror(errno));
 	if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||
@@ -649,8 +651,10 @@ make_binds(struct sup *s, struct args *a)
 {
 	add_bind(s, s->work, "/work", true);
 	add_bind(s, s->out, "/out", true);
-	for (size_t i = 0; i < s->policy.n_writable; i++)
+	for (size_t i = 0; i < s->policy.n_writable; i++) {
 		add_bind(s, s->policy.writable[i], NULL, true);
+		s->binds[s->n_binds - 1].host_write = true;
+	}
 	make_projects(s, a);
 	for (size_t i = 0; i < a->n_ins; i++)
 		add_bind(s, a->ins[i], NULL, false);

@@ -210,6 +210,7 @@ test_where(void **state)
 	bool follow = strcmp(r->f[2], "follow") == 0;
 	static const char *const names[] = {
 		[WHERE_OUTSIDE] = "outside", [WHERE_WRITABLE] = "writable",
+		[WHERE_HOST] = "host",
 		[WHERE_FLOOR] = "floor",
 	};
 
