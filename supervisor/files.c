@@ -1010,6 +1010,16 @@ protected_at(const struct sup *s, const struct bind *b, const char *p)
 	    protect_match_tree(&s->policy, b->host, s->home, host);
 }
 
+/* Is there a name at sandbox path p (not followed)? */
+static bool
+exists(const struct sup *s, const char *p)
+{
+	struct stat st;
+
+	return p[1] != '\0' &&
+	    fstatat(s->rootfd, p + 1, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Does c touch a protected name? Both names of a rename or a link (a
  * link to settings.json under another name writes settings.json). */
 static const char *
@@ -1053,6 +1063,28 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	if ((c->op == OP_OPEN && (c->flags & __O_TMPFILE) == __O_TMPFILE) ||
 	    (c->op == OP_LINK && !c->two)) {
 		sup_respond(s, req->id, -EOPNOTSUPP, 0);
+		return;
+	}
+	/* The folder itself is a mount point inside: it cannot be moved
+	 * or removed, and the supervisor must not do it on the host. */
+	if (strcmp(c->path, b->inside) == 0 ||
+	    (c->two && strcmp(c->path2, b->inside) == 0)) {
+		switch (c->op) {
+		case OP_OPEN: case OP_CHMOD: case OP_CHOWN: case OP_UTIMES:
+		case OP_SETXATTR: case OP_REMOVEXATTR: case OP_TRUNCATE:
+			break;
+		case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK: case OP_LINK:
+			sup_respond(s, req->id, -EEXIST, 0);
+			return;
+		case OP_UNLINK: case OP_RMDIR: case OP_RENAME:
+			sup_respond(s, req->id, -EBUSY, 0);
+			return;
+		}
+	}
+	/* A folder that is there already changes nothing (mkdir -p walks
+	 * every step of ~/.claude/hooks): not asked, not recorded. */
+	if (c->op == OP_MKDIR && exists(s, c->path)) {
+		sup_respond(s, req->id, -EEXIST, 0);
 		return;
 	}
 	if ((pat = protected_call(s, b, c)) != NULL) {
