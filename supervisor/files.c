@@ -764,13 +764,60 @@ free_call(struct write_call *c)
 	c->xvalue = NULL;
 }
 
+/* The policy's writable folder holding sandbox path p (the deepest
+ * bind, as files_where), or NULL. */
+static const struct bind *
+host_bind(const struct sup *s, const char *p)
+{
+	const struct bind *best = NULL;
+
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (path_under(p, s->binds[i].inside) && (best == NULL ||
+		    strlen(s->binds[i].inside) > strlen(best->inside)))
+			best = &s->binds[i];
+	return best != NULL && best->host_write ? best : NULL;
+}
+
+/*
+ * A call on a writable file bound alone (writable = ~/.aider.conf.yml),
+ * by its own name: what may be done to a mount point, which is all
+ * but moving or removing it.
+ */
+static bool
+whole_file(const struct sup *s, const struct write_call *c)
+{
+	const struct bind *b = host_bind(s, c->path);
+
+	if (b == NULL || b->is_dir || strcmp(c->path, b->inside) != 0 ||
+	    c->two)
+		return false;
+	switch (c->op) {
+	case OP_OPEN: case OP_TRUNCATE: case OP_CHMOD: case OP_CHOWN:
+	case OP_UTIMES: case OP_SETXATTR: case OP_REMOVEXATTR:
+		return true;
+	case OP_MKDIR: case OP_MKNOD: case OP_UNLINK: case OP_RMDIR:
+	case OP_RENAME: case OP_LINK: case OP_SYMLINK:
+		break;
+	}
+	return false;
+}
+
 /* Answer an allowed call by doing it ourselves on the host. */
 static int64_t
 allow(struct sup *s, const struct parked *pk)
 {
 	const struct write_call *c = pk->write;
 	int fd = -1;
-	int64_t r = emulate_call(s, (pid_t)pk->req.pid, c, &fd);
+	int64_t r;
+
+	/* A writable file bound alone, approved: its name is a mount
+	 * point, the call goes on as made (emulate_call would find the
+	 * folder around it is not the host's). */
+	if (whole_file(s, c)) {
+		sup_continue(s, pk->req.id);
+		return 0;
+	}
+	r = emulate_call(s, (pid_t)pk->req.pid, c, &fd);
 
 	if (fd >= 0) {
 		r = sup_respond_fd(s, pk->req.id, fd,
@@ -981,20 +1028,6 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 	decision_done(&d);
 }
 
-/* The policy's writable folder holding sandbox path p (the deepest
- * bind, as files_where), or NULL. */
-static const struct bind *
-host_bind(const struct sup *s, const char *p)
-{
-	const struct bind *best = NULL;
-
-	for (size_t i = 0; i < s->n_binds; i++)
-		if (path_under(p, s->binds[i].inside) && (best == NULL ||
-		    strlen(s->binds[i].inside) > strlen(best->inside)))
-			best = &s->binds[i];
-	return best != NULL && best->host_write ? best : NULL;
-}
-
 /*
  * The protected pattern sandbox path p in folder b is, or lies under
  * (protect_match_tree: a folder renamed to .git or ~/.claude/hooks
@@ -1034,6 +1067,32 @@ protected_call(const struct sup *s, const struct bind *b,
 }
 
 /*
+ * A change to a protected name: asked, at the moment it happens. Only a
+ * person's own answer for the run (a copy staged, the never list)
+ * stands in for asking: a policy rule written for other files does not.
+ */
+static void
+ask_protected(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, const char *pat)
+{
+	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	struct decision d = decide_write(&in, c->path,
+	    c->two ? c->path2 : NULL);
+
+	if (d.step == DECIDE_RUN || d.step == DECIDE_REFUSED ||
+	    d.step == DECIDE_NEVER || (c->op == OP_OPEN && staged(s, c->path)))
+		decide(s, req, c);
+	else if (sup_id_valid(s, req->id)) {
+		cleanup_free char *why = xasprintf("wants to change %s "
+		    "(protected: %s)", protect_words(pat), pat);
+
+		park(s, req, c, why);
+	}
+	decision_done(&d);
+}
+
+/*
  * A call that lands in one of the policy's writable folders: the
  * program may change them, but the person will later trust what it
  * leaves there, so each change is recorded (kind write, rule "writable
@@ -1065,6 +1124,22 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 		sup_respond(s, req->id, -EOPNOTSUPP, 0);
 		return;
 	}
+	/* A writable file (not a folder) bound alone: its name is a mount
+	 * point inside, which no symlink can replace, so the call goes on
+	 * as made, and is recorded (held until the record has it). */
+	if (whole_file(s, c)) {
+		if ((pat = protected_call(s, b, c)) != NULL) {
+			ask_protected(s, req, c, pat);
+			return;
+		}
+		if (!sup_id_valid(s, req->id))
+			return;
+		sup_continue(s, req->id);
+		snprintf(rule, sizeof rule, "writable folder %s", b->host);
+		record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, rule,
+		    "policy", 0, 0);
+		return;
+	}
 	/* The folder itself is a mount point inside: it cannot be moved
 	 * or removed, and the supervisor must not do it on the host. */
 	if (strcmp(c->path, b->inside) == 0 ||
@@ -1088,27 +1163,7 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 		return;
 	}
 	if ((pat = protected_call(s, b, c)) != NULL) {
-		struct decide_in in = { .policy = &s->policy,
-		    .rules = s->rules, .grants = s->run_grants,
-		    .now_ms = now_mono_ms() };
-		struct decision d = decide_write(&in, c->path,
-		    c->two ? c->path2 : NULL);
-		bool mine = d.step == DECIDE_RUN || d.step == DECIDE_REFUSED ||
-		    d.step == DECIDE_NEVER ||
-		    (c->op == OP_OPEN && staged(s, c->path));
-
-		/* Only a person's own answer for the run (a copy staged,
-		 * the never list) stands in for asking: a policy rule written for
-		 * other files does not. */
-		if (mine)
-			decide(s, req, c);
-		else if (sup_id_valid(s, req->id)) {
-			cleanup_free char *why = xasprintf("wants to change %s "
-			    "(protected: %s)", protect_words(pat), pat);
-
-			park(s, req, c, why);
-		}
-		decision_done(&d);
+		ask_protected(s, req, c, pat);
 		return;
 	}
 	if (!sup_id_valid(s, req->id))
