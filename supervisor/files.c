@@ -1107,6 +1107,7 @@ host_change(struct sup *s, const struct seccomp_notif *req,
     struct write_call *c, const struct bind *b)
 {
 	char rule[PATH_MAX + 32];
+	struct emulate_as as;
 	const char *pat;
 	int fd = -1;
 	int64_t r;
@@ -1168,7 +1169,13 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	}
 	if (!sup_id_valid(s, req->id))
 		return;
-	r = emulate_in_place(s, (pid_t)req->pid, c, &fd);
+	/* The program's own ids (its status: not its /proc folder's
+	 * owner, which is root's once it makes itself non-dumpable). */
+	if (target_fsids((pid_t)req->pid, &as.uid, &as.gid) < 0) {
+		sup_respond(s, req->id, -ESRCH, 0);
+		return;
+	}
+	r = emulate_in_place(s, (pid_t)req->pid, c, &as, &fd);
 	if (fd >= 0) {
 		r = sup_respond_fd(s, req->id, fd, (c->flags & O_CLOEXEC) != 0);
 		close(fd);

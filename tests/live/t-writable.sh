@@ -65,4 +65,33 @@ assert_grep "ward log --summary counts them" '\(9 changes in writable folders\)'
     "$WT_ARTIFACTS/summary"
 assert_eq "--summary --json's writable_changes" 9 \
     "$(jq -r '.writable_changes' "$WT_ARTIFACTS/summary.json")"
+
+# As root, the supervisor makes these changes with the program's own ids,
+# through the sandbox's own (idmapped) view of the folder: in a folder of
+# wardtest's, a file of another user's stays theirs, what the program
+# makes is wardtest's, and its own file takes a chmod, chown and touch on
+# the fd it was handed, as under a plain CONTINUE.
+if [ "$(id -u)" = 0 ] && id wardtest >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	O=$WT_SCRATCH/o
+	mkdir -p "$O"
+	chown wardtest:wardtest "$O"
+	printf 'theirs\n' >"$O/other"
+	chown nobody "$O/other"
+	chmod 644 "$O/other"
+	write_policy "$WT_SCRATCH/o.ini" '[files]' "writable = $O"
+	ward_fg "$WT_ARTIFACTS/out-o" "$WT_ARTIFACTS/err-o" \
+	    run --headless --policy "$WT_SCRATCH/o.ini" -- sh -c "
+		cd '$O' || exit 9
+		if echo evil >> other; then echo WROTE-OTHER; fi
+		echo n > new && chmod 640 new && touch new &&
+		    chown \$(id -u):\$(id -g) new && echo OWN-OK"
+	show "inside" "$WT_ARTIFACTS/out-o"
+	assert_no_grep "another user's file is not the program's to write" \
+	    'WROTE-OTHER' "$WT_ARTIFACTS/out-o"
+	assert_file_content "another user's file is as it was" "theirs" "$O/other"
+	assert_grep "its own file takes chmod, touch, chown" '^OWN-OK\r?$' \
+	    "$WT_ARTIFACTS/out-o"
+	assert_eq "the new file is the folder owner's" "wardtest:wardtest 640" \
+	    "$(stat -c '%U:%G %a' "$O/new" 2>/dev/null || echo gone)"
+fi
 finish
