@@ -1169,12 +1169,11 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	}
 	if (!sup_id_valid(s, req->id))
 		return;
-	/* The program's own ids (its status: not its /proc folder's
-	 * owner, which is root's once it makes itself non-dumpable). */
-	if (target_fsids((pid_t)req->pid, &as.uid, &as.gid) < 0) {
-		sup_respond(s, req->id, -ESRCH, 0);
-		return;
-	}
+	/* The program's ids on the host: the one pair its namespace maps
+	 * (ROOT_INNER_ID as root; as a user, the user's), whatever a
+	 * process inside says of itself. */
+	as.uid = s->inner_uid;
+	as.gid = s->inner_gid;
 	r = emulate_in_place(s, (pid_t)req->pid, c, &as, &fd);
 	if (fd >= 0) {
 		r = sup_respond_fd(s, req->id, fd, (c->flags & O_CLOEXEC) != 0);

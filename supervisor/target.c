@@ -341,28 +341,6 @@ target_umask(pid_t pid)
 }
 
 int
-target_fsids(pid_t pid, uid_t *uid, gid_t *gid)
-{
-	/* "Uid:\treal\teffective\tsaved\tfs\n", then Gid's, in the first
-	 * few hundred bytes. The fs ids, which decide file access. */
-	char buf[1024], *u, *g;
-	ssize_t n = target_umask_read(pid, buf, sizeof buf - 1);
-	unsigned long fu, fg;
-
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	if ((u = strstr(buf, "\nUid:")) == NULL ||
-	    (g = strstr(buf, "\nGid:")) == NULL ||
-	    sscanf(u, "\nUid:%*u%*u%*u%lu", &fu) != 1 ||
-	    sscanf(g, "\nGid:%*u%*u%*u%lu", &fg) != 1)
-		return -ESRCH;
-	*uid = (uid_t)fu;
-	*gid = (gid_t)fg;
-	return 0;
-}
-
-int
 target_open(int rootfd, pid_t pid, const char *path, int flags)
 {
 	char abs[PATH_MAX * 2], cwd[PATH_MAX];

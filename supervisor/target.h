@@ -44,6 +44,3 @@ int	target_proc_field(pid_t, const char *file, const char *key, int base,
 /* The umask from /proc/PID/status, or 022 (the last pid's file kept open;
  * a process gone since is never read for a new one of its number). */
 mode_t	 target_umask(pid_t);
-/* The thread's fs ids as the host sees them (from its status): 0, or
- * -ESRCH when gone or unreadable. */
-int	target_fsids(pid_t, uid_t *, gid_t *);
