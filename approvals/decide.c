@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "config/protect.h"
 #include "config/util.h"
 
 /* ------------------------------------------------------------------ */
@@ -282,6 +283,22 @@ decide_write(const struct decide_in *in, const char *path, const char *path2)
 		    xstrdup("[files] write = deny"));
 	return decision(VERDICT_ASK, HOW_DEFAULT, DECIDE_DEFAULT,
 	    xstrdup("no rule matches; [files] write = ask"));
+}
+
+struct decision
+decide_protected(const struct decide_in *in, const char *pattern,
+    const char *path, const char *path2)
+{
+	const struct rule *r = NULL;
+
+	/* A deny holds whichever path it names; an allow never reaches a
+	 * protected path: what runs as the person later is theirs to say. */
+	if (write_one(in, path, &r) == VERDICT_DENY ||
+	    (path2 != NULL && write_one(in, path2, &r) == VERDICT_DENY))
+		return decision(VERDICT_DENY, rule_how(r), r->origin ==
+		    RULE_RUN ? DECIDE_RUN : DECIDE_POLICY, rule_describe(r));
+	return decision(VERDICT_ASK, HOW_POLICY, DECIDE_POLICY,
+	    protect_why(pattern));
 }
 
 /* The run's own answer for a connect, lookup or install, if it has one. */

@@ -11,7 +11,8 @@
  * The order, per kind, as the supervisor has always applied it:
  *   write    run answers, then the policy's deny, then its allow (each path
  *            of a two-path call on its own; the call gets the stronger
- *            result), then [files] write.
+ *            result), then [files] write. A protected path (anywhere,
+ *            decide_protected) is asked once no deny matched.
  *   connect  never, the floor (no host-side datagram socket), the registry
  *            of an approved install, run answers, [network] allow, then
  *            [network] connect.
@@ -120,6 +121,15 @@ struct decide_in {
  * resolved, outside the writable set and with a host counterpart. */
 struct decision	 decide_write(const struct decide_in *, const char *path,
 		    const char *path2);
+/*
+ * A write to a protected path (config/protect.h), in a project, a
+ * writable folder or outside: pattern is what protect_match() said of
+ * path or path2. Asked, whatever the policy's allow, [files] write or
+ * the run's allow answers say: only a deny (the policy's deny globs, a
+ * "deny for this run") comes first. The ask's why is protect_why().
+ */
+struct decision	 decide_protected(const struct decide_in *,
+		    const char *pattern, const char *path, const char *path2);
 /*
  * A connect to d (not the sandbox's loopback; d->name as the DNS stub
  * resolved it, or NULL). stream: a stream socket. install: the manager of

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/protect.h"
 #include "config/util.h"
 
 static bool
@@ -58,12 +59,36 @@ plain_path_kind(const char *path)
 	return "a file";
 }
 
+/* A protected path (config/protect.h): what it is before how it is
+ * written, since that is what a person weighs. */
+static char *
+plain_protected(const struct request *r, const char *words, bool brief)
+{
+	static const char later[] = "a file that runs code on your machine "
+	    "later";
+	const char *sc = r->syscall != NULL ? r->syscall : "";
+
+	if (brief)
+		return xasprintf("wants to change %s", later);
+	if ((strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0 ||
+	    strncmp(sc, "link", 4) == 0) && r->subject2 != NULL)
+		return xasprintf("wants to change %s: %s -> %s (%s)", later,
+		    r->subject, r->subject2, words);
+	return xasprintf("wants to change %s: %s (%s)", later, r->subject,
+	    words);
+}
+
 /* brief: the path left out (it is shown beside the sentence). */
 static char *
 plain_write(const struct request *r, bool brief)
 {
 	const char *what = plain_path_kind(r->subject);
 	const char *sc = r->syscall != NULL ? r->syscall : "";
+	char buf[256];
+	const char *words = protect_why_words(r->why, buf, sizeof buf);
+
+	if (words != NULL)
+		return plain_protected(r, words, brief);
 
 	if (brief) {
 		const char *verb = "change";

@@ -18,6 +18,7 @@
 #include <nettle/sha2.h>
 
 #include "config/escape.h"
+#include "config/pathglob.h"
 #include "config/settings.h"
 #include "config/util.h"
 
@@ -614,7 +615,7 @@ policy_folder(const char *v, char ***list, size_t *n, const char *refuse_root,
 
 /* The home "~/" stands for: $HOME when it is absolute, else the password
  * file's, so that one recipe names a folder of whoever runs it. */
-static const char *
+const char *
 policy_home(void)
 {
 	const char *h = getenv("HOME");
@@ -819,6 +820,26 @@ policy_set_deny(struct policy *p, const char *v, char **why)
 	if ((r = policy_path(v, "glob", &glob, why)) < 0)
 		return r;
 	strv_push(&p->deny, &p->n_deny, glob);
+	return 0;
+}
+
+/*
+ * A protected path's glob (config/protect.h, config/pathglob.h): relative (in every project
+ * and writable folder), "~/..." or absolute, kept as written; the run
+ * matches it, there is nothing to expand here.
+ */
+static int
+policy_set_protect(struct policy *p, const char *v, char **why)
+{
+	cleanup_free char *q = policy_quote(v);
+	const char *reason = NULL;
+
+	if (pathglob_check(v, &reason) < 0) {
+		*why = xasprintf("%s: %s (a glob: relative, ~/ or absolute; "
+		    "'*', '?', '**', {a,b})", q, reason);
+		return -EINVAL;
+	}
+	strv_push(&p->protect, &p->n_protect, xstrdup(v));
 	return 0;
 }
 
@@ -1748,6 +1769,7 @@ static const struct policy_key policy_keys[] = {
 	{ "files", "allow", true, policy_set_allow, NULL },
 	{ "files", "deny", true, policy_set_deny, NULL },
 	{ "files", "write", false, policy_set_write, NULL },
+	{ "files", "protect", true, policy_set_protect, NULL },
 	{ "files", "project", true, policy_set_project, NULL },
 	{ "network", "allow", true, policy_set_net_allow, NULL },
 	{ "network", "never", true, policy_set_net_never, NULL },
@@ -1800,6 +1822,7 @@ policy_done(struct policy *p)
 	strv_free(p->env);
 	strv_free(p->allow);
 	strv_free(p->deny);
+	strv_free(p->protect);
 	for (size_t i = 0; i < p->n_net_allow; i++) {
 		free(p->net_allow[i].host);
 		free(p->net_allow[i].reason);

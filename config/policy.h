@@ -230,6 +230,10 @@ const struct policy_manager *policy_manager_find(const struct policy *,
  */
 int	policy_host_parse(const char *, struct policy_host *ret, char **why);
 
+/* The home "~/" stands for (of who runs ward): $HOME when it is
+ * absolute, else the password file's; NULL when neither is. */
+const char *policy_home(void);
+
 /* Does glob (the path part of an HTTP rule) match path (no query)? */
 bool	policy_http_path_match(const char *glob, const char *path);
 /*

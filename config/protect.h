@@ -63,3 +63,22 @@ const char *protect_match_rel(const struct policy *p, const char *rel);
 /* The words a person reads: "a file that runs code on your machine
  * later" and the like, never the glob alone. */
 const char *protect_words(const char *pattern);
+
+/*
+ * A protected write's "why", as a request and the record carry it:
+ * "protected: PATTERN (WORDS)" (malloc'd). protect_why_words() gives
+ * back the words of one, copied into buf (cut to size), or NULL when
+ * why is no such thing.
+ */
+char	*protect_why(const char *pattern);
+const char *protect_why_words(const char *why, char *buf, size_t size);
+
+/*
+ * core.hooksPath of the git work tree `worktree` (a host folder, a real
+ * path), read from its .git/config at the start of a run: git runs the
+ * hooks there, wherever that is. The pattern DIR, then "/", then "**" (absolute,
+ * malloc'd; a relative DIR is the work tree's, "~/" is home) to add to
+ * the run's protected list, or NULL when the repository sets none.
+ * protect_words() then calls it a git hook.
+ */
+char	*protect_hooks_path(const char *worktree, const char *home);

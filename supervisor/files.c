@@ -64,6 +64,72 @@ is_writable(const struct sup *s, const char *path)
 }
 
 /*
+ * Protected paths (config/protect.h). The host folder holding path (a
+ * project, a writable or an --in folder) is the root its relative
+ * patterns are matched in; the sandbox's own folders (/work, /out,
+ * /tmp) have none: nothing on the host runs what is there.
+ */
+static const struct bind *
+protect_bind(const struct sup *s, const char *path)
+{
+	const struct bind *best = NULL;
+
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (path_under(path, s->binds[i].inside) && (best == NULL ||
+		    strlen(s->binds[i].inside) > strlen(best->inside)))
+			best = &s->binds[i];
+	for (size_t i = 0; best != NULL && i < ARRAY_SIZE(sandbox_writable);
+	    i++)
+		if (strcmp(best->inside, sandbox_writable[i]) == 0)
+			return NULL;
+	return best;
+}
+
+static const char *
+protect_home(void)
+{
+	static char *home;
+
+	/* Once: the home of who runs ward does not move during a run. */
+	if (home == NULL && policy_home() != NULL)
+		home = xstrdup(policy_home());
+	return home;
+}
+
+static const char *
+protect_one(const struct sup *s, const char *path, bool tree)
+{
+	const struct bind *b = protect_bind(s, path);
+	const char *root = b != NULL ? b->inside : NULL;
+
+	return tree ? protect_match_tree(&s->policy, root, protect_home(),
+	    path) : protect_match(&s->policy, root, protect_home(), path);
+}
+
+/*
+ * The pattern protecting the call's path or path2 (p1, p2: as judged so
+ * far), or NULL. A rename moves a whole tree in or out at once, and a
+ * symlink or a link is a name a tree can come in by: for those a folder
+ * above a protected path counts too (".git", ".vscode"). A link's old
+ * name counts as well: a second name for .git/config writes it.
+ */
+static const char *
+protect_call(const struct sup *s, const struct write_call *c,
+    const char *p1, const char *p2)
+{
+	bool tree = c->op == OP_RENAME || c->op == OP_SYMLINK ||
+	    c->op == OP_LINK;
+	const char *m;
+
+	if ((m = protect_one(s, p1, tree)) != NULL)
+		return m;
+	if (c->two && p2 != NULL && (m = protect_one(s, p2,
+	    c->op == OP_RENAME)) != NULL)
+		return m;
+	return NULL;
+}
+
+/*
  * The hot path's one check beyond the string: does any symlink stand on
  * the way to lex inside the sandbox root? One openat2 that refuses
  * symlinks answers it; a missing component is fine (nothing followed).
@@ -802,18 +868,24 @@ whole_file(const struct sup *s, const struct write_call *c)
 	return false;
 }
 
-/* Answer an allowed call by doing it ourselves on the host. */
+/* Answer an allowed call by doing it ourselves on the host. A
+ * protected write in a project goes on into the project's overlay
+ * instead (staged, as every write there: the host's folder is its lower
+ * layer, never written during the run); in a writable folder the
+ * supervisor does it, the path approved and no other. */
 static int64_t
 allow(struct sup *s, const struct parked *pk)
 {
 	const struct write_call *c = pk->write;
+	const struct bind *b = protect_bind(s, c->path);
 	int fd = -1;
 	int64_t r;
 
 	/* A writable file bound alone, approved: its name is a mount
 	 * point, the call goes on as made (emulate_call would find the
 	 * folder around it is not the host's). */
-	if (whole_file(s, c)) {
+	if (whole_file(s, c) || (b != NULL && b->project &&
+	    is_writable(s, c->path) && (!c->two || is_writable(s, c->path2)))) {
 		sup_continue(s, pk->req.id);
 		return 0;
 	}
@@ -890,10 +962,33 @@ files_resolve(struct sup *s, struct parked *pk, enum verdict v,
     enum how how, const char *by, const char *reason, int64_t wait_ms,
     uint64_t request)
 {
-	enum verdict done = v == VERDICT_STAGE ?
+	const struct write_call *c = pk->write;
+	const char *pattern = protect_call(s, c, c->path, c->two ? c->path2 :
+	    NULL);
+	cleanup_free char *why = NULL;
+	enum verdict done;
+
+	/* The record's row keeps what protected it, whatever the answer
+	 * says beside it. */
+	if (pattern != NULL) {
+		why = protect_why(pattern);
+		if (reason != NULL && *reason != '\0') {
+			char *both = xasprintf("%s; %s", why, reason);
+
+			free(why);
+			why = both;
+		}
+	}
+	/* "stage" in a project is what letting it go on does there. */
+	if (v == VERDICT_STAGE && protect_bind(s, c->path) != NULL &&
+	    protect_bind(s, c->path)->project && is_writable(s, c->path))
+		v = VERDICT_ALLOW;
+	done = v == VERDICT_STAGE ?
 	    answer_stage(s, pk, how, by, wait_ms, request) :
 	    sup_answer(s, pk, v, how, by, wait_ms, request, EACCES, allow,
 	    reason);
+	if (why != NULL)
+		reason = why;
 
 	if (done == VERDICT_NONE)
 		/* The process went away while the person thought. */
@@ -981,7 +1076,10 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 {
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
 	    .grants = s->run_grants, .now_ms = now_mono_ms() };
-	struct decision d = decide_write(&in, c->path,
+	const char *pattern = protect_call(s, c, c->path, c->two ?
+	    c->path2 : NULL);
+	struct decision d = pattern != NULL ? decide_protected(&in, pattern,
+	    c->path, c->two ? c->path2 : NULL) : decide_write(&in, c->path,
 	    c->two ? c->path2 : NULL);
 
 	/* Staged once, staged for the run: the program must go on seeing
@@ -1029,18 +1127,26 @@ decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 }
 
 /*
- * The protected pattern sandbox path p in folder b is, or lies under
- * (protect_match_tree: a folder renamed to .git or ~/.claude/hooks
- * brings a whole tree in at once, a file named .git points git at
- * another folder's hooks), or NULL.
+ * A protected write inside a project or a writable folder, where every
+ * other write goes on unasked: asked (decide_protected), or refused by a
+ * deny. Approved, allow() lets it go on in place.
  */
-static const char *
-protected_at(const struct sup *s, const struct bind *b, const char *p)
+static void
+protect_decide(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, const char *pattern)
 {
-	cleanup_free char *host = emulate_host_path(s, p);
+	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
+	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	struct decision d = decide_protected(&in, pattern, c->path,
+	    c->two ? c->path2 : NULL);
 
-	return host == NULL ? NULL :
-	    protect_match_tree(&s->policy, b->host, s->home, host);
+	if (d.verdict == VERDICT_DENY) {
+		sup_respond(s, req->id, -EACCES, 0);
+		record(s, 0, req, c, VERDICT_DENY, d.how, d.rule, "policy", 0,
+		    0);
+	} else if (sup_id_valid(s, req->id))
+		park(s, req, c, d.rule);
+	decision_done(&d);
 }
 
 /* Is there a name at sandbox path p (not followed)? */
@@ -1051,45 +1157,6 @@ exists(const struct sup *s, const char *p)
 
 	return p[1] != '\0' &&
 	    fstatat(s->rootfd, p + 1, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-/* Does c touch a protected name? Both names of a rename or a link (a
- * link to settings.json under another name writes settings.json). */
-static const char *
-protected_call(const struct sup *s, const struct bind *b,
-    const struct write_call *c)
-{
-	const char *pat;
-
-	if ((pat = protected_at(s, b, c->path)) != NULL)
-		return pat;
-	return c->two ? protected_at(s, b, c->path2) : NULL;
-}
-
-/*
- * A change to a protected name: asked, at the moment it happens. Only a
- * person's own answer for the run (a copy staged, the never list)
- * stands in for asking: a policy rule written for other files does not.
- */
-static void
-ask_protected(struct sup *s, const struct seccomp_notif *req,
-    struct write_call *c, const char *pat)
-{
-	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
-	    .grants = s->run_grants, .now_ms = now_mono_ms() };
-	struct decision d = decide_write(&in, c->path,
-	    c->two ? c->path2 : NULL);
-
-	if (d.step == DECIDE_RUN || d.step == DECIDE_REFUSED ||
-	    d.step == DECIDE_NEVER || (c->op == OP_OPEN && staged(s, c->path)))
-		decide(s, req, c);
-	else if (sup_id_valid(s, req->id)) {
-		cleanup_free char *why = xasprintf("wants to change %s "
-		    "(protected: %s)", protect_words(pat), pat);
-
-		park(s, req, c, why);
-	}
-	decision_done(&d);
 }
 
 /*
@@ -1129,8 +1196,8 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	 * point inside, which no symlink can replace, so the call goes on
 	 * as made, and is recorded (held until the record has it). */
 	if (whole_file(s, c)) {
-		if ((pat = protected_call(s, b, c)) != NULL) {
-			ask_protected(s, req, c, pat);
+		if ((pat = protect_call(s, c, c->path, NULL)) != NULL) {
+			protect_decide(s, req, c, pat);
 			return;
 		}
 		if (!sup_id_valid(s, req->id))
@@ -1163,8 +1230,9 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 		sup_respond(s, req->id, -EEXIST, 0);
 		return;
 	}
-	if ((pat = protected_call(s, b, c)) != NULL) {
-		ask_protected(s, req, c, pat);
+	if ((pat = protect_call(s, c, c->path, c->two ? c->path2 :
+	    NULL)) != NULL) {
+		protect_decide(s, req, c, pat);
 		return;
 	}
 	if (!sup_id_valid(s, req->id))
@@ -1224,6 +1292,10 @@ fast(const struct sup *s, const struct write_call *c, const char *abs1,
 	    files_fast_continue(s, lex, c->follow) &&
 	    (!c->two || files_fast_continue(s, lex2, c->follow2))))
 		return false;
+	/* A protected name leaves the hot path: it is asked however the
+	 * floor would bound it (in a project it would be staged unasked). */
+	if (protect_call(s, c, lex, c->two ? lex2 : NULL) != NULL)
+		return false;
 	if (moves)
 		nosym_moved(lex, c->two ? lex2 : NULL);
 	return true;
@@ -1280,7 +1352,14 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 		return;
 	}
 	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {
-		sup_continue_quiet(s, req->id);
+		const char *pattern = protect_call(s, c, c->path, c->two ?
+		    c->path2 : NULL);
+
+		if (pattern == NULL) {
+			sup_continue_quiet(s, req->id);
+			return;
+		}
+		protect_decide(s, req, c, pattern);
 		return;
 	}
 	/* Only what has a host counterpart can be approved: the rest (the

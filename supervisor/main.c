@@ -29,6 +29,7 @@
 #include "approvals/ctl.h"
 #include "approvals/decide.h"
 #include "config/paths.h"
+#include "config/protect.h"
 #include "config/util.h"
 #include "config/version.h"
 #include "supervisor/compat.h"
@@ -584,6 +585,7 @@ add_project(struct sup *s, const char *what, const char *given)
 	if (note != NULL)
 		warn_msg("%s", note);
 	add_bind(s, p->mode == PROJECT_COPY ? p->upper : p->host, real, true);
+	s->binds[s->n_binds - 1].project = true;
 	if (p->mode == PROJECT_OVERLAY) {
 		s->binds[s->n_binds - 1].upper = xstrdup(p->upper);
 		s->binds[s->n_binds - 1].workdir = xstrdup(p->work);
@@ -644,6 +646,17 @@ settle_projects(void)
 	n_P = 0;
 }
 
+/* A git work tree's core.hooksPath, read now on the host: protected
+ * as .git/hooks is (config/protect.h), wherever it points. */
+static void
+protect_hooks_of(struct sup *s, const char *folder)
+{
+	char *pattern = protect_hooks_path(folder, policy_home());
+
+	if (pattern != NULL)
+		strv_push(&s->policy.protect, &s->policy.n_protect, pattern);
+}
+
 /* The mount map: work/ and out/, the policy's writable folders, the
  * projects, --in; the exposed entries of the credential stores apart. */
 static void
@@ -656,6 +669,9 @@ make_binds(struct sup *s, struct args *a)
 		s->binds[s->n_binds - 1].host_write = true;
 	}
 	make_projects(s, a);
+	for (size_t i = 2; i < s->n_binds; i++)
+		if (s->binds[i].writable && s->binds[i].is_dir)
+			protect_hooks_of(s, s->binds[i].inside);
 	for (size_t i = 0; i < a->n_ins; i++)
 		add_bind(s, a->ins[i], NULL, false);
 	strv_free(a->ins);

@@ -33,6 +33,7 @@ struct bind {
 	 * the lower layer, these the upper and work folders; else NULL. */
 	char	*upper;
 	char	*workdir;
+	bool	 project;	/* a project (overlay or copy): writes staged */
 };
 
 struct spawn_config {

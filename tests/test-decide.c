@@ -224,6 +224,10 @@ row_query(struct state *st, const struct row *r)
 		row_check(r->n == 7 && r->f[1], r,
 		    "write wants PATH PATH2 VERDICT HOW STEP RULE");
 		d = decide_write(&in, r->f[1], r->f[2]);
+	} else if (strcmp(k, "protected") == 0) {
+		row_check(r->n == 8 && r->f[1] && r->f[2], r,
+		    "protected wants PATTERN PATH PATH2 VERDICT HOW STEP RULE");
+		d = decide_protected(&in, r->f[1], r->f[2], r->f[3]);
 	} else if (strcmp(k, "connect") == 0) {
 		struct net_dest nd;
 

@@ -71,6 +71,45 @@ test_plain_brief(void **state)
 	free(s);
 }
 
+/* A protected path says what it is, the words taken from the request's
+ * why as the supervisor wrote them. */
+static void
+test_plain_protected(void **state)
+{
+	struct request w = { .kind = KIND_WRITE, .syscall = (char *)"openat",
+	    .subject = (char *)"/src/app/.git/hooks/post-checkout",
+	    .why = (char *)"protected: .git/hooks/** (a git hook: git runs "
+	    "it as you)" };
+	struct request m = { .kind = KIND_WRITE, .syscall = (char *)"renameat2",
+	    .subject = (char *)"/src/app/x", .subject2 =
+	    (char *)"/src/app/.envrc", .why = (char *)"protected: .envrc (x)" };
+	struct request p = { .kind = KIND_WRITE, .syscall = (char *)"openat",
+	    .subject = (char *)"/src/app/Makefile",
+	    .why = (char *)"protected: Makefile (a file your policy protects "
+	    "([files] protect))" };
+	char *s;
+
+	(void)state;
+	s = plain_request(&w);
+	assert_string_equal(s, "wants to change a file that runs code on your "
+	    "machine later: /src/app/.git/hooks/post-checkout (a git hook: "
+	    "git runs it as you)");
+	free(s);
+	s = plain_request_brief(&w);
+	assert_string_equal(s, "wants to change a file that runs code on your "
+	    "machine later");
+	free(s);
+	s = plain_request(&m);
+	assert_string_equal(s, "wants to change a file that runs code on your "
+	    "machine later: /src/app/x -> /src/app/.envrc (x)");
+	free(s);
+	s = plain_request(&p);
+	assert_string_equal(s, "wants to change a file that runs code on your "
+	    "machine later: /src/app/Makefile (a file your policy protects "
+	    "([files] protect))");
+	free(s);
+}
+
 static void
 test_plain_kinds(void **state)
 {
@@ -88,6 +127,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_table),
 		cmocka_unit_test(test_plain_brief),
+		cmocka_unit_test(test_plain_protected),
 		cmocka_unit_test(test_plain_kinds),
 	};
 

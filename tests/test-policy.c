@@ -261,6 +261,8 @@ field(const struct policy *p, const char *name)
 		return join(p->allow, p->n_allow);
 	if (strcmp(name, "deny") == 0)
 		return join(p->deny, p->n_deny);
+	if (strcmp(name, "protect") == 0)
+		return join(p->protect, p->n_protect);
 	if (strcmp(name, "never") == 0) {
 		char *s = xstrdup(p->never_set ? "set:" : "default:");
 
@@ -1078,6 +1080,8 @@ test_agent_recipes(void **state)
 			    13), 0);
 		assert_true(p.n_net_allow > 0);
 		assert_true(p.n_env > 0);
+		/* each lists its agent's files that run commands */
+		assert_true(p.n_protect > 0);
 		/* API keys are [secret]s, never passed in by env. */
 		for (size_t e = 0; e < p.n_env; e++)
 			if (strstr(p.env[e], "_API_KEY") != NULL ||

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -222,6 +224,18 @@ test_tree(void **state)
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/src"));
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/.git/objects"));
 	assert_null(protect_match_tree(NULL, ROOT, HOME, ROOT "/sub/.vscode"));
+	/* a "**" pattern tried once, where its head first starts: later
+	 * starts are taken in by its "**" */
+	assert_string_equal(protect_match(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules/b/hooks/x"),
+	    ".git/modules/**/hooks/**");
+	assert_string_equal(protect_match(NULL, ROOT, HOME,
+	    ROOT "/v/.git/modules/a/.git/modules/b/config"),
+	    ".git/modules/**/config");
+	assert_string_equal(protect_match_tree(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules"), ".git/modules/**/hooks/**");
+	assert_null(protect_match(NULL, ROOT, HOME,
+	    ROOT "/.git/modules/a/.git/modules/b/objects/x"));
 	assert_null(protect_match(NULL, ROOT, HOME, ROOT "/.git"));
 	p = policy_with(globs);
 	assert_string_equal(protect_match_tree(p, ROOT, HOME, ROOT "/tools"),
@@ -336,6 +350,7 @@ static const struct {
 	{ "a\\", "at the end" },
 	{ "a\tb", "control" },
 	{ "{a}{b}{c}{d}{e}{f}{g}{h}{i}", "brace groups" },
+	{ "**/a/**/b/**/c/**/d/**", "more than 4" },
 };
 
 static void
@@ -361,6 +376,114 @@ test_check(void **state)
 
 		assert_int_equal(protect_check(longer, &why), -1);
 		assert_non_null(strstr(why, "255"));
+	}
+}
+
+/* A work tree in a fresh temporary folder, its .git/config holding
+ * `config` (or .git a "gitdir:" file when gitdir is set). */
+static char *
+worktree_with(const char *config, const char *gitdir)
+{
+	char tmpl[] = "/tmp/test-protect.XXXXXX";
+	char *wt = xstrdup(mkdtemp(tmpl));
+	char *p;
+	FILE *f;
+
+	assert_non_null(wt);
+	if (gitdir != NULL) {
+		p = xasprintf("%s/.git", wt);
+		f = fopen(p, "w");
+		fprintf(f, "gitdir: %s\n", gitdir);
+		fclose(f);
+		free(p);
+		p = xasprintf("%s/%s", wt, gitdir);
+		assert_int_equal(mkdir(p, 0700), 0);
+		free(p);
+		p = xasprintf("%s/%s/config", wt, gitdir);
+	} else {
+		p = xasprintf("%s/.git", wt);
+		assert_int_equal(mkdir(p, 0700), 0);
+		free(p);
+		p = xasprintf("%s/.git/config", wt);
+	}
+	f = fopen(p, "w");
+	fputs(config, f);
+	fclose(f);
+	free(p);
+	return wt;
+}
+
+static void
+worktree_free(char *wt)
+{
+	char *cmd = xasprintf("rm -rf '%s'", wt);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(wt);
+}
+
+/* core.hooksPath read as git reads it, and the pattern protecting it. */
+static void
+test_hooks_path(void **state)
+{
+	static const struct {
+		const char	*config;
+		const char	*want;	/* after the work tree; NULL: none */
+	} cases[] = {
+		{ "[core]\n\thooksPath = .githooks\n", "/.githooks/**" },
+		{ "[Core]\n\tHOOKSPATH=hooks/x/\n", "/hooks/x/**" },
+		{ "[core]\n\thooksPath = \"my hooks\" ; a comment\n",
+		  "/my hooks/**" },
+		{ "[core]\n\thooksPath = a\n\thooksPath = b # last wins\n",
+		  "/b/**" },
+		{ "[core]\n\thooksPath = sub/../h*\n", "/h\\*/**" },
+		{ "[core \"x\"]\n\thooksPath = no\n", NULL },
+		{ "[alias]\n\thooksPath = no\n[core]\n\tbare = false\n", NULL },
+		{ "[core]\n\tfsmonitor = x\n", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *wt = worktree_with(cases[i].config, NULL);
+		char *got = protect_hooks_path(wt, HOME);
+
+		if (cases[i].want == NULL) {
+			if (got != NULL)
+				fail_msg("case %zu: got %s", i, got);
+		} else {
+			char *want = xasprintf("%s%s", wt, cases[i].want);
+
+			if (got == NULL || strcmp(got, want) != 0)
+				fail_msg("case %zu: got %s, want %s", i,
+				    got ? got : "(none)", want);
+			free(want);
+		}
+		free(got);
+		worktree_free(wt);
+	}
+	{
+		/* absolute and ~/, a linked work tree's "gitdir:" file */
+		char *wt = worktree_with("[core]\nhooksPath = ~/hooks\n",
+		    "gd");
+		char *got = protect_hooks_path(wt, HOME);
+		struct policy *p;
+		const char *globs[] = { got, NULL };
+
+		assert_string_equal(got, HOME "/hooks/**");
+		assert_null(protect_hooks_path(wt, NULL));
+		assert_string_equal(protect_words(got),
+		    "a git hook: git runs it as you");
+		p = policy_with(globs);
+		assert_string_equal(protect_match(p, ROOT, HOME,
+		    HOME "/hooks/post-checkout"), got);
+		policy_with_free(p);
+		free(got);
+		worktree_free(wt);
+		wt = worktree_with("[core]\nhooksPath = /\n", NULL);
+		assert_null(protect_hooks_path(wt, HOME));
+		worktree_free(wt);
+		assert_null(protect_hooks_path("/nonexistent/x", HOME));
 	}
 }
 
@@ -402,6 +525,22 @@ test_cost(void **state)
 		    paths[k] + strlen(ROOT), (t1 - t0) / n);
 	}
 	assert_int_equal(hits, (size_t)n);
+	{
+		/* The worst a sandbox can hand it: a path of PATH_MAX made
+		 * of .git/modules, matching nothing. */
+		char worst[4096] = ROOT;
+		double t0, t1;
+
+		while (strlen(worst) + 14 < sizeof(worst) - 2)
+			strcat(worst, "/.git/modules");
+		strcat(worst, "/x");
+		t0 = now_ns();
+		for (int i = 0; i < 100; i++)
+			hits += protect_match(p, ROOT, HOME, worst) != NULL;
+		t1 = now_ns();
+		printf("# protect_match %-45s %6.0f ns a call\n",
+		    "/.git/modules x 290 /x (the worst)", (t1 - t0) / 100);
+	}
 	policy_with_free(p);
 }
 
@@ -416,6 +555,7 @@ main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_policy_globs),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_cost),
 	};
 

@@ -105,8 +105,13 @@ reach() {
 	local name=$1 recipe=$2 api=$3 pol=$WT_SCRATCH/$2.closed
 	shift 3
 	[ -x "$npm_dir/node_modules/.bin/$name" ] || return 0
+	# Its protect lines go too: claude writes $CLAUDE_CONFIG_DIR/.claude.json
+	# as it starts, a request nobody here answers, and this looks at hosts.
 	awk '/^\[/ { skip = /^\[secret / } !skip' "$share/agents/$recipe" |
-	    grep -v '^allow = ' | sed 's/^connect = ask$/connect = deny/' >"$pol"
+	    grep -v '^allow = ' |
+	    awk '/^protect *=/ { prot = 1; next } prot && /^[ \t]/ { next }
+		{ prot = 0 } 1' |
+	    sed 's/^connect = ask$/connect = deny/' >"$pol"
 	secrets=$(sed -n 's/^\[secret \([A-Za-z0-9_]*\)\]$/\1/p' \
 	    "$share/agents/$recipe" | tr '\n' ' ')
 	[ -z "$secrets" ] || printf '[run]\nenv = %s\n' "$secrets" >>"$pol"
