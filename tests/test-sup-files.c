@@ -118,6 +118,9 @@ static struct bind binds[] = {
 	{ .host = "/srv/proj", .inside = "/srv/proj", .writable = true,
 	  .upper = "/nonexistent/run/projects/0/upper",
 	  .workdir = "/nonexistent/run/projects/0/work" },
+	/* One of the policy's writable folders: the host's own. */
+	{ .host = "/srv/w", .inside = "/srv/w", .writable = true,
+	  .host_write = true },
 };
 
 static int
