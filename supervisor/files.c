@@ -846,16 +846,16 @@ host_bind(const struct sup *s, const char *p)
 
 /*
  * A call on a writable file bound alone (writable = ~/.aider.conf.yml),
- * by its own name: what may be done to a mount point, which is all
- * but moving or removing it.
+ * or on a writable folder itself (chmod 700 ~/.claude), by its own name:
+ * what may be done to a mount point, which is all but moving or
+ * removing it.
  */
 static bool
 whole_file(const struct sup *s, const struct write_call *c)
 {
 	const struct bind *b = host_bind(s, c->path);
 
-	if (b == NULL || b->is_dir || strcmp(c->path, b->inside) != 0 ||
-	    c->two)
+	if (b == NULL || strcmp(c->path, b->inside) != 0 || c->two)
 		return false;
 	switch (c->op) {
 	case OP_OPEN: case OP_TRUNCATE: case OP_CHMOD: case OP_CHOWN:
@@ -1192,9 +1192,9 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 		sup_respond(s, req->id, -EOPNOTSUPP, 0);
 		return;
 	}
-	/* A writable file (not a folder) bound alone: its name is a mount
-	 * point inside, which no symlink can replace, so the call goes on
-	 * as made, and is recorded (held until the record has it). */
+	/* A writable file bound alone, or the folder itself: its name is a
+	 * mount point inside, which no symlink can replace, so the call
+	 * goes on as made, and is recorded (held until the record has it). */
 	if (whole_file(s, c)) {
 		if ((pat = protect_call(s, c, c->path, NULL)) != NULL) {
 			protect_decide(s, req, c, pat);
