@@ -475,8 +475,6 @@ make_run_dir(struct sup *s)
 	s->out = xasprintf("%s/out", s->run_dir);
 	s->before = xasprintf("%s/before", s->run_dir);
 	s->root = xasprintf("%s/root", s->run_dir);
-	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')
-		s->home = realpath(getenv("HOME"), NULL);
 	if (mkdir(s->run_dir, 0700) < 0)
 		die("create %s: %s", s->run_dir, strerror(errno));
 	if (mkdir(s->work, 0755) < 0 || mkdir(s->out, 0755) < 0 ||

@@ -135,8 +135,6 @@ struct sup {
 	gid_t		 inner_gid;
 
 	char		*run_dir, *work, *out, *before, *root;
-	/* $HOME's real path, for protected "~/" patterns (NULL: none). */
-	char		*home;
 	char		*resolv_conf;	/* host file bound on /etc/resolv.conf */
 	char		*passwd, *group;	/* bound on /etc/passwd, /etc/group */
 	char	       **hidden;	/* the policy's hidden paths and ours */
