@@ -137,9 +137,9 @@ print("RACE-DONE", flush=True)
 EOF
 ward_bg "$WT_ARTIFACTS/out2" "$WT_ARTIFACTS/err2" \
     run --headless --policy "$recipe" -- \
-    python3 -c "$(cat "$WT_SCRATCH/race.py")" "$C" 3000
+    python3 -c "$(cat "$WT_SCRATCH/race.py")" "$C" 2000
 deny_all "$WT_ARTIFACTS/err2" "$WT_SCRATCH/denied2"
-ward_wait 120
+ward_wait 75
 show "inside" "$WT_ARTIFACTS/out2"
 note "requests raised by the race and denied: $(wc -l <"$WT_SCRATCH/denied2")"
 assert_grep "the race ran to its end" '^RACE-DONE\r?$' "$WT_ARTIFACTS/out2"
