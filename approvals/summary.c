@@ -123,6 +123,10 @@ summary_on_event(const struct audit_event_row *row, void *arg)
 		s->execs++;
 	/* An intent whose outcome never came may not have happened, but
 	 * it may have: it counts (the record says "intent" of it). */
+	if (ev->kind == KIND_WRITE && ev->verdict == VERDICT_ALLOW &&
+	    ev->request_id == 0 && ev->how == HOW_POLICY && ev->rule != NULL &&
+	    strncmp(ev->rule, "writable folder ", 16) == 0)
+		s->writable++;
 	if (ev->kind == KIND_WRITE && ev->verdict == VERDICT_ALLOW) {
 		summary_path_add(&c->written, &c->n_written, ev->subject);
 		summary_path_add(&c->written, &c->n_written, ev->subject2);
@@ -242,6 +246,14 @@ summary_lines(const struct summary *s)
 		free(changed);
 		changed = t;
 	}
+	if (s->writable > 0) {
+		char *t = xasprintf("%s (%lld change%s in writable folders)",
+		    changed, (long long)s->writable, s->writable == 1 ? "" :
+		    "s");
+
+		free(changed);
+		changed = t;
+	}
 	{
 		char *t = s->staged >= 0 ? xasprintf("%s, %lld staged in "
 		    "projects", changed, (long long)s->staged) :
@@ -277,6 +289,8 @@ summary_json(const struct summary *s)
 	json_object_set_new(o, "unanswered", json_integer(s->unanswered));
 	json_object_set_new(o, "changed", json_integer(summary_changed(s)));
 	json_object_set_new(o, "written", json_integer(s->written));
+	json_object_set_new(o, "writable_changes",
+	    json_integer(s->writable));
 	json_object_set_new(o, "applied", json_integer(s->applied));
 	json_object_set_new(o, "staged", s->staged >= 0 ?
 	    json_integer(s->staged) : json_null());

@@ -15,6 +15,8 @@
  *  - a row without a request id that denies or kills is a blocked attempt,
  *    counted by its kind's surface (write: files; connect, dns: network;
  *    package: packages; exec: exec; a syscall the floor refuses: syscalls);
+ *  - an allowed write by the rule "writable folder DIR" is also a
+ *    change in a writable folder, counted call by call;
  *  - an allowed write is a file changed on the host (distinct paths, the
  *    second path of a rename too); the changes table adds the files that
  *    `ward apply` applied or committed (distinct from those);
@@ -43,6 +45,8 @@ struct summary {
 	int64_t		 timed_out;
 	int64_t		 unanswered;
 	int64_t		 written;	/* host files changed by allowed writes */
+	int64_t		 writable;	/* changes in writable folders (each
+					 * call, not each file) */
 	int64_t		 applied;	/* files applied from the projects */
 	int64_t		 staged;	/* files staged in projects; -1 unknown */
 	int64_t		 blocked[SURFACE_COUNT];

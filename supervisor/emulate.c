@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -95,12 +96,13 @@ openat2_path(int dirfd, const char *path, uint64_t resolve)
 
 /*
  * Open the host folder that holds inside (a resolved sandbox path) and
- * check that it is the folder the sandbox sees. Returns the fd, *name
- * points into inside.
+ * check that it is the folder the sandbox sees. Returns the fd (or, for
+ * sandbox_side, the same folder as the sandbox sees it, through its own
+ * mount: idmapped as the program's), *name points into inside.
  */
 static int
 open_parent(const struct sup *s, pid_t pid, const char *inside,
-    const char **name)
+    const char **name, bool sandbox_side)
 {
 	char sdir[PATH_MAX], rootp[48];
 	cleanup_free char *host = NULL;
@@ -133,7 +135,7 @@ open_parent(const struct sup *s, pid_t pid, const char *inside,
 	 * the answer. Refuse rather than write somewhere not shown. */
 	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return -EACCES;
-	return steal_fd(&hfd);
+	return sandbox_side ? steal_fd(&sfd) : steal_fd(&hfd);
 }
 
 /*
@@ -230,28 +232,25 @@ emulate_creates(const struct write_call *c)
 	return true;
 }
 
-int64_t
-emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
-    int *inject_fd)
+/*
+ * The call done in the folder pfd holds (name its last step), pfd2 and
+ * name2 the second path's (a rename, a link). keep: the host file as it
+ * was kept in before/ (an approved write outside); not for a writable
+ * folder's own changes.
+ */
+static int64_t
+act(struct sup *s, const struct write_call *c, int pfd, const char *name,
+    int pfd2, const char *name2, mode_t um, int *inject_fd, bool keep,
+    const struct emulate_as *as)
 {
-	cleanup_fd int pfd = -1, pfd2 = -1;
-	const char *name = NULL, *name2 = NULL;
-	/* The umask (a read of /proc/PID/status) only where a file may be
-	 * made: an open of an existing file, a rename, an unlink go without. */
-	mode_t um = emulate_creates(c) ? target_umask(pid) : 0;
-	int r;
-
-	*inject_fd = -1;
-	if ((pfd = open_parent(s, pid, c->path, &name)) < 0)
-		return pfd;
-
 	switch (c->op) {
 	case OP_OPEN: {
 		int flags = (int)c->flags;
 		struct stat st;
 		int fd;
 
-		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		if (keep && ((flags & O_ACCMODE) != O_RDONLY ||
+		    (flags & O_TRUNC)))
 			before_image(s, c->path, pfd, name);
 		/* The path was resolved; the last step must not be a
 		 * symlink planted since. Non-blocking, so that a FIFO cannot
@@ -287,29 +286,28 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 		    (mode_t)c->mode) & ~um), 0));
 	}
 	case OP_UNLINK:
-		before_image(s, c->path, pfd, name);
+		if (keep)
+			before_image(s, c->path, pfd, name);
 		return neg(unlinkat(pfd, name, 0));
 	case OP_RMDIR:
 		return neg(unlinkat(pfd, name, AT_REMOVEDIR));
 	case OP_RENAME:
-		if ((pfd2 = open_parent(s, pid, c->path2, &name2)) < 0)
-			return pfd2;
-		before_image(s, c->path2, pfd2, name2);
-		before_image(s, c->path, pfd, name);
-		r = (int)syscall(SYS_renameat2, pfd, name, pfd2, name2,
-		    (unsigned)c->flags);
-		return neg(r);
+		if (keep) {
+			before_image(s, c->path2, pfd2, name2);
+			before_image(s, c->path, pfd, name);
+		}
+		return neg((int)syscall(SYS_renameat2, pfd, name, pfd2, name2,
+		    (unsigned)c->flags));
 	case OP_LINK:
 		/* path2 is the existing file, resolved like path. */
-		if ((pfd2 = open_parent(s, pid, c->path2, &name2)) < 0)
-			return pfd2;
 		return neg(linkat(pfd2, name2, pfd, name, 0));
 	case OP_SYMLINK:
 		return neg(symlinkat(c->raw2, pfd, name));
 	case OP_TRUNCATE: {
 		cleanup_fd int fd = -1;
 
-		before_image(s, c->path, pfd, name);
+		if (keep)
+			before_image(s, c->path, pfd, name);
 		if ((fd = openat(pfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
 		    O_NONBLOCK)) < 0)
 			return -errno;
@@ -332,6 +330,12 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 		if (map_id(s, c->uid, false, &u) < 0 ||
 		    map_id(s, c->gid, true, &g) < 0)
 			return -EINVAL;
+		/* In a writable folder, through the sandbox's own mount:
+		 * the program's own ids, which that mount maps. */
+		if (as != NULL && u != (uint32_t)-1)
+			u = as->uid;
+		if (as != NULL && g != (uint32_t)-1)
+			g = as->gid;
 		return neg(fchownat(pfd, name, u, g, AT_SYMLINK_NOFOLLOW));
 	}
 	case OP_UTIMES:
@@ -355,6 +359,54 @@ emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
 	}
 	}
 	return -ENOSYS;
+}
+
+/* as: the program's host ids, to act with (setfsuid, setfsgid) in the
+ * folder as the sandbox sees it; or NULL: the supervisor's own ids, on
+ * the host's folder. */
+static int64_t
+perform(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd, bool keep, const struct emulate_as *as)
+{
+	cleanup_fd int pfd = -1, pfd2 = -1;
+	const char *name = NULL, *name2 = NULL;
+	/* The umask (a read of /proc/PID/status) only where a file may be
+	 * made: an open of an existing file, a rename, an unlink go without. */
+	mode_t um = emulate_creates(c) ? target_umask(pid) : 0;
+	int64_t r;
+
+	*inject_fd = -1;
+	/* Both folders opened as the supervisor, before it takes other
+	 * ids: the host's folders above a writable one need not be
+	 * searchable by its owner, who never walks them (a bind mount). */
+	if ((pfd = open_parent(s, pid, c->path, &name, as != NULL)) < 0)
+		return pfd;
+	if ((c->op == OP_RENAME || c->op == OP_LINK) &&
+	    (pfd2 = open_parent(s, pid, c->path2, &name2, as != NULL)) < 0)
+		return pfd2;
+	if (as == NULL)
+		return act(s, c, pfd, name, pfd2, name2, um, inject_fd, keep,
+		    NULL);
+	setfsgid(as->gid);
+	setfsuid(as->uid);
+	r = act(s, c, pfd, name, pfd2, name2, um, inject_fd, keep, as);
+	setfsuid(getuid());
+	setfsgid(getgid());
+	return r;
+}
+
+int64_t
+emulate_call(struct sup *s, pid_t pid, const struct write_call *c,
+    int *inject_fd)
+{
+	return perform(s, pid, c, inject_fd, true, NULL);
+}
+
+int64_t
+emulate_in_place(struct sup *s, pid_t pid, const struct write_call *c,
+    const struct emulate_as *as, int *inject_fd)
+{
+	return perform(s, pid, c, inject_fd, false, as);
 }
 
 /*
@@ -458,7 +510,7 @@ emulate_stage(struct sup *s, pid_t pid, const struct write_call *c,
 		return -EINVAL;
 	/* The folder the sandbox sees, as for an approved write: the copy
 	 * is of the file the person was shown. */
-	if ((pfd = open_parent(s, pid, c->path, &name)) < 0)
+	if ((pfd = open_parent(s, pid, c->path, &name, false)) < 0)
 		return pfd;
 	if ((host = emulate_host_path(s, c->path)) == NULL ||
 	    (slash = strrchr(host, '/')) == NULL)

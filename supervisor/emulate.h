@@ -52,6 +52,23 @@ bool	emulate_creates(const struct write_call *);
 int64_t	emulate_call(struct sup *, pid_t, const struct write_call *,
 	    int *inject_fd);
 /*
+ * The same for a change in one of the policy's writable folders, which
+ * the program may make: done here rather than continued, so that the
+ * name judged is the name changed (the folder opened without symlinks,
+ * the last step never followed), and no before-image kept. as: the
+ * program's host ids; the call is made with them, in the folder as the
+ * sandbox's own mount shows it (checked to be the host's), so that it
+ * can do no more than the program could, and a file it makes, or an
+ * fd it hands in, is as the program's own would be (an idmapped mount
+ * when ward runs as root).
+ */
+struct emulate_as {
+	uid_t	uid;
+	gid_t	gid;
+};
+int64_t	emulate_in_place(struct sup *, pid_t, const struct write_call *,
+	    const struct emulate_as *, int *inject_fd);
+/*
  * The stage answer to an open outside: the program gets, opened with its
  * own flags, a copy of the host file kept in the run folder,
  * RUN/outside/upper/<host path>, made on first use from the host file

@@ -46,7 +46,8 @@ files_where(const struct sup *s, const char *path)
 		    strlen(s->binds[i].inside) > strlen(best->inside)))
 			best = &s->binds[i];
 	if (best != NULL)
-		return best->writable ? WHERE_WRITABLE : WHERE_OUTSIDE;
+		return best->host_write ? WHERE_HOST : best->writable ?
+		    WHERE_WRITABLE : WHERE_OUTSIDE;
 	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable); i++)
 		if (path_under(path, sandbox_writable[i]))
 			return WHERE_WRITABLE;
@@ -403,6 +404,7 @@ files_fast_continue(const struct sup *s, const char *lex, bool follow)
 		return true;
 	case WHERE_WRITABLE:
 		return no_symlinks(s, lex, follow);
+	case WHERE_HOST:	/* never continued: host_change */
 	case WHERE_OUTSIDE:
 		break;
 	}
@@ -828,6 +830,44 @@ free_call(struct write_call *c)
 	c->xvalue = NULL;
 }
 
+/* The policy's writable folder holding sandbox path p (the deepest
+ * bind, as files_where), or NULL. */
+static const struct bind *
+host_bind(const struct sup *s, const char *p)
+{
+	const struct bind *best = NULL;
+
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (path_under(p, s->binds[i].inside) && (best == NULL ||
+		    strlen(s->binds[i].inside) > strlen(best->inside)))
+			best = &s->binds[i];
+	return best != NULL && best->host_write ? best : NULL;
+}
+
+/*
+ * A call on a writable file bound alone (writable = ~/.aider.conf.yml),
+ * or on a writable folder itself (chmod 700 ~/.claude), by its own name:
+ * what may be done to a mount point, which is all but moving or
+ * removing it.
+ */
+static bool
+whole_file(const struct sup *s, const struct write_call *c)
+{
+	const struct bind *b = host_bind(s, c->path);
+
+	if (b == NULL || strcmp(c->path, b->inside) != 0 || c->two)
+		return false;
+	switch (c->op) {
+	case OP_OPEN: case OP_TRUNCATE: case OP_CHMOD: case OP_CHOWN:
+	case OP_UTIMES: case OP_SETXATTR: case OP_REMOVEXATTR:
+		return true;
+	case OP_MKDIR: case OP_MKNOD: case OP_UNLINK: case OP_RMDIR:
+	case OP_RENAME: case OP_LINK: case OP_SYMLINK:
+		break;
+	}
+	return false;
+}
+
 /* Answer an allowed call by doing it ourselves on the host. A
  * protected write in a project goes on into the project's overlay
  * instead (staged, as every write there: the host's folder is its lower
@@ -841,8 +881,11 @@ allow(struct sup *s, const struct parked *pk)
 	int fd = -1;
 	int64_t r;
 
-	if (b != NULL && b->project && is_writable(s, c->path) &&
-	    (!c->two || is_writable(s, c->path2))) {
+	/* A writable file bound alone, approved: its name is a mount
+	 * point, the call goes on as made (emulate_call would find the
+	 * folder around it is not the host's). */
+	if (whole_file(s, c) || (b != NULL && b->project &&
+	    is_writable(s, c->path) && (!c->two || is_writable(s, c->path2)))) {
 		sup_continue(s, pk->req.id);
 		return 0;
 	}
@@ -1106,6 +1149,116 @@ protect_decide(struct sup *s, const struct seccomp_notif *req,
 	decision_done(&d);
 }
 
+/* Is there a name at sandbox path p (not followed)? */
+static bool
+exists(const struct sup *s, const char *p)
+{
+	struct stat st;
+
+	return p[1] != '\0' &&
+	    fstatat(s->rootfd, p + 1, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * A call that lands in one of the policy's writable folders: the
+ * program may change them, but the person will later trust what it
+ * leaves there, so each change is recorded (kind write, rule "writable
+ * folder DIR") and one to a protected name is asked at the moment it
+ * happens. The supervisor performs the call itself (emulate_in_place:
+ * the folder opened without symlinks, the last step never followed):
+ * a CONTINUE would let the kernel walk the path again, and a symlink
+ * swapped in since the check would lead it to a protected file.
+ */
+static void
+host_change(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, const struct bind *b)
+{
+	char rule[PATH_MAX + 32];
+	struct emulate_as as;
+	const char *pat;
+	int fd = -1;
+	int64_t r;
+
+	/* Across folders the kernel would say EXDEV; on the host the
+	 * supervisor could link a system file into the folder. */
+	if (c->two && host_bind(s, c->path2) != b) {
+		sup_respond(s, req->id, -EXDEV, 0);
+		return;
+	}
+	/* An unnamed file (O_TMPFILE) or a link made from an fd cannot be
+	 * performed here: glibc falls back to a named file. */
+	if ((c->op == OP_OPEN && (c->flags & __O_TMPFILE) == __O_TMPFILE) ||
+	    (c->op == OP_LINK && !c->two)) {
+		sup_respond(s, req->id, -EOPNOTSUPP, 0);
+		return;
+	}
+	/* A writable file bound alone, or the folder itself: its name is a
+	 * mount point inside, which no symlink can replace, so the call
+	 * goes on as made, and is recorded (held until the record has it). */
+	if (whole_file(s, c)) {
+		if ((pat = protect_call(s, c, c->path, NULL)) != NULL) {
+			protect_decide(s, req, c, pat);
+			return;
+		}
+		if (!sup_id_valid(s, req->id))
+			return;
+		sup_continue(s, req->id);
+		snprintf(rule, sizeof rule, "writable folder %s", b->host);
+		record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, rule,
+		    "policy", 0, 0);
+		return;
+	}
+	/* The folder itself is a mount point inside: it cannot be moved
+	 * or removed, and the supervisor must not do it on the host. */
+	if (strcmp(c->path, b->inside) == 0 ||
+	    (c->two && strcmp(c->path2, b->inside) == 0)) {
+		switch (c->op) {
+		case OP_OPEN: case OP_CHMOD: case OP_CHOWN: case OP_UTIMES:
+		case OP_SETXATTR: case OP_REMOVEXATTR: case OP_TRUNCATE:
+			break;
+		case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK: case OP_LINK:
+			sup_respond(s, req->id, -EEXIST, 0);
+			return;
+		case OP_UNLINK: case OP_RMDIR: case OP_RENAME:
+			sup_respond(s, req->id, -EBUSY, 0);
+			return;
+		}
+	}
+	/* A folder that is there already changes nothing (mkdir -p walks
+	 * every step of ~/.claude/hooks): not asked, not recorded. */
+	if (c->op == OP_MKDIR && exists(s, c->path)) {
+		sup_respond(s, req->id, -EEXIST, 0);
+		return;
+	}
+	if ((pat = protect_call(s, c, c->path, c->two ? c->path2 :
+	    NULL)) != NULL) {
+		protect_decide(s, req, c, pat);
+		return;
+	}
+	if (!sup_id_valid(s, req->id))
+		return;
+	/* The program's ids on the host: the one pair its namespace maps
+	 * (ROOT_INNER_ID as root; as a user, the user's), whatever a
+	 * process inside says of itself. */
+	as.uid = s->inner_uid;
+	as.gid = s->inner_gid;
+	r = emulate_in_place(s, (pid_t)req->pid, c, &as, &fd);
+	/* Answered at once: the row below is batched with the record's
+	 * other rows (a commit a round would cost more than the call). */
+	if (fd >= 0) {
+		r = sup_respond_fd(s, req->id, fd, (c->flags & O_CLOEXEC) != 0);
+		close(fd);
+		if (r < 0)
+			sup_respond_now(s, req->id, r);
+	} else
+		sup_respond_now(s, req->id, r);
+	/* What failed changed nothing (mkdir -p's EEXIST): not a change. */
+	if (r < 0)
+		return;
+	snprintf(rule, sizeof rule, "writable folder %s", b->host);
+	record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, rule, "policy", 0, 0);
+}
+
 /* Both paths of c made absolute into abs1, abs2 (hot: see absolute). */
 static int
 absolutes(pid_t pid, const struct write_call *c, bool hot, char *abs1,
@@ -1162,6 +1315,7 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
     bool moves)
 {
 	pid_t pid = (pid_t)req->pid;
+	const struct bind *hb;
 	int r;
 
 	/* First with the cached cwd: a CONTINUE that the floor bounds. */
@@ -1192,6 +1346,11 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
 	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
 		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if ((hb = host_bind(s, c->path)) != NULL ||
+	    (c->two && (hb = host_bind(s, c->path2)) != NULL)) {
+		host_change(s, req, c, hb);
 		return;
 	}
 	if (is_writable(s, c->path) && (!c->two || is_writable(s, c->path2))) {

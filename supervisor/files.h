@@ -22,6 +22,8 @@ enum files_where {
 	WHERE_OUTSIDE,
 	WHERE_WRITABLE,	/* continue, once no symlink leads elsewhere */
 	WHERE_FLOOR,	/* continue as it is */
+	WHERE_HOST,	/* a writable folder of the host's own: done by the
+			 * supervisor, recorded, a protected name asked */
 };
 /* Where a normalised sandbox path lands: the deepest bind decides, then
  * the sandbox's own writable folders, then /dev and /proc. */

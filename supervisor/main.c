@@ -662,8 +662,10 @@ make_binds(struct sup *s, struct args *a)
 {
 	add_bind(s, s->work, "/work", true);
 	add_bind(s, s->out, "/out", true);
-	for (size_t i = 0; i < s->policy.n_writable; i++)
+	for (size_t i = 0; i < s->policy.n_writable; i++) {
 		add_bind(s, s->policy.writable[i], NULL, true);
+		s->binds[s->n_binds - 1].host_write = true;
+	}
 	make_projects(s, a);
 	for (size_t i = 2; i < s->n_binds; i++)
 		if (s->binds[i].writable && s->binds[i].is_dir)

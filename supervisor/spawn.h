@@ -23,6 +23,10 @@ struct bind {
 	char	*host;		/* host path */
 	char	*inside;	/* path in the sandbox */
 	bool	 writable;
+	/* One of the policy's writable folders, the host's own: each change
+	 * in it is done by the supervisor and recorded, and a protected
+	 * name in it asked (files.c). Not work/, out/ or a project. */
+	bool	 host_write;
 	bool	 is_dir;
 	int	 tree_fd;	/* an idmapped copy of host to move there, or -1 */
 	/* A project staged in an overlay (supervisor/project.h): host is

@@ -91,6 +91,13 @@ sup_continue_quiet(struct sup *s, uint64_t id)
 	s->quiet = true;
 }
 
+void
+sup_respond_now(struct sup *s, uint64_t id, int64_t val)
+{
+	resp_set(s, id, val, 0);
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
 int64_t
 sup_respond_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 {

@@ -228,6 +228,12 @@ void	sup_continue(struct sup *, uint64_t id);
  * the commit of other calls' events; this one has none, and the thread
  * that made it waits on nothing else), and s->quiet set. */
 void	sup_continue_quiet(struct sup *, uint64_t id);
+/* Answer at once, ahead of the held answers, with what the record has
+ * of the call still in its queue (committed by the loop within 100 ms,
+ * batched with the rest): a change the policy lets the program make in
+ * a writable folder, already made, whose row is an account of it, not a
+ * permission (sup_respond_fd answers an open so as well). */
+void	sup_respond_now(struct sup *, uint64_t id, int64_t val);
 /* Hand host fd in as the syscall's return value, atomically (ADDFD with
  * SEND); the fd number it got in the target, or -errno. */
 int64_t	sup_respond_fd(struct sup *, uint64_t id, int fd, bool cloexec);

@@ -118,6 +118,9 @@ static struct bind binds[] = {
 	{ .host = "/srv/proj", .inside = "/srv/proj", .writable = true,
 	  .upper = "/nonexistent/run/projects/0/upper",
 	  .workdir = "/nonexistent/run/projects/0/work" },
+	/* One of the policy's writable folders: the host's own. */
+	{ .host = "/srv/w", .inside = "/srv/w", .writable = true,
+	  .host_write = true },
 };
 
 static int
@@ -210,6 +213,7 @@ test_where(void **state)
 	bool follow = strcmp(r->f[2], "follow") == 0;
 	static const char *const names[] = {
 		[WHERE_OUTSIDE] = "outside", [WHERE_WRITABLE] = "writable",
+		[WHERE_HOST] = "host",
 		[WHERE_FLOOR] = "floor",
 	};
 
