@@ -188,6 +188,14 @@ ward_help_cmd(int argc, char **argv)
 		fputs(ward_help, stdout);
 		return 0;
 	}
+	/* `ward help --help`, like every verb's --help, is help. */
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs("usage: ward help [COMMAND]\n"
+		    "\n"
+		    "Print ward's help, or COMMAND's: the same text as "
+		    "'ward COMMAND --help'.\n", stdout);
+		return 0;
+	}
 	if (argc > 2) {
 		fprintf(stderr, "ward help: too many arguments; see "
 		    "'ward --help'\n");
