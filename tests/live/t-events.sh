@@ -103,6 +103,26 @@ assert_grep "the text form names the run's end" "^[0-9T:.-]+Z	$RUN1	run	none	sup
 st=0
 "$WARD" events --run nosuchrun >"$WT_ARTIFACTS/nosuch" 2>&1 </dev/null || st=$?
 assert_eq "ward events --run of no run exit status" 1 "$st"
+# A reader that has gone (`ward events | head -1`) is no error: stdout a
+# pipe whose read end is already closed, so every write meets EPIPE.
+st=0
+E="$WT_ARTIFACTS/epipe.err" python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=open(os.environ["E"], "wb"),
+    stdin=subprocess.DEVNULL)
+sys.exit(p.returncode)' "$WARD" events || st=$?
+assert_eq "ward events into a pipe with no reader: exit status" 0 "$st"
+assert_eq "ward events into a pipe with no reader: stderr" "" "$(cat "$WT_ARTIFACTS/epipe.err")"
+first=$("$WARD" events 2>"$WT_ARTIFACTS/head.err" </dev/null | head -n 1)
+[ -n "$first" ] || fail "ward events | head -1 printed nothing"
+assert_eq "ward events | head -1: stderr" "" "$(cat "$WT_ARTIFACTS/head.err")"
+# A full disk is still an error.
+st=0
+"$WARD" events >/dev/full 2>"$WT_ARTIFACTS/full.err" </dev/null || st=$?
+assert_eq "ward events >/dev/full: exit status" 1 "$st"
+assert_grep "ward events >/dev/full says why" "cannot write output" "$WT_ARTIFACTS/full.err"
 st=0
 "$WARD" events --since yesterday >"$WT_ARTIFACTS/bad" 2>&1 </dev/null || st=$?
 assert_eq "ward events --since of no time exit status" 2 "$st"
