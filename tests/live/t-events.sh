@@ -95,6 +95,16 @@ iso=$(jq -r -s --arg r "$RUN1" 'map(select(.run == $r and .state == "done")) | .
 "$WARD" events --json --since "$iso" >"$WT_ARTIFACTS/since2.jsonl" 2>&1 </dev/null || true
 assert_eq "--since RFC 3339 = --since time_ms" "$(wc -l <"$WT_ARTIFACTS/since.jsonl")" "$(wc -l <"$WT_ARTIFACTS/since2.jsonl")"
 
+# ward log: local time with its offset (RFC 3339), the same instant in
+# any zone (POSIX TZ strings: no zone files needed).
+TZ=IST-5:30 "$WARD" log "$RUN1" >"$WT_ARTIFACTS/log-ist.txt" 2>&1 </dev/null || true
+TZ=UTC0 "$WARD" log "$RUN1" >"$WT_ARTIFACTS/log-utc.txt" 2>&1 </dev/null || true
+assert_grep "ward log in +05:30 says so" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\+05:30	$RUN1	run	" "$WT_ARTIFACTS/log-ist.txt"
+assert_grep "ward log in UTC ends its times with Z" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z	$RUN1	run	" "$WT_ARTIFACTS/log-utc.txt"
+t_ist=$(head -n 1 "$WT_ARTIFACTS/log-ist.txt" | cut -f1)
+t_utc=$(head -n 1 "$WT_ARTIFACTS/log-utc.txt" | cut -f1)
+assert_eq "the same instant in both zones" "$(date -u -d "$t_utc" +%s 2>&1)" "$(date -u -d "$t_ist" +%s 2>&1)"
+
 # --follow --run of a run that has ended: prints it and stops.
 st=0
 timeout 10 "$WARD" events --follow --run "$RUN1" >"$WT_ARTIFACTS/run.txt" 2>&1 </dev/null || st=$?
