@@ -55,6 +55,16 @@ DIFF_LIBS := -Wl,-Bstatic -lnettle -Wl,-Bdynamic
 else
 DIFF_LIBS := $(shell pkg-config --libs nettle)
 endif
+# The soname gitapi.c opens is the one of the libgit2 built against
+# (libgit2.so.1.5 on Debian 12, .1.9 on 13), read from the ELF header of
+# the development symlink: a hard-coded one lost the diff pane on a
+# newer libgit2. It is read only when gitapi.o is built, and kept in a
+# stamp that changes (rebuilding gitapi.o) only when the soname does.
+libgit2_soname = $(or $(shell readelf -d \
+	"$$(pkg-config --variable=libdir libgit2)/libgit2.so" 2>/dev/null | \
+	sed -n 's/.*(SONAME).*\[\(.*\)\]$$/\1/p'),$(error libgit2's soname: \
+	readelf -d finds none in libgit2.so (libgit2-dev and binutils?)))
+
 # (the policy's hash too: config/policy.c, in every program)
 LIB_LIBS  += $(DIFF_LIBS)
 SUP_LIBS  += $(DIFF_LIBS)
@@ -107,6 +117,18 @@ all: ward ward-tui ward-supervisor ward-gate
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# gitapi.o: libgit2's soname, above.
+$(BUILD)/libgit2.soname: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(libgit2_soname)' | cmp -s - $@ || echo '$(libgit2_soname)' >$@
+$(BUILD)/approvals/gitapi.o: $(BUILD)/libgit2.soname
+$(BUILD)/approvals/gitapi.o: ALL_CFLAGS += \
+	-DWARD_LIBGIT2_SONAME='"$(file <$(BUILD)/libgit2.soname)"'
+# What debian/rules makes the package recommend.
+print-libgit2-soname:
+	@echo '$(libgit2_soname)'
+FORCE:
 
 $(BUILD)/libward.a: $(LIB_OBJ)
 	@rm -f $@
@@ -386,7 +408,7 @@ clean:
 	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-tui ward-supervisor ward-gate
 
 .PHONY: all check unit unit-only asan asan-live layers bench install uninstall \
-	completions deb deb-check clean tests \
+	completions deb deb-check clean tests print-libgit2-soname FORCE \
 	fuzz fuzzers fuzz-check
 # Keep the test objects: make would otherwise delete them as intermediates.
 .SECONDARY:

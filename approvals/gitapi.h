@@ -61,3 +61,5 @@ extern struct gitapi gitapi;
 /* Loads libgit2 once and calls git_libgit2_init(); 0, or -ENOENT with
  * *cause (may be NULL) naming what is missing. */
 int	gitapi_load(char **cause);
+/* The file name it was loaded by (the build's soname), NULL before. */
+const char *gitapi_name(void);

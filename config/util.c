@@ -304,6 +304,29 @@ hex_encode(const uint8_t *d, size_t n, char *out)
 }
 
 void
+time_local_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN])
+{
+	time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	struct tm tm;
+	long off;
+
+	if (localtime_r(&t, &tm) == NULL) {
+		snprintf(buf, TIME_RFC3339_LEN, "-");
+		return;
+	}
+	off = tm.tm_gmtoff / 60;
+	snprintf(buf, TIME_RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec);
+	if (off == 0)
+		strcat(buf, "Z");
+	else
+		snprintf(buf + strlen(buf), TIME_RFC3339_LEN - strlen(buf),
+		    "%c%02ld:%02ld", off < 0 ? '-' : '+', labs(off) / 60,
+		    labs(off) % 60);
+}
+
+void
 time_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN])
 {
 	time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);

@@ -99,3 +99,7 @@ int	 passwd_file_name(const char *file, unsigned int uid, char *name,
  * "2026-12-01T11:03:38.123Z" (24 characters and a NUL). */
 #define TIME_RFC3339_LEN 64
 void	 time_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN]);
+/* ms since the epoch as RFC 3339 local time to the second with its
+ * offset, "2026-12-01T12:03:38+01:00" ("Z" where local time is UTC):
+ * what a person reads in `ward log` and `ward gc`, never ambiguous. */
+void	 time_local_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN]);

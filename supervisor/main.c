@@ -76,7 +76,7 @@ usage(FILE *f)
 {
 	fputs("usage: ward-supervisor [--headless] [--policy FILE] "
 	    "[--name NAME] [--in PATH]... [--project DIR]...\n"
-	    "                       [--timeout SECONDS] [--chdir DIR] "
+	    "                       [--timeout DURATION] [--chdir DIR] "
 	    "[--ready-fd FD]\n"
 	    "                       [--status-fd FD] [--no-landlock] -- CMD "
 	    "[ARG...]\n"

@@ -115,6 +115,13 @@ else
 	exit 1
 fi
 deb=$(ls "$work"/ward_"$version"_*.deb)
+# It recommends the libgit2 it was built against (dlopen'ed: not in
+# Depends), as the build read it, never a version written in debian/.
+so=$(make -C "$repo" -s --no-print-directory print-libgit2-soname)
+want=$(dpkg-query -S "$(pkg-config --variable=libdir libgit2)/$so" | sed -n '1s/[:,].*//p')
+rec=$(dpkg-deb -f "$deb" Recommends)
+check "the package recommends $want (for $so; Recommends: $rec)" \
+    grep -qE "(^|, )$want(,|$)" <<<"$rec"
 lintian --tag-display-limit 0 "$work"/ward_"$version"_*.changes >"$work/lintian" 2>&1 || true
 grep -E '^[EW]: ' "$work/lintian" || true
 check "lintian: no error or warning" sh -c "! grep -qE '^[EW]: ' '$work/lintian'"

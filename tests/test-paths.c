@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -670,6 +671,41 @@ test_share_installed(void **state)
 	}
 }
 
+/* What ward log and ward gc print: local time with its offset, so a
+ * line read on another machine, or after a change of zone, says one
+ * instant. POSIX TZ strings: no zone files needed. */
+static void
+test_time_local_rfc3339(void **state)
+{
+	const int64_t ms = 1764590618123LL;	/* 2025-12-01T12:03:38.123Z */
+	static const struct { const char *tz, *want; } t[] = {
+		{ "UTC0", "2025-12-01T12:03:38Z" },
+		{ "CET-1", "2025-12-01T13:03:38+01:00" },
+		{ "NST3:30", "2025-12-01T08:33:38-03:30" },
+		{ "IST-5:30", "2025-12-01T17:33:38+05:30" },
+	};
+	char buf[TIME_RFC3339_LEN], *old = getenv("TZ");
+	cleanup_free char *saved = old ? xstrdup(old) : NULL;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		setenv("TZ", t[i].tz, 1);
+		tzset();
+		time_local_rfc3339(ms, buf);
+		assert_string_equal(buf, t[i].want);
+	}
+	/* Before the epoch: the second is the one the instant is in. */
+	setenv("TZ", "UTC0", 1);
+	tzset();
+	time_local_rfc3339(-1, buf);
+	assert_string_equal(buf, "1969-12-31T23:59:59Z");
+	if (saved)
+		setenv("TZ", saved, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+}
+
 int
 main(void)
 {
@@ -695,6 +731,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_default_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passwd_file_name, setup, teardown),
 		cmocka_unit_test(test_share_installed),
+		cmocka_unit_test(test_time_local_rfc3339),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

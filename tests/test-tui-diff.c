@@ -460,6 +460,20 @@ test_hostile_names(void **state)
 	free(p);
 }
 
+/* libgit2 is opened by the soname of the library built against (the
+ * Makefile reads it from libgit2.so), never by the development symlink
+ * when that soname is there, and never by a version written in. */
+static void
+test_soname(void **state)
+{
+	const char *name;
+
+	(void)state;
+	assert_int_equal(gitapi_load(NULL), 0);
+	assert_non_null(name = gitapi_name());
+	assert_true(strncmp(name, "libgit2.so.", 11) == 0);
+}
+
 int
 main(void)
 {
@@ -474,6 +488,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test(test_quote_path),
+		cmocka_unit_test(test_soname),
 		cmocka_unit_test_setup_teardown(test_hostile_names, setup,
 		    teardown),
 	};

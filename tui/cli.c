@@ -1002,16 +1002,12 @@ cli_kill(int argc, char **argv)
 
 /* ------------------------------------------------------------------ */
 
-/* Local time, ISO 8601 to the second; "-" when it cannot be told. */
+/* Local time, RFC 3339 to the second with its offset; "-" when it
+ * cannot be told. */
 static void
-cli_when(int64_t ms, char *buf, size_t len)
+cli_when(int64_t ms, char buf[TIME_RFC3339_LEN])
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	snprintf(buf, len, "-");
-	if (localtime_r(&t, &tm) != NULL)
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	time_local_rfc3339(ms, buf);
 }
 
 /*
@@ -1034,9 +1030,9 @@ cli_recover(struct audit *a, const char *by, bool tell)
 		return;
 	}
 	for (size_t i = 0; tell && i < n; i++) {
-		char when[32];
+		char when[TIME_RFC3339_LEN];
 
-		cli_when(lost[i].noticed_ms, when, sizeof when);
+		cli_when(lost[i].noticed_ms, when);
 		cli_error("run %s: lost (supervisor gone, noticed %s); its "
 		    "record: ward log %s", lost[i].run, when, lost[i].run);
 	}
@@ -1099,9 +1095,9 @@ cli_log_event(const struct audit_event_row *row, void *arg)
 		cleanup_free char *esubj = cli_esc(ev->subject);
 		cleanup_free char *esubj2 = NULL;
 		cleanup_free char *eby = cli_esc(ev->decided_by);
-		char when[32], wait[32];
+		char when[TIME_RFC3339_LEN], wait[32];
 
-		cli_when(ev->time_ms, when, sizeof when);
+		cli_when(ev->time_ms, when);
 		cli_wait(ev->wait_ms, wait, sizeof wait);
 		/* A run marked lost by recovery: its event's time is when the
 		 * gone supervisor was noticed, not when it died. */
@@ -1214,12 +1210,9 @@ cli_log_change(const struct audit_change_row *row, void *arg)
 		cleanup_free char *efrom = ch->from_path ?
 		    escape_str(ch->from_path) : NULL;
 		cleanup_free char *eby = cli_esc(ch->by);
-		time_t t = (time_t)(ch->time_ms / 1000);
-		char when[32] = "-";
-		struct tm tm;
+		char when[TIME_RFC3339_LEN];
 
-		if (localtime_r(&t, &tm) != NULL)
-			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		cli_when(ch->time_ms, when);
 		printf("%s\t%s\tchange\t%s\t%s\t%s%s%s\t-\t-\t%s\n", when,
 		    erun, eact, ekind, efrom ? efrom : "", efrom ? " -> " : "",
 		    epath, eby);

@@ -961,17 +961,16 @@ static void
 diffcmd_conflict_side(const char *label, const char *path, bool when)
 {
 	struct stat st;
-	char h[65], t[32] = "";
-	struct tm tm;
+	char h[65], t[TIME_RFC3339_LEN] = "";
 
 	if (lstat(path, &st) < 0 || changes_hash_path(path, h) < 0) {
 		printf("  %s none (removed)\n", label);
 		return;
 	}
-	if (when && localtime_r(&st.st_mtim.tv_sec, &tm) != NULL)
-		strftime(t, sizeof t, ", changed %Y-%m-%d %H:%M:%S", &tm);
-	printf("  %s sha256 %.12s, %lld bytes%s\n", label, h,
-	    (long long)st.st_size, t);
+	if (when)
+		time_local_rfc3339((int64_t)st.st_mtim.tv_sec * 1000, t);
+	printf("  %s sha256 %.12s, %lld bytes%s%s\n", label, h,
+	    (long long)st.st_size, when ? ", changed " : "", t);
 }
 
 static void

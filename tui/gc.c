@@ -392,17 +392,14 @@ gc_print(const struct gc_set *set, bool dry, const struct audit_freed *f,
 	for (size_t i = 0; i < set->n; i++) {
 		const struct gc_run *r = &set->run[i];
 		cleanup_free char *eid = NULL;
-		time_t t = (time_t)(r->started_ms / 1000);
-		char when[32] = "-";
-		struct tm tm;
+		char when[TIME_RFC3339_LEN];
 
 		if (!r->drop)
 			continue;
 		n++;
 		folders += r->has_folder;
 		eid = escape_str(r->id);
-		if (localtime_r(&t, &tm) != NULL)
-			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		time_local_rfc3339(r->started_ms, when);
 		gc_human(r->record_bytes + r->folder_bytes, size, sizeof size);
 		printf("%s\t%s\t%s\n", eid, when, size);
 	}

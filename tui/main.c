@@ -4,8 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config/escape.h"
 #include "config/util.h"
@@ -188,6 +192,14 @@ ward_help_cmd(int argc, char **argv)
 		fputs(ward_help, stdout);
 		return 0;
 	}
+	/* `ward help --help`, like every verb's --help, is help. */
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs("usage: ward help [COMMAND]\n"
+		    "\n"
+		    "Print ward's help, or COMMAND's: the same text as "
+		    "'ward COMMAND --help'.\n", stdout);
+		return 0;
+	}
 	if (argc > 2) {
 		fprintf(stderr, "ward help: too many arguments; see "
 		    "'ward --help'\n");
@@ -205,6 +217,23 @@ ward_help_cmd(int argc, char **argv)
 	return cmd->fn(2, args);
 }
 
+/*
+ * Whether stdout is a pipe or socket whose reader has gone. A verb that
+ * ignores SIGPIPE (events, for --follow) stops at its first EPIPE, and
+ * by the time main checks, errno is another call's: poll says it again.
+ */
+static bool
+ward_reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -214,7 +243,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct ward_cmd *cmd;
-	int c, status;
+	int c, werr, status;
 
 	ward_argv0 = argv[0];
 	/* Wide characters for the console; messages and numbers stay C. */
@@ -248,13 +277,18 @@ main(int argc, char **argv)
 
 	status = cmd->fn(argc - optind, argv + optind);
 
-	/* A full disk or a closed pipe must not pass for success. */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (status == 0) {
+	/* A full disk must not pass for success; a reader that has gone
+	 * (`ward events | head -1`) is no error, as for cat or grep. */
+	werr = fflush(stdout) != 0 ? errno : 0;
+	if ((werr != 0 || ferror(stdout)) && status == 0 &&
+	    werr != EPIPE && !ward_reader_gone()) {
+		/* errno is the failed write's only when fflush failed now. */
+		if (werr != 0)
 			fprintf(stderr, "ward: cannot write output: %s\n",
-			    strerror(errno));
-			status = 1;
-		}
+			    strerror(werr));
+		else
+			fputs("ward: cannot write output\n", stderr);
+		status = 1;
 	}
 	return status;
 }

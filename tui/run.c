@@ -37,7 +37,7 @@ run_usage(FILE *f)
 {
 	fputs("usage: ward run [--headless] [--policy FILE] [--name NAME] "
 	    "[--in PATH]...\n"
-	    "                [--project DIR]... [--timeout SECONDS] [--chdir DIR] [--status-fd FD]\n"
+	    "                [--project DIR]... [--timeout DURATION] [--chdir DIR] [--status-fd FD]\n"
 	    "                [--no-landlock] [--agent|--lines|--pass-through|--split]\n"
 	    "                [--view]\n"
 	    "                -- CMD [ARG...]\n"

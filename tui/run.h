@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /* ward run [--headless] [--policy FILE] [--name NAME] [--in PATH]...
- *          [--timeout SECONDS] -- CMD [ARG...]
+ *          [--timeout DURATION] -- CMD [ARG...]
  * Starts ward-supervisor for one run. Headless (or without a terminal) it
  * execs the supervisor in the foreground; on a terminal it starts it in
  * the background and attaches the console. */

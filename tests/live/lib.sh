@@ -43,6 +43,15 @@ skip() {
 	exit 77
 }
 
+# agents_opt_in: a test that downloads the agents' CLIs from npm (about
+# 750 MB, cached in the build folder) runs only when asked, with
+# WARD_TEST_AGENTS=1 (.ci/run sets it); otherwise it says so and skips,
+# which under CI=true is a failure.
+agents_opt_in() {
+	[ "${WARD_TEST_AGENTS:-}" = 1 ] && return 0
+	skip "downloads the agent CLIs from npm (~750 MB): set WARD_TEST_AGENTS=1 to run it"
+}
+
 # Print a file into the log, indented, for the reader of a failure.
 show() {
 	local label=$1 file=$2

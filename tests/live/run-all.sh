@@ -15,6 +15,8 @@
 # Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90;
 # t-agents gets at least 300, for its first npm install),
+# WARD_TEST_AGENTS=1 (run the tests that download the agents' CLIs
+# from npm, ~750 MB: t-agents; skipped without it, saying so),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward, ward-tui and ward-supervisor to test, default the repository's; `make
@@ -365,6 +367,7 @@ for u in "${users[@]}"; do
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 			HOME="$home" USER="$u" LOGNAME="$u" SHELL=/bin/sh LANG=C.UTF-8
 			TERM=xterm-256color CI="$ci"
+			WARD_TEST_AGENTS="${WARD_TEST_AGENTS:-}"
 			XDG_STATE_HOME="$d/state" XDG_RUNTIME_DIR="$d/runtime"
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"

@@ -17,8 +17,10 @@
 # The npm install is cached in $WT_BUILD/agents-npm (the first run, as a
 # user who may write there, takes a minute or two); without the cache,
 # and when npm cannot install, an agent is skipped with a message, but
-# under CI=true at least one of them must run.
+# under CI=true at least one of them must run. It runs only with
+# WARD_TEST_AGENTS=1 (agents_opt_in): make check downloads nothing else.
 . "$(dirname "$0")/lib.sh"
+agents_opt_in
 
 share=$(cd "$(dirname "$WARD")" && pwd)/share
 npm_dir=${WT_BUILD:+$WT_BUILD/agents-npm}

@@ -95,6 +95,16 @@ iso=$(jq -r -s --arg r "$RUN1" 'map(select(.run == $r and .state == "done")) | .
 "$WARD" events --json --since "$iso" >"$WT_ARTIFACTS/since2.jsonl" 2>&1 </dev/null || true
 assert_eq "--since RFC 3339 = --since time_ms" "$(wc -l <"$WT_ARTIFACTS/since.jsonl")" "$(wc -l <"$WT_ARTIFACTS/since2.jsonl")"
 
+# ward log: local time with its offset (RFC 3339), the same instant in
+# any zone (POSIX TZ strings: no zone files needed).
+TZ=IST-5:30 "$WARD" log "$RUN1" >"$WT_ARTIFACTS/log-ist.txt" 2>&1 </dev/null || true
+TZ=UTC0 "$WARD" log "$RUN1" >"$WT_ARTIFACTS/log-utc.txt" 2>&1 </dev/null || true
+assert_grep "ward log in +05:30 says so" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\+05:30	$RUN1	run	" "$WT_ARTIFACTS/log-ist.txt"
+assert_grep "ward log in UTC ends its times with Z" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z	$RUN1	run	" "$WT_ARTIFACTS/log-utc.txt"
+t_ist=$(head -n 1 "$WT_ARTIFACTS/log-ist.txt" | cut -f1)
+t_utc=$(head -n 1 "$WT_ARTIFACTS/log-utc.txt" | cut -f1)
+assert_eq "the same instant in both zones" "$(date -u -d "$t_utc" +%s 2>&1)" "$(date -u -d "$t_ist" +%s 2>&1)"
+
 # --follow --run of a run that has ended: prints it and stops.
 st=0
 timeout 10 "$WARD" events --follow --run "$RUN1" >"$WT_ARTIFACTS/run.txt" 2>&1 </dev/null || st=$?
@@ -103,6 +113,26 @@ assert_grep "the text form names the run's end" "^[0-9T:.-]+Z	$RUN1	run	none	sup
 st=0
 "$WARD" events --run nosuchrun >"$WT_ARTIFACTS/nosuch" 2>&1 </dev/null || st=$?
 assert_eq "ward events --run of no run exit status" 1 "$st"
+# A reader that has gone (`ward events | head -1`) is no error: stdout a
+# pipe whose read end is already closed, so every write meets EPIPE.
+st=0
+E="$WT_ARTIFACTS/epipe.err" python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=open(os.environ["E"], "wb"),
+    stdin=subprocess.DEVNULL)
+sys.exit(p.returncode)' "$WARD" events || st=$?
+assert_eq "ward events into a pipe with no reader: exit status" 0 "$st"
+assert_eq "ward events into a pipe with no reader: stderr" "" "$(cat "$WT_ARTIFACTS/epipe.err")"
+first=$("$WARD" events 2>"$WT_ARTIFACTS/head.err" </dev/null | head -n 1)
+[ -n "$first" ] || fail "ward events | head -1 printed nothing"
+assert_eq "ward events | head -1: stderr" "" "$(cat "$WT_ARTIFACTS/head.err")"
+# A full disk is still an error.
+st=0
+"$WARD" events >/dev/full 2>"$WT_ARTIFACTS/full.err" </dev/null || st=$?
+assert_eq "ward events >/dev/full: exit status" 1 "$st"
+assert_grep "ward events >/dev/full says why" "cannot write output" "$WT_ARTIFACTS/full.err"
 st=0
 "$WARD" events --since yesterday >"$WT_ARTIFACTS/bad" 2>&1 </dev/null || st=$?
 assert_eq "ward events --since of no time exit status" 2 "$st"

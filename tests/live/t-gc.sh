@@ -43,6 +43,8 @@ st=0
 "$WARD" gc --dry-run >"$WT_ARTIFACTS/dry" 2>&1 </dev/null || st=$?
 assert_eq "ward gc --dry-run exit status" 0 "$st"
 assert_grep "the dry run names the old run" "^$old	" "$WT_ARTIFACTS/dry"
+# Its start in local time with the offset (RFC 3339), never a bare time.
+assert_grep "the dry run's start has its offset" "^$old	[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})	" "$WT_ARTIFACTS/dry"
 assert_grep "the dry run says what it would free" '^would remove 1 run: 1 folder; from the record 1 run, [0-9]+ events?, [0-9]+ output rows?; would free' "$WT_ARTIFACTS/dry"
 [ -d "$(run_dir "$old")" ] && note "ok: the dry run left the folder" ||
     fail "the dry run removed $(run_dir "$old")"

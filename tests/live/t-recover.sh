@@ -63,7 +63,7 @@ st=0
 "$WARD" log "$run1" >"$WT_ARTIFACTS/log1" 2>"$WT_ARTIFACTS/log1.err" </dev/null || st=$?
 assert_eq "ward log exit status" 0 "$st"
 assert_grep "ward log says the run is lost" \
-    "^[0-9T:-]+	$run1	run	none	supervisor	lost \\(supervisor gone, noticed [0-9T:-]+\\)	" \
+    "^[0-9T:+Z-]+	$run1	run	none	supervisor	lost \\(supervisor gone, noticed [0-9T:+Z-]+\\)	" \
     "$WT_ARTIFACTS/log1"
 assert_grep "the record still holds the run's start" "	$run1	run	none	supervisor	start	" \
     "$WT_ARTIFACTS/log1"
@@ -83,7 +83,7 @@ st=0
 assert_eq "ward ps exit status" 0 "$st"
 assert_no_grep "ward ps does not list the lost run" "$run2" "$WT_ARTIFACTS/ps2"
 assert_grep "ward ps says the run was found lost" \
-    "^ward: run $run2: lost \\(supervisor gone, noticed [0-9T:-]+\\)" "$WT_ARTIFACTS/ps2.err"
+    "^ward: run $run2: lost \\(supervisor gone, noticed [0-9T:+Z-]+\\)" "$WT_ARTIFACTS/ps2.err"
 lost_in_record 2 "$run2" "ward ps"
 
 # 3. the next run's supervisor notices.

@@ -50,6 +50,29 @@ assert_grep "the unknown option is named" "unknown option '--bogus'" "$demo_err"
 # No demo ran: it would have made its folder and said so.
 assert_no_grep "ward demo --bogus made no demo folder" "demo folder" "$demo_err"
 
+# Every verb's --help is help, not an error: exit 0, the text on stdout,
+# nothing on stderr, no run. The verbs are read from the table itself
+# (`ward completion bash` lists it), so a new verb is checked too.
+"$WARD" completion bash >"$WT_ARTIFACTS/ward.bash"
+verbs=$(sed -n 's/.*compgen -W "\(run [^"]*\)".*/\1/p' "$WT_ARTIFACTS/ward.bash" |
+	tr ' ' '\n' | grep -v '^-')
+[ -n "$verbs" ] || die "no verbs found in ward completion bash"
+for verb in $verbs; do
+	st=0
+	out=$WT_ARTIFACTS/help.$verb err=$WT_ARTIFACTS/help-err.$verb
+	timeout 20 "$WARD" "$verb" --help >"$out" 2>"$err" </dev/null || st=$?
+	assert_eq "ward $verb --help exits" 0 "$st"
+	[ -s "$out" ] || fail "ward $verb --help printed no help"
+	[ -s "$err" ] && { fail "ward $verb --help wrote to stderr"; show stderr "$err"; }
+	run_id_of "$err" >/dev/null && fail "ward $verb --help: a run started"
+done
+st=0
+"$WARD" help help >"$WT_ARTIFACTS/help.help2" 2>&1 || st=$?
+assert_eq "ward help help exits" 0 "$st"
+# --timeout takes a duration (90s, 5m, 8h), and its usage says so.
+assert_grep "run --help: --timeout DURATION" '\[--timeout DURATION\]' "$WT_ARTIFACTS/help.run"
+assert_no_grep "run --help: no SECONDS" 'SECONDS' "$WT_ARTIFACTS/help.run"
+
 # The program's own 2 stays the program's.
 ward_fg "$WT_ARTIFACTS/out.prog" "$WT_ARTIFACTS/err.prog" run --headless -- sh -c 'exit 2'
 assert_eq "the program's exit 2" 2 "$WT_STATUS"
