@@ -252,7 +252,13 @@ model_leave_text(const struct model *m)
 		return m->disconnected ? xstrdup("ward: supervisor gone") :
 		    NULL;
 	if (model_run_ended(m)) {
+		cleanup_free char *staged = m->have_summary ?
+		    summary_staged_text(&m->summary, run) : NULL;
+
 		model_state_text(m, state, sizeof state);
+		if (staged != NULL)
+			return xasprintf("ward: run %s: %s \u2014 %s", run,
+			    state, staged);
 		return xasprintf("ward: run %s: %s", run, state);
 	}
 	if (m->disconnected)
