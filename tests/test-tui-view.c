@@ -546,6 +546,28 @@ test_detail(void **state)
 	model_free(m);
 }
 
+/* Claude Code's Bash tool (issue 30, point 7): the eval'd command is the
+ * process line; Enter shows the wrapper whole under it. */
+static void
+test_claude_wrapper(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	request(m, 1, "write", "openat", "/etc/hosts", NULL,
+	    "flags=O_WRONLY|O_APPEND", "/bin/bash -c -l source "
+	    "/root/.claude/shell-snapshots/snapshot-bash-1764880000000-x1y2z3"
+	    ".sh && { shopt -u extglob || setopt NO_EXTENDED_GLOB; } "
+	    "2>/dev/null || true && eval 'echo '\\''127.0.0.1 api'\\'' >> "
+	    "/etc/hosts' < /dev/null && pwd -P >| /tmp/claude-5f2a-cwd",
+	    "no rule", 114000);
+	check(m, "pending-claude-80x24", 80, 24);
+	model_apply_action(m, keys_action('\r'), &eff);
+	check(m, "detail-claude-80x24", 80, 24);
+	model_free(m);
+}
+
 static void
 test_several_pending_scroll(void **state)
 {
@@ -887,6 +909,7 @@ main(void)
 		cmocka_unit_test(test_diff_confirm),
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_detail),
+		cmocka_unit_test(test_claude_wrapper),
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),
 		cmocka_unit_test(test_quit_confirm),

@@ -12,6 +12,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/group.h"
+#include "tui/shellwrap.h"
 #include "tui/view-report.h"
 #include "tui/vt.h"
 
@@ -53,6 +54,7 @@ model_pending_free(struct pending *p)
 	free(p->subject2);
 	free(p->detail);
 	free(p->cmdline);
+	free(p->command);
 	free(p->cwd);
 	free(p->why);
 	free(p->rule);
@@ -400,6 +402,13 @@ model_pending_add(struct model *m, const struct request *r)
 	p->subject2 = r->subject2 != NULL ? escape_str(r->subject2) : NULL;
 	p->detail = escape_str(r->detail);
 	p->cmdline = escape_str(r->cmdline);
+	{
+		/* Unquoted from the program's own bytes, then escaped:
+		 * escaping first would double the wrapper's backslashes. */
+		cleanup_free char *inner = shellwrap_command(r->cmdline);
+
+		p->command = inner != NULL ? escape_str(inner) : NULL;
+	}
 	p->cwd = escape_str(r->cwd);
 	p->why = escape_str(r->why);
 	if (r->rule != NULL) {

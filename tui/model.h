@@ -95,6 +95,9 @@ struct pending {
 	char		*subject2;	/* NULL when none */
 	char		*detail;
 	char		*cmdline;
+	char		*command;	/* the command inside an agent's shell
+					 * wrapper (tui/shellwrap.h), escaped;
+					 * NULL when cmdline is none */
 	char		*cwd;
 	char		*why;
 	int64_t		 created_ms;	/* wall */

@@ -54,10 +54,13 @@ view_pending_field(struct pen *p, int lx, int vx, int w, const char *label,
  * whom, where from, how, why. Never clipped: long values wrap. */
 void
 view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
-    int w)
+    int w, bool whole)
 {
 	cleanup_free char *call = *p->detail != '\0' ?
 	    xasprintf("%s %s", p->syscall, p->detail) : xstrdup(p->syscall);
+	/* Claude Code's Bash tool wraps every command in 4-5 lines of its
+	 * own; the command first, the wrapper only where all is shown. */
+	const char *inner = p->command;
 	char pid[32];
 
 	view_pending_field(pen, lx, vx, w, view_pending_label(p->kind),
@@ -65,7 +68,10 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 	if (p->subject2 != NULL)
 		view_pending_field(pen, lx, vx, w, "to", p->subject2,
 		    GRID_BOLD);
-	view_pending_field(pen, lx, vx, w, "process", p->cmdline, 0);
+	view_pending_field(pen, lx, vx, w, "process", inner != NULL ? inner :
+	    p->cmdline, 0);
+	if (inner != NULL && whole)
+		view_pending_field(pen, lx, vx, w, "in", p->cmdline, GRID_DIM);
 	snprintf(pid, sizeof pid, "%d", (int)p->pid);
 	view_pending_field(pen, lx, vx, w, "pid", pid, 0);
 	view_pending_field(pen, lx, vx, w, "cwd", p->cwd, 0);
@@ -165,7 +171,7 @@ view_pending_block(const struct model *m, const struct group_row *row,
 	    *why != '\0'))
 		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
 		    "risk", why, GRID_BOLD | GRID_COLOR(GRID_RED));
-	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w);
+	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w, false);
 }
 
 static int
@@ -298,7 +304,8 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 
 	/* Measure first: the title says where we are. */
 	pen.y = 0;
-	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w);
+	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
+	    true);
 	lines = pen.y + 3;	/* kind, syscall, deadline */
 
 	if (lines > rows) {
@@ -322,7 +329,8 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 	    "kind", request_kind_name(p->kind), 0);
 	view_pending_field(&pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
 	    "syscall", p->syscall, 0);
-	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w);
+	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
+	    true);
 	model_countdown(m, p, value, sizeof value);
 	view_pending_field(&pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
 	    "deadline", value, GRID_COLOR(GRID_YELLOW));

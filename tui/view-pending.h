@@ -23,8 +23,11 @@ void	view_pending_detail_draw(const struct model *, struct grid *, int top,
  * at the right; the queue of every run (tui/view-runs.c) draws it too. */
 void	view_pending_head(const struct model *, const struct pending *,
 	    const char *label, struct grid *, int y, bool selected);
+/* whole: the detail view's (Enter), where an agent's shell wrapper
+ * (tui/shellwrap.h) is shown in full under the command it runs; elsewhere
+ * the process line is that command alone. */
 void	view_pending_fields(const struct pending *, struct pen *, int lx,
-	    int vx, int w);
+	    int vx, int w, bool whole);
 /*
  * The compact layout's request (a terminal below 80x24): a header with
  * the pending count, then the selected request alone, wrapped, its head
