@@ -283,14 +283,16 @@ test_agent_keys(void **state)
 	assert_int_equal(m->focus, PANE_PENDING);
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
-	free(render(m, 80, 24));
+	/* 40 rows: the request whole (at 24 it is brief, its long path
+	 * shortened, and only Enter arms it: test_agent_brief). */
+	free(render(m, 80, 40));
 	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	/* A paste, even with the focus on the requests, is no keys. */
 	key(m, KEYS_PASTE_START, &eff, &moved);
 	model_set_now(m, MONO0 + 3000, WALL0 + 3000);
-	free(render(m, 80, 24));
+	free(render(m, 80, 40));
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	key(m, KEYS_PASTE_END, &eff, &moved);
@@ -348,6 +350,52 @@ test_agent_keys(void **state)
 }
 
 /* Ctrl-C's "leave?" while the program has the keys: y is the console's. */
+/*
+ * Issue 30, point 8: at 80x24 a request under the agent pane takes at
+ * most 4 rows, its title whole; one shortened is not armed from there,
+ * Enter shows it whole and arms it. A short one is armed as it is.
+ */
+static void
+test_agent_brief(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	bool moved;
+
+	(void)state;
+	pending_write(m);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	check(m, "agent-brief-80x24", 80, 24);
+	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	key(m, '\r', &eff, &moved);
+	check(m, "agent-brief-enter-80x24", 80, 24);
+	model_set_now(m, MONO0 + 4200, WALL0 + 4200);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+	model_free(m);
+
+	m = agent_base();
+	request(m, 2, "write", "openat", "/work/src/parse.c", NULL,
+	    "flags=O_WRONLY", "/bin/bash -c source /root/.claude/shell-snapshots"
+	    "/snapshot-bash-1.sh && eval 'sed -i s/a/b/ src/parse.c' < "
+	    "/dev/null && pwd -P >| /tmp/claude-1-cwd", "no rule", 114000);
+	request(m, 3, "connect", "connect", "registry.npmjs.org:443", NULL,
+	    "", "npm install left-pad", "no rule", 118000);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	check(m, "agent-brief-two-80x24", 80, 24);
+	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 2);
+	model_free(m);
+}
+
 static void
 test_agent_quit_question(void **state)
 {
@@ -925,6 +973,7 @@ main(void)
 		cmocka_unit_test(test_grid_fit_tabs),
 		cmocka_unit_test(test_agent_pane),
 		cmocka_unit_test(test_agent_keys),
+		cmocka_unit_test(test_agent_brief),
 		cmocka_unit_test(test_agent_quit_question),
 		cmocka_unit_test(test_agent_cursor),
 		cmocka_unit_test(test_prefix_names),
