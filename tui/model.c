@@ -758,6 +758,28 @@ model_on_error(struct model *m, const json_t *msg)
 	return 0;
 }
 
+/*
+ * The program's terminal size, as another client set it (a
+ * --pass-through terminal, an agent pane elsewhere): the emulator takes
+ * it, so that a console showing the output (not sizing the pty itself)
+ * draws a full-screen program as the screen it drew (issue 30, point 6).
+ * An agent pane sizes the pty to itself and keeps its own size.
+ */
+static int
+model_on_resize(struct model *m, const json_t *msg)
+{
+	cleanup_free char *cause = NULL;
+	int rows, cols;
+
+	if (msg_resize_parse(msg, &rows, &cols, &cause) < 0)
+		return model_bad_message(m, cause);
+	m->pty_rows = rows;
+	m->pty_cols = cols;
+	if (!m->agent)
+		vt_resize(m->vt, rows, cols);
+	return 0;
+}
+
 int
 model_apply_message(struct model *m, const json_t *msg)
 {
@@ -783,13 +805,14 @@ model_apply_message(struct model *m, const json_t *msg)
 		return model_on_error(m, msg);
 	case MSG_TYPE_RULE_LIST:
 		return model_on_rule_list(m, msg);
+	case MSG_TYPE_RESIZE:
+		return model_on_resize(m, msg);
 	case MSG_TYPE_RULES:
 	case MSG_TYPE_REVOKE:
 	case MSG_TYPE_HELLO:
 	case MSG_TYPE_DECIDE:
 	case MSG_TYPE_KILL:
 	case MSG_TYPE_INPUT:
-	case MSG_TYPE_RESIZE:
 	case MSG_TYPE_RELAY_RUNS:
 	case MSG_TYPE_RELAY_TO:
 	case MSG_TYPE_RELAY_FROM:
