@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Issue 30, point 1: a run that leaves project edits staged says so at
 # its end, with the two commands, wherever the person is looking: a
-# headless run's last stderr line, the console's screen (the summary card
-# and the last status) and its leave line, and --pass-through's last
-# line. A run that stages nothing says nothing of it. `ward apply` then
+# headless run's last stderr line (killed too), the console's screen (the
+# summary card and the last status) and its leave line, a console left
+# while the run goes on ("so far"), and --pass-through's last line. A run that stages nothing says nothing of it. `ward apply` then
 # gives the host the edit.
 . "$(dirname "$0")/lib.sh"
 
@@ -102,6 +102,27 @@ expect_screen left '^status 0' 10
 assert_grep "console: the leave line names the staged files" \
     "^ward: run $run: exited 0 — $(said "$run" "$proj")\$" "$WT_SCRATCH/console.err"
 cp "$WT_SCRATCH/console.err" "$WT_ARTIFACTS/console.err"
+tm kill-server >/dev/null 2>&1 || true
+wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" || true
+
+# A console left while the run goes on: what is staged so far.
+proj=$(new_project "$WT_SCRATCH/left")
+ward_bg "$WT_ARTIFACTS/left.out" "$WT_ARTIFACTS/left.err" \
+    run --headless --project "$proj" --chdir "$proj" -- sh -c "$edit; sleep 60"
+left_run=$WT_RUN
+staged_two() { [ "$(find "$(run_dir "$left_run")/projects/0/upper" -type f | wc -l)" -ge 2 ]; }
+wait_for 15 staged_two || fail "the two files were not staged within 15 s"
+tmux_run left console "$left_run"
+expect_screen left-console 'pending: none' 15
+tm send-keys -t ward q
+expect_screen left-gone '^status 0' 10
+cp "$WT_SCRATCH/left.err" "$WT_ARTIFACTS/left-console.err"
+assert_grep "console left: what is staged so far" \
+    "^ward: run $left_run so far: $(said "$left_run" "$proj")\$" "$WT_SCRATCH/left.err"
+"$WARD" kill "$left_run" >/dev/null 2>&1 || true
+ward_wait 20
+assert_grep "the killed headless run says it too" \
+    "^ward: run $left_run: exited 137 — $(said "$left_run" "$proj")\$" "$WT_ARTIFACTS/left.err"
 tm kill-server >/dev/null 2>&1 || true
 wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" || true
 
