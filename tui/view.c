@@ -137,9 +137,11 @@ view_keys(const struct model *m, struct grid *g)
 			    m->summary.staged == 1 ? "" : "s", m->run.id);
 		model_state_text(m, state, sizeof state);
 		if (strcmp(state, "killed") == 0)
-			text = xstrdup(" run was killed - q to leave");
+			text = xasprintf(" run was killed%s - q to leave",
+			    staged);
 		else if (strcmp(state, "timeout") == 0)
-			text = xstrdup(" run hit its time limit - q to leave");
+			text = xasprintf(" run hit its time limit%s - q to "
+			    "leave", staged);
 		else if (m->run.exit_signal > 0)
 			text = xasprintf(" run ended by signal %d%s - q to "
 			    "leave", m->run.exit_signal, staged);
