@@ -594,6 +594,29 @@ test_detail(void **state)
 	model_free(m);
 }
 
+/* Issue 30, point 6: a console without the agent pane (--lines, the
+ * companion of --pass-through) draws a full-screen program as its
+ * screen, at the size the supervisor says the pty has; never its
+ * escapes as lines. Scrolling up gives the lines back. */
+static void
+test_output_screen(void **state)
+{
+	struct model *m = base();
+	int rows, cols;
+
+	(void)state;
+	model_set_agent(m, AGENT_OFF, 0);
+	feed(m, "{\"type\":\"resize\",\"rows\":8,\"cols\":40}");
+	vt_size(m->vt, &rows, &cols);
+	assert_int_equal(rows, 8);
+	assert_int_equal(cols, 40);
+	pty(m, "\033[?1049h\033[H\033[2JEDITOR top line\033[3;5Hmiddle"
+	    "\033[8;1HSTATUS ROW\033[2C\033[3A");
+	check(m, "output-screen-80x24", 80, 24);
+	assert_false(m->agent);
+	model_free(m);
+}
+
 /* Claude Code's Bash tool (issue 30, point 7): the eval'd command is the
  * process line; Enter shows the wrapper whole under it. */
 static void
@@ -957,6 +980,7 @@ main(void)
 		cmocka_unit_test(test_diff_confirm),
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_detail),
+		cmocka_unit_test(test_output_screen),
 		cmocka_unit_test(test_claude_wrapper),
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),

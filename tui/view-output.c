@@ -72,7 +72,9 @@ view_output_screen(const struct model *m, struct grid *g, int top,
 	pen_header(g, top, title, m->focus == PANE_OUTPUT && !m->detail);
 	vt_draw(m->vt, g, top + 1, VIEW_OUTPUT_X, bottom - top - 1,
 	    g->w - VIEW_OUTPUT_X);
-	for (int y = top + 1; y < bottom; y++)
+	/* the gutter beside the program's rows only: where its screen ends
+	 * shows */
+	for (int y = top + 1; y < bottom && y <= top + rows; y++)
 		grid_put(g, y, 0, VIEW_OUTPUT_X, m->ascii ? "|" :
 		    "\xe2\x94\x82", GRID_DIM);
 }
