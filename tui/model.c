@@ -2268,7 +2268,10 @@ model_note_view(struct model *m, const struct view_report *rep)
 	m->agent_cols = rep->agent_cols;
 	m->agent_y = rep->agent_y;
 	m->agent_x = rep->agent_x;
-	if (m->agent_rows > 0 && m->agent_cols > 0)
+	/* Without the agent pane, the pty's size as the supervisor says it
+	 * (model_on_resize) is what the program draws at. */
+	if (m->agent_rows > 0 && m->agent_cols > 0 &&
+	    (m->agent || m->pty_rows == 0))
 		vt_resize(m->vt, m->agent_rows, m->agent_cols);
 	for (size_t i = 0; i < m->n_pending; i++) {
 		struct pending *p = m->pending[i];
