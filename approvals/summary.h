@@ -49,6 +49,9 @@ struct summary {
 					 * call, not each file) */
 	int64_t		 applied;	/* files applied from the projects */
 	int64_t		 staged;	/* files staged in projects; -1 unknown */
+	/* Where they wait, for a person: "~/proj" (one folder), "2
+	 * projects", "~/proj and outside it"; "" until counted. */
+	char		 staged_in[160];
 	int64_t		 blocked[SURFACE_COUNT];
 	int64_t		 execs;		/* programs started */
 	int64_t		 events;	/* rows read */
@@ -67,6 +70,15 @@ int		 summary_from_record(struct audit *, const char *run,
  * *cause (s->staged stays -1). */
 int		 summary_count_staged(const char *run_dir, struct summary *s,
 		    char **cause);
+
+/*
+ * What waits for the person at a run's end (issue 30, point 1), one
+ * sentence, malloc'd: "2 files staged in ~/proj: `ward diff ID` to read,
+ * `ward apply ID` to keep"; NULL when nothing is staged or it is not
+ * counted. The folder is the person's own argument, but it is escaped
+ * (config/escape.h) all the same: the line reaches a terminal.
+ */
+char		*summary_staged_text(const struct summary *, const char *run);
 
 /* Blocked attempts over every surface. */
 int64_t		 summary_blocked_total(const struct summary *);

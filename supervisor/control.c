@@ -252,6 +252,19 @@ on_hello(struct sup *s, int slot, const json_t *msg)
 		snprintf(s->clients[slot].origin,
 		    sizeof s->clients[slot].origin, "%s", e);
 	}
+	/* The pty's size before its backlog: the backlog of a full-screen
+	 * program is drawn at it (issue 30, point 6). */
+	if (h.watch && s->pty >= 0) {
+		struct winsize ws = { 0 };
+
+		if (ioctl(s->pty, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+		    ws.ws_col > 0 && ws.ws_row <= MSG_WINSIZE_MAX &&
+		    ws.ws_col <= MSG_WINSIZE_MAX) {
+			m = msg_resize(ws.ws_row, ws.ws_col);
+			sup_send(s, slot, m);
+			json_decref(m);
+		}
+	}
 	if (h.watch && s->backlog_len > 0) {
 		json_t *o = msg_output(s->pty >= 0 ? AUDIT_PTY : AUDIT_STDOUT,
 		    s->backlog, s->backlog_len);
@@ -466,6 +479,17 @@ on_resize(struct sup *s, int slot, const json_t *msg)
 
 		if (pg > 0)
 			(void)kill(-pg, SIGWINCH);
+	}
+	/* Every console learns the size: one that shows the output draws a
+	 * full-screen program through its emulator at the program's size.
+	 * Not on --status-fd (sup_broadcast's): it is no event of the run. */
+	{
+		json_t *m = msg_resize(rows, cols);
+
+		for (int i = 0; i < SUP_MAX_CLIENTS; i++)
+			if (s->clients[i].conn != NULL && s->clients[i].watch)
+				sup_send(s, i, m);
+		json_decref(m);
 	}
 }
 

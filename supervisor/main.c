@@ -28,6 +28,7 @@
 #include "approvals/launch.h"
 #include "approvals/ctl.h"
 #include "approvals/decide.h"
+#include "approvals/summary.h"
 #include "config/paths.h"
 #include "config/protect.h"
 #include "config/util.h"
@@ -1225,6 +1226,27 @@ end_record(struct sup *s)
 	return status;
 }
 
+/*
+ * Issue 30, point 1: an agent says it "updated the file", the host file
+ * is unchanged until `ward apply`. A headless run that leaves files
+ * staged says so in its last line, counted from the run folder as `ward
+ * log --summary` counts them (libgit2 is loaded only when the run has
+ * projects or staged writes outside).
+ */
+static void
+end_staged(struct sup *s)
+{
+	struct summary sm = { .staged = -1 };
+	cleanup_free char *cause = NULL, *text = NULL;
+
+	if (!s->headless || s->run_dir == NULL ||
+	    summary_count_staged(s->run_dir, &sm, &cause) < 0 ||
+	    (text = summary_staged_text(&sm, s->id)) == NULL)
+		return;
+	fprintf(stderr, "%s: run %s: exited %d \u2014 %s\n", s->tag, s->id,
+	    s->exit_code, text);
+}
+
 static int
 end_run(struct sup *s)
 {
@@ -1244,6 +1266,7 @@ end_run(struct sup *s)
 	else if (s->headless && s->end_reason != NULL &&
 	    strcmp(s->end_reason, "killed") == 0)
 		fprintf(stderr, "%s: run %s killed\n", s->tag, s->id);
+	end_staged(s);
 	return status;
 }
 

@@ -215,6 +215,31 @@ test_staged_no_projects(void **state)
 	assert_string_equal(summary_surface_name(SURFACE_COUNT), "unknown");
 }
 
+/* Issue 30, point 1: the sentence a run's end says, and nothing when
+ * nothing waits; a folder name is escaped. */
+static void
+test_staged_text(void **state)
+{
+	struct summary s = { .staged = 2, .staged_in = "~/proj" };
+	char *t;
+
+	(void)state;
+	t = summary_staged_text(&s, "ab12cd34");
+	assert_string_equal(t, "2 files staged in ~/proj: `ward diff "
+	    "ab12cd34` to read, `ward apply ab12cd34` to keep");
+	free(t);
+	s.staged = 1;
+	snprintf(s.staged_in, sizeof s.staged_in, "/tmp/a\033[2Jb");
+	t = summary_staged_text(&s, "r");
+	assert_null(strchr(t, '\033'));
+	assert_non_null(strstr(t, "1 file staged in /tmp/a"));
+	free(t);
+	s.staged = 0;
+	assert_null(summary_staged_text(&s, "r"));
+	s.staged = -1;
+	assert_null(summary_staged_text(&s, "r"));
+}
+
 int
 main(void)
 {
@@ -223,6 +248,7 @@ main(void)
 		cmocka_unit_test(test_changes_table),
 		cmocka_unit_test(test_lines_json),
 		cmocka_unit_test(test_staged_no_projects),
+		cmocka_unit_test(test_staged_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

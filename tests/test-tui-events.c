@@ -664,7 +664,8 @@ test_golden_summary(void **state)
 	struct model *m = base();
 	struct summary s = { .asked = 4, .allowed = 1, .denied = 2,
 	    .timed_out = 1, .written = 1, .staged = 3, .execs = 12,
-	    .blocked = { [SURFACE_FILES] = 2, [SURFACE_NETWORK] = 1 } };
+	    .blocked = { [SURFACE_FILES] = 2, [SURFACE_NETWORK] = 1 },
+	    .staged_in = "~/src/app" };
 
 	(void)state;
 	busy(m);

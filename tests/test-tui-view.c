@@ -283,14 +283,16 @@ test_agent_keys(void **state)
 	assert_int_equal(m->focus, PANE_PENDING);
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
-	free(render(m, 80, 24));
+	/* 40 rows: the request whole (at 24 it is brief, its long path
+	 * shortened, and only Enter arms it: test_agent_brief). */
+	free(render(m, 80, 40));
 	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	/* A paste, even with the focus on the requests, is no keys. */
 	key(m, KEYS_PASTE_START, &eff, &moved);
 	model_set_now(m, MONO0 + 3000, WALL0 + 3000);
-	free(render(m, 80, 24));
+	free(render(m, 80, 40));
 	key(m, 'a', &eff, &moved);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	key(m, KEYS_PASTE_END, &eff, &moved);
@@ -348,6 +350,52 @@ test_agent_keys(void **state)
 }
 
 /* Ctrl-C's "leave?" while the program has the keys: y is the console's. */
+/*
+ * Issue 30, point 8: at 80x24 a request under the agent pane takes at
+ * most 4 rows, its title whole; one shortened is not armed from there,
+ * Enter shows it whole and arms it. A short one is armed as it is.
+ */
+static void
+test_agent_brief(void **state)
+{
+	struct model *m = agent_base();
+	struct model_effect eff;
+	bool moved;
+
+	(void)state;
+	pending_write(m);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	check(m, "agent-brief-80x24", 80, 24);
+	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	key(m, '\r', &eff, &moved);
+	check(m, "agent-brief-enter-80x24", 80, 24);
+	model_set_now(m, MONO0 + 4200, WALL0 + 4200);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+	model_free(m);
+
+	m = agent_base();
+	request(m, 2, "write", "openat", "/work/src/parse.c", NULL,
+	    "flags=O_WRONLY", "/bin/bash -c source /root/.claude/shell-snapshots"
+	    "/snapshot-bash-1.sh && eval 'sed -i s/a/b/ src/parse.c' < "
+	    "/dev/null && pwd -P >| /tmp/claude-1-cwd", "no rule", 114000);
+	request(m, 3, "connect", "connect", "registry.npmjs.org:443", NULL,
+	    "", "npm install left-pad", "no rule", 118000);
+	key(m, MODEL_PREFIX, &eff, &moved);
+	check(m, "agent-brief-two-80x24", 80, 24);
+	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
+	free(render(m, 80, 24));
+	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 2);
+	model_free(m);
+}
+
 static void
 test_agent_quit_question(void **state)
 {
@@ -543,6 +591,51 @@ test_detail(void **state)
 	model_apply_action(m, keys_action('\r'), &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	check(m, "detail-80x24", 80, 24);
+	model_free(m);
+}
+
+/* Issue 30, point 6: a console without the agent pane (--lines, the
+ * companion of --pass-through) draws a full-screen program as its
+ * screen, at the size the supervisor says the pty has; never its
+ * escapes as lines. Scrolling up gives the lines back. */
+static void
+test_output_screen(void **state)
+{
+	struct model *m = base();
+	int rows, cols;
+
+	(void)state;
+	model_set_agent(m, AGENT_OFF, 0);
+	feed(m, "{\"type\":\"resize\",\"rows\":8,\"cols\":40}");
+	vt_size(m->vt, &rows, &cols);
+	assert_int_equal(rows, 8);
+	assert_int_equal(cols, 40);
+	pty(m, "\033[?1049h\033[H\033[2JEDITOR top line\033[3;5Hmiddle"
+	    "\033[8;1HSTATUS ROW\033[2C\033[3A");
+	check(m, "output-screen-80x24", 80, 24);
+	assert_false(m->agent);
+	model_free(m);
+}
+
+/* Claude Code's Bash tool (issue 30, point 7): the eval'd command is the
+ * process line; Enter shows the wrapper whole under it. */
+static void
+test_claude_wrapper(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+
+	(void)state;
+	request(m, 1, "write", "openat", "/etc/hosts", NULL,
+	    "flags=O_WRONLY|O_APPEND", "/bin/bash -c -l source "
+	    "/root/.claude/shell-snapshots/snapshot-bash-1764880000000-x1y2z3"
+	    ".sh && { shopt -u extglob || setopt NO_EXTENDED_GLOB; } "
+	    "2>/dev/null || true && eval 'echo '\\''127.0.0.1 api'\\'' >> "
+	    "/etc/hosts' < /dev/null && pwd -P >| /tmp/claude-5f2a-cwd",
+	    "no rule", 114000);
+	check(m, "pending-claude-80x24", 80, 24);
+	model_apply_action(m, keys_action('\r'), &eff);
+	check(m, "detail-claude-80x24", 80, 24);
 	model_free(m);
 }
 
@@ -887,6 +980,8 @@ main(void)
 		cmocka_unit_test(test_diff_confirm),
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_detail),
+		cmocka_unit_test(test_output_screen),
+		cmocka_unit_test(test_claude_wrapper),
 		cmocka_unit_test(test_several_pending_scroll),
 		cmocka_unit_test(test_kill_confirm),
 		cmocka_unit_test(test_quit_confirm),
@@ -902,6 +997,7 @@ main(void)
 		cmocka_unit_test(test_grid_fit_tabs),
 		cmocka_unit_test(test_agent_pane),
 		cmocka_unit_test(test_agent_keys),
+		cmocka_unit_test(test_agent_brief),
 		cmocka_unit_test(test_agent_quit_question),
 		cmocka_unit_test(test_agent_cursor),
 		cmocka_unit_test(test_prefix_names),

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "config/util.h"
 #include "tui/relay.h"
 #include "tui/usage.h"
+#include "tui/vt.h"
 
 /* How long a verb waits for a supervisor's answer. */
 #define CLI_TIMEOUT_MS	5000
@@ -42,6 +44,7 @@ enum cli_opt {
 	OPT_NO_HEADER,
 	OPT_LONG = 'l',
 	OPT_HOST = 'H',
+	OPT_SCREEN = 0x102,
 };
 
 static const char cli_pending_help[] =
@@ -202,7 +205,7 @@ static const char cli_log_help[] =
 "Exit status: 0 ok, 1 no record or no such run, 2 usage.\n";
 
 static const char cli_output_help[] =
-"Usage: ward output [--raw] [RUN]\n"
+"Usage: ward output [--raw | --screen[=COLSxROWS]] [RUN]\n"
 "\n"
 "Print what a run's program wrote (stdout, stderr, or its terminal), as\n"
 "the record holds it, in the order it came: the most recent run by\n"
@@ -213,8 +216,16 @@ static const char cli_output_help[] =
 "what the program wrote cannot drive your terminal. With --raw the bytes\n"
 "are written unchanged (for a file or a pipe, or `less -R`).\n"
 "\n"
+"A full-screen program (an editor, an agent's interface) draws with\n"
+"cursor moves, which read as a wall of escapes; --screen runs the output\n"
+"through the console's terminal emulator and prints the program's last\n"
+"full screen as text (escaped), at COLSxROWS (default: this terminal's\n"
+"size, else 80x24: the size the program drew at reads best). Without\n"
+"--screen, such a run's output ends with a hint on stderr.\n"
+"\n"
 "Options:\n"
 "  -R, --raw    the recorded bytes, unescaped\n"
+"      --screen[=COLSxROWS]  the program's last screen\n"
 "  -h, --help   show this help\n"
 "\n"
 "The record is $XDG_STATE_HOME/ward/audit.db.\n"
@@ -281,6 +292,8 @@ struct cli_flags {
 	int		 header;	/* --header 1, --no-header 0, else -1 */
 	bool		 long_form;	/* --long */
 	const char	*host;		/* --host: through ssh HOST ward relay */
+	bool		 screen;	/* ward output --screen */
+	const char	*screen_size;	/* its COLSxROWS, or NULL */
 	bool		 done;
 };
 
@@ -312,6 +325,10 @@ cli_parse(const char *verb, const char *help, const char *shortopts,
 			break;
 		case OPT_RAW:
 			fl->raw = true;
+			break;
+		case OPT_SCREEN:
+			fl->screen = true;
+			fl->screen_size = optarg;
 			break;
 		case OPT_SUMMARY:
 			fl->summary = true;
@@ -1334,8 +1351,68 @@ cli_output_escaped(const char *buf, size_t len)
 	}
 }
 
+/*
+ * The program's last full screen (issue 30, point 6): the bytes through
+ * the agent pane's emulator (tui/vt.h), stopped where the program last
+ * left its alternate screen (what it leaves behind after that is the
+ * shell's screen, not its own). Each row escaped, trailing blanks cut.
+ */
+/* Where needle last occurs in buf, or -1. */
+static ssize_t
+cli_last_of(const char *buf, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	const char *p = buf, *last = NULL;
+
+	while ((p = memmem(p, (size_t)(buf + len - p), needle, n)) != NULL)
+		last = p++;
+	return last != NULL ? last - buf : -1;
+}
+
+static void
+cli_output_screen(const char *buf, size_t len, int rows, int cols)
+{
+	static const char *const leave[] = { "\033[?1049l", "\033[?1047l",
+	    "\033[?47l" };
+	struct vt *t = vt_new(rows, cols);
+	struct grid *g = grid_new(cols, rows);
+	cleanup_free char *text = NULL;
+	ssize_t upto = -1;
+	const char *line;
+
+	for (size_t i = 0; i < sizeof leave / sizeof *leave; i++) {
+		ssize_t at = cli_last_of(buf, len, leave[i]);
+
+		if (at > upto)
+			upto = at;
+	}
+	vt_feed(t, buf, upto >= 0 ? (size_t)upto : len);
+	vt_draw(t, g, 0, 0, rows, cols);
+	text = grid_text(g);
+	for (line = text; *line != '\0';) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		cleanup_free char *e = escape_line(line, n);
+
+		puts(e);
+		line += n + (nl != NULL);
+	}
+	grid_free(g);
+	vt_free(t);
+}
+
+/* Whether the program ever switched to its alternate screen. */
+static bool
+cli_output_fullscreen(const char *buf, size_t len)
+{
+	return memmem(buf, len, "\033[?1049h", 8) != NULL ||
+	    memmem(buf, len, "\033[?1047h", 8) != NULL ||
+	    memmem(buf, len, "\033[?47h", 6) != NULL;
+}
+
 const struct option cli_output_opts[] = {
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "screen", optional_argument, NULL, OPT_SCREEN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1350,7 +1427,7 @@ cli_output(int argc, char **argv)
 	struct cli_flags fl;
 	struct audit *a = NULL;
 	size_t len = 0;
-	int status, r;
+	int status, r, rows = 24, cols = 80;
 
 	status = cli_parse("output", cli_output_help, ":Rh", cli_output_opts, argc,
 	    argv, &fl);
@@ -1358,6 +1435,25 @@ cli_output(int argc, char **argv)
 		return status;
 	if (argc - optind > 1)
 		return usage_error(2, "output", "too many arguments");
+	if (fl.raw && fl.screen)
+		return usage_error(2, "output", "--raw or --screen, not both");
+	if (fl.screen) {
+		struct winsize ws = { 0 };
+		char x;
+
+		if (fl.screen_size != NULL) {
+			if (sscanf(fl.screen_size, "%dx%d%c", &cols, &rows,
+			    &x) != 2 || cols < 1 || rows < 1 ||
+			    cols > MSG_WINSIZE_MAX || rows > MSG_WINSIZE_MAX)
+				return usage_error(2, "output", "--screen=%s: "
+				    "not COLSxROWS (e.g. 120x40)",
+				    fl.screen_size);
+		} else if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+		    ws.ws_row > 0 && ws.ws_col > 0) {
+			rows = ws.ws_row;
+			cols = ws.ws_col;
+		}
+	}
 	db = paths_audit_db();
 	if (cli_open_run(db, argc - optind == 1 ? argv[optind] : NULL, true,
 	    "ward output", &a, &run) < 0)
@@ -1371,8 +1467,16 @@ cli_output(int argc, char **argv)
 	}
 	if (fl.raw)
 		fwrite(buf, 1, len, stdout);
+	else if (fl.screen)
+		cli_output_screen(buf, len, rows, cols);
 	else
 		cli_output_escaped(buf, len);
+	if (!fl.raw && !fl.screen && cli_output_fullscreen(buf, len)) {
+		cleanup_free char *e = cli_esc(run);
+
+		fprintf(stderr, "ward output: the program drew a full screen; "
+		    "'ward output --screen %s' shows its last screen\n", e);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error("output: %s", strerror(errno));
 		return 1;

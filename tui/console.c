@@ -709,6 +709,16 @@ console_attach(const struct console_opts *opts)
 	leave = model_leave_text(c.m);
 	if (leave != NULL)
 		fprintf(stderr, "%s\n", leave);
+	/* Left while the run goes on: what it has staged so far, which
+	 * the person may take for done (issue 30, point 1). */
+	if (!model_run_ended(c.m) && !c.m->disconnected &&
+	    c.m->run.id != NULL) {
+		cleanup_free char *staged = finished_staged_text(c.m->run.id);
+
+		if (staged != NULL)
+			fprintf(stderr, "ward: run %s so far: %s\n",
+			    c.m->run.id, staged);
+	}
 	status = model_exit_status(c.m, c.exit_with_run);
 	if (console_signal != 0 && status == 0)
 		status = 128 + console_signal;

@@ -157,6 +157,22 @@ finished_load(struct model *m, const char *want, char **cause)
 	return e;
 }
 
+char *
+finished_staged_text(const char *run)
+{
+	cleanup_free char *runs = paths_runs_dir();
+	cleanup_free char *dir = NULL;
+	cleanup_free char *cause = NULL;
+	struct summary s = { .staged = -1 };
+
+	if (strchr(run, '/') != NULL)
+		return NULL;
+	dir = xasprintf("%s/%s", runs, run);
+	if (summary_count_staged(dir, &s, &cause) < 0)
+		return NULL;
+	return summary_staged_text(&s, run);
+}
+
 int
 finished_summary(struct model *m, const char *run, char **cause)
 {

@@ -27,3 +27,8 @@ int	finished_load(struct model *m, const char *want, char **cause);
 /* The end-of-run summary of m's run, read from the user's record and its
  * run folder, into m (model_set_summary). 0 or -errno with *cause. */
 int	finished_summary(struct model *m, const char *run, char **cause);
+
+/* What a run has staged so far, counted from its folder (a run that goes
+ * on while its console is left): summary_staged_text's sentence, or NULL
+ * when nothing is staged. */
+char	*finished_staged_text(const char *run);

@@ -12,6 +12,7 @@
 #include "config/escape.h"
 #include "config/util.h"
 #include "tui/group.h"
+#include "tui/shellwrap.h"
 #include "tui/view-report.h"
 #include "tui/vt.h"
 
@@ -53,6 +54,7 @@ model_pending_free(struct pending *p)
 	free(p->subject2);
 	free(p->detail);
 	free(p->cmdline);
+	free(p->command);
 	free(p->cwd);
 	free(p->why);
 	free(p->rule);
@@ -252,7 +254,13 @@ model_leave_text(const struct model *m)
 		return m->disconnected ? xstrdup("ward: supervisor gone") :
 		    NULL;
 	if (model_run_ended(m)) {
+		cleanup_free char *staged = m->have_summary ?
+		    summary_staged_text(&m->summary, run) : NULL;
+
 		model_state_text(m, state, sizeof state);
+		if (staged != NULL)
+			return xasprintf("ward: run %s: %s \u2014 %s", run,
+			    state, staged);
 		return xasprintf("ward: run %s: %s", run, state);
 	}
 	if (m->disconnected)
@@ -394,6 +402,13 @@ model_pending_add(struct model *m, const struct request *r)
 	p->subject2 = r->subject2 != NULL ? escape_str(r->subject2) : NULL;
 	p->detail = escape_str(r->detail);
 	p->cmdline = escape_str(r->cmdline);
+	{
+		/* Unquoted from the program's own bytes, then escaped:
+		 * escaping first would double the wrapper's backslashes. */
+		cleanup_free char *inner = shellwrap_command(r->cmdline);
+
+		p->command = inner != NULL ? escape_str(inner) : NULL;
+	}
 	p->cwd = escape_str(r->cwd);
 	p->why = escape_str(r->why);
 	if (r->rule != NULL) {
@@ -743,6 +758,28 @@ model_on_error(struct model *m, const json_t *msg)
 	return 0;
 }
 
+/*
+ * The program's terminal size, as another client set it (a
+ * --pass-through terminal, an agent pane elsewhere): the emulator takes
+ * it, so that a console showing the output (not sizing the pty itself)
+ * draws a full-screen program as the screen it drew (issue 30, point 6).
+ * An agent pane sizes the pty to itself and keeps its own size.
+ */
+static int
+model_on_resize(struct model *m, const json_t *msg)
+{
+	cleanup_free char *cause = NULL;
+	int rows, cols;
+
+	if (msg_resize_parse(msg, &rows, &cols, &cause) < 0)
+		return model_bad_message(m, cause);
+	m->pty_rows = rows;
+	m->pty_cols = cols;
+	if (!m->agent)
+		vt_resize(m->vt, rows, cols);
+	return 0;
+}
+
 int
 model_apply_message(struct model *m, const json_t *msg)
 {
@@ -768,13 +805,14 @@ model_apply_message(struct model *m, const json_t *msg)
 		return model_on_error(m, msg);
 	case MSG_TYPE_RULE_LIST:
 		return model_on_rule_list(m, msg);
+	case MSG_TYPE_RESIZE:
+		return model_on_resize(m, msg);
 	case MSG_TYPE_RULES:
 	case MSG_TYPE_REVOKE:
 	case MSG_TYPE_HELLO:
 	case MSG_TYPE_DECIDE:
 	case MSG_TYPE_KILL:
 	case MSG_TYPE_INPUT:
-	case MSG_TYPE_RESIZE:
 	case MSG_TYPE_RELAY_RUNS:
 	case MSG_TYPE_RELAY_TO:
 	case MSG_TYPE_RELAY_FROM:
@@ -2262,7 +2300,10 @@ model_note_view(struct model *m, const struct view_report *rep)
 	m->agent_cols = rep->agent_cols;
 	m->agent_y = rep->agent_y;
 	m->agent_x = rep->agent_x;
-	if (m->agent_rows > 0 && m->agent_cols > 0)
+	/* Without the agent pane, the pty's size as the supervisor says it
+	 * (model_on_resize) is what the program draws at. */
+	if (m->agent_rows > 0 && m->agent_cols > 0 &&
+	    (m->agent || m->pty_rows == 0))
 		vt_resize(m->vt, m->agent_rows, m->agent_cols);
 	for (size_t i = 0; i < m->n_pending; i++) {
 		struct pending *p = m->pending[i];

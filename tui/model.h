@@ -95,6 +95,9 @@ struct pending {
 	char		*subject2;	/* NULL when none */
 	char		*detail;
 	char		*cmdline;
+	char		*command;	/* the command inside an agent's shell
+					 * wrapper (tui/shellwrap.h), escaped;
+					 * NULL when cmdline is none */
 	char		*cwd;
 	char		*why;
 	int64_t		 created_ms;	/* wall */
@@ -323,6 +326,9 @@ struct model {
 	struct vt	*vt;		/* fed every pty output */
 	enum agent_mode	 agent_mode;
 	bool		 agent;		/* the agent pane is shown */
+	/* The program's pty size as the supervisor last said it (0: not
+	 * said); the output pane draws a full-screen program at it. */
+	int		 pty_rows, pty_cols;
 	enum zoom	 zoom;
 	int		 prefix;	/* a tui/keys.h key */
 	bool		 prefix_fresh;	/* focus just came by the prefix */

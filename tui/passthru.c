@@ -19,6 +19,7 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "tui/finished.h"
 #include "tui/model.h"
 
 static volatile sig_atomic_t passthru_winch;
@@ -296,9 +297,22 @@ passthru_run(const char *run)
 	else
 		status = 125;
 	if (!model_run_ended(p.m)) {
+		cleanup_free char *staged = finished_staged_text(run);
+
 		fprintf(stderr, "ward: %s; run %s goes on: 'ward console %s' "
 		    "attaches to it\n", passthru_signal != 0 ? "left" :
 		    "the run's supervisor went away", esc, esc);
+		if (staged != NULL)
+			fprintf(stderr, "ward: run %s so far: %s\n", esc,
+			    staged);
+	} else if (finished_summary(p.m, run, NULL) == 0 &&
+	    p.m->have_summary && p.m->summary.staged > 0) {
+		/* The program's screen is gone; what it left staged is the
+		 * one thing ward says at the end (issue 30, point 1). */
+		cleanup_free char *leave = model_leave_text(p.m);
+
+		if (leave != NULL)
+			fprintf(stderr, "%s\n", leave);
 	}
 	proto_conn_free(p.conn);
 	model_free(p.m);

@@ -37,6 +37,8 @@ view_agent_layout(const struct model *m, int w, int h,
 		strip = 1;
 	else if (m->zoom == ZOOM_REQUESTS)
 		strip = avail - 1 - VIEW_AGENT_MIN_ROWS;
+	else if (h < VIEW_AGENT_BRIEF_H)
+		strip = view_pending_rows_brief(m, w);
 	else
 		strip = view_pending_rows(m, w);
 	if (strip > avail - 1 - VIEW_AGENT_MIN_ROWS)
@@ -85,7 +87,10 @@ view_agent_strip(const struct model *m, struct grid *g,
 	if (l->strip_h <= 0 || l->strip_w <= 0)
 		return;
 	sub = grid_new(l->strip_w, l->strip_h);
-	view_pending_draw(m, sub, 0, l->strip_h, rep);
+	if (!l->side && g->h < VIEW_AGENT_BRIEF_H)
+		view_pending_draw_brief(m, sub, 0, l->strip_h, rep);
+	else
+		view_pending_draw(m, sub, 0, l->strip_h, rep);
 	for (int y = 0; y < l->strip_h; y++)
 		for (int x = 0; x < l->strip_w; x++)
 			g->cells[(l->strip_y + y) * g->w + l->strip_x + x] =

@@ -20,6 +20,10 @@
 
 #define VIEW_AGENT_SIDE		160	/* columns for side by side */
 #define VIEW_AGENT_MIN_ROWS	3	/* the pane never shrinks below */
+/* Below this many rows, stacked, each request is brief (at most
+ * VIEW_PENDING_BRIEF_ROWS): at 80x24 a whole one took 12 of 24 rows and
+ * left the agent 9, its own input box and status 5 of them. */
+#define VIEW_AGENT_BRIEF_H	40
 
 struct view_agent_layout {
 	int		 pane_y, pane_x, pane_h, pane_w;

@@ -116,6 +116,29 @@ view_events_draw(const struct model *m, struct grid *g, int top, int bottom)
 	free(v);
 }
 
+/* The card's lines: the summary's, then what waits (issue 30, point 1),
+ * in two lines that fit 80 columns: where, then the two commands. */
+static char **
+view_summary_lines(const struct model *m)
+{
+	char **v = summary_lines(&m->summary);
+	size_t n = strv_len(v);
+	char *staged = summary_staged_text(&m->summary, m->run.id);
+	char *cut;
+
+	if (staged == NULL)
+		return v;
+	if ((cut = strstr(staged, ": `")) != NULL) {
+		*cut = '\0';
+		strv_push(&v, &n, xasprintf("%s, not on the host yet:",
+		    staged));
+		strv_push(&v, &n, xstrdup(cut + 2));
+		free(staged);
+	} else
+		strv_push(&v, &n, staged);
+	return v;
+}
+
 int
 view_summary_rows(const struct model *m)
 {
@@ -123,7 +146,7 @@ view_summary_rows(const struct model *m)
 
 	if (!m->have_summary)
 		return 0;
-	v = summary_lines(&m->summary);
+	v = view_summary_lines(m);
 	return 1 + (int)strv_len(v);
 }
 
@@ -136,7 +159,7 @@ view_summary_draw(const struct model *m, struct grid *g, int top,
 	if (!m->have_summary || top >= bottom)
 		return;
 	pen_header(g, top, "run summary", false);
-	v = summary_lines(&m->summary);
+	v = view_summary_lines(m);
 	for (int i = 0; v[i] != NULL && top + 1 + i < bottom; i++)
 		grid_put(g, top + 1 + i, 2, g->w, v[i],
 		    i == 0 ? GRID_BOLD : 0);

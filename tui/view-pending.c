@@ -54,10 +54,13 @@ view_pending_field(struct pen *p, int lx, int vx, int w, const char *label,
  * whom, where from, how, why. Never clipped: long values wrap. */
 void
 view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
-    int w)
+    int w, bool whole)
 {
 	cleanup_free char *call = *p->detail != '\0' ?
 	    xasprintf("%s %s", p->syscall, p->detail) : xstrdup(p->syscall);
+	/* Claude Code's Bash tool wraps every command in 4-5 lines of its
+	 * own; the command first, the wrapper only where all is shown. */
+	const char *inner = p->command;
 	char pid[32];
 
 	view_pending_field(pen, lx, vx, w, view_pending_label(p->kind),
@@ -65,7 +68,10 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 	if (p->subject2 != NULL)
 		view_pending_field(pen, lx, vx, w, "to", p->subject2,
 		    GRID_BOLD);
-	view_pending_field(pen, lx, vx, w, "process", p->cmdline, 0);
+	view_pending_field(pen, lx, vx, w, "process", inner != NULL ? inner :
+	    p->cmdline, 0);
+	if (inner != NULL && whole)
+		view_pending_field(pen, lx, vx, w, "in", p->cmdline, GRID_DIM);
 	snprintf(pid, sizeof pid, "%d", (int)p->pid);
 	view_pending_field(pen, lx, vx, w, "pid", pid, 0);
 	view_pending_field(pen, lx, vx, w, "cwd", p->cwd, 0);
@@ -75,37 +81,154 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 		view_pending_field(pen, lx, vx, w, "why", p->why, 0);
 }
 
-void
-view_pending_head(const struct model *m, const struct pending *p,
-    const char *label, struct grid *g, int y, bool selected)
+/* A request's head as text: left, and the countdown or what was sent
+ * (right, len bytes). */
+static char *
+view_pending_head_text(const struct model *m, const struct pending *p,
+    const char *label, bool selected, char *right, size_t len)
 {
-	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
 	struct request r = { .kind = p->kind, .syscall = p->syscall,
 	    .subject = p->subject, .subject2 = p->subject2 };
 	/* In plain words (approvals/plain.h), for anyone watching; the
 	 * engineering in the fields below. The fields are escaped already. */
 	cleanup_free char *what = plain_request_brief(&r);
-	cleanup_free char *left = xasprintf("%s%s#%" PRIu64 "  %s",
-	    selected ? "> " : "  ", label != NULL ? label : "", p->id, what);
-	char right[64];
-	int rx;
 
 	if (p->sent == VERDICT_ALLOW)
-		snprintf(right, sizeof right, "allow sent ");
+		snprintf(right, len, "allow sent ");
 	else if (p->sent == VERDICT_STAGE)
-		snprintf(right, sizeof right, "stage sent ");
+		snprintf(right, len, "stage sent ");
 	else if (p->sent == VERDICT_DENY)
-		snprintf(right, sizeof right, "deny sent ");
+		snprintf(right, len, "deny sent ");
 	else {
-		model_countdown(m, p, right, sizeof right - 1);
+		model_countdown(m, p, right, len - 1);
 		strcat(right, " ");
 	}
+	return xasprintf("%s%s#%" PRIu64 "  %s", selected ? "> " : "  ",
+	    label != NULL ? label : "", p->id, what);
+}
+
+void
+view_pending_head(const struct model *m, const struct pending *p,
+    const char *label, struct grid *g, int y, bool selected)
+{
+	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
+	char right[64];
+	cleanup_free char *left = view_pending_head_text(m, p, label,
+	    selected, right, sizeof right);
+	int rx;
+
 	if (selected)
 		grid_fill(g, y, 0, g->w, attr);
 	rx = g->w - grid_width(right);
 	grid_put(g, y, 0, rx - 1, left, attr);
 	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
 	    GRID_COLOR(GRID_YELLOW)));
+}
+
+/* The brief head (issue 30, point 8): the title wraps beside the
+ * countdown, never cut. */
+static void
+view_pending_brief_head(const struct model *m, const struct pending *p,
+    struct pen *pen, int w, bool selected)
+{
+	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
+	char right[64];
+	cleanup_free char *left = view_pending_head_text(m, p, NULL, selected,
+	    right, sizeof right);
+	int rx = w - grid_width(right), y0 = pen->y;
+
+	if (pen->g != NULL && selected) {
+		struct pen measure = { .y = 0 };
+
+		pen_wrap(&measure, 0, rx - 1, left, attr);
+		for (int y = y0; y < y0 + measure.y; y++)
+			if (y >= pen->top && y < pen->bottom)
+				grid_fill(pen->g, y, 0, w, attr);
+	}
+	pen_wrap(pen, 0, rx - 1, left, attr);
+	if (pen->g != NULL && y0 >= pen->top && y0 < pen->bottom)
+		grid_put(pen->g, y0, rx, w, right, attr | (selected ? 0 :
+		    GRID_COLOR(GRID_YELLOW)));
+}
+
+/* One row of a brief block: the value shortened in its middle when it
+ * is wider than the row. true when it was. */
+static bool
+view_pending_line(const struct model *m, struct pen *pen, int w,
+    const char *label, const char *value, unsigned attr)
+{
+	const char *dots = m->ascii ? "..." : "\xe2\x80\xa6";
+	int avail = w - PEND_VALUE_X, total = grid_width(value), used;
+	bool cut = total > avail;
+
+	if (pen->g != NULL && pen->y >= pen->top && pen->y < pen->bottom) {
+		grid_put(pen->g, pen->y, PEND_LABEL_X, PEND_VALUE_X - 1, label,
+		    GRID_DIM);
+		if (!cut) {
+			grid_put(pen->g, pen->y, PEND_VALUE_X, w, value, attr);
+		} else {
+			int dw = grid_width(dots), head = (avail - dw) / 2;
+			int tail = avail - dw - head, rem, x;
+			size_t hb = grid_fit(value, head, &used);
+			const char *t = value + hb;
+
+			x = grid_putn(pen->g, pen->y, PEND_VALUE_X, w, value,
+			    hb, attr);
+			x = grid_put(pen->g, pen->y, x, w, dots, GRID_DIM);
+			/* the end of a path names its file: kept */
+			for (rem = total - used; *t != '\0' && rem > tail;
+			    rem -= used)
+				t += grid_fit(t, 1, &used);
+			grid_put(pen->g, pen->y, x, w, t, attr);
+		}
+	}
+	pen->y++;
+	return cut;
+}
+
+/*
+ * A request in at most 4 rows, for the agent pane on a small screen
+ * (issue 30, point 8): its title whole, then what makes it sensitive,
+ * what it touches and who asks, each on one row, shortened or left out
+ * when there is no room. *whole false when anything was: Enter shows it
+ * all, and only then can it be answered (the view reports it not seen
+ * whole).
+ */
+static void
+view_pending_brief(const struct model *m, const struct group_row *row,
+    struct pen *pen, int w, bool selected, bool *whole)
+{
+	const struct pending *p = m->pending[row->idx[0]];
+	const char *why = "";
+	int end, y0 = pen->y;
+	cleanup_free char *subject = p->subject2 != NULL ?
+	    xasprintf("%s -> %s", p->subject, p->subject2) :
+	    xstrdup(p->subject);
+
+	view_pending_brief_head(m, p, pen, w, selected);
+	end = y0 + VIEW_PENDING_BRIEF_ROWS;
+	*whole = true;
+	(void)group_sensitivity(p->kind, p->subject, &why);
+	if (row->rank > GROUP_NETWORK || (row->rank == GROUP_HOME &&
+	    *why != '\0')) {
+		if (pen->y < end)
+			(void)view_pending_line(m, pen, w, "risk", why,
+			    GRID_BOLD | GRID_COLOR(GRID_RED));
+		else
+			*whole = false;
+	}
+	if (pen->y < end) {
+		if (view_pending_line(m, pen, w, view_pending_label(p->kind),
+		    subject, GRID_BOLD))
+			*whole = false;
+	} else
+		*whole = false;
+	if (pen->y < end) {
+		if (view_pending_line(m, pen, w, "process", p->command != NULL ?
+		    p->command : p->cmdline, 0))
+			*whole = false;
+	} else
+		*whole = false;
 }
 
 /* A group's head: its oldest request, how many, and its countdown. */
@@ -137,12 +260,18 @@ view_group_head(const struct model *m, const struct pending *p, size_t n,
  */
 static void
 view_pending_block(const struct model *m, const struct group_row *row,
-    struct pen *pen, int w, bool selected)
+    struct pen *pen, int w, bool selected, bool brief, bool *whole)
 {
 	const struct pending *p = m->pending[row->idx[0]];
 	bool drawn = pen->g != NULL && pen->y >= pen->top &&
 	    pen->y < pen->bottom;
 	const char *why = "";
+
+	*whole = true;
+	if (brief && row->n == 1) {
+		view_pending_brief(m, row, pen, w, selected, whole);
+		return;
+	}
 
 	if (row->n > 1) {
 		if (drawn)
@@ -165,30 +294,43 @@ view_pending_block(const struct model *m, const struct group_row *row,
 	    *why != '\0'))
 		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
 		    "risk", why, GRID_BOLD | GRID_COLOR(GRID_RED));
-	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w);
+	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w, false);
 }
 
 static int
 view_pending_block_rows(const struct model *m, const struct group_row *row,
-    int w)
+    int w, bool brief)
 {
 	struct pen pen = { 0 };
+	bool whole;
 
-	view_pending_block(m, row, &pen, w, false);
+	view_pending_block(m, row, &pen, w, false, brief, &whole);
 	return pen.y;
 }
 
-int
-view_pending_rows(const struct model *m, int w)
+static int
+view_pending_rows_mode(const struct model *m, int w, bool brief)
 {
 	struct group_row *rows;
 	size_t n = model_pending_rows(m, &rows);
 	int sum = 1;
 
 	for (size_t i = 0; i < n; i++)
-		sum += view_pending_block_rows(m, &rows[i], w);
+		sum += view_pending_block_rows(m, &rows[i], w, brief);
 	group_rows_free(rows, n);
 	return sum;
+}
+
+int
+view_pending_rows(const struct model *m, int w)
+{
+	return view_pending_rows_mode(m, w, false);
+}
+
+int
+view_pending_rows_brief(const struct model *m, int w)
+{
+	return view_pending_rows_mode(m, w, true);
 }
 
 static void
@@ -225,9 +367,9 @@ view_pending_title(const struct model *m, size_t n_rows, bool ranked,
  * is drawn from its top with a last row that says Enter shows all; it
  * does not count as shown whole. A group counts as its oldest request.
  */
-void
-view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
-    struct view_report *rep)
+static void
+view_pending_draw_mode(const struct model *m, struct grid *g, int top,
+    int bottom, struct view_report *rep, bool brief)
 {
 	int body = top + 1, rows = bottom - body, sum = 0;
 	ssize_t sel_i = model_pending_index(m, m->sel);
@@ -247,20 +389,22 @@ view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
 	r = sel_i >= 0 ? group_row_of(v, n, (size_t)sel_i) : -1;
 	sel = r >= 0 ? (size_t)r : 0;
 	for (size_t i = 0; i <= sel; i++)
-		sum += view_pending_block_rows(m, &v[i], g->w);
+		sum += view_pending_block_rows(m, &v[i], g->w, brief);
 	while (first < sel && sum > rows)
-		sum -= view_pending_block_rows(m, &v[first++], g->w);
+		sum -= view_pending_block_rows(m, &v[first++], g->w, brief);
 
 	for (size_t i = first; i < n; i++) {
 		const struct pending *p = m->pending[v[i].idx[0]];
+		bool whole;
 
 		if (pen.y >= bottom) {
 			below++;
 			continue;
 		}
-		view_pending_block(m, &v[i], &pen, g->w, i == sel);
+		view_pending_block(m, &v[i], &pen, g->w, i == sel, brief,
+		    &whole);
 		if (pen.y <= bottom) {
-			view_report_seen(rep, p->id, true);
+			view_report_seen(rep, p->id, whole);
 		} else {
 			view_report_seen(rep, p->id, false);
 			below++;
@@ -278,6 +422,20 @@ view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
 	    below, title, sizeof title);
 	pen_header(g, top, title, focused);
 	group_rows_free(v, n);
+}
+
+void
+view_pending_draw(const struct model *m, struct grid *g, int top, int bottom,
+    struct view_report *rep)
+{
+	view_pending_draw_mode(m, g, top, bottom, rep, false);
+}
+
+void
+view_pending_draw_brief(const struct model *m, struct grid *g, int top,
+    int bottom, struct view_report *rep)
+{
+	view_pending_draw_mode(m, g, top, bottom, rep, true);
 }
 
 /*
@@ -298,7 +456,8 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 
 	/* Measure first: the title says where we are. */
 	pen.y = 0;
-	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w);
+	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
+	    true);
 	lines = pen.y + 3;	/* kind, syscall, deadline */
 
 	if (lines > rows) {
@@ -322,7 +481,8 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 	    "kind", request_kind_name(p->kind), 0);
 	view_pending_field(&pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
 	    "syscall", p->syscall, 0);
-	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w);
+	view_pending_fields(p, &pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
+	    true);
 	model_countdown(m, p, value, sizeof value);
 	view_pending_field(&pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
 	    "deadline", value, GRID_COLOR(GRID_YELLOW));
@@ -373,7 +533,9 @@ view_pending_compact_draw(const struct model *m, struct grid *g, int top,
 		    .rank = group_sensitivity(m->pending[sel]->kind,
 		    m->pending[sel]->subject, &why) };
 
-		view_pending_block(m, &row, &pen, g->w, true);
+		bool whole;
+
+		view_pending_block(m, &row, &pen, g->w, true, false, &whole);
 	}
 	if (pen.y > bottom) {
 		grid_fill(g, bottom - 1, 0, g->w, 0);

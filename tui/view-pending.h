@@ -8,6 +8,16 @@
 
 /* Rows view_pending_draw() would like: header + every request whole. */
 int	view_pending_rows(const struct model *, int w);
+/*
+ * The same with each request brief: at most VIEW_PENDING_BRIEF_ROWS rows,
+ * its title whole and the rest shortened (issue 30, point 8: the agent
+ * pane on a small screen). A request shortened is reported not seen
+ * whole: Enter shows it, and arms it.
+ */
+#define VIEW_PENDING_BRIEF_ROWS	4
+int	view_pending_rows_brief(const struct model *, int w);
+void	view_pending_draw_brief(const struct model *, struct grid *, int top,
+	    int bottom, struct view_report *);
 /* Draws the pending pane in rows [top, bottom) and reports each request
  * drawn, and whether whole. */
 void	view_pending_draw(const struct model *, struct grid *, int top,
@@ -23,8 +33,11 @@ void	view_pending_detail_draw(const struct model *, struct grid *, int top,
  * at the right; the queue of every run (tui/view-runs.c) draws it too. */
 void	view_pending_head(const struct model *, const struct pending *,
 	    const char *label, struct grid *, int y, bool selected);
+/* whole: the detail view's (Enter), where an agent's shell wrapper
+ * (tui/shellwrap.h) is shown in full under the command it runs; elsewhere
+ * the process line is that command alone. */
 void	view_pending_fields(const struct pending *, struct pen *, int lx,
-	    int vx, int w);
+	    int vx, int w, bool whole);
 /*
  * The compact layout's request (a terminal below 80x24): a header with
  * the pending count, then the selected request alone, wrapped, its head

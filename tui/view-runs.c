@@ -173,7 +173,7 @@ view_runs_block(const struct fleet *f, const struct fleet_row *row,
 	if (pen->g != NULL && pen->y >= pen->top && pen->y < pen->bottom)
 		view_runs_head(f, row, pen->g, pen->y, selected);
 	pen->y++;
-	view_pending_fields(row->p, pen, Q_LABEL_X, Q_VALUE_X, w);
+	view_pending_fields(row->p, pen, Q_LABEL_X, Q_VALUE_X, w, false);
 }
 
 static int

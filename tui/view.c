@@ -127,17 +127,27 @@ view_keys(const struct model *m, struct grid *g)
 		    "c diff  q leave", state);
 		attr = GRID_REVERSE | GRID_BOLD;
 	} else if (model_run_ended(m)) {
+		/* What waits for the person, in the last status too: an
+		 * agent pane fills the screen and hides the card. */
+		char staged[96] = "";
+
+		if (m->have_summary && m->summary.staged > 0)
+			snprintf(staged, sizeof staged, " - %lld file%s staged: "
+			    "ward apply %s", (long long)m->summary.staged,
+			    m->summary.staged == 1 ? "" : "s", m->run.id);
 		model_state_text(m, state, sizeof state);
 		if (strcmp(state, "killed") == 0)
-			text = xstrdup(" run was killed - q to leave");
+			text = xasprintf(" run was killed%s - q to leave",
+			    staged);
 		else if (strcmp(state, "timeout") == 0)
-			text = xstrdup(" run hit its time limit - q to leave");
+			text = xasprintf(" run hit its time limit%s - q to "
+			    "leave", staged);
 		else if (m->run.exit_signal > 0)
-			text = xasprintf(" run ended by signal %d - q to leave",
-			    m->run.exit_signal);
+			text = xasprintf(" run ended by signal %d%s - q to "
+			    "leave", m->run.exit_signal, staged);
 		else
-			text = xasprintf(" run exited with status %d - "
-			    "q to leave", m->run.exit_code);
+			text = xasprintf(" run exited with status %d%s - "
+			    "q to leave", m->run.exit_code, staged);
 		attr = GRID_REVERSE | GRID_BOLD;
 	} else if (m->disconnected) {
 		text = xstrdup(" supervisor gone - q to leave");
