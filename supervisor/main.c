@@ -1050,8 +1050,25 @@ gate_ready(struct sup *s)
 {
 	cleanup_free char *cause = NULL;
 
+	size_t np;
+	const struct gatewire_phantom *ph;
+
 	if (intercept_ready(s, &cause) < 0)
 		die("%s", cause);
+	/* A secret the gate skipped (its env: unset, its file: missing):
+	 * a user who logs in inside with a subscription has no key, and
+	 * the run goes on without the variable. One line each. */
+	ph = intercept_phantoms(s, &np);
+	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
+		const struct policy_secret *ps = &s->policy.secrets[i];
+		bool made = false;
+
+		for (size_t j = 0; j < np && !made; j++)
+			made = strcmp(ph[j].name, ps->name) == 0;
+		if (!made)
+			fprintf(stderr, "ward: secret %s is not set: skipped; "
+			    "log in inside or set it\n", ps->name);
+	}
 }
 
 /* Signals arrive on the signalfd, in the loop; blocked here, and
