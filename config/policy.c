@@ -1056,6 +1056,20 @@ policy_set_net_allow(struct policy *p, const char *v, char **why)
 	return 0;
 }
 
+static int
+policy_set_net_deny(struct policy *p, const char *v, char **why)
+{
+	struct policy_host h;
+	int r;
+
+	if ((r = policy_parse_host(v, &h, false, why)) < 0)
+		return r;
+	p->net_deny = xreallocarray(p->net_deny, p->n_net_deny + 1,
+	    sizeof *p->net_deny);
+	p->net_deny[p->n_net_deny++] = h;
+	return 0;
+}
+
 /* The first never line replaces the built-in list; "none" empties it. */
 static int
 policy_set_net_never(struct policy *p, const char *v, char **why)
@@ -1773,6 +1787,7 @@ static const struct policy_key policy_keys[] = {
 	{ "files", "project", true, policy_set_project, NULL },
 	{ "network", "allow", true, policy_set_net_allow, NULL },
 	{ "network", "never", true, policy_set_net_never, NULL },
+	{ "network", "deny", true, policy_set_net_deny, NULL },
 	{ "network", "connect", false, policy_set_connect, NULL },
 	{ "network", "http", false, policy_set_http, NULL },
 	{ "network", "upstream_ca", false, policy_set_upstream_ca, NULL },
@@ -1830,6 +1845,11 @@ policy_done(struct policy *p)
 		free(p->net_allow[i].path);
 	}
 	free(p->net_allow);
+	for (size_t i = 0; i < p->n_net_deny; i++) {
+		free(p->net_deny[i].host);
+		free(p->net_deny[i].reason);
+	}
+	free(p->net_deny);
 	free(p->upstream_ca);
 	for (size_t i = 0; i < p->n_secrets; i++) {
 		struct policy_secret *sc = &p->secrets[i];
@@ -2281,11 +2301,13 @@ policy_on_key(void *user, const char *section, const char *name,
 			break;
 		}
 	}
-	/* [network] allow: "(a reason)" at the end of a line goes with
-	 * every host on it, shown wherever the entry is named. */
-	if (k->set == policy_set_net_allow) {
+	/* [network] allow and deny: "(a reason)" at the end of a line goes
+	 * with every host on it, shown wherever the entry is named. */
+	if (k->set == policy_set_net_allow || k->set == policy_set_net_deny) {
 		const char *open = strchr(value, '('), *close = strrchr(value, ')');
-		size_t before = st->p->n_net_allow;
+		bool deny = k->set == policy_set_net_deny;
+		size_t *count = deny ? &st->p->n_net_deny : &st->p->n_net_allow;
+		size_t before = *count;
 		cleanup_free char *items = NULL, *reason = NULL;
 		int r;
 
@@ -2304,13 +2326,14 @@ policy_on_key(void *user, const char *section, const char *name,
 			if ((r = policy_list_items(st, k, arg, items, line, cont,
 			    qsec)) == 0)
 				return 0;
-			if (st->p->n_net_allow == before) {
+			if (*count == before) {
 				policy_fail(st, line, "[%s] %s: a reason with no "
 				    "host before it", qsec, k->name);
 				return 0;
 			}
-			for (size_t i = before; i < st->p->n_net_allow; i++)
-				st->p->net_allow[i].reason = xstrdup(reason);
+			for (size_t i = before; i < *count; i++)
+				(deny ? st->p->net_deny : st->p->net_allow)[i].
+				    reason = xstrdup(reason);
 			return 1;
 		}
 	}

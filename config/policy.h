@@ -113,6 +113,11 @@ struct policy {
 	 * is share/ward.ini's (approvals/netrules.h, supervisor/net.c). */
 	struct policy_host *net_allow;	/* let through without asking */
 	size_t		 n_net_allow;
+	/* Refused without asking (a recipe's hosts its agent contacts at
+	 * start for nothing the person needs): judged after allow and the
+	 * run's own answers, before connect =. "(a reason)" as allow's. */
+	struct policy_host *net_deny;
+	size_t		 n_net_deny;
 	enum policy_action connect;	/* the rest: ASK or DENY */
 	/* Never reachable, whatever a person says. Empty and !never_set:
 	 * the built-in list (link-local, the host's loopback, private
