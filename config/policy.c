@@ -489,13 +489,30 @@ static int
 policy_set_env(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *name = xstrndup(v, strcspn(v, "="));
+	const char *eq = strchr(v, '=');
 
-	if (!policy_is_var_name(v)) {
-		*why = xasprintf("%s is not an environment variable name", q);
+	if (!policy_is_var_name(name)) {
+		*why = xasprintf("%s is not an environment variable name "
+		    "(NAME, or NAME=VALUE)", q);
 		return -EINVAL;
 	}
+	/* NAME=VALUE: set in the sandbox as written (an agent's telemetry
+	 * off); the value printable, no quoting. */
+	for (const char *c = eq != NULL ? eq + 1 : ""; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			*why = xasprintf("%s: a control character in the "
+			    "value", q);
+			return -EINVAL;
+		}
 	strv_push(&p->env, &p->n_env, xstrdup(v));
 	return 0;
+}
+
+size_t
+policy_env_name_len(const char *entry)
+{
+	return strcspn(entry, "=");
 }
 
 static int
@@ -2121,11 +2138,14 @@ policy_secret_not_env(struct policy_parse *st)
 
 	for (size_t i = 0; i < p->n_secrets; i++)
 		for (size_t j = 0; j < p->n_env; j++)
-			if (strcmp(p->secrets[i].name, p->env[j]) == 0) {
+			if (strlen(p->secrets[i].name) ==
+			    policy_env_name_len(p->env[j]) &&
+			    strncmp(p->secrets[i].name, p->env[j],
+			    policy_env_name_len(p->env[j])) == 0) {
 				policy_fail(st, st->secret_line[i], "[secret "
 				    "%s]: %s is a [secret]: the sandbox gets a "
 				    "phantom; drop it from [run] env",
-				    p->secrets[i].name, p->env[j]);
+				    p->secrets[i].name, p->secrets[i].name);
 				return;
 			}
 }

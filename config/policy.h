@@ -238,6 +238,8 @@ int	policy_host_parse(const char *, struct policy_host *ret, char **why);
 /* The home "~/" stands for (of who runs ward): $HOME when it is
  * absolute, else the password file's; NULL when neither is. */
 const char *policy_home(void);
+/* The NAME of a [run] env entry, "NAME" or "NAME=VALUE": its length. */
+size_t	policy_env_name_len(const char *entry);
 
 /* Does glob (the path part of an HTTP rule) match path (no query)? */
 bool	policy_http_path_match(const char *glob, const char *path);

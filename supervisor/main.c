@@ -181,9 +181,13 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 static bool
 env_passed(const char *name)
 {
-	for (size_t i = 0; i < S.policy.n_env; i++)
-		if (strcmp(S.policy.env[i], name) == 0)
-			return getenv(name) != NULL;
+	for (size_t i = 0; i < S.policy.n_env; i++) {
+		const char *e = S.policy.env[i];
+		size_t len = policy_env_name_len(e);
+
+		if (strlen(name) == len && strncmp(e, name, len) == 0)
+			return e[len] == '=' || getenv(name) != NULL;
+	}
 	return false;
 }
 
@@ -290,10 +294,18 @@ make_env(bool pty, const char *cwd)
 	/* Nothing else of the host's environment, but what the policy
 	 * names (credentials enter only this way). */
 	for (size_t i = 0; i < S.policy.n_env; i++) {
-		const char *v = getenv(S.policy.env[i]);
+		const char *e = S.policy.env[i];
+		cleanup_free char *name = xstrndup(e,
+		    policy_env_name_len(e));
+		const char *v = e[strlen(name)] == '=' ? NULL : getenv(name);
 
-		if (v != NULL && !gate_sets(S.policy.env[i]))
-			strv_push(&env, &n, xasprintf("%s=%s", S.policy.env[i], v));
+		if (gate_sets(name))
+			continue;
+		/* NAME=VALUE as written; NAME, the caller's when set. */
+		if (e[strlen(name)] == '=')
+			strv_push(&env, &n, xstrdup(e));
+		else if (v != NULL)
+			strv_push(&env, &n, xasprintf("%s=%s", name, v));
 	}
 	gate_env(&env, &n);
 	return env;
@@ -655,6 +667,30 @@ protect_hooks_of(struct sup *s, const char *folder)
 		strv_push(&s->policy.protect, &s->policy.n_protect, pattern);
 }
 
+/*
+ * A writable folder the policy names that is not there yet (~/.aider
+ * before aider's first run): made, 0700, when it is in the home of who
+ * runs ward, and said in one line; anywhere else it is the policy's
+ * mistake and add_bind stops the run naming it.
+ */
+static void
+make_missing_writable(const char *path)
+{
+	const char *home = policy_home();
+	size_t n = home != NULL ? strlen(home) : 0;
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st) == 0 || errno != ENOENT || n == 0 ||
+	    strncmp(path, home, n) != 0 || path[n] != '/' ||
+	    strstr(path + n, "/../") != NULL)
+		return;
+	if ((r = mkdir_p(path, 0700)) < 0)
+		die("[files] writable %s: missing, and cannot make it: %s",
+		    path, strerror(-r));
+	warn_msg("[files] writable %s was missing: made it (0700)", path);
+}
+
 /* The mount map: work/ and out/, the policy's writable folders, the
  * projects, --in; the exposed entries of the credential stores apart. */
 static void
@@ -662,8 +698,10 @@ make_binds(struct sup *s, struct args *a)
 {
 	add_bind(s, s->work, "/work", true);
 	add_bind(s, s->out, "/out", true);
-	for (size_t i = 0; i < s->policy.n_writable; i++)
+	for (size_t i = 0; i < s->policy.n_writable; i++) {
+		make_missing_writable(s->policy.writable[i]);
 		add_bind(s, s->policy.writable[i], NULL, true);
+	}
 	make_projects(s, a);
 	for (size_t i = 2; i < s->n_binds; i++)
 		if (s->binds[i].writable && s->binds[i].is_dir)
