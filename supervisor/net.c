@@ -938,8 +938,8 @@ dns_decide(void *ctx, const char *name, int qtype)
 		return DNS_ALLOW;
 	case VERDICT_DENY:
 		/* A refusal for the run or of a moment ago was recorded
-		 * when it was given. */
-		if (dd.step == DECIDE_DEFAULT)
+		 * when it was given; the policy's deny lines are not. */
+		if (dd.step == DECIDE_DEFAULT || dd.step == DECIDE_POLICY)
 			sup_record(s, &w, VERDICT_DENY, dd.how, dd.rule,
 			    "policy", 0, 0);
 		decision_done(&dd);
