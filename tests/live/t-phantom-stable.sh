@@ -51,4 +51,17 @@ W30_TOKEN=x ward_fg "$WT_ARTIFACTS/out.4" "$WT_ARTIFACTS/err.4" \
 assert_eq "exit status with a key others may read" 125 "$WT_STATUS"
 assert_grep "the refusal names the key file" \
     'phantom\.key: others may read it' "$WT_ARTIFACTS/err.4"
+
+# Another user's key file in our place (root can make one): refused.
+if [ "$(id -u)" = 0 ]; then
+	chmod 0600 "$key"
+	chown 65534 "$key"
+	W30_TOKEN=x ward_fg "$WT_ARTIFACTS/out.5" "$WT_ARTIFACTS/err.5" \
+	    run --headless --policy "$WT_SCRATCH/policy.ini" -- true
+	assert_eq "exit status with a key of another user's" 125 "$WT_STATUS"
+	assert_grep "the refusal says whose it is" \
+	    'phantom\.key: not owned by us' "$WT_ARTIFACTS/err.5"
+else
+	note "(not root: a key owned by another user cannot be made here)"
+fi
 finish
