@@ -337,6 +337,8 @@ decide_connect(const struct decide_in *in, const struct net_dest *d,
 		return g;
 	if (netrules_allowed(in->policy, d, &rule))
 		return decision(VERDICT_ALLOW, HOW_POLICY, DECIDE_POLICY, rule);
+	if (netrules_denied(in->policy, d, &rule))
+		return decision(VERDICT_DENY, HOW_POLICY, DECIDE_POLICY, rule);
 	if (in->policy->connect == POLICY_DENY)
 		return decision(VERDICT_DENY, HOW_DEFAULT, DECIDE_DEFAULT,
 		    xstrdup("[network] connect = deny"));
@@ -374,6 +376,28 @@ dns_allowed(const struct policy *p, const char *name)
 	return NULL;
 }
 
+/* A [network] deny entry that names the host, on any port: the name is
+ * not looked up, so nobody is asked about it. */
+static char *
+dns_denied(const struct policy *p, const char *name)
+{
+	struct net_dest d = { .family = AF_INET, .name = name };
+	char *rule = NULL;
+
+	for (size_t i = 0; i < p->n_net_deny; i++) {
+		struct policy_host h = p->net_deny[i];
+
+		h.port_lo = 0;
+		h.port_hi = 65535;
+		if (netrules_entry_match(&h, &d)) {
+			rule = h.reason != NULL ? xasprintf("deny %s (%s)",
+			    h.host, h.reason) : xasprintf("deny %s", h.host);
+			break;
+		}
+	}
+	return rule;
+}
+
 struct decision
 decide_dns(const struct decide_in *in, const char *name, bool install)
 {
@@ -387,6 +411,8 @@ decide_dns(const struct decide_in *in, const char *name, bool install)
 	if (install)
 		return decision(VERDICT_ALLOW, HOW_RUN_RULE, DECIDE_INSTALL,
 		    xstrdup("registry of an approved install"));
+	if ((rule = dns_denied(in->policy, name)) != NULL)
+		return decision(VERDICT_DENY, HOW_POLICY, DECIDE_POLICY, rule);
 	if (run_grants_refused(in->grants, KIND_DNS, 0, name, in->now_ms))
 		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_REFUSED,
 		    xstrdup("the same name, just refused"));

@@ -146,6 +146,18 @@ netrules_allowed(const struct policy *p, const struct net_dest *d,
 }
 
 bool
+netrules_denied(const struct policy *p, const struct net_dest *d, char **which)
+{
+	for (size_t i = 0; i < p->n_net_deny; i++)
+		if (netrules_entry_match(&p->net_deny[i], d)) {
+			if (which != NULL)
+				*which = entry_text("deny", &p->net_deny[i]);
+			return true;
+		}
+	return false;
+}
+
+bool
 netrules_intercepts(const struct policy *p, const struct net_dest *d,
     char **which)
 {

@@ -3,7 +3,7 @@
 /*
  * The policy's [network] rules over a destination (DESIGN §5).
  * Order: the sandbox's own loopback is its own business; then never
- * (no person can approve it); then allow; then ask or deny.
+ * (no person can approve it); then allow; then deny; then ask or deny.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +18,10 @@ bool	netrules_never(const struct policy *, const struct net_dest *,
 /* Does a policy allow entry cover dest? By name only through the name
  * the stub resolved for this very address. */
 bool	netrules_allowed(const struct policy *, const struct net_dest *,
+	    char **which);
+/* Does a policy deny entry cover dest (refused without asking)? *which
+ * "deny github.com:443 (why)". */
+bool	netrules_denied(const struct policy *, const struct net_dest *,
 	    char **which);
 /*
  * Does the gate terminate TLS to dest (issue 19)? When a [secret]'s

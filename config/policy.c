@@ -499,13 +499,30 @@ static int
 policy_set_env(struct policy *p, const char *v, char **why)
 {
 	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *name = xstrndup(v, strcspn(v, "="));
+	const char *eq = strchr(v, '=');
 
-	if (!policy_is_var_name(v)) {
-		*why = xasprintf("%s is not an environment variable name", q);
+	if (!policy_is_var_name(name)) {
+		*why = xasprintf("%s is not an environment variable name "
+		    "(NAME, or NAME=VALUE)", q);
 		return -EINVAL;
 	}
+	/* NAME=VALUE: set in the sandbox as written (an agent's telemetry
+	 * off); the value printable, no quoting. */
+	for (const char *c = eq != NULL ? eq + 1 : ""; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			*why = xasprintf("%s: a control character in the "
+			    "value", q);
+			return -EINVAL;
+		}
 	strv_push(&p->env, &p->n_env, xstrdup(v));
 	return 0;
+}
+
+size_t
+policy_env_name_len(const char *entry)
+{
+	return strcspn(entry, "=");
 }
 
 static int
@@ -1063,6 +1080,20 @@ policy_set_net_allow(struct policy *p, const char *v, char **why)
 	p->net_allow = xreallocarray(p->net_allow, p->n_net_allow + 1,
 	    sizeof *p->net_allow);
 	p->net_allow[p->n_net_allow++] = h;
+	return 0;
+}
+
+static int
+policy_set_net_deny(struct policy *p, const char *v, char **why)
+{
+	struct policy_host h;
+	int r;
+
+	if ((r = policy_parse_host(v, &h, false, why)) < 0)
+		return r;
+	p->net_deny = xreallocarray(p->net_deny, p->n_net_deny + 1,
+	    sizeof *p->net_deny);
+	p->net_deny[p->n_net_deny++] = h;
 	return 0;
 }
 
@@ -1791,6 +1822,7 @@ static const struct policy_key policy_keys[] = {
 	{ "files", "project", true, policy_set_project, NULL },
 	{ "network", "allow", true, policy_set_net_allow, NULL },
 	{ "network", "never", true, policy_set_net_never, NULL },
+	{ "network", "deny", true, policy_set_net_deny, NULL },
 	{ "network", "connect", false, policy_set_connect, NULL },
 	{ "network", "http", false, policy_set_http, NULL },
 	{ "network", "upstream_ca", false, policy_set_upstream_ca, NULL },
@@ -1850,6 +1882,11 @@ policy_done(struct policy *p)
 		free(p->net_allow[i].path);
 	}
 	free(p->net_allow);
+	for (size_t i = 0; i < p->n_net_deny; i++) {
+		free(p->net_deny[i].host);
+		free(p->net_deny[i].reason);
+	}
+	free(p->net_deny);
 	free(p->upstream_ca);
 	for (size_t i = 0; i < p->n_secrets; i++) {
 		struct policy_secret *sc = &p->secrets[i];
@@ -2121,11 +2158,14 @@ policy_secret_not_env(struct policy_parse *st)
 
 	for (size_t i = 0; i < p->n_secrets; i++)
 		for (size_t j = 0; j < p->n_env; j++)
-			if (strcmp(p->secrets[i].name, p->env[j]) == 0) {
+			if (strlen(p->secrets[i].name) ==
+			    policy_env_name_len(p->env[j]) &&
+			    strncmp(p->secrets[i].name, p->env[j],
+			    policy_env_name_len(p->env[j])) == 0) {
 				policy_fail(st, st->secret_line[i], "[secret "
 				    "%s]: %s is a [secret]: the sandbox gets a "
 				    "phantom; drop it from [run] env",
-				    p->secrets[i].name, p->env[j]);
+				    p->secrets[i].name, p->secrets[i].name);
 				return;
 			}
 }
@@ -2301,11 +2341,13 @@ policy_on_key(void *user, const char *section, const char *name,
 			break;
 		}
 	}
-	/* [network] allow: "(a reason)" at the end of a line goes with
-	 * every host on it, shown wherever the entry is named. */
-	if (k->set == policy_set_net_allow) {
+	/* [network] allow and deny: "(a reason)" at the end of a line goes
+	 * with every host on it, shown wherever the entry is named. */
+	if (k->set == policy_set_net_allow || k->set == policy_set_net_deny) {
 		const char *open = strchr(value, '('), *close = strrchr(value, ')');
-		size_t before = st->p->n_net_allow;
+		bool deny = k->set == policy_set_net_deny;
+		size_t *count = deny ? &st->p->n_net_deny : &st->p->n_net_allow;
+		size_t before = *count;
 		cleanup_free char *items = NULL, *reason = NULL;
 		int r;
 
@@ -2324,13 +2366,14 @@ policy_on_key(void *user, const char *section, const char *name,
 			if ((r = policy_list_items(st, k, arg, items, line, cont,
 			    qsec)) == 0)
 				return 0;
-			if (st->p->n_net_allow == before) {
+			if (*count == before) {
 				policy_fail(st, line, "[%s] %s: a reason with no "
 				    "host before it", qsec, k->name);
 				return 0;
 			}
-			for (size_t i = before; i < st->p->n_net_allow; i++)
-				st->p->net_allow[i].reason = xstrdup(reason);
+			for (size_t i = before; i < *count; i++)
+				(deny ? st->p->net_deny : st->p->net_allow)[i].
+				    reason = xstrdup(reason);
 			return 1;
 		}
 	}

@@ -113,6 +113,11 @@ struct policy {
 	 * is share/ward.ini's (approvals/netrules.h, supervisor/net.c). */
 	struct policy_host *net_allow;	/* let through without asking */
 	size_t		 n_net_allow;
+	/* Refused without asking (a recipe's hosts its agent contacts at
+	 * start for nothing the person needs): judged after allow and the
+	 * run's own answers, before connect =. "(a reason)" as allow's. */
+	struct policy_host *net_deny;
+	size_t		 n_net_deny;
 	enum policy_action connect;	/* the rest: ASK or DENY */
 	/* Never reachable, whatever a person says. Empty and !never_set:
 	 * the built-in list (link-local, the host's loopback, private
@@ -240,6 +245,8 @@ int	policy_host_parse(const char *, struct policy_host *ret, char **why);
 /* The home "~/" stands for (of who runs ward): $HOME when it is
  * absolute, else the password file's; NULL when neither is. */
 const char *policy_home(void);
+/* The NAME of a [run] env entry, "NAME" or "NAME=VALUE": its length. */
+size_t	policy_env_name_len(const char *entry);
 
 /* Does glob (the path part of an HTTP rule) match path (no query)? */
 bool	policy_http_path_match(const char *glob, const char *path);

@@ -117,6 +117,7 @@ struct dns {
 	/* decide() may answer its own name before returning ASK (a rule
 	 * or a headless default settles the request at once). */
 	const char	*deciding;
+	const struct dns_query *deciding_q;	/* its query: who asked */
 	int		 early;		/* -1, or the bool it answered */
 	int		 in_hook;	/* no reaping while a hook runs */
 
@@ -238,6 +239,30 @@ dns_free(struct dns *d)
 	closep(&d->tcp_fd);
 	res_nclose(&d->res);
 	free(d);
+}
+
+int
+dns_asker(const struct dns *d, struct sockaddr_storage *ss, bool *tcp)
+{
+	const struct dns_query *q = d->deciding_q;
+
+	if (q == NULL)
+		return -ENOENT;
+	*tcp = q->conn != 0;
+	if (q->conn == 0) {
+		if (q->fromlen == 0)
+			return -ENOENT;
+		memcpy(ss, &q->from, sizeof *ss);
+		return 0;
+	}
+	for (size_t i = 0; i < DNS_MAX_TCP; i++)
+		if (d->clients[i].fd >= 0 && d->clients[i].serial == q->conn) {
+			socklen_t len = sizeof *ss;
+
+			return getpeername(d->clients[i].fd,
+			    (struct sockaddr *)ss, &len) < 0 ? -errno : 0;
+		}
+	return -ENOENT;
 }
 
 int
@@ -900,11 +925,13 @@ dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
 	dec = DNS_DENY;
 	if (d->hooks.decide != NULL) {
 		d->deciding = q->key;
+		d->deciding_q = q;
 		d->early = -1;
 		d->in_hook++;
 		dec = d->hooks.decide(d->hooks.ctx, q->key, q->type);
 		d->in_hook--;
 		d->deciding = NULL;
+		d->deciding_q = NULL;
 		if (dec == DNS_ASK && d->early >= 0)
 			dec = d->early ? DNS_ALLOW : DNS_DENY;
 	}

@@ -86,6 +86,10 @@ struct dns_hooks {
 int	dns_new(int udp_fd, int tcp_fd, const struct dns_hooks *,
 	    struct dns **ret, char **cause);
 void	dns_free(struct dns *);
+/* Inside decide(): the client whose query is decided, its address as the
+ * stub sees it (UDP: the datagram's source; TCP: the connection's peer)
+ * and whether it came over TCP. 0, or -ENOENT outside decide(). */
+int	dns_asker(const struct dns *, struct sockaddr_storage *, bool *tcp);
 /* Replace the upstream list by this one server (tests). 0 or -EINVAL. */
 int	dns_set_upstream(struct dns *, const struct sockaddr *, socklen_t);
 

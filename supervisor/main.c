@@ -182,9 +182,13 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 static bool
 env_passed(const char *name)
 {
-	for (size_t i = 0; i < S.policy.n_env; i++)
-		if (strcmp(S.policy.env[i], name) == 0)
-			return getenv(name) != NULL;
+	for (size_t i = 0; i < S.policy.n_env; i++) {
+		const char *e = S.policy.env[i];
+		size_t len = policy_env_name_len(e);
+
+		if (strlen(name) == len && strncmp(e, name, len) == 0)
+			return e[len] == '=' || getenv(name) != NULL;
+	}
 	return false;
 }
 
@@ -291,10 +295,18 @@ make_env(bool pty, const char *cwd)
 	/* Nothing else of the host's environment, but what the policy
 	 * names (credentials enter only this way). */
 	for (size_t i = 0; i < S.policy.n_env; i++) {
-		const char *v = getenv(S.policy.env[i]);
+		const char *e = S.policy.env[i];
+		cleanup_free char *name = xstrndup(e,
+		    policy_env_name_len(e));
+		const char *v = e[strlen(name)] == '=' ? NULL : getenv(name);
 
-		if (v != NULL && !gate_sets(S.policy.env[i]))
-			strv_push(&env, &n, xasprintf("%s=%s", S.policy.env[i], v));
+		if (gate_sets(name))
+			continue;
+		/* NAME=VALUE as written; NAME, the caller's when set. */
+		if (e[strlen(name)] == '=')
+			strv_push(&env, &n, xstrdup(e));
+		else if (v != NULL)
+			strv_push(&env, &n, xasprintf("%s=%s", name, v));
 	}
 	gate_env(&env, &n);
 	return env;
@@ -656,6 +668,30 @@ protect_hooks_of(struct sup *s, const char *folder)
 		strv_push(&s->policy.protect, &s->policy.n_protect, pattern);
 }
 
+/*
+ * A writable folder the policy names that is not there yet (~/.aider
+ * before aider's first run): made, 0700, when it is in the home of who
+ * runs ward, and said in one line; anywhere else it is the policy's
+ * mistake and add_bind stops the run naming it.
+ */
+static void
+make_missing_writable(const char *path)
+{
+	const char *home = policy_home();
+	size_t n = home != NULL ? strlen(home) : 0;
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st) == 0 || errno != ENOENT || n == 0 ||
+	    strncmp(path, home, n) != 0 || path[n] != '/' ||
+	    strstr(path + n, "/../") != NULL)
+		return;
+	if ((r = mkdir_p(path, 0700)) < 0)
+		die("[files] writable %s: missing, and cannot make it: %s",
+		    path, strerror(-r));
+	warn_msg("[files] writable %s was missing: made it (0700)", path);
+}
+
 /* The mount map: work/ and out/, the policy's writable folders, the
  * projects, --in; the exposed entries of the credential stores apart. */
 static void
@@ -664,6 +700,7 @@ make_binds(struct sup *s, struct args *a)
 	add_bind(s, s->work, "/work", true);
 	add_bind(s, s->out, "/out", true);
 	for (size_t i = 0; i < s->policy.n_writable; i++) {
+		make_missing_writable(s->policy.writable[i]);
 		add_bind(s, s->policy.writable[i], NULL, true);
 		s->binds[s->n_binds - 1].host_write = true;
 	}
@@ -1053,8 +1090,25 @@ gate_ready(struct sup *s)
 {
 	cleanup_free char *cause = NULL;
 
+	size_t np;
+	const struct gatewire_phantom *ph;
+
 	if (intercept_ready(s, &cause) < 0)
 		die("%s", cause);
+	/* A secret the gate skipped (its env: unset, its file: missing):
+	 * a user who logs in inside with a subscription has no key, and
+	 * the run goes on without the variable. One line each. */
+	ph = intercept_phantoms(s, &np);
+	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
+		const struct policy_secret *ps = &s->policy.secrets[i];
+		bool made = false;
+
+		for (size_t j = 0; j < np && !made; j++)
+			made = strcmp(ph[j].name, ps->name) == 0;
+		if (!made)
+			fprintf(stderr, "ward: secret %s is not set: skipped; "
+			    "log in inside or set it\n", ps->name);
+	}
 }
 
 /* Signals arrive on the signalfd, in the loop; blocked here, and

@@ -59,6 +59,7 @@ struct connect_call {
 /* A lookup of a name nobody allowed, parked for a person. */
 struct dns_ask {
 	char		*name;
+	pid_t		 pid;		/* who sent the query, 0: not told */
 };
 
 /* Our own handle on the target's socket (same open file description). */
@@ -872,7 +873,8 @@ dns_ask_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
 {
 	enum verdict done = v == VERDICT_ALLOW ? VERDICT_ALLOW : VERDICT_DENY;
 	struct sup_what w = {
-		.kind = KIND_DNS, .syscall = "dns", .subject = pk->dns->name,
+		.pid = pk->dns->pid, .kind = KIND_DNS, .syscall = "dns",
+		.subject = pk->dns->name,
 	};
 	int64_t seq = pk->seq;
 
@@ -911,6 +913,29 @@ dns_phantom(struct sup *s, const char *name, const char *secret)
 	    "in a DNS name", "policy");
 }
 
+/* The process whose socket sent the query being decided: the stub's peer
+ * port looked up in the sandbox's own socket tables. 0 when it cannot be
+ * told (gone, or a socket passed to a process that exited). */
+static pid_t
+dns_who(struct sup *s)
+{
+	struct sockaddr_storage ss;
+	bool tcp = false;
+	unsigned port;
+	pid_t pid;
+
+	if (s->dns == NULL || dns_asker(s->dns, &ss, &tcp) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		port = ntohs(((const struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		port = ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port);
+	else
+		return 0;
+	pid = target_socket_owner(s->sp.init_pid, tcp, port);
+	return pid > 0 ? pid : 0;
+}
+
 static enum dns_decision
 dns_decide(void *ctx, const char *name, int qtype)
 {
@@ -938,8 +963,8 @@ dns_decide(void *ctx, const char *name, int qtype)
 		return DNS_ALLOW;
 	case VERDICT_DENY:
 		/* A refusal for the run or of a moment ago was recorded
-		 * when it was given. */
-		if (dd.step == DECIDE_DEFAULT)
+		 * when it was given; the policy's deny lines are not. */
+		if (dd.step == DECIDE_DEFAULT || dd.step == DECIDE_POLICY)
 			sup_record(s, &w, VERDICT_DENY, dd.how, dd.rule,
 			    "policy", 0, 0);
 		decision_done(&dd);
@@ -958,8 +983,13 @@ dns_decide(void *ctx, const char *name, int qtype)
 	pk->dns->name = xstrdup(name);
 	w.detail = detail = xasprintf("lookup %s; approving lets the name "
 	    "resolve for this run (connecting to it is asked apart)", kinds);
-	w.cmdline = "(the DNS stub: a process looked the name up)";
-	w.cwd = "-";
+	/* Who asked: the process whose socket sent the query, with its
+	 * command line and folder (sup_park reads them); the stub only
+	 * when that cannot be told. */
+	if ((w.pid = pk->dns->pid = dns_who(s)) == 0) {
+		w.cmdline = "(the DNS stub: a process looked the name up)";
+		w.cwd = "-";
+	}
 	sup_park(s, pk, &w, dd.rule);
 	decision_done(&dd);
 	return DNS_ASK;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -256,6 +257,98 @@ target_cmdline(pid_t pid)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	return xstrdup(buf);
+}
+
+/* The inode of the socket bound to local port in one of the sandbox's
+ * /proc/INIT/net tables (its network namespace), or 0. */
+static unsigned long
+socket_inode(pid_t init, const char *table, unsigned port)
+{
+	char p[64], line[512];
+	FILE *f;
+	unsigned long found = 0;
+
+	snprintf(p, sizeof p, "/proc/%d/net/%s", (int)init, table);
+	if ((f = fopen(p, "re")) == NULL)
+		return 0;
+	while (found == 0 && fgets(line, sizeof line, f) != NULL) {
+		unsigned lport, st;
+		unsigned long ino;
+
+		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+		if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x "
+		    "%x %*x:%*x %*x:%*x %*x %*u %*u %lu", &lport, &st,
+		    &ino) == 3 && lport == port && ino != 0 &&
+		    st != 10 /* TCP_LISTEN: never a client's */)
+			found = ino;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Does pid hold an fd on socket:[ino]? */
+static bool
+holds_socket(pid_t pid, const char *want)
+{
+	char p[64], link[64];
+	DIR *d;
+	struct dirent *e;
+	bool found = false;
+
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(p)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(d), e->d_name, link, sizeof link - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		found = strcmp(link, want) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+pid_t
+target_socket_owner(pid_t init, bool tcp, unsigned port)
+{
+	char p[64], ns[64], want[48];
+	unsigned long ino;
+	ssize_t n;
+	DIR *d;
+	struct dirent *e;
+	pid_t found = -ESRCH;
+
+	if ((ino = socket_inode(init, tcp ? "tcp" : "udp", port)) == 0 &&
+	    (ino = socket_inode(init, tcp ? "tcp6" : "udp6", port)) == 0)
+		return -ESRCH;
+	snprintf(want, sizeof want, "socket:[%lu]", ino);
+	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init);
+	if ((n = readlink(p, ns, sizeof ns - 1)) <= 0)
+		return -ESRCH;
+	ns[n] = '\0';
+	if ((d = opendir("/proc")) == NULL)
+		return -errno;
+	/* Only the sandbox's processes: those of its pid namespace. */
+	while (found < 0 && (e = readdir(d)) != NULL) {
+		char other[64];
+		long pid = strtol(e->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == init)
+			continue;
+		snprintf(p, sizeof p, "/proc/%ld/ns/pid", pid);
+		if ((n = readlink(p, other, sizeof other - 1)) <= 0)
+			continue;
+		other[n] = '\0';
+		if (strcmp(other, ns) == 0 && holds_socket((pid_t)pid, want))
+			found = (pid_t)pid;
+	}
+	closedir(d);
+	return found;
 }
 
 /* A "KEY:\tvalue" line: 0 and *ret its value read in base, -EINVAL when

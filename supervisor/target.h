@@ -5,6 +5,7 @@
  * is copied out first; decisions act on the copies. Paths as the kernel
  * would resolve them inside the sandbox root: supervisor/path.h.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,14 @@ void	target_cwd_flush(void);
  * never out of that root, no /proc magic links. fd, -ESRCH when the cwd
  * cannot be read, or -errno. */
 int	target_open(int rootfd, pid_t, const char *path, int flags);
+/*
+ * The sandboxed process holding the socket whose local port is port
+ * (tcp: a connected TCP socket, else UDP), found in the sandbox's own
+ * tables (/proc/INIT/net, its network namespace) and the fds of the
+ * processes in its pid namespace: the host pid, or -ESRCH. Scans /proc:
+ * off the hot path only (a request about to be asked).
+ */
+pid_t	target_socket_owner(pid_t init, bool tcp, unsigned port);
 /* argv joined by spaces (malloc'd; "?" if gone). */
 char	*target_cmdline(pid_t);
 /* A "Key:\tvalue" line of /proc/PID/FILE ("status", "fdinfo/3") read as

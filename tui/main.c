@@ -15,6 +15,7 @@
 #include "config/util.h"
 #include "config/version.h"
 #include "probe/probe.h"
+#include "tui/agent.h"
 #include "tui/cli.h"
 #include "tui/completion.h"
 #include "tui/console.h"
@@ -37,6 +38,8 @@ static const char ward_help[] =
 "Commands:\n"
 "  run [OPTIONS] -- CMD [ARG...]  start a supervised run; on a terminal the\n"
 "                                 console attaches to it\n"
+"  agent NAME [ARG...]           run an agent (claude, codex, gemini, aider)\n"
+"                                 under its recipe, this folder its project\n"
 "  demo [--auto] [--headless]     a pretend agent meets every surface ward\n"
 "                                 guards, in a fake world; a scorecard\n"
 "  console [RUN]                  attach the console to a live run\n"
@@ -90,6 +93,12 @@ ward_run(int argc, char **argv)
 }
 
 static int
+ward_agent(int argc, char **argv)
+{
+	return agent_main(argc, argv, ward_argv0);
+}
+
+static int
 ward_demo(int argc, char **argv)
 {
 	return demo_main(argc, argv, ward_argv0);
@@ -113,6 +122,8 @@ static const struct ward_cmd {
 	const struct option *opts;
 } ward_cmds[] = {
 	{ "run", ward_run, "start a supervised run", run_opts },
+	{ "agent", ward_agent, "run an agent under its recipe, here",
+	    agent_opts },
 	{ "demo", ward_demo, "a pretend agent meets every surface", demo_opts },
 	{ "console", console_main, "attach the console to a live run",
 	    console_opts_table },

@@ -11,6 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nettle/hmac.h>
+#include <sys/stat.h>
+
+#include "config/paths.h"
 #include "config/util.h"
 
 /* One value: read into dst (SECRETS_VALUE_MAX bytes), length in *len. */
@@ -113,6 +117,24 @@ from_command(const char *cmd, char *dst, size_t *len, char **why)
 	return 0;
 }
 
+/* n random bytes. */
+static int
+fill_random(unsigned char *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(buf + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 static int
 read_value(const char *from, char *dst, size_t *len, char **why)
 {
@@ -142,24 +164,126 @@ read_value(const char *from, char *dst, size_t *len, char **why)
 	return -EINVAL;
 }
 
+/*
+ * The user's phantom key: STATE/phantom.key, 32 random bytes made on
+ * first use. It is what makes a phantom stable across runs (an agent
+ * that asks once to approve "this key" is not asked each run) yet
+ * different for every user, and it never depends on a secret's value.
+ * Made under a temporary name and linked into place, so that two runs
+ * starting at once read one key, never half of one.
+ */
 static int
-make_phantom(char out[SECRETS_PHANTOM_LEN + 1])
+key_make(int dirfd, const char *dir, char **cause)
 {
-	unsigned char rnd[16];
-	size_t got = 0;
+	unsigned char key[SECRETS_KEY_LEN];
+	char tmp[64];
+	cleanup_fd int fd = -1;
+	int r;
 
-	while (got < sizeof rnd) {
-		ssize_t r = getrandom(rnd + got, sizeof rnd - got, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		got += (size_t)r;
+	if ((r = fill_random(key, sizeof key)) < 0) {
+		set_cause(cause, "getrandom: %s", strerror(-r));
+		return r;
 	}
-	memcpy(out, SECRETS_PREFIX, sizeof SECRETS_PREFIX - 1);
-	hex_encode(rnd, sizeof rnd, out + sizeof SECRETS_PREFIX - 1);
+	snprintf(tmp, sizeof tmp, ".phantom.key.%d", (int)getpid());
+	(void)unlinkat(dirfd, tmp, 0);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0 || fchmod(fd, 0600) < 0 ||
+	    (r = write_all(fd, (const char *)key, sizeof key)) < 0 ||
+	    fsync(fd) < 0) {
+		r = -errno;
+		set_cause(cause, "%s/%s: %s", dir, tmp, strerror(errno));
+		explicit_bzero(key, sizeof key);
+		(void)unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	explicit_bzero(key, sizeof key);
+	/* EEXIST: another run made it first; theirs is read. */
+	if (linkat(dirfd, tmp, dirfd, SECRETS_KEY_FILE, 0) < 0 &&
+	    errno != EEXIST) {
+		r = -errno;
+		set_cause(cause, "%s/%s: %s", dir, SECRETS_KEY_FILE,
+		    strerror(errno));
+		(void)unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	(void)unlinkat(dirfd, tmp, 0);
 	return 0;
+}
+
+int
+secrets_key(unsigned char key[SECRETS_KEY_LEN], char **cause)
+{
+	cleanup_free char *dir = NULL;
+	cleanup_fd int dirfd = -1, fd = -1;
+	struct stat st;
+	size_t n = 0;
+	int r;
+
+	if ((r = paths_state_make(&dir, cause)) < 0)
+		return r;
+	if ((dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		set_cause(cause, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	fd = openat(dirfd, SECRETS_KEY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		if ((r = key_make(dirfd, dir, cause)) < 0)
+			return r;
+		fd = openat(dirfd, SECRETS_KEY_FILE, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		set_cause(cause, "%s/%s: %s", dir, SECRETS_KEY_FILE,
+		    strerror(errno));
+		return r;
+	}
+	/* Whoever else could read it could make this user's phantoms;
+	 * whoever else owns it chose them. */
+	if (!S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077) != 0 || st.st_size != SECRETS_KEY_LEN) {
+		set_cause(cause, "%s/%s: %s; refusing it (remove it: a new "
+		    "one is made)", dir, SECRETS_KEY_FILE,
+		    !S_ISREG(st.st_mode) ? "not a regular file" :
+		    st.st_uid != getuid() ? "not owned by us" :
+		    (st.st_mode & 077) != 0 ? "others may read it" :
+		    "not 32 bytes long");
+		return -EPERM;
+	}
+	while (n < SECRETS_KEY_LEN) {
+		ssize_t got = read(fd, key + n, SECRETS_KEY_LEN - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			set_cause(cause, "%s/%s: %s", dir, SECRETS_KEY_FILE,
+			    got < 0 ? strerror(errno) : "short read");
+			return got < 0 ? -errno : -EIO;
+		}
+		n += (size_t)got;
+	}
+	return 0;
+}
+
+void
+secrets_phantom(const unsigned char key[SECRETS_KEY_LEN], const char *name,
+    char out[SECRETS_PHANTOM_LEN + 1])
+{
+	/* A label first, so that this key's HMACs mean phantoms only. */
+	static const char label[] = "ward phantom v1";
+	struct hmac_sha256_ctx ctx;
+	uint8_t mac[SHA256_DIGEST_SIZE];
+
+	hmac_sha256_set_key(&ctx, SECRETS_KEY_LEN, key);
+	hmac_sha256_update(&ctx, sizeof label, (const uint8_t *)label);
+	hmac_sha256_update(&ctx, strlen(name), (const uint8_t *)name);
+	hmac_sha256_digest(&ctx, sizeof mac, mac);
+	memcpy(out, SECRETS_PREFIX, sizeof SECRETS_PREFIX - 1);
+	/* 16 bytes, 32 hex digits: the length phantoms always had. */
+	hex_encode(mac, 16, out + sizeof SECRETS_PREFIX - 1);
+	explicit_bzero(&ctx, sizeof ctx);
+	explicit_bzero(mac, sizeof mac);
 }
 
 /* The mapping: one slot of SECRETS_VALUE_MAX per secret, locked (never
@@ -186,35 +310,59 @@ map_values(struct secrets *s, size_t n)
 	return 0;
 }
 
+/* A secret whose source is simply absent (env: unset, file: missing):
+ * its user may log in inside instead (a subscription, not a key). */
+static bool
+absent(const char *from, int r)
+{
+	return r == -ENOENT && from != NULL &&
+	    (strncmp(from, "env:", 4) == 0 || strncmp(from, "file:", 5) == 0);
+}
+
 static int
 load(struct secrets *s, const struct policy *p, const char *const *values,
     char **cause)
 {
+	unsigned char key[SECRETS_KEY_LEN];
 	int r;
 
 	*s = (struct secrets){ 0 };
+	/* Tests (values given) get a key of their own, not the user's. */
+	r = values != NULL ? fill_random(key, sizeof key) :
+	    p->n_secrets > 0 ? secrets_key(key, cause) : 0;
+	if (r < 0) {
+		if (values != NULL)
+			set_cause(cause, "getrandom: %s", strerror(-r));
+		return r;
+	}
 	if ((r = map_values(s, p->n_secrets)) < 0) {
 		set_cause(cause, "locked memory for secrets: %s", strerror(-r));
+		explicit_bzero(key, sizeof key);
 		return r;
 	}
 	for (size_t i = 0; i < p->n_secrets; i++) {
 		const struct policy_secret *ps = &p->secrets[i];
-		struct secret *sc = &s->v[i];
+		struct secret *sc = &s->v[s->n];
 		cleanup_free char *why = NULL;
 
 		sc->ps = ps;
-		sc->value = (char *)s->map + i * SECRETS_VALUE_MAX;
-		s->n = i + 1;
+		sc->value = (char *)s->map + s->n * SECRETS_VALUE_MAX;
 		if (values != NULL) {
 			sc->len = strlen(values[i]);
 			memcpy(sc->value, values[i], sc->len);
 		} else if ((r = read_value(ps->from, sc->value, &sc->len,
-		    &why)) < 0) {
+		    &why)) < 0 && absent(ps->from, r)) {
+			/* Skipped: no phantom, so the sandbox has no such
+			 * variable and the agent asks for its login; the
+			 * supervisor says so (our stderr is /dev/null). */
+			*sc = (struct secret){ 0 };
+			continue;
+		} else if (r < 0) {
 			set_cause(cause, "[secret %s] from = %s: %s", ps->name,
 			    ps->from ? ps->from : "", why ? why : strerror(-r));
-			secrets_done(s);
-			return r;
+			goto fail;
 		}
+		s->n++;
 		if (sc->len > 0 && sc->value[sc->len - 1] == '\n')
 			sc->value[--sc->len] = '\0';
 		if (sc->len == 0 || memchr(sc->value, '\n', sc->len) != NULL ||
@@ -225,16 +373,17 @@ load(struct secrets *s, const struct policy *p, const char *const *values,
 			set_cause(cause, "[secret %s] from = %s: %s", ps->name,
 			    ps->from, sc->len == 0 ? "empty value" :
 			    "the value holds a line break or NUL");
-			secrets_done(s);
-			return -EINVAL;
+			r = -EINVAL;
+			goto fail;
 		}
-		if ((r = make_phantom(sc->phantom)) < 0) {
-			set_cause(cause, "getrandom: %s", strerror(-r));
-			secrets_done(s);
-			return r;
-		}
+		secrets_phantom(key, ps->name, sc->phantom);
 	}
+	explicit_bzero(key, sizeof key);
 	return 0;
+fail:
+	explicit_bzero(key, sizeof key);
+	secrets_done(s);
+	return r;
 }
 
 int

@@ -3,8 +3,9 @@
 /*
  * The run's secrets in ward-gate: each [secret]'s value, read once at
  * start-up into one locked, never-dumped mapping, and its phantom, the
- * per-run stand-in the sandbox sees ("ward-phantom-" and 32 random hex
- * digits). Values never leave this process but in the header of a
+ * stand-in the sandbox sees ("ward-phantom-" and 32 hex digits of an
+ * HMAC-SHA256 of the secret's name under the user's phantom key: the same
+ * each run, another for another user, never derived from the value). Values never leave this process but in the header of a
  * request to one of the secret's hosts (flow.c).
  */
 #include <stdbool.h>
@@ -14,6 +15,8 @@
 
 #define SECRETS_PREFIX		"ward-phantom-"
 #define SECRETS_PHANTOM_LEN	(sizeof SECRETS_PREFIX - 1 + 32)
+#define SECRETS_KEY_LEN		32
+#define SECRETS_KEY_FILE	"phantom.key"	/* in the state folder */
 /* The most a value may hold (a token, a key; not a file of them). */
 #define SECRETS_VALUE_MAX	8192
 
@@ -32,9 +35,20 @@ struct secrets {
 };
 
 /*
+ * The user's phantom key, STATE/phantom.key (config/paths.h), made 0600
+ * on first use; refused when it is not a regular file of ours that only
+ * we may read. 0 or -errno and *cause naming the file.
+ */
+int	secrets_key(unsigned char key[SECRETS_KEY_LEN], char **cause);
+/* name's phantom under key. */
+void	secrets_phantom(const unsigned char key[SECRETS_KEY_LEN],
+	    const char *name, char out[SECRETS_PHANTOM_LEN + 1]);
+/*
  * Read every secret of p (from = env:NAME | file:PATH | command:CMDLINE)
- * and make its phantom. -errno and *cause ("[secret X] from = env:X: not
- * set") naming the secret, never its value.
+ * and make its phantom. A secret whose env: is unset or whose file: is
+ * missing is skipped, one line on stderr (its user may log in inside
+ * instead); any other failure is -errno and *cause ("[secret X] from =
+ * command:...: exited with 1") naming the secret, never its value.
  */
 int	secrets_load(struct secrets *, const struct policy *p, char **cause);
 /* The same from values given (tests): values[i] for p->secrets[i]. */

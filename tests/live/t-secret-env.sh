@@ -5,8 +5,10 @@
 # value; SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO
 # name the system bundle, which shows the host's CAs and one more (the
 # run's), read-only; NODE_EXTRA_CA_CERTS names /run/ward/ca.pem, the run's
-# CA alone; these override [run] env's. A secret whose source fails stops
-# the run before it starts (exit 125, the gate's words). A policy with no
+# CA alone; these override [run] env's. A secret whose env: is unset is
+# skipped with one line (issue 30: a subscription login inside); one
+# whose source fails stops the run before it starts (exit 125, the gate's
+# words). A policy with no
 # secret and no HTTP rule: no gate, [run] env's values pass as before.
 . "$(dirname "$0")/lib.sh"
 
@@ -32,13 +34,27 @@ if (echo x >>/run/ward/ca.pem) 2>/dev/null; then echo ca-writable; fi
 tr "\0" "\n" </proc/self/environ >/out/environ
 echo done'
 
+# The source unset: skipped, one line, no TOKEN in the sandbox.
+ward_fg "$WT_ARTIFACTS/out.unset" "$WT_ARTIFACTS/err.unset" \
+    run --headless --policy "$WT_SCRATCH/policy.ini" -- \
+    sh -c 'echo "token=${TOKEN-unset}"'
+assert_eq "exit status with the secret unset" 0 "$WT_STATUS"
+assert_grep "one line says it is skipped" \
+    '^ward: secret TOKEN is not set: skipped; log in inside or set it$' \
+    "$WT_ARTIFACTS/err.unset"
+assert_grep "no TOKEN in the sandbox" '^token=unset\r?$' "$WT_ARTIFACTS/out.unset"
+
 # The source fails: no run.
+write_policy "$WT_SCRATCH/fail.ini" '[files]' 'write = deny' \
+    '[secret TOKEN]' 'from = command:exit 3' 'hosts = api.test:443' \
+    'header = x-api-key: {}'
 st=0
-"$WARD" run --headless --policy "$WT_SCRATCH/policy.ini" -- true \
+"$WARD" run --headless --policy "$WT_SCRATCH/fail.ini" -- true \
     >"$WT_ARTIFACTS/out.fail" 2>"$WT_ARTIFACTS/err.fail" </dev/null || st=$?
 assert_eq "exit status when the secret cannot be read" 125 "$st"
 assert_grep "the gate's words name the secret and its source" \
-    '\[secret TOKEN\] from = env:W19_TOKEN: not set' "$WT_ARTIFACTS/err.fail"
+    '\[secret TOKEN\] from = command:exit 3: exited with 3' \
+    "$WT_ARTIFACTS/err.fail"
 assert_no_grep "the run never started" 'started' "$WT_ARTIFACTS/err.fail"
 
 # The secret set, and [run] env passing SSL_CERT_FILE of the caller's.
