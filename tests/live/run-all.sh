@@ -14,7 +14,7 @@
 #
 # Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90;
-# t-agents gets at least 300, for its first npm install),
+# t-agents and t-net-agents-e2e get at least 300: npm installs, agents),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward, ward-tui and ward-supervisor to test, default the repository's; `make
@@ -375,12 +375,18 @@ for u in "${users[@]}"; do
 		rc=0
 		nscmd=()
 		world=""
+		# t-agents may npm install three agents on its first run;
+		# t-net-agents-e2e drives two of them through a whole task.
+		tlimit=$limit
+		case $name in t-agents | t-net-agents-e2e)
+			[ "$tlimit" -ge 300 ] || tlimit=300 ;;
+		esac
 		if [ "$net" = yes ]; then
 			# root builds the world; the test enters its client side
 			world=$base/worlds/$u.$name
 			worlds+=("$world")
 			if ! bash "$base/tests/networld.sh" up "$world" \
-			    "$((limit + 30))" >"$log" 2>&1 </dev/null; then
+			    "$((tlimit + 30))" >"$log" 2>&1 </dev/null; then
 				echo "FAIL: could not build the fake world" >>"$log"
 				record "$name" "$u" FAIL 0 "$log" ""
 				continue
@@ -393,9 +399,6 @@ for u in "${users[@]}"; do
 		# the limit, signals all of it (the test's EXIT trap then kills
 		# what it started in the background).
 		user_cmd "$u"
-		# t-agents may npm install three agents on its first run.
-		tlimit=$limit
-		[ "$name" != t-agents ] || [ "$tlimit" -ge 300 ] || tlimit=300
 		(cd "$d/scratch" && timeout -k 5 "$tlimit" "${nscmd[@]}" \
 		    "${cmd[@]}" bash "$base/tests/$name.sh") >>"$log" 2>&1 \
 		    </dev/null || rc=$?
