@@ -169,12 +169,22 @@ drive() {
 	tm kill-session -t "$name" >/dev/null 2>&1 || true
 }
 
+# api_mark: where this agent's requests begin in the API's log (root's
+# file: a test as another user cannot empty it). api_since NAME: them,
+# into $API_LOG.
+api_mark() { API_MARK=$(wc -l <"$WT_WORLD/api.log"); }
+api_since() {
+	API_LOG=$WT_ARTIFACTS/$1.api.log
+	sleep 0.3
+	tail -n +"$((API_MARK + 1))" "$WT_WORLD/api.log" >"$API_LOG"
+}
+
 # api_has WHAT MIN MAX JQ-FILTER: the model API logged at least MIN (at
 # most MAX, when given) requests the filter selects; the log is in the
 # artifacts, not printed (each request is some 80 KB).
 api_has() {
 	local n
-	n=$(log_count "$WT_WORLD/api.log" "$4")
+	n=$(log_count "$API_LOG" "$4")
 	if [ "$n" -ge "$2" ] && { [ -z "$3" ] || [ "$n" -le "$3" ]; }; then
 		note "ok: $1 ($n request(s))"
 	else
@@ -194,8 +204,8 @@ check_run() {
 	local name=$1 proj=$2 outside=$3 real=$4 keyf=$5 n
 	assert_eq "$name: ward's exit status" 0 "$STATUS"
 	[ -n "$RUN" ] || { fail "$name: no run id"; return 0; }
-	cp "$WT_WORLD/api.log" "$WT_ARTIFACTS/$name.api.log"
-	n=$(log_count "$WT_WORLD/api.log" '.path | startswith("/v1/")')
+	api_since "$name"
+	n=$(log_count "$API_LOG" '.path | startswith("/v1/")')
 	note "$name: $n model request(s)"
 	[ "$n" -ge 6 ] && note "ok: $name: the agent asked the model at each step" ||
 	    fail "$name: $n model requests, expected at least 6 (5 steps and the end)"
@@ -212,7 +222,7 @@ check_run() {
 	    '.seen | test("permission denied[^\"]{0,40}(python3|pip)"; "i")'
 	api_has "$name: the denied write reached the agent as permission denied" 1 "" \
 	    "(.seen | contains(\"$outside/canary\")) and (.seen | test(\"permission denied: [^\\\"]*canary|canary: permission denied\"; \"i\"))"
-	if grep -qF 'ward: denied: ' "$WT_WORLD/api.log"; then
+	if grep -qF 'ward: denied: ' "$API_LOG"; then
 		note "ok: $name: a person's reason reached the agent (ward: denied: ...)"
 	else
 		note "note: $name: no 'ward: denied: REASON' in the tool results (not built in this ward)"
@@ -293,7 +303,7 @@ if [ -x "$AGENTS_NPM/node_modules/.bin/claude" ]; then
 	recipe_policy claude-code.ini ANTHROPIC_API_KEY "$WT_SCRATCH/claude.ini"
 	steps "$out"
 	real=sk-ant-ward$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-	: >"$WT_WORLD/api.log"
+	api_mark
 	export ANTHROPIC_API_KEY=$real ANTHROPIC_BASE_URL=https://api.test \
 	    CLAUDE_CONFIG_DIR=$HOME/.claude CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 	    DISABLE_AUTOUPDATER=1
@@ -325,7 +335,7 @@ if [ -x "$AGENTS_NPM/node_modules/.bin/codex" ]; then
 	recipe_policy codex.ini OPENAI_API_KEY "$WT_SCRATCH/codex.ini"
 	steps "$out"
 	real=sk-ward$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-	: >"$WT_WORLD/api.log"
+	api_mark
 	export OPENAI_API_KEY=$real CODEX_HOME=$HOME/.codex
 	drive codex "$WT_SCRATCH/codex.ini" "$proj" "$out" \
 	    "$AGENTS_NPM/node_modules/.bin/codex" exec --skip-git-repo-check \
