@@ -166,7 +166,9 @@ drive() {
 	STATUS=$(cat "$status" 2>/dev/null || echo none)
 	tm capture-pane -p -J -S -200 -t "$name" >"$WT_ARTIFACTS/$name.screen" 2>/dev/null || true
 	show "$name: the terminal after ward" "$WT_ARTIFACTS/$name.screen"
-	tm kill-session -t "$name" >/dev/null 2>&1 || true
+	# The server goes too: the next agent's session gets a new one, with
+	# the environment (its key) exported then, not this one's.
+	tm kill-server >/dev/null 2>&1 || true
 }
 
 # api_mark: where this agent's requests begin in the API's log (root's
