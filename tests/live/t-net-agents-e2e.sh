@@ -48,7 +48,9 @@ fi
 # The ward binaries say what a run leaves staged at its end (issue 30)
 # only once that is built; until then the test notes its absence.
 end_line=no
-grep -aqF 'to keep' "$(dirname "$WARD")"/ward* 2>/dev/null && end_line=yes
+# (its line: "N file(s) staged in DIR: `ward diff ID` to read, `ward
+# apply ID` to keep").
+grep -aqF '` to keep' "$(dirname "$WARD")"/ward* 2>/dev/null && end_line=yes
 
 export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
 WT_TMUX_SOCKET=warde2e$$
@@ -246,7 +248,9 @@ check_run() {
 	    "$WT_ARTIFACTS/$name.diff"
 	if [ "$end_line" = yes ]; then
 		assert_grep "$name: the end of the run says what is staged" \
-		    'staged' "$WT_ARTIFACTS/$name.screen"
+		    "1 file staged in .*ward apply $RUN" "$WT_ARTIFACTS/$name.screen"
+		assert_grep "$name: the pane's last status says it too" \
+		    "1 file staged: ward apply $RUN" "$WT_ARTIFACTS/$name.pane-end"
 	else
 		note "note: this ward has no end-of-run line on staged changes (issue 30, built elsewhere)"
 	fi
