@@ -17,8 +17,9 @@
 #    `ward apply` puts it in place and the project's tests pass on the
 #    host; the end of the run says what waits (when this ward says it);
 #  - each denial reached the agent: the next model request's tool result
-#    has the program's "Permission denied"; the approved host answered
-#    (its tool result has "hello from web");
+#    has the program's "Permission denied" (and, once ward tells it, the
+#    person's reason: "ward: denied: REASON"); the approved host
+#    answered (its tool result has "hello from web");
 #  - the outside file is untouched.
 # Claude Code runs as `claude -p` (its one-shot mode: no first-run
 # screens), Codex as `codex exec`; each in the agent pane, the real key a
@@ -51,6 +52,12 @@ end_line=no
 # (its line: "N file(s) staged in DIR: `ward diff ID` to read, `ward
 # apply ID` to keep").
 grep -aqF '` to keep' "$(dirname "$WARD")"/ward* 2>/dev/null && end_line=yes
+
+# The same for a person's reason told to the agent ("ward: denied:
+# REASON" on the denied process's stderr).
+reason_told=no
+grep -aqF 'ward: denied: %s' "$(dirname "$WARD")"/ward-supervisor 2>/dev/null &&
+    reason_told=yes
 
 export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
 WT_TMUX_SOCKET=warde2e$$
@@ -226,10 +233,19 @@ check_run() {
 	    '.seen | test("permission denied[^\"]{0,40}(python3|pip)"; "i")'
 	api_has "$name: the denied write reached the agent as permission denied" 1 "" \
 	    "(.seen | contains(\"$outside/canary\")) and (.seen | test(\"permission denied: [^\\\"]*canary|canary: permission denied\"; \"i\"))"
-	if grep -qF 'ward: denied: ' "$API_LOG"; then
-		note "ok: $name: a person's reason reached the agent (ward: denied: ...)"
+	# A person's reason, once ward tells it to the denied process's
+	# stderr when that is a pipe: Codex reads its commands' output from
+	# pipes; Claude Code's Bash tool sends it to a file, which ward never
+	# writes (a deputy write), so there the reason is only noted.
+	if [ "$reason_told" = no ]; then
+		note "note: $name: this ward does not tell the reason to the agent"
+	elif [ "$name" = codex ]; then
+		api_has "$name: the person's reason reached the agent" 1 "" \
+		    '.seen | contains("ward: denied: stay inside the project")'
+	elif grep -qF 'ward: denied: stay inside the project' "$API_LOG"; then
+		note "ok: $name: the person's reason reached the agent"
 	else
-		note "note: $name: no 'ward: denied: REASON' in the tool results (not built in this ward)"
+		note "note: $name: the person's reason did not reach the agent (its tool's output is a file)"
 	fi
 	api_has "$name: the approved host answered the agent" 1 "" \
 	    '.seen | contains("hello from web")'
