@@ -21,9 +21,10 @@
 #    person's reason: "ward: denied: REASON"); the approved host
 #    answered (its tool result has "hello from web");
 #  - the outside file is untouched.
-# Claude Code runs as `claude -p` (its one-shot mode: no first-run
-# screens), Codex as `codex exec`; each in the agent pane, the real key a
-# [secret] whose host is api.test.
+# Claude Code runs twice: as `claude -p` (its one-shot mode) and on its
+# own full screen, typed to through the pane as a person would (its key
+# question answered, the task typed, /exit); Codex as `codex exec`. Each
+# in the agent pane, the real key a [secret] whose host is api.test.
 # Runs in a fake world's client namespace (run-all.sh). Opt-in as
 # t-agents is: the npm install is cached in $WT_BUILD/agents-npm; without
 # npm the test skips, never under CI=true.
@@ -120,7 +121,8 @@ answer_requests() {
 
 # drive NAME POLICY PROJECT OUTSIDE CMD...: CMD under `ward run --agent`
 # in a tmux pane of 120x40, the requests answered, until it ends (at
-# most 150 s). Sets RUN (its id) and STATUS (ward's exit status); the
+# most 150 s); $DRIVE_KEYS, when set, names a function that types to
+# it once it started. Sets RUN (its id) and STATUS (ward's exit status); the
 # final screen is $WT_ARTIFACTS/NAME.screen.
 drive() {
 	local name=$1 pol=$2 proj=$3 outside=$4 launch status
@@ -154,6 +156,8 @@ drive() {
 	answer_requests "$name" "$WT_SCRATCH/$name.exited" "$outside" 150 &
 	local answerer=$!
 	WT_BG_PIDS+=("$answerer")
+	# An interactive agent is typed to, through the pane.
+	[ -z "${DRIVE_KEYS:-}" ] || "$DRIVE_KEYS" "$name"
 	exited() {
 		tm capture-pane -p -J -t "$name" >"$WT_SCRATCH/$name.screen" 2>/dev/null
 		grep -Eq 'exited with status|exited [0-9]' "$WT_SCRATCH/$name.screen" ||
@@ -369,6 +373,67 @@ if [ -x "$AGENTS_NPM/node_modules/.bin/codex" ]; then
 else
 	[ "${CI:-false}" != true ] || fail "Codex could not be installed (CI=true)"
 	note "SKIP Codex: npm could not install it (see npm.log)"
+fi
+
+
+# --- Claude Code, interactive ------------------------------------------
+# Its own screen in the agent pane, typed to as a person would: its
+# question about the key (the phantom: a new one each run, issue 30
+# point 3) answered "1. Yes", the task typed at its prompt, /exit when
+# it has answered.
+on_pane() {
+	tm capture-pane -p -J -t "$1" >"$WT_SCRATCH/$1.now" 2>/dev/null &&
+	    grep -Eq -- "$2" "$WT_SCRATCH/$1.now"
+}
+claude_keys() {
+	local name=$1
+	if ! wait_for 60 on_pane "$name" 'Detected a custom API key|for shortcuts'; then
+		fail "$name: neither its key question nor its prompt within 60 s"
+		return 0
+	fi
+	if on_pane "$name" 'Detected a custom API key'; then
+		note "$name: Claude Code asks about the key (the phantom); answering 1. Yes"
+		tm send-keys -t "$name" 1
+		wait_for 20 on_pane "$name" 'for shortcuts' ||
+		    { tm send-keys -t "$name" Enter; wait_for 20 on_pane "$name" 'for shortcuts'; } ||
+		    { fail "$name: no prompt after the key question"; return 0; }
+	fi
+	sleep 1
+	tm send-keys -t "$name" -l "Fix the bug in calc.py and run the tests."
+	sleep 0.5
+	tm send-keys -t "$name" Enter
+	if wait_for 120 on_pane "$name" 'All done: the bug is fixed'; then
+		note "ok: $name: its answer on its own screen, in the pane"
+		cp "$WT_SCRATCH/$name.now" "$WT_ARTIFACTS/$name.answered"
+	else
+		fail "$name: no answer on its screen within 120 s"
+	fi
+	tm send-keys -t "$name" -l "/exit"
+	sleep 0.5
+	tm send-keys -t "$name" Enter
+}
+
+if [ -x "$AGENTS_NPM/node_modules/.bin/claude" ]; then
+	note "--- Claude Code, interactive"
+	proj=$WT_SCRATCH/claudei-proj out=$WT_SCRATCH/claudei-out
+	make_project "$proj"
+	mkdir -p "$out" && echo old >"$out/canary"
+	# Its first-run screens done (theme, this folder trusted), as after
+	# a person's first start; the key question is left to come.
+	cfg=$HOME/.claude/.claude.json
+	[ -s "$cfg" ] || echo '{}' >"$cfg"
+	jq --arg p "$proj" '.hasCompletedOnboarding = true | .theme = "dark" |
+	    .projects[$p] = {hasTrustDialogAccepted: true,
+	    hasCompletedProjectOnboarding: true}' "$cfg" >"$cfg.new" &&
+	    mv "$cfg.new" "$cfg"
+	steps "$out"
+	real=sk-ant-ward$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+	api_mark
+	export ANTHROPIC_API_KEY=$real ANTHROPIC_BASE_URL=https://api.test
+	DRIVE_KEYS=claude_keys drive claudei "$WT_SCRATCH/claude.ini" "$proj" "$out" \
+	    "$AGENTS_NPM/node_modules/.bin/claude" --allowedTools Bash
+	unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+	check_run claudei "$proj" "$out" "$real" '.["x-api-key"]'
 fi
 
 finish
