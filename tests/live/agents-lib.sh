@@ -28,8 +28,14 @@ agents_npm_install() {
 
 # agents_npm_ready: sets AGENTS_NPM, the prefix whose node_modules/.bin
 # has the agents (installing them when the cache lacks them); an agent
-# npm could not install is missing there.
+# npm could not install is missing there. WT_AGENTS_NPM, when run-all.sh
+# sets it, is that prefix, made before the test.
 agents_npm_ready() {
+	# run-all.sh's, for a test in a fake world (no registry there)
+	if [ -n "${WT_AGENTS_NPM:-}" ]; then
+		AGENTS_NPM=$WT_AGENTS_NPM
+		return 0
+	fi
 	AGENTS_NPM=${WT_BUILD:+$WT_BUILD/agents-npm}
 	if [ -z "$AGENTS_NPM" ] || ! agents_have_bins "$AGENTS_NPM"; then
 		if [ -z "$AGENTS_NPM" ] ||

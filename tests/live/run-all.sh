@@ -306,6 +306,36 @@ record() {
 	esac
 }
 
+# agents_npm_for USER: prints the agents' npm install (t-agents.sh's
+# cache, $build/agents-npm) for a test that runs in a fake world, where
+# no registry is reached: installed here, in the host's namespace, when
+# it is missing, and copied beside the tests once when USER cannot read
+# the build folder (a CI clone under /root). Nothing when npm fails: the
+# test then says so.
+agents_npm_for() {
+	local d=$build/agents-npm
+	if [ ! -x "$d/node_modules/.bin/claude" ] || [ ! -x "$d/node_modules/.bin/codex" ]; then
+		if command -v npm >/dev/null && mkdir -p "$d"; then
+			echo "live: npm install of the agents into $d (once)" >&2
+			NODE_EXTRA_CA_CERTS=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt} \
+			    timeout 300 npm install --no-audit --no-fund --prefix "$d" \
+			    @anthropic-ai/claude-code @openai/codex @google/gemini-cli \
+			    >"$base/agents-npm.log" 2>&1 </dev/null ||
+			    echo "live: npm install failed: $base/agents-npm.log" >&2
+		fi
+	fi
+	[ -d "$d/node_modules" ] || return 0
+	if as_user "$1" test -x "$d/node_modules/.bin/claude" 2>/dev/null; then
+		echo "$d"
+		return 0
+	fi
+	if [ ! -d "$base/agents-npm/node_modules" ]; then
+		cp -a "$d" "$base/agents-npm" && chmod -R a+rX "$base/agents-npm" ||
+		    { rm -rf "$base/agents-npm"; return 0; }
+	fi
+	echo "$base/agents-npm"
+}
+
 for u in "${users[@]}"; do
 	echo
 	echo "== as $u"
@@ -369,6 +399,8 @@ for u in "${users[@]}"; do
 			WT_ARTIFACTS="$d/scratch/artifacts"
 			WT_SUBMOUNT="$submount" WT_BUILD="$build"
 		)
+		[ "$name" != t-net-agents-e2e ] ||
+		    env_args+=(WT_AGENTS_NPM="$(agents_npm_for "$u")")
 		san_args "$name" "$u"
 		env_args+=("${san_env[@]}")
 		t0=$(date +%s%N)
