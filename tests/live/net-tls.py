@@ -33,6 +33,8 @@ Every TLS handshake that completes adds a line to DIR/NAME.count. Answers:
              ends with the connection (Connection: close)
     /echo-gzip     the same body gzip'ed with Content-Encoding: gzip,
              whatever the request's Accept-Encoding said
+    /v1/messages, /v1/responses, .../models
+             scripted model APIs (net-model.py)
     other    200 "hello from NAME METHOD PATH" (no header echoed)
 When everything is bound, DIR/tls.ready appears. The process ends by
 itself after --lifetime seconds.
@@ -48,6 +50,20 @@ import sys
 import threading
 import time
 import urllib.parse
+
+def _load_model():
+    # net-model.py, the scripted model APIs, beside this file (its name
+    # has a dash, as run-all.sh copies net-*.py: no plain import)
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "net-model.py")
+    spec = importlib.util.spec_from_file_location("net_model", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+net_model = _load_model()
 
 PHANTOM = "ward-phantom-"
 
@@ -108,6 +124,9 @@ def handler_for(directory, name):
                 return self.stream()
             if self.path.split("?")[0].startswith("/echo"):
                 return self.echo(self.path.split("?")[0])
+            got = net_model.answer(directory, self.path, self.body)
+            if got is not None:
+                return self.model(*got)
             body = ("hello from %s %s %s\n" %
                     (name, self.command, self.path)).encode()
             self.send_response(200)
@@ -144,6 +163,13 @@ def handler_for(directory, name):
             if path == "/echo-gzip":
                 body = gzip.compress(body)
                 self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def model(self, ctype, body):
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -27,6 +27,10 @@
 #                               user's) releases /sse's second event
 #              203.0.113.53     dnsmasq: pypi.test, npm.test, other.test,
 #                               api.test, api2.test, bad.test -> .10,
+#                               (api.test and api2.test as host records:
+#                               no AAAA is NODATA, not NXDOMAIN, which a
+#                               musl or hickory resolver takes for the
+#                               name missing: Codex),
 #                               meta.test -> 169.254.169.254, any other
 #                               *.test NXDOMAIN; every query it receives
 #                               in dnsmasq.log
@@ -149,7 +153,7 @@ nw_build() {
 	    --listen-address="$NW_DNS" --port=53 \
 	    --address=/pypi.test/"$NW_WEB" --address=/other.test/"$NW_WEB" \
 	    --address=/npm.test/"$NW_WEB" \
-	    --address=/api.test/"$NW_WEB" --address=/api2.test/"$NW_WEB" \
+	    --host-record=api.test,"$NW_WEB" --host-record=api2.test,"$NW_WEB" \
 	    --address=/bad.test/"$NW_WEB" \
 	    --address=/meta.test/"$NW_META" --local=/test/ \
 	    --log-queries --log-facility="$dir/dnsmasq.log" \

@@ -14,9 +14,10 @@
 #
 # Environment: WARD_BUILD (build folder, for artifacts), CI (when "true" a
 # skip counts as a failure), WARD_LIVE_TIMEOUT (seconds per test, 90;
-# t-agents gets at least 300, for its first npm install),
+# t-agents and t-net-agents-e2e get at least 300: npm installs, agents),
 # WARD_TEST_AGENTS=1 (run the tests that download the agents' CLIs
-# from npm, ~750 MB: t-agents; skipped without it, saying so),
+# from npm, ~750 MB: t-agents, t-net-agents-e2e; skipped without it,
+# saying so),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward, ward-tui and ward-supervisor to test, default the repository's; `make
@@ -310,6 +311,36 @@ record() {
 	esac
 }
 
+# agents_npm_for USER: prints the agents' npm install (t-agents.sh's
+# cache, $build/agents-npm) for a test that runs in a fake world, where
+# no registry is reached: installed here, in the host's namespace, when
+# it is missing, and copied beside the tests once when USER cannot read
+# the build folder (a CI clone under /root). Nothing when npm fails: the
+# test then says so.
+agents_npm_for() {
+	local d=$build/agents-npm
+	if [ ! -x "$d/node_modules/.bin/claude" ] || [ ! -x "$d/node_modules/.bin/codex" ]; then
+		if command -v npm >/dev/null && mkdir -p "$d"; then
+			echo "live: npm install of the agents into $d (once)" >&2
+			NODE_EXTRA_CA_CERTS=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt} \
+			    timeout 300 npm install --no-audit --no-fund --prefix "$d" \
+			    @anthropic-ai/claude-code @openai/codex @google/gemini-cli \
+			    >"$base/agents-npm.log" 2>&1 </dev/null ||
+			    echo "live: npm install failed: $base/agents-npm.log" >&2
+		fi
+	fi
+	[ -d "$d/node_modules" ] || return 0
+	if as_user "$1" test -x "$d/node_modules/.bin/claude" 2>/dev/null; then
+		echo "$d"
+		return 0
+	fi
+	if [ ! -d "$base/agents-npm/node_modules" ]; then
+		cp -a "$d" "$base/agents-npm" && chmod -R a+rX "$base/agents-npm" ||
+		    { rm -rf "$base/agents-npm"; return 0; }
+	fi
+	echo "$base/agents-npm"
+}
+
 for u in "${users[@]}"; do
 	echo
 	echo "== as $u"
@@ -374,18 +405,27 @@ for u in "${users[@]}"; do
 			WT_ARTIFACTS="$d/scratch/artifacts"
 			WT_SUBMOUNT="$submount" WT_BUILD="$build"
 		)
+		[ "$name" != t-net-agents-e2e ] ||
+		    [ "${WARD_TEST_AGENTS:-}" != 1 ] ||
+		    env_args+=(WT_AGENTS_NPM="$(agents_npm_for "$u")")
 		san_args "$name" "$u"
 		env_args+=("${san_env[@]}")
 		t0=$(date +%s%N)
 		rc=0
 		nscmd=()
 		world=""
+		# t-agents may npm install three agents on its first run;
+		# t-net-agents-e2e drives two of them through a whole task.
+		tlimit=$limit
+		case $name in t-agents | t-net-agents-e2e)
+			[ "$tlimit" -ge 300 ] || tlimit=300 ;;
+		esac
 		if [ "$net" = yes ]; then
 			# root builds the world; the test enters its client side
 			world=$base/worlds/$u.$name
 			worlds+=("$world")
 			if ! bash "$base/tests/networld.sh" up "$world" \
-			    "$((limit + 30))" >"$log" 2>&1 </dev/null; then
+			    "$((tlimit + 30))" >"$log" 2>&1 </dev/null; then
 				echo "FAIL: could not build the fake world" >>"$log"
 				record "$name" "$u" FAIL 0 "$log" ""
 				continue
@@ -398,9 +438,6 @@ for u in "${users[@]}"; do
 		# the limit, signals all of it (the test's EXIT trap then kills
 		# what it started in the background).
 		user_cmd "$u"
-		# t-agents may npm install three agents on its first run.
-		tlimit=$limit
-		[ "$name" != t-agents ] || [ "$tlimit" -ge 300 ] || tlimit=300
 		(cd "$d/scratch" && timeout -k 5 "$tlimit" "${nscmd[@]}" \
 		    "${cmd[@]}" bash "$base/tests/$name.sh") >>"$log" 2>&1 \
 		    </dev/null || rc=$?

@@ -14,43 +14,18 @@
 # and allowed by the recipe. aider is a pip package: its recipe is parsed
 # by test-policy only.
 #
-# The npm install is cached in $WT_BUILD/agents-npm (the first run, as a
+# The npm install (agents-lib.sh) is cached in $WT_BUILD/agents-npm (the first run, as a
 # user who may write there, takes a minute or two); without the cache,
 # and when npm cannot install, an agent is skipped with a message, but
 # under CI=true at least one of them must run. It runs only with
 # WARD_TEST_AGENTS=1 (agents_opt_in): make check downloads nothing else.
 . "$(dirname "$0")/lib.sh"
 agents_opt_in
+. "$(dirname "$0")/agents-lib.sh"
 
 share=$(cd "$(dirname "$WARD")" && pwd)/share
-npm_dir=${WT_BUILD:+$WT_BUILD/agents-npm}
-pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli)
-
-have_bins() {
-	[ -x "$1/node_modules/.bin/claude" ] && [ -x "$1/node_modules/.bin/codex" ] &&
-	    [ -x "$1/node_modules/.bin/gemini" ]
-}
-
-npm_install() {
-	local dir=$1
-	command -v npm >/dev/null || { note "npm is not installed"; return 1; }
-	mkdir -p "$dir" || return 1
-	note "npm install --prefix $dir ${pkgs[*]} (cached for the next run)"
-	# run-all.sh gives each test a clean environment: npm then knows only
-	# node's own CA list, not the system's bundle that the machine's
-	# registry access may need (a proxy's CA installed there).
-	[ -r /etc/ssl/certs/ca-certificates.crt ] &&
-	    export NODE_EXTRA_CA_CERTS=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
-	timeout 240 npm install --no-audit --no-fund --prefix "$dir" "${pkgs[@]}" \
-	    >"$WT_ARTIFACTS/npm.log" 2>&1 || { show "npm" "$WT_ARTIFACTS/npm.log"; return 1; }
-}
-
-if [ -z "$npm_dir" ] || ! have_bins "$npm_dir"; then
-	if [ -z "$npm_dir" ] || ! { mkdir -p "$npm_dir" 2>/dev/null && [ -w "$npm_dir" ]; }; then
-		npm_dir=$WT_SCRATCH/agents-npm
-	fi
-	npm_install "$npm_dir" || true
-fi
+agents_npm_ready
+npm_dir=$AGENTS_NPM
 
 # Each recipe's config folder, in this user's (fresh) home; the variable
 # that points the agent at it, as README's walkthrough says to set it.
