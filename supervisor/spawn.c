@@ -226,10 +226,14 @@ remount_submounts_ro(const struct child *c, const char *prefix,
 			continue;
 		/* EINVAL, ENOENT: a mount shadowed by the bind itself (one
 		 * of our hidden tmpfs beneath it, or the run's own root when
-		 * the folder holds ward's state), out of reach at this path. */
+		 * the folder holds ward's state), out of reach at this path.
+		 * EACCES: a mount below a folder the user cannot search (a
+		 * rootful container's under /var/lib/docker): the program,
+		 * the same user with no more rights, cannot reach it either,
+		 * so it is left as it is, as bubblewrap does. */
 		if (mount(NULL, m, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 		    MS_NOSUID | MS_NODEV | locked_flags(m), NULL) < 0 &&
-		    errno != EINVAL && errno != ENOENT)
+		    errno != EINVAL && errno != ENOENT && errno != EACCES)
 			child_fail(c, "remount %s read-only", m);
 	}
 	free(buf);
@@ -1251,6 +1255,7 @@ spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
 }
 
 static char *child_error(int, pid_t);
+static char *child_said(int, pid_t, int);
 
 static int
 recv_fds(int sock, int *fds, size_t n)
@@ -1296,9 +1301,23 @@ await_fds(int sock, int err_fd, pid_t pid, int *fds, size_t n, char **cause)
 		return -EIO;
 	}
 	if ((r = recv_fds(sock, fds, n)) < 0)
-		*cause = xasprintf("receive fds from the sandbox: %s",
-		    strerror(-r));
+		*cause = child_said(err_fd, pid, r);
 	return r;
+}
+
+/*
+ * The socket ended without fds: the child most likely died, and wrote
+ * why on err_fd before it did (its write comes before its exit closes
+ * the socket). Its words, not our EPROTO, are what the user needs.
+ */
+static char *
+child_said(int err_fd, pid_t pid, int r)
+{
+	struct pollfd pfd = { .fd = err_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 2000) > 0 && (pfd.revents & (POLLIN | POLLHUP)))
+		return child_error(err_fd, pid);
+	return xasprintf("receive fds from the sandbox: %s", strerror(-r));
 }
 
 /* Reads what the child wrote on err_fd after it failed. */
