@@ -365,6 +365,7 @@ struct args {
 	size_t		 n_ins;
 	char	       **projects;	/* --project, as given */
 	size_t		 n_projects;
+	char		*first_project;	/* the first --project, resolved */
 	int		 ready_fd;
 	char	       **argv;		/* the program and its arguments */
 };
@@ -606,6 +607,8 @@ make_projects(struct sup *s, struct args *a)
 	};
 	for (size_t i = 0; i < a->n_projects; i++)
 		add_project(s, "--project", a->projects[i]);
+	if (a->n_projects > 0)
+		a->first_project = xstrdup(P[0].host);
 	for (size_t i = 0; i < s->policy.n_project; i++) {
 		const char *pr = s->policy.project[i];
 		cleanup_free char *path = NULL;
@@ -820,10 +823,11 @@ shown_inside(const struct sup *s, const char *real)
 }
 
 /*
- * --chdir DIR: where the program starts, as the sandbox names it. /work
- * and /out are the run's own; any other folder must be one the sandbox
- * shows from the host (an --in or writable folder, or beneath one),
- * named as on the host (a relative one against our cwd).
+ * --chdir DIR: where the program starts, as the sandbox names it (the
+ * first --project without it, else /work). /work and /out are the
+ * run's own; any other folder must be one the sandbox shows from the
+ * host (an --in or writable folder, or beneath one), named as on the
+ * host (a relative one against our cwd).
  */
 static void
 check_chdir(struct sup *s, struct args *a)
@@ -831,6 +835,10 @@ check_chdir(struct sup *s, struct args *a)
 	cleanup_free char *real = NULL;
 	struct stat st;
 
+	/* Given a project, the person means to work in it: starting in
+	 * /work would land every write where no diff looks. */
+	if (a->chdir == NULL && a->first_project != NULL)
+		a->chdir = a->first_project;
 	if (a->chdir == NULL) {
 		a->cwd = xstrdup("/work");
 		return;
@@ -1307,5 +1315,6 @@ supervisor_main(int argc, char **argv)
 	settle_projects();
 	r = end_run(s);
 	free(a.cwd);
+	free(a.first_project);
 	return r;
 }
