@@ -990,6 +990,57 @@ close_others(const struct child *c)
 	free(keep);
 }
 
+/*
+ * The signals a person or a tool sends to end or nudge a run (timeout(1),
+ * docker stop, a terminal's hang-up): the supervisor forwards them to
+ * init, and init to the program's process group, so that the program's
+ * own handlers run (its traps, its clean-up) before any kill.
+ */
+static const int forwarded[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+};
+
+void
+spawn_forward_set(sigset_t *set)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+}
+
+/* The program's process group, for init's handler (it called setsid,
+ * so it leads its own group, with the pid init knows it by). */
+static volatile pid_t init_prog;
+
+static void
+init_on_signal(int sig)
+{
+	int saved = errno;
+
+	if (kill(-init_prog, sig) < 0 && errno == ESRCH)
+		(void)kill(init_prog, sig);
+	errno = saved;
+}
+
+/*
+ * A pid namespace's init gets from outside only the signals it has a
+ * handler for: these, which the supervisor sends it to forward.
+ */
+static void
+init_forward(pid_t prog)
+{
+	struct sigaction sa = { .sa_handler = init_on_signal,
+	    .sa_flags = SA_RESTART };
+	sigset_t set;
+
+	init_prog = prog;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	spawn_forward_set(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		(void)sigaction(forwarded[i], &sa, NULL);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void __attribute__((noreturn))
 init_child(struct child *c)
 {
@@ -1037,6 +1088,7 @@ init_child(struct child *c)
 		if (null > 2)
 			close(null);
 	}
+	init_forward(prog);
 	/* Reap everything (we are pid 1); report the program's status. */
 	for (;;) {
 		pid_t p = waitpid(-1, &st, 0);

@@ -6,6 +6,7 @@
  * tree and forks the program, which loads the seccomp filter, hands the
  * listener to the supervisor and execs.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -101,3 +102,6 @@ int	spawn_idmap_binds(struct bind *, size_t, uid_t uid, gid_t gid,
 	    char ***notes, size_t *n_notes, char **cause);
 /* The best Landlock ABI of this kernel, or 0. */
 int	spawn_landlock_abi(void);
+/* Adds the signals forwarded to the program (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1, SIGUSR2) to set. */
+void	spawn_forward_set(sigset_t *);
