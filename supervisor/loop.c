@@ -372,11 +372,20 @@ run_on_init_error(void *arg, int fd, short revents)
 	if (!(revents & (POLLIN | POLLHUP)))
 		return;
 	if ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+		/* In the record too, on the program's terminal when it has
+		 * one: a console that comes after the (quick) end reads the
+		 * run from there, and its agent pane must say why the
+		 * program never started, not stay blank. */
+		struct sup *s = r->s;
+		bool pty = s->pty >= 0;
+		cleanup_free char *line = NULL;
+
 		buf[n] = '\0';
 		fprintf(stderr, "ward: %s\n", buf);
-		control_output(r->s, "stderr", "ward: ", 6);
-		control_output(r->s, "stderr", buf, (size_t)n);
-		control_output(r->s, "stderr", "\r\n", 2);
+		line = xasprintf("ward: %s\r\n", buf);
+		audit_output(s->audit, s->id, pty ? AUDIT_PTY : AUDIT_STDERR,
+		    now_wall_ms(), line, strlen(line));
+		control_output(s, pty ? "pty" : "stderr", line, strlen(line));
 	} else
 		closep(&r->s->sp.err_fd);
 }

@@ -254,6 +254,66 @@ gate_env(char ***env, size_t *n)
 		    SPAWN_GATE_CA : bundle));
 }
 
+static bool shown_inside(const struct sup *, const char *);
+
+/* At most this many of the host's PATH entries are kept. */
+#define PATH_HOST_MAX	64
+
+/*
+ * The sandbox's PATH: the host's entries the sandbox shows at the same
+ * path (an npm prefix in /opt, an --in folder), in the host's order, so
+ * a name finds what it finds on the host; then ward's own defaults (the
+ * run's install prefixes under /work among them) not already there.
+ */
+static char *
+sandbox_path(void)
+{
+	static const char *const defaults[] = {
+		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+		"/sbin", "/bin", "/work/.local/bin", "/work/.npm-global/bin",
+	};
+	const char *host = getenv("PATH");
+	cleanup_free char *copy = xstrdup(host != NULL ? host : "");
+	char **dirs = NULL, *save = NULL, *out;
+	size_t n = 0, len = 1, kept = 0;
+
+	for (char *d = strtok_r(copy, ":", &save); d != NULL &&
+	    kept < PATH_HOST_MAX; d = strtok_r(NULL, ":", &save)) {
+		cleanup_free char *real = NULL;
+		bool dup = false;
+
+		/* Relative entries ("." and "") mean another folder inside. */
+		if (d[0] != '/' || (real = realpath(d, NULL)) == NULL ||
+		    !shown_inside(&S, d) || !shown_inside(&S, real))
+			continue;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = strcmp(dirs[i], d) == 0;
+		if (!dup) {
+			strv_push(&dirs, &n, xstrdup(d));
+			kept++;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = strcmp(dirs[j], defaults[i]) == 0;
+		if (!dup)
+			strv_push(&dirs, &n, xstrdup(defaults[i]));
+	}
+	for (size_t i = 0; i < n; i++)
+		len += strlen(dirs[i]) + 1;
+	out = xmalloc(len + 5);
+	strcpy(out, "PATH=");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(out, ":");
+		strcat(out, dirs[i]);
+	}
+	strv_free(dirs);
+	return out;
+}
+
 static char **
 make_env(bool pty, const char *cwd)
 {
@@ -266,9 +326,7 @@ make_env(bool pty, const char *cwd)
 	strv_push(&env, &n, xstrdup("TMPDIR=/tmp"));
 	strv_push(&env, &n, xstrdup("USER=ward"));
 	strv_push(&env, &n, xstrdup("LOGNAME=ward"));
-	strv_push(&env, &n, xstrdup("PATH=/usr/local/sbin:/usr/local/bin:"
-	    "/usr/sbin:/usr/bin:/sbin:/bin:/work/.local/bin:"
-	    "/work/.npm-global/bin"));
+	strv_push(&env, &n, sandbox_path());
 	/* Installs land in the run (DESIGN §6): user prefixes and caches
 	 * under /work, whatever the manager's default. */
 	strv_push(&env, &n, xstrdup("XDG_CACHE_HOME=/work/.cache"));
@@ -967,9 +1025,8 @@ not_found_hint(const struct sup *s, const struct args *a)
 		    "in %s, not in %s: run %s, or add --chdir %s)", a->cwd,
 		    qdir, qreal, qdir);
 	if (strchr(cmd, '/') == NULL)
-		return xasprintf(" (not in the sandbox's PATH; the host's is "
-		    "%s, which the sandbox does not show: add --in %s and run "
-		    "%s)", qreal, qdir, qreal);
+		return xasprintf(" (the host's PATH finds %s, in a folder the "
+		    "sandbox does not show: add --in %s)", qreal, qdir);
 	if (cmd[0] == '/')
 		return xasprintf(" (the sandbox shows host files only through "
 		    "--in: add --in %s)", qdir);
@@ -977,6 +1034,25 @@ not_found_hint(const struct sup *s, const struct args *a)
 	    "run, and shows host files only through --in: add --in %s and "
 	    "run %s, or add --in %s --chdir %s)", a->cwd, qdir, qreal, qdir,
 	    qdir);
+}
+
+/*
+ * CMD found as the host finds it (issue 30: an npm prefix such as
+ * /opt/agents/bin is shown by --in but was not searched): a bare name
+ * on the host's PATH, run by that path when the sandbox shows it and
+ * what it leads to; else NULL, and the sandbox's PATH decides.
+ */
+static char *
+host_exec_path(const struct sup *s, const char *cmd)
+{
+	cleanup_free char *real = NULL, *target = NULL;
+
+	if (strchr(cmd, '/') != NULL || (real = host_which(cmd)) == NULL)
+		return NULL;
+	if ((target = realpath(real, NULL)) == NULL ||
+	    !shown_inside(s, real) || !shown_inside(s, target))
+		return NULL;
+	return steal_ptr(&real);
 }
 
 /* The sandbox's resolver asks the DNS stub, on its loopback. */
@@ -1013,6 +1089,7 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	cfg->n_exposed = s->n_exposed;
 	cfg->cwd = a->cwd;
 	cfg->not_found = not_found_hint(s, a);
+	cfg->exec_path = host_exec_path(s, a->argv[0]);
 	cfg->outer_uid = s->uid;
 	cfg->outer_gid = getgid();
 	cfg->inner_uid = s->inner_uid;
@@ -1304,6 +1381,7 @@ supervisor_main(int argc, char **argv)
 	strv_free(env);
 	/* init has its own copy (a clone as fork): ours goes. */
 	free((char *)cfg.not_found);
+	free((char *)cfg.exec_path);
 	cfg.not_found = NULL;
 	learn_sandbox(s);
 	start_run(s, a.ready_fd);

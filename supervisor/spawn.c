@@ -931,7 +931,10 @@ program_child(const struct child *c)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	environ = (char **)cfg->envp;
-	execvp(cfg->argv[0], cfg->argv);
+	if (cfg->exec_path != NULL)
+		execv(cfg->exec_path, cfg->argv);
+	else
+		execvp(cfg->argv[0], cfg->argv);
 	{
 		/* One write (the supervisor reads it as one message) from
 		 * a buffer of our own: dprintf may allocate, and after the

@@ -48,6 +48,10 @@ struct spawn_config {
 	/* Said after "cannot run CMD: No such file or directory": why the
 	 * program is not found inside, or NULL. */
 	const char *not_found;
+	/* CMD as the host's PATH finds it, when the sandbox shows it there
+	 * too: exec'd by this path (argv[0] kept); NULL: argv[0] is looked
+	 * up on the sandbox's PATH. */
+	const char *exec_path;
 	int	 stdio[3];	/* fds for the program (pty slave or pipes) */
 	bool	 set_ctty;	/* stdio[0] is a pty slave: make it the ctty */
 	uid_t	 outer_uid;	/* who runs ward */
