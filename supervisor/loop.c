@@ -173,6 +173,9 @@ loop_poll(struct loop *l, int64_t now)
 #define RUN_BACKOFF_MAX	5000
 /* After init is reaped, how long to keep reading what the program wrote. */
 #define RUN_DRAIN_MS	2000
+/* How long a program has to end after a forwarded signal (run_forward)
+ * before it is killed: docker stop's 10 s. */
+#define RUN_GRACE_MS	10000
 /* Once the program's streams are read to the end, how long a host reader
  * that takes nothing is waited for before what it did not take is
  * dropped (a `| sleep 12` must not hold the run's end). */
@@ -369,11 +372,20 @@ run_on_init_error(void *arg, int fd, short revents)
 	if (!(revents & (POLLIN | POLLHUP)))
 		return;
 	if ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+		/* In the record too, on the program's terminal when it has
+		 * one: a console that comes after the (quick) end reads the
+		 * run from there, and its agent pane must say why the
+		 * program never started, not stay blank. */
+		struct sup *s = r->s;
+		bool pty = s->pty >= 0;
+		cleanup_free char *line = NULL;
+
 		buf[n] = '\0';
 		fprintf(stderr, "ward: %s\n", buf);
-		control_output(r->s, "stderr", "ward: ", 6);
-		control_output(r->s, "stderr", buf, (size_t)n);
-		control_output(r->s, "stderr", "\r\n", 2);
+		line = xasprintf("ward: %s\r\n", buf);
+		audit_output(s->audit, s->id, pty ? AUDIT_PTY : AUDIT_STDERR,
+		    now_wall_ms(), line, strlen(line));
+		control_output(s, pty ? "pty" : "stderr", line, strlen(line));
 	} else
 		closep(&r->s->sp.err_fd);
 }
@@ -403,6 +415,27 @@ run_on_status(void *arg, int fd, short revents)
 		read_status(arg);
 }
 
+/*
+ * A signal to ward (timeout(1), docker stop, Ctrl-C of a headless run)
+ * goes to the program, through init (spawn.c), so that its traps and
+ * clean-up run; a program still there RUN_GRACE_MS after the first is
+ * killed (run_after).
+ */
+static void
+run_forward(struct sup *s, int sig)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "signal %d forwarded", sig);
+	sup_record_run(s, "signal", VERDICT_ALLOW, HOW_PERSON, what, NULL);
+	if (s->grace_mono == 0) {
+		s->grace_mono = now_mono_ms() + RUN_GRACE_MS;
+		s->grace_signal = sig;
+	}
+	if (s->sp.init_pid > 0)
+		(void)kill(s->sp.init_pid, sig);
+}
+
 static void
 run_on_signal(void *arg, int fd, short revents)
 {
@@ -417,14 +450,8 @@ run_on_signal(void *arg, int fd, short revents)
 			if (waitpid(s->sp.init_pid, NULL, WNOHANG) ==
 			    s->sp.init_pid)
 				r->init_gone = true;
-		} else if (s->state == RUN_RUNNING) {
-			char what[32];
-
-			snprintf(what, sizeof what, "signal %u", si.ssi_signo);
-			sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON,
-			    what, NULL);
-			sup_kill(s, "killed");
-		}
+		} else if (s->state == RUN_RUNNING)
+			run_forward(s, (int)si.ssi_signo);
 	}
 }
 
@@ -489,6 +516,7 @@ loop_run_deadlines(struct loop *l, const struct sup *s)
 	loop_due(l, queue_next_deadline(s->queue));
 	loop_due(l, control_next_deadline(s));
 	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
+	loop_due(l, s->state == RUN_RUNNING ? s->grace_mono : 0);
 }
 
 /* Every fd and every deadline of the run, one line each. */
@@ -658,6 +686,18 @@ run_after(struct run *r)
 			sup_record_run(s, "timeout", VERDICT_KILL,
 			    HOW_SUPERVISOR, "wall-clock limit", NULL);
 		sup_kill(s, "timeout");
+	}
+	if (s->state == RUN_RUNNING && s->grace_mono > 0 &&
+	    now >= s->grace_mono) {
+		char what[64];
+
+		s->grace_mono = 0;
+		snprintf(what, sizeof what, "signal %d: still running %d s "
+		    "after it", s->grace_signal, RUN_GRACE_MS / 1000);
+		if (s->end_reason == NULL)
+			sup_record_run(s, "kill", VERDICT_KILL, HOW_PERSON,
+			    what, NULL);
+		sup_kill(s, "killed");
 	}
 	/* The end: init reaped; keep reading output a moment so that
 	 * nothing the program wrote is lost. */

@@ -259,6 +259,66 @@ gate_env(char ***env, size_t *n)
 		    SPAWN_GATE_CA : bundle));
 }
 
+static bool shown_inside(const struct sup *, const char *);
+
+/* At most this many of the host's PATH entries are kept. */
+#define PATH_HOST_MAX	64
+
+/*
+ * The sandbox's PATH: the host's entries the sandbox shows at the same
+ * path (an npm prefix in /opt, an --in folder), in the host's order, so
+ * a name finds what it finds on the host; then ward's own defaults (the
+ * run's install prefixes under /work among them) not already there.
+ */
+static char *
+sandbox_path(void)
+{
+	static const char *const defaults[] = {
+		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+		"/sbin", "/bin", "/work/.local/bin", "/work/.npm-global/bin",
+	};
+	const char *host = getenv("PATH");
+	cleanup_free char *copy = xstrdup(host != NULL ? host : "");
+	char **dirs = NULL, *save = NULL, *out;
+	size_t n = 0, len = 1, kept = 0;
+
+	for (char *d = strtok_r(copy, ":", &save); d != NULL &&
+	    kept < PATH_HOST_MAX; d = strtok_r(NULL, ":", &save)) {
+		cleanup_free char *real = NULL;
+		bool dup = false;
+
+		/* Relative entries ("." and "") mean another folder inside. */
+		if (d[0] != '/' || (real = realpath(d, NULL)) == NULL ||
+		    !shown_inside(&S, d) || !shown_inside(&S, real))
+			continue;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = strcmp(dirs[i], d) == 0;
+		if (!dup) {
+			strv_push(&dirs, &n, xstrdup(d));
+			kept++;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = strcmp(dirs[j], defaults[i]) == 0;
+		if (!dup)
+			strv_push(&dirs, &n, xstrdup(defaults[i]));
+	}
+	for (size_t i = 0; i < n; i++)
+		len += strlen(dirs[i]) + 1;
+	out = xmalloc(len + 5);
+	strcpy(out, "PATH=");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(out, ":");
+		strcat(out, dirs[i]);
+	}
+	strv_free(dirs);
+	return out;
+}
+
 static char **
 make_env(bool pty, const char *cwd)
 {
@@ -271,9 +331,7 @@ make_env(bool pty, const char *cwd)
 	strv_push(&env, &n, xstrdup("TMPDIR=/tmp"));
 	strv_push(&env, &n, xstrdup("USER=ward"));
 	strv_push(&env, &n, xstrdup("LOGNAME=ward"));
-	strv_push(&env, &n, xstrdup("PATH=/usr/local/sbin:/usr/local/bin:"
-	    "/usr/sbin:/usr/bin:/sbin:/bin:/work/.local/bin:"
-	    "/work/.npm-global/bin"));
+	strv_push(&env, &n, sandbox_path());
 	/* Installs land in the run (DESIGN §6): user prefixes and caches
 	 * under /work, whatever the manager's default. */
 	strv_push(&env, &n, xstrdup("XDG_CACHE_HOME=/work/.cache"));
@@ -378,6 +436,7 @@ struct args {
 	size_t		 n_ins;
 	char	       **projects;	/* --project, as given */
 	size_t		 n_projects;
+	char		*first_project;	/* the first --project, resolved */
 	int		 ready_fd;
 	char	       **argv;		/* the program and its arguments */
 };
@@ -619,6 +678,8 @@ make_projects(struct sup *s, struct args *a)
 	};
 	for (size_t i = 0; i < a->n_projects; i++)
 		add_project(s, "--project", a->projects[i]);
+	if (a->n_projects > 0)
+		a->first_project = xstrdup(P[0].host);
 	for (size_t i = 0; i < s->policy.n_project; i++) {
 		const char *pr = s->policy.project[i];
 		cleanup_free char *path = NULL;
@@ -860,10 +921,11 @@ shown_inside(const struct sup *s, const char *real)
 }
 
 /*
- * --chdir DIR: where the program starts, as the sandbox names it. /work
- * and /out are the run's own; any other folder must be one the sandbox
- * shows from the host (an --in or writable folder, or beneath one),
- * named as on the host (a relative one against our cwd).
+ * --chdir DIR: where the program starts, as the sandbox names it (the
+ * first --project without it, else /work). /work and /out are the
+ * run's own; any other folder must be one the sandbox shows from the
+ * host (an --in or writable folder, or beneath one), named as on the
+ * host (a relative one against our cwd).
  */
 static void
 check_chdir(struct sup *s, struct args *a)
@@ -871,6 +933,10 @@ check_chdir(struct sup *s, struct args *a)
 	cleanup_free char *real = NULL;
 	struct stat st;
 
+	/* Given a project, the person means to work in it: starting in
+	 * /work would land every write where no diff looks. */
+	if (a->chdir == NULL && a->first_project != NULL)
+		a->chdir = a->first_project;
 	if (a->chdir == NULL) {
 		a->cwd = xstrdup("/work");
 		return;
@@ -999,9 +1065,8 @@ not_found_hint(const struct sup *s, const struct args *a)
 		    "in %s, not in %s: run %s, or add --chdir %s)", a->cwd,
 		    qdir, qreal, qdir);
 	if (strchr(cmd, '/') == NULL)
-		return xasprintf(" (not in the sandbox's PATH; the host's is "
-		    "%s, which the sandbox does not show: add --in %s and run "
-		    "%s)", qreal, qdir, qreal);
+		return xasprintf(" (the host's PATH finds %s, in a folder the "
+		    "sandbox does not show: add --in %s)", qreal, qdir);
 	if (cmd[0] == '/')
 		return xasprintf(" (the sandbox shows host files only through "
 		    "--in: add --in %s)", qdir);
@@ -1009,6 +1074,25 @@ not_found_hint(const struct sup *s, const struct args *a)
 	    "run, and shows host files only through --in: add --in %s and "
 	    "run %s, or add --in %s --chdir %s)", a->cwd, qdir, qreal, qdir,
 	    qdir);
+}
+
+/*
+ * CMD found as the host finds it (issue 30: an npm prefix such as
+ * /opt/agents/bin is shown by --in but was not searched): a bare name
+ * on the host's PATH, run by that path when the sandbox shows it and
+ * what it leads to; else NULL, and the sandbox's PATH decides.
+ */
+static char *
+host_exec_path(const struct sup *s, const char *cmd)
+{
+	cleanup_free char *real = NULL, *target = NULL;
+
+	if (strchr(cmd, '/') != NULL || (real = host_which(cmd)) == NULL)
+		return NULL;
+	if ((target = realpath(real, NULL)) == NULL ||
+	    !shown_inside(s, real) || !shown_inside(s, target))
+		return NULL;
+	return steal_ptr(&real);
 }
 
 /* The sandbox's resolver asks the DNS stub, on its loopback. */
@@ -1045,6 +1129,7 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	cfg->n_exposed = s->n_exposed;
 	cfg->cwd = a->cwd;
 	cfg->not_found = not_found_hint(s, a);
+	cfg->exec_path = host_exec_path(s, a->argv[0]);
 	cfg->outer_uid = s->uid;
 	cfg->outer_gid = getgid();
 	cfg->inner_uid = s->inner_uid;
@@ -1120,9 +1205,7 @@ open_signalfd(struct sup *s)
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	spawn_forward_set(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if ((s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
@@ -1377,6 +1460,7 @@ supervisor_main(int argc, char **argv)
 	strv_free(env);
 	/* init has its own copy (a clone as fork): ours goes. */
 	free((char *)cfg.not_found);
+	free((char *)cfg.exec_path);
 	cfg.not_found = NULL;
 	learn_sandbox(s);
 	start_run(s, a.ready_fd);
@@ -1386,5 +1470,6 @@ supervisor_main(int argc, char **argv)
 	settle_projects();
 	r = end_run(s);
 	free(a.cwd);
+	free(a.first_project);
 	return r;
 }

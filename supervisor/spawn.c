@@ -226,10 +226,14 @@ remount_submounts_ro(const struct child *c, const char *prefix,
 			continue;
 		/* EINVAL, ENOENT: a mount shadowed by the bind itself (one
 		 * of our hidden tmpfs beneath it, or the run's own root when
-		 * the folder holds ward's state), out of reach at this path. */
+		 * the folder holds ward's state), out of reach at this path.
+		 * EACCES: a mount below a folder the user cannot search (a
+		 * rootful container's under /var/lib/docker): the program,
+		 * the same user with no more rights, cannot reach it either,
+		 * so it is left as it is, as bubblewrap does. */
 		if (mount(NULL, m, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 		    MS_NOSUID | MS_NODEV | locked_flags(m), NULL) < 0 &&
-		    errno != EINVAL && errno != ENOENT)
+		    errno != EINVAL && errno != ENOENT && errno != EACCES)
 			child_fail(c, "remount %s read-only", m);
 	}
 	free(buf);
@@ -927,7 +931,10 @@ program_child(const struct child *c)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	environ = (char **)cfg->envp;
-	execvp(cfg->argv[0], cfg->argv);
+	if (cfg->exec_path != NULL)
+		execv(cfg->exec_path, cfg->argv);
+	else
+		execvp(cfg->argv[0], cfg->argv);
 	{
 		/* One write (the supervisor reads it as one message) from
 		 * a buffer of our own: dprintf may allocate, and after the
@@ -986,6 +993,57 @@ close_others(const struct child *c)
 	free(keep);
 }
 
+/*
+ * The signals a person or a tool sends to end or nudge a run (timeout(1),
+ * docker stop, a terminal's hang-up): the supervisor forwards them to
+ * init, and init to the program's process group, so that the program's
+ * own handlers run (its traps, its clean-up) before any kill.
+ */
+static const int forwarded[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+};
+
+void
+spawn_forward_set(sigset_t *set)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+}
+
+/* The program's process group, for init's handler (it called setsid,
+ * so it leads its own group, with the pid init knows it by). */
+static volatile pid_t init_prog;
+
+static void
+init_on_signal(int sig)
+{
+	int saved = errno;
+
+	if (kill(-init_prog, sig) < 0 && errno == ESRCH)
+		(void)kill(init_prog, sig);
+	errno = saved;
+}
+
+/*
+ * A pid namespace's init gets from outside only the signals it has a
+ * handler for: these, which the supervisor sends it to forward.
+ */
+static void
+init_forward(pid_t prog)
+{
+	struct sigaction sa = { .sa_handler = init_on_signal,
+	    .sa_flags = SA_RESTART };
+	sigset_t set;
+
+	init_prog = prog;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	spawn_forward_set(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		(void)sigaction(forwarded[i], &sa, NULL);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void __attribute__((noreturn))
 init_child(struct child *c)
 {
@@ -1033,6 +1091,7 @@ init_child(struct child *c)
 		if (null > 2)
 			close(null);
 	}
+	init_forward(prog);
 	/* Reap everything (we are pid 1); report the program's status. */
 	for (;;) {
 		pid_t p = waitpid(-1, &st, 0);
@@ -1251,6 +1310,7 @@ spawn_idmap_binds(struct bind *binds, size_t n, uid_t uid, gid_t gid,
 }
 
 static char *child_error(int, pid_t);
+static char *child_said(int, pid_t, int);
 
 static int
 recv_fds(int sock, int *fds, size_t n)
@@ -1296,9 +1356,23 @@ await_fds(int sock, int err_fd, pid_t pid, int *fds, size_t n, char **cause)
 		return -EIO;
 	}
 	if ((r = recv_fds(sock, fds, n)) < 0)
-		*cause = xasprintf("receive fds from the sandbox: %s",
-		    strerror(-r));
+		*cause = child_said(err_fd, pid, r);
 	return r;
+}
+
+/*
+ * The socket ended without fds: the child most likely died, and wrote
+ * why on err_fd before it did (its write comes before its exit closes
+ * the socket). Its words, not our EPROTO, are what the user needs.
+ */
+static char *
+child_said(int err_fd, pid_t pid, int r)
+{
+	struct pollfd pfd = { .fd = err_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 2000) > 0 && (pfd.revents & (POLLIN | POLLHUP)))
+		return child_error(err_fd, pid);
+	return xasprintf("receive fds from the sandbox: %s", strerror(-r));
 }
 
 /* Reads what the child wrote on err_fd after it failed. */

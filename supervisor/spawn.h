@@ -6,6 +6,7 @@
  * tree and forks the program, which loads the seccomp filter, hands the
  * listener to the supervisor and execs.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,6 +52,10 @@ struct spawn_config {
 	/* Said after "cannot run CMD: No such file or directory": why the
 	 * program is not found inside, or NULL. */
 	const char *not_found;
+	/* CMD as the host's PATH finds it, when the sandbox shows it there
+	 * too: exec'd by this path (argv[0] kept); NULL: argv[0] is looked
+	 * up on the sandbox's PATH. */
+	const char *exec_path;
 	int	 stdio[3];	/* fds for the program (pty slave or pipes) */
 	bool	 set_ctty;	/* stdio[0] is a pty slave: make it the ctty */
 	uid_t	 outer_uid;	/* who runs ward */
@@ -105,3 +110,6 @@ int	spawn_idmap_binds(struct bind *, size_t, uid_t uid, gid_t gid,
 	    char ***notes, size_t *n_notes, char **cause);
 /* The best Landlock ABI of this kernel, or 0. */
 int	spawn_landlock_abi(void);
+/* Adds the signals forwarded to the program (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1, SIGUSR2) to set. */
+void	spawn_forward_set(sigset_t *);

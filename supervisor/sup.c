@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "approvals/decide.h"
@@ -22,6 +23,7 @@
 #include "config/util.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
+#include "supervisor/tell.h"
 
 /* The answer in s->resp (the kernel's size of it, which may be larger
  * than ours). */
@@ -427,6 +429,48 @@ sup_remember(struct sup *s, const struct parked *pk, const struct request *r,
 	run_grants_add(s->run_grants, r->kind, r->subject, v);
 }
 
+/* At most this much of a person's reason goes to the program. */
+#define TELL_REASON_MAX	240
+
+/*
+ * A person's reason, also on the denied process's own stderr when that
+ * is a pipe or a socket (supervisor/tell.c), before it sees the error:
+ * an agent reads its tool's output, not ward's. One line, escaped and
+ * bounded. Told only while the call still waits (the pidfd taken, then
+ * the notification checked), so a reused pid is never told; ward's own
+ * streams (headless: the program's pipes; a pty) already carry it.
+ */
+static void
+tell_program(struct sup *s, const struct parked *pk, const char *reason)
+{
+	cleanup_free char *cut = NULL, *r = NULL, *line = NULL;
+	cleanup_fd int pidfd = -1;
+	struct stat skip[3];
+	const int mine[3] = { s->out_fd, s->err_fd, s->pty };
+	size_t n = 0, len;
+
+	if (reason == NULL || *reason == '\0')
+		return;
+	if ((pidfd = tell_pidfd((pid_t)pk->req.pid)) < 0 ||
+	    !sup_id_valid(s, pk->req.id))
+		return;
+	len = strlen(reason);
+	if (len > TELL_REASON_MAX) {
+		/* Cut at a character's start, never inside one. */
+		len = TELL_REASON_MAX;
+		while (len > 0 && ((unsigned char)reason[len] & 0xc0) == 0x80)
+			len--;
+	}
+	cut = xstrndup(reason, len);
+	r = escape_str(cut);
+	line = xasprintf("ward: denied: %s%s\n", r,
+	    len < strlen(reason) ? "..." : "");
+	for (size_t i = 0; i < 3; i++)
+		if (mine[i] >= 0 && fstat(mine[i], &skip[n]) == 0)
+			n++;
+	(void)tell_stderr(pidfd, line, strlen(line), skip, n);
+}
+
 /* An approval, committed before it takes effect: the asked row becomes
  * the intent (what it is about stays as asked). */
 static int
@@ -469,6 +513,8 @@ sup_answer(struct sup *s, const struct parked *pk, enum verdict v,
 	 * told about a call that no longer waits. */
 	if (!sup_id_valid(s, pk->req.id))
 		return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;
+	if (v != VERDICT_KILL)
+		tell_program(s, pk, reason);
 	sup_respond(s, pk->req.id, -deny_errno, 0);
 	sup_tell_denied(s, reason);
 	return v == VERDICT_KILL ? VERDICT_KILL : VERDICT_DENY;

@@ -125,6 +125,7 @@ chmod -R a+rX "$base/tests"
 keep=${WARD_LIVE_KEEP:-0}
 worlds=()
 submount=""
+locked=""
 cleanup() {
 	local w
 	for w in "${worlds[@]}"; do
@@ -133,6 +134,10 @@ cleanup() {
 	if [ -n "$submount" ]; then
 		umount "$submount" 2>/dev/null || true
 		rmdir "$submount" 2>/dev/null || true
+	fi
+	if [ -n "$locked" ]; then
+		umount "$locked/sub" 2>/dev/null || true
+		rmdir "$locked/sub" "$locked" 2>/dev/null || true
 	fi
 	if [ "$keep" = 1 ]; then
 		echo "live: kept $base"
@@ -179,6 +184,20 @@ if [ "$(id -u)" = 0 ]; then
 		echo "live: cannot mount a tmpfs on $submount"
 		rmdir "$submount"
 		submount=""
+	fi
+fi
+
+# A mount below a folder only root may enter, as a rootful Docker's
+# containers under /var/lib/docker, for t-submount-user: an ordinary
+# user's run must start all the same.
+if [ "$(id -u)" = 0 ]; then
+	locked=$(mktemp -d /var/tmp/ward-live-locked.XXXXXX)
+	chmod 0700 "$locked"
+	mkdir "$locked/sub"
+	if ! mount -t tmpfs -o mode=1777,size=1m ward-live-locked "$locked/sub"; then
+		echo "live: cannot mount a tmpfs on $locked/sub"
+		rmdir "$locked/sub" "$locked"
+		locked=""
 	fi
 fi
 
@@ -403,7 +422,8 @@ for u in "${users[@]}"; do
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
 			WT_ARTIFACTS="$d/scratch/artifacts"
-			WT_SUBMOUNT="$submount" WT_BUILD="$build"
+			WT_SUBMOUNT="$submount" WT_LOCKED="$locked"
+			WT_BUILD="$build"
 		)
 		[ "$name" != t-net-agents-e2e ] ||
 		    [ "${WARD_TEST_AGENTS:-}" != 1 ] ||

@@ -33,6 +33,9 @@ case ",$opts," in
 *) fail "$WT_SUBMOUNT is mounted $opts inside, not read-only" ;;
 esac
 # and every mount under the host folders shown read-only
-bad=$(awk '$5 ~ "^/(usr|etc|opt|var)(/|$)" && $6 !~ /(^|,)ro(,|$)/ { print $5, $6 }' "$mi")
+# but those below a folder this user cannot enter (t-submount-user's
+# fixture): left as they are, out of the program's reach as of ours
+bad=$(awk -v l="${WT_LOCKED:-/nonexistent}/" '$5 ~ "^/(usr|etc|opt|var)(/|$)" &&
+    $6 !~ /(^|,)ro(,|$)/ && !(index($5, l) == 1 && system("test -x " l) != 0) { print $5, $6 }' "$mi")
 [ -z "$bad" ] || fail "writable mounts under read-only host folders: $bad"
 finish
