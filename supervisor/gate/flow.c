@@ -101,18 +101,41 @@ req_free(struct req *r)
 	free(r);
 }
 
+/* Free a list of headers, their values wiped: they may carry secrets. */
+static void
+hdrs_free(struct hdr **h, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++) {
+		free((*h)[i].name);
+		if ((*h)[i].value != NULL)
+			explicit_bzero((*h)[i].value, strlen((*h)[i].value));
+		free((*h)[i].value);
+	}
+	free(*h);
+	*h = NULL;
+	*n = 0;
+}
+
+/* Move the header parsed into field and value onto the list, and empty
+ * them for the next (the value wiped). */
+static void
+hdrs_push(struct hdr **h, size_t *n, struct buf *field, struct buf *value)
+{
+	buf_add(field, "", 1);
+	buf_add(value, "", 1);
+	*h = xreallocarray(*h, *n + 1, sizeof **h);
+	(*h)[*n].name = xstrdup(buf_data(field));
+	(*h)[*n].value = xstrdup(buf_data(value));
+	(*n)++;
+	buf_drop(field, field->len);
+	explicit_bzero(value->p, value->cap);
+	buf_drop(value, value->len);
+}
+
 static void
 headers_clear(struct flow *f)
 {
-	for (size_t i = 0; i < f->nh; i++) {
-		free(f->h[i].name);
-		if (f->h[i].value != NULL)
-			explicit_bzero(f->h[i].value, strlen(f->h[i].value));
-		free(f->h[i].value);
-	}
-	free(f->h);
-	f->h = NULL;
-	f->nh = 0;
+	hdrs_free(&f->h, &f->nh);
 	buf_drop(&f->url, f->url.len);
 	buf_drop(&f->field, f->field.len);
 	buf_drop(&f->value, f->value.len);
@@ -531,15 +554,7 @@ push_header(struct flow *f)
 	if (f->field.len == 0)
 		return;
 	check_syntax(f);
-	buf_add(&f->field, "", 1);
-	buf_add(&f->value, "", 1);
-	f->h = xreallocarray(f->h, f->nh + 1, sizeof *f->h);
-	f->h[f->nh].name = xstrdup(buf_data(&f->field));
-	f->h[f->nh].value = xstrdup(buf_data(&f->value));
-	f->nh++;
-	buf_drop(&f->field, f->field.len);
-	explicit_bzero(f->value.p, f->value.cap);
-	buf_drop(&f->value, f->value.len);
+	hdrs_push(&f->h, &f->nh, &f->field, &f->value);
 	f->in_value = false;
 }
 
@@ -985,15 +1000,7 @@ flow_holds(const struct flow *f, uint64_t req)
 static void
 rs_headers_clear(struct flow *f)
 {
-	for (size_t i = 0; i < f->nrh; i++) {
-		free(f->rh[i].name);
-		if (f->rh[i].value != NULL)
-			explicit_bzero(f->rh[i].value, strlen(f->rh[i].value));
-		free(f->rh[i].value);
-	}
-	free(f->rh);
-	f->rh = NULL;
-	f->nrh = 0;
+	hdrs_free(&f->rh, &f->nrh);
 	buf_drop(&f->rs_reason, f->rs_reason.len);
 	buf_drop(&f->rs_field, f->rs_field.len);
 	buf_drop(&f->rs_value, f->rs_value.len);
@@ -1005,15 +1012,7 @@ rs_push_header(struct flow *f)
 {
 	if (f->rs_field.len == 0)
 		return;
-	buf_add(&f->rs_field, "", 1);
-	buf_add(&f->rs_value, "", 1);
-	f->rh = xreallocarray(f->rh, f->nrh + 1, sizeof *f->rh);
-	f->rh[f->nrh].name = xstrdup(buf_data(&f->rs_field));
-	f->rh[f->nrh].value = xstrdup(buf_data(&f->rs_value));
-	f->nrh++;
-	buf_drop(&f->rs_field, f->rs_field.len);
-	explicit_bzero(f->rs_value.p, f->rs_value.cap);
-	buf_drop(&f->rs_value, f->rs_value.len);
+	hdrs_push(&f->rh, &f->nrh, &f->rs_field, &f->rs_value);
 	f->rs_in_value = false;
 }
 
