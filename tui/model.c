@@ -1639,30 +1639,32 @@ model_diff_set_targets(struct model *m, const char *const *targets,
 	}
 }
 
-void
-model_diff_set_hashes(struct model *m, const char *const *hashes, size_t n)
+/* Replace a list that runs beside the diff's targets, one per target: a
+ * list of another length is dropped, left NULL. */
+static void
+model_diff_set_column(struct model *m, char ***col, const char *const *from,
+    size_t n, char *(*copy)(const char *))
 {
 	size_t k = 0;
 
-	strv_free(m->diff.hashes);
-	m->diff.hashes = NULL;
+	strv_free(*col);
+	*col = NULL;
 	if (n != m->diff.n_targets)
 		return;
 	for (size_t i = 0; i < n; i++)
-		strv_push(&m->diff.hashes, &k, xstrdup(hashes[i]));
+		strv_push(col, &k, copy(from[i]));
+}
+
+void
+model_diff_set_hashes(struct model *m, const char *const *hashes, size_t n)
+{
+	model_diff_set_column(m, &m->diff.hashes, hashes, n, xstrdup);
 }
 
 void
 model_diff_set_held(struct model *m, const char *const *held, size_t n)
 {
-	size_t k = 0;
-
-	strv_free(m->diff.held);
-	m->diff.held = NULL;
-	if (n != m->diff.n_targets)
-		return;
-	for (size_t i = 0; i < n; i++)
-		strv_push(&m->diff.held, &k, escape_str(held[i]));
+	model_diff_set_column(m, &m->diff.held, held, n, escape_str);
 }
 
 void
