@@ -33,6 +33,7 @@
 #include "supervisor/gate/lock.h"
 #include "supervisor/gate/relay.h"
 #include "supervisor/gate/secrets.h"
+#include "tests/gate-secret.h"
 
 /* ---- test certificates ---- */
 
@@ -176,26 +177,6 @@ struct fx {
 	uint64_t	 conn;
 };
 
-
-static void
-add_secret(struct policy *p, const char *name, const char *host,
-    const char *header)
-{
-	struct policy_secret *sc;
-
-	p->secrets = xreallocarray(p->secrets, p->n_secrets + 1,
-	    sizeof *p->secrets);
-	sc = &p->secrets[p->n_secrets++];
-	*sc = (struct policy_secret){ 0 };
-	sc->name = xstrdup(name);
-	sc->from = xasprintf("env:%s", name);
-	sc->hosts = xcalloc(1, sizeof *sc->hosts);
-	sc->hosts[0].host = xstrdup(host);
-	sc->hosts[0].port_lo = sc->hosts[0].port_hi = 443;
-	sc->n_hosts = 1;
-	sc->header = xstrdup(header);
-	sc->header_value = xstrdup("{}");
-}
 
 static void
 write_pem(const char *path, X509 *x)

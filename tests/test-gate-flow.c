@@ -19,45 +19,8 @@
 #include "config/util.h"
 #include "supervisor/gate/flow.h"
 #include "supervisor/gate/secrets.h"
+#include "tests/gate-flow-fx.h"
 #include "tests/hostile-paths.h"
-
-struct fx {
-	struct policy	 p;
-	struct secrets	 s;
-	struct gate_msg	 m[32];
-	size_t		 nm;
-	uint64_t	 next_req;
-	struct flow	*f;
-};
-
-static void
-on_emit(void *arg, struct gate_msg *m)
-{
-	struct fx *x = arg;
-
-	assert_true(x->nm < ARRAY_SIZE(x->m));
-	x->m[x->nm++] = *m;
-}
-
-static void
-add_secret(struct policy *p, const char *name, const char *host,
-    const char *header)
-{
-	struct policy_secret *sc;
-
-	p->secrets = xreallocarray(p->secrets, p->n_secrets + 1,
-	    sizeof *p->secrets);
-	sc = &p->secrets[p->n_secrets++];
-	*sc = (struct policy_secret){ 0 };
-	sc->name = xstrdup(name);
-	sc->from = xasprintf("env:%s", name);
-	sc->hosts = xcalloc(1, sizeof *sc->hosts);
-	sc->hosts[0].host = xstrdup(host);
-	sc->hosts[0].port_lo = sc->hosts[0].port_hi = 443;
-	sc->n_hosts = 1;
-	sc->header = xstrdup(header);
-	sc->header_value = xstrdup("{}");
-}
 
 static void
 add_rule(struct policy *p, const char *host, const char *method,
@@ -91,47 +54,6 @@ setup(void **state)
 	assert_int_equal(secrets_set(&x->s, &x->p, values, &cause), 0);
 	*state = x;
 	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx *x = *state;
-
-	flow_free(x->f);
-	secrets_done(&x->s);
-	policy_done(&x->p);
-	free(x);
-	return 0;
-}
-
-static struct flow *
-open_flow(struct fx *x, const char *host)
-{
-	flow_free(x->f);
-	x->f = flow_new(&x->p, &x->s, host, 443, 7,
-	    &(struct flow_hooks){ on_emit, x }, &x->next_req);
-	x->nm = 0;
-	return x->f;
-}
-
-static size_t
-feed(struct fx *x, const char *s)
-{
-	return flow_from_client(x->f, s, strlen(s));
-}
-
-/* The queue's bytes as a string (they hold no NUL here). */
-static char *
-text(struct buf *b)
-{
-	return xstrndup(buf_data(b), b->len);
-}
-
-static const char *
-ph(struct fx *x, size_t i)
-{
-	return x->s.v[i].phantom;
 }
 
 static void
