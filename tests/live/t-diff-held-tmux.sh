@@ -11,31 +11,10 @@
 #     recorded.
 # On main before issue 29 P applied both.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tmux-lib.sh"
 
-if ! command -v tmux >/dev/null; then
-	[ "${CI:-}" = true ] && die "tmux is not installed"
-	skip "tmux is not installed"
-fi
+WT_TMUX_W=220 WT_TMUX_H=40 tmux_start run -- sh -c 'echo ready; sleep 60'
 
-launch=$WT_SCRATCH/launch.sh
-printf '%q run -- sh -c %q\n' "$WARD" 'echo ready; sleep 60' >"$launch"
-export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
-WT_TMUX_SOCKET=wardheld$$
-tm() { tmux -L "$WT_TMUX_SOCKET" "$@"; }
-tm -f /dev/null new-session -d -s ward -x 220 -y 40 "bash $(printf '%q' "$launch")"
-on_screen() {
-	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
-	    grep -Eq -- "$1" "$WT_SCRATCH/screen.txt"
-}
-expect_screen() {	# expect_screen NAME ERE SECONDS
-	if wait_for "$3" on_screen "$2"; then
-		note "ok: '$2' on screen"
-	else
-		show "screen" "$WT_SCRATCH/screen.txt"
-		fail "'$2' not on screen within $3 s"
-	fi
-	cp "$WT_SCRATCH/screen.txt" "$WT_ARTIFACTS/screen-$1.txt"
-}
 stop() {
 	[ -n "${run:-}" ] && "$WARD" kill "$run" >/dev/null 2>&1 || true
 	tm kill-server >/dev/null 2>&1 || true
