@@ -314,6 +314,26 @@ canary_untouched() {
 	    "$(stat -c '%s %Y %i' "$WT_CANARY/file" 2>/dev/null || echo gone)"
 }
 
+# own_mount_ns: sets ns, a command prefix that runs in a mount namespace
+# of our own (a tmpfs mounted there is nobody else's), and back, a prefix
+# to use inside it that gives us back our own uid for ward (as root ward
+# would take its root mode). Not root: a user namespace where we are root
+# mounts the tmpfs; skips (dies in CI) where that is refused.
+own_mount_ns() {
+	command -v unshare >/dev/null || die "no unshare(1)"
+	if [ "$(id -u)" = 0 ]; then
+		ns=(unshare --mount --propagation private)
+		back=()
+	else
+		ns=(unshare --user --map-root-user --mount --propagation private)
+		back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
+		if ! "${ns[@]}" "${back[@]}" true 2>/dev/null; then
+			[ "${CI:-false}" = true ] && die "unshare --user --mount is refused here"
+			skip "unshare --user --mount is refused here (no tmpfs of our own)"
+		fi
+	fi
+}
+
 run_dir() {
 	printf '%s/ward/runs/%s\n' "$XDG_STATE_HOME" "$1"
 }

@@ -18,22 +18,9 @@
 #     with its file and line, and no run starts.
 . "$(dirname "$0")/lib.sh"
 
-command -v unshare >/dev/null || die "no unshare(1)"
 command -v sqlite3 >/dev/null || { [ "${CI:-}" = true ] && die "no sqlite3"; skip "no sqlite3"; }
 umask 022
-if [ "$(id -u)" = 0 ]; then
-	ns=(unshare --mount --propagation private)
-	back=()
-else
-	# A user namespace where we are root mounts the tmpfs; a second one
-	# gives us back our own uid for ward (as root it takes root's mode).
-	ns=(unshare --user --map-root-user --mount --propagation private)
-	back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
-	if ! "${ns[@]}" "${back[@]}" true 2>/dev/null; then
-		[ "${CI:-false}" = true ] && die "unshare --user --mount is refused here"
-		skip "unshare --user --mount is refused here (no tmpfs of our own)"
-	fi
-fi
+own_mount_ns
 
 P=$WT_SCRATCH/proj
 mkdir -p "$P"

@@ -9,21 +9,7 @@
 # namespace too (unshare -Urm), so that it needs no help from root.
 . "$(dirname "$0")/lib.sh"
 
-command -v unshare >/dev/null || die "no unshare(1)"
-# Not root: a user namespace where we are root mounts the tmpfs, and a
-# second one inside it gives us back our own uid for ward (as root ward
-# would take its root mode).
-if [ "$(id -u)" = 0 ]; then
-	ns=(unshare --mount --propagation private)
-	back=()
-else
-	ns=(unshare --user --map-root-user --mount --propagation private)
-	back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
-	if ! "${ns[@]}" "${back[@]}" true 2>/dev/null; then
-		[ "${CI:-false}" = true ] && die "unshare --user --mount is refused here"
-		skip "unshare --user --mount is refused here (no tmpfs of our own)"
-	fi
-fi
+own_mount_ns
 
 host=$WT_SCRATCH/host
 state=$WT_SCRATCH/small-state
