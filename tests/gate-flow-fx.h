@@ -74,3 +74,16 @@ ph(struct fx *x, size_t i)
 {
 	return x->s.v[i].phantom;
 }
+
+/* The two wire messages of a request refused for a secret's sake: the
+ * secret (its name, where it was), then the request denied for it. */
+static inline void
+expect_secret_msgs(struct fx *x, const char *name, const char *where)
+{
+	assert_true(x->nm >= 2);
+	assert_int_equal(x->m[0].type, GATE_SECRET);
+	assert_string_equal(x->m[0].name, name);
+	assert_string_equal(x->m[0].text, where);
+	assert_int_equal(x->m[1].type, GATE_HTTP);
+	assert_int_equal(x->m[1].verdict, GATE_DENY_SECRET);
+}

@@ -98,12 +98,7 @@ expect_refused(struct fx *x, const char *name, const char *where)
 	assert_non_null(strstr(down, "Connection: close\r\n"));
 	assert_true(flow_closing(x->f));
 	assert_false(flow_wants_client(x->f));
-	assert_true(x->nm >= 2);
-	assert_int_equal(x->m[0].type, GATE_SECRET);
-	assert_string_equal(x->m[0].name, name);
-	assert_string_equal(x->m[0].text, where);
-	assert_int_equal(x->m[1].type, GATE_HTTP);
-	assert_int_equal(x->m[1].verdict, GATE_DENY_SECRET);
+	expect_secret_msgs(x, name, where);
 	assert_int_equal(x->m[1].status, 403);
 }
 
