@@ -7,11 +7,7 @@
 # rest, its title whole; its process line is the eval'd command; Enter
 # shows the wrapper whole; d denies it and the canary is untouched.
 . "$(dirname "$0")/lib.sh"
-
-if ! command -v tmux >/dev/null; then
-	[ "${CI:-}" = true ] && die "tmux is not installed (CI=true: no skip)"
-	skip "tmux is not installed"
-fi
+. "$(dirname "$0")/tmux-lib.sh"
 
 make_canary
 write_policy "$WT_SCRATCH/policy.ini" \
@@ -33,28 +29,9 @@ launch=$WT_SCRATCH/launch.sh
 	echo 'sleep 30'
 } >"$launch"
 cp "$launch" "$WT_ARTIFACTS/launch.sh"
-export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
-WT_TMUX_SOCKET=wardstrip$$
-tm() { tmux -L "$WT_TMUX_SOCKET" "$@"; }
 printf 'set -g status off\n' >"$WT_SCRATCH/tmux.conf"
 tm -f "$WT_SCRATCH/tmux.conf" new-session -d -s ward -x 80 -y 24 \
     "bash $(printf '%q' "$launch")"
-
-shot=0
-on_screen() {
-	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
-	    grep -Eq -- "$1" "$WT_SCRATCH/screen.txt"
-}
-expect_screen() {	# expect_screen NAME ERE SECONDS
-	shot=$((shot + 1))
-	if wait_for "$3" on_screen "$2"; then
-		note "ok: '$2' on screen"
-	else
-		show "screen" "$WT_SCRATCH/screen.txt"
-		fail "'$2' not on screen within $3 s"
-	fi
-	cp "$WT_SCRATCH/screen.txt" "$WT_ARTIFACTS/screen-$shot-$1.txt"
-}
 
 expect_screen pending '^[> ] #[0-9]+  wants to change a file' 20
 s=$WT_SCRATCH/screen.txt

@@ -7,11 +7,7 @@
 # while the run goes on ("so far"), and --pass-through's last line. A run that stages nothing says nothing of it. `ward apply` then
 # gives the host the edit.
 . "$(dirname "$0")/lib.sh"
-
-if ! command -v tmux >/dev/null; then
-	[ "${CI:-}" = true ] && die "tmux is not installed (CI=true: no skip)"
-	skip "tmux is not installed"
-fi
+. "$(dirname "$0")/tmux-lib.sh"
 
 # An agent's edit: one file changed, one created.
 edit='set -e; echo "fixed" >> a.txt; echo "new" > b.txt'
@@ -54,24 +50,6 @@ assert_eq "no edit: exit status" 0 "$WT_STATUS"
 assert_no_grep "no edit: no staged line" 'staged' "$err"
 
 # --- the console, then --pass-through, under tmux --------------------------
-export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
-WT_TMUX_SOCKET=wardend$$
-tm() { tmux -L "$WT_TMUX_SOCKET" "$@"; }
-on_screen() {
-	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null &&
-	    grep -Eq -- "$1" "$WT_SCRATCH/screen.txt"
-}
-shot=0
-expect_screen() {	# expect_screen NAME ERE SECONDS
-	shot=$((shot + 1))
-	if wait_for "$3" on_screen "$2"; then
-		note "ok: '$2' on screen"
-	else
-		show "screen" "$WT_SCRATCH/screen.txt"
-		fail "'$2' not on screen within $3 s"
-	fi
-	cp "$WT_SCRATCH/screen.txt" "$WT_ARTIFACTS/screen-$shot-$1.txt"
-}
 # tmux_run NAME ARG...: `ward ARG...` in a 100x30 session; its stderr
 # also to $WT_SCRATCH/NAME.err (after the console leaves its screen).
 tmux_run() {
@@ -102,8 +80,7 @@ expect_screen left '^status 0' 10
 assert_grep "console: the leave line names the staged files" \
     "^ward: run $run: exited 0 — $(said "$run" "$proj")\$" "$WT_SCRATCH/console.err"
 cp "$WT_SCRATCH/console.err" "$WT_ARTIFACTS/console.err"
-tm kill-server >/dev/null 2>&1 || true
-wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" || true
+tmux_stop
 
 # A console left while the run goes on: what is staged so far.
 proj=$(new_project "$WT_SCRATCH/left")
@@ -123,8 +100,7 @@ assert_grep "console left: what is staged so far" \
 ward_wait 20
 assert_grep "the killed headless run says it too" \
     "^ward: run $left_run: exited 137 — $(said "$left_run" "$proj")\$" "$WT_ARTIFACTS/left.err"
-tm kill-server >/dev/null 2>&1 || true
-wait_for 5 test ! -e "$TMUX_TMPDIR/tmux-$(id -u)/$WT_TMUX_SOCKET" || true
+tmux_stop
 
 # --pass-through: the program has the terminal; ward's last line says it.
 proj=$(new_project "$WT_SCRATCH/passthru")
