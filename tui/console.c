@@ -76,7 +76,8 @@ static const char console_usage[] =
 "Leaving does not stop the run; attach again with 'ward console RUN'.\n"
 "\n"
 "The agent pane: a full-screen program (one that switches to the\n"
-"alternate screen) is shown as it draws itself, and keys go to it; the\n"
+"alternate screen) is shown as it draws itself, and keys go to it\n"
+"(Ctrl-C and Ctrl-Z too, as in its own terminal); the\n"
 "prefix key (Ctrl-], or WARD_PREFIX, e.g. WARD_PREFIX=C-a) moves them to\n"
 "the requests, where a d Enter K work; Esc or the prefix goes back, and\n"
 "the prefix twice sends it to the program. v switches agent pane and\n"
@@ -593,6 +594,7 @@ console_loop(struct console *c)
 		model_note_view(c->m, &rep);
 		console_resize(c);
 		screen_mouse(model_wants_mouse(c->m));
+		screen_raw(model_wants_raw(c->m));
 	}
 	view_report_done(&rep);
 	grid_free(g);

@@ -2203,6 +2203,13 @@ model_wants_mouse(const struct model *m)
 	    !m->detail && vt_mouse_mode(m->vt) != 0;
 }
 
+bool
+model_wants_raw(const struct model *m)
+{
+	return m->agent && m->focus == PANE_AGENT && !m->view_only &&
+	    !m->help && !m->detail;
+}
+
 void
 model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
 {

@@ -379,6 +379,8 @@ void		 model_apply_mouse(struct model *, int y, int x, int button,
 		    bool pressed);
 /* Whether the console should ask the terminal for mouse reports. */
 bool		 model_wants_mouse(const struct model *);
+/* Do the terminal's control keys belong to the agent pane's program? */
+bool		 model_wants_raw(const struct model *);
 /* --agent / --lines / neither; the prefix key. */
 void		 model_set_agent(struct model *, enum agent_mode, int prefix);
 

@@ -16,6 +16,7 @@
 
 static bool screen_active;
 static bool screen_mouse_on;
+static bool screen_raw_on;
 static bool screen_color;
 static bool screen_cursor_on;		/* asked for by screen_cursor() */
 static bool screen_cursor_shown;	/* what curs_set() last said */
@@ -193,6 +194,7 @@ screen_done(void)
 		mousemask(0, NULL);
 		screen_mouse_on = false;
 	}
+	screen_raw_on = false;	/* endwin() gives the tty its modes back */
 	curs_set(1);
 	endwin();
 	fputs("\033[?2004l", stdout);
@@ -385,6 +387,20 @@ screen_mouse(bool on)
 	 * them as its own terminal would send them. */
 	mouseinterval(0);
 	mousemask(on ? ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION : 0, NULL);
+}
+
+void
+screen_raw(bool on)
+{
+	if (on == screen_raw_on || !screen_active)
+		return;
+	screen_raw_on = on;
+	if (on)
+		raw();
+	else {
+		noraw();
+		cbreak();
+	}
 }
 
 bool

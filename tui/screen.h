@@ -37,6 +37,10 @@ void	screen_beep(void);
  * them); the event behind the last KEYS_MOUSE: 0-based screen cell,
  * button 1..3, 4/5 wheel, 0 a move. */
 void	screen_mouse(bool on);
+/* The terminal's own control keys (Ctrl-C, Ctrl-Z, Ctrl-\, Ctrl-S/Q)
+ * as keys, not signals or flow control: on while the agent pane has the
+ * keys, so they reach the program as its own terminal would give them. */
+void	screen_raw(bool on);
 bool	screen_mouse_event(int *y, int *x, int *button, bool *pressed);
 /* NO_COLOR set and not empty (https://no-color.org). */
 bool	screen_no_color(void);
