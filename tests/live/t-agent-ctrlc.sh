@@ -10,11 +10,17 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tmux-lib.sh"
 
-script='trap "echo GOT-INT; sleep 1; exit 7" INT
-echo READY-FOR-INT
-while :; do sleep 0.2; done'
+# A marker of this test's own, so that a run it leaves behind (a failed
+# check, a tree where Ctrl-C only left the console) is found and ended,
+# and no other test's pattern matches it.
+mark=READY-FOR-INT-$$
+script="trap 'echo GOT-INT; sleep 1; exit 7' INT
+echo $mark
+while :; do sleep 0.3; done"
+left_behind() { WT_BG_PIDS+=($(pgrep -f -- "$mark" || true)); }
 tmux_start run --agent -- /bin/bash -c "$script"
-expect_screen ready 'READY-FOR-INT' 20
+expect_screen ready "$mark" 20
+left_behind
 run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1")
 tm send-keys -t ward C-c
 expect_screen got 'GOT-INT' 10
@@ -33,7 +39,8 @@ tmux_stop
 
 # The keys on the requests: Ctrl-C leaves the console; the run goes on.
 tmux_start run --agent -- /bin/bash -c "$script"
-expect_screen ready2 'READY-FOR-INT' 20
+expect_screen ready2 "$mark" 20
+left_behind
 run=$(sql "SELECT id FROM runs ORDER BY started_ms DESC LIMIT 1")
 tm send-keys -t ward C-]
 sleep 0.5
