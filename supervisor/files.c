@@ -34,17 +34,26 @@ static const char *const sandbox_writable[] = { "/work", "/out", "/tmp" };
  * that only the target itself can resolve). */
 static const char *const sandbox_floor[] = { "/dev", "/proc" };
 
-enum files_where
-files_where(const struct sup *s, const char *path)
+/* The deepest bind holding sandbox path `path`, or NULL: it decides
+ * (a read-only --in folder beneath /tmp is not writable because /tmp
+ * is). */
+static const struct bind *
+deepest_bind(const struct sup *s, const char *path)
 {
 	const struct bind *best = NULL;
 
-	/* The deepest bind decides: a read-only --in folder beneath /tmp
-	 * is not writable because /tmp is. */
 	for (size_t i = 0; i < s->n_binds; i++)
 		if (path_under(path, s->binds[i].inside) && (best == NULL ||
 		    strlen(s->binds[i].inside) > strlen(best->inside)))
 			best = &s->binds[i];
+	return best;
+}
+
+enum files_where
+files_where(const struct sup *s, const char *path)
+{
+	const struct bind *best = deepest_bind(s, path);
+
 	if (best != NULL)
 		return best->host_write ? WHERE_HOST : best->writable ?
 		    WHERE_WRITABLE : WHERE_OUTSIDE;
@@ -72,12 +81,8 @@ is_writable(const struct sup *s, const char *path)
 static const struct bind *
 protect_bind(const struct sup *s, const char *path)
 {
-	const struct bind *best = NULL;
+	const struct bind *best = deepest_bind(s, path);
 
-	for (size_t i = 0; i < s->n_binds; i++)
-		if (path_under(path, s->binds[i].inside) && (best == NULL ||
-		    strlen(s->binds[i].inside) > strlen(best->inside)))
-			best = &s->binds[i];
 	for (size_t i = 0; best != NULL && i < ARRAY_SIZE(sandbox_writable);
 	    i++)
 		if (strcmp(best->inside, sandbox_writable[i]) == 0)
@@ -835,12 +840,8 @@ free_call(struct write_call *c)
 static const struct bind *
 host_bind(const struct sup *s, const char *p)
 {
-	const struct bind *best = NULL;
+	const struct bind *best = deepest_bind(s, p);
 
-	for (size_t i = 0; i < s->n_binds; i++)
-		if (path_under(p, s->binds[i].inside) && (best == NULL ||
-		    strlen(s->binds[i].inside) > strlen(best->inside)))
-			best = &s->binds[i];
 	return best != NULL && best->host_write ? best : NULL;
 }
 
@@ -965,6 +966,7 @@ files_resolve(struct sup *s, struct parked *pk, enum verdict v,
 	const struct write_call *c = pk->write;
 	const char *pattern = protect_call(s, c, c->path, c->two ? c->path2 :
 	    NULL);
+	const struct bind *b;
 	cleanup_free char *why = NULL;
 	enum verdict done;
 
@@ -980,8 +982,8 @@ files_resolve(struct sup *s, struct parked *pk, enum verdict v,
 		}
 	}
 	/* "stage" in a project is what letting it go on does there. */
-	if (v == VERDICT_STAGE && protect_bind(s, c->path) != NULL &&
-	    protect_bind(s, c->path)->project && is_writable(s, c->path))
+	if (v == VERDICT_STAGE && (b = protect_bind(s, c->path)) != NULL &&
+	    b->project && is_writable(s, c->path))
 		v = VERDICT_ALLOW;
 	done = v == VERDICT_STAGE ?
 	    answer_stage(s, pk, how, by, wait_ms, request) :
