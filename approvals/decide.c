@@ -347,6 +347,17 @@ decide_connect(const struct decide_in *in, const struct net_dest *d,
 	    "for the run adds: allow %s", key));
 }
 
+/* Does entry e name d's host, on whatever port (a lookup has none)? */
+static bool
+names_host(const struct policy_host *e, const struct net_dest *d)
+{
+	struct policy_host h = *e;
+
+	h.port_lo = 0;
+	h.port_hi = 65535;
+	return netrules_entry_match(&h, d);
+}
+
 /* A [network] allow entry that names the host, on any port, or a
  * [secret]'s host (the connection to it is allowed, so its name
  * resolves): the rule's text ("allow pypi.org", "secret K"), or NULL. */
@@ -355,24 +366,14 @@ dns_allowed(const struct policy *p, const char *name)
 {
 	struct net_dest d = { .family = AF_INET, .name = name };
 
-	for (size_t i = 0; i < p->n_net_allow; i++) {
-		struct policy_host h = p->net_allow[i];
-
-		h.port_lo = 0;
-		h.port_hi = 65535;
-		if (netrules_entry_match(&h, &d))
-			return xasprintf("allow %s", h.host);
-	}
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		if (names_host(&p->net_allow[i], &d))
+			return xasprintf("allow %s", p->net_allow[i].host);
 	for (size_t i = 0; i < p->n_secrets; i++)
-		for (size_t j = 0; j < p->secrets[i].n_hosts; j++) {
-			struct policy_host h = p->secrets[i].hosts[j];
-
-			h.port_lo = 0;
-			h.port_hi = 65535;
-			if (netrules_entry_match(&h, &d))
+		for (size_t j = 0; j < p->secrets[i].n_hosts; j++)
+			if (names_host(&p->secrets[i].hosts[j], &d))
 				return xasprintf("secret %s",
 				    p->secrets[i].name);
-		}
 	return NULL;
 }
 
@@ -382,20 +383,15 @@ static char *
 dns_denied(const struct policy *p, const char *name)
 {
 	struct net_dest d = { .family = AF_INET, .name = name };
-	char *rule = NULL;
 
 	for (size_t i = 0; i < p->n_net_deny; i++) {
-		struct policy_host h = p->net_deny[i];
+		const struct policy_host *h = &p->net_deny[i];
 
-		h.port_lo = 0;
-		h.port_hi = 65535;
-		if (netrules_entry_match(&h, &d)) {
-			rule = h.reason != NULL ? xasprintf("deny %s (%s)",
-			    h.host, h.reason) : xasprintf("deny %s", h.host);
-			break;
-		}
+		if (names_host(h, &d))
+			return h->reason != NULL ? xasprintf("deny %s (%s)",
+			    h->host, h->reason) : xasprintf("deny %s", h->host);
 	}
-	return rule;
+	return NULL;
 }
 
 struct decision
