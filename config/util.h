@@ -103,3 +103,5 @@ void	 time_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN]);
  * offset, "2026-12-01T12:03:38+01:00" ("Z" where local time is UTC):
  * what a person reads in `ward log` and `ward gc`, never ambiguous. */
 void	 time_local_rfc3339(int64_t ms, char buf[TIME_RFC3339_LEN]);
+/* A size as a person reads it: "512 B", "12.3 KiB", "4.0 GiB". */
+void	 size_human(int64_t n, char *buf, size_t len);

@@ -618,6 +618,25 @@ test_passwd_file_name(void **state)
 /* pages_release gives back the whole pages inside the range, and only
  * them: the partial pages at either end keep their bytes, the whole ones
  * leave memory and read as zeros. */
+/* size_human: what `ward gc` and `ward diff --stat`/apply print. */
+static void
+test_size_human(void **state)
+{
+	static const struct { int64_t n; const char *want; } rows[] = {
+		{ 0, "0 B" }, { 512, "512 B" }, { 1023, "1023 B" },
+		{ 1024, "1.0 KiB" }, { 12595, "12.3 KiB" },
+		{ 3LL << 30, "3.0 GiB" }, { 5LL << 40, "5.0 TiB" },
+		{ 5LL << 50, "5120.0 TiB" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		size_human(rows[i].n, buf, sizeof buf);
+		assert_string_equal(buf, rows[i].want);
+	}
+}
+
 static void
 test_pages_release(void **state)
 {
@@ -712,6 +731,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_xdg, setup, teardown),
 		cmocka_unit_test(test_pages_release),
+		cmocka_unit_test(test_size_human),
 		cmocka_unit_test_setup_teardown(test_home_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_home_unset, setup, teardown),

@@ -454,26 +454,6 @@ diffcmd_named(const struct diffcmd_ctx *c, const struct changes_project *p,
 	return false;
 }
 
-/* "512 B", "12.3 KiB", "3.0 GiB". */
-static void
-diffcmd_size(char *buf, size_t len, int64_t n)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	double d = (double)n;
-	size_t u = 0;
-
-	if (n < 1024) {
-		snprintf(buf, len, "%lld B", (long long)n);
-		return;
-	}
-	d /= 1024;
-	while (d >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
-		d /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%.1f %s", d, unit[u]);
-}
-
 /*
  * The pattern that protects ch (config/protect.h: a file something on
  * the host later runs or trusts), on either side of a rename; NULL when
@@ -515,8 +495,8 @@ diffcmd_over_max(const struct policy *pol, const struct change *ch,
 	if (pol->max_apply == 0 || ch->kind == CHANGE_DELETED ||
 	    (uint64_t)cost->size <= pol->max_apply)
 		return false;
-	diffcmd_size(have, sizeof have, cost->size);
-	diffcmd_size(max, sizeof max, (int64_t)pol->max_apply);
+	size_human(cost->size, have, sizeof have);
+	size_human((int64_t)pol->max_apply, max, sizeof max);
 	*why = xasprintf("%s, over [review] max_apply (%s)", have, max);
 	return true;
 }
@@ -711,7 +691,7 @@ diffcmd_diff_project(struct diffcmd_ctx *c, const struct changes_project *p,
 		changes_cost(p, ch, &cost);
 		if (!diffcmd_held(&c->policy, p, ch, &cost, &held))
 			held = NULL;
-		diffcmd_size(size, sizeof size, ch->size);
+		size_human(ch->size, size, sizeof size);
 		if (o->json) {
 			json_array_append_new(arr, diffcmd_json_change(p, ch,
 			    &st, buf, len, h, diffcmd_protected(&c->policy, p,
@@ -1115,8 +1095,8 @@ diffcmd_room_check(struct diffcmd_rec *rec, const struct diffcmd_room *v,
 		avail = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
 		if (v[i].need <= avail)
 			continue;
-		diffcmd_size(need, sizeof need, v[i].need);
-		diffcmd_size(free_, sizeof free_, avail);
+		size_human(v[i].need, need, sizeof need);
+		size_human(avail, free_, sizeof free_);
 		diffcmd_warn(rec, "apply: no room: %s needed on the file system "
 		    "of %s, %s free; nothing applied (free some, or apply "
 		    "fewer files: ward apply RUN PATH)", need, e, free_);
@@ -2098,7 +2078,7 @@ diffcmd_pane_load(struct model *m, const char *run)
 			char size[32];
 
 			changes_cost(&cr.p[i], c, &cost);
-			diffcmd_size(size, sizeof size, c->size);
+			size_human(c->size, size, sizeof size);
 			if (!diffcmd_held(&pol, &cr.p[i], c, &cost, &why))
 				why = NULL;
 			/* The size, and a held file said in the list and in

@@ -362,26 +362,6 @@ gc_apply(struct audit *a, const char *runs_dir, struct gc_set *set, bool dry,
 	return first;
 }
 
-/* "512 B", "12.3 KiB", "4.0 GiB". */
-static void
-gc_human(int64_t n, char *buf, size_t len)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	size_t u = 0;
-
-	if (n < 1024) {
-		snprintf(buf, len, "%" PRId64 " B", n);
-		return;
-	}
-	v /= 1024;
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%.1f %s", v, unit[u]);
-}
-
 static void
 gc_print(const struct gc_set *set, bool dry, const struct audit_freed *f,
     int64_t folder_bytes)
@@ -400,12 +380,12 @@ gc_print(const struct gc_set *set, bool dry, const struct audit_freed *f,
 		folders += r->has_folder;
 		eid = escape_str(r->id);
 		time_local_rfc3339(r->started_ms, when);
-		gc_human(r->record_bytes + r->folder_bytes, size, sizeof size);
+		size_human(r->record_bytes + r->folder_bytes, size, sizeof size);
 		printf("%s\t%s\t%s\n", eid, when, size);
 	}
-	gc_human(folder_bytes + f->bytes, size, sizeof size);
-	gc_human(folder_bytes, fold, sizeof fold);
-	gc_human(f->bytes, rec, sizeof rec);
+	size_human(folder_bytes + f->bytes, size, sizeof size);
+	size_human(folder_bytes, fold, sizeof fold);
+	size_human(f->bytes, rec, sizeof rec);
 	printf("%s %zu run%s: %zu folder%s; from the record %" PRId64
 	    " run%s, %" PRId64 " event%s, %" PRId64 " output row%s; %s %s "
 	    "(folders %s, record %s)\n", dry ? "would remove" : "removed", n,
