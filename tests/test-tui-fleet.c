@@ -94,12 +94,23 @@ render(struct fleet *f, int w, int h)
 	return text;
 }
 
+/* The trailing silence after an approve: no key for MODEL_TRAIL_MS,
+ * then the console's tick sends it (tui/model.h). */
+static void
+silence(struct fleet *f, struct model_effect *eff, size_t *run)
+{
+	int64_t mono = f->runs[0].m->now_mono, wall = f->runs[0].m->now_wall;
+
+	fleet_set_now(f, mono + MODEL_TRAIL_MS, wall + MODEL_TRAIL_MS);
+	assert_true(fleet_tick(f, eff, run));
+}
+
 static void
 press(struct fleet *f, int k, struct model_effect *eff, size_t *run)
 {
 	bool moved;
 
-	fleet_apply_key(f, k, eff, run, &moved);
+	fleet_apply_key(f, k, f->runs[0].m->now_mono, false, eff, run, &moved);
 	fleet_refresh(f);
 }
 
@@ -143,6 +154,8 @@ test_answer_goes_to_its_run(void **state)
 	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
 	free(render(f, 120, 40));
 	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(f, &eff, &run);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.verdict, VERDICT_ALLOW);
 	assert_int_equal(run, 1);
@@ -388,6 +401,8 @@ test_hosts(void **state)
 	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
 	free(render(f, 120, 40));
 	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(f, &eff, &run);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(run, h1);
 

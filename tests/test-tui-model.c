@@ -427,6 +427,15 @@ key(struct fx *f, int k, struct model_effect *eff)
 	model_apply_key(f->m, k, eff, &moved);
 }
 
+/* The trailing silence after an approve: no key for MODEL_TRAIL_MS,
+ * then the console's tick sends it. */
+static void
+silence(struct fx *f, struct model_effect *eff)
+{
+	tick(f, MODEL_TRAIL_MS);
+	assert_true(model_tick(f->m, eff));
+}
+
 /*
  * A held `a` (auto-repeat: a key every 30 ms for 4 s) approves nothing,
  * however long the requests were on screen: no key may have arrived in
@@ -455,7 +464,7 @@ test_held_key_never_arms(void **state)
 		frame(f);
 	}
 	assert_int_equal(sent, 0);
-	assert_message(f, "keys are still arriving");
+	assert_message(f, "keys were still arriving");
 	assert_false(model_armed(f->m, 1));
 	/* Let go: after the quiet period one press answers one request. */
 	tick(f, MODEL_QUIET_MS - 1);
@@ -463,14 +472,17 @@ test_held_key_never_arms(void **state)
 	tick(f, 1);
 	assert_true(model_armed(f->m, 1));
 	key(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(f, &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.request, 1);
 }
 
-/* Five requests on screen for long: a deliberate press after a quiet
- * moment answers the first; the same key held on answers no other. */
+/* Five requests on screen for long: the same key held from a quiet
+ * moment answers none, not even the first (each repeat comes within
+ * MODEL_TRAIL_MS of the one before); let go, one press answers one. */
 static void
-test_held_key_answers_at_most_one(void **state)
+test_held_key_answers_none(void **state)
 {
 	struct fx *f = *state;
 	struct model_effect eff;
@@ -484,17 +496,314 @@ test_held_key_answers_at_most_one(void **state)
 	frame(f);
 	for (int t = 0; t < 4000; t += 30) {
 		key(f, 'a', &eff);
-		if (eff.kind == EFFECT_DECIDE) {
-			sent++;
-			/* The supervisor answers at once. */
-			feed_msg(f, msg_resolved(eff.request, VERDICT_ALLOW,
-			    HOW_PERSON, "uid 1000 via console"));
-		}
+		sent += eff.kind == EFFECT_DECIDE;
 		frame(f);
 		tick(f, 30);
+		sent += model_tick(f->m, &eff);
 	}
-	assert_int_equal(sent, 1);
-	assert_int_equal(f->m->n_pending, 4);
+	assert_int_equal(sent, 0);
+	assert_int_equal(f->m->n_pending, 5);
+	assert_message(f, "ignored: keys were still arriving");
+	tick(f, 1000);
+	assert_false(model_tick(f->m, &eff));
+	key(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(f, &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+}
+
+/* ---- arming judged on arrival (issue 31) ---- */
+
+/* A key as the console gives it: when its read came, and whether that
+ * read brought others. */
+static void
+key_at(struct fx *f, int k, int64_t at, bool burst, struct model_effect *eff)
+{
+	bool moved;
+
+	model_apply_key_at(f->m, k, at, burst, eff, &moved);
+}
+
+/* One request on screen, armed long ago; the clock at its mono. */
+static void
+armed_one(struct fx *f)
+{
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	assert_true(model_armed(f->m, 1));
+}
+
+/* Repeats 30 ms apart with one gap of 479 ms (an ssh hiccup): the key
+ * after the gap is quiet and armed, but the next repeat comes within
+ * MODEL_TRAIL_MS and drops it. */
+static void
+test_arm_route_gap(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	int sent = 0;
+	bool held = false;
+
+	armed_one(f);
+	for (int i = 0; i < 60; i++) {
+		tick(f, i == 30 ? 479 : 30);
+		sent += model_tick(f->m, &eff);
+		key_at(f, 'a', f->mono, false, &eff);
+		sent += eff.kind != EFFECT_NONE;
+		held |= model_holding(f->m, 1);
+		frame(f);
+	}
+	assert_true(held);	/* the one after the gap was held... */
+	tick(f, 30);
+	sent += model_tick(f->m, &eff);
+	tick(f, 5000);
+	sent += model_tick(f->m, &eff);
+	assert_int_equal(sent, 0);	/* ...and dropped */
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	assert_message(f, "keys were still arriving");
+}
+
+/* A console stalled 600 ms while keys kept arriving 30 ms apart: they
+ * come in one read, a burst, and none approves; nor does a quiet `a`
+ * held just before the stall, whose silence the console could not
+ * see (the read comes before the tick). */
+static void
+test_arm_route_stall(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	int64_t read_at;
+
+	armed_one(f);
+	key_at(f, 'a', f->mono, false, &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(model_holding(f->m, 1));
+	assert_message(f, "allowing #1");
+	tick(f, 600);		/* stalled: then the round reads first */
+	read_at = f->mono;
+	for (int i = 0; i < 20; i++) {
+		key_at(f, 'a', read_at, true, &eff);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+	}
+	assert_false(model_tick(f->m, &eff));
+	assert_false(model_holding(f->m, 1));
+	assert_message(f, "keys were still arriving");
+	/* A burst is refused however long the quiet before it. */
+	tick(f, 5000);
+	key_at(f, 'a', f->mono, true, &eff);
+	tick(f, 1000);
+	assert_false(model_tick(f->m, &eff));
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+}
+
+/* A hold that starts on an armed request: its first key is quiet and
+ * armed, the repeats (30..100 ms) drop it. */
+static void
+test_arm_route_hold(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	int sent = 0;
+
+	armed_one(f);
+	for (int i = 0; i < 40; i++) {
+		key_at(f, 'a', f->mono, false, &eff);
+		sent += eff.kind != EFFECT_NONE;
+		tick(f, i % 2 ? 30 : 100);
+		sent += model_tick(f->m, &eff);
+		frame(f);
+	}
+	tick(f, 2000);
+	sent += model_tick(f->m, &eff);
+	assert_int_equal(sent, 0);
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+}
+
+/* A deliberate `a` commits after MODEL_TRAIL_MS of silence, not before;
+ * a key in the window drops it; d is sent at once. */
+static void
+test_arm_deliberate(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	armed_one(f);
+	feed_request(f, 2, "/etc/two");
+	key_at(f, 'a', f->mono, false, &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(model_holding(f->m, 1));
+	/* Not yet marked sent: the view shows "allowing". */
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	assert_int_equal(model_due(f->m), f->mono + MODEL_TRAIL_MS);
+	tick(f, MODEL_TRAIL_MS - 1);
+	assert_false(model_tick(f->m, &eff));
+	tick(f, 1);
+	assert_true(model_tick(f->m, &eff));
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_ALLOW);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_ALLOW);
+	assert_message(f, "allow #1 once: sent");
+	assert_int_equal(model_due(f->m), 0);
+	assert_false(model_tick(f->m, &eff));
+
+	/* d needs no silence, nor a quiet moment. */
+	key_at(f, 'j', f->mono, false, &eff);
+	assert_int_equal(f->m->sel, 2);
+	tick(f, 10);
+	key_at(f, 'd', f->mono, false, &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+	assert_int_equal(eff.request, 2);
+}
+
+/* A key in the window (here j) drops the held approve, and says so; a
+ * request answered elsewhere meanwhile is not answered again; a key the
+ * model was not given (model_note_key: typeahead thrown away) drops it
+ * too. */
+static void
+test_arm_window(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	armed_one(f);
+	key_at(f, 'a', f->mono, false, &eff);
+	tick(f, 150);
+	key_at(f, 'j', f->mono, false, &eff);
+	assert_false(model_holding(f->m, 1));
+	assert_message(f, "ignored: keys were still arriving: #1 not allowed");
+	tick(f, 1000);
+	assert_false(model_tick(f->m, &eff));
+
+	frame(f);
+	key_at(f, 'a', f->mono, false, &eff);
+	assert_true(model_holding(f->m, 1));
+	model_note_key(f->m, 'x', f->mono + 50);
+	assert_false(model_holding(f->m, 1));
+	tick(f, 1000);
+	assert_false(model_tick(f->m, &eff));
+
+	/* Resolved by another console while held: nothing sent. */
+	frame(f);
+	key_at(f, 'a', f->mono, false, &eff);
+	assert_true(model_holding(f->m, 1));
+	feed_msg(f, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	tick(f, MODEL_TRAIL_MS);
+	assert_false(model_tick(f->m, &eff));
+	assert_int_equal(eff.kind, EFFECT_NONE);
+}
+
+/* The arrival, not the reading, counts: a key read late (the console
+ * was busy) that arrived before the request had been shown for
+ * MODEL_ARM_MS does not arm; one read late that arrived after does. */
+static void
+test_arm_judged_on_arrival(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	int64_t shown;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/one");
+	frame(f);
+	shown = f->mono;
+	tick(f, 2000);		/* read 2 s later... */
+	key_at(f, 'a', shown + 100, false, &eff);	/* ...came at 100 ms */
+	assert_false(model_holding(f->m, 1));
+	assert_message(f, "request just appeared");
+	tick(f, 2000);
+	key_at(f, 'a', f->mono - 300, false, &eff);
+	assert_true(model_holding(f->m, 1));
+	/* Its silence counts from its arrival, too. */
+	assert_int_equal(model_due(f->m), f->mono - 300 + MODEL_TRAIL_MS);
+	assert_true(model_tick(f->m, &eff));
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
+/* Every answer that allows waits for the silence: A's y (a rule for the
+ * run) too, and a y that came in a burst is dropped; D's y is sent at
+ * once. */
+static void
+test_arm_rule_yes(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct request *r;
+
+	feed_welcome(f);
+	for (uint64_t id = 1; id <= 2; id++) {
+		r = sample_request(id, id == 1 ? "/etc/one" : "/etc/two",
+		    f->wall + 120000);
+		r->rule = xstrdup(id == 1 ? "/etc/one" : "/etc/two");
+		feed_msg(f, msg_request(r));
+		request_free(r);
+	}
+	frame(f);
+	tick(f, 5000);
+	frame(f);
+	key_at(f, 'A', f->mono, false, &eff);
+	assert_int_equal(f->m->answer.ask, ASK_RULE);
+	tick(f, 800);
+	key_at(f, 'y', f->mono, true, &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(model_holding(f->m, 1));
+	assert_message(f, "keys were still arriving");
+
+	tick(f, 1000);
+	frame(f);
+	key_at(f, 'A', f->mono, false, &eff);
+	tick(f, 800);
+	key_at(f, 'y', f->mono, false, &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(model_holding(f->m, 1));
+	tick(f, MODEL_TRAIL_MS);
+	assert_true(model_tick(f->m, &eff));
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.scope, SCOPE_RUN);
+	assert_string_equal(eff.rule, "/etc/one");
+
+	key_at(f, 'j', f->mono, false, &eff);
+	tick(f, 100);
+	key_at(f, 'D', f->mono, false, &eff);
+	key_at(f, 'y', f->mono + 10, false, &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+}
+
+/* A read that ends inside a key waits for the rest (tui/screen.c). */
+static void
+test_keys_tail(void **state)
+{
+	static const struct {
+		const char	*bytes;
+		bool		 cut;
+	} rows[] = {
+		{ "a", false }, { "aaa", false }, { "\033", true },
+		{ "a\033", true }, { "\033[", true }, { "\033[1;5", true },
+		{ "\033[A", false }, { "\033[1;5A", false },
+		{ "\033[200~", false }, { "\033[20", true },
+		{ "\033O", true }, { "\033OP", false },
+		{ "\033[M", true }, { "\033[M !", true },
+		{ "\033[M !!", false }, { "\033[<0;10;20", true },
+		{ "\033[<0;10;20M", false }, { "\033x", false },
+		{ "\033[Aa", false }, { "\xc3", true }, { "\xc3\xa9", false },
+		{ "\xe2\x82", true }, { "\xe2\x82\xac", false },
+		{ "\xf0\x9f\x98", true }, { "\xf0\x9f\x98\x80", false },
+		{ "\033[Aa\xc3", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (keys_tail_incomplete((const unsigned char *)rows[i].bytes,
+		    strlen(rows[i].bytes)) != rows[i].cut)
+			fail_msg("row %zu: want %d", i, rows[i].cut);
+	}
 }
 
 /* Every selection change re-arms, the person's own moves too. */
@@ -526,6 +835,8 @@ test_selection_change_rearms(void **state)
 	tick(f, MODEL_ARM_MS);
 	frame(f);
 	key(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(f, &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.request, 1);
 }
@@ -1429,10 +1740,25 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_held_key_never_arms, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_held_key_answers_at_most_one,
+		cmocka_unit_test_setup_teardown(test_held_key_answers_none,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_selection_change_rearms, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_route_gap, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_route_stall, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_route_hold, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_deliberate, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_window, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_judged_on_arrival, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_arm_rule_yes, setup,
+		    teardown),
+		cmocka_unit_test(test_keys_tail),
 		cmocka_unit_test_setup_teardown(test_focus_move_flushes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_enter_never_approves, setup,

@@ -158,6 +158,16 @@ key(struct model *m, int k, struct model_effect *eff, bool *moved)
 	model_apply_key(m, k, eff, moved);
 }
 
+/* The trailing silence after an approve: no key for MODEL_TRAIL_MS,
+ * then the console's tick sends it (tui/model.h). */
+static void
+silence(struct model *m, struct model_effect *eff)
+{
+	model_set_now(m, m->now_mono + MODEL_TRAIL_MS,
+	    m->now_wall + MODEL_TRAIL_MS);
+	assert_true(model_tick(m, eff));
+}
+
 static void
 test_agent_pane(void **state)
 {
@@ -297,6 +307,8 @@ test_agent_keys(void **state)
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	key(m, KEYS_PASTE_END, &eff, &moved);
 	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(m, &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.verdict, VERDICT_ALLOW);
 	assert_int_equal(eff.request, 1);
@@ -375,6 +387,8 @@ test_agent_brief(void **state)
 	model_set_now(m, MONO0 + 4200, WALL0 + 4200);
 	free(render(m, 80, 24));
 	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(m, &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.request, 1);
 	model_free(m);
@@ -391,6 +405,8 @@ test_agent_brief(void **state)
 	model_set_now(m, MONO0 + 2100, WALL0 + 2100);
 	free(render(m, 80, 24));
 	key(m, 'a', &eff, &moved);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	silence(m, &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_int_equal(eff.request, 2);
 	model_free(m);

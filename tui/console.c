@@ -50,6 +50,8 @@
 #define CONSOLE_FRAME_MS 33
 
 static volatile sig_atomic_t console_signal;
+/* Typeahead was thrown away this round (console_flush). */
+static bool console_flushed;
 
 static void
 console_on_signal(int sig)
@@ -272,6 +274,19 @@ console_read(struct console *c)
 	c->behind = n > 0;
 }
 
+/* Throws away keys typed ahead. They arrived all the same: a held
+ * approve is dropped (tui/model.h), here for c's model, by the every-run
+ * loop for every run's (console_flushed). */
+static void
+console_flush(struct console *c)
+{
+	if (screen_flush_input()) {
+		console_flushed = true;
+		if (c != NULL)
+			model_note_key(c->m, 0, now_mono_ms());
+	}
+}
+
 static void
 console_alerts(struct console *c)
 {
@@ -280,7 +295,7 @@ console_alerts(struct console *c)
 
 	model_take_alerts(c->m, &a);
 	if (a.flush)
-		screen_flush_input();
+		console_flush(c);
 	if (a.bell)
 		screen_beep();
 	if (a.notify != 0 && c->desktop &&
@@ -493,10 +508,16 @@ console_loop(struct console *c)
 			{ .fd = STDIN_FILENO, .events = POLLIN },
 			{ .fd = -1, .events = POLLIN },
 		};
-		int64_t now = now_mono_ms();
-		int timeout = (int)(next_tick > now ? next_tick - now : 0);
-		bool keyed = false;
+		int64_t now = now_mono_ms(), due = model_due(c->m), at;
+		int timeout;
+		bool keyed = false, burst;
+		struct model_effect held;
 		int key;
+
+		/* A held approve is sent when its silence ends: wake then. */
+		if (due == 0 || due > next_tick)
+			due = next_tick;
+		timeout = (int)(due > now ? due - now : 0);
 
 		if (c->conn != NULL) {
 			pfd[1].fd = proto_conn_fd(c->conn);
@@ -535,7 +556,12 @@ console_loop(struct console *c)
 		desktop_poll();
 		console_hook(c);
 
-		while (!c->m->quit && (key = screen_key()) != -1) {
+		/* The time the held approve is judged at: taken before the
+		 * terminal is read, so that every key that arrived before it
+		 * is seen first (model_tick). */
+		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		while (!c->m->quit &&
+		    (key = screen_key_at(&at, &burst)) != -1) {
 			struct model_effect eff;
 			bool moved = false;
 
@@ -551,12 +577,12 @@ console_loop(struct console *c)
 			if (keys_action(key) == ACTION_REDRAW &&
 			    !(c->m->agent && c->m->focus == PANE_AGENT))
 				screen_invalidate();
-			model_apply_key(c->m, key, &eff, &moved);
+			model_apply_key_at(c->m, key, at, burst, &eff, &moved);
 			console_effect(c, &eff);
 			if (moved) {
 				/* What was typed after the prefix was meant
 				 * for the program, not for the requests. */
-				screen_flush_input();
+				console_flush(c);
 				break;
 			}
 			if (c->m->alerts.flush) {
@@ -564,6 +590,10 @@ console_loop(struct console *c)
 				console_alerts(c);
 				break;
 			}
+		}
+		if (model_tick(c->m, &held)) {
+			keyed = true;
+			console_effect(c, &held);
 		}
 		console_input(c);
 		if (c->m->quit)
@@ -1101,9 +1131,19 @@ static void
 console_fleet_keys(struct console_fleet *cf)
 {
 	struct fleet *f = cf->f;
+	struct model_effect held;
+	size_t held_run;
+	int64_t at;
+	bool burst;
 	int key;
 
-	while (!f->quit && (key = screen_key()) != -1) {
+	/* The time a held approve is judged at: before the terminal is
+	 * read (model_tick). */
+	fleet_set_now(f, now_mono_ms(), now_wall_ms());
+	if (console_flushed)
+		fleet_note_key(f, 0, now_mono_ms());
+	console_flushed = false;
+	while (!f->quit && (key = screen_key_at(&at, &burst)) != -1) {
 		struct model_effect eff;
 		struct model *m = fleet_model(f);
 		bool moved = false;
@@ -1121,14 +1161,20 @@ console_fleet_keys(struct console_fleet *cf)
 		if (keys_action(key) == ACTION_REDRAW &&
 		    !(m != NULL && m->agent && m->focus == PANE_AGENT))
 			screen_invalidate();
-		fleet_apply_key(f, key, &eff, &run, &moved);
+		fleet_apply_key(f, key, at, burst, &eff, &run, &moved);
 		if (run < f->n_runs)
 			console_effect(&cf->cs[run], &eff);
 		fleet_refresh(f);
 		if (moved) {
-			screen_flush_input();
+			console_flush(NULL);
+			fleet_note_key(f, 0, now_mono_ms());
 			break;
 		}
+	}
+	console_flushed = false;
+	if (fleet_tick(f, &held, &held_run)) {
+		console_effect(&cf->cs[held_run], &held);
+		fleet_refresh(f);
 	}
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (i == f->sel)
@@ -1232,6 +1278,9 @@ console_fleet_loop(struct console_fleet *cf)
 
 		pfd = console_fleet_pollfds(cf, pfd);
 		due = next_tick < next_scan ? next_tick : next_scan;
+		/* A held approve is sent when its silence ends: wake then. */
+		if (fleet_due(f) != 0 && fleet_due(f) < due)
+			due = fleet_due(f);
 		if (poll(pfd, 1 + polled + cf->n_hosts,
 		    (int)(due > now ? due - now : 0)) < 0 && errno != EINTR)
 			break;

@@ -461,10 +461,11 @@ fleet_agent_strip(const struct model *m)
 }
 
 void
-fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
-    size_t *run, bool *focus_moved)
+fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
+    struct model_effect *eff, size_t *run, bool *focus_moved)
 {
 	struct model *m = fleet_model(f);
+	bool given;
 
 	memset(eff, 0, sizeof *eff);
 	eff->kind = EFFECT_NONE;
@@ -484,11 +485,50 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 		(void)fleet_key(f, m, key);
 	else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
 	    key == KEYS_PASTE_START || !fleet_key(f, m, key))
-		model_apply_key(m, key, eff, focus_moved);
+		model_apply_key_at(m, key, at, burst, eff, focus_moved);
+	/* The selected model was given it (and judged it on its arrival)
+	 * unless the fleet kept it; every other run hears of it too. */
+	given = m->keyed && m->last_key_ms == at;
+	for (size_t i = 0; i < f->n_runs; i++)
+		if (f->runs[i].m != m || !given)
+			model_note_key(f->runs[i].m, key, at);
 	if (m->quit) {
 		m->quit = false;
 		f->quit = true;
 	}
+}
+
+void
+fleet_note_key(struct fleet *f, int key, int64_t at)
+{
+	for (size_t i = 0; i < f->n_runs; i++)
+		model_note_key(f->runs[i].m, key, at);
+}
+
+bool
+fleet_tick(struct fleet *f, struct model_effect *eff, size_t *run)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (model_tick(f->runs[i].m, eff)) {
+			*run = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+int64_t
+fleet_due(const struct fleet *f)
+{
+	int64_t due = 0;
+
+	for (size_t i = 0; i < f->n_runs; i++) {
+		int64_t d = model_due(f->runs[i].m);
+
+		if (d != 0 && (due == 0 || d < due))
+			due = d;
+	}
+	return due;
 }
 
 void

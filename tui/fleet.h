@@ -124,11 +124,22 @@ size_t		 fleet_run_pending(const struct fleet *, size_t i);
 bool		 fleet_run_ended(const struct fleet *, size_t i);
 
 /*
- * One key. *run is the run the effect is for (the console sends it on
- * that run's connection); *focus_moved as model_apply_key().
+ * One key, with its arrival (at, burst: model_apply_key_at()). *run is
+ * the run the effect is for (the console sends it on that run's
+ * connection); *focus_moved as model_apply_key(). Every run's model
+ * hears that a key arrived (model_note_key): a held approve anywhere is
+ * dropped.
  */
-void		 fleet_apply_key(struct fleet *, int key,
-		    struct model_effect *eff, size_t *run, bool *focus_moved);
+void		 fleet_apply_key(struct fleet *, int key, int64_t at,
+		    bool burst, struct model_effect *eff, size_t *run,
+		    bool *focus_moved);
+/* A key arrived that no model was given (typeahead thrown away). */
+void		 fleet_note_key(struct fleet *, int key, int64_t at);
+/* model_tick() of each run: true when *eff is for run *run. */
+bool		 fleet_tick(struct fleet *, struct model_effect *eff,
+		    size_t *run);
+/* The earliest model_due() of the runs, or 0. */
+int64_t		 fleet_due(const struct fleet *);
 
 /* After each frame: each run's model hears what was drawn of it. */
 void		 fleet_note_view(struct fleet *);

@@ -110,6 +110,60 @@ keys_parse_prefix(const char *s, int *key)
 	return 0;
 }
 
+/* Escape sequences longer than this are not keys we wait for. */
+#define KEYS_SEQ_MAX	32
+
+bool
+keys_tail_incomplete(const unsigned char *b, size_t n)
+{
+	size_t from = n > KEYS_SEQ_MAX ? n - KEYS_SEQ_MAX : 0, esc = n;
+	size_t lead = n, need;
+
+	for (size_t i = n; i > from; i--) {
+		if (b[i - 1] == KEYS_ESC) {
+			esc = i - 1;
+			break;
+		}
+	}
+	if (esc < n) {
+		const unsigned char *r = b + esc + 1;
+		size_t len = n - esc - 1;
+
+		if (len == 0)
+			return true;
+		if (r[0] == 'O')
+			return len < 2;
+		if (r[0] == '[') {
+			if (len >= 2 && r[1] == 'M')
+				return len < 5;
+			for (size_t i = 1; i < len; i++)
+				if (r[i] >= 0x40 && r[i] <= 0x7e)
+					goto utf8;
+			return true;
+		}
+	}
+utf8:
+	/* The last lead byte of the last four, and how long it says its
+	 * character is. */
+	for (size_t i = n; i > 0 && i + 4 > n; i--) {
+		if ((b[i - 1] & 0xc0) != 0x80) {
+			lead = i - 1;
+			break;
+		}
+	}
+	if (lead == n)
+		return false;
+	if ((b[lead] & 0xe0) == 0xc0)
+		need = 2;
+	else if ((b[lead] & 0xf0) == 0xe0)
+		need = 3;
+	else if ((b[lead] & 0xf8) == 0xf0)
+		need = 4;
+	else
+		return false;
+	return n - lead < need;
+}
+
 const char *
 keys_name(int key, char *buf, size_t len)
 {

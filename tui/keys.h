@@ -9,6 +9,7 @@
  * says of it; tui/view-help.c draws the help from that table, so a key
  * cannot be bound one way and described another.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 enum action {
@@ -110,6 +111,15 @@ const struct keys_binding *keys_bindings(size_t *n);
  * control character of '@'..'_' or a letter; 0, or -EINVAL.
  */
 int		 keys_parse_prefix(const char *, int *key);
+
+/*
+ * Whether a read of the terminal's bytes ends inside a key: an escape
+ * sequence not finished yet (ESC alone, ESC [ without its final byte, ESC
+ * O, a mouse report's ESC [ M short of its three bytes) or a UTF-8
+ * character cut short. tui/screen.c then waits a moment for the rest
+ * before it hands the bytes to curses to decode, as curses would.
+ */
+bool		 keys_tail_incomplete(const unsigned char *, size_t);
 
 /* How the help screen names a key: "j", "Up", "PgUp", "Enter", "^L";
  * buf (KEYS_NAME_MAX bytes will do) holds it when it is not a constant. */

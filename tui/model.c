@@ -23,6 +23,7 @@ static void model_answer_gone(struct model *, uint64_t id);
 static uint64_t model_first_row_id(const struct model *);
 static int model_on_rule_list(struct model *, const json_t *);
 static void model_diff_clear_lines(struct model *);
+static void model_hold_clear(struct model *);
 
 struct model *
 model_new(void)
@@ -87,6 +88,7 @@ model_free(struct model *m)
 	for (size_t i = 0; i < m->event_count; i++)
 		free(m->events[(m->event_first + i) % MODEL_EVENTS].text);
 	free(m->message);
+	model_hold_clear(m);
 	vt_free(m->vt);
 	events_done(&m->ev);
 	free(m);
@@ -160,11 +162,23 @@ model_pending_find(const struct model *m, uint64_t id)
 	return model_pending_get(m, id);
 }
 
-/* No key arrived for MODEL_QUIET_MS: a held or repeating key is not. */
+/* When arming is judged: the arrival of the key being applied (the
+ * console may read it late), else now (what the view shows). */
+static int64_t
+model_arm_now(const struct model *m)
+{
+	return m->key_applying ? m->key_at : m->now_mono;
+}
+
+/* The key came alone and none arrived for MODEL_QUIET_MS before it: a
+ * held or repeating key is not, nor keys a stalled console reads in one
+ * go. */
 static bool
 model_quiet(const struct model *m)
 {
-	return !m->keyed || m->now_mono - m->last_key_ms >= MODEL_QUIET_MS;
+	if (m->key_applying && m->key_burst)
+		return false;
+	return !m->keyed || model_arm_now(m) - m->last_key_ms >= MODEL_QUIET_MS;
 }
 
 bool
@@ -173,7 +187,7 @@ model_armed(const struct model *m, uint64_t id)
 	const struct pending *p = model_pending_find(m, id);
 
 	return p != NULL && p->shown &&
-	    m->now_mono - p->shown_at_ms >= MODEL_ARM_MS &&
+	    model_arm_now(m) - p->shown_at_ms >= MODEL_ARM_MS &&
 	    model_quiet(m);
 }
 
@@ -937,7 +951,7 @@ model_allow(struct model *m, struct model_effect *eff, enum verdict v)
 	}
 	if (!model_armed(m, p->id)) {
 		if (!model_quiet(m))
-			model_message(m, MSG_WARN, "wait: keys are still "
+			model_message(m, MSG_WARN, "ignored: keys were still "
 			    "arriving; let go, then press a");
 		else if (p->partial && !p->shown)
 			model_message(m, MSG_WARN, "wait: #%" PRIu64 " is not "
@@ -2222,20 +2236,217 @@ model_apply_mouse(struct model *m, int y, int x, int button, bool pressed)
 static void model_apply_key_1(struct model *, int, struct model_effect *,
     bool *);
 
-/* Every key press counts for the quiet period, the program's too: a
- * person typing fast into the agent is not reading a request. A paste
- * is text, not presses (none of it answers anything). */
+/* ---- the trailing silence of an approve (MODEL_TRAIL_MS) ---- */
+
+static void
+model_hold_clear(struct model *m)
+{
+	struct model_hold *h = &m->hold;
+
+	free(h->ids);
+	free(h->rule);
+	free(h->file);
+	free(h->comment);
+	free(h->entry);
+	free(h->sent_msg);
+	memset(h, 0, sizeof *h);
+}
+
+/* Does the effect allow something (a request, a group, a rule)? */
+static bool
+model_effect_allows(const struct model_effect *eff)
+{
+	switch (eff->kind) {
+	case EFFECT_DECIDE:
+	case EFFECT_DECIDE_MANY:
+		return eff->verdict == VERDICT_ALLOW ||
+		    eff->verdict == VERDICT_STAGE;
+	case EFFECT_ALWAYS:
+		return true;
+	case EFFECT_NONE:
+	case EFFECT_DIFF_LOAD:
+	case EFFECT_DIFF_ACT:
+	case EFFECT_RULES:
+	case EFFECT_ALWAYS_PLAN:
+	case EFFECT_KILL:
+	case EFFECT_QUIT:
+		break;
+	}
+	return false;
+}
+
+static char *
+model_dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+/* An allowing effect becomes a held one: nothing is marked sent until
+ * model_tick sends it. */
+static void
+model_hold_start(struct model *m, struct model_effect *eff, int64_t at)
+{
+	struct model_hold *h;
+
+	model_hold_clear(m);
+	h = &m->hold;
+	h->active = true;
+	h->due = at + MODEL_TRAIL_MS;
+	h->eff = *eff;
+	if (eff->kind == EFFECT_DECIDE_MANY) {
+		h->ids = xcalloc(eff->n_requests + 1, sizeof *h->ids);
+		memcpy(h->ids, eff->requests, eff->n_requests * sizeof *h->ids);
+		h->n_ids = eff->n_requests;
+	} else {
+		h->ids = xcalloc(1, sizeof *h->ids);
+		h->ids[0] = eff->request;
+		h->n_ids = 1;
+	}
+	h->eff.requests = h->ids;
+	h->eff.rule = h->rule = model_dup_or_null(eff->rule);
+	h->eff.file = h->file = model_dup_or_null(eff->file);
+	h->eff.comment = h->comment = model_dup_or_null(eff->comment);
+	h->eff.entry = h->entry = model_dup_or_null(eff->entry);
+	h->sent_msg = model_dup_or_null(m->message);
+	for (size_t i = 0; i < h->n_ids; i++) {
+		struct pending *p = model_pending_get(m, h->ids[i]);
+
+		if (p != NULL)
+			p->sent = VERDICT_NONE;
+	}
+	memset(eff, 0, sizeof *eff);
+	eff->kind = EFFECT_NONE;
+	if (h->n_ids == 1)
+		model_message(m, MSG_INFO, "allowing #%" PRIu64 "... (any key "
+		    "now cancels)", h->ids[0]);
+	else
+		model_message(m, MSG_INFO, "allowing %zu requests... (any key "
+		    "now cancels)", h->n_ids);
+}
+
+static void
+model_hold_drop(struct model *m)
+{
+	if (!m->hold.active)
+		return;
+	if (m->hold.n_ids == 1)
+		model_message(m, MSG_WARN, "ignored: keys were still arriving: "
+		    "#%" PRIu64 " not allowed", m->hold.ids[0]);
+	else
+		model_message(m, MSG_WARN, "ignored: keys were still arriving: "
+		    "nothing allowed");
+	m->hold.active = false;
+}
+
+bool
+model_holding(const struct model *m, uint64_t id)
+{
+	if (!m->hold.active)
+		return false;
+	for (size_t i = 0; i < m->hold.n_ids; i++)
+		if (m->hold.ids[i] == id)
+			return true;
+	return false;
+}
+
+int64_t
+model_due(const struct model *m)
+{
+	return m->hold.active ? m->hold.due : 0;
+}
+
+bool
+model_tick(struct model *m, struct model_effect *eff)
+{
+	struct model_hold *h = &m->hold;
+	enum verdict v = h->eff.kind == EFFECT_ALWAYS ? VERDICT_ALLOW :
+	    h->eff.verdict;
+	size_t k = 0;
+
+	memset(eff, 0, sizeof *eff);
+	eff->kind = EFFECT_NONE;
+	if (!h->active || m->now_mono < h->due)
+		return false;
+	h->active = false;
+	/* Answered elsewhere or ended while it waited: not again. */
+	for (size_t i = 0; i < h->n_ids; i++) {
+		struct pending *p = model_pending_get(m, h->ids[i]);
+
+		if (p != NULL && p->sent == VERDICT_NONE)
+			h->ids[k++] = h->ids[i];
+	}
+	if (k == 0) {
+		model_message(m, MSG_INFO, "nothing sent: the request ended "
+		    "before the allow went");
+		return false;
+	}
+	for (size_t i = 0; i < k; i++)
+		model_pending_get(m, h->ids[i])->sent = v;
+	h->n_ids = k;
+	*eff = h->eff;
+	eff->n_requests = h->eff.kind == EFFECT_DECIDE_MANY ? k : 0;
+	if (h->sent_msg != NULL)
+		model_message(m, MSG_INFO, "%s", h->sent_msg);
+	else
+		model_message_clear(m);
+	return true;
+}
+
+void
+model_note_key(struct model *m, int key, int64_t at)
+{
+	if (key == KEYS_RESIZE)
+		return;
+	model_hold_drop(m);
+	if (key == KEYS_PASTE_START || key == KEYS_PASTE_END || m->pasting)
+		return;
+	m->last_key_ms = at;
+	m->keyed = true;
+}
+
 void
 model_apply_key(struct model *m, int key, struct model_effect *eff,
     bool *focus_moved)
 {
+	model_apply_key_at(m, key, m->now_mono, false, eff, focus_moved);
+}
+
+/* Every key press counts for the quiet period, the program's too: a
+ * person typing fast into the agent is not reading a request. A paste
+ * is text, not presses (none of it answers anything), but it drops a
+ * held approve as every key does. */
+void
+model_apply_key_at(struct model *m, int key, int64_t at, bool burst,
+    struct model_effect *eff, bool *focus_moved)
+{
 	bool paste = m->pasting || key == KEYS_PASTE_START ||
 	    key == KEYS_PASTE_END;
+	bool dropped = m->hold.active && key != KEYS_RESIZE;
+	uint64_t dropped_id = m->hold.n_ids == 1 ? m->hold.ids[0] : 0;
 
+	m->hold.active = m->hold.active && !dropped;
+	m->key_applying = true;
+	m->key_at = at;
+	m->key_burst = burst;
 	model_apply_key_1(m, key, eff, focus_moved);
+	m->key_applying = false;
 	if (key != KEYS_RESIZE && !paste) {
-		m->last_key_ms = m->now_mono;
+		m->last_key_ms = at;
 		m->keyed = true;
+	}
+	if (model_effect_allows(eff)) {
+		model_hold_start(m, eff, at);
+		/* Keys that came together were not typed one by one. */
+		if (burst)
+			model_hold_drop(m);
+	}
+	if (dropped && !m->hold.active) {
+		if (dropped_id != 0)
+			model_message(m, MSG_WARN, "ignored: keys were still "
+			    "arriving: #%" PRIu64 " not allowed", dropped_id);
+		else
+			model_message(m, MSG_WARN, "ignored: keys were still "
+			    "arriving: nothing allowed");
 	}
 }
 

@@ -20,12 +20,27 @@
  * restarted when the person's own move selects it: every selection change
  * re-arms.
  *
- * And only after a quiet moment: `a` counts only when no key arrived in
- * the MODEL_QUIET_MS before it (model_apply_key keeps the time of the last
- * key). A held key repeats every 30..100 ms on common terminals, so a
- * held `a` never arms, however long it is held; 400 ms is longer than
- * any default repeat interval and shorter than the pause of a person who
- * reads a request and then decides (the request alone needs 500 ms).
+ * And only after a quiet moment, judged on when the keys ARRIVED: the
+ * console reads the terminal itself (tui/screen.h, screen_key_at) and
+ * gives each key the CLOCK_MONOTONIC time of the read() that brought it;
+ * the keys of one read are a burst (they arrived together, e.g. while
+ * the console was stalled). model_apply_key_at() keeps the arrival of
+ * the last key: `a` counts only when it came alone (no burst) and no key
+ * arrived in the MODEL_QUIET_MS before it. A held key repeats every
+ * 30..100 ms on common terminals, so a held `a` never arms, however long
+ * it is held; 400 ms is longer than any default repeat interval and
+ * shorter than the pause of a person who reads a request and then
+ * decides (the request alone needs 500 ms).
+ *
+ * And only after a trailing silence: every answer that allows something
+ * (a, s, a group's or a rule's y, W's y) is held, not sent, and shown as
+ * "allowing..." (model_holding); model_tick() sends it once
+ * MODEL_TRAIL_MS passed after its key with no further key. Any key that
+ * arrives before then drops it ("ignored: keys were still arriving"), so
+ * a stream of repeats approves nothing even where one of its gaps is
+ * longer than MODEL_QUIET_MS (an ssh hiccup), and a hold that starts on
+ * an armed request approves nothing once its repeats come within
+ * MODEL_TRAIL_MS. Denying is safe: it is sent at once.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,6 +60,10 @@
 #define MODEL_EVENTS		100
 #define MODEL_ARM_MS		500
 #define MODEL_QUIET_MS		400
+/* The silence an approve waits for after its key before it is sent: a
+ * key repeat comes 30..100 ms after the one before, so 200 ms without a
+ * key says the key was let go; short enough not to be felt as a delay. */
+#define MODEL_TRAIL_MS		200
 
 enum pane {
 	PANE_OUTPUT,
@@ -207,6 +226,21 @@ struct model_effect {
 };
 
 /*
+ * An approve waiting for its trailing silence (MODEL_TRAIL_MS): its
+ * effect, with copies of what it points at, sent by model_tick() at due
+ * unless a key arrives first.
+ */
+struct model_hold {
+	bool		 active;
+	int64_t		 due;		/* mono */
+	struct model_effect eff;	/* points at the fields below */
+	uint64_t	*ids;		/* the requests it answers */
+	size_t		 n_ids;
+	char		*rule, *file, *comment, *entry;
+	char		*sent_msg;	/* the status line once sent; NULL */
+};
+
+/*
  * An answer that asks before it is sent (issue 15): the exact rule an
  * answer for the run stores (A, D), the glob a group answer amounts to,
  * every pending request (X); y sends, any other key cancels, and so does
@@ -283,7 +317,13 @@ struct model {
 	size_t		 event_count;
 
 	uint64_t	 sel;		/* selected request id, 0 = none */
-	int64_t		 last_key_ms;	/* mono, the last key (model_apply_key) */
+	int64_t		 last_key_ms;	/* mono, the last key's arrival */
+	/* The key being applied (model_apply_key_at): its arrival, and
+	 * whether it came in one read with others. */
+	bool		 key_applying;
+	int64_t		 key_at;
+	bool		 key_burst;
+	struct model_hold hold;		/* an approve waiting (MODEL_TRAIL_MS) */
 	bool		 keyed;		/* a key has come at all */
 	enum pane	 focus;
 	bool		 detail;	/* whole-request view of sel */
@@ -372,6 +412,29 @@ void		 model_apply_action(struct model *, enum action,
  */
 void		 model_apply_key(struct model *, int key,
 		    struct model_effect *eff, bool *focus_moved);
+/*
+ * model_apply_key() with the key's arrival: at is the CLOCK_MONOTONIC ms
+ * of the read that brought it, burst whether that read brought other
+ * keys too (model_apply_key is this with now and no burst). An answer
+ * that allows is held (*eff says nothing) for model_tick() to send; any
+ * key drops a held one.
+ */
+void		 model_apply_key_at(struct model *, int key, int64_t at,
+		    bool burst, struct model_effect *eff, bool *focus_moved);
+/* A key arrived at `at` that the model was not given (a run key of the
+ * every-run console, keys thrown away as typeahead): it counts for the
+ * quiet period and drops a held approve. */
+void		 model_note_key(struct model *, int key, int64_t at);
+/*
+ * Sends a held approve once its trailing silence passed (now, from
+ * model_set_now, taken before the console read the terminal: every key
+ * that arrived before it was given first). True when *eff has it.
+ */
+bool		 model_tick(struct model *, struct model_effect *eff);
+/* When model_tick() has something to do (mono ms), or 0. */
+int64_t		 model_due(const struct model *);
+/* Is the request's approve held, waiting for its trailing silence? */
+bool		 model_holding(const struct model *, uint64_t id);
 /* A mouse event at screen cell (y, x): to the program when the pane
  * has the keys, the event is inside it and the program asked for the
  * mouse; otherwise nothing. */

@@ -4,8 +4,12 @@
 #include <curses.h>
 #include <term.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -15,6 +19,8 @@
 #include "tui/pen.h"
 
 static bool screen_active;
+static FILE *screen_in;			/* curses' input: our pipe */
+static int screen_pipe_w = -1;		/* its other end (screen_fill) */
 static bool screen_mouse_on;
 static bool screen_raw_on;
 static bool screen_color;
@@ -156,8 +162,24 @@ screen_init(char **why)
 
 	if (screen_check(why) < 0)
 		return -ENOTTY;
+	/* curses reads the keys from our pipe, never from the terminal
+	 * (screen_fill): the terminal's modes are set on stdout, the same
+	 * terminal. */
+	if (screen_in == NULL) {
+		int fds[2];
+
+		if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+			return -ENOTTY;
+		screen_pipe_w = fds[1];
+		if ((screen_in = fdopen(fds[0], "r")) == NULL) {
+			close(fds[0]);
+			close(fds[1]);
+			screen_pipe_w = -1;
+			return -ENOTTY;
+		}
+	}
 	/* newterm(), not initscr(): a failure comes back to us. */
-	if (newterm(NULL, stdout, stdin) == NULL)
+	if (newterm(NULL, stdout, screen_in) == NULL)
 		return -ENOTTY;
 	screen_active = true;
 	cbreak();
@@ -295,14 +317,36 @@ screen_invalidate(void)
 	clearok(curscr, TRUE);
 }
 
-int
-screen_key(void)
-{
-	wint_t ch;
-	int r = wget_wch(stdscr, &ch);
+/*
+ * The keys are read here, not by curses: each read() of the terminal is
+ * timed (CLOCK_MONOTONIC) and its bytes are written into a pipe that
+ * curses reads, then every key curses decodes from them is queued with
+ * that time. So a key carries when it ARRIVED, not when the console got
+ * round to it, and the keys of one read are known to have come together
+ * (tui/model.h: arming is judged on arrival).
+ */
+#define SCREEN_READ_MAX		4096
+/* How long a read that ends inside a key waits for the rest, as curses'
+ * own escape delay (set_escdelay below). */
+#define SCREEN_SEQ_WAIT_MS	25
 
-	if (r == ERR)
-		return -1;
+struct screen_queued {
+	int		 key;
+	bool		 mouse;		/* a KEYS_MOUSE with its event: */
+	int		 my, mx, mb;
+	bool		 mp;
+};
+
+static struct screen_queued *screen_q;
+static size_t screen_q_n, screen_q_at, screen_q_cap;
+static int64_t screen_q_time;
+static bool screen_q_burst;
+static struct screen_queued screen_last;	/* the last one returned */
+
+/* curses' key code to ours. */
+static int
+screen_map(int r, wint_t ch)
+{
 	if (r == OK)
 		return (int)ch;
 	switch (ch) {
@@ -359,16 +403,114 @@ screen_key(void)
 	return 0;	/* a function key we have no use for */
 }
 
-void
-screen_flush_input(void)
+static bool screen_mouse_get(struct screen_queued *);
+
+/* Every key curses can decode from what is in the pipe, queued. */
+static void
+screen_decode(void)
 {
 	wint_t ch;
+	int r;
 
+	while ((r = wget_wch(stdscr, &ch)) != ERR) {
+		struct screen_queued q = { .key = screen_map(r, ch) };
+
+		if (q.key == KEYS_MOUSE)
+			q.mouse = screen_mouse_get(&q);
+		if (screen_q_n == screen_q_cap) {
+			screen_q_cap = screen_q_cap ? screen_q_cap * 2 : 64;
+			screen_q = xreallocarray(screen_q, screen_q_cap,
+			    sizeof *screen_q);
+		}
+		screen_q[screen_q_n++] = q;
+	}
+}
+
+/* Is there a byte to read on the terminal within ms? */
+static bool
+screen_ready(int ms)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0 && (p.revents & POLLIN);
+}
+
+/* One read() of the terminal (and the rest of a key it cut), timed, fed
+ * to curses and decoded: its keys are the queue. 0 when nothing came. */
+static size_t
+screen_fill(void)
+{
+	unsigned char buf[SCREEN_READ_MAX];
+	size_t n = 0;
+	ssize_t r;
+
+	screen_q_n = screen_q_at = 0;
+	if (screen_ready(0)) {
+		screen_q_time = now_mono_ms();
+		if ((r = read(STDIN_FILENO, buf, sizeof buf)) > 0)
+			n = (size_t)r;
+		/* The rest of a key cut by the read belongs to it. */
+		for (int i = 0; i < 4 && n > 0 && n < sizeof buf &&
+		    keys_tail_incomplete(buf, n) &&
+		    screen_ready(SCREEN_SEQ_WAIT_MS); i++) {
+			if ((r = read(STDIN_FILENO, buf + n,
+			    sizeof buf - n)) <= 0)
+				break;
+			n += (size_t)r;
+		}
+		for (size_t off = 0; off < n; ) {
+			ssize_t w = write(screen_pipe_w, buf + off, n - off);
+
+			if (w <= 0)
+				break;	/* 64 KiB of pipe; cannot be full */
+			off += (size_t)w;
+		}
+	} else
+		screen_q_time = now_mono_ms();
+	/* Also with no byte: curses keeps KEY_RESIZE for us. */
+	screen_decode();
+	screen_q_burst = screen_q_n > 1;
+	return screen_q_n;
+}
+
+int
+screen_key_at(int64_t *at, bool *burst)
+{
+	if (!screen_active)
+		return -1;
+	if (screen_q_at == screen_q_n && screen_fill() == 0)
+		return -1;
+	screen_last = screen_q[screen_q_at++];
+	if (at != NULL)
+		*at = screen_q_time;
+	if (burst != NULL)
+		*burst = screen_q_burst;
+	return screen_last.key;
+}
+
+int
+screen_key(void)
+{
+	return screen_key_at(NULL, NULL);
+}
+
+bool
+screen_flush_input(void)
+{
+	unsigned char buf[SCREEN_READ_MAX];
+	bool any = screen_q_at < screen_q_n;
+	wint_t ch;
+
+	screen_q_n = screen_q_at = 0;
+	while (screen_ready(0) && read(STDIN_FILENO, buf, sizeof buf) > 0)
+		any = true;
+	while (read(fileno(screen_in), buf, sizeof buf) > 0)
+		any = true;
 	flushinp();
-	/* flushinp() empties the tty's queue; keys curses already read
-	 * ahead sit in its own buffer. */
+	/* Keys curses already read ahead sit in its own buffer. */
 	while (wget_wch(stdscr, &ch) != ERR)
-		;
+		any = true;
+	return any;
 }
 
 void
@@ -403,8 +545,9 @@ screen_raw(bool on)
 	}
 }
 
-bool
-screen_mouse_event(int *y, int *x, int *button, bool *pressed)
+/* The event behind a KEY_MOUSE curses just gave, read at once. */
+static bool
+screen_mouse_get(struct screen_queued *q)
 {
 	static const struct {
 		mmask_t		 mask;
@@ -420,16 +563,28 @@ screen_mouse_event(int *y, int *x, int *button, bool *pressed)
 
 	if (getmouse(&ev) != OK)
 		return false;
-	*y = ev.y;
-	*x = ev.x;
-	*button = 0;
-	*pressed = false;
+	q->my = ev.y;
+	q->mx = ev.x;
+	q->mb = 0;
+	q->mp = false;
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
 		if (ev.bstate & map[i].mask) {
-			*button = map[i].button;
-			*pressed = map[i].pressed;
+			q->mb = map[i].button;
+			q->mp = map[i].pressed;
 			break;
 		}
 	}
+	return true;
+}
+
+bool
+screen_mouse_event(int *y, int *x, int *button, bool *pressed)
+{
+	if (screen_last.key != KEYS_MOUSE || !screen_last.mouse)
+		return false;
+	*y = screen_last.my;
+	*x = screen_last.mx;
+	*button = screen_last.mb;
+	*pressed = screen_last.mp;
 	return true;
 }

@@ -5,6 +5,7 @@
  * the screen and turns curses' keys into tui/keys.h codes.
  */
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tui/grid.h"
 
@@ -28,10 +29,18 @@ void	screen_draw(const struct grid *);
 void	screen_cursor(bool show, int y, int x);
 /* Forget what is on the terminal and draw it all again next time. */
 void	screen_invalidate(void);
-/* The next key (tui/keys.h), or -1 when none is waiting. */
+/*
+ * The next key (tui/keys.h), or -1 when none is waiting. The terminal is
+ * read here with read(), not by curses: *at is the CLOCK_MONOTONIC ms of
+ * the read that brought the key, *burst whether that read brought other
+ * keys too (they arrived together: a paste, a stalled console's backlog,
+ * keys typed faster than a read). Either may be NULL.
+ */
+int	screen_key_at(int64_t *at, bool *burst);
 int	screen_key(void);
-/* Throws away keys typed but not read yet (typeahead). */
-void	screen_flush_input(void);
+/* Throws away keys typed but not read yet (typeahead); true when there
+ * were some. */
+bool	screen_flush_input(void);
 void	screen_beep(void);
 /* Mouse reports on or off (the agent pane, while its program asks for
  * them); the event behind the last KEYS_MOUSE: 0-based screen cell,

@@ -129,7 +129,7 @@ main(int argc, char **argv)
 		size_t run;
 		bool moved;
 
-		fleet_apply_key(f, 'j', &eff, &run, &moved);
+		fleet_apply_key(f, 'j', now_mono_ms(), false, &eff, &run, &moved);
 		if (n % 10 == 9) {
 			struct fleet_run *fr = &f->runs[(size_t)n % f->n_runs];
 
