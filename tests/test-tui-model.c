@@ -630,12 +630,25 @@ test_arm_deliberate(void **state)
 {
 	struct fx *f = *state;
 	struct model_effect eff;
+	struct view_report rep;
+	char *text;
+
+	view_report_init(&rep);
 
 	armed_one(f);
 	feed_request(f, 2, "/etc/two");
+	/* The selected row says when a works, then that it waits. */
+	text = view_render_text(f->m, f->w, f->h, &rep);
+	assert_non_null(strstr(text, "armed  denied in"));
+	free(text);
 	key_at(f, 'a', f->mono, false, &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_true(model_holding(f->m, 1));
+	text = view_render_text(f->m, f->w, f->h, &rep);
+	assert_non_null(strstr(text, "allowing"));
+	assert_null(strstr(text, "armed  denied in"));
+	free(text);
+	view_report_done(&rep);
 	/* Not yet marked sent: the view shows "allowing". */
 	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
 	assert_int_equal(model_due(f->m), f->mono + MODEL_TRAIL_MS);

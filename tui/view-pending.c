@@ -93,18 +93,37 @@ view_pending_head_text(const struct model *m, const struct pending *p,
 	 * engineering in the fields below. The fields are escaped already. */
 	cleanup_free char *what = plain_request_brief(&r);
 
-	if (p->sent == VERDICT_ALLOW)
+	if (model_holding(m, p->id))
+		snprintf(right, len, "allowing%s ", m->ascii ? "..." :
+		    "\xe2\x80\xa6");
+	else if (p->sent == VERDICT_ALLOW)
 		snprintf(right, len, "allow sent ");
 	else if (p->sent == VERDICT_STAGE)
 		snprintf(right, len, "stage sent ");
 	else if (p->sent == VERDICT_DENY)
 		snprintf(right, len, "deny sent ");
 	else {
-		model_countdown(m, p, right, len - 1);
+		/* Where `a` would work now (tui/model.h: arming). */
+		size_t at = selected && model_armed(m, p->id) ?
+		    (size_t)snprintf(right, len, "armed  ") : 0;
+
+		model_countdown(m, p, right + at, len - 1 - at);
 		strcat(right, " ");
 	}
 	return xasprintf("%s%s#%" PRIu64 "  %s", selected ? "> " : "  ",
 	    label != NULL ? label : "", p->id, what);
+}
+
+/* The head's right end: yellow (the countdown) unless selected; green
+ * while `a` would work on it now or its allow waits (armed, allowing). */
+static unsigned
+view_pending_right_attr(const struct model *m, const struct pending *p,
+    bool selected)
+{
+	if (model_holding(m, p->id) ||
+	    (selected && p->sent == VERDICT_NONE && model_armed(m, p->id)))
+		return GRID_COLOR(GRID_GREEN);
+	return selected ? 0 : GRID_COLOR(GRID_YELLOW);
 }
 
 void
@@ -121,8 +140,8 @@ view_pending_head(const struct model *m, const struct pending *p,
 		grid_fill(g, y, 0, g->w, attr);
 	rx = g->w - grid_width(right);
 	grid_put(g, y, 0, rx - 1, left, attr);
-	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
-	    GRID_COLOR(GRID_YELLOW)));
+	grid_put(g, y, rx, g->w, right, attr | view_pending_right_attr(m, p,
+	    selected));
 }
 
 /* The brief head (issue 30, point 8): the title wraps beside the
@@ -147,8 +166,8 @@ view_pending_brief_head(const struct model *m, const struct pending *p,
 	}
 	pen_wrap(pen, 0, rx - 1, left, attr);
 	if (pen->g != NULL && y0 >= pen->top && y0 < pen->bottom)
-		grid_put(pen->g, y0, rx, w, right, attr | (selected ? 0 :
-		    GRID_COLOR(GRID_YELLOW)));
+		grid_put(pen->g, y0, rx, w, right, attr |
+		    view_pending_right_attr(m, p, selected));
 }
 
 /* One row of a brief block: the value shortened in its middle when it
