@@ -2,7 +2,9 @@
 #pragma once
 /*
  * The terminal: the only code that talks to curses. It copies a grid to
- * the screen and turns curses' keys into tui/keys.h codes.
+ * the screen and reads the keys: the terminal's bytes with read(), each
+ * read timed, decoded by curses (fed through a pipe) into tui/keys.h
+ * codes.
  */
 #include <stdbool.h>
 #include <stdint.h>
