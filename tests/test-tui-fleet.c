@@ -172,6 +172,34 @@ test_answer_goes_to_its_run(void **state)
 	fleet_free(f);
 }
 
+/* A run key the fleet keeps (]) arrives within the trailing silence of
+ * a held allow: the allow goes, in whichever run it was held. */
+static void
+test_run_key_drops_held_allow(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+	struct model *db = f->runs[1].m;
+
+	(void)state;
+	free(render(f, 120, 40));
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_true(model_holding(db, 1));
+	assert_int_equal(fleet_due(f), MONO0 + 600 + MODEL_TRAIL_MS);
+	fleet_set_now(f, MONO0 + 700, WALL0 + 700);
+	press(f, ']', &eff, &run);
+	assert_false(model_holding(db, 1));
+	fleet_set_now(f, MONO0 + 2000, WALL0 + 2000);
+	assert_false(fleet_tick(f, &eff, &run));
+	assert_int_equal(fleet_due(f), 0);
+	assert_int_equal(model_pending_find(db, 1)->sent, VERDICT_NONE);
+	fleet_free(f);
+}
+
 /* The selected request goes: the one in its place is selected, armed
  * afresh, and it may be of another run. */
 static void
@@ -497,6 +525,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_order),
 		cmocka_unit_test(test_answer_goes_to_its_run),
+		cmocka_unit_test(test_run_key_drops_held_allow),
 		cmocka_unit_test(test_selection_follows_queue),
 		cmocka_unit_test(test_switch_runs),
 		cmocka_unit_test(test_dismiss),

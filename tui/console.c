@@ -534,6 +534,8 @@ console_loop(struct console *c)
 			struct model_effect eff;
 
 			console_signal = 0;
+			/* A key all the same: a held approve goes. */
+			model_note_key(c->m, KEYS_CTRL('c'), now_mono_ms());
 			model_apply_action(c->m, c->m->confirm_quit ?
 			    ACTION_NO : ACTION_QUIT, &eff);
 		}
