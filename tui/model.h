@@ -40,7 +40,10 @@
  * a stream of repeats approves nothing even where one of its gaps is
  * longer than MODEL_QUIET_MS (an ssh hiccup), and a hold that starts on
  * an armed request approves nothing once its repeats come within
- * MODEL_TRAIL_MS. Denying is safe: it is sent at once.
+ * MODEL_TRAIL_MS. (A keyboard's delay before its first repeat is often
+ * longer, 250..660 ms: then the press that began the hold is a press
+ * like any other and counts, once; its repeats never do.) Denying is
+ * safe: it is sent at once.
  */
 #include <stdbool.h>
 #include <stddef.h>
