@@ -2257,8 +2257,11 @@ static bool
 model_effect_allows(const struct model_effect *eff)
 {
 	switch (eff->kind) {
-	case EFFECT_DECIDE:
 	case EFFECT_DECIDE_MANY:
+		if (eff->n_requests == 0)
+			break;
+		/* FALLTHROUGH */
+	case EFFECT_DECIDE:
 		return eff->verdict == VERDICT_ALLOW ||
 		    eff->verdict == VERDICT_STAGE;
 	case EFFECT_ALWAYS:
