@@ -144,8 +144,7 @@ scorecard_lines(struct audit *a, const char *run, const struct summary *s,
 	char avg[32], longest[32];
 	int r;
 
-	strv_push(&c.lines, &c.n, xasprintf("What the program tried, and what "
-	    "came of it:"));
+	strv_push(&c.lines, &c.n, xstrdup(SCORECARD_TITLE));
 	if ((r = audit_each_event(a, run, scorecard_on_event, &c,
 	    cause)) < 0) {
 		strv_free(c.lines);

@@ -17,8 +17,11 @@ struct audit;
  * not "you". */
 #define SCORECARD_SCRIPT_ORIGIN	"ward demo --auto"
 
+#define SCORECARD_TITLE	"What the program tried, and what came of it:"
+
 /* The lines (malloc'd strv, NULL-terminated), escaped as the record's
- * strings are; 0 or -errno with *cause. */
+ * strings are, the first the title (SCORECARD_TITLE, which a card may
+ * show as its header instead); 0 or -errno with *cause. */
 int	scorecard_lines(struct audit *, const char *run,
 	    const struct summary *, char ***ret, char **cause);
 
