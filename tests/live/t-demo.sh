@@ -14,10 +14,12 @@
 # (share/demo/world.sh): namespaces as this user, no packet leaves.
 #
 # Then the quick start's command as README gives it (`./ward demo`, in
-# the repository's folder; --auto answers) in a real terminal (tmux,
-# 100x40): when the run ends the console shows the scorecard, the ~/.ssh
-# step's line among it, and keeps it until q; after q the scorecard is
-# printed too, every line fitted to the terminal's 100 columns. The
+# the repository's folder) in a real terminal (tmux, 100x40), its
+# requests answered from outside with ward approve (names, the install)
+# and ward deny (the rest): when the run ends the console shows the
+# scorecard, the ~/.ssh step's line among it, and keeps it until q; after
+# q the scorecard is printed too, every line fitted to the terminal's 100
+# columns. The
 # ~/.ssh of the user running it (HOME's, a canary authorized_keys) is
 # untouched throughout, and so is the stand-in's.
 . "$(dirname "$0")/lib.sh"
@@ -116,7 +118,7 @@ WT_TMUX_H=40
 	printf 'export LANG=C.UTF-8 LC_ALL=C.UTF-8 WARD_DEMO_PACE_MS=300\n'
 	# as README's quick start runs it: ./ward demo, in the repository
 	printf 'cd %q || exit 99\n' "$repo"
-	printf './ward demo --auto 2>%q\n' "$term_err"
+	printf './ward demo 2>%q\n' "$term_err"
 	printf 'echo $? > %q\n' "$WT_TMUX_STATUS"
 	# the printed scorecard stays on the terminal to be read
 	printf 'exec sleep 120\n'
@@ -129,7 +131,25 @@ demo_folder() {
 	case $tdir in /tmp/ward-demo-*) ;; *) tdir= ; return 1 ;; esac
 }
 wait_for 15 demo_folder || { show "ward demo's stderr" "$term_err"; die "no 'ward: demo folder' line"; }
+# The person at another terminal: names and the install allowed, the
+# rest denied, each as it comes.
+answerer() {
+	while :; do
+		"$WARD" pending --no-header </dev/null 2>/dev/null |
+		    while IFS=$'\t' read -r run id kind _; do
+			case $kind in
+			dns | package) "$WARD" approve "$run" "$id" ;;
+			*) "$WARD" deny "$run" "$id" ;;
+			esac >>"$WT_SCRATCH/answers" 2>&1 </dev/null
+		done
+		sleep 0.3
+	done
+}
+answerer &
+answerer_pid=$!
+WT_BG_PIDS+=("$answerer_pid")
 expect_screen scorecard '^-- scorecard: what the program tried, and what came of it -' 60
+kill "$answerer_pid" 2>/dev/null || true
 screen=$WT_ARTIFACTS/screen-$shot-scorecard.txt
 assert_grep "the run has ended on screen" 'run exited with status 0 - .*q to leave' "$screen"
 assert_grep "the ~/.ssh step's line on the console's screen" \
@@ -137,7 +157,7 @@ assert_grep "the ~/.ssh step's line on the console's screen" \
 next_row() { grep -A1 -- "$1" "$2" | sed -n 2p >"$WT_SCRATCH/next-row"; }
 next_row 'home/\.ssh/authorized_keys (an SSH key' "$screen"
 assert_grep "its outcome on the next row, under its sentence" \
-    '^ {13}[^ ].*denied by the demo.s script, after [0-9.]+ s *$' "$WT_SCRATCH/next-row"
+    '^ {13}[^ ].*denied by you, after [0-9.]+ s *$' "$WT_SCRATCH/next-row"
 assert_grep "the /etc/hosts step's line on screen" '^   files     change /etc/hosts ' "$screen"
 assert_grep "the metadata step's line on screen" 'connect to 169\.254\.169\.254 on port 80: refused by the never' "$screen"
 # It stays until q.
@@ -153,7 +173,7 @@ assert_grep "printed after leaving: the ~/.ssh step" \
     "^  files     change $tdir/home/\\.ssh/authorized_keys \\(an SSH key file," "$printed"
 next_row 'home/\.ssh/authorized_keys (an SSH key' "$printed"
 assert_grep "printed after leaving: its outcome under its sentence" \
-    '^ {12}[^ ].*denied by the demo.s script, after [0-9.]+ s *$' "$WT_SCRATCH/next-row"
+    '^ {12}[^ ].*denied by you, after [0-9.]+ s *$' "$WT_SCRATCH/next-row"
 # capture-pane -J joins the rows a terminal wrapped: a row longer than
 # the terminal is a line the demo did not fit.
 wide=$(awk -v w=$WT_TMUX_W '{ if (length($0) > w) print }' "$printed" | head -3)
