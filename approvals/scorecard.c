@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uniwidth.h>
+
 #include "approvals/audit.h"
 #include "approvals/plain.h"
+#include "config/escape.h"
 #include "config/util.h"
 
 struct scorecard_ctx {
@@ -141,8 +144,7 @@ scorecard_lines(struct audit *a, const char *run, const struct summary *s,
 	char avg[32], longest[32];
 	int r;
 
-	strv_push(&c.lines, &c.n, xasprintf("What the program tried, and what "
-	    "came of it:"));
+	strv_push(&c.lines, &c.n, xstrdup(SCORECARD_TITLE));
 	if ((r = audit_each_event(a, run, scorecard_on_event, &c,
 	    cause)) < 0) {
 		strv_free(c.lines);
@@ -163,4 +165,208 @@ scorecard_lines(struct audit *a, const char *run, const struct summary *s,
 		strv_push(&c.lines, &c.n, xasprintf("  %s", sum[i]));
 	*ret = c.lines;
 	return 0;
+}
+
+/* --- fitted to a width ----------------------------------------------------- */
+
+/* The columns of the UTF-8 sequence at p (n bytes left); its length in
+ * *len. A byte that starts none takes one column, as escaping shows it. */
+static int
+scorecard_glyph(const char *p, size_t n, size_t *len)
+{
+	uint32_t cp;
+	size_t l = escape_utf8((const unsigned char *)p, n, &cp);
+	int w;
+
+	if (l == 0) {
+		*len = 1;
+		return 1;
+	}
+	*len = l;
+	w = uc_width(cp, "UTF-8");
+	return w < 0 ? 1 : w;
+}
+
+int
+scorecard_width(const char *s)
+{
+	size_t n = strlen(s), len;
+	int w = 0;
+
+	for (size_t i = 0; i < n; i += len)
+		w += scorecard_glyph(s + i, n - i, &len);
+	return w;
+}
+
+/* Where the rows after a line's first start (scorecard.h). */
+static int
+scorecard_hang(const char *line, int width)
+{
+	int lead = (int)strspn(line, " "), hang = lead + 2;
+	const char *word = line + lead;
+	size_t wlen = strcspn(word, " "), pad = strspn(word + wlen, " ");
+
+	/* A step: its surface, then the column's padding (2 or more). */
+	if (lead > 0 && wlen > 0 && pad >= 2 && word[wlen + pad] != '\0') {
+		cleanup_free char *surface = xstrndup(word, wlen);
+
+		hang = lead + scorecard_width(surface) + (int)pad;
+	}
+	if (width - hang < 16)
+		hang = lead + 2;
+	if (width - hang < 1)
+		hang = 0;
+	return hang;
+}
+
+/* A number and its unit are one word ("2.4 s", "after 5.2 s."): the
+ * length of the word at w (nword bytes up to a space) with its unit. */
+static size_t
+scorecard_glue(const char *w, size_t nword)
+{
+	const char *u = w + nword + 1;
+
+	if (w[nword] != ' ' || strspn(w, "0123456789.") != nword ||
+	    u[0] != 's' || strspn(u + 1, ".,;:)") != strcspn(u + 1, " "))
+		return nword;
+	return nword + 2 + strcspn(u + 1, " ");
+}
+
+struct scorecard_row {
+	char	**out;
+	size_t	  n;
+	char	 *buf;
+	size_t	  len, cap;
+	int	  col;		/* columns in buf */
+	bool	  text;		/* buf holds more than its indent */
+};
+
+static void
+scorecard_row_add(struct scorecard_row *r, const char *s, size_t n, int w)
+{
+	if (r->len + n + 1 > r->cap) {
+		r->cap = (r->len + n + 1) * 2;
+		r->buf = xrealloc(r->buf, r->cap);
+	}
+	memcpy(r->buf + r->len, s, n);
+	r->len += n;
+	r->buf[r->len] = '\0';
+	r->col += w;
+}
+
+/* Ends the row and starts the next, hang columns in. */
+static void
+scorecard_row_break(struct scorecard_row *r, int hang)
+{
+	strv_push(&r->out, &r->n, xstrndup(r->buf, r->len));
+	r->len = 0;
+	r->col = 0;
+	r->text = false;
+	for (int i = 0; i < hang; i++)
+		scorecard_row_add(r, " ", 1, 1);
+}
+
+/* Breaks the row inside a word whose part on it starts at byte piece:
+ * after its last '/' when that leaves something on the row, the rest
+ * carried to the next row. Where the word's part on the new row starts. */
+static size_t
+scorecard_row_cut(struct scorecard_row *r, size_t piece, int hang)
+{
+	cleanup_free char *tail = NULL;
+	size_t j = r->len;
+
+	while (j > piece + 1 && r->buf[j - 1] != '/')
+		j--;
+	if (j > piece + 1 && j < r->len) {
+		tail = xstrndup(r->buf + j, r->len - j);
+		r->len = j;
+		r->buf[j] = '\0';
+	}
+	while (r->len > piece && r->buf[r->len - 1] == ' ') {
+		r->buf[--r->len] = '\0';	/* a glued unit's space */
+		r->col--;
+	}
+	scorecard_row_break(r, hang);
+	piece = r->len;
+	if (tail != NULL)
+		scorecard_row_add(r, tail, strlen(tail),
+		    scorecard_width(tail));
+	return piece;
+}
+
+static void
+scorecard_fit_line(struct scorecard_row *r, const char *line, int width)
+{
+	int hang = scorecard_hang(line, width);
+	const char *p = line;
+
+	r->len = 0;
+	r->col = 0;
+	r->text = false;
+	while (*p != '\0') {
+		size_t nsep = strspn(p, " "), nword, len;
+		const char *w = p + nsep;
+		size_t piece;
+		int ww;
+
+		nword = strcspn(w, " ");
+		if (nword == 0)
+			break;		/* trailing spaces */
+		nword = scorecard_glue(w, nword);
+		{
+			cleanup_free char *word = xstrndup(w, nword);
+
+			ww = scorecard_width(word);
+		}
+		if (r->col + (int)nsep + ww <= width) {
+			/* the separator as the line has it (a column's pad) */
+			scorecard_row_add(r, p, nsep, (int)nsep);
+			scorecard_row_add(r, w, nword, ww);
+			r->text = true;
+			p = w + nword;
+			continue;
+		}
+		if (r->text) {
+			scorecard_row_break(r, hang);
+			if (hang + ww <= width) {
+				scorecard_row_add(r, w, nword, ww);
+				r->text = true;
+				p = w + nword;
+				continue;
+			}
+		} else if (r->col + (int)nsep < width)
+			scorecard_row_add(r, p, nsep, (int)nsep);
+		/* Wider than a row: cut over rows, after a '/' where the
+		 * row has one (a path stays readable), else where it fills. */
+		piece = r->len;
+		for (size_t i = 0; i < nword; i += len) {
+			int gw = scorecard_glyph(w + i, nword - i, &len);
+
+			if (r->col + gw > width && r->text) {
+				piece = scorecard_row_cut(r, piece, hang);
+				if (w[i] == ' ' && r->len == piece)
+					continue;
+			}
+			scorecard_row_add(r, w + i, len, gw);
+			r->text = true;
+		}
+		p = w + nword;
+	}
+	strv_push(&r->out, &r->n, xstrndup(r->buf != NULL ? r->buf : "",
+	    r->len));
+}
+
+char **
+scorecard_fit(char *const *lines, int width)
+{
+	struct scorecard_row r = { .out = xcalloc(1, sizeof (char *)) };
+
+	for (size_t i = 0; lines[i] != NULL; i++) {
+		if (width <= 0)
+			strv_push(&r.out, &r.n, xstrdup(lines[i]));
+		else
+			scorecard_fit_line(&r, lines[i], width);
+	}
+	free(r.buf);
+	return r.out;
 }

@@ -17,7 +17,26 @@ struct audit;
  * not "you". */
 #define SCORECARD_SCRIPT_ORIGIN	"ward demo --auto"
 
+#define SCORECARD_TITLE	"What the program tried, and what came of it:"
+
 /* The lines (malloc'd strv, NULL-terminated), escaped as the record's
- * strings are; 0 or -errno with *cause. */
+ * strings are, the first the title (SCORECARD_TITLE, which a card may
+ * show as its header instead); 0 or -errno with *cause. */
 int	scorecard_lines(struct audit *, const char *run,
 	    const struct summary *, char ***ret, char **cause);
+
+/*
+ * lines fitted to `width` columns (a terminal's, the console's card):
+ * each line wrapped at spaces into rows of at most width columns (as a
+ * terminal counts them: a wide character takes two), its words whole
+ * and in order; a word longer than a row is cut over rows, never
+ * dropped. A row that goes on a line hangs under its text: a step's
+ * under the sentence after its surface ("files     "), any other line
+ * two columns in from its own indent; too narrow for that (fewer than
+ * 16 columns left), two in from the line's indent. width <= 0: copied as
+ * they are. A malloc'd strv, NULL-terminated.
+ */
+char	**scorecard_fit(char *const *lines, int width);
+
+/* The columns s takes on a terminal (scorecard_fit's measure). */
+int	scorecard_width(const char *s);

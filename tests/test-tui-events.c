@@ -611,6 +611,8 @@ test_finished(void **state)
 	assert_int_equal(m->summary.denied, 1);
 	assert_int_equal(m->summary.timed_out, 1);
 	assert_int_equal(m->summary.blocked[SURFACE_NETWORK], 1);
+	/* not the demo's policy: no scorecard, the summary card */
+	assert_null(m->scorecard);
 
 	/* Every answer key only says read-only. */
 	for (size_t i = 0; i < ARRAY_SIZE(answers); i++) {
@@ -631,6 +633,123 @@ test_finished(void **state)
 	assert_int_equal(eff.kind, EFFECT_QUIT);
 	model_free(m);
 	audit_close(a);
+}
+
+/* A `ward demo` run's record: its policy is the shipped demo.ini (by
+ * WARD_SHARE, as paths_share_dir finds it), the steps that matter
+ * answered by the demo's script, the ~/.ssh step's write denied. */
+static struct audit *
+record_demo(char **policy)
+{
+	cleanup_free char *share = realpath("share", NULL);
+	struct audit_run run = {
+		.id = "d-51a0", .name = "demo-4242", .command = "env sh agent.sh",
+		.policy_hash = "h", .started_ms = WALL0 - 60000,
+		.limits = "timeout=600s",
+	};
+	struct audit_event ev = {
+		.run = "d-51a0", .time_ms = WALL0, .pid = 77, .kind = KIND_RUN,
+		.subject = "start", .verdict = VERDICT_NONE,
+		.how = HOW_SUPERVISOR,
+	};
+	static const struct {
+		enum request_kind kind;
+		const char *subject;
+		enum verdict v;
+		enum how how;
+		const char *rule;
+		int64_t wait_ms;
+	} steps[] = {
+		{ KIND_WRITE, "/etc/hosts", VERDICT_DENY, HOW_PERSON, NULL,
+		    1250 },
+		{ KIND_WRITE, "/tmp/ward-demo-Xq3Zk1/home/.ssh/authorized_keys",
+		    VERDICT_DENY, HOW_PERSON, NULL, 1300 },
+		{ KIND_DNS, "paste.example.com", VERDICT_ALLOW, HOW_PERSON,
+		    NULL, 1250 },
+		{ KIND_CONNECT, "paste.example.com (203.0.113.7):80",
+		    VERDICT_DENY, HOW_PERSON, NULL, 1250 },
+		{ KIND_PACKAGE, "pip install wardtiny (1 package) -> /work/lib; "
+		    "index http://pypi.org/simple; hosts pypi.org:80",
+		    VERDICT_ALLOW, HOW_PERSON, NULL, 1250 },
+		{ KIND_CONNECT, "pypi.org (151.101.0.223):80", VERDICT_ALLOW,
+		    HOW_RUN_RULE, "registry of an approved pip install", 0 },
+		{ KIND_CONNECT, "169.254.169.254:80", VERDICT_DENY, HOW_POLICY,
+		    "never 169.254.0.0/16 (built in)", 0 },
+	};
+	static const char done[] = "== done: the agent is finished. Its change "
+	    "to app.py waits for you: ward diff, ward apply.\n";
+	struct audit *a = NULL;
+
+	assert_non_null(share);
+	assert_int_equal(setenv("WARD_SHARE", share, 1), 0);
+	*policy = xasprintf("%s/demo/demo.ini", share);
+	run.policy_path = *policy;
+	assert_int_equal(audit_open(":memory:", &a, NULL), 0);
+	assert_int_equal(audit_run_begin(a, &run, NULL), 0);
+	audit_event(a, &ev);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		ev.kind = steps[i].kind;
+		ev.subject = steps[i].subject;
+		ev.syscall = steps[i].kind == KIND_WRITE ? "openat" :
+		    steps[i].kind == KIND_DNS ? NULL : "connect";
+		ev.verdict = steps[i].v;
+		ev.how = steps[i].how;
+		ev.rule = steps[i].rule;
+		ev.wait_ms = steps[i].wait_ms;
+		ev.request_id = steps[i].how == HOW_PERSON ? i + 1 : 0;
+		ev.decided_by = steps[i].how == HOW_PERSON ?
+		    "uid 1000 (alice) pid 9 via ward demo --auto" : NULL;
+		audit_event(a, &ev);
+	}
+	audit_output(a, "d-51a0", AUDIT_STDOUT, WALL0, done, strlen(done));
+	ev.kind = KIND_RUN;
+	ev.subject = "exit";
+	ev.syscall = NULL;
+	ev.rule = NULL;
+	ev.decided_by = NULL;
+	ev.request_id = 0;
+	ev.verdict = VERDICT_NONE;
+	ev.how = HOW_SUPERVISOR;
+	ev.detail = "exit_code=0 signal=0";
+	audit_event(a, &ev);
+	assert_int_equal(audit_flush(a, NULL), 0);
+	assert_int_equal(audit_run_end(a, "d-51a0", WALL0 + 1000, 0, 0,
+	    "exit", NULL), 0);
+	return a;
+}
+
+/* A demo's run, ended, shows its scorecard in the card, fitted to the
+ * screen's width, the ~/.ssh step's line among the steps; a live
+ * console's model gets it as finished_summary gives it. */
+static void
+test_finished_demo(void **state)
+{
+	cleanup_free char *policy = NULL;
+	struct audit *a = record_demo(&policy);
+	struct model *m = model_new();
+	cleanup_free char *screen = NULL;
+
+	(void)state;
+	model_set_now(m, MONO0, WALL0);
+	assert_int_equal(finished_fill(m, a, "demo-4242", NULL), 0);
+	assert_non_null(m->scorecard);
+	assert_string_equal(m->scorecard[0], "What the program tried, and "
+	    "what came of it:");
+	assert_null(strstr(m->scorecard[0], "\n"));
+	assert_non_null(strstr(m->scorecard[2], "/home/.ssh/authorized_keys "
+	    "(an SSH key file, outside its folders): denied by the demo's "
+	    "script, after 1.3 s"));
+	golden_screen("scorecard-card-80x24", m, 80, 24);
+	golden_screen("scorecard-card-60x20", m, 60, 20);
+	golden_screen("scorecard-card-200x50", m, 200, 50);
+	/* At 80 columns every row fits and the ~/.ssh line is on screen. */
+	screen = view_render_text(m, 80, 24, NULL);
+	assert_non_null(strstr(screen, "-- scorecard: what the program tried, "
+	    "and what came of it --"));
+	assert_non_null(strstr(screen, "/home/.ssh/authorized_keys (an SSH"));
+	model_free(m);
+	audit_close(a);
+	unsetenv("WARD_SHARE");
 }
 
 /* ---- goldens ---- */
@@ -705,6 +824,7 @@ main(void)
 		cmocka_unit_test(test_model_events),
 		cmocka_unit_test(test_model_keys),
 		cmocka_unit_test(test_finished),
+		cmocka_unit_test(test_finished_demo),
 		cmocka_unit_test(test_golden_events),
 		cmocka_unit_test(test_golden_summary),
 		cmocka_unit_test(test_golden_finished),

@@ -9,6 +9,12 @@
  * the end, a scorecard: what it tried by surface, what was allowed, what
  * was refused, and what reached the fake servers.
  *
+ * The ~/.ssh step writes to the demo's stand-in home (DIR/home, with a
+ * .ssh/authorized_keys of its own, shown read-only with --in): the write
+ * is asked like any outside the run's folders, and an allowed one lands
+ * in the demo's folder. The person's own home is never shown to the run
+ * nor named to it for writing.
+ *
  * The outer `ward demo` makes the folders and runs world.sh, which runs
  * `ward demo` again inside the world (WARD_DEMO_STAGE=inside); where the
  * world cannot be made (a tool missing, namespaces refused) the demo runs
@@ -17,6 +23,7 @@
 #include "tui/demo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -26,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,6 +74,7 @@ static const struct demo_answer {
 	enum verdict	 verdict;
 } demo_answers[] = {
 	{ KIND_WRITE, "/etc/*", VERDICT_DENY },
+	{ KIND_WRITE, "*/.ssh/*", VERDICT_DENY },
 	{ KIND_DNS, "paste.example.com*", VERDICT_ALLOW },
 	{ KIND_CONNECT, "*paste.example.com*", VERDICT_DENY },
 	{ KIND_PACKAGE, "*wardtiny*", VERDICT_ALLOW },
@@ -114,9 +123,11 @@ demo_args(int argc, char **argv, struct demo_opts *o)
 			    "A pretend agent in the sandbox, with the console: it "
 			    "works in its own folders,\nedits a project (staged: "
 			    "the diff pane shows it, c), tries to change /etc/hosts,"
-			    "\nlooks for ~/.ssh, sends a file to a paste site, "
-			    "installs a package with pip,\nasks the cloud metadata "
-			    "address for credentials, and prints an escape\nsequence "
+			    "\nlooks for ~/.ssh, adds a key to ~/.ssh/authorized_keys "
+			    "(the demo's own stand-in\nhome, never yours), sends a "
+			    "file to a paste site, installs a package with pip,\n"
+			    "asks the cloud metadata address for credentials, and "
+			    "prints an escape\nsequence "
 			    "that would retitle the terminal. Each step says what "
 			    "it tries and\nwhat ward will do. The network is a fake "
 			    "one made for the demo (share/demo/\nworld.sh): nothing "
@@ -328,13 +339,34 @@ demo_find_run(const struct audit_run_row *row, void *arg)
 	return 0;
 }
 
-/* The run's scorecard from the record (approvals/scorecard.h). */
+/* The width the scorecard is printed at: the terminal's when stdout is
+ * one, else COLUMNS when it says a number, else 0 (lines as they are:
+ * a file or a pipe wraps nothing). */
+static int
+demo_columns(void)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ,
+	    &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env == NULL || *env == '\0')
+		return 0;
+	v = strtol(env, &end, 10);
+	return *end == '\0' && v >= 20 && v <= 10000 ? (int)v : 0;
+}
+
+/* The run's scorecard from the record (approvals/scorecard.h), fitted
+ * to the terminal's width. */
 static void
 demo_scorecard(const char *name)
 {
 	cleanup_free char *db = paths_audit_db(), *cause = NULL;
 	cleanup_free char *runs = NULL, *dir = NULL;
-	cleanup_strv char **lines = NULL;
+	cleanup_strv char **lines = NULL, **fit = NULL;
 	struct demo_find f = { .name = name };
 	struct audit *a = NULL;
 	struct summary s;
@@ -357,9 +389,10 @@ demo_scorecard(const char *name)
 	cause = NULL;
 	(void)summary_count_staged(dir, &s, &cause);
 	if (scorecard_lines(a, f.id, &s, &lines, &cause) == 0) {
+		fit = scorecard_fit(lines, demo_columns());
 		printf("\nScorecard of the demo's run %s\n", f.id);
-		for (size_t i = 0; lines[i] != NULL; i++)
-			printf("%s\n", lines[i]);
+		for (size_t i = 0; fit[i] != NULL; i++)
+			printf("%s\n", fit[i]);
 	}
 	free(f.id);
 	audit_close(a);
@@ -392,9 +425,9 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 	cleanup_free char *agent = xasprintf("%s/demo/agent.sh", share);
 	cleanup_free char *project = NULL, *name = NULL;
 	cleanup_free char *e_dir = NULL, *e_world = NULL, *e_home = NULL;
-	cleanup_free char *e_pace = NULL;
+	cleanup_free char *e_pace = NULL, *standin = NULL, *e_standin = NULL;
 	pid_t auto_pid = -1, run_pid;
-	char *args[24];
+	char *args[32];
 	int i = 0, status;
 
 	if (dir == NULL || *dir != '/') {
@@ -402,6 +435,8 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 		return 125;
 	}
 	project = xasprintf("%s/project", dir);
+	standin = xasprintf("%s/home", dir);
+	e_standin = xasprintf("WARD_DEMO_STANDIN=%s", standin);
 	name = xasprintf("demo-%ld", (long)getpid());
 	e_dir = xasprintf("WARD_DEMO_DIR=%s", dir);
 	e_world = xasprintf("WARD_DEMO_WORLD=%s", world != NULL &&
@@ -421,6 +456,8 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 	args[i++] = name;
 	args[i++] = (char *)"--in";
 	args[i++] = demo;
+	args[i++] = (char *)"--in";
+	args[i++] = standin;
 	args[i++] = (char *)"--project";
 	args[i++] = project;
 	args[i++] = (char *)"--";
@@ -429,6 +466,7 @@ demo_inside(const struct demo_opts *o, const char *argv0)
 	args[i++] = e_world;
 	args[i++] = e_home;
 	args[i++] = e_pace;
+	args[i++] = e_standin;
 	args[i++] = (char *)"sh";
 	args[i++] = agent;
 	args[i] = NULL;
@@ -493,6 +531,33 @@ demo_make_project(const char *dir)
 	return 0;
 }
 
+/* The demo's stand-in home, for the ~/.ssh step: DIR/home/.ssh with an
+ * authorized_keys of its own (one made-up key), modes as ssh wants. */
+static int
+demo_make_standin(const char *dir)
+{
+	cleanup_free char *home = xasprintf("%s/home", dir);
+	cleanup_free char *ssh = xasprintf("%s/.ssh", home);
+	cleanup_free char *keys = xasprintf("%s/authorized_keys", ssh);
+	FILE *f;
+	int fd;
+
+	if (mkdir(home, 0755) < 0 || mkdir(ssh, 0700) < 0)
+		return -errno;
+	if ((fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) < 0)
+		return -errno;
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fputs("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoStandInKeyNotARealOne "
+	    "you@ward-demo\n", f);
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}
+
 int
 demo_main(int argc, char **argv, const char *argv0)
 {
@@ -524,6 +589,10 @@ demo_main(int argc, char **argv, const char *argv0)
 	if ((r = demo_make_project(dir)) < 0) {
 		fprintf(stderr, "ward demo: %s/project: %s\n", dir,
 		    strerror(-r));
+		return 125;
+	}
+	if ((r = demo_make_standin(dir)) < 0) {
+		fprintf(stderr, "ward demo: %s/home: %s\n", dir, strerror(-r));
 		return 125;
 	}
 	world = xasprintf("%s/world", dir);

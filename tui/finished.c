@@ -10,6 +10,7 @@
 #include "approvals/audit.h"
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
+#include "approvals/scorecard.h"
 #include "approvals/summary.h"
 #include "config/paths.h"
 #include "config/util.h"
@@ -20,7 +21,7 @@ struct finished_run {
 	const char	*want;
 	bool		 found;
 	bool		 exact;		/* by id: no later name can replace it */
-	char		*id, *name, *command, *limits, *end_reason;
+	char		*id, *name, *command, *limits, *end_reason, *policy;
 	int64_t		 started_ms, ended_ms;
 	int		 exit_code, exit_signal;
 };
@@ -33,6 +34,7 @@ finished_run_done(struct finished_run *r)
 	free(r->command);
 	free(r->limits);
 	free(r->end_reason);
+	free(r->policy);
 }
 
 static char *
@@ -60,6 +62,7 @@ finished_on_run(const struct audit_run_row *row, void *arg)
 	r->command = finished_dup(run->command);
 	r->limits = finished_dup(run->limits);
 	r->end_reason = finished_dup(row->end_reason);
+	r->policy = finished_dup(run->policy_path);
 	r->started_ms = run->started_ms;
 	r->ended_ms = row->ended_ms;
 	r->exit_code = row->exit_code;
@@ -87,11 +90,29 @@ finished_state(struct model *m, const struct finished_run *r)
 		.ended_ms = r->ended_ms, .exit_code = r->exit_code,
 		.exit_signal = r->exit_signal, .end_reason = r->end_reason,
 		.limits = r->limits != NULL ? r->limits : "",
+		.policy = r->policy,
 	};
 	json_t *msg = msg_state(&ri);
 
 	(void)model_apply_message(m, msg);
 	json_decref(msg);
+}
+
+/* Is policy the demo's own (share/demo/demo.ini, which only `ward demo`
+ * runs with: tui/demo.c)? The same file by its real path. */
+static bool
+finished_is_demo(const char *policy)
+{
+	cleanup_free char *share = NULL, *demo = NULL;
+	cleanup_free char *a = NULL, *b = NULL;
+
+	if (policy == NULL || *policy != '/')
+		return false;
+	share = paths_share_dir(NULL);
+	demo = xasprintf("%s/demo/demo.ini", share);
+	a = realpath(policy, NULL);
+	b = realpath(demo, NULL);
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
 static void
@@ -100,6 +121,7 @@ finished_set_summary(struct model *m, struct audit *a, const char *run)
 	cleanup_free char *runs = paths_runs_dir();
 	cleanup_free char *dir = xasprintf("%s/%s", runs, run);
 	cleanup_free char *cause = NULL;
+	char **card = NULL;
 	struct summary s;
 
 	if (summary_from_record(a, run, &s, NULL) < 0)
@@ -107,6 +129,11 @@ finished_set_summary(struct model *m, struct audit *a, const char *run)
 	if (strchr(run, '/') == NULL)
 		(void)summary_count_staged(dir, &s, &cause);
 	model_set_summary(m, &s);
+	/* A demo's run shows its scorecard (what `ward demo` prints after
+	 * the console) in the console itself, for a room to read. */
+	if (finished_is_demo(m->run.policy) &&
+	    scorecard_lines(a, run, &s, &card, NULL) == 0)
+		model_set_scorecard(m, card);
 }
 
 int

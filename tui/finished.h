@@ -7,7 +7,10 @@
  * instead (approvals/audit.h): the run's state as a "state" message, every
  * event as an "event" message, the recorded output into the output pane,
  * and its summary (approvals/summary.h). The diff pane reads the run
- * folder as for a live run (tui/diffcmd.h).
+ * folder as for a live run (tui/diffcmd.h). A run of `ward demo` (its
+ * policy is the shipped share/demo/demo.ini, by real path) gets its
+ * scorecard too (approvals/scorecard.h, model_set_scorecard), which the
+ * card shows in the summary's place.
  */
 struct audit;
 struct model;
@@ -25,7 +28,8 @@ int	finished_fill(struct model *m, struct audit *a, const char *want,
 int	finished_load(struct model *m, const char *want, char **cause);
 
 /* The end-of-run summary of m's run, read from the user's record and its
- * run folder, into m (model_set_summary). 0 or -errno with *cause. */
+ * run folder, into m (model_set_summary; and model_set_scorecard for a
+ * demo's run, told by m->run.policy). 0 or -errno with *cause. */
 int	finished_summary(struct model *m, const char *run, char **cause);
 
 /* What a run has staged so far, counted from its folder (a run that goes

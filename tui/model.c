@@ -73,6 +73,7 @@ model_free(struct model *m)
 	free(m->run.command);
 	free(m->run.limits);
 	free(m->run.policy);
+	strv_free(m->scorecard);
 	model_answer_reset(m);
 	model_rules_clear(m);
 	free(m->run.end_reason);
@@ -1959,6 +1960,13 @@ model_set_summary(struct model *m, const struct summary *s)
 {
 	m->summary = *s;
 	m->have_summary = true;
+}
+
+void
+model_set_scorecard(struct model *m, char **lines)
+{
+	strv_free(m->scorecard);
+	m->scorecard = lines;
 }
 
 /* The actions that answer, change or kill: a --view console has none. */

@@ -358,6 +358,11 @@ struct model {
 	 * (approvals/summary.h). */
 	bool		 have_summary;
 	struct summary	 summary;
+	/* The scorecard of a demo's run (approvals/scorecard.h), as its
+	 * lines come, unfitted: once the run has ended the card shows it
+	 * in the summary's place (tui/finished.h says which runs have
+	 * one). NULL otherwise. */
+	char		**scorecard;
 	struct model_answer answer;
 	/* Why W (always) is not offered for this run whatever its policy
 	 * file, or NULL: set by whoever attaches a run whose file is not
@@ -488,6 +493,8 @@ void		 model_diff_confirm_done(struct model *);
 
 /* The end-of-run summary to show (copied). */
 void		 model_set_summary(struct model *, const struct summary *);
+/* The scorecard to show with it (a strv, taken; NULL: none). */
+void		 model_set_scorecard(struct model *, char **lines);
 
 /* The oldest request no answer was sent for that has waited after_s
  * seconds (wall clock, since the supervisor asked) and was not handed to

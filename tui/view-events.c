@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals/scorecard.h"
 #include "approvals/summary.h"
 #include "config/util.h"
 #include "tui/events.h"
@@ -116,12 +117,16 @@ view_events_draw(const struct model *m, struct grid *g, int top, int bottom)
 	free(v);
 }
 
-/* The card's lines: the summary's, then what waits (issue 30, point 1),
- * in two lines that fit 80 columns: where, then the two commands. */
+/* The card's lines: the summary's (or a demo's scorecard without its
+ * title, which the header says, fitted to w - 2 columns: drawn from
+ * column 1, one spare at the right), then what waits (issue 30, point
+ * 1), in two lines that fit 80 columns: where, then the two commands. */
 static char **
-view_summary_lines(const struct model *m)
+view_summary_lines(const struct model *m, int w)
 {
-	char **v = summary_lines(&m->summary);
+	char **v = m->scorecard == NULL ? summary_lines(&m->summary) :
+	    scorecard_fit(m->scorecard + (m->scorecard[0] != NULL &&
+	    strcmp(m->scorecard[0], SCORECARD_TITLE) == 0), w - 2);
 	size_t n = strv_len(v);
 	char *staged = summary_staged_text(&m->summary, m->run.id);
 	char *cut;
@@ -140,13 +145,13 @@ view_summary_lines(const struct model *m)
 }
 
 int
-view_summary_rows(const struct model *m)
+view_summary_rows(const struct model *m, int w)
 {
 	cleanup_strv char **v = NULL;
 
 	if (!m->have_summary)
 		return 0;
-	v = view_summary_lines(m);
+	v = view_summary_lines(m, w);
 	return 1 + (int)strv_len(v);
 }
 
@@ -155,12 +160,29 @@ view_summary_draw(const struct model *m, struct grid *g, int top,
     int bottom)
 {
 	cleanup_strv char **v = NULL;
+	int n, rows = bottom - top - 1;
 
 	if (!m->have_summary || top >= bottom)
 		return;
-	pen_header(g, top, "run summary", false);
-	v = view_summary_lines(m);
-	for (int i = 0; v[i] != NULL && top + 1 + i < bottom; i++)
-		grid_put(g, top + 1 + i, 2, g->w, v[i],
-		    i == 0 ? GRID_BOLD : 0);
+	pen_header(g, top, m->scorecard != NULL ? "scorecard: what the "
+	    "program tried, and what came of it" : "run summary", false);
+	v = view_summary_lines(m, g->w);
+	n = (int)strv_len(v);
+	if (n > rows && rows > 0) {
+		/* The steps come first; the counts are what gives way. */
+		cleanup_free char *more = xasprintf("... %d more line%s: %s",
+		    n - rows + 1, n - rows + 1 == 1 ? "" : "s",
+		    m->scorecard != NULL ? "printed whole when ward demo ends" :
+		    "a taller terminal shows them");
+
+		rows--;
+		grid_put(g, top + 1 + rows, 2, g->w, more, GRID_DIM);
+	}
+	for (int i = 0; i < n && i < rows; i++) {
+		if (m->scorecard != NULL)
+			grid_put(g, top + 1 + i, 1, g->w, v[i], 0);
+		else
+			grid_put(g, top + 1 + i, 2, g->w, v[i],
+			    i == 0 ? GRID_BOLD : 0);
+	}
 }

@@ -232,6 +232,9 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 		view_diff_draw(m, g, 1, g->h - 2, rep);
 	else if (m->detail && model_pending_find(m, m->sel) != NULL)
 		view_pending_detail_draw(m, g, 1, g->h - 2, rep);
+	else if (model_run_ended(m) && m->have_summary &&
+	    m->scorecard != NULL)
+		view_summary_draw(m, g, 1, g->h - 2);	/* a demo's, for a room */
 	else
 		view_pending_compact_draw(m, g, 1, g->h - 2);
 	view_status(m, g);
@@ -258,11 +261,16 @@ view_main(const struct model *m, struct grid *g, struct view_report *rep)
 
 	/* Once the run has ended nothing is pending: its summary card
 	 * takes the requests' place. */
-	pend = card ? view_summary_rows(m) : view_pending_rows(m, g->w);
+	pend = card ? view_summary_rows(m, g->w) : view_pending_rows(m, g->w);
 	if (pend > avail - VIEW_OUT_MIN)
 		pend = avail - VIEW_OUT_MIN;
 	rest = avail - pend;
-	ev = view_events_rows(m, rest - VIEW_OUT_MIN);
+	/* A demo's scorecard tells what the recent decisions would: the
+	 * room it needs goes to it. */
+	if (card && m->scorecard != NULL)
+		ev = 0;
+	else
+		ev = view_events_rows(m, rest - VIEW_OUT_MIN);
 	if (ev > rest - VIEW_OUT_MIN)
 		ev = rest - VIEW_OUT_MIN;
 	if (ev < 2)

@@ -4,6 +4,9 @@
 # what the agent is about to try and what ward will do, then tries it.
 # WARD_DEMO_DIR: the demo's folder on the host (its project/ is the
 # project the agent edits); WARD_DEMO_HOME: the person's real home;
+# WARD_DEMO_STANDIN: the demo's stand-in home (WARD_DEMO_DIR/home, shown
+# read-only: a write there is asked, and lands in the demo's folder if
+# allowed, never in the person's ~/.ssh);
 # WARD_DEMO_WORLD: yes when the fake outside world is there;
 # WARD_DEMO_STEP_MS: the pause after each sentence.
 set -u
@@ -11,7 +14,7 @@ n=0
 pause=$(awk "BEGIN { print ${WARD_DEMO_STEP_MS:-1000} / 1000 }")
 step() {
 	n=$((n + 1))
-	printf '\n== step %d of 8: %s\n' "$n" "$1"
+	printf '\n== step %d of 9: %s\n' "$n" "$1"
 	printf '   ward: %s\n' "$2"
 	sleep "$pause"
 }
@@ -51,6 +54,16 @@ if ls "$WARD_DEMO_HOME/.ssh" >/dev/null 2>&1; then
 	result "it could list $WARD_DEMO_HOME/.ssh"
 else
 	result "no such folder in here: your keys stay out of reach"
+fi
+
+standin=${WARD_DEMO_STANDIN:-/nonexistent}
+step "the agent adds its own key to ~/.ssh/authorized_keys: a way back into this machine, as you" \
+    "stops the write and asks you: deny it (d). This ~ is the demo's stand-in, $standin, never your own"
+if printf 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoAgentKeyNotARealOne agent@elsewhere\n' \
+    2>/dev/null >>"$standin/.ssh/authorized_keys"; then
+	result "the key was added to the stand-in's authorized_keys (you allowed it): whoever holds it could log in"
+else
+	result "$standin/.ssh/authorized_keys left alone (denied)"
 fi
 
 if [ "${WARD_DEMO_WORLD:-no}" = yes ]; then
