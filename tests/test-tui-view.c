@@ -575,7 +575,7 @@ test_agent_prints_never_focus(void **state)
 		"\x1b[?1006h", "\x1b[?1015h", "\x1b[?2004h", "\x1b[?1004h",
 		"\x1b[?25l", "\x1b[?1h", "\x1b=", "\x1b[?5h", "\x1b[?12h",
 		"\x1b]0;== agent ==\x07", "\x1b]2;ward\x1b\\", "\x1b]1;icon\x07",
-		"\x1b]52;c;ZA==\x07", "\x1b[>4;2m", "\x1b[?1049h\x1b" "c",
+		"\x1b]52;c;ZA==\x07", "\x1b[>4;2m", "\x1b[?1049h\x1b\x63",
 		"\x1b[2 q", "\a", "\x1b[8;5;5t", "\x1b[6n", "\x1b[c",
 		"\x1b[?1049h\x1b[?1000h\x1b[?2004h\x1b[?1004h\x1b]0;x\x07",
 	};
