@@ -8,8 +8,9 @@
 #include "tui/view-pending.h"
 #include "tui/vt.h"
 
-/* The gutter: ward's mark on every row of the pane. */
-#define VIEW_AGENT_GUTTER	"\xe2\x94\x82"	/* U+2502 */
+/* The gutter: ward's mark on every row of the pane (ASCII's on a
+ * terminal that is not UTF-8, where U+2502 would not fit its column). */
+#define VIEW_AGENT_GUTTER(m)	((m)->ascii ? "|" : "\xe2\x94\x82")
 
 void
 view_agent_layout(const struct model *m, int w, int h,
@@ -75,6 +76,25 @@ view_agent_title_text(const char *raw, int max, bool ascii)
 	if (grid_width(s) <= max)
 		return s;
 	fit = grid_fit(s, max - grid_width(more), &used);
+	/* Never half an escape: a cut one would read as another. */
+	for (size_t i = 0; i < fit; i++) {
+		size_t end = i + 2;
+
+		if (s[i] != '\\')
+			continue;
+		if (s[i + 1] == 'x')
+			end = i + 4;
+		else if (s[i + 1] == 'u' && s[i + 2] == '{')
+			end = strchr(s + i, '}') != NULL ?
+			    (size_t)(strchr(s + i, '}') - s) + 1 : n;
+		else if (s[i + 1] == 'u')
+			end = i + 6;
+		if (end > fit) {
+			fit = i;
+			break;
+		}
+		i = end - 1;
+	}
 	memcpy(s + fit, more, strlen(more) + 1);
 	return s;
 }
@@ -108,8 +128,8 @@ view_agent_header(const struct model *m, struct grid *g, int y, int x,
 	at = grid_put(g, y, at, xend, words, attr | GRID_BOLD);
 	at = grid_put(g, y, at, xend, " ", attr);
 	/* Room for the title between the label and its closing quote,
-	 * with two rule characters after. */
-	room = xend - at - grid_width(label) - grid_width(end) - 2;
+	 * with a rule character before the label and two after. */
+	room = xend - at - 1 - grid_width(label) - grid_width(end) - 2;
 	if (*raw != '\0' && room >= VIEW_AGENT_TITLE_MIN) {
 		cleanup_free char *t = view_agent_title_text(raw,
 		    room < VIEW_AGENT_TITLE_MAX ? room : VIEW_AGENT_TITLE_MAX,
@@ -157,14 +177,14 @@ view_agent_draw(const struct model *m, struct grid *g,
 	view_agent_header(m, g, l.pane_y - 1, 0, l.side ? l.strip_x - 1 :
 	    g->w);
 	for (int y = l.pane_y; y < l.pane_y + l.pane_h; y++) {
-		grid_put(g, y, 0, 1, VIEW_AGENT_GUTTER, GRID_DIM);
+		grid_put(g, y, 0, 1, VIEW_AGENT_GUTTER(m), GRID_DIM);
 		if (l.side)
 			grid_put(g, y, l.strip_x - 1, l.strip_x,
-			    VIEW_AGENT_GUTTER, GRID_DIM);
+			    VIEW_AGENT_GUTTER(m), GRID_DIM);
 	}
 	if (l.side)
 		grid_put(g, l.pane_y - 1, l.strip_x - 1, l.strip_x,
-		    VIEW_AGENT_GUTTER, GRID_DIM);
+		    VIEW_AGENT_GUTTER(m), GRID_DIM);
 	vt_draw(m->vt, g, l.pane_y, l.pane_x, l.pane_h, l.pane_w);
 	/* The program's cursor, where it is typing, while it has the keys:
 	 * the terminal's own cursor (tui/console.c puts it there). */
