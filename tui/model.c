@@ -733,10 +733,11 @@ model_on_output(struct model *m, const json_t *msg)
 		/* The program's bells stay in its pane: ward's bell means a
 		 * request, and the program must not be able to ring it. */
 		(void)vt_take_bells(m->vt);
-		/* --agent's AUTO: a program gone full screen is shown in
-		 * the pane, but what it prints never moves the keys (issue
-		 * 31): they stay where the person left them, on the
-		 * requests, until the prefix or Esc gives them to it. */
+		/* AUTO (neither --agent nor --lines): a program gone full
+		 * screen is shown in the pane, but what it prints never
+		 * moves the keys (issue 31): they stay where the person
+		 * left them, on the requests, until the prefix or Esc
+		 * gives them to it. */
 		if (m->agent_mode == AGENT_AUTO && !m->agent &&
 		    vt_altscreen(m->vt))
 			model_agent_shown(m);

@@ -56,7 +56,8 @@ view_agent_layout(const struct model *m, int w, int h,
 /*
  * The program's title as data: escaped (config/escape.h), its quotes
  * escaped too so that it cannot close the quotes ward draws around it,
- * and cut to max columns (at least 4) with an ellipsis. malloc'd.
+ * and cut to max columns (at least 4) with an ellipsis, never inside an
+ * escape. malloc'd.
  */
 static char *
 view_agent_title_text(const char *raw, int max, bool ascii)
@@ -104,8 +105,9 @@ view_agent_title_text(const char *raw, int max, bool ascii)
  * the header's colours, '=' while the pane has the keys. The title the
  * program set for its terminal (OSC 0/2) is data: after ward's words, in
  * quotes and dim plain text, escaped and cut, labelled as the program's,
- * and only where it fits whole behind ward's words; never set on the
- * person's terminal, never where ward's own text stands.
+ * and only when VIEW_AGENT_TITLE_MIN columns of it fit after ward's
+ * words; never set on the person's terminal, never where ward's own
+ * text stands.
  */
 static void
 view_agent_header(const struct model *m, struct grid *g, int y, int x,
