@@ -12,6 +12,15 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tmux-lib.sh"
 
+# A failed check leaves the hostile program waiting for keys: its run is
+# killed on the way out, then lib.sh's cleanup ends tmux.
+run=
+frame_cleanup() {
+	[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 </dev/null
+	wt_cleanup
+}
+trap frame_cleanup EXIT
+
 make_canary
 mkdir -p "$WT_SCRATCH/bin" "$WT_SCRATCH/go"
 prog=$WT_SCRATCH/bin/hostile.sh
