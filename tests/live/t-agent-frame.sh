@@ -16,7 +16,9 @@
 # killed on the way out, then lib.sh's cleanup ends tmux.
 run=
 frame_cleanup() {
-	[ -n "$run" ] && "$WARD" kill "$run" >/dev/null 2>&1 </dev/null
+	if [ -n "$run" ]; then
+		"$WARD" kill "$run" >/dev/null 2>&1 </dev/null || true
+	fi
 	wt_cleanup
 }
 trap frame_cleanup EXIT
