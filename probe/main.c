@@ -171,7 +171,10 @@ probe_usage(FILE *f)
 	    "                 uses)\n"
 	    "  --json         the report as JSON\n"
 	    "  --summary      one short line per surface (files, secrets,\n"
-	    "                 network, kernel, limits), for a slide\n"
+	    "                 network, kernel, limits), for a slide, then\n"
+	    "                 \"N of M probes contained; took T s\"; while\n"
+	    "                 it works, its progress on stderr (a counter\n"
+	    "                 on a terminal, else a line per probe)\n"
 	    "  --keep         keep the temp folder (canary, policy copies,\n"
 	    "                 each run's output) and the planted secret\n"
 	    "\n"
@@ -196,6 +199,8 @@ probe_main(int argc, char **argv, const char *argv0)
 	cleanup_free char *cause = NULL, *harness = NULL;
 	const char *policy = NULL;
 	unsigned ok, escaped, unrecorded, errors;
+	int64_t t0 = now_mono_ms();
+	bool tty = isatty(STDERR_FILENO) == 1;
 	int opt, status;
 
 	p->lfd = p->ufd = p->pfd = -1;
@@ -271,6 +276,9 @@ probe_main(int argc, char **argv, const char *argv0)
 		cause = NULL;
 		if (probe_stop)
 			break;
+		if (p->summary)
+			probe_progress(stderr, tty, i, probe_n_defs,
+			    &probe_defs[i], NULL, now_mono_ms() - t0);
 		if (probe_one(p, &probe_defs[i], &p->results[i], &cause) < 0) {
 			harness = cause ? steal_ptr(&cause) :
 			    xstrdup("a probe failed to run");
@@ -281,7 +289,12 @@ probe_main(int argc, char **argv, const char *argv0)
 		p->n_results = i + 1;
 		if (!p->json && !p->summary)
 			probe_print_line(&p->results[i]);
+		else if (p->summary)
+			probe_progress(stderr, tty, i, probe_n_defs,
+			    &probe_defs[i], &p->results[i], now_mono_ms() - t0);
 	}
+	if (p->summary)
+		probe_progress_end(stderr, tty);
 	if (probe_stop) {
 		fprintf(stderr, "ward probe: interrupted by signal %d\n",
 		    (int)probe_stop);
@@ -292,8 +305,10 @@ probe_main(int argc, char **argv, const char *argv0)
 	probe_counts(p, &ok, &escaped, &unrecorded, &errors);
 	if (p->json)
 		probe_print_json(p, harness);
-	else if (p->summary)
+	else if (p->summary) {
 		probe_print_summary(p, harness);
+		probe_print_total(p, probe_n_defs, now_mono_ms() - t0);
+	}
 	else {
 		if (harness != NULL)
 			printf("ward probe: harness failed: %s\n", harness);

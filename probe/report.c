@@ -193,3 +193,48 @@ probe_print_summary(const struct probe *p, const char *harness_error)
 		printf("harness failed: %s\n", e);
 	}
 }
+
+void
+probe_print_total(const struct probe *p, size_t of, int64_t took_ms)
+{
+	unsigned ok, escaped, unrecorded, errors;
+
+	probe_counts(p, &ok, &escaped, &unrecorded, &errors);
+	printf("%u of %zu probes contained", ok, of);
+	if (escaped > 0)
+		printf(", %u ESCAPED", escaped);
+	if (unrecorded > 0)
+		printf(", %u not in the record", unrecorded);
+	if (errors > 0)
+		printf(", %u not judged", errors);
+	if (p->n_results < of)
+		printf(", %zu not run", of - p->n_results);
+	printf("; took %.1f s\n", (double)(took_ms < 0 ? 0 : took_ms) /
+	    1000.0);
+	fflush(stdout);
+}
+
+void
+probe_progress(FILE *f, bool tty, size_t i, size_t n,
+    const struct probe_def *def, const struct probe_result *res,
+    int64_t took_ms)
+{
+	double s = (double)(took_ms < 0 ? 0 : took_ms) / 1000.0;
+
+	if (tty && res == NULL)
+		fprintf(f, "\r\033[Kward probe: %zu of %zu, %s ... %.1f s",
+		    i + 1, n, def->name, s);
+	else if (!tty && res != NULL)
+		fprintf(f, "ward probe: %zu of %zu %s: %s (%.1f s)\n", i + 1, n,
+		    def->name, probe_verdict_name(res->verdict), s);
+	fflush(f);
+}
+
+void
+probe_progress_end(FILE *f, bool tty)
+{
+	if (tty) {
+		fputs("\r\033[K", f);
+		fflush(f);
+	}
+}

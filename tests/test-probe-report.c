@@ -2,7 +2,8 @@
 /*
  * probe/report.c's summary for a slide: every probe of the battery has a
  * surface, and `ward probe --summary` counts each surface's probes by how
- * they ended, saying when one escaped.
+ * they ended, saying when one escaped, and ends with the total line;
+ * while it works its progress goes to stderr.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,12 +103,98 @@ test_summary(void **state)
 	assert_non_null(strstr(text, "limits    0 tried"));
 }
 
+static char *
+total_of(struct probe *p, size_t of, int64_t ms)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	FILE *old = stdout;
+
+	assert_non_null(f);
+	stdout = f;
+	probe_print_total(p, of, ms);
+	stdout = old;
+	fclose(f);
+	return buf;
+}
+
+/* --summary's last line: how many of the battery were contained, what
+ * was not, and how long it took. */
+static void
+test_total(void **state)
+{
+	struct probe p = { 0 };
+	struct probe_result r[4] = { { 0 } };
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++)
+		r[i] = (struct probe_result){ .def = &probe_defs[i],
+		    .verdict = i == 1 ? PV_ALLOWED : PV_BLOCKED };
+	p.results = r;
+	p.n_results = 4;
+	text = total_of(&p, 4, 12640);
+	assert_string_equal(text, "4 of 4 probes contained; took 12.6 s\n");
+	free(text);
+	r[2].verdict = PV_ESCAPED;
+	r[3].verdict = PV_UNRECORDED;
+	p.n_results = 4;
+	text = total_of(&p, 31, 950);
+	assert_string_equal(text, "2 of 31 probes contained, 1 ESCAPED, "
+	    "1 not in the record, 27 not run; took 0.9 s\n");
+	free(text);
+	r[3].verdict = PV_ERROR;
+	text = total_of(&p, 4, 0);
+	assert_string_equal(text, "2 of 4 probes contained, 1 ESCAPED, "
+	    "1 not judged; took 0.0 s\n");
+	free(text);
+}
+
+/* The progress on stderr: a counter rewritten in place on a terminal,
+ * a plain line per judged probe otherwise, nothing else. */
+static void
+test_progress(void **state)
+{
+	struct probe_result r = { .def = &probe_defs[0],
+	    .verdict = PV_BLOCKED };
+	cleanup_free char *want = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	probe_progress(f, false, 0, 31, &probe_defs[0], NULL, 10);
+	probe_progress(f, false, 0, 31, &probe_defs[0], &r, 420);
+	probe_progress_end(f, false);
+	fclose(f);
+	want = xasprintf("ward probe: 1 of 31 %s: blocked (0.4 s)\n",
+	    probe_defs[0].name);
+	assert_string_equal(buf, want);
+	free(buf);
+	free(want);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	probe_progress(f, true, 6, 31, &probe_defs[0], NULL, 3100);
+	probe_progress(f, true, 6, 31, &probe_defs[0], &r, 3500);
+	probe_progress_end(f, true);
+	fclose(f);
+	want = xasprintf("\r\033[Kward probe: 7 of 31, %s ... 3.1 s"
+	    "\r\033[K", probe_defs[0].name);
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_surfaces),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_total),
+		cmocka_unit_test(test_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

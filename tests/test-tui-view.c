@@ -135,13 +135,14 @@ pty(struct model *m, const char *s)
 	json_decref(msg);
 }
 
-/* A full-screen program that tries to look like ward. */
+/* A full-screen program that tries to look like ward, in the pane the
+ * person asked for (--agent): the keys start with it. */
 static struct model *
 agent_base(void)
 {
 	struct model *m = base();
 
-	model_set_agent(m, AGENT_AUTO, 0);
+	model_set_agent(m, AGENT_ON, 0);
 	pty(m, "\x1b[?1049h\x1b[2J\x1b[H\x1b]0;ward: #9 allowed\x07\x1b]4;1;rgb:00/00/00\x07"
 	    "\x1b[1mmy-agent\x1b[0m v1.0  (ctrl-c to quit)\r\n\r\n"
 	    "> refactor the parser\r\n"
@@ -430,6 +431,235 @@ test_agent_quit_question(void **state)
 	assert_int_equal(eff.kind, EFFECT_QUIT);
 	(void)vt_output(m->vt, &n);
 	assert_int_equal(n, 0);
+	model_free(m);
+}
+
+/* The header line of the agent pane in a rendered screen (its row 1). */
+static char *
+header_line(const char *text)
+{
+	const char *nl = strchr(text, '\n'), *end;
+
+	assert_non_null(nl);
+	end = strchr(nl + 1, '\n');
+	assert_non_null(end);
+	return xstrndup(nl + 1, (size_t)(end - nl - 1));
+}
+
+/*
+ * Issue 31: the frame is ward's. The title the program sets for its
+ * terminal (OSC 0 and 2, with escapes, quotes, ward's own words and a
+ * copy of ward's header in it) is never the pane's title: the header
+ * names the run as ward knows it, and the program's title comes after,
+ * in quotes, escaped, cut.
+ */
+static void
+test_agent_title_hostile(void **state)
+{
+	struct model *m = base();
+	cleanup_free char *text = NULL, *head = NULL;
+
+	(void)state;
+	model_set_agent(m, AGENT_ON, 0);
+	pty(m, "\x1b[?1049h\x1b[2J\x1b[H\x1b]2;== agent: pwned2 ==\x07"
+	    "my-agent\r\n");
+	text = render(m, 80, 24);
+	head = header_line(text);
+	assert_string_equal(head, "== agent pane, run r-7f3a (build) = "
+	    "program's title: \"== agent: pwned2 ==\" =====");
+	check(m, "agent-title-80x24", 80, 24);
+
+	/* Escapes, a quote that would close ward's, a bidi override, a
+	 * tab (libvterm drops it), ward's words: all data, cut to the room
+	 * left, never inside an escape (here \u{202e}). */
+	pty(m, "\x1b]0;ward: approved\" == \xe2\x80\xae\tall requests "
+	    "allowed by the operator, nothing pending\x1b\\");
+	check(m, "agent-title-hostile-80x24", 80, 24);
+	free(text);
+	free(head);
+	text = render(m, 80, 24);
+	head = header_line(text);
+	assert_string_equal(head, "== agent pane, run r-7f3a (build) = "
+	    "program's title: \"ward: approved\\\" == \xe2\x80\xa6\" ===");
+	assert_null(strstr(head, "\xe2\x80\xae"));
+	assert_non_null(strstr(head, "\xe2\x80\xa6\" ="));
+	/* The status line is ward's alone. */
+	assert_null(strstr(strrchr(text, '\n') - 80, "approved"));
+
+	/* Keys on the requests: the header says so by its rule ('-'). */
+	{
+		struct model_effect eff;
+		bool moved;
+
+		key(m, MODEL_PREFIX, &eff, &moved);
+		free(text);
+		free(head);
+		text = render(m, 80, 24);
+		head = header_line(text);
+		assert_true(strncmp(head, "-- agent pane, run r-7f3a (build) - "
+		    "program's title: \"", 54) == 0);
+	}
+	/* A terminal that is not UTF-8: ASCII's ellipsis and gutter. */
+	model_set_ascii(m, true);
+	free(text);
+	free(head);
+	text = render(m, 80, 24);
+	head = header_line(text);
+	assert_string_equal(head, "-- agent pane, run r-7f3a (build) - "
+	    "program's title: \"ward: approved\\\" ==...\" --");
+	assert_non_null(strstr(text, "\n|my-agent"));
+	model_set_ascii(m, false);
+	/* Wider: 40 columns of it. */
+	free(text);
+	text = render(m, 200, 50);
+	assert_non_null(strstr(text, "-- agent pane, run r-7f3a (build) - "
+	    "program's title: \"ward: approved\\\" == \\u{202e}all "
+	    "request\xe2\x80\xa6\" ---"));
+	model_free(m);
+
+	/* No name, no title: the id alone. */
+	m = model_new();
+	model_set_now(m, MONO0, WALL0);
+	feed(m, "{\"type\":\"welcome\",\"version\":1,\"run\":{\"id\":\"r-1\","
+	    "\"state\":\"running\",\"pid\":1,\"started_ms\":1,"
+	    "\"ended_ms\":null,\"exit_code\":null,\"exit_signal\":null,"
+	    "\"end_reason\":null,\"headless\":false,"
+	    "\"ask_timeout\":120},\"pending\":[]}");
+	model_set_agent(m, AGENT_ON, 0);
+	free(text);
+	free(head);
+	text = render(m, 80, 24);
+	head = header_line(text);
+	assert_true(strncmp(head, "== agent pane, run r-1 ====", 27) == 0);
+	model_free(m);
+}
+
+/*
+ * Issue 31: nothing the program prints moves the keys. AUTO shows the
+ * pane when the program goes full screen, with the keys where the person
+ * left them (on the requests, its `d` denies); only Esc or the prefix
+ * gives them to the program. A request's whole view the person opened
+ * stays open.
+ */
+static void
+test_agent_auto_keeps_keys(void **state)
+{
+	struct model *m = base();
+	struct model_effect eff;
+	bool moved;
+	size_t n;
+
+	(void)state;
+	model_set_agent(m, AGENT_AUTO, 0);
+	pending_write(m);
+	free(render(m, 80, 24));
+	model_set_now(m, MONO0 + 2000, WALL0 + 2000);
+	free(render(m, 80, 24));
+	assert_false(m->agent);
+	assert_int_equal(m->focus, PANE_PENDING);
+	pty(m, "\x1b[?1049h\x1b[2J\x1b[H\x1b]0;ward: approved\x07"
+	    "\x1b[?1000h\x1b[?2004h\x1b[?1004h" "FULL SCREEN\r\n");
+	assert_true(m->agent);
+	assert_int_equal(m->focus, PANE_PENDING);
+	check(m, "agent-auto-80x24", 80, 24);
+	key(m, 'd', &eff, &moved);
+	assert_false(moved);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(vt_output(m->vt, &n) == NULL ? 0 : n, 0);
+	/* The person's Esc gives the program the keys. */
+	key(m, KEYS_ESC, &eff, &moved);
+	assert_int_equal(m->focus, PANE_AGENT);
+	key(m, 'x', &eff, &moved);
+	assert_memory_equal(vt_output(m->vt, &n), "x", 1);
+	model_free(m);
+
+	/* A request's whole view stays open over a program that goes full
+	 * screen under it; the keys stay on it. */
+	m = base();
+	model_set_agent(m, AGENT_AUTO, 0);
+	pending_write(m);
+	free(render(m, 80, 24));
+	key(m, KEYS_ENTER, &eff, &moved);
+	assert_true(m->detail);
+	pty(m, "\x1b[?1049h");
+	assert_true(m->agent);
+	assert_true(m->detail);
+	assert_int_equal(m->focus, PANE_PENDING);
+	model_free(m);
+}
+
+/* What a program can ask of its terminal, none of which moves the keys
+ * (each fed with the keys on the requests, in every agent mode). */
+static void
+test_agent_prints_never_focus(void **state)
+{
+	static const char *const seqs[] = {
+		"\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1b[?1047h",
+		"\x1b[?1048h", "\x1b[?1000h", "\x1b[?1002h", "\x1b[?1003h",
+		"\x1b[?1006h", "\x1b[?1015h", "\x1b[?2004h", "\x1b[?1004h",
+		"\x1b[?25l", "\x1b[?1h", "\x1b=", "\x1b[?5h", "\x1b[?12h",
+		"\x1b]0;== agent ==\x07", "\x1b]2;ward\x1b\\", "\x1b]1;icon\x07",
+		"\x1b]52;c;ZA==\x07", "\x1b[>4;2m", "\x1b[?1049h\x1b\x63",
+		"\x1b[2 q", "\a", "\x1b[8;5;5t", "\x1b[6n", "\x1b[c",
+		"\x1b[?1049h\x1b[?1000h\x1b[?2004h\x1b[?1004h\x1b]0;x\x07",
+	};
+	static const enum agent_mode modes[] = {
+		AGENT_AUTO, AGENT_ON, AGENT_OFF,
+	};
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(modes); k++) {
+		for (size_t i = 0; i < ARRAY_SIZE(seqs); i++) {
+			struct model *m = base();
+			struct model_effect eff;
+			bool moved, shown;
+
+			model_set_agent(m, modes[k], 0);
+			if (m->focus == PANE_AGENT)
+				key(m, MODEL_PREFIX, &eff, &moved);
+			assert_int_equal(m->focus, PANE_PENDING);
+			shown = m->agent;
+			pty(m, seqs[i]);
+			free(render(m, 80, 24));
+			if (m->focus != PANE_PENDING)
+				fail_msg("mode %zu, sequence %zu moved the keys",
+				    k, i);
+			/* Only AUTO's full screen shows the pane. */
+			if (modes[k] != AGENT_AUTO && m->agent != shown)
+				fail_msg("mode %zu, sequence %zu changed the "
+				    "pane", k, i);
+			model_free(m);
+		}
+	}
+}
+
+/* The program gone with the keys: the console's again, what was typed
+ * ahead for it thrown away (the typeahead flush), never read as console
+ * keys. */
+static void
+test_agent_end_releases(void **state)
+{
+	struct model *m = agent_base();
+	struct model_alerts al;
+
+	(void)state;
+	model_take_alerts(m, &al);
+	assert_int_equal(m->focus, PANE_AGENT);
+	feed(m, "{\"type\":\"state\",\"run\":{\"id\":\"r-7f3a\","
+	    "\"state\":\"exited\",\"exit_code\":0,\"ended_ms\":2}}");
+	assert_int_equal(m->focus, PANE_PENDING);
+	model_take_alerts(m, &al);
+	assert_true(al.flush);
+	model_free(m);
+
+	m = agent_base();
+	model_take_alerts(m, &al);
+	model_set_disconnected(m, "gone");
+	assert_int_equal(m->focus, PANE_PENDING);
+	model_take_alerts(m, &al);
+	assert_true(al.flush);
 	model_free(m);
 }
 
@@ -1016,6 +1246,10 @@ main(void)
 		cmocka_unit_test(test_agent_brief),
 		cmocka_unit_test(test_agent_quit_question),
 		cmocka_unit_test(test_agent_cursor),
+		cmocka_unit_test(test_agent_title_hostile),
+		cmocka_unit_test(test_agent_auto_keeps_keys),
+		cmocka_unit_test(test_agent_prints_never_focus),
+		cmocka_unit_test(test_agent_end_releases),
 		cmocka_unit_test(test_prefix_names),
 	};
 

@@ -118,6 +118,33 @@ test_vt_title_bell_recorded(void **state)
 	vt_free(t);
 }
 
+/*
+ * Issue 31: the title is recorded as the program sent it, cut at
+ * VT_TITLE_MAX, for the agent view to escape and quote
+ * (tui/view-agent.c); setting it touches nothing else. (libvterm 0.1
+ * drops a title split across two writes: then none is shown.)
+ */
+static void
+test_vt_title_raw(void **state)
+{
+	struct vt *t = vt_new(4, 20);
+	char big[1200];
+
+	(void)state;
+	feed(t, "\x1b]2;== agent: pwned2 ==\x07");
+	assert_string_equal(vt_title(t), "== agent: pwned2 ==");
+	feed(t, "\x1b]0;ward \xe2\x80\xae\"approved\"\x1b\\");
+	assert_string_equal(vt_title(t), "ward \xe2\x80\xae\"approved\"");
+	memset(big, 'w', sizeof big);
+	memcpy(big, "\x1b]2;", 4);
+	memcpy(big + sizeof big - 2, "\x07", 2);
+	feed(t, big);
+	assert_int_equal(strlen(vt_title(t)), VT_TITLE_MAX - 1);
+	assert_false(vt_altscreen(t));
+	assert_int_equal(vt_mouse_mode(t), 0);
+	vt_free(t);
+}
+
 static void
 test_vt_altscreen(void **state)
 {
@@ -280,6 +307,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vt_cells_clipped),
 		cmocka_unit_test(test_vt_title_bell_recorded),
+		cmocka_unit_test(test_vt_title_raw),
 		cmocka_unit_test(test_vt_altscreen),
 		cmocka_unit_test(test_vt_keys),
 		cmocka_unit_test(test_vt_mouse),

@@ -502,6 +502,32 @@ model_pending_clear(struct model *m)
 
 /* ---- messages ---- */
 
+/* AUTO's pane, shown because the program went full screen: the keys
+ * stay the console's, and the status line says how to hand them over. */
+static void
+model_agent_shown(struct model *m)
+{
+	char kb[KEYS_NAME_MAX];
+
+	m->agent = true;
+	model_message(m, MSG_INFO, "run %s went full screen: its agent pane "
+	    "shows; %s or Esc gives it the keys", *m->run.id != '\0' ?
+	    m->run.id : "-", keys_name(m->prefix, kb, sizeof kb));
+}
+
+/* The program is gone (its run ended, its supervisor went): keys that
+ * had been its own are the console's again, and what was typed ahead
+ * for it is thrown away rather than read as console keys (the rest of
+ * a paste under way stays text: model_apply_key drops it). */
+static void
+model_agent_release(struct model *m)
+{
+	if (m->focus != PANE_AGENT)
+		return;
+	m->focus = PANE_PENDING;
+	m->alerts.flush = true;
+}
+
 /* A RUN changes what it names and keeps the rest. */
 static void
 model_on_run(struct model *m, const struct run_info *ri)
@@ -547,6 +573,7 @@ model_on_run(struct model *m, const struct run_info *ri)
 	if (model_run_ended(m) && !was_ended) {
 		/* Nothing is left to answer. */
 		model_pending_clear(m);
+		model_agent_release(m);
 		m->confirm_kill = false;
 		m->confirm_quit = false;
 	}
@@ -721,12 +748,14 @@ model_on_output(struct model *m, const json_t *msg)
 		/* The program's bells stay in its pane: ward's bell means a
 		 * request, and the program must not be able to ring it. */
 		(void)vt_take_bells(m->vt);
+		/* AUTO (neither --agent nor --lines): a program gone full
+		 * screen is shown in the pane, but what it prints never
+		 * moves the keys (issue 31): they stay where the person
+		 * left them, on the requests, until the prefix or Esc
+		 * gives them to it. */
 		if (m->agent_mode == AGENT_AUTO && !m->agent &&
-		    vt_altscreen(m->vt)) {
-			m->agent = true;
-			m->focus = PANE_AGENT;
-			model_detail_close(m);
-		}
+		    vt_altscreen(m->vt))
+			model_agent_shown(m);
 	}
 	msg_output_done(&o);
 	return 0;
@@ -844,6 +873,7 @@ model_set_disconnected(struct model *m, const char *why)
 	cleanup_free char *esc = escape_str(why);
 
 	m->disconnected = true;
+	model_agent_release(m);
 	m->confirm_kill = false;
 	m->confirm_quit = false;
 	model_answer_reset(m);

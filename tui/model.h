@@ -370,7 +370,11 @@ struct model {
 	const char	*always_off;
 	struct model_rules rules;
 	/* The agent pane. keys go to the program while focus is
-	 * PANE_AGENT; the prefix key moves it to the requests. */
+	 * PANE_AGENT; the prefix key moves it to the requests, Esc or the
+	 * prefix back. Only the person's keys give the program the focus
+	 * (and --agent at the start), never its output: AUTO's pane shown
+	 * for an alternate screen leaves the keys where they were; the
+	 * run's end or the supervisor's loss takes them back (issue 31). */
 	struct vt	*vt;		/* fed every pty output */
 	enum agent_mode	 agent_mode;
 	bool		 agent;		/* the agent pane is shown */

@@ -5,12 +5,12 @@
 
 #include "config/escape.h"
 #include "config/util.h"
-#include "tui/pen.h"
 #include "tui/view-pending.h"
 #include "tui/vt.h"
 
-/* The gutter: ward's mark on every row of the pane. */
-#define VIEW_AGENT_GUTTER	"\xe2\x94\x82"	/* U+2502 */
+/* The gutter: ward's mark on every row of the pane (ASCII's on a
+ * terminal that is not UTF-8, where U+2502 would not fit its column). */
+#define VIEW_AGENT_GUTTER(m)	((m)->ascii ? "|" : "\xe2\x94\x82")
 
 void
 view_agent_layout(const struct model *m, int w, int h,
@@ -53,27 +53,97 @@ view_agent_layout(const struct model *m, int w, int h,
 	l->strip_w = w;
 }
 
+/*
+ * The program's title as data: escaped (config/escape.h), its quotes
+ * escaped too so that it cannot close the quotes ward draws around it,
+ * and cut to max columns (at least 4) with an ellipsis, never inside an
+ * escape. malloc'd.
+ */
+static char *
+view_agent_title_text(const char *raw, int max, bool ascii)
+{
+	cleanup_free char *esc = escape_str(raw);
+	const char *more = ascii ? "..." : "\xe2\x80\xa6";	/* U+2026 */
+	size_t n = 0, fit;
+	char *s = xmalloc(strlen(esc) * 2 + 4);
+	int used;
+
+	for (const char *p = esc; *p != '\0'; p++) {
+		if (*p == '"')
+			s[n++] = '\\';
+		s[n++] = *p;
+	}
+	s[n] = '\0';
+	if (grid_width(s) <= max)
+		return s;
+	fit = grid_fit(s, max - grid_width(more), &used);
+	/* Never half an escape: a cut one would read as another. */
+	for (size_t i = 0; i < fit; i++) {
+		size_t end = i + 2;
+
+		if (s[i] != '\\')
+			continue;
+		if (s[i + 1] == 'x')
+			end = i + 4;
+		else if (s[i + 1] == 'u' && s[i + 2] == '{')
+			end = strchr(s + i, '}') != NULL ?
+			    (size_t)(strchr(s + i, '}') - s) + 1 : n;
+		else if (s[i + 1] == 'u')
+			end = i + 6;
+		if (end > fit) {
+			fit = i;
+			break;
+		}
+		i = end - 1;
+	}
+	memcpy(s + fit, more, strlen(more) + 1);
+	return s;
+}
+
+/*
+ * The pane's header, ward's words only: "agent pane, run ID (NAME)" in
+ * the header's colours, '=' while the pane has the keys. The title the
+ * program set for its terminal (OSC 0/2) is data: after ward's words, in
+ * quotes and dim plain text, escaped and cut, labelled as the program's,
+ * and only when VIEW_AGENT_TITLE_MIN columns of it fit after ward's
+ * words; never set on the person's terminal, never where ward's own
+ * text stands.
+ */
 static void
 view_agent_header(const struct model *m, struct grid *g, int y, int x,
     int xend)
 {
-	struct grid *sub = grid_new(xend - x, 1);
-	cleanup_free char *title = NULL;
-	const char *raw = vt_title(m->vt);
+	bool focused = m->focus == PANE_AGENT;
+	unsigned attr = GRID_COLOR(GRID_CYAN) | (focused ? GRID_BOLD : 0);
+	const char *label = " program's title: \"", *end = "\" ";
+	const char *raw = vt_title(m->vt), *rule = focused ? "=" : "-";
+	cleanup_free char *id = escape_str(*m->run.id != '\0' ? m->run.id :
+	    "-");
+	cleanup_free char *name = escape_str(m->run.name);
+	cleanup_free char *words = *name != '\0' ?
+	    xasprintf("agent pane, run %s (%s)", id, name) :
+	    xasprintf("agent pane, run %s", id);
+	int room, at;
 
-	/* The program's title is shown, escaped, on ward's header: never
-	 * set on the person's terminal. */
-	if (*raw != '\0') {
-		cleanup_free char *esc = escape_str(raw);
+	grid_fill(g, y, x, xend, attr);
+	at = grid_put(g, y, x, xend, focused ? "== " : "-- ", attr);
+	at = grid_put(g, y, at, xend, words, attr | GRID_BOLD);
+	at = grid_put(g, y, at, xend, " ", attr);
+	/* Room for the title between the label and its closing quote,
+	 * with a rule character before the label and two after. */
+	room = xend - at - 1 - grid_width(label) - grid_width(end) - 2;
+	if (*raw != '\0' && room >= VIEW_AGENT_TITLE_MIN) {
+		cleanup_free char *t = view_agent_title_text(raw,
+		    room < VIEW_AGENT_TITLE_MAX ? room : VIEW_AGENT_TITLE_MAX,
+		    m->ascii);
 
-		title = xasprintf("agent: %s", esc);
-	} else {
-		title = xstrdup("agent");
+		at = grid_put(g, y, at, xend, rule, attr);
+		at = grid_put(g, y, at, xend, label, attr);
+		at = grid_put(g, y, at, xend, t, GRID_DIM);
+		at = grid_put(g, y, at, xend, end, attr);
 	}
-	pen_header(sub, 0, title, m->focus == PANE_AGENT);
-	for (int c = 0; c < sub->w; c++)
-		g->cells[y * g->w + x + c] = *grid_cell(sub, 0, c);
-	grid_free(sub);
+	while (at < xend)
+		at = grid_put(g, y, at, xend, rule, attr);
 }
 
 /* The strip, drawn into a grid of its own width and copied in, so that
@@ -109,14 +179,14 @@ view_agent_draw(const struct model *m, struct grid *g,
 	view_agent_header(m, g, l.pane_y - 1, 0, l.side ? l.strip_x - 1 :
 	    g->w);
 	for (int y = l.pane_y; y < l.pane_y + l.pane_h; y++) {
-		grid_put(g, y, 0, 1, VIEW_AGENT_GUTTER, GRID_DIM);
+		grid_put(g, y, 0, 1, VIEW_AGENT_GUTTER(m), GRID_DIM);
 		if (l.side)
 			grid_put(g, y, l.strip_x - 1, l.strip_x,
-			    VIEW_AGENT_GUTTER, GRID_DIM);
+			    VIEW_AGENT_GUTTER(m), GRID_DIM);
 	}
 	if (l.side)
 		grid_put(g, l.pane_y - 1, l.strip_x - 1, l.strip_x,
-		    VIEW_AGENT_GUTTER, GRID_DIM);
+		    VIEW_AGENT_GUTTER(m), GRID_DIM);
 	vt_draw(m->vt, g, l.pane_y, l.pane_x, l.pane_h, l.pane_w);
 	/* The program's cursor, where it is typing, while it has the keys:
 	 * the terminal's own cursor (tui/console.c puts it there). */

@@ -6,13 +6,17 @@
  * draws the title above and the status and keys below):
  *
  *   narrow (< VIEW_AGENT_SIDE columns), or zoomed:
- *     "-- agent ---" header, then the pane, each of its rows behind a
- *     gutter column; then the strip ("-- pending ---" and the requests)
+ *     "-- agent pane, run ID (NAME) --- program's title: "..." --"
+ *     header, then the pane, each of its rows behind a gutter column;
+ *     then the strip ("-- pending ---" and the requests)
  *   wide: the pane on the left, a rule, the strip on the right
  *
  * The gutter and the headers are ward's: the program draws only inside
  * the pane, so nothing it draws can stand where ward's strip stands or
  * carry the gutter's absence. The focused side's header is drawn '='.
+ * The header names the run as ward knows it; the title the program set
+ * (OSC 0/2) follows ward's words as quoted, escaped, dim data, never in
+ * their place (issue 31).
  */
 #include "tui/grid.h"
 #include "tui/model.h"
@@ -24,6 +28,10 @@
  * VIEW_PENDING_BRIEF_ROWS): at 80x24 a whole one took 12 of 24 rows and
  * left the agent 9, its own input box and status 5 of them. */
 #define VIEW_AGENT_BRIEF_H	40
+/* The program's own title on the pane's header: at most this many
+ * columns of it, and none when fewer than ..._MIN fit. */
+#define VIEW_AGENT_TITLE_MAX	40
+#define VIEW_AGENT_TITLE_MIN	6
 
 struct view_agent_layout {
 	int		 pane_y, pane_x, pane_h, pane_w;

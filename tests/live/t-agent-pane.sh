@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The agent pane in a real terminal (tmux): a full-screen curses program
-# (fullscreen.c) under `ward run` draws inside the pane, gets the keys and
-# the pane's size (and a resize), raises a write request that appears in
-# the strip while it keeps drawing; `a` typed into the program does not
+# (fullscreen.c) under `ward run` draws inside the pane at the pane's
+# size (and a resize), gets the keys once the person's Esc gives them
+# (its going full screen does not), raises a write request that appears
+# in the strip while it keeps drawing; `a` typed into the program does not
 # approve, the prefix key and then `a` (once armed) does; its title and
 # its fake request block stay inside its pane.
 . "$(dirname "$0")/lib.sh"
@@ -65,7 +66,12 @@ tick() { grep -Eo 'tick [0-9]+' "$WT_SCRATCH/screen.txt" | head -1; }
 # the status and key lines; the gutter takes a column).
 expect_screen drawn '^│FULLSCREEN size [0-9]+x[0-9]+' 20
 expect_screen sized '^│FULLSCREEN size 25x99' 10
-assert_grep "the pane's header" '^-- agent|^== agent' "$WT_SCRATCH/screen.txt"
+assert_grep "the pane's header, ward's" '^(--|==) agent pane, run [0-9a-f]+ ' "$WT_SCRATCH/screen.txt"
+# Without --agent the pane shows once the program goes full screen, but
+# the keys stay on the requests until the person's Esc (issue 31).
+expect_screen keys-stay 'Esc agent' 10
+tm send-keys -t ward Escape
+expect_screen keys-given 'keys go to the agent' 10
 
 # The terminal's cursor stands where the program's is (curses leaves it
 # after its last text, BOTTOM-RIGHT-CORNER-FILLER on the pane's last
@@ -101,7 +107,7 @@ if grep -E 'FAKE-REQUEST|pending: 1, oldest' "$WT_SCRATCH/screen.txt" | grep -vq
 else
 	note "ok: every line of the fake request is behind the gutter"
 fi
-assert_grep "its title shown escaped on ward's header" 'agent: PWNED-TITLE' "$WT_SCRATCH/screen.txt"
+assert_grep "its title shown as data on ward's header" "^(--|==) agent pane, run [0-9a-f]+ [-=] program's title: \"PWNED-TITLE\"" "$WT_SCRATCH/screen.txt"
 
 # A write request: in the strip, while the program keeps drawing.
 tm send-keys -t ward w
