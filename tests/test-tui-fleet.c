@@ -242,6 +242,12 @@ test_dismiss(void **state)
 	press(f, '1', &eff, &run);
 	press(f, 'X', &eff, &run);
 	assert_false(f->runs[0].dismissed);	/* it runs */
+	/* There X asks to deny all of the run's; a prompt owns the keys
+	 * until it is cancelled. */
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_ANSWER);
+	press(f, KEYS_ESC, &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(model_prompt_open(f->runs[0].m));
 	press(f, '3', &eff, &run);
 	press(f, 'X', &eff, &run);
 	assert_true(f->runs[2].dismissed);

@@ -1469,8 +1469,58 @@ model_answer_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 }
 
+enum model_prompt
+model_prompt(const struct model *m)
+{
+	if (m->confirm_quit)
+		return PROMPT_QUIT;
+	if (m->ev.editing)
+		return PROMPT_FILTER;
+	if (m->pasting)
+		return PROMPT_PASTE;
+	if (m->answer.ask == ASK_REASON)
+		return PROMPT_REASON;
+	if (m->answer.ask != ASK_NONE)
+		return PROMPT_ANSWER;
+	if (m->confirm_kill)
+		return PROMPT_KILL;
+	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE)
+		return PROMPT_DIFF;
+	return PROMPT_NONE;
+}
+
+bool
+model_prompt_open(const struct model *m)
+{
+	return model_prompt(m) != PROMPT_NONE;
+}
+
+const char *
+model_run_label(const struct model *m)
+{
+	if (*m->run.name != '\0')
+		return m->run.name;
+	return *m->run.id != '\0' ? m->run.id : "?";
+}
+
+static char *model_ask_text_1(const struct model *);
+
+/* In the every-run console the prompt names its run first: the run the
+ * answer goes to. */
 char *
 model_ask_text(const struct model *m)
+{
+	char *text = model_ask_text_1(m), *named;
+
+	if (text == NULL || !m->many_runs)
+		return text;
+	named = xasprintf("[%s] %s", model_run_label(m), text);
+	free(text);
+	return named;
+}
+
+static char *
+model_ask_text_1(const struct model *m)
 {
 	const struct pending *p = model_pending_find(m, m->answer.request);
 	cleanup_free char *reason = NULL;
@@ -2099,7 +2149,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			model_message(m, MSG_INFO, "not connected");
 		else {
 			m->confirm_kill = true;
-			model_message(m, MSG_WARN, "kill run? y/n");
+			model_message(m, MSG_WARN, "kill run %s? y/n",
+			    model_run_label(m));
 		}
 		break;
 	case ACTION_HELP:
