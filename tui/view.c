@@ -84,10 +84,10 @@ view_status(const struct model *m, struct grid *g)
 	if (m->confirm_quit) {
 		char q[256];
 
+		/* Wrapped whole: its y/n is never cut off. */
 		model_quit_question(m, q, sizeof q);
-		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
-		grid_fill(g, y, 0, g->w, attr);
-		grid_put(g, y, 1, g->w, q, attr);
+		view_prompt_draw(g, q, GRID_REVERSE | GRID_BOLD |
+		    GRID_COLOR(GRID_YELLOW));
 		return;
 	}
 	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE &&
@@ -207,6 +207,22 @@ view_too_small(const struct model *m, struct grid *g)
 	pen_wrap_words(&p, 0, g->w, text, GRID_BOLD);
 }
 
+/* The compact layouts have no events pane: the filter being typed is
+ * drawn on the status row, where the text is seen as it is typed. */
+static void
+view_compact_filter(const struct model *m, struct grid *g)
+{
+	cleanup_free char *edit = NULL;
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
+
+	if (!m->ev.editing)
+		return;
+	edit = xasprintf(" filter /%s_  (Enter keeps, Esc clears)",
+	    m->ev.edit);
+	grid_fill(g, g->h - 2, 0, g->w, attr);
+	grid_put(g, g->h - 2, 0, g->w, edit, attr);
+}
+
 /*
  * Below 80x24: the title (run, state, pending count), the selected request
  * alone with its countdown, the status line and the keys. `a` is not
@@ -239,6 +255,7 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 	else
 		view_pending_compact_draw(m, g, 1, g->h - 2, NULL);
 	view_status(m, g);
+	view_compact_filter(m, g);
 	if (model_run_ended(m) || m->disconnected || m->help)
 		keys = NULL;
 	else if (m->view_only)
@@ -391,6 +408,7 @@ view_fleet_compact(const struct fleet *f, struct grid *g)
 		    model_run_label(m), f->n_queue);
 	view_pending_compact_draw(m, g, 1, g->h - 2, head);
 	view_status(m, g);
+	view_compact_filter(m, g);
 	view_ask_draw(m, g);
 	if (fleet_run_ended(f, f->sel) || m->view_only)
 		view_fleet_keys(f, g);
@@ -445,13 +463,14 @@ view_fleet_draw(const struct fleet *f, struct grid *g,
 		reps[f->sel].page_rows = out - 1;
 		if (ev > 0)
 			view_events_draw(m, g, top + out, top + out + ev);
-		view_status(m, g);
 	}
 	view_runs_queue_draw(f, g, top + out + ev, bottom, reps);
-	/* A prompt is drawn as in a console of one run, over the rows
-	 * above the keys, whole. */
-	if (m != NULL)
+	/* The status line and a prompt as in a console of one run, over
+	 * the rows above the keys, whole. */
+	if (m != NULL) {
+		view_status(m, g);
 		view_ask_draw(m, g);
+	}
 	view_fleet_keys(f, g);
 }
 
