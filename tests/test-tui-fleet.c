@@ -928,6 +928,24 @@ test_compact(void **state)
 	assert_non_null(strstr(a, "/home/u/.bashrc"));
 	assert_non_null(strstr(a, "denied in"));
 	golden("runs-compact-60x20", a);
+	/* The console of one run, compact too: the prompt is drawn there
+	 * as well (it was not: r typed blind below 80x24). */
+	{
+		struct model *m = f->runs[0].m;
+		struct model_effect eff;
+		bool moved;
+		cleanup_free char *one = NULL;
+
+		m->many_runs = false;
+		settle(f, &mono);
+		model_apply_key(m, 'r', &eff, &moved);
+		model_apply_key(m, 'o', &eff, &moved);
+		model_apply_key(m, 'k', &eff, &moved);
+		one = view_render_text(m, 60, 20, NULL);
+		assert_non_null(strstr(one, "deny #1, reason: ok_"));
+		model_apply_key(m, KEYS_ESC, &eff, &moved);
+		m->many_runs = true;
+	}
 	b = render(f, 39, 12);
 	assert_non_null(strstr(b, "terminal 39x12 is too small"));
 	assert_non_null(strstr(b, "at least 40x10"));

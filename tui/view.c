@@ -256,6 +256,7 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 		view_pending_compact_draw(m, g, 1, g->h - 2, NULL);
 	view_status(m, g);
 	view_compact_filter(m, g);
+	view_ask_draw(m, g);
 	if (model_run_ended(m) || m->disconnected || m->help)
 		keys = NULL;
 	else if (m->view_only)
