@@ -10,6 +10,7 @@
 # on screen while it is typed. The record (`ward events --json`) has each
 # of the two denied by a person with its whole reason and nothing else
 # decided: the third run's request is still asked, no write was allowed.
+# At 60x20 the console is compact and the prompt drawn there too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tmux-lib.sh"
 
@@ -56,8 +57,11 @@ see() {	# see NAME ERE SECONDS: as expect_screen, a failure only
 WT_TMUX_W=120 WT_TMUX_H=40
 tmux_start console
 expect_screen queue '3 pending in all' 15
-# The console opens on the oldest (p1's); j selects p2's.
+# g selects the oldest (p1's: the console opens on the oldest it heard
+# of first, and the runs answer it in any order), j the next, p2's.
 sleep 0.6
+tm send-keys -t ward g
+see p1-selected '> \[p1\] #' 5
 tm send-keys -t ward j
 expect_screen p2-selected '> \[p2\] #' 5
 
@@ -116,6 +120,20 @@ for n in 1 2 3; do
 done
 assert_eq "p1's request still pending" "p1" \
     "$("$WARD" pending --long --no-header 2>/dev/null | cut -f7)"
+
+# At 60x20 the every-run console is compact (it said "terminal too
+# small" below 80x24): the one request left, its run named, and `r`'s
+# prompt drawn there too (Esc cancels it: nothing sent).
+tm resize-window -t ward -x 60 -y 20 >/dev/null 2>&1 ||
+    die "tmux could not resize the window to 60x20"
+see compact 'pending: 1 in all, 1 of 1: \[p1\] #' 5
+assert_no_grep "no too-small notice at 60x20" 'too small' "$WT_SCRATCH/screen.txt"
+sleep 0.6
+tm send-keys -t ward r
+see compact-prompt '\[p1\] deny #[0-9]+, reason: _' 5
+tm send-keys -t ward Escape
+see compact-cancelled 'cancelled: nothing sent' 5
+assert_eq "p1's request still pending after Esc" 1 "$(npending)"
 
 # Leaving asks (p1's waits): y leaves.
 tm send-keys -t ward q
