@@ -392,9 +392,22 @@ view_fleet_compact(const struct fleet *f, struct grid *g)
 {
 	const struct model *m = fleet_model(f);
 	ssize_t at = fleet_queue_sel(f);
-	char head[192];
+	char head[192], state[64], right[48];
+	cleanup_free char *left = NULL;
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
 
-	view_fleet_title(f, g);
+	/* The title, short: the run by its name, the count of them all. */
+	if (m != NULL) {
+		model_state_text(m, state, sizeof state);
+		left = xasprintf(" ward  run %zu/%zu: %s  %s", f->sel + 1,
+		    f->n_runs, model_run_label(m), state);
+	} else {
+		left = xstrdup(" ward  every run: none live");
+	}
+	snprintf(right, sizeof right, " %zu pending in all ", f->n_pending);
+	grid_fill(g, 0, 0, g->w, attr);
+	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
+	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
 	if (m == NULL) {
 		pen_header(g, 1, "runs: none live; new ones show here", false);
 		grid_put(g, g->h - 1, 0, g->w, " q leave", GRID_DIM);
