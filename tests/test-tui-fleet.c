@@ -869,6 +869,63 @@ test_prompt_keeps_run(void **state)
 	fleet_free(f);
 }
 
+/* r's request ends (another console answered it) while its reason is
+ * typed: nothing is sent, and the rest of what is typed ("and") stays
+ * the prompt's, never the queue's, until Enter or Esc closes it. Before,
+ * the prompt closed and "and" allowed (a), and denied (d), what took the
+ * request's place. The same when the run's supervisor goes. */
+static void
+test_prompt_reason_gone(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	open_prompt(f, &mono, "r");
+	type(f, "bad k", &eff, &run);
+	feed_msg(f->runs[0].m, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	text = render(f, 80, 24);
+	assert_non_null(strstr(text, "[web] #1 ended before the reason was "
+	    "sent: nothing sent"));
+	settle(f, &mono);		/* everything armed */
+	type(f, "and", &eff, &run);
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++) {
+		press(f, other_keys[i], &eff, &run);
+		press(f, 'y', &eff, &run);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(f->sel, 0);
+	}
+	assert_untouched(f);
+	press(f, '\r', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_untouched(f);
+
+	/* The supervisor goes while a reason is typed: the same. */
+	settle(f, &mono);
+	press(f, 'G', &eff, &run);		/* web's #2 */
+	settle(f, &mono);
+	press(f, 'r', &eff, &run);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	model_set_disconnected(f->runs[0].m, "connection reset");
+	fleet_refresh(f);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	type(f, "kd", &eff, &run);
+	assert_int_equal(f->sel, 0);
+	press(f, KEYS_ESC, &eff, &run);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	fleet_free(f);
+}
+
 /* Each prompt drawn in the every-run console, at 200x50, 80x24 and
  * 60x20 (the compact layout), one golden file a prompt. */
 static void
@@ -977,6 +1034,7 @@ main(void)
 		cmocka_unit_test(test_prompt_filter),
 		cmocka_unit_test(test_prompt_paste),
 		cmocka_unit_test(test_prompt_keeps_run),
+		cmocka_unit_test(test_prompt_reason_gone),
 		cmocka_unit_test(test_prompt_goldens),
 		cmocka_unit_test(test_compact),
 	};

@@ -18,6 +18,7 @@
 
 static void model_diff_clear_files(struct model *);
 static void model_answer_reset(struct model *);
+static void model_answer_drop(struct model *);
 static void model_rules_clear(struct model *);
 static void model_answer_gone(struct model *, uint64_t id);
 static uint64_t model_first_row_id(const struct model *);
@@ -482,7 +483,7 @@ model_pending_clear(struct model *m)
 	m->n_pending = 0;
 	m->sel = 0;
 	model_detail_close(m);
-	model_answer_reset(m);	/* nothing asked stays over a new welcome */
+	model_answer_drop(m);	/* nothing asked stays over a new welcome */
 }
 
 /* ---- messages ---- */
@@ -831,7 +832,7 @@ model_set_disconnected(struct model *m, const char *why)
 	m->disconnected = true;
 	m->confirm_kill = false;
 	m->confirm_quit = false;
-	model_answer_reset(m);
+	model_answer_drop(m);
 	/* Nobody can answer them now; the sandbox dies with its supervisor. */
 	model_pending_clear(m);
 	if (!model_run_ended(m))
@@ -1018,6 +1019,22 @@ model_answer_reset(struct model *m)
 	m->answer = (struct model_answer){ .ask = ASK_NONE };
 }
 
+/* Nothing asked can be sent any more. A reason being typed stays a
+ * prompt (ASK_GONE) until Enter or Esc: the keys still to come were
+ * typed as its text, and must not reach the queue as commands. */
+static void
+model_answer_drop(struct model *m)
+{
+	uint64_t id = m->answer.request;
+	bool typing = m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE;
+
+	model_answer_reset(m);
+	if (typing) {
+		m->answer.ask = ASK_GONE;
+		m->answer.request = id;
+	}
+}
+
 /* A request ended (answered elsewhere, timed out): a rule or a reason
  * asked for it is never sent. A group keeps the rest. */
 static void
@@ -1026,7 +1043,7 @@ model_answer_gone(struct model *m, uint64_t id)
 	if ((m->answer.ask != ASK_RULE && m->answer.ask != ASK_REASON &&
 	    m->answer.ask != ASK_ALWAYS) || m->answer.request != id)
 		return;
-	model_answer_reset(m);
+	model_answer_drop(m);
 	model_message(m, MSG_WARN, "#%" PRIu64 " ended before it was "
 	    "answered: nothing sent, no rule stored", id);
 }
@@ -1400,6 +1417,12 @@ model_reason_key(struct model *m, int key, struct model_effect *eff)
 {
 	struct pending *p;
 
+	if (m->answer.ask == ASK_GONE) {
+		if (key == KEYS_ESC || key == '\r' || key == '\n' ||
+		    key == KEYS_ENTER)
+			model_answer_reset(m);
+		return;
+	}
 	if (key == KEYS_ESC) {
 		model_answer_reset(m);
 		model_message(m, MSG_INFO, "cancelled: nothing sent");
@@ -1478,7 +1501,7 @@ model_prompt(const struct model *m)
 		return PROMPT_FILTER;
 	if (m->pasting)
 		return PROMPT_PASTE;
-	if (m->answer.ask == ASK_REASON)
+	if (m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE)
 		return PROMPT_REASON;
 	if (m->answer.ask != ASK_NONE)
 		return PROMPT_ANSWER;
@@ -1540,6 +1563,10 @@ model_ask_text_1(const struct model *m)
 		reason = escape_str(m->answer.reason);
 		return xasprintf("deny #%" PRIu64 ", reason: %s_  (Enter sends, "
 		    "Esc cancels)", m->answer.request, reason);
+	case ASK_GONE:
+		return xasprintf("#%" PRIu64 " ended before the reason was "
+		    "sent: nothing sent - Enter or Esc closes this, other keys "
+		    "do nothing", m->answer.request);
 	case ASK_GROUP:
 		return xasprintf("%s %zu %s requests in %s, once each (no rule "
 		    "stored) - y sends, any other key cancels",
@@ -2333,7 +2360,7 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 	}
 	if (m->pasting)
 		return;
-	if (m->answer.ask == ASK_REASON) {
+	if (m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE) {
 		model_reason_key(m, key, eff);
 		return;
 	}

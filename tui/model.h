@@ -211,7 +211,8 @@ struct model_effect {
  * answer for the run stores (A, D), the glob a group answer amounts to,
  * every pending request (X); y sends, any other key cancels, and so does
  * the request's end (a timeout never stores a rule). r types a reason on
- * one line (Enter sends, Esc cancels).
+ * one line (Enter sends, Esc cancels); its request's end leaves the
+ * prompt open, saying so, until Enter or Esc (ASK_GONE).
  */
 enum model_ask {
 	ASK_NONE,
@@ -220,6 +221,11 @@ enum model_ask {
 	ASK_GROUP,		/* ids, verdict, glob */
 	ASK_DENY_ALL,		/* ids */
 	ASK_ALWAYS,		/* request; file, line, shown */
+	ASK_GONE,		/* r's request ended (or the run went) while
+				 * its reason was typed: nothing is sent,
+				 * and keys do nothing until Enter or Esc
+				 * closes it (the rest of the reason must not
+				 * become commands) */
 };
 
 #define MODEL_REASON_MAX	200	/* bytes of a typed reason */
