@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "approvals/msg.h"
+#include "approvals/request.h"
 #include "config/util.h"
 #include "tests/golden.h"
 #include "tui/fleet.h"
@@ -283,6 +284,12 @@ test_dismiss(void **state)
 	press(f, '1', &eff, &run);
 	press(f, 'X', &eff, &run);
 	assert_false(f->runs[0].dismissed);	/* it runs */
+	/* There X asks to deny all of the run's; a prompt owns the keys
+	 * until it is cancelled. */
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_ANSWER);
+	press(f, KEYS_ESC, &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(model_prompt_open(f->runs[0].m));
 	press(f, '3', &eff, &run);
 	press(f, 'X', &eff, &run);
 	assert_true(f->runs[2].dismissed);
@@ -519,6 +526,537 @@ test_reports_per_run(void **state)
 	fleet_free(f);
 }
 
+/* ---- prompts own the keyboard (issue 31) ---- */
+
+/* A write request as the supervisor sends it, with the rule an answer
+ * for the run would store. */
+static void
+ask_write(struct model *m, const char *run, uint64_t id, const char *path,
+    int64_t age_ms)
+{
+	struct request *r = request_new();
+
+	r->id = id;
+	r->run = xstrdup(run);
+	r->pid = 4100 + (pid_t)id;
+	r->kind = KIND_WRITE;
+	r->syscall = xstrdup("openat");
+	r->subject = xstrdup(path);
+	r->detail = xstrdup("flags=O_WRONLY|O_CREAT|O_TRUNC mode=0644");
+	r->cmdline = xstrdup("sh -c echo x > f");
+	r->cwd = xstrdup("/work");
+	r->why = xstrdup("no rule");
+	r->created_ms = WALL0 - age_ms;
+	r->deadline_ms = WALL0 - age_ms + 120000;
+	r->rule = xstrdup(path);
+	feed_msg(m, msg_request(r));
+	request_free(r);
+}
+
+static void
+welcome_policy(struct model *m, const char *id, const char *name)
+{
+	const struct run_info ri = {
+		.id = id, .name = name, .command = "make -j2",
+		.state = RUN_RUNNING, .pid = 4000, .started_ms = WALL0 - 60000,
+		.exit_code = -1, .limits = "timeout=600s",
+		.policy = "/home/u/.config/ward/ward.ini", .ask_timeout = 120,
+	};
+
+	feed_msg(m, msg_welcome(&ri, NULL));
+}
+
+/* Three runs each asking for a write outside, web twice: the queue is
+ * web #1 (30 s), db #1 (20 s), api #1 (10 s), web #2 (5 s); web's #1
+ * is selected, on screen and armed. */
+static struct fleet *
+trio(int64_t *mono)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	i = fleet_add(f, "a1b2c3d4");
+	welcome_policy(f->runs[i].m, "a1b2c3d4", "web");
+	ask_write(f->runs[i].m, "a1b2c3d4", 1, "/home/u/.bashrc", 30000);
+	ask_write(f->runs[i].m, "a1b2c3d4", 2, "/etc/hosts", 5000);
+	i = fleet_add(f, "b2c3d4e5");
+	welcome_policy(f->runs[i].m, "b2c3d4e5", "db");
+	ask_write(f->runs[i].m, "b2c3d4e5", 1, "/srv/db/x", 20000);
+	i = fleet_add(f, "c3d4e5f6");
+	welcome_policy(f->runs[i].m, "c3d4e5f6", "api");
+	ask_write(f->runs[i].m, "c3d4e5f6", 1, "/srv/api/y", 10000);
+	*mono = MONO0;
+	fleet_set_now(f, *mono, WALL0);
+	fleet_refresh(f);
+	free(render(f, 200, 50));
+	*mono += 600;
+	fleet_set_now(f, *mono, WALL0 + 600);
+	free(render(f, 200, 50));
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(f->runs[0].m->sel, 1);
+	assert_true(model_armed(f->runs[0].m, 1));
+	return f;
+}
+
+/* A quiet moment and a frame: `a`, A and W count only after one. */
+static void
+settle(struct fleet *f, int64_t *mono)
+{
+	*mono += 600;
+	fleet_set_now(f, *mono, WALL0 + 600 + (*mono - MONO0));
+	free(render(f, 200, 50));
+}
+
+/* No request of any run was answered or asked about. */
+static void
+assert_untouched(const struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct model *m = f->runs[i].m;
+
+		for (size_t k = 0; k < m->n_pending; k++)
+			assert_int_equal(m->pending[k]->sent, VERDICT_NONE);
+		if (i != f->sel)
+			assert_false(model_prompt_open(m));
+	}
+	assert_false(f->quit);
+}
+
+/* Every key the queue, the runs and the answers have. */
+static const int other_keys[] = {
+	'j', 'k', 'g', 'G', '1', '2', '3', '[', ']', 'q', 'X', 'd', 'a',
+	'A', 'D', 'W', 'K', 'r', 's', 'n', '\t', '?', KEYS_DOWN, KEYS_UP,
+};
+
+/* Opens the prompt on web's #1 (the selected request): open is a key
+ * sequence; W's needs the console's plan. */
+static void
+open_prompt(struct fleet *f, int64_t *mono, const char *open)
+{
+	struct model_effect eff;
+	size_t run;
+
+	settle(f, mono);
+	for (const char *k = open; *k != '\0'; k++) {
+		press(f, *k, &eff, &run);
+		assert_int_equal(run, 0);
+		if (*k == 'W') {
+			assert_int_equal(eff.kind, EFFECT_ALWAYS_PLAN);
+			model_always_plan(f->runs[0].m, eff.request, 12,
+			    "    /home/u/.bashrc ; always, from run a1b2c3d4",
+			    NULL);
+		} else {
+			assert_int_equal(eff.kind, EFFECT_NONE);
+		}
+	}
+	assert_int_equal(f->sel, 0);
+	assert_true(model_prompt_open(f->runs[0].m));
+}
+
+/*
+ * A y/n prompt (A, D, W, X, K, the leave question): every other key
+ * (Enter too: y is the answer) cancels it and does nothing else; no
+ * selection moves, no run is answered. Then y sends to the selected
+ * run only.
+ */
+static void
+yes_no_prompt(const char *open, enum model_prompt want)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+	int keys[ARRAY_SIZE(other_keys) + 2];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++)
+		keys[n++] = other_keys[i];
+	keys[n++] = '\r';
+	keys[n++] = KEYS_ESC;
+	for (size_t i = 0; i < n; i++) {
+		open_prompt(f, &mono, open);
+		assert_int_equal(model_prompt(f->runs[0].m), want);
+		press(f, keys[i], &eff, &run);
+		if (eff.kind != EFFECT_NONE || run != 0 || f->sel != 0 ||
+		    f->runs[0].m->sel != 1 || fleet_queue_sel(f) != 0)
+			fail_msg("prompt %s: key %d acted (effect %d, run %zu, "
+			    "sel %zu)", open, keys[i], eff.kind, run, f->sel);
+		assert_false(model_prompt_open(f->runs[0].m));
+		assert_untouched(f);
+	}
+	open_prompt(f, &mono, open);
+	press(f, 'y', &eff, &run);
+	/* An allow (A's or W's y) waits for the trailing silence. */
+	if (strcmp(open, "A") == 0 || strcmp(open, "W") == 0) {
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		silence(f, &eff, &run);
+	}
+	assert_int_equal(run, 0);
+	assert_int_equal(f->sel, 0);
+	assert_false(model_prompt_open(f->runs[0].m));
+	if (want == PROMPT_KILL) {
+		assert_int_equal(eff.kind, EFFECT_KILL);
+	} else if (want == PROMPT_QUIT) {
+		assert_true(f->quit);
+	} else if (strcmp(open, "X") == 0) {
+		assert_int_equal(eff.kind, EFFECT_DECIDE_MANY);
+		assert_int_equal(eff.n_requests, 2);	/* web's two only */
+		assert_int_equal(eff.requests[0], 1);
+		assert_int_equal(eff.requests[1], 2);
+		assert_int_equal(eff.verdict, VERDICT_DENY);
+	} else {
+		assert_int_equal(eff.kind, strcmp(open, "W") == 0 ?
+		    EFFECT_ALWAYS : EFFECT_DECIDE);
+		assert_int_equal(eff.request, 1);
+		assert_int_equal(eff.scope, SCOPE_RUN);
+		assert_string_equal(eff.rule, "/home/u/.bashrc");
+		assert_int_equal(eff.verdict, strcmp(open, "D") == 0 ?
+		    VERDICT_DENY : VERDICT_ALLOW);
+	}
+	/* The other runs heard nothing. */
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	fleet_free(f);
+}
+
+static void
+test_prompt_allow_run(void **state)
+{
+	(void)state;
+	yes_no_prompt("A", PROMPT_ANSWER);
+}
+
+static void
+test_prompt_deny_run(void **state)
+{
+	(void)state;
+	yes_no_prompt("D", PROMPT_ANSWER);
+}
+
+static void
+test_prompt_always(void **state)
+{
+	(void)state;
+	yes_no_prompt("W", PROMPT_ANSWER);
+}
+
+static void
+test_prompt_deny_all(void **state)
+{
+	(void)state;
+	yes_no_prompt("X", PROMPT_ANSWER);
+}
+
+static void
+test_prompt_kill(void **state)
+{
+	(void)state;
+	yes_no_prompt("K", PROMPT_KILL);
+}
+
+static void
+test_prompt_quit(void **state)
+{
+	(void)state;
+	yes_no_prompt("q", PROMPT_QUIT);
+}
+
+/* Types s into the fleet, a key a character. */
+static void
+type(struct fleet *f, const char *s, struct model_effect *eff, size_t *run)
+{
+	for (; *s != '\0'; s++) {
+		press(f, (unsigned char)*s, eff, run);
+		assert_int_equal(eff->kind, EFFECT_NONE);
+		assert_int_equal(*run, 0);
+	}
+}
+
+/*
+ * r: the leak of issue 31 replayed. Every key is the reason's text, the
+ * queue and the runs keys too; Enter sends the deny with the whole
+ * reason to the selected request of the selected run, nothing else.
+ */
+static void
+test_prompt_reason(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	open_prompt(f, &mono, "r");
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	type(f, "ok deny", &eff, &run);
+	assert_untouched(f);
+	press(f, '\r', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(run, 0);
+	assert_int_equal(eff.request, 1);
+	assert_int_equal(eff.verdict, VERDICT_DENY);
+	assert_string_equal(eff.reason, "ok deny");
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[0].m->pending[1]->sent, VERDICT_NONE);
+
+	/* Then every other key, a pause between (the issue's "bad k",
+	 * 1 s, "and"): text all of it. */
+	press(f, 'G', &eff, &run);	/* the last: web's #2 */
+	settle(f, &mono);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(f->runs[0].m->sel, 2);
+	press(f, 'r', &eff, &run);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	type(f, "bad k", &eff, &run);
+	settle(f, &mono);
+	type(f, "and", &eff, &run);
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++) {
+		press(f, other_keys[i], &eff, &run);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(run, 0);
+		assert_int_equal(f->sel, 0);
+	}
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	press(f, '\r', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(run, 0);
+	assert_int_equal(eff.request, 2);
+	/* The printable keys of the list are text; Tab and arrows not. */
+	assert_string_equal(eff.reason, "bad kandjkgG123[]qXdaADWKrsn?");
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	fleet_free(f);
+}
+
+/* `/`: the filter's text takes every key; Enter keeps it; the queue
+ * and the runs did not move. */
+static void
+test_prompt_filter(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	open_prompt(f, &mono, "/");
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_FILTER);
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++) {
+		press(f, other_keys[i], &eff, &run);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(run, 0);
+		assert_int_equal(f->sel, 0);
+		assert_int_equal(fleet_queue_sel(f), 0);
+	}
+	assert_untouched(f);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_FILTER);
+	press(f, '\r', &eff, &run);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_untouched(f);
+	fleet_free(f);
+}
+
+/* A paste is text: none of it is a key, in any run. */
+static void
+test_prompt_paste(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	settle(f, &mono);
+	press(f, KEYS_PASTE_START, &eff, &run);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_PASTE);
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++) {
+		press(f, other_keys[i], &eff, &run);
+		press(f, 'y', &eff, &run);
+		press(f, '\r', &eff, &run);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(f->sel, 0);
+		assert_int_equal(fleet_queue_sel(f), 0);
+	}
+	assert_untouched(f);
+	press(f, KEYS_PASTE_END, &eff, &run);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_untouched(f);
+	fleet_free(f);
+}
+
+/* The selected request ends (answered by another console) while X asks
+ * in its run: the selection stays in that run, y denies what is left of
+ * it, not the request of another run that took its place. */
+static void
+test_prompt_keeps_run(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+
+	(void)state;
+	open_prompt(f, &mono, "X");
+	feed_msg(f->runs[0].m, msg_resolved(1, VERDICT_ALLOW, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_true(model_prompt_open(f->runs[0].m));
+	press(f, 'y', &eff, &run);
+	assert_int_equal(run, 0);
+	assert_int_equal(eff.kind, EFFECT_DECIDE_MANY);
+	assert_int_equal(eff.n_requests, 1);
+	assert_int_equal(eff.requests[0], 2);
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	/* Closed: the queue selects again. */
+	fleet_refresh(f);
+	assert_int_equal(fleet_queue_sel(f), 0);
+	fleet_free(f);
+}
+
+/* r's request ends (another console answered it) while its reason is
+ * typed: nothing is sent, and the rest of what is typed ("and") stays
+ * the prompt's, never the queue's, until Enter or Esc closes it. Before,
+ * the prompt closed and "and" allowed (a), and denied (d), what took the
+ * request's place. The same when the run's supervisor goes. */
+static void
+test_prompt_reason_gone(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+	cleanup_free char *text = NULL;
+
+	(void)state;
+	open_prompt(f, &mono, "r");
+	type(f, "bad k", &eff, &run);
+	feed_msg(f->runs[0].m, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	text = render(f, 80, 24);
+	assert_non_null(strstr(text, "[web] #1 ended before the reason was "
+	    "sent: nothing sent"));
+	settle(f, &mono);		/* everything armed */
+	type(f, "and", &eff, &run);
+	for (size_t i = 0; i < ARRAY_SIZE(other_keys); i++) {
+		press(f, other_keys[i], &eff, &run);
+		press(f, 'y', &eff, &run);
+		assert_int_equal(eff.kind, EFFECT_NONE);
+		assert_int_equal(f->sel, 0);
+	}
+	assert_untouched(f);
+	press(f, '\r', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_untouched(f);
+
+	/* The supervisor goes while a reason is typed: the same. */
+	settle(f, &mono);
+	press(f, 'G', &eff, &run);		/* web's #2 */
+	settle(f, &mono);
+	press(f, 'r', &eff, &run);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	model_set_disconnected(f->runs[0].m, "connection reset");
+	fleet_refresh(f);
+	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
+	type(f, "kd", &eff, &run);
+	assert_int_equal(f->sel, 0);
+	press(f, KEYS_ESC, &eff, &run);
+	assert_false(model_prompt_open(f->runs[0].m));
+	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
+	assert_int_equal(f->runs[2].m->pending[0]->sent, VERDICT_NONE);
+	fleet_free(f);
+}
+
+/* Each prompt drawn in the every-run console, at 200x50, 80x24 and
+ * 60x20 (the compact layout), one golden file a prompt. */
+static void
+golden_prompt(const char *name, const char *open, const char *typed)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	struct model_effect eff;
+	size_t run;
+	static const int sizes[][2] = { { 200, 50 }, { 80, 24 }, { 60, 20 } };
+	char *all = xstrdup("");
+
+	open_prompt(f, &mono, open);
+	if (typed != NULL)
+		type(f, typed, &eff, &run);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		cleanup_free char *text = view_fleet_render_text(f,
+		    sizes[i][0], sizes[i][1], f->reps);
+		char *next = xasprintf("%s---- %dx%d ----\n%s", all,
+		    sizes[i][0], sizes[i][1], text);
+
+		free(all);
+		all = next;
+	}
+	golden(name, all);
+	free(all);
+	fleet_free(f);
+}
+
+static void
+test_prompt_goldens(void **state)
+{
+	(void)state;
+	golden_prompt("runs-prompt-reason", "r", "ok deny");
+	golden_prompt("runs-prompt-allow-run", "A", NULL);
+	golden_prompt("runs-prompt-deny-run", "D", NULL);
+	golden_prompt("runs-prompt-always", "W", NULL);
+	golden_prompt("runs-prompt-deny-all", "X", NULL);
+	golden_prompt("runs-prompt-kill", "K", NULL);
+	golden_prompt("runs-prompt-quit", "q", NULL);
+	golden_prompt("runs-prompt-filter", "/", "srv");
+}
+
+/* Below 80x24 the every-run console is compact, not "too small"; below
+ * 40x10 the notice says the size and the real minimum. */
+static void
+test_compact(void **state)
+{
+	int64_t mono;
+	struct fleet *f = trio(&mono);
+	cleanup_free char *a = NULL, *b = NULL;
+
+	(void)state;
+	a = render(f, 60, 20);
+	assert_null(strstr(a, "too small"));
+	assert_non_null(strstr(a, "pending: 4 in all, 1 of 4: [web] #1"));
+	assert_non_null(strstr(a, "/home/u/.bashrc"));
+	assert_non_null(strstr(a, "denied in"));
+	golden("runs-compact-60x20", a);
+	/* The console of one run, compact too: the prompt is drawn there
+	 * as well (it was not: r typed blind below 80x24). */
+	{
+		struct model *m = f->runs[0].m;
+		struct model_effect eff;
+		bool moved;
+		cleanup_free char *one = NULL;
+
+		m->many_runs = false;
+		settle(f, &mono);
+		model_apply_key(m, 'r', &eff, &moved);
+		model_apply_key(m, 'o', &eff, &moved);
+		model_apply_key(m, 'k', &eff, &moved);
+		one = view_render_text(m, 60, 20, NULL);
+		assert_non_null(strstr(one, "deny #1, reason: ok_"));
+		model_apply_key(m, KEYS_ESC, &eff, &moved);
+		m->many_runs = true;
+	}
+	b = render(f, 39, 12);
+	assert_non_null(strstr(b, "terminal 39x12 is too small"));
+	assert_non_null(strstr(b, "at least 40x10"));
+	fleet_free(f);
+}
+
 int
 main(void)
 {
@@ -535,6 +1073,19 @@ main(void)
 		cmocka_unit_test(test_goldens),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_reports_per_run),
+		cmocka_unit_test(test_prompt_allow_run),
+		cmocka_unit_test(test_prompt_deny_run),
+		cmocka_unit_test(test_prompt_always),
+		cmocka_unit_test(test_prompt_deny_all),
+		cmocka_unit_test(test_prompt_kill),
+		cmocka_unit_test(test_prompt_quit),
+		cmocka_unit_test(test_prompt_reason),
+		cmocka_unit_test(test_prompt_filter),
+		cmocka_unit_test(test_prompt_paste),
+		cmocka_unit_test(test_prompt_keeps_run),
+		cmocka_unit_test(test_prompt_reason_gone),
+		cmocka_unit_test(test_prompt_goldens),
+		cmocka_unit_test(test_compact),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

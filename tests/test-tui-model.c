@@ -1144,7 +1144,7 @@ test_kill_confirm(void **state)
 	act(f, 'K', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_true(f->m->confirm_kill);
-	assert_message(f, "kill run? y/n");
+	assert_message(f, "kill run build? y/n");
 	/* Any other key says no, and does nothing else: not even `a`. */
 	act(f, 'a', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);

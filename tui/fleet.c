@@ -204,7 +204,7 @@ fleet_overlay(const struct fleet *f)
 
 	if (m == NULL)
 		return false;
-	return m->help || m->diff.open || m->agent ||
+	return m->help || m->diff.open || m->agent || m->rules.open ||
 	    (m->detail && model_pending_find(m, m->sel) != NULL);
 }
 
@@ -283,6 +283,12 @@ fleet_select_row(struct fleet *f, size_t at)
 	struct model *m = f->runs[row->run].m;
 	struct pending *p;
 
+	/* A prompt open in the selected run keeps the selection in that
+	 * run until it is answered or cancelled: the keys typed into it
+	 * must never land in another run (issue 31). */
+	if (row->run != f->sel && f->sel < f->n_runs &&
+	    model_prompt_open(f->runs[f->sel].m))
+		return;
 	f->sel = row->run;
 	m->sel = row->p->id;
 	/* The queue holds const rows; the model owns them. */
@@ -457,7 +463,7 @@ static bool
 fleet_agent_strip(const struct model *m)
 {
 	return m->agent && m->focus != PANE_AGENT && !m->help &&
-	    !m->diff.open && !m->detail && !m->confirm_kill && !m->pasting;
+	    !m->diff.open && !m->detail && !model_prompt_open(m);
 }
 
 void
@@ -476,15 +482,19 @@ fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
 			f->quit = true;
 		return;
 	}
-	/* What the run shows over the screen, a question it asked, a
-	 * paste: the run's own keys, as in a console of one run. Only
-	 * with the agent pane shown and the keys on its requests do the
-	 * run keys still move between runs (else a full-screen agent
-	 * would hold the console on its run). */
-	if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
+	/* A prompt open in the selected run (tui/model.h's model_prompt:
+	 * a reason being typed, a rule to confirm, kill, leave, the
+	 * filter, a paste) owns the keyboard: every key is its own, none
+	 * reaches the queue or another run (issue 31). What the run shows
+	 * over the screen: the run's own keys too, as in a console of one
+	 * run. Only with the agent pane shown and the keys on its
+	 * requests do the run keys still move between runs (else a
+	 * full-screen agent would hold the console on its run). */
+	if (model_prompt_open(m) || key == KEYS_PASTE_START)
+		model_apply_key_at(m, key, at, burst, eff, focus_moved);
+	else if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
 		(void)fleet_key(f, m, key);
-	else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
-	    key == KEYS_PASTE_START || !fleet_key(f, m, key))
+	else if (fleet_overlay(f) || !fleet_key(f, m, key))
 		model_apply_key_at(m, key, at, burst, eff, focus_moved);
 	/* The selected model was given it (and judged it on its arrival)
 	 * unless the fleet kept it; every other run hears of it too. */

@@ -18,6 +18,12 @@
  * expired), the request that takes its place in the queue is selected
  * and armed afresh: the person did not choose it. A new request never
  * moves the selection.
+ *
+ * Prompts (tui/model.h's model_prompt: r's reason, A D W X's y/n, K, the
+ * leave question, `/`, a paste): while the selected run has one open,
+ * fleet_apply_key hands it every key, none is the fleet's, and the
+ * selection stays in that run; the prompt is drawn as in a console of
+ * one run (tui/view.h).
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -18,6 +18,7 @@
 
 static void model_diff_clear_files(struct model *);
 static void model_answer_reset(struct model *);
+static void model_answer_drop(struct model *);
 static void model_rules_clear(struct model *);
 static void model_answer_gone(struct model *, uint64_t id);
 static uint64_t model_first_row_id(const struct model *);
@@ -497,7 +498,7 @@ model_pending_clear(struct model *m)
 	m->n_pending = 0;
 	m->sel = 0;
 	model_detail_close(m);
-	model_answer_reset(m);	/* nothing asked stays over a new welcome */
+	model_answer_drop(m);	/* nothing asked stays over a new welcome */
 }
 
 /* ---- messages ---- */
@@ -876,7 +877,7 @@ model_set_disconnected(struct model *m, const char *why)
 	model_agent_release(m);
 	m->confirm_kill = false;
 	m->confirm_quit = false;
-	model_answer_reset(m);
+	model_answer_drop(m);
 	/* Nobody can answer them now; the sandbox dies with its supervisor. */
 	model_pending_clear(m);
 	if (!model_run_ended(m))
@@ -1063,6 +1064,22 @@ model_answer_reset(struct model *m)
 	m->answer = (struct model_answer){ .ask = ASK_NONE };
 }
 
+/* Nothing asked can be sent any more. A reason being typed stays a
+ * prompt (ASK_GONE) until Enter or Esc: the keys still to come were
+ * typed as its text, and must not reach the queue as commands. */
+static void
+model_answer_drop(struct model *m)
+{
+	uint64_t id = m->answer.request;
+	bool typing = m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE;
+
+	model_answer_reset(m);
+	if (typing) {
+		m->answer.ask = ASK_GONE;
+		m->answer.request = id;
+	}
+}
+
 /* A request ended (answered elsewhere, timed out): a rule or a reason
  * asked for it is never sent. A group keeps the rest. */
 static void
@@ -1071,7 +1088,7 @@ model_answer_gone(struct model *m, uint64_t id)
 	if ((m->answer.ask != ASK_RULE && m->answer.ask != ASK_REASON &&
 	    m->answer.ask != ASK_ALWAYS) || m->answer.request != id)
 		return;
-	model_answer_reset(m);
+	model_answer_drop(m);
 	model_message(m, MSG_WARN, "#%" PRIu64 " ended before it was "
 	    "answered: nothing sent, no rule stored", id);
 }
@@ -1445,6 +1462,12 @@ model_reason_key(struct model *m, int key, struct model_effect *eff)
 {
 	struct pending *p;
 
+	if (m->answer.ask == ASK_GONE) {
+		if (key == KEYS_ESC || key == '\r' || key == '\n' ||
+		    key == KEYS_ENTER)
+			model_answer_reset(m);
+		return;
+	}
 	if (key == KEYS_ESC) {
 		model_answer_reset(m);
 		model_message(m, MSG_INFO, "cancelled: nothing sent");
@@ -1514,8 +1537,58 @@ model_answer_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 }
 
+enum model_prompt
+model_prompt(const struct model *m)
+{
+	if (m->confirm_quit)
+		return PROMPT_QUIT;
+	if (m->ev.editing)
+		return PROMPT_FILTER;
+	if (m->pasting)
+		return PROMPT_PASTE;
+	if (m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE)
+		return PROMPT_REASON;
+	if (m->answer.ask != ASK_NONE)
+		return PROMPT_ANSWER;
+	if (m->confirm_kill)
+		return PROMPT_KILL;
+	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE)
+		return PROMPT_DIFF;
+	return PROMPT_NONE;
+}
+
+bool
+model_prompt_open(const struct model *m)
+{
+	return model_prompt(m) != PROMPT_NONE;
+}
+
+const char *
+model_run_label(const struct model *m)
+{
+	if (*m->run.name != '\0')
+		return m->run.name;
+	return *m->run.id != '\0' ? m->run.id : "?";
+}
+
+static char *model_ask_text_1(const struct model *);
+
+/* In the every-run console the prompt names its run first: the run the
+ * answer goes to. */
 char *
 model_ask_text(const struct model *m)
+{
+	char *text = model_ask_text_1(m), *named;
+
+	if (text == NULL || !m->many_runs)
+		return text;
+	named = xasprintf("[%s] %s", model_run_label(m), text);
+	free(text);
+	return named;
+}
+
+static char *
+model_ask_text_1(const struct model *m)
 {
 	const struct pending *p = model_pending_find(m, m->answer.request);
 	cleanup_free char *reason = NULL;
@@ -1535,6 +1608,10 @@ model_ask_text(const struct model *m)
 		reason = escape_str(m->answer.reason);
 		return xasprintf("deny #%" PRIu64 ", reason: %s_  (Enter sends, "
 		    "Esc cancels)", m->answer.request, reason);
+	case ASK_GONE:
+		return xasprintf("#%" PRIu64 " ended before the reason was "
+		    "sent: nothing sent - Enter or Esc closes this, other keys "
+		    "do nothing", m->answer.request);
 	case ASK_GROUP:
 		return xasprintf("%s %zu %s requests in %s, once each (no rule "
 		    "stored) - y sends, any other key cancels",
@@ -2151,7 +2228,8 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 			model_message(m, MSG_INFO, "not connected");
 		else {
 			m->confirm_kill = true;
-			model_message(m, MSG_WARN, "kill run? y/n");
+			model_message(m, MSG_WARN, "kill run %s? y/n",
+			    model_run_label(m));
 		}
 		break;
 	case ACTION_HELP:
@@ -2534,7 +2612,7 @@ model_apply_key_1(struct model *m, int key, struct model_effect *eff,
 	}
 	if (m->pasting)
 		return;
-	if (m->answer.ask == ASK_REASON) {
+	if (m->answer.ask == ASK_REASON || m->answer.ask == ASK_GONE) {
 		model_reason_key(m, key, eff);
 		return;
 	}

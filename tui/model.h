@@ -248,7 +248,8 @@ struct model_hold {
  * answer for the run stores (A, D), the glob a group answer amounts to,
  * every pending request (X); y sends, any other key cancels, and so does
  * the request's end (a timeout never stores a rule). r types a reason on
- * one line (Enter sends, Esc cancels).
+ * one line (Enter sends, Esc cancels); its request's end leaves the
+ * prompt open, saying so, until Enter or Esc (ASK_GONE).
  */
 enum model_ask {
 	ASK_NONE,
@@ -257,6 +258,11 @@ enum model_ask {
 	ASK_GROUP,		/* ids, verdict, glob */
 	ASK_DENY_ALL,		/* ids */
 	ASK_ALWAYS,		/* request; file, line, shown */
+	ASK_GONE,		/* r's request ended (or the run went) while
+				 * its reason was typed: nothing is sent,
+				 * and keys do nothing until Enter or Esc
+				 * closes it (the rest of the reason must not
+				 * become commands) */
 };
 
 #define MODEL_REASON_MAX	200	/* bytes of a typed reason */
@@ -531,6 +537,34 @@ void		 model_always_plan(struct model *, uint64_t id, unsigned line,
  * not (nothing written or sent: the request waits for another answer). */
 void		 model_always_done(struct model *, uint64_t id, unsigned line,
 		    const char *why);
+
+/*
+ * The prompt that owns the keyboard (issue 31), the one open now, in the
+ * order model_apply_key hears them: while one is open every key is its
+ * own (answered by y or Enter, cancelled by Esc or, where that is its
+ * rule, any other key) and nothing else acts. The every-run console
+ * (tui/fleet.c) hands every key to the selected run while one is open,
+ * so that no key typed into a prompt reaches the queue or another run.
+ * Derived from the flags that hold each prompt's state (answer.ask,
+ * confirm_kill, confirm_quit, ev.editing, pasting, diff.confirm)
+ * rather than a stack of its own: each is a question about one thing,
+ * and at most one is open at a time.
+ */
+enum model_prompt {
+	PROMPT_NONE,
+	PROMPT_QUIT,		/* "leave? N requests wait - y/n" */
+	PROMPT_FILTER,		/* `/`: the events filter being typed */
+	PROMPT_PASTE,		/* between the paste marks: text, no key */
+	PROMPT_REASON,		/* r: the reason being typed */
+	PROMPT_ANSWER,		/* A D W X, a group's a/d: y sends */
+	PROMPT_KILL,		/* "kill run NAME? y/n" */
+	PROMPT_DIFF,		/* p P u U: the diff's y/n */
+};
+
+enum model_prompt model_prompt(const struct model *);
+bool		 model_prompt_open(const struct model *);
+/* The run as a prompt names it: its name, else its id, else "?". */
+const char	*model_run_label(const struct model *);
 
 /* The prompt of an answer being confirmed or typed (malloc'd), or NULL:
  * "allow for the run: write /x/y - y stores it, any other key cancels". */

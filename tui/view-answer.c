@@ -11,12 +11,19 @@ void
 view_ask_draw(const struct model *m, struct grid *g)
 {
 	cleanup_free char *text = model_ask_text(m);
-	unsigned attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
-	struct pen p = { .g = NULL, .y = 0 };
-	int rows, y;
 
 	if (text == NULL)
 		return;
+	view_prompt_draw(g, text, GRID_REVERSE | GRID_BOLD |
+	    GRID_COLOR(GRID_YELLOW));
+}
+
+void
+view_prompt_draw(struct grid *g, const char *text, unsigned attr)
+{
+	struct pen p = { .g = NULL, .y = 0 };
+	int rows, y;
+
 	pen_wrap_words(&p, 1, g->w - 1, text, attr);
 	rows = p.y;
 	y = g->h - 1 - rows;

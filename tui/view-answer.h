@@ -11,6 +11,9 @@
 /* The prompt, wrapped whole above the key line (it is never cut: the
  * person confirms what it says); nothing when no answer asks. */
 void	view_ask_draw(const struct model *, struct grid *);
+/* Any question so drawn (the leave question too): text wrapped whole in
+ * the rows above the key line, filled with attr. */
+void	view_prompt_draw(struct grid *, const char *text, unsigned attr);
 /* The run's rules in rows [top, bottom). */
 void	view_rules_draw(const struct model *, struct grid *, int top,
 	    int bottom);

@@ -529,7 +529,7 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 
 void
 view_pending_compact_draw(const struct model *m, struct grid *g, int top,
-    int bottom)
+    int bottom, const char *head)
 {
 	ssize_t sel = model_pending_index(m, m->sel);
 	struct pen pen = { .g = g, .y = top + 1, .top = top + 1,
@@ -537,14 +537,14 @@ view_pending_compact_draw(const struct model *m, struct grid *g, int top,
 	char title[128];
 
 	if (m->n_pending == 0) {
-		pen_header(g, top, "pending: none", true);
+		pen_header(g, top, head != NULL ? head : "pending: none", true);
 		return;
 	}
 	if (sel < 0)
 		sel = 0;
 	snprintf(title, sizeof title, "pending: %zu (#%" PRIu64 ", %zd of "
 	    "%zu)", m->n_pending, m->pending[sel]->id, sel + 1, m->n_pending);
-	pen_header(g, top, title, true);
+	pen_header(g, top, head != NULL ? head : title, true);
 	{
 		size_t one = (size_t)sel;
 		const char *why = "";

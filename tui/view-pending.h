@@ -40,9 +40,10 @@ void	view_pending_fields(const struct pending *, struct pen *, int lx,
 	    int vx, int w, bool whole);
 /*
  * The compact layout's request (a terminal below 80x24): a header with
- * the pending count, then the selected request alone, wrapped, its head
- * with the countdown. It reports nothing: a request is armed only from a
- * screen that has room for it, here the detail view (Enter).
+ * the pending count (title, when not NULL: the every-run console's, its
+ * count across runs and the run it shows), then the selected request
+ * alone, wrapped, its head with the countdown. It reports nothing: a request is armed only from a screen that has room
+ * for it, here the detail view (Enter).
  */
 void	view_pending_compact_draw(const struct model *, struct grid *,
-	    int top, int bottom);
+	    int top, int bottom, const char *title);

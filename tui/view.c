@@ -74,17 +74,20 @@ view_status(const struct model *m, struct grid *g)
 	unsigned attr = 0;
 
 	if (m->confirm_kill) {
+		cleanup_free char *q = xasprintf(" kill run %s? y/n ",
+		    model_run_label(m));
+
 		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_RED);
-		grid_put(g, y, 0, g->w, " kill run? y/n ", attr);
+		grid_put(g, y, 0, g->w, q, attr);
 		return;
 	}
 	if (m->confirm_quit) {
 		char q[256];
 
+		/* Wrapped whole: its y/n is never cut off. */
 		model_quit_question(m, q, sizeof q);
-		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
-		grid_fill(g, y, 0, g->w, attr);
-		grid_put(g, y, 1, g->w, q, attr);
+		view_prompt_draw(g, q, GRID_REVERSE | GRID_BOLD |
+		    GRID_COLOR(GRID_YELLOW));
 		return;
 	}
 	if (m->diff.open && m->diff.confirm != DIFF_OP_NONE &&
@@ -195,12 +198,29 @@ view_keys(const struct model *m, struct grid *g)
 static void
 view_too_small(const struct model *m, struct grid *g)
 {
-	cleanup_free char *text = xasprintf("terminal too small: %dx%d, "
-	    "ward needs %dx%d", g->w, g->h, VIEW_COMPACT_W, VIEW_COMPACT_H);
+	cleanup_free char *text = xasprintf("terminal %dx%d is too small: "
+	    "ward needs at least %dx%d", g->w, g->h, VIEW_COMPACT_W,
+	    VIEW_COMPACT_H);
 	struct pen p = { .g = g, .y = 0, .top = 0, .bottom = g->h };
 
 	(void)m;
-	pen_wrap(&p, 0, g->w, text, GRID_BOLD);
+	pen_wrap_words(&p, 0, g->w, text, GRID_BOLD);
+}
+
+/* The compact layouts have no events pane: the filter being typed is
+ * drawn on the status row, where the text is seen as it is typed. */
+static void
+view_compact_filter(const struct model *m, struct grid *g)
+{
+	cleanup_free char *edit = NULL;
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
+
+	if (!m->ev.editing)
+		return;
+	edit = xasprintf(" filter /%s_  (Enter keeps, Esc clears)",
+	    m->ev.edit);
+	grid_fill(g, g->h - 2, 0, g->w, attr);
+	grid_put(g, g->h - 2, 0, g->w, edit, attr);
 }
 
 /*
@@ -236,8 +256,10 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 	    m->scorecard != NULL)
 		view_summary_draw(m, g, 1, g->h - 2);	/* a demo's, for a room */
 	else
-		view_pending_compact_draw(m, g, 1, g->h - 2);
+		view_pending_compact_draw(m, g, 1, g->h - 2, NULL);
 	view_status(m, g);
+	view_compact_filter(m, g);
+	view_ask_draw(m, g);
 	if (model_run_ended(m) || m->disconnected || m->help)
 		keys = NULL;
 	else if (m->view_only)
@@ -367,12 +389,62 @@ view_fleet_keys(const struct fleet *f, struct grid *g)
 	grid_put(g, g->h - 1, 0, g->w, text, GRID_DIM);
 }
 
+/*
+ * Below 80x24 (issue 31): the fleet's title, the selected run's selected
+ * request alone under a header that counts every run's, its status line
+ * and prompt, the keys. As view_compact: nothing is reported, so `a` is
+ * armed from the whole request (Enter) only.
+ */
+static void
+view_fleet_compact(const struct fleet *f, struct grid *g)
+{
+	const struct model *m = fleet_model(f);
+	ssize_t at = fleet_queue_sel(f);
+	char head[192], state[64], right[48];
+	cleanup_free char *left = NULL;
+	unsigned attr = GRID_REVERSE | GRID_BOLD;
+
+	/* The title, short: the run by its name, the count of them all. */
+	if (m != NULL) {
+		model_state_text(m, state, sizeof state);
+		left = xasprintf(" ward  run %zu/%zu: %s  %s", f->sel + 1,
+		    f->n_runs, model_run_label(m), state);
+	} else {
+		left = xstrdup(" ward  every run: none live");
+	}
+	snprintf(right, sizeof right, " %zu pending in all ", f->n_pending);
+	grid_fill(g, 0, 0, g->w, attr);
+	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
+	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
+	if (m == NULL) {
+		pen_header(g, 1, "runs: none live; new ones show here", false);
+		grid_put(g, g->h - 1, 0, g->w, " q leave", GRID_DIM);
+		return;
+	}
+	if (at >= 0)
+		snprintf(head, sizeof head, "pending: %zu in all, %zd of %zu: "
+		    "[%s] #%" PRIu64, f->n_queue, at + 1, f->n_queue,
+		    model_run_label(m), m->sel);
+	else
+		snprintf(head, sizeof head, "pending: none in %s, %zu in all",
+		    model_run_label(m), f->n_queue);
+	view_pending_compact_draw(m, g, 1, g->h - 2, head);
+	view_status(m, g);
+	view_compact_filter(m, g);
+	view_ask_draw(m, g);
+	if (fleet_run_ended(f, f->sel) || m->view_only)
+		view_fleet_keys(f, g);
+	else
+		grid_put(g, g->h - 1, 0, g->w, " d deny  Enter (a there)  j k  "
+		    "[ ]  q", GRID_DIM);
+}
+
 void
 view_fleet_draw(const struct fleet *f, struct grid *g,
     struct view_report *reps)
 {
 	const struct model *m = fleet_model(f);
-	int top = 1, bottom = g->h - 2, runs, out, queue;
+	int top = 1, bottom = g->h - 2, runs, out, queue, ev = 0;
 
 	for (size_t i = 0; i < f->n_runs; i++)
 		view_report_reset(&reps[i]);
@@ -382,22 +454,45 @@ view_fleet_draw(const struct fleet *f, struct grid *g,
 		return;
 	}
 	grid_clear(g);
-	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+	if (g->w < VIEW_COMPACT_W || g->h < VIEW_COMPACT_H) {
 		view_too_small(m, g);
+		return;
+	}
+	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+		view_fleet_compact(f, g);
 		return;
 	}
 	view_fleet_title(f, g);
 	runs = view_runs_rows(f, g->h);
 	view_runs_draw(f, g, top, top + runs);
 	top += runs;
-	queue = view_runs_queue_rows(f, g->w, bottom - top - VIEW_OUT_MIN);
-	out = bottom - top - queue;
+	/* The selected run's events, while they are read or filtered
+	 * (Tab, `/`): the filter being typed is seen where it is typed.
+	 * The queue keeps its header and one request's head. */
+	if (m != NULL && (m->focus == PANE_EVENTS || m->ev.editing ||
+	    m->ev.filter_text != NULL)) {
+		ev = view_events_rows(m, bottom - top - VIEW_OUT_MIN - 2);
+		if (ev > bottom - top - VIEW_OUT_MIN - 2)
+			ev = bottom - top - VIEW_OUT_MIN - 2;
+		if (ev < 2)
+			ev = 0;
+	}
+	queue = view_runs_queue_rows(f, g->w,
+	    bottom - top - ev - VIEW_OUT_MIN);
+	out = bottom - top - ev - queue;
 	if (m != NULL) {
 		view_output_draw(m, g, top, top + out);
 		reps[f->sel].page_rows = out - 1;
-		view_status(m, g);
+		if (ev > 0)
+			view_events_draw(m, g, top + out, top + out + ev);
 	}
-	view_runs_queue_draw(f, g, top + out, bottom, reps);
+	view_runs_queue_draw(f, g, top + out + ev, bottom, reps);
+	/* The status line and a prompt as in a console of one run, over
+	 * the rows above the keys, whole. */
+	if (m != NULL) {
+		view_status(m, g);
+		view_ask_draw(m, g);
+	}
 	view_fleet_keys(f, g);
 }
 

@@ -40,10 +40,13 @@ char	*view_render_text(const struct model *, int w, int h,
 
 /*
  * Every run (tui/fleet.h): the title, the runs pane, the selected run's
- * output, the one queue across runs, the selected run's status line and
- * the keys. What the selected run shows over the whole screen (help, the
- * whole request, the diff, the agent pane) is drawn as view_draw() draws
- * it. reps has a report per run (f->reps): each is reset, then filled
+ * output (and its events pane while it is focused, filtered or being
+ * filtered), the one queue across runs, the selected run's status line,
+ * its prompt (view_ask_draw, as view_draw) and the keys; below 80x24 the
+ * compact layout (the selected request alone, the count across runs),
+ * below VIEW_COMPACT_W x VIEW_COMPACT_H "terminal too small". What the
+ * selected run shows over the whole screen (help, the whole request, the
+ * diff, the agent pane, its rules) is drawn as view_draw() draws it. reps has a report per run (f->reps): each is reset, then filled
  * with what was drawn of that run.
  */
 void	view_fleet_draw(const struct fleet *, struct grid *,
