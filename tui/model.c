@@ -118,12 +118,45 @@ void
 model_message(struct model *m, enum msg_level level, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = xvasprintf(fmt, ap);
+	va_end(ap);
+	free(m->message);
+	/* With every run in one console, the line names its run. */
+	if (m->many_runs && (*m->run.name != '\0' || *m->run.id != '\0')) {
+		m->message = xasprintf("run %s: %s", *m->run.name != '\0' ?
+		    m->run.name : m->run.id, text);
+		free(text);
+	} else
+		m->message = text;
+	m->message_level = level;
+}
+
+void
+model_message_plain(struct model *m, enum msg_level level, const char *fmt,
+    ...)
+{
+	va_list ap;
 
 	free(m->message);
 	va_start(ap, fmt);
 	m->message = xvasprintf(fmt, ap);
 	va_end(ap);
 	m->message_level = level;
+}
+
+void
+model_kill_question(const struct model *m, char *buf, size_t len)
+{
+	if (m->many_runs && *m->run.name != '\0')
+		snprintf(buf, len, "kill run %s (%s)? y/n", m->run.name,
+		    m->run.id);
+	else if (m->many_runs && *m->run.id != '\0')
+		snprintf(buf, len, "kill run %s? y/n", m->run.id);
+	else
+		snprintf(buf, len, "kill run? y/n");
 }
 
 static void
@@ -1469,8 +1502,8 @@ model_answer_action(struct model *m, enum action a, struct model_effect *eff)
 	}
 }
 
-char *
-model_ask_text(const struct model *m)
+static char *
+model_ask_text_1(const struct model *m)
 {
 	const struct pending *p = model_pending_find(m, m->answer.request);
 	cleanup_free char *reason = NULL;
@@ -1511,6 +1544,21 @@ model_ask_text(const struct model *m)
 		    " (under allow =)" : "");
 	}
 	return NULL;
+}
+
+char *
+model_ask_text(const struct model *m)
+{
+	char *text = model_ask_text_1(m), *named;
+
+	/* With every run in one console, the question names its run. */
+	if (text == NULL || !m->many_runs ||
+	    (*m->run.name == '\0' && *m->run.id == '\0'))
+		return text;
+	named = xasprintf("run %s: %s", *m->run.name != '\0' ? m->run.name :
+	    m->run.id, text);
+	free(text);
+	return named;
 }
 
 static int
@@ -1815,6 +1863,7 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_ZOOM:
 	case ACTION_RUN_PICK:
 	case ACTION_RUN_DISMISS:
+	case ACTION_RUN_CLEAR:
 		return true;
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
@@ -2098,8 +2147,11 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		else if (m->disconnected)
 			model_message(m, MSG_INFO, "not connected");
 		else {
+			char q[256];
+
 			m->confirm_kill = true;
-			model_message(m, MSG_WARN, "kill run? y/n");
+			model_kill_question(m, q, sizeof q);
+			model_message_plain(m, MSG_WARN, "%s", q);
 		}
 		break;
 	case ACTION_HELP:
@@ -2153,6 +2205,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_RUN_NEXT:
 	case ACTION_RUN_PICK:
 	case ACTION_RUN_DISMISS:
+	case ACTION_RUN_CLEAR:
 		/* tui/fleet.c takes these when the console shows every run. */
 		model_message(m, MSG_INFO, "one run here; 'ward console' "
 		    "shows every run");
