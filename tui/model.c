@@ -850,6 +850,7 @@ model_apply_message(struct model *m, const json_t *msg)
 	case MSG_TYPE_RELAY_TO:
 	case MSG_TYPE_RELAY_FROM:
 	case MSG_TYPE_RELAY_CLOSED:
+	case MSG_TYPE_RELAY_EVENTS:
 	case MSG_TYPE_OTHER:
 		break;	/* not for a console, or for a newer one: ignored */
 	}
