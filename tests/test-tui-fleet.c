@@ -549,7 +549,7 @@ test_clear_ended(void **state)
 	struct model_effect eff;
 	cleanup_free char *a = NULL, *b = NULL;
 	char name[16], id[16];
-	size_t run, live, h;
+	size_t run, live, h, more;
 
 	(void)state;
 	live = fleet_add(f, "a0000000");
@@ -589,15 +589,26 @@ test_clear_ended(void **state)
 	for (size_t i = 0; i < f->n_runs; i++)
 		assert_false(f->runs[i].dismissed);
 	assert_int_equal(fleet_run_pending(f, live), 1);
-	/* y: the three ended runs, not the live one nor the host-gone. */
+	/* One more ends while asked: y asks again with the new count. */
 	press(f, 'C', &eff, &run);
+	assert_int_equal(f->confirm_clear, 3);
+	more = fleet_add(f, "f0000000");
+	welcome(f->runs[more].m, "f0000000", "late", true);
+	fleet_refresh(f);
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->confirm_clear, 4);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_false(f->runs[i].dismissed);
+	assert_string_equal(fleet_model(f)->message,
+	    "dismiss 4 ended runs? y/n");
+	/* y: the four ended runs, not the live one nor the host-gone. */
 	press(f, 'y', &eff, &run);
 	assert_int_equal(f->confirm_clear, 0);
 	for (size_t i = 0; i < f->n_runs; i++)
 		assert_int_equal(f->runs[i].dismissed,
 		    i != live && i != h);
 	assert_string_equal(fleet_model(f)->message,
-	    "3 ended runs dismissed");
+	    "4 ended runs dismissed");
 	for (size_t i = f->n_runs; i-- > 0;) {
 		if (f->runs[i].dismissed)
 			fleet_remove(f, i);

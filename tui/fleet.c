@@ -228,6 +228,7 @@ fleet_remove(struct fleet *f, size_t i)
 	    (f->n_runs - i - 1) * sizeof *f->reps);
 	f->n_runs--;
 	fleet_order(f);
+	f->confirm_clear = 0;	/* its count is stale: C asks again */
 	if (f->sel > i || (f->sel == i && f->sel > 0 && f->sel >= f->n_runs))
 		f->sel--;
 	/* The queue points into the models: build it again now. */
@@ -502,15 +503,23 @@ fleet_clear_ask(struct fleet *f, struct model *m)
 	    n == 1 ? "" : "s");
 }
 
-/* The answer to C's question: y dismisses, any other key does not. */
+/* The answer to C's question: y dismisses, any other key does not; a
+ * count changed since is asked again. */
 static void
 fleet_clear_key(struct fleet *f, struct model *m, int key)
 {
-	size_t n = 0;
+	size_t asked = f->confirm_clear;
+	size_t n = 0, now = fleet_n_ended(f);
 
 	f->confirm_clear = 0;
 	if (keys_action(key) != ACTION_YES) {
 		model_message_plain(m, MSG_INFO, "no run dismissed");
+		return;
+	}
+	/* More (or fewer) have ended since the question: asked again, so
+	 * that y drops only as many as it was told. */
+	if (now != asked) {
+		fleet_clear_ask(f, m);
 		return;
 	}
 	for (size_t i = 0; i < f->n_runs; i++) {
