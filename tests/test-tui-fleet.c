@@ -651,6 +651,19 @@ test_names_in_messages(void **state)
 	assert_int_equal(run, 1);
 	assert_non_null(f->runs[1].m->message);
 	assert_true(strncmp(f->runs[1].m->message, "run db: ", 8) == 0);
+	/* db's answer resolved: the selection moves on to web's request,
+	 * and the status line still says what came of db's. */
+	feed_msg(f->runs[1].m, msg_resolved(1, VERDICT_ALLOW, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_non_null(f->runs[0].m->message);
+	assert_true(strncmp(f->runs[0].m->message, "run db: ", 8) == 0);
+	free(a);
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, "run db: "));
+	free(a);
+	a = NULL;
 	/* K names the run, its name and id. */
 	press(f, '4', &eff, &run);
 	press(f, 'K', &eff, &run);

@@ -369,9 +369,15 @@ static void
 fleet_select_row(struct fleet *f, size_t at)
 {
 	const struct fleet_row *row = &f->queue[at];
-	struct model *m = f->runs[row->run].m;
+	struct model *m = f->runs[row->run].m, *old = fleet_model(f);
 	struct pending *p;
 
+	/* The status line the run left says what came of its answer (and
+	 * names that run): it stays on screen on the run selected now. */
+	if (old != NULL && old != m && old->message != NULL &&
+	    m->message == NULL)
+		model_message_plain(m, old->message_level, "%s",
+		    old->message);
 	f->sel = row->run;
 	m->sel = row->p->id;
 	/* The queue holds const rows; the model owns them. */
