@@ -530,6 +530,14 @@ test_run_order(void **state)
 	a = render(f, 80, 24);
 	assert_non_null(strstr(a, "run 4: f0000001 (zeta)"));
 	golden("runs-order-80x24", a);
+	{
+		cleanup_free char *big = render(f, 200, 50);
+
+		/* All five shown at 200x50, the unwelcomed one last, by
+		 * the id it was dialled by. */
+		assert_non_null(strstr(big, "  5  c0000005     c0000005 "));
+		golden("runs-order-200x50", big);
+	}
 
 	/* Its welcome comes: c0000005 started first of all. */
 	welcome_at(f->runs[w].m, "c0000005", "late", false, WALL0 - 600000);
@@ -589,6 +597,19 @@ test_clear_ended(void **state)
 	for (size_t i = 0; i < f->n_runs; i++)
 		assert_false(f->runs[i].dismissed);
 	assert_int_equal(fleet_run_pending(f, live), 1);
+	/* A resize answers nothing; a paste cancels and stays a paste:
+	 * the pasted "a" reaches no queue. */
+	press(f, 'C', &eff, &run);
+	press(f, KEYS_RESIZE, &eff, &run);
+	assert_int_equal(f->confirm_clear, 3);
+	press(f, KEYS_PASTE_START, &eff, &run);
+	assert_int_equal(f->confirm_clear, 0);
+	press(f, 'y', &eff, &run);
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	press(f, KEYS_PASTE_END, &eff, &run);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_false(f->runs[i].dismissed);
 	/* One more ends while asked: y asks again with the new count. */
 	press(f, 'C', &eff, &run);
 	assert_int_equal(f->confirm_clear, 3);

@@ -543,7 +543,6 @@ fleet_key(struct fleet *f, struct model *m, int key)
 {
 	enum action a = keys_action(key);
 	long far = 1L << 30;
-
 	size_t pos = fleet_run_pos(f, f->sel);
 
 	if (a == ACTION_RUN_PREV) {
@@ -624,8 +623,12 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 			f->quit = true;
 		return;
 	}
-	/* C asked: the answer is the fleet's, whatever the key. */
-	if (f->confirm_clear > 0) {
+	/* C asked: the answer is the fleet's, whatever the key; but a
+	 * resize is none, and a paste cancels it and stays a paste (its
+	 * text must never reach the queue as keys). */
+	if (f->confirm_clear > 0 && key == KEYS_PASTE_START)
+		f->confirm_clear = 0;
+	else if (f->confirm_clear > 0 && key != KEYS_RESIZE) {
 		fleet_clear_key(f, m, key);
 		return;
 	}

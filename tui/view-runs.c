@@ -89,7 +89,7 @@ view_runs_row(const struct fleet *f, size_t i, size_t pos, struct grid *g,
 		/* Every run of another host names it; this machine's
 		 * "local". */
 		cleanup_free char *name = xasprintf("%s:%s", r->host != NULL ?
-		    r->host : "local", view_runs_label(m));
+		    r->host : "local", fleet_run_name(f, i));
 
 		left = xasprintf("%s%-2s %-22.22s %-8.8s  %-11.11s %-10s "
 		    "%-11s %-10s ", sel ? "> " : "  ", num, name,
@@ -98,7 +98,7 @@ view_runs_row(const struct fleet *f, size_t i, size_t pos, struct grid *g,
 	} else {
 		left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s "
 		    "%-11s %-10s ", sel ? "> " : "  ", num,
-		    view_runs_label(m), *m->run.id != '\0' ? m->run.id :
+		    fleet_run_name(f, i), *m->run.id != '\0' ? m->run.id :
 		    r->key, state, pend, wait, watch);
 	}
 	if (sel)
