@@ -27,6 +27,7 @@ static const char *const msg_type_names[] = {
 	[MSG_TYPE_RELAY_TO] = "relay_to",
 	[MSG_TYPE_RELAY_FROM] = "relay_from",
 	[MSG_TYPE_RELAY_CLOSED] = "relay_closed",
+	[MSG_TYPE_RELAY_EVENTS] = "relay_events",
 	[MSG_TYPE_RULES] = "rules",
 	[MSG_TYPE_REVOKE] = "revoke",
 	[MSG_TYPE_RULE_LIST] = "rule_list",
@@ -1250,5 +1251,113 @@ msg_relay_parse(const json_t *msg, const char **run, json_t **inner,
 	if (!json_is_object(v) || !json_is_string(json_object_get(v, "type")))
 		return msg_bad(cause, where, "msg", "not a message");
 	*inner = v;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ward events --host: relay_events */
+
+json_t *
+msg_relay_events(const char *run, int64_t since_ms, bool json, bool follow)
+{
+	json_t *m = msg_new(MSG_TYPE_RELAY_EVENTS);
+
+	msg_set(m, "run", run != NULL ? json_string(run) : json_null());
+	msg_set(m, "since_ms", json_integer(since_ms));
+	msg_set(m, "json", json_boolean(json));
+	msg_set(m, "follow", json_boolean(follow));
+	return m;
+}
+
+/* A boolean member: absent is false. */
+static int
+msg_get_flag(const json_t *o, const char *where, const char *key, bool *ret,
+    char **cause)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*ret = false;
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return msg_bad(cause, where, key, "not a boolean");
+	*ret = json_is_true(v);
+	return 0;
+}
+
+int
+msg_relay_events_ask_parse(const json_t *msg, const char **run,
+    int64_t *since_ms, bool *json, bool *follow, char **cause)
+{
+	const json_t *v;
+	int e;
+
+	*run = NULL;
+	*since_ms = 0;
+	*json = *follow = false;
+	if ((e = msg_expect(msg, MSG_TYPE_RELAY_EVENTS, cause)) < 0)
+		return e;
+	if (json_object_get(msg, "lines") != NULL)
+		return msg_bad(cause, "relay_events", "lines", "an answer, "
+		    "not an ask");
+	if ((e = msg_get_str(msg, "relay_events", "run", false, true, run,
+	    cause)) < 0)
+		return e;
+	if ((v = json_object_get(msg, "since_ms")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return msg_bad(cause, "relay_events", "since_ms",
+			    "not an integer from 0");
+		*since_ms = json_integer_value(v);
+	}
+	if ((e = msg_get_flag(msg, "relay_events", "json", json,
+	    cause)) < 0)
+		return e;
+	return msg_get_flag(msg, "relay_events", "follow", follow, cause);
+}
+
+json_t *
+msg_relay_events_lines(json_t *lines, bool end, const char *error)
+{
+	json_t *m = msg_new(MSG_TYPE_RELAY_EVENTS);
+
+	msg_set(m, "lines", lines != NULL ? lines : json_array());
+	msg_set(m, "end", json_boolean(end));
+	msg_set(m, "error", error != NULL ? json_string(error) : json_null());
+	return m;
+}
+
+int
+msg_relay_events_parse(const json_t *msg, json_t **lines, bool *end,
+    const char **error, char **cause)
+{
+	json_t *a, *v;
+	size_t i;
+	int e;
+
+	*lines = NULL;
+	*end = false;
+	*error = NULL;
+	if ((e = msg_expect(msg, MSG_TYPE_RELAY_EVENTS, cause)) < 0)
+		return e;
+	a = json_object_get(msg, "lines");
+	if (a == NULL)
+		return msg_bad(cause, "relay_events", "lines", "missing");
+	if (!json_is_array(a))
+		return msg_bad(cause, "relay_events", "lines",
+		    "not an array");
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v))
+			return msg_bad(cause, "relay_events", "lines",
+			    "not an array of strings");
+	}
+	v = json_object_get(msg, "end");
+	if (!json_is_boolean(v))
+		return msg_bad(cause, "relay_events", "end", v == NULL ?
+		    "missing" : "not a boolean");
+	*end = json_is_true(v);
+	if ((e = msg_get_str(msg, "relay_events", "error", false, true,
+	    error, cause)) < 0)
+		return e;
+	*lines = a;
 	return 0;
 }

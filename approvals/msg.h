@@ -46,6 +46,7 @@ enum msg_type {
 	MSG_TYPE_RELAY_TO,	/* client -> relay */
 	MSG_TYPE_RELAY_FROM,	/* relay -> client */
 	MSG_TYPE_RELAY_CLOSED,
+	MSG_TYPE_RELAY_EVENTS,	/* ward relay: both ways (ward events) */
 	MSG_TYPE_RULES,		/* client -> supervisor: list the run's rules */
 	MSG_TYPE_REVOKE,	/* client -> supervisor: remove one */
 	MSG_TYPE_RULE_LIST,	/* supervisor -> client: the answer to rules */
@@ -348,3 +349,23 @@ json_t		*msg_relay_closed(const char *run, const char *error);
  * closed), *error (closed; may be NULL). */
 int		 msg_relay_parse(const json_t *, const char **run,
 		    json_t **msg, const char **error, char **cause);
+
+/*
+ * ward events --host (PROTOCOL.md 8): the relay reads its side's record.
+ *   relay_events {run, since_ms, json, follow}   client asks (run: an
+ *                                                id, a --name, or null)
+ *   relay_events {lines: [LINE...], end, error}  the relay answers, once,
+ *                                                or (follow) as it grows
+ * A LINE is one line `ward events` prints there (JSON text with json).
+ */
+json_t		*msg_relay_events(const char *run, int64_t since_ms,
+		    bool json, bool follow);
+/* The ask: *run (NULL: every run) borrowed; -EBADMSG naming the field. */
+int		 msg_relay_events_ask_parse(const json_t *, const char **run,
+		    int64_t *since_ms, bool *json, bool *follow, char **cause);
+/* The answer; lines is taken (an array of strings, NULL: none). */
+json_t		*msg_relay_events_lines(json_t *lines, bool end,
+		    const char *error);
+/* *lines (borrowed) an array of strings; *error NULL when none. */
+int		 msg_relay_events_parse(const json_t *, json_t **lines,
+		    bool *end, const char **error, char **cause);

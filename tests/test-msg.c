@@ -1318,6 +1318,103 @@ test_relay(void **state)
 	json_decref(m);
 }
 
+/* ward events --host: the ask and the answers of relay_events. */
+static void
+test_relay_events(void **state)
+{
+	cleanup_free char *cause = NULL;
+	const char *run, *err;
+	json_t *m, *lines;
+	int64_t since;
+	bool json, follow, end;
+
+	(void)state;
+	m = msg_relay_events("build", 1700000000000LL, true, true);
+	assert_json(m, "{\"type\":\"relay_events\",\"run\":\"build\","
+	    "\"since_ms\":1700000000000,\"json\":true,\"follow\":true}");
+	m = wire(m);
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), 0);
+	assert_string_equal(run, "build");
+	assert_true(since == 1700000000000LL);
+	assert_true(json);
+	assert_true(follow);
+	json_decref(m);
+	m = wire(msg_relay_events(NULL, 0, false, false));
+	assert_json(m, "{\"type\":\"relay_events\",\"run\":null,"
+	    "\"since_ms\":0,\"json\":false,\"follow\":false}");
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), 0);
+	assert_null(run);
+	assert_false(json || follow);
+	json_decref(m);
+	/* An ask may leave out all but its type. */
+	m = load("{\"type\":\"relay_events\"}");
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), 0);
+	assert_true(run == NULL && since == 0 && !json && !follow);
+	json_decref(m);
+
+	lines = json_array();
+	json_array_append_new(lines, json_string("{\"seq\":1}"));
+	json_array_append_new(lines, json_string("{\"seq\":2}"));
+	m = msg_relay_events_lines(lines, false, NULL);
+	assert_json(m, "{\"type\":\"relay_events\",\"lines\":["
+	    "\"{\\\"seq\\\":1}\",\"{\\\"seq\\\":2}\"],\"end\":false,"
+	    "\"error\":null}");
+	m = wire(m);
+	assert_int_equal(msg_relay_events_parse(m, &lines, &end, &err,
+	    &cause), 0);
+	assert_int_equal(json_array_size(lines), 2);
+	assert_string_equal(json_string_value(json_array_get(lines, 1)),
+	    "{\"seq\":2}");
+	assert_false(end);
+	assert_null(err);
+	json_decref(m);
+	m = wire(msg_relay_events_lines(NULL, true, "no run \"x\""));
+	assert_int_equal(msg_relay_events_parse(m, &lines, &end, &err,
+	    &cause), 0);
+	assert_int_equal(json_array_size(lines), 0);
+	assert_true(end);
+	assert_string_equal(err, "no run \"x\"");
+	/* An answer is not an ask. */
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), -EBADMSG);
+	assert_cause(&cause, "\"lines\": an answer");
+	json_decref(m);
+
+	/* Each field checked, named. */
+	m = load("{\"type\":\"relay_events\",\"since_ms\":-1}");
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), -EBADMSG);
+	assert_cause(&cause, "\"since_ms\"");
+	json_decref(m);
+	m = load("{\"type\":\"relay_events\",\"follow\":1}");
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), -EBADMSG);
+	assert_cause(&cause, "\"follow\": not a boolean");
+	json_decref(m);
+	m = load("{\"type\":\"relay_events\",\"run\":7}");
+	assert_int_equal(msg_relay_events_ask_parse(m, &run, &since, &json,
+	    &follow, &cause), -EBADMSG);
+	assert_cause(&cause, "\"run\"");
+	json_decref(m);
+	m = load("{\"type\":\"relay_events\",\"lines\":[1],\"end\":true}");
+	assert_int_equal(msg_relay_events_parse(m, &lines, &end, &err,
+	    &cause), -EBADMSG);
+	assert_cause(&cause, "not an array of strings");
+	json_decref(m);
+	m = load("{\"type\":\"relay_events\",\"lines\":[]}");
+	assert_int_equal(msg_relay_events_parse(m, &lines, &end, &err,
+	    &cause), -EBADMSG);
+	assert_cause(&cause, "\"end\": missing");
+	json_decref(m);
+	m = load("{\"type\":\"relay_runs\"}");
+	assert_int_equal(msg_relay_events_parse(m, &lines, &end, &err,
+	    &cause), -EPROTO);
+	json_decref(m);
+}
+
 int
 main(void)
 {
@@ -1325,6 +1422,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_relay),
+		cmocka_unit_test(test_relay_events),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_kill),
 		cmocka_unit_test(test_input_resize),

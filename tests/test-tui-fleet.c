@@ -36,17 +36,37 @@ feed_msg(struct model *m, json_t *msg)
 }
 
 static void
-welcome(struct model *m, const char *id, const char *name, bool ended)
+welcome_at(struct model *m, const char *id, const char *name, bool ended,
+    int64_t started_ms)
 {
 	json_t *msg = json_pack("{s:s,s:i,s:{s:s,s:s?,s:s,s:s,s:i,s:I,"
 	    "s:i,s:s,s:s,s:i},s:[]}", "type", "welcome", "version", 1,
 	    "run", "id", id, "name", name, "command", "make -j2", "state",
 	    ended ? "exited" : "running", "pid", 4000, "started_ms",
-	    (json_int_t)(WALL0 - 60000), "exit_code", ended ? 0 : -1,
+	    (json_int_t)started_ms, "exit_code", ended ? 0 : -1,
 	    "end_reason", ended ? "exit" : "", "limits",
 	    "timeout=600s memory=2G", "ask_timeout", 120, "pending");
 
 	feed_msg(m, msg);
+}
+
+static void
+welcome(struct model *m, const char *id, const char *name, bool ended)
+{
+	welcome_at(m, id, name, ended, WALL0 - 60000);
+}
+
+static void
+event(struct model *m, const char *run, enum request_kind kind,
+    const char *subject, enum verdict v, enum how how)
+{
+	struct audit_event ev = {
+		.run = run, .time_ms = WALL0 - 1000, .pid = 4243,
+		.kind = kind, .syscall = "openat", .subject = subject,
+		.detail = "", .verdict = v, .how = how, .rule = NULL,
+	};
+
+	feed_msg(m, msg_event(&ev));
 }
 
 static void
@@ -246,25 +266,33 @@ test_switch_runs(void **state)
 	size_t run;
 
 	(void)state;
+	/* Started together: listed by name, the id for the unnamed one:
+	 * d4e5f6a7 (3), db (1), docs (2), web (0). */
+	assert_int_equal(fleet_run_at(f, 0), 3);
+	assert_int_equal(fleet_run_at(f, 1), 1);
+	assert_int_equal(fleet_run_at(f, 2), 2);
+	assert_int_equal(fleet_run_at(f, 3), 0);
 	assert_int_equal(f->sel, 1);
 	press(f, ']', &eff, &run);
 	assert_int_equal(f->sel, 2);
 	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, 0);
 	press(f, ']', &eff, &run);
-	assert_int_equal(f->sel, 0);		/* wraps */
+	assert_int_equal(f->sel, 3);		/* wraps */
 	press(f, '[', &eff, &run);
-	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->sel, 0);
 	press(f, '2', &eff, &run);
 	assert_int_equal(f->sel, 1);
 	press(f, '9', &eff, &run);		/* no run 9 */
 	assert_int_equal(f->sel, 1);
+	assert_string_equal(f->runs[1].m->message, "no run 9");
 	/* The diff's file keys moved off [ ]: they switch no run. */
 	press(f, '}', &eff, &run);
 	press(f, '{', &eff, &run);
 	assert_int_equal(f->sel, 1);
 	/* A run the person chose keeps the selection though it has
 	 * nothing pending. */
-	press(f, '4', &eff, &run);
+	press(f, '1', &eff, &run);
 	assert_int_equal(f->sel, 3);
 	fleet_refresh(f);
 	assert_int_equal(f->sel, 3);
@@ -281,19 +309,29 @@ test_dismiss(void **state)
 	size_t run;
 
 	(void)state;
-	press(f, '1', &eff, &run);
-	press(f, 'X', &eff, &run);
+	press(f, '4', &eff, &run);		/* web */
+	assert_int_equal(f->sel, 0);
+	press(f, 'x', &eff, &run);
 	assert_false(f->runs[0].dismissed);	/* it runs */
-	/* There X asks to deny all of the run's; a prompt owns the keys
-	 * until it is cancelled. */
-	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_ANSWER);
-	press(f, KEYS_ESC, &eff, &run);
-	assert_int_equal(eff.kind, EFFECT_NONE);
-	assert_false(model_prompt_open(f->runs[0].m));
-	press(f, '3', &eff, &run);
+	assert_string_equal(f->runs[0].m->message, "run web: x dismisses "
+	    "a run that has ended; this one runs");
+	/* X is the run's "deny all", never a dismiss. */
 	press(f, 'X', &eff, &run);
+	assert_int_equal(f->runs[0].m->answer.ask, ASK_DENY_ALL);
+	press(f, 'n', &eff, &run);
+	assert_int_equal(f->runs[0].m->answer.ask, ASK_NONE);
+	press(f, '3', &eff, &run);		/* docs, ended */
+	assert_int_equal(f->sel, 2);
+	press(f, 'X', &eff, &run);
+	assert_false(f->runs[2].dismissed);
+	press(f, 'x', &eff, &run);
 	assert_true(f->runs[2].dismissed);
 	fleet_remove(f, 2);
+	/* The order follows the runs that are left. */
+	assert_int_equal(fleet_run_at(f, 0), 2);	/* d4e5f6a7, moved */
+	assert_int_equal(fleet_run_at(f, 1), 1);
+	assert_int_equal(fleet_run_at(f, 2), 0);
+	assert_int_equal(fleet_run_at(f, 3), 3);	/* none */
 	assert_int_equal(f->n_runs, 3);
 	assert_int_equal(f->n_queue, 3);
 	assert_int_equal(fleet_find(f, "c3d4e5f6"), -1);
@@ -453,8 +491,9 @@ test_hosts(void **state)
 	assert_false(fleet_run_ended(f, h2));
 	down = fleet_hosts_down(f);
 	assert_string_equal(down, "build1");
-	/* build1's run selected (2): the keys line says why it is idle. */
-	press(f, '2', &eff, &run);
+	/* build1's run selected (3: db, web, build1's web): the keys line
+	 * says why it is idle. */
+	press(f, '3', &eff, &run);
 	assert_int_equal(f->sel, h1);
 	b = render(f, 120, 40);
 	assert_non_null(strstr(b, "host gone: build1 (trying again)"));
@@ -476,6 +515,303 @@ test_hosts(void **state)
 	assert_string_equal(f->runs[h1].host, "build1");
 	c = render(f, 120, 40);
 	assert_null(strstr(c, "host gone"));
+	fleet_free(f);
+}
+
+/* Runs are listed by start time, then name, then id, whatever order they
+ * were added (hash order of the runs folder); 1-9 and [ ] follow it; a
+ * run with no welcome yet is last. */
+static void
+test_run_order(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	cleanup_free char *a = NULL;
+	size_t run, z, y, x2, x1, w;
+
+	(void)state;
+	z = fleet_add(f, "f0000001");
+	welcome_at(f->runs[z].m, "f0000001", "zeta", false, WALL0 - 5000);
+	y = fleet_add(f, "e0000002");
+	welcome_at(f->runs[y].m, "e0000002", "build-3", false,
+	    WALL0 - 90000);
+	x2 = fleet_add(f, "b0000003");
+	welcome_at(f->runs[x2].m, "b0000003", "alpha", false,
+	    WALL0 - 30000);
+	x1 = fleet_add(f, "a0000004");
+	welcome_at(f->runs[x1].m, "a0000004", "alpha", true,
+	    WALL0 - 30000);
+	w = fleet_add(f, "c0000005");	/* no welcome yet */
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+
+	assert_int_equal(fleet_run_at(f, 0), y);	/* oldest */
+	assert_int_equal(fleet_run_at(f, 1), x1);	/* alpha, a... */
+	assert_int_equal(fleet_run_at(f, 2), x2);	/* alpha, b... */
+	assert_int_equal(fleet_run_at(f, 3), z);
+	assert_int_equal(fleet_run_at(f, 4), w);	/* unknown: last */
+	assert_int_equal(fleet_run_at(f, 5), f->n_runs);
+	assert_int_equal(fleet_run_pos(f, z), 3);
+
+	press(f, '1', &eff, &run);
+	assert_int_equal(f->sel, y);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, x1);
+	press(f, ']', &eff, &run);
+	assert_int_equal(f->sel, x2);
+	press(f, '4', &eff, &run);
+	assert_int_equal(f->sel, z);
+	press(f, '[', &eff, &run);
+	assert_int_equal(f->sel, x2);
+	press(f, '[', &eff, &run);
+	press(f, '[', &eff, &run);
+	assert_int_equal(f->sel, y);
+	press(f, '[', &eff, &run);
+	assert_int_equal(f->sel, w);			/* wraps */
+
+	/* The title numbers the run by its place. */
+	press(f, '4', &eff, &run);
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, "run 4: f0000001 (zeta)"));
+	golden("runs-order-80x24", a);
+	{
+		cleanup_free char *big = render(f, 200, 50);
+
+		/* All five shown at 200x50, the unwelcomed one last, by
+		 * the id it was dialled by. */
+		assert_non_null(strstr(big, "  5  c0000005     c0000005 "));
+		golden("runs-order-200x50", big);
+	}
+
+	/* Its welcome comes: c0000005 started first of all. */
+	welcome_at(f->runs[w].m, "c0000005", "late", false, WALL0 - 600000);
+	fleet_refresh(f);
+	assert_int_equal(fleet_run_at(f, 0), w);
+	assert_int_equal(f->sel, z);		/* the selection stays */
+	assert_int_equal(fleet_run_pos(f, z), 4);
+	fleet_free(f);
+}
+
+/* C dismisses every ended run after y to a question that counts them;
+ * host-gone runs are neither counted nor dismissed (they may come back). */
+static void
+test_clear_ended(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	cleanup_free char *a = NULL, *b = NULL;
+	char name[16], id[16];
+	size_t run, live, h, more;
+
+	(void)state;
+	live = fleet_add(f, "a0000000");
+	welcome(f->runs[live].m, "a0000000", "live", false);
+	request(f->runs[live].m, "a0000000", 1, "/etc/hosts", 5000);
+	for (int k = 0; k < 3; k++) {
+		size_t i;
+
+		snprintf(id, sizeof id, "e000000%d", k);
+		snprintf(name, sizeof name, "old-%d", k);
+		i = fleet_add(f, id);
+		welcome(f->runs[i].m, id, name, true);
+	}
+	h = fleet_add_on(f, "build1", "b0000000");
+	welcome(f->runs[h].m, "b0000000", "far", false);
+	fleet_host_set(f, "build1", true);
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	(void)fleet_host_gone(f, "build1", true);
+	fleet_host_set(f, "build1", false);
+	fleet_refresh(f);
+
+	assert_int_equal(fleet_n_ended(f), 3);
+	assert_int_equal(fleet_n_host_gone(f), 1);
+	a = render(f, 200, 50);
+	assert_non_null(strstr(a, "runs: 1 running, 3 ended, 1 host gone"));
+	golden("runs-ended-200x50", a);
+
+	/* Asked first; n keeps them all. */
+	press(f, 'C', &eff, &run);
+	assert_int_equal(f->confirm_clear, 3);
+	b = render(f, 200, 50);
+	assert_non_null(strstr(b, "dismiss 3 ended runs? y/n"));
+	press(f, 'd', &eff, &run);		/* not y: no, and no deny */
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->confirm_clear, 0);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_false(f->runs[i].dismissed);
+	assert_int_equal(fleet_run_pending(f, live), 1);
+	/* A resize answers nothing; a paste cancels and stays a paste:
+	 * the pasted "a" reaches no queue. */
+	press(f, 'C', &eff, &run);
+	press(f, KEYS_RESIZE, &eff, &run);
+	assert_int_equal(f->confirm_clear, 3);
+	press(f, KEYS_PASTE_START, &eff, &run);
+	assert_int_equal(f->confirm_clear, 0);
+	press(f, 'y', &eff, &run);
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	press(f, KEYS_PASTE_END, &eff, &run);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_false(f->runs[i].dismissed);
+	/* One more ends while asked: y asks again with the new count. */
+	press(f, 'C', &eff, &run);
+	assert_int_equal(f->confirm_clear, 3);
+	more = fleet_add(f, "f0000000");
+	welcome(f->runs[more].m, "f0000000", "late", true);
+	fleet_refresh(f);
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->confirm_clear, 4);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_false(f->runs[i].dismissed);
+	assert_string_equal(fleet_model(f)->message,
+	    "dismiss 4 ended runs? y/n");
+	/* y: the four ended runs, not the live one nor the host-gone. */
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->confirm_clear, 0);
+	for (size_t i = 0; i < f->n_runs; i++)
+		assert_int_equal(f->runs[i].dismissed,
+		    i != live && i != h);
+	assert_string_equal(fleet_model(f)->message,
+	    "4 ended runs dismissed");
+	for (size_t i = f->n_runs; i-- > 0;) {
+		if (f->runs[i].dismissed)
+			fleet_remove(f, i);
+	}
+	assert_int_equal(f->n_runs, 2);
+	/* Nothing more to clear: said, nothing asked. */
+	press(f, 'C', &eff, &run);
+	assert_int_equal(f->confirm_clear, 0);
+	assert_non_null(strstr(fleet_model(f)->message,
+	    "no ended run to dismiss"));
+	/* x still drops a host-gone run, one at a time. */
+	h = (size_t)fleet_find_on(f, "build1", "b0000000");
+	press(f, '2', &eff, &run);
+	if (f->sel != h)
+		press(f, '1', &eff, &run);
+	assert_int_equal(f->sel, h);
+	press(f, 'x', &eff, &run);
+	assert_true(f->runs[h].dismissed);
+	fleet_free(f);
+}
+
+/* Every status line and question of the every-run console names its
+ * run; the one-run console's wording is unchanged. */
+static void
+test_names_in_messages(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	struct model *one = model_new();
+	cleanup_free char *a = NULL, *ask = NULL;
+	size_t run;
+
+	(void)state;
+	/* db's request is selected; armed, a goes and says whose. */
+	free(render(f, 120, 40));
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	press(f, 'a', &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_NONE);	/* held: MODEL_TRAIL_MS */
+	silence(f, &eff, &run);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(run, 1);
+	assert_non_null(f->runs[1].m->message);
+	assert_true(strncmp(f->runs[1].m->message, "run db: ", 8) == 0);
+	/* db's answer resolved: the selection moves on to web's request,
+	 * and the status line still says what came of db's. */
+	feed_msg(f->runs[1].m, msg_resolved(1, VERDICT_ALLOW, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 0);
+	assert_non_null(f->runs[0].m->message);
+	assert_true(strncmp(f->runs[0].m->message, "run db: ", 8) == 0);
+	free(a);
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, "run db: "));
+	free(a);
+	a = NULL;
+	/* K names the run, its name and id. */
+	press(f, '4', &eff, &run);
+	press(f, 'K', &eff, &run);
+	assert_true(f->runs[0].m->confirm_kill);
+	assert_string_equal(f->runs[0].m->message,
+	    "kill run web (a1b2c3d4)? y/n");
+	a = render(f, 80, 24);
+	assert_non_null(strstr(a, " kill run web (a1b2c3d4)? y/n"));
+	press(f, 'n', &eff, &run);
+	/* An unnamed run: its id. */
+	press(f, '1', &eff, &run);
+	press(f, 'K', &eff, &run);
+	assert_string_equal(f->runs[3].m->message, "kill run d4e5f6a7? y/n");
+	press(f, 'n', &eff, &run);
+	/* X's question names it too. */
+	press(f, '4', &eff, &run);
+	press(f, 'X', &eff, &run);
+	ask = model_ask_text(f->runs[0].m);
+	assert_non_null(ask);
+	assert_true(strncmp(ask, "run web: deny every pending", 27) == 0);
+	press(f, 'n', &eff, &run);
+
+	/* One run: named too (issue 31: every confirmation names its run). */
+	model_set_now(one, MONO0, WALL0);
+	welcome(one, "a1b2c3d4", "web", false);
+	model_apply_key(one, 'K', &eff, &(bool){ false });
+	assert_string_equal(one->message, "kill run web (a1b2c3d4)? y/n");
+	model_free(one);
+	fleet_free(f);
+}
+
+/* The selected run's events pane in the every-run console: shown with
+ * room, and `/` draws its filter and takes every key until Enter. */
+static void
+test_events_pane(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	cleanup_free char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	size_t run;
+	struct model *db = f->runs[1].m;
+
+	(void)state;
+	event(db, "b2c3d4e5", KIND_WRITE, "/var/lib/db/ok", VERDICT_ALLOW,
+	    HOW_POLICY);
+	event(db, "b2c3d4e5", KIND_CONNECT, "10.0.0.5:5432", VERDICT_DENY,
+	    HOW_PERSON);
+	event(db, "b2c3d4e5", KIND_WRITE, "/etc/passwd", VERDICT_DENY,
+	    HOW_POLICY);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 1);
+	a = render(f, 200, 50);
+	assert_non_null(strstr(a, "10.0.0.5:5432"));
+	golden("runs-events-200x50", a);
+	/* 80x24 has no room for it shut. */
+	b = render(f, 80, 24);
+	assert_null(strstr(b, "10.0.0.5:5432"));
+
+	/* `/` opens it, drawn; the keys are text, none a run key. */
+	press(f, '/', &eff, &run);
+	assert_true(db->ev.editing);
+	press(f, 'd', &eff, &run);
+	press(f, 'e', &eff, &run);
+	press(f, 'n', &eff, &run);
+	press(f, 'y', &eff, &run);
+	press(f, ' ', &eff, &run);
+	press(f, '3', &eff, &run);	/* text, not run 3 */
+	assert_int_equal(f->sel, 1);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	press(f, KEYS_BACKSPACE, &eff, &run);
+	press(f, KEYS_BACKSPACE, &eff, &run);
+	c = render(f, 80, 24);
+	assert_non_null(strstr(c, "deny"));
+	assert_non_null(strstr(c, "/etc/passwd"));
+	golden("runs-events-filter-80x24", c);
+	press(f, '\r', &eff, &run);
+	assert_false(db->ev.editing);
+	assert_string_equal(db->ev.filter_text, "deny");
+	d = render(f, 80, 24);
+	assert_non_null(strstr(d, "/etc/passwd"));
+	assert_null(strstr(d, "/var/lib/db/ok  "));
 	fleet_free(f);
 }
 
@@ -940,7 +1276,7 @@ test_prompt_reason_gone(void **state)
 	assert_int_equal(f->sel, 0);
 	assert_int_equal(model_prompt(f->runs[0].m), PROMPT_REASON);
 	text = render(f, 80, 24);
-	assert_non_null(strstr(text, "[web] #1 ended before the reason was "
+	assert_non_null(strstr(text, "run web: #1 ended before the reason was "
 	    "sent: nothing sent"));
 	settle(f, &mono);		/* everything armed */
 	type(f, "and", &eff, &run);
@@ -1086,6 +1422,10 @@ main(void)
 		cmocka_unit_test(test_prompt_reason_gone),
 		cmocka_unit_test(test_prompt_goldens),
 		cmocka_unit_test(test_compact),
+		cmocka_unit_test(test_run_order),
+		cmocka_unit_test(test_clear_ended),
+		cmocka_unit_test(test_names_in_messages),
+		cmocka_unit_test(test_events_pane),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

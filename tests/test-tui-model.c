@@ -203,7 +203,11 @@ test_keys(void **state)
 		if (k != 'a')
 			assert_int_not_equal(keys_action(k), ACTION_ALLOW_ONCE);
 	}
-	assert_int_equal(keys_action('x'), ACTION_NONE);
+	assert_int_equal(keys_action('e'), ACTION_NONE);
+	/* X is "deny all" in every console; x and C drop ended runs. */
+	assert_int_equal(keys_action('X'), ACTION_DENY_ALL);
+	assert_int_equal(keys_action('x'), ACTION_RUN_DISMISS);
+	assert_int_equal(keys_action('C'), ACTION_RUN_CLEAR);
 }
 
 /* The table the help screen is drawn from: one row per key (so lookup
@@ -1144,7 +1148,7 @@ test_kill_confirm(void **state)
 	act(f, 'K', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
 	assert_true(f->m->confirm_kill);
-	assert_message(f, "kill run build? y/n");
+	assert_message(f, "kill run build (");
 	/* Any other key says no, and does nothing else: not even `a`. */
 	act(f, 'a', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);

@@ -26,6 +26,12 @@ struct feed_open {
 	enum audit_state state;
 };
 
+/* A run's id and --name, for the JSON's "name". */
+struct feed_name {
+	char		*id;
+	char		*name;		/* NULL when it has none */
+};
+
 struct feed {
 	struct feed_opts opts;
 	char		*run;
@@ -34,6 +40,10 @@ struct feed {
 	size_t		 n_open;
 	FILE		*out;
 	int		 lines;
+	struct audit	*a;		/* during feed_poll */
+	struct feed_name *names;
+	size_t		 n_names;
+	bool		 names_read;	/* read again during this poll */
 };
 
 struct feed *
@@ -47,6 +57,51 @@ feed_new(const struct feed_opts *o)
 	return f;
 }
 
+static void
+feed_names_clear(struct feed *f)
+{
+	for (size_t i = 0; i < f->n_names; i++) {
+		free(f->names[i].id);
+		free(f->names[i].name);
+	}
+	free(f->names);
+	f->names = NULL;
+	f->n_names = 0;
+}
+
+static int
+feed_name_row(const struct audit_run_row *row, void *arg)
+{
+	struct feed *f = arg;
+
+	if (row->run.id == NULL)
+		return 0;
+	f->names = xreallocarray(f->names, f->n_names + 1, sizeof *f->names);
+	f->names[f->n_names].id = xstrdup(row->run.id);
+	f->names[f->n_names++].name = row->run.name != NULL &&
+	    *row->run.name != '\0' ? xstrdup(row->run.name) : NULL;
+	return 0;
+}
+
+/* Run id's --name, or NULL: the runs are read again (once a poll) when
+ * the id is new, a run started since. */
+static const char *
+feed_name(struct feed *f, const char *id)
+{
+	for (int pass = 0; id != NULL && pass < 2; pass++) {
+		for (size_t i = 0; i < f->n_names; i++) {
+			if (strcmp(f->names[i].id, id) == 0)
+				return f->names[i].name;
+		}
+		if (f->names_read || f->a == NULL)
+			break;
+		f->names_read = true;
+		feed_names_clear(f);
+		(void)audit_each_run(f->a, feed_name_row, f, NULL);
+	}
+	return NULL;
+}
+
 void
 feed_free(struct feed *f)
 {
@@ -54,6 +109,7 @@ feed_free(struct feed *f)
 		return;
 	free(f->run);
 	free(f->open);
+	feed_names_clear(f);
 	free(f);
 }
 
@@ -64,7 +120,7 @@ feed_esc(const char *s)
 }
 
 char *
-feed_line(const struct audit_event_row *row, bool json)
+feed_line(const struct audit_event_row *row, const char *name, bool json)
 {
 	const struct audit_event *ev = &row->ev;
 	const char *state = audit_state_name(row->state);
@@ -73,8 +129,23 @@ feed_line(const struct audit_event_row *row, bool json)
 
 	time_rfc3339(ev->time_ms, when);
 	if (json) {
-		json_t *o = logjson_event(row, when);
+		json_t *ev_o = logjson_event(row, when), *o = json_object();
+		const char *k;
+		json_t *v;
 
+		/* The run's --name, right after "run" (keys keep their
+		 * order: jansson iterates in insertion order). */
+		if (o == NULL)
+			fatal("out of memory");
+		json_object_foreach(ev_o, k, v) {
+			if (json_object_set(o, k, v) < 0)
+				fatal("out of memory");
+			if (strcmp(k, "run") == 0 && json_object_set_new(o,
+			    "name", name != NULL ? json_string(name) :
+			    json_null()) < 0)
+				fatal("out of memory");
+		}
+		json_decref(ev_o);
 		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(o);
 		if (line == NULL)
@@ -109,7 +180,8 @@ feed_emit(struct feed *f, const struct audit_event_row *row)
 
 	if (f->opts.since_ms > 0 && row->ev.time_ms < f->opts.since_ms)
 		return;
-	line = feed_line(row, f->opts.json);
+	line = feed_line(row, f->opts.json ? feed_name(f, row->ev.run) :
+	    NULL, f->opts.json);
 	fprintf(f->out, "%s\n", line);
 	f->lines++;
 }
@@ -155,8 +227,12 @@ feed_poll(struct feed *f, struct audit *a, FILE *out, char **cause)
 			from = f->open[i].seq;
 	f->out = out;
 	f->lines = 0;
-	if ((r = audit_each_event_from(a, f->opts.run, from, feed_on_row, f,
-	    cause)) < 0)
+	f->a = a;
+	f->names_read = false;
+	r = audit_each_event_from(a, f->opts.run, from, feed_on_row, f,
+	    cause);
+	f->a = NULL;
+	if (r < 0)
 		return r;
 	return f->lines;
 }
@@ -261,6 +337,7 @@ feed_parse_time(const char *s, int64_t now_ms, int64_t *ret)
 
 static const char feed_help[] =
 "Usage: ward events [--follow] [--since TIME] [--run RUN] [--json]\n"
+"                  [--host HOST]\n"
 "\n"
 "Print the record of every run (or of RUN: an id, or the most recent run\n"
 "with that --name) as it grows, oldest first. A request shows when it is\n"
@@ -280,11 +357,14 @@ static const char feed_help[] =
 "                    epoch (a line's time_ms), or back from now (90s,\n"
 "                    15m, 2h, 1d)\n"
 "  -r, --run RUN     only this run's events\n"
-"  -j, --json        one JSON object per line (JSON Lines): seq, run, time\n"
-"                    (RFC 3339 UTC, ms), time_ms, pid, kind, syscall,\n"
+"  -j, --json        one JSON object per line (JSON Lines): seq, run, name\n"
+"                    (the run's --name or null), time (RFC 3339 UTC, ms),\n"
+"                    time_ms, pid, kind, syscall,\n"
 "                    subject, subject2, detail, verdict, how, rule,\n"
 "                    decided_by, wait_ms, request_id, state (null, \"asked\",\n"
 "                    \"intent\" or \"done\")\n"
+"  -H, --host HOST   the record of HOST, through 'ssh HOST ward relay' (as\n"
+"                    'ward console --host'); --json objects add \"host\"\n"
 "  -h, --help        show this help\n"
 "\n"
 "The record is $XDG_STATE_HOME/ward/audit.db. --follow wakes on inotify\n"
@@ -374,23 +454,18 @@ feed_wait(int *ifd)
 			;
 }
 
-struct feed_args {
-	struct feed_opts o;
-	bool		 follow;
-	const char	*run;
-};
-
 const struct option feed_opts[] = {
 	{ "follow", no_argument, NULL, 'f' },
 	{ "since", required_argument, NULL, 's' },
 	{ "run", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "host", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int
-feed_args(int argc, char **argv, struct feed_args *fa, bool *done)
+int
+feed_cmd_parse(int argc, char **argv, struct feed_cmd *fa, bool *done)
 {
 	int c;
 
@@ -398,7 +473,7 @@ feed_args(int argc, char **argv, struct feed_args *fa, bool *done)
 	*done = false;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fs:r:jh", feed_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fs:r:jH:h", feed_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fa->follow = true;
@@ -419,6 +494,16 @@ feed_args(int argc, char **argv, struct feed_args *fa, bool *done)
 		case 'j':
 			fa->o.json = true;
 			break;
+		case 'H':
+			if (*optarg == '\0' || *optarg == '-') {
+				cleanup_free char *e = escape_str(optarg);
+
+				*done = true;
+				return usage_error(2, "events", "--host: '%s' "
+				    "is not a host", e);
+			}
+			fa->host = optarg;
+			break;
 		case 'h':
 			fputs(feed_help, stdout);
 			*done = true;
@@ -438,85 +523,122 @@ feed_args(int argc, char **argv, struct feed_args *fa, bool *done)
 	return 0;
 }
 
-/* Opens the record (waiting for it when following); NULL when said why. */
-static struct audit *
-feed_open_db(const char *db, bool follow, int *ifd)
-{
-	for (;;) {
-		cleanup_free char *cause = NULL;
-		struct audit *a = NULL;
-		int r = audit_open_readonly(db, &a, &cause);
+/* ---- a session: ward events' loop, here and for ward relay ---- */
 
-		if (r == 0)
-			return a;
-		if (r != -ENOENT || !follow) {
-			if (r == -ENOENT)
-				warn_msg("no runs recorded yet (%s)", db);
-			else
-				warn_msg("cannot read %s: %s", db,
-				    cause ? cause : strerror(-r));
-			return NULL;
-		}
-		feed_wait(ifd);
-	}
+struct feed_session {
+	char		*db;
+	char		*want;		/* --run as given, or NULL */
+	char		*id;		/* and the id it names */
+	struct feed_opts o;
+	bool		 follow;
+	bool		 ended;		/* the run ended: one more read */
+	struct audit	*a;
+	struct feed	*f;
+};
+
+struct feed_session *
+feed_session_new(const char *run, int64_t since_ms, bool json, bool follow)
+{
+	struct feed_session *s = xcalloc(1, sizeof *s);
+
+	s->db = paths_audit_db();
+	s->want = run != NULL ? xstrdup(run) : NULL;
+	s->o.since_ms = since_ms;
+	s->o.json = json;
+	s->follow = follow;
+	return s;
+}
+
+void
+feed_session_free(struct feed_session *s)
+{
+	if (s == NULL)
+		return;
+	feed_free(s->f);
+	audit_close(s->a);
+	free(s->db);
+	free(s->want);
+	free(s->id);
+	free(s);
 }
 
 int
-feed_main(int argc, char **argv)
+feed_session_step(struct feed_session *s, FILE *out, bool *done,
+    char **cause)
 {
-	cleanup_free char *db = paths_audit_db();
-	cleanup_free char *id = NULL;
-	struct feed_args fa;
-	struct feed *f = NULL;
-	struct audit *a = NULL;
-	bool done, ended = false;
-	int status, ifd = -1, r;
+	cleanup_free char *why = NULL;
+	int r;
 
-	if ((status = feed_args(argc, argv, &fa, &done)) != 0 || done)
-		return status;
+	*done = false;
+	if (s->a == NULL) {
+		r = audit_open_readonly(s->db, &s->a, &why);
+		if (r == -ENOENT && s->follow)
+			return 0;	/* not yet: a run will make it */
+		if (r < 0) {
+			*done = true;
+			if (r == -ENOENT)
+				set_cause(cause, "no runs recorded yet (%s)",
+				    s->db);
+			else
+				set_cause(cause, "cannot read %s: %s", s->db,
+				    why != NULL ? why : strerror(-r));
+			return r;
+		}
+	}
+	if (s->f == NULL) {
+		if (s->want != NULL && feed_resolve(s->a, s->want, &s->id,
+		    &s->ended, &why) < 0) {
+			cleanup_free char *e = escape_str(s->want);
+
+			*done = true;
+			set_cause(cause, "no run \"%s\" in the record (%s)%s%s",
+			    e, s->db, why ? ": " : "", why ? why : "");
+			return -ENOENT;
+		}
+		s->o.run = s->id;
+		s->f = feed_new(&s->o);
+	}
+	if ((r = feed_poll(s->f, s->a, out, &why)) < 0) {
+		*done = true;
+		set_cause(cause, "cannot read %s: %s", s->db,
+		    why != NULL ? why : strerror(-r));
+		return r;
+	}
+	if (!s->follow || s->ended) {
+		*done = true;
+		return r;
+	}
+	/* The run ended since: one more read takes its last rows. */
+	if (s->id != NULL)
+		(void)feed_resolve(s->a, s->id, NULL, &s->ended, NULL);
+	return r;
+}
+
+int
+feed_cmd_local(const struct feed_cmd *fa)
+{
+	struct feed_session *s;
+	bool done;
+	int status = 0, ifd = -1, r;
+
 	/* A reader gone (| head) ends a follow quietly, by EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	if (fa.follow)
+	if (fa->follow)
 		ifd = feed_watch();
-	if ((a = feed_open_db(db, fa.follow, &ifd)) == NULL) {
-		status = 1;
-		goto out;
-	}
-	if (fa.run != NULL) {
-		cleanup_free char *cause = NULL;
-
-		if ((r = feed_resolve(a, fa.run, &id, &ended, &cause)) < 0) {
-			cleanup_free char *e = escape_str(fa.run);
-
-			warn_msg("no run \"%s\" in the record (%s)%s%s", e, db,
-			    cause ? ": " : "", cause ? cause : "");
-			status = 1;
-			goto out;
-		}
-		fa.o.run = id;
-	}
-	f = feed_new(&fa.o);
+	s = feed_session_new(fa->run, fa->o.since_ms, fa->o.json, fa->follow);
 	for (;;) {
 		cleanup_free char *cause = NULL;
 
-		if ((r = feed_poll(f, a, stdout, &cause)) < 0) {
-			warn_msg("cannot read %s: %s", db,
-			    cause ? cause : strerror(-r));
+		if ((r = feed_session_step(s, stdout, &done, &cause)) < 0) {
+			warn_msg("%s", cause != NULL ? cause : strerror(-r));
 			status = 1;
 			break;
 		}
-		if (fflush(stdout) != 0 || ferror(stdout))
+		if (fflush(stdout) != 0 || ferror(stdout) || done)
 			break;
-		if (!fa.follow || ended)
-			break;
-		if (id != NULL && feed_resolve(a, id, NULL, &ended,
-		    &cause) == 0 && ended)
-			continue;	/* one more read: the run's last rows */
 		feed_wait(&ifd);
 	}
-out:
-	feed_free(f);
-	audit_close(a);
+	feed_session_free(s);
 	if (ifd >= 0)
 		close(ifd);
 	return status;

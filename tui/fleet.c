@@ -34,6 +34,7 @@ fleet_free(struct fleet *f)
 		free(f->hosts[i].name);
 	free(f->hosts);
 	free(f->runs);
+	free(f->order);
 	free(f->reps);
 	free(f->queue);
 	free(f);
@@ -64,7 +65,73 @@ fleet_add_on(struct fleet *f, const char *host, const char *key)
 		r->m->always_off = "the run's policy file is on another host; "
 		    "edit it there";
 	view_report_init(&f->reps[f->n_runs]);
-	return f->n_runs++;
+	f->n_runs++;
+	fleet_order(f);
+	return f->n_runs - 1;
+}
+
+const char *
+fleet_run_name(const struct fleet *f, size_t i)
+{
+	const struct model *m = f->runs[i].m;
+
+	if (*m->run.name != '\0')
+		return m->run.name;
+	return *m->run.id != '\0' ? m->run.id : f->runs[i].key;
+}
+
+/* Start time (none known: last), name, id, host (this machine first). */
+static int
+fleet_order_cmp(const struct fleet *f, size_t a, size_t b)
+{
+	const struct fleet_run *x = &f->runs[a], *y = &f->runs[b];
+	int64_t sx = x->m->run.started_ms, sy = y->m->run.started_ms;
+	int c;
+
+	if (sx != sy) {
+		if (sx <= 0 || sy <= 0)
+			return sx <= 0 ? 1 : -1;
+		return sx < sy ? -1 : 1;
+	}
+	if ((c = strcmp(fleet_run_name(f, a), fleet_run_name(f, b))) != 0)
+		return c;
+	if ((c = strcmp(x->key, y->key)) != 0)
+		return c;
+	if (x->host == NULL || y->host == NULL)
+		return x->host == NULL ? (y->host == NULL ? 0 : -1) : 1;
+	return strcmp(x->host, y->host);
+}
+
+void
+fleet_order(struct fleet *f)
+{
+	f->order = xreallocarray(f->order, f->n_runs + 1, sizeof *f->order);
+	/* Insertion sort: a few hundred runs at most, nearly sorted. */
+	for (size_t i = 0; i < f->n_runs; i++) {
+		size_t j = i;
+
+		while (j > 0 && fleet_order_cmp(f, f->order[j - 1], i) > 0) {
+			f->order[j] = f->order[j - 1];
+			j--;
+		}
+		f->order[j] = i;
+	}
+}
+
+size_t
+fleet_run_pos(const struct fleet *f, size_t i)
+{
+	for (size_t k = 0; k < f->n_runs; k++) {
+		if (f->order[k] == i)
+			return k;
+	}
+	return f->n_runs;
+}
+
+size_t
+fleet_run_at(const struct fleet *f, size_t pos)
+{
+	return pos < f->n_runs ? f->order[pos] : f->n_runs;
 }
 
 ssize_t
@@ -160,6 +227,8 @@ fleet_remove(struct fleet *f, size_t i)
 	memmove(f->reps + i, f->reps + i + 1,
 	    (f->n_runs - i - 1) * sizeof *f->reps);
 	f->n_runs--;
+	fleet_order(f);
+	f->confirm_clear = 0;	/* its count is stale: C asks again */
 	if (f->sel > i || (f->sel == i && f->sel > 0 && f->sel >= f->n_runs))
 		f->sel--;
 	/* The queue points into the models: build it again now. */
@@ -213,6 +282,26 @@ fleet_run_ended(const struct fleet *f, size_t i)
 {
 	return model_run_ended(f->runs[i].m) || f->runs[i].gone ||
 	    f->runs[i].host_gone;
+}
+
+size_t
+fleet_n_ended(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_runs; i++)
+		n += fleet_run_ended(f, i) && !f->runs[i].host_gone;
+	return n;
+}
+
+size_t
+fleet_n_host_gone(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_runs; i++)
+		n += f->runs[i].host_gone;
+	return n;
 }
 
 size_t
@@ -280,7 +369,7 @@ static void
 fleet_select_row(struct fleet *f, size_t at)
 {
 	const struct fleet_row *row = &f->queue[at];
-	struct model *m = f->runs[row->run].m;
+	struct model *m = f->runs[row->run].m, *old = fleet_model(f);
 	struct pending *p;
 
 	/* A prompt open in the selected run keeps the selection in that
@@ -289,6 +378,12 @@ fleet_select_row(struct fleet *f, size_t at)
 	if (row->run != f->sel && f->sel < f->n_runs &&
 	    model_prompt_open(f->runs[f->sel].m))
 		return;
+	/* The status line the run left says what came of its answer (and
+	 * names that run): it stays on screen on the run selected now. */
+	if (old != NULL && old != m && old->message != NULL &&
+	    m->message == NULL)
+		model_message_plain(m, old->message_level, "%s",
+		    old->message);
 	f->sel = row->run;
 	m->sel = row->p->id;
 	/* The queue holds const rows; the model owns them. */
@@ -309,6 +404,7 @@ fleet_refresh(struct fleet *f)
 
 	if (f->sel >= f->n_runs)
 		f->sel = f->n_runs > 0 ? f->n_runs - 1 : 0;
+	fleet_order(f);
 	f->n_queue = 0;
 	f->n_pending = 0;
 	for (size_t i = 0; i < f->n_runs; i++) {
@@ -401,31 +497,82 @@ fleet_unanswered(const struct fleet *f)
 	return n;
 }
 
+/* C: every run ended for good (a host gone may come back) goes, once
+ * the person says y to a question that counts them. */
+static void
+fleet_clear_ask(struct fleet *f, struct model *m)
+{
+	size_t n = fleet_n_ended(f), gone = fleet_n_host_gone(f);
+
+	if (n == 0) {
+		model_message_plain(m, MSG_INFO, gone > 0 ? "no ended run to "
+		    "dismiss (a run whose host is gone may come back: x "
+		    "dismisses one)" : "no ended run to dismiss");
+		return;
+	}
+	f->confirm_clear = n;
+	model_message_plain(m, MSG_WARN, "dismiss %zu ended run%s? y/n", n,
+	    n == 1 ? "" : "s");
+}
+
+/* The answer to C's question: y dismisses, any other key does not; a
+ * count changed since is asked again. */
+static void
+fleet_clear_key(struct fleet *f, struct model *m, int key)
+{
+	size_t asked = f->confirm_clear;
+	size_t n = 0, now = fleet_n_ended(f);
+
+	f->confirm_clear = 0;
+	if (keys_action(key) != ACTION_YES) {
+		model_message_plain(m, MSG_INFO, "no run dismissed");
+		return;
+	}
+	/* More (or fewer) have ended since the question: asked again, so
+	 * that y drops only as many as it was told. */
+	if (now != asked) {
+		fleet_clear_ask(f, m);
+		return;
+	}
+	for (size_t i = 0; i < f->n_runs; i++) {
+		if (fleet_run_ended(f, i) && !f->runs[i].host_gone) {
+			f->runs[i].dismissed = true;
+			n++;
+		}
+	}
+	model_message_plain(m, MSG_INFO, "%zu ended run%s dismissed", n,
+	    n == 1 ? "" : "s");
+}
+
 static bool
 fleet_key(struct fleet *f, struct model *m, int key)
 {
 	enum action a = keys_action(key);
 	long far = 1L << 30;
+	size_t pos = fleet_run_pos(f, f->sel);
 
 	if (a == ACTION_RUN_PREV) {
-		fleet_select_run(f, f->sel > 0 ? f->sel - 1 : f->n_runs - 1);
+		fleet_select_run(f, fleet_run_at(f, pos > 0 ? pos - 1 :
+		    f->n_runs - 1));
 	} else if (a == ACTION_RUN_NEXT) {
-		fleet_select_run(f, f->sel + 1 < f->n_runs ? f->sel + 1 : 0);
+		fleet_select_run(f, fleet_run_at(f, pos + 1 < f->n_runs ?
+		    pos + 1 : 0));
 	} else if (a == ACTION_RUN_PICK) {
 		if (key >= '1' && key <= '9' &&
 		    (size_t)(key - '1') < f->n_runs)
-			fleet_select_run(f, (size_t)(key - '1'));
+			fleet_select_run(f, fleet_run_at(f,
+			    (size_t)(key - '1')));
 		else
-			model_message(m, MSG_INFO, "no run %c", key);
-	} else if (a == ACTION_RUN_DISMISS ||
-	    (a == ACTION_DENY_ALL && fleet_run_ended(f, f->sel))) {
-		/* X: on an ended run, drop it; on a live one, the model's
-		 * "deny every pending request" (asks). */
+			model_message_plain(m, MSG_INFO, "no run %c", key);
+	} else if (a == ACTION_RUN_DISMISS) {
+		/* x: drop an ended run; X is the run's "deny all". */
 		if (fleet_run_ended(f, f->sel))
 			f->runs[f->sel].dismissed = true;
 		else
-			model_message(m, MSG_INFO, "X dismisses a run that "
+			model_message(m, MSG_INFO, "x dismisses a run that "
 			    "has ended; this one runs");
+	} else if (a == ACTION_RUN_CLEAR) {
+		fleet_clear_ask(f, m);
 	} else if (a == ACTION_UP || a == ACTION_DOWN || a == ACTION_TOP ||
 	    a == ACTION_BOTTOM) {
 		if (m->focus != PANE_PENDING || m->detail || f->n_queue == 0)
@@ -455,7 +602,8 @@ static bool
 fleet_run_action(enum action a)
 {
 	return a == ACTION_RUN_PREV || a == ACTION_RUN_NEXT ||
-	    a == ACTION_RUN_PICK || a == ACTION_RUN_DISMISS;
+	    a == ACTION_RUN_PICK || a == ACTION_RUN_DISMISS ||
+	    a == ACTION_RUN_CLEAR;
 }
 
 /* The agent pane is shown, nothing over it, the keys on its requests. */
@@ -480,6 +628,16 @@ fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
 	if (m == NULL) {
 		if (keys_action(key) == ACTION_QUIT)
 			f->quit = true;
+		return;
+	}
+	/* C asked: the answer is the fleet's, whatever the key; but a
+	 * resize is none, and a paste cancels it and stays a paste (its
+	 * text must never reach the queue as keys). */
+	if (f->confirm_clear > 0 && key == KEYS_PASTE_START)
+		f->confirm_clear = 0;
+	else if (f->confirm_clear > 0 && key != KEYS_RESIZE) {
+		fleet_clear_key(f, m, key);
+		fleet_note_key(f, key, at);
 		return;
 	}
 	/* A prompt open in the selected run (tui/model.h's model_prompt:

@@ -11,6 +11,12 @@
  * run, keeps its connection at the same index as runs[], feeds that
  * run's model, and sends an effect to the run fleet_apply_key() names.
  *
+ * Order: runs[] stays in the connections' order (an index is a run's
+ * place in both); the runs pane lists them by order[]: start time, then
+ * name (the id for a run with none), then id, then host. 1-9 pick and
+ * [ ] move in that displayed order. A run whose welcome has not come
+ * yet (no start time) is listed last.
+ *
  * Selection: the selected run is runs[sel]; the selected request is that
  * run's own m->sel, so arming, the detail view and `a`/`d` are the
  * per-run model's, unchanged. Moving in the queue across a run boundary
@@ -41,7 +47,8 @@ struct fleet_run {
 	bool		 gone;		/* its supervisor went away */
 	bool		 host_gone;	/* the link to its host broke: shown
 					 * "host gone" until it is back */
-	bool		 dismissed;	/* X on it once it ended: the console
+	bool		 dismissed;	/* x on it once it ended (or C on
+					 * every ended run): the console
 					 * drops it (fleet_remove) */
 };
 
@@ -60,6 +67,7 @@ struct fleet_host {
 struct fleet {
 	struct fleet_run *runs;
 	size_t		 n_runs;
+	size_t		*order;		/* runs[] indices as listed (fleet_order) */
 	struct fleet_host *hosts;	/* in the order they were named */
 	size_t		 n_hosts;
 	/* What the last frame drew of each run (runs[i]'s at reps[i]): the
@@ -71,6 +79,8 @@ struct fleet {
 	size_t		 sel_pos;	/* and that request's place in the queue */
 	bool		 picked;	/* the person chose the run ([ ] 1-9) */
 	bool		 quit;
+	size_t		 confirm_clear;	/* "dismiss N ended runs? y/n" asked
+					 * (C): N, 0 when not asked */
 
 	/* Built by fleet_refresh(): every run's pending, oldest first. */
 	struct fleet_row *queue;
@@ -92,6 +102,16 @@ ssize_t		 fleet_find(const struct fleet *, const char *key);
  * two hosts is two runs. */
 ssize_t		 fleet_find_on(const struct fleet *, const char *host,
 		    const char *key);
+/* Sorts order[] again (start times come with the welcomes): add, remove,
+ * reset and refresh call it. */
+void		 fleet_order(struct fleet *);
+/* The place of run i in the runs pane (0 = first), and the run at place
+ * pos (n_runs when none). */
+size_t		 fleet_run_pos(const struct fleet *, size_t i);
+size_t		 fleet_run_at(const struct fleet *, size_t pos);
+/* The run's name as the console names it in a status line: its name,
+ * else its id ("" escaped strings; never NULL). */
+const char	*fleet_run_name(const struct fleet *, size_t i);
 /* Whether any run is of another host (the rows then name theirs). */
 bool		 fleet_any_host(const struct fleet *);
 /* Names host (once, at its first answer or failure) and whether its
@@ -102,8 +122,8 @@ void		 fleet_host_set(struct fleet *, const char *host, bool up);
 /* The hosts not up, ", "-separated, or NULL when every host is. */
 char		*fleet_hosts_down(const struct fleet *);
 /* The link to host broke (gone) or is back: every run of host is marked
- * so (a run of a gone host counts as ended for X and q, and nothing is
- * sent to it); the number of runs marked. */
+ * so (a run of a gone host counts as ended for x and q, and nothing is
+ * sent to it, but C does not dismiss it); the number of runs marked. */
 size_t		 fleet_host_gone(struct fleet *, const char *host, bool gone);
 /* Removes run i (the console removes its connection at i too). */
 void		 fleet_remove(struct fleet *, size_t i);
@@ -128,6 +148,11 @@ int64_t		 fleet_oldest_wait(const struct fleet *, size_t i);
 /* Unanswered requests of run i. */
 size_t		 fleet_run_pending(const struct fleet *, size_t i);
 bool		 fleet_run_ended(const struct fleet *, size_t i);
+/* Runs ended for good (not those whose host is gone: they may come
+ * back), and those whose host is gone: the runs pane counts them apart,
+ * and C dismisses only the first. */
+size_t		 fleet_n_ended(const struct fleet *);
+size_t		 fleet_n_host_gone(const struct fleet *);
 
 /*
  * One key, with its arrival (at, burst: model_apply_key_at()). *run is

@@ -61,10 +61,12 @@ static const struct keys_binding keys_table[] = {
 	{ 'P', ACTION_DIFF_APPLY_ALL, KEYS_ALSO },
 	{ 'u', ACTION_DIFF_DISCARD, KEYS_ALSO },
 	{ 'U', ACTION_DIFF_DISCARD_ALL, KEYS_ALSO },
-	{ ']', ACTION_RUN_NEXT, "every run: next, previous, run N; X drops "
-	    "an ended run" },
+	{ ']', ACTION_RUN_NEXT, "every run: next, previous, run N; drop an "
+	    "ended one, all (y/n)" },
 	{ '[', ACTION_RUN_PREV, KEYS_ALSO },
 	{ '1', ACTION_RUN_PICK, KEYS_ALSO },
+	{ 'x', ACTION_RUN_DISMISS, KEYS_ALSO },
+	{ 'C', ACTION_RUN_CLEAR, KEYS_ALSO },
 	{ '2', ACTION_RUN_PICK, NULL },
 	{ '3', ACTION_RUN_PICK, NULL },
 	{ '4', ACTION_RUN_PICK, NULL },

@@ -47,7 +47,7 @@ enum action {
 	ACTION_RUN_PREV,	/* [: the previous run (ward console, every run) */
 	ACTION_RUN_NEXT,	/* ] */
 	ACTION_RUN_PICK,	/* 1-9: run N */
-	ACTION_RUN_DISMISS,	/* X: forget an ended run */
+	ACTION_RUN_DISMISS,	/* x: forget an ended run */
 	ACTION_ALLOW_RUN,	/* A: allow for the run (shows the rule: y/n) */
 	ACTION_DENY_RUN,	/* D: deny for the run (shows the rule: y/n) */
 	ACTION_DENY_REASON,	/* r: deny with a reason typed on one line */
@@ -55,6 +55,7 @@ enum action {
 	ACTION_RULES,		/* R: the run's rules */
 	ACTION_ALWAYS,		/* W: allow for the run and write the rule
 				 * into the policy file (shows file, line: y/n) */
+	ACTION_RUN_CLEAR,	/* C: forget every ended run (y/n) */
 };
 
 /* Keys that are not characters; above the Unicode range. */

@@ -104,6 +104,20 @@ ward_demo(int argc, char **argv)
 	return demo_main(argc, argv, ward_argv0);
 }
 
+/* ward events: this machine's record, or --host's through its relay. */
+static int
+ward_events(int argc, char **argv)
+{
+	struct feed_cmd fc;
+	bool done;
+	int status;
+
+	if ((status = feed_cmd_parse(argc, argv, &fc, &done)) != 0 || done)
+		return status;
+	return fc.host != NULL ? relay_events_remote(&fc) :
+	    feed_cmd_local(&fc);
+}
+
 static int
 ward_probe(int argc, char **argv)
 {
@@ -137,7 +151,7 @@ static const struct ward_cmd {
 	{ "kill", cli_kill, "stop a run and everything in it", cli_kill_opts },
 	{ "rules", cli_rules, "list or revoke a run's rules", cli_rules_opts },
 	{ "log", cli_log, "show the record of decisions", cli_log_opts },
-	{ "events", feed_main, "the record as it grows, JSON Lines",
+	{ "events", ward_events, "the record as it grows, JSON Lines",
 	    feed_opts },
 	{ "relay", relay_main, "the control protocol on stdin/stdout (ssh)",
 	    NULL },

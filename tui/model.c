@@ -122,12 +122,45 @@ void
 model_message(struct model *m, enum msg_level level, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = xvasprintf(fmt, ap);
+	va_end(ap);
+	free(m->message);
+	/* With every run in one console, the line names its run. */
+	if (m->many_runs && (*m->run.name != '\0' || *m->run.id != '\0')) {
+		m->message = xasprintf("run %s: %s", *m->run.name != '\0' ?
+		    m->run.name : m->run.id, text);
+		free(text);
+	} else
+		m->message = text;
+	m->message_level = level;
+}
+
+void
+model_message_plain(struct model *m, enum msg_level level, const char *fmt,
+    ...)
+{
+	va_list ap;
 
 	free(m->message);
 	va_start(ap, fmt);
 	m->message = xvasprintf(fmt, ap);
 	va_end(ap);
 	m->message_level = level;
+}
+
+void
+model_kill_question(const struct model *m, char *buf, size_t len)
+{
+	if (*m->run.name != '\0')
+		snprintf(buf, len, "kill run %s (%s)? y/n", m->run.name,
+		    m->run.id);
+	else if (*m->run.id != '\0')
+		snprintf(buf, len, "kill run %s? y/n", m->run.id);
+	else
+		snprintf(buf, len, "kill run? y/n");
 }
 
 static void
@@ -862,6 +895,7 @@ model_apply_message(struct model *m, const json_t *msg)
 	case MSG_TYPE_RELAY_TO:
 	case MSG_TYPE_RELAY_FROM:
 	case MSG_TYPE_RELAY_CLOSED:
+	case MSG_TYPE_RELAY_EVENTS:
 	case MSG_TYPE_OTHER:
 		break;	/* not for a console, or for a newer one: ignored */
 	}
@@ -1571,22 +1605,6 @@ model_run_label(const struct model *m)
 	return *m->run.id != '\0' ? m->run.id : "?";
 }
 
-static char *model_ask_text_1(const struct model *);
-
-/* In the every-run console the prompt names its run first: the run the
- * answer goes to. */
-char *
-model_ask_text(const struct model *m)
-{
-	char *text = model_ask_text_1(m), *named;
-
-	if (text == NULL || !m->many_runs)
-		return text;
-	named = xasprintf("[%s] %s", model_run_label(m), text);
-	free(text);
-	return named;
-}
-
 static char *
 model_ask_text_1(const struct model *m)
 {
@@ -1633,6 +1651,21 @@ model_ask_text_1(const struct model *m)
 		    " (under allow =)" : "");
 	}
 	return NULL;
+}
+
+char *
+model_ask_text(const struct model *m)
+{
+	char *text = model_ask_text_1(m), *named;
+
+	/* With every run in one console, the question names its run. */
+	if (text == NULL || !m->many_runs ||
+	    (*m->run.name == '\0' && *m->run.id == '\0'))
+		return text;
+	named = xasprintf("run %s: %s", *m->run.name != '\0' ? m->run.name :
+	    m->run.id, text);
+	free(text);
+	return named;
 }
 
 static int
@@ -1937,6 +1970,7 @@ model_diff_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_ZOOM:
 	case ACTION_RUN_PICK:
 	case ACTION_RUN_DISMISS:
+	case ACTION_RUN_CLEAR:
 		return true;
 	case ACTION_NONE:
 	case ACTION_ALLOW_ONCE:
@@ -2227,9 +2261,11 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 		else if (m->disconnected)
 			model_message(m, MSG_INFO, "not connected");
 		else {
+			char q[256];
+
 			m->confirm_kill = true;
-			model_message(m, MSG_WARN, "kill run %s? y/n",
-			    model_run_label(m));
+			model_kill_question(m, q, sizeof q);
+			model_message_plain(m, MSG_WARN, "%s", q);
 		}
 		break;
 	case ACTION_HELP:
@@ -2283,6 +2319,7 @@ model_apply_action(struct model *m, enum action a, struct model_effect *eff)
 	case ACTION_RUN_NEXT:
 	case ACTION_RUN_PICK:
 	case ACTION_RUN_DISMISS:
+	case ACTION_RUN_CLEAR:
 		/* tui/fleet.c takes these when the console shows every run. */
 		model_message(m, MSG_INFO, "one run here; 'ward console' "
 		    "shows every run");

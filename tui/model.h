@@ -517,6 +517,13 @@ void		 model_take_alerts(struct model *, struct model_alerts *);
 /* Sets the status line (printf format); level as enum msg_level. */
 void		 model_message(struct model *, enum msg_level, const char *,
 		    ...) __attribute__((format(printf, 3, 4)));
+/* As model_message, with no "run NAME: " in front in an every-run
+ * console (a line about the console, not about this run). */
+void		 model_message_plain(struct model *, enum msg_level,
+		    const char *, ...) __attribute__((format(printf, 3, 4)));
+/* K's question: "kill run? y/n"; in an every-run console it names the
+ * run, "kill run web (a1b2c3d4)? y/n". */
+void		 model_kill_question(const struct model *, char *, size_t);
 
 /*
  * The pending list as the person reads it (tui/group.h): sensitive

@@ -17,10 +17,14 @@
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "tui/feed.h"
 #include "tui/usage.h"
 
 /* Runs one relay talks to at once. */
 #define RELAY_MAX_RUNS	64
+/* Bytes of record lines in one relay_events answer: escaped inside a
+ * JSON string they stay well under a frame (PROTO_MAX_FRAME). */
+#define RELAY_EVENTS_CHUNK	(128u << 10)
 
 static const char relay_help[] =
 "Usage: ward relay\n"
@@ -28,7 +32,8 @@ static const char relay_help[] =
 "Speak ward's control protocol for your own live runs on this machine on\n"
 "stdin and stdout, each message in an envelope naming its run (see\n"
 "PROTOCOL.md, \"ward relay\"). It is what 'ssh HOST ward relay' runs for\n"
-"'ward pending --host HOST' (and approve, deny, kill): OpenSSH carries it\n"
+"'ward pending --host HOST' (and approve, deny, kill, events: the relay\n"
+"reads this machine's record for 'ward events --host'): OpenSSH carries it\n"
 "and says who you are; the relay reaches only runs of its own uid, as\n"
 "every verb does. Decisions made through it are recorded as\n"
 "  uid N (NAME) pid P via ssh from ADDR\n"
@@ -49,6 +54,9 @@ struct relay {
 	struct proto_conn *in, *out;
 	struct relay_link links[RELAY_MAX_RUNS];
 	char		 origin[96];
+	/* ward events --host: the record read here (one at a time). */
+	struct feed_session *ev;
+	int64_t		 ev_next;	/* mono ms of its next read */
 };
 
 static int
@@ -105,6 +113,71 @@ relay_link(struct relay *rl, const char *run, char **cause)
 	return free_slot;
 }
 
+/* One read of the record: its new lines sent back in answers of at most
+ * RELAY_EVENTS_CHUNK bytes, the last saying end (and why, on an error). */
+static int
+relay_events_step(struct relay *rl)
+{
+	cleanup_free char *cause = NULL, *buf = NULL;
+	json_t *lines = json_array();
+	size_t len = 0, chunk = 0;
+	bool done = false;
+	FILE *mem;
+	int r;
+
+	if (lines == NULL || (mem = open_memstream(&buf, &len)) == NULL)
+		fatal("out of memory");
+	r = feed_session_step(rl->ev, mem, &done, &cause);
+	if (fclose(mem) != 0)
+		fatal("out of memory");
+	rl->ev_next = now_mono_ms() + FEED_POLL_MS;
+	for (char *line = buf, *nl; line != NULL && *line != '\0';
+	    line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		if (json_array_append_new(lines, json_string(line)) < 0)
+			fatal("out of memory");
+		chunk += (size_t)(nl - line) + 1;
+		if (chunk >= RELAY_EVENTS_CHUNK) {
+			if (relay_put(rl, msg_relay_events_lines(lines, false,
+			    NULL)) < 0)
+				return -EIO;
+			if ((lines = json_array()) == NULL)
+				fatal("out of memory");
+			chunk = 0;
+		}
+	}
+	if (json_array_size(lines) == 0 && !done && r >= 0) {
+		json_decref(lines);
+		return 0;
+	}
+	if (done) {
+		feed_session_free(rl->ev);
+		rl->ev = NULL;
+	}
+	return relay_put(rl, msg_relay_events_lines(lines, done, r < 0 ?
+	    (cause != NULL ? cause : strerror(-r)) : NULL));
+}
+
+/* relay_events: a new read of the record (one that ran is replaced). */
+static int
+relay_events_start(struct relay *rl, json_t *m)
+{
+	cleanup_free char *cause = NULL;
+	const char *run;
+	int64_t since;
+	bool json, follow;
+
+	if (msg_relay_events_ask_parse(m, &run, &since, &json, &follow,
+	    &cause) < 0)
+		return relay_put(rl, msg_relay_events_lines(NULL, true,
+		    cause));
+	feed_session_free(rl->ev);
+	rl->ev = feed_session_new(run, since, json, follow);
+	return relay_events_step(rl);
+}
+
 static int
 relay_on_client(struct relay *rl, json_t *m)
 {
@@ -123,6 +196,8 @@ relay_on_client(struct relay *rl, json_t *m)
 		return relay_put(rl, msg_relay_runs(ids != NULL ? ids :
 		    (char *[]){ NULL }, n));
 	}
+	if (msg_type(m) == MSG_TYPE_RELAY_EVENTS)
+		return relay_events_start(rl, m);
 	if (msg_type(m) != MSG_TYPE_RELAY_TO ||
 	    msg_relay_parse(m, &run, &inner, &err, &cause) < 0)
 		return relay_put(rl, msg_relay_closed("", cause != NULL ?
@@ -201,9 +276,13 @@ relay_loop(struct relay *rl)
 		cleanup_free char *cause = NULL;
 		json_t *m = NULL;
 		nfds_t np = 1;
+		int64_t wait = -1;
 		ssize_t n;
 		int r;
 
+		/* A record being followed is read again each FEED_POLL_MS. */
+		if (rl->ev != NULL && (wait = rl->ev_next - now_mono_ms()) < 0)
+			wait = 0;
 		p[0] = (struct pollfd){ proto_conn_fd(rl->in), POLLIN, 0 };
 		for (size_t i = 0; i < RELAY_MAX_RUNS; i++) {
 			if (rl->links[i].conn == NULL)
@@ -214,11 +293,14 @@ relay_loop(struct relay *rl)
 				(proto_want_write(rl->links[i].conn) ? POLLOUT : 0),
 				0 };
 		}
-		if (poll(p, np, -1) < 0) {
+		if (poll(p, np, (int)wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			return 1;
 		}
+		if (rl->ev != NULL && now_mono_ms() >= rl->ev_next &&
+		    relay_events_step(rl) < 0)
+			return 1;
 		for (nfds_t i = 1; i < np; i++)
 			if (p[i].revents != 0 &&
 			    relay_on_run(rl, by[i], p[i].revents) < 0)
@@ -269,6 +351,7 @@ relay_main(int argc, char **argv)
 		proto_conn_free(rl.links[i].conn);
 		free(rl.links[i].run);
 	}
+	feed_session_free(rl.ev);
 	proto_conn_free(rl.in);
 	proto_conn_free(rl.out);
 	return status;
@@ -532,4 +615,116 @@ relay_client_call(struct relay_client *rc, const char *run,
 		}
 		json_decref(m);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* ward events --host: the far side's record through its relay */
+
+/* A line from the far side as this side would print it: JSON read and
+ * written again (with "host"), text with no control character but TAB. */
+static char *
+relay_events_line(const char *host, const char *line, bool json)
+{
+	char *t;
+
+	if (json) {
+		json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+		char *d;
+
+		if (!json_is_object(o)) {
+			json_decref(o);
+			return NULL;
+		}
+		if (json_object_set_new(o, "host", json_string(host)) < 0)
+			fatal("out of memory");
+		d = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(o);
+		if (d == NULL)
+			fatal("out of memory");
+		return d;
+	}
+	t = xstrdup(line);
+	for (unsigned char *c = (unsigned char *)t; *c != '\0'; c++) {
+		if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+			*c = '?';
+		/* C1 controls, U+0080-U+009F, as UTF-8 */
+		if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+			*c = '?';
+			c[1] = '?';
+		}
+	}
+	return t;
+}
+
+int
+relay_events_remote(const struct feed_cmd *fa)
+{
+	const char *host = fa->host;
+	cleanup_free char *h = escape_str(host), *cause = NULL;
+	struct relay_client *rc = NULL;
+	int status = 0, r;
+
+	/* A reader gone (| head) ends it quietly, by EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((r = relay_client_open(host, &rc, &cause)) < 0 ||
+	    (r = relay_client_send(rc, msg_relay_events(fa->run,
+	    fa->o.since_ms, fa->o.json, fa->follow), &cause)) < 0) {
+		warn_msg("%s: %s", h, cause != NULL ? cause : strerror(-r));
+		relay_client_free(rc);
+		return 1;
+	}
+	for (;;) {
+		cleanup_free char *why = NULL;
+		const char *err = NULL;
+		json_t *m = NULL, *lines = NULL, *v;
+		bool end = false;
+		size_t i;
+
+		r = relay_client_read(rc, now_mono_ms() + 30000, &m, &why);
+		if (r == -ETIMEDOUT && fa->follow)
+			continue;
+		if (r < 0) {
+			warn_msg("%s: %s", h, why != NULL ? why :
+			    strerror(-r));
+			status = 1;
+			break;
+		}
+		if (msg_type(m) != MSG_TYPE_RELAY_EVENTS) {
+			json_decref(m);
+			continue;
+		}
+		if (msg_relay_events_parse(m, &lines, &end, &err,
+		    &why) < 0) {
+			cleanup_free char *e = escape_str(why);
+
+			warn_msg("%s: ward relay: %s", h, e);
+			json_decref(m);
+			status = 1;
+			break;
+		}
+		json_array_foreach(lines, i, v) {
+			cleanup_free char *l = relay_events_line(host,
+			    json_string_value(v), fa->o.json);
+
+			if (l == NULL) {
+				warn_msg("%s: ward relay sent a line that is "
+				    "not a JSON object", h);
+				status = 1;
+				end = true;
+				break;
+			}
+			printf("%s\n", l);
+		}
+		if (err != NULL) {
+			cleanup_free char *e = escape_str(err);
+
+			warn_msg("%s: %s", h, e);
+			status = 1;
+		}
+		json_decref(m);
+		if (fflush(stdout) != 0 || ferror(stdout) || end)
+			break;
+	}
+	relay_client_kill(rc);
+	return status;
 }

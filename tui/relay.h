@@ -4,7 +4,8 @@
  * ward relay: the control protocol of this user's runs on stdin/stdout,
  * each message in an envelope that names its run (msg.h, PROTOCOL.md 7).
  * It is what `ssh HOST ward relay` runs for `ward pending/approve/deny/
- * kill --host HOST`: OpenSSH carries it and proves who the user is; the
+ * kill/events --host HOST` (events: the relay reads this side's record
+ * itself, tui/feed.h's session, and sends its lines back): OpenSSH carries it and proves who the user is; the
  * relay then talks to the supervisors as that user, so the peer check
  * (only one's own runs) is the same as on the machine itself. Each hello
  * it passes on gets origin "ssh from ADDR" (SSH_CONNECTION's first
@@ -20,6 +21,8 @@
 #include <sys/types.h>
 
 #include <jansson.h>
+
+#include "tui/feed.h"
 
 /* ward relay [--help] */
 int	relay_main(int argc, char **argv);
@@ -56,3 +59,9 @@ int	relay_client_call(struct relay_client *, const char *run,
  * welcome). */
 int	relay_client_next(struct relay_client *, const char *run,
 	    int timeout_ms, json_t **msg, char **cause);
+
+/* ward events --host HOST: relay_events to HOST's relay, which reads the
+ * record there (tui/feed.h's session); its lines printed here as they
+ * come (JSON objects read and written again with "host" added; text with
+ * no control character but TAB). The exit status, as ward events'. */
+int	relay_events_remote(const struct feed_cmd *);

@@ -42,8 +42,10 @@ view_runs_age(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 ":%02" PRId64, s / 60, s % 60);
 }
 
+/* Run i's row, listed at place pos (1-9 name the first nine places). */
 static void
-view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
+view_runs_row(const struct fleet *f, size_t i, size_t pos, struct grid *g,
+    int y)
 {
 	const struct fleet_run *r = &f->runs[i];
 	const struct model *m = r->m;
@@ -75,19 +77,19 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 	/* This console watches every run it shows; the others are the
 	 * supervisor's count when we attached. */
 	if (ended)
-		snprintf(watch, sizeof watch, "X dismiss");
+		snprintf(watch, sizeof watch, "x dismiss");
 	else
 		snprintf(watch, sizeof watch, "watched %u",
 		    m->run.watchers + 1);
-	if (i < 9)
-		snprintf(num, sizeof num, "%zu", i + 1);
+	if (pos < 9)
+		snprintf(num, sizeof num, "%zu", pos + 1);
 	else
 		snprintf(num, sizeof num, " ");
 	if (fleet_any_host(f)) {
 		/* Every run of another host names it; this machine's
 		 * "local". */
 		cleanup_free char *name = xasprintf("%s:%s", r->host != NULL ?
-		    r->host : "local", view_runs_label(m));
+		    r->host : "local", fleet_run_name(f, i));
 
 		left = xasprintf("%s%-2s %-22.22s %-8.8s  %-11.11s %-10s "
 		    "%-11s %-10s ", sel ? "> " : "  ", num, name,
@@ -96,7 +98,7 @@ view_runs_row(const struct fleet *f, size_t i, struct grid *g, int y)
 	} else {
 		left = xasprintf("%s%-2s %-12.12s %-8.8s  %-11.11s %-10s "
 		    "%-11s %-10s ", sel ? "> " : "  ", num,
-		    view_runs_label(m), *m->run.id != '\0' ? m->run.id :
+		    fleet_run_name(f, i), *m->run.id != '\0' ? m->run.id :
 		    r->key, state, pend, wait, watch);
 	}
 	if (sel)
@@ -122,33 +124,46 @@ void
 view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 {
 	int rows = bottom - top - 1;
-	size_t first = 0, ended = 0;
+	size_t first = 0, ended = fleet_n_ended(f), gone = fleet_n_host_gone(f);
+	size_t pos = f->n_runs > 0 ? fleet_run_pos(f, f->sel) : 0;
+	size_t running = f->n_runs - ended - gone;
 	cleanup_free char *down = NULL;
-	char title[256];
+	char title[256], count[96];
 
-	for (size_t i = 0; i < f->n_runs; i++)
-		ended += fleet_run_ended(f, i);
-	if (rows > 0 && f->sel >= (size_t)rows)
-		first = f->sel - (size_t)rows + 1;
+	if (rows > 0 && pos >= (size_t)rows)
+		first = pos - (size_t)rows + 1;
+	/* Runs whose host is gone are neither running nor ended: they may
+	 * come back. */
+	snprintf(count, sizeof count, "%zu running, %zu ended", running,
+	    ended);
+	if (gone > 0) {
+		size_t n = strlen(count);
+
+		snprintf(count + n, sizeof count - n, ", %zu host gone", gone);
+	}
 	if (f->n_runs == 0)
 		snprintf(title, sizeof title, "runs: none live; new ones "
 		    "show here");
+	else if (f->confirm_clear > 0)
+		snprintf(title, sizeof title, "runs: dismiss %zu ended run%s? "
+		    "y/n", f->confirm_clear, f->confirm_clear == 1 ? "" : "s");
 	else if (f->n_runs > (size_t)rows)
-		snprintf(title, sizeof title, "runs: %zu (%zu ended), "
-		    "%zu-%zu shown; [ ] switch", f->n_runs, ended, first + 1,
-		    first + (size_t)rows);
+		snprintf(title, sizeof title, "runs: %s; %zu-%zu of %zu "
+		    "shown; [ ] switch", count, first + 1,
+		    first + (size_t)rows, f->n_runs);
 	else
-		snprintf(title, sizeof title, "runs: %zu (%zu ended); [ ] or "
-		    "1-9 switch", f->n_runs, ended);
+		snprintf(title, sizeof title, "runs: %s; [ ] or 1-9 switch",
+		    count);
 	if ((down = fleet_hosts_down(f)) != NULL) {
 		size_t n = strlen(title);
 
 		snprintf(title + n, sizeof title - n, "; host gone: %s "
 		    "(trying again)", down);
 	}
-	pen_header(g, top, title, false);
+	pen_header(g, top, title, f->confirm_clear > 0);
 	for (int k = 0; k < rows && first + (size_t)k < f->n_runs; k++)
-		view_runs_row(f, first + (size_t)k, g, top + 1 + k);
+		view_runs_row(f, fleet_run_at(f, first + (size_t)k),
+		    first + (size_t)k, g, top + 1 + k);
 }
 
 /* ---- the queue ---- */
@@ -264,18 +279,20 @@ view_runs_title(const struct fleet *f)
 {
 	const struct model *m = fleet_model(f);
 	char state[64];
+	size_t pos;
 
 	if (m == NULL)
 		return xasprintf(" ward  every run: none live");
 	model_state_text(m, state, sizeof state);
+	pos = fleet_run_pos(f, f->sel);
 	if (f->runs[f->sel].host != NULL)
 		return xasprintf(" ward  %zu runs  run %zu on %s: %s  %s",
-		    f->n_runs, f->sel + 1, f->runs[f->sel].host,
+		    f->n_runs, pos + 1, f->runs[f->sel].host,
 		    *m->run.id ? m->run.id : f->runs[f->sel].key,
 		    f->runs[f->sel].host_gone ? "host gone" : state);
 	if (*m->run.name != '\0')
 		return xasprintf(" ward  %zu runs  run %zu: %s (%s)  %s",
-		    f->n_runs, f->sel + 1, m->run.id, m->run.name, state);
+		    f->n_runs, pos + 1, m->run.id, m->run.name, state);
 	return xasprintf(" ward  %zu runs  run %zu: %s  %s", f->n_runs,
-	    f->sel + 1, *m->run.id ? m->run.id : f->runs[f->sel].key, state);
+	    pos + 1, *m->run.id ? m->run.id : f->runs[f->sel].key, state);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 /*
- * Every run in one console (tui/fleet.h): the runs pane (a row per run:
- * its number, name, id, state, pending count, oldest wait, consoles
- * watching, limits; an ended run greyed until X dismisses it) and the one
+ * Every run in one console (tui/fleet.h): the runs pane (a row per run,
+ * in fleet_order's order: its number, name, id, state, pending count,
+ * oldest wait, consoles watching, limits; an ended run greyed until x (or
+ * C) dismisses it; its header counts running, ended and host-gone runs
+ * apart, or asks C's question) and the one
  * queue across runs (each request whole, oldest first, marked with its
  * run). tui/view.c lays them out with the selected run's output.
  */

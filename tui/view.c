@@ -74,11 +74,13 @@ view_status(const struct model *m, struct grid *g)
 	unsigned attr = 0;
 
 	if (m->confirm_kill) {
-		cleanup_free char *q = xasprintf(" kill run %s? y/n ",
-		    model_run_label(m));
+		char q[256];
 
+		model_kill_question(m, q, sizeof q);
 		attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_RED);
-		grid_put(g, y, 0, g->w, q, attr);
+		grid_put(g, y, 0, g->w, " ", attr);
+		grid_put(g, y, 1, g->w, q, attr);
+		grid_put(g, y, 1 + grid_width(q), g->w, " ", attr);
 		return;
 	}
 	if (m->confirm_quit) {
@@ -373,19 +375,46 @@ view_fleet_title(const struct fleet *f, struct grid *g)
 	    attr | (f->n_pending > 0 ? GRID_BOLD : 0));
 }
 
+/*
+ * Rows of the selected run's events pane out of avail (the rows below the
+ * runs pane): open (Tab, `/`, a filter kept) it takes its share and leaves
+ * the output its minimum and the queue its header and a row; shut, its
+ * few recent decisions only on a screen tall enough that the output keeps
+ * VIEW_FLEET_ROOM rows.
+ */
+#define VIEW_FLEET_ROOM	20
+
+static int
+view_fleet_events_rows(const struct model *m, int avail)
+{
+	int ev;
+
+	if (m == NULL)
+		return 0;
+	if (m->focus == PANE_EVENTS || m->ev.editing ||
+	    m->ev.filter_text != NULL) {
+		ev = view_events_rows(m, avail - VIEW_OUT_MIN);
+		if (ev > avail - VIEW_OUT_MIN - 2)
+			ev = avail - VIEW_OUT_MIN - 2;
+		return ev < 2 ? 0 : ev;
+	}
+	ev = view_events_rows(m, avail);
+	return avail - ev >= VIEW_FLEET_ROOM ? ev : 0;
+}
+
 static void
 view_fleet_keys(const struct fleet *f, struct grid *g)
 {
 	const struct model *m = fleet_model(f);
 	const char *text = " a allow  d deny  Enter whole  [ ] 1-9 run  "
-	    "X dismiss  Tab  K kill  ? help  q";
+	    "/ filter  Tab  K kill  ? help  q";
 
 	if (m != NULL && f->runs[f->sel].host_gone)
-		text = " its host is gone - trying again; X dismisses it  "
+		text = " its host is gone - trying again; x dismisses it  "
 		    "[ ] 1-9 run  ? help  q leave";
 	else if (m != NULL && fleet_run_ended(f, f->sel))
-		text = " this run has ended - X dismisses it  [ ] 1-9 run  "
-		    "? help  q leave";
+		text = " this run has ended - x dismisses it, C every ended "
+		    "run  [ ] 1-9 run  ? help  q";
 	grid_put(g, g->h - 1, 0, g->w, text, GRID_DIM);
 }
 
@@ -466,20 +495,10 @@ view_fleet_draw(const struct fleet *f, struct grid *g,
 	runs = view_runs_rows(f, g->h);
 	view_runs_draw(f, g, top, top + runs);
 	top += runs;
-	/* The selected run's events, while they are read or filtered
-	 * (Tab, `/`): the filter being typed is seen where it is typed.
-	 * The queue keeps its header and one request's head. */
-	if (m != NULL && (m->focus == PANE_EVENTS || m->ev.editing ||
-	    m->ev.filter_text != NULL)) {
-		ev = view_events_rows(m, bottom - top - VIEW_OUT_MIN - 2);
-		if (ev > bottom - top - VIEW_OUT_MIN - 2)
-			ev = bottom - top - VIEW_OUT_MIN - 2;
-		if (ev < 2)
-			ev = 0;
-	}
+	ev = view_fleet_events_rows(m, bottom - top);
 	queue = view_runs_queue_rows(f, g->w,
 	    bottom - top - ev - VIEW_OUT_MIN);
-	out = bottom - top - ev - queue;
+	out = bottom - top - queue - ev;
 	if (m != NULL) {
 		view_output_draw(m, g, top, top + out);
 		reps[f->sel].page_rows = out - 1;
