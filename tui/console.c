@@ -288,14 +288,29 @@ console_flush(struct console *c)
 	}
 }
 
+/* Text is being typed into the selected run's prompt. */
+static bool
+console_typing(const struct model *m)
+{
+	enum model_prompt p = m != NULL ? model_prompt(m) : PROMPT_NONE;
+
+	return p == PROMPT_REASON || p == PROMPT_FILTER;
+}
+
+/*
+ * A new request, a selection that moved: keys typed ahead are thrown
+ * away (console_flush), unless the person is typing text into a prompt
+ * (typing: a reason, the events filter), where every key is text that
+ * answers nothing and a flush would only lose letters of it.
+ */
 static void
-console_alerts(struct console *c)
+console_alerts(struct console *c, bool typing)
 {
 	struct model_alerts a;
 	const struct pending *p;
 
 	model_take_alerts(c->m, &a);
-	if (a.flush)
+	if (a.flush && !typing)
 		console_flush(c);
 	if (a.bell)
 		screen_beep();
@@ -555,7 +570,7 @@ console_loop(struct console *c)
 		console_settings_prefix(c);
 		/* Before reading keys: those typed before a new request
 		 * appeared are thrown away here. */
-		console_alerts(c);
+		console_alerts(c, console_typing(c->m));
 		desktop_poll();
 		console_hook(c);
 
@@ -590,7 +605,7 @@ console_loop(struct console *c)
 			}
 			if (c->m->alerts.flush) {
 				/* The focus moved: keys typed ahead go. */
-				console_alerts(c);
+				console_alerts(c, console_typing(c->m));
 				break;
 			}
 		}
@@ -1126,7 +1141,7 @@ console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd,
 	console_hosts_io(cf, pfd + 1 + polled, scan);
 	fleet_refresh(f);
 	for (size_t i = 0; i < f->n_runs; i++)
-		console_alerts(&cf->cs[i]);
+		console_alerts(&cf->cs[i], console_typing(fleet_model(f)));
 	desktop_poll();
 }
 
