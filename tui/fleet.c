@@ -175,6 +175,7 @@ fleet_reset(struct fleet *f, size_t i)
 	m->many_runs = true;
 	model_set_agent(m, old->agent_mode, old->prefix);
 	model_set_now(m, old->now_mono, old->now_wall);
+	model_carry_lost(m, old);	/* "not delivered": said again */
 	model_free(old);
 	f->runs[i].m = m;
 	f->runs[i].gone = false;
