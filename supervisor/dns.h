@@ -35,14 +35,15 @@
 #define DNS_TCP_IDLE_MS		10000	/* a client with nothing in flight */
 /*
  * The sandbox's resolver, as its resolv.conf says (main.c writes
- * "options timeout:5 attempts:2"): glibc sends a query again every
- * DNS_CLIENT_TIMEOUT_S seconds and gives up DNS_CLIENT_TIMEOUT_S after
- * its last try (musl sooner). A lookup not heard from for longer (plus
- * a second of slack) has nobody waiting for it.
+ * "options timeout:5 attempts:2"): glibc, Go and hickory send a query
+ * again every DNS_CLIENT_TIMEOUT_S seconds and give up that long after
+ * their last try (10 s in all), musl sooner; c-ares doubles the wait of
+ * its second try. A lookup whose clients sent it last more than twice
+ * the timeout ago (plus a second of slack) has nobody waiting for it.
  */
 #define DNS_CLIENT_TIMEOUT_S	5
 #define DNS_CLIENT_ATTEMPTS	2
-#define DNS_CLIENT_GONE_MS	(DNS_CLIENT_TIMEOUT_S * 1000 + 1000)
+#define DNS_CLIENT_GONE_MS	(2 * DNS_CLIENT_TIMEOUT_S * 1000 + 1000)
 
 struct dns;
 

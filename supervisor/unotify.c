@@ -279,7 +279,13 @@ resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	done = pk->ops->resolve(s, pk, v, how, by, reason, wait_ms, id);
 	sup_broadcast(s, msg_resolved(id, gone ? VERDICT_NONE : done, how,
 	    by));
-	if (s->headless && how == HOW_TIMEOUT) {
+	if (s->headless && gone) {
+		cleanup_free char *line = xasprintf("%s: run %s request %llu "
+		    "closed: %s (nobody waits for an answer)\n", s->tag,
+		    s->id, (unsigned long long)id, by);
+
+		hostout_write(&s->host_err, line, strlen(line), true);
+	} else if (s->headless && how == HOW_TIMEOUT) {
 		/* Through the bounded buffer: never blocks the loop. */
 		cleanup_free char *line = xasprintf("%s: run %s request %llu "
 		    "denied: nobody answered in %us\n", s->tag, s->id,

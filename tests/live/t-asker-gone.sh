@@ -5,8 +5,9 @@
 #  - dns: a lookup of a name no rule names (connect = ask) while nobody
 #    answers; the program's resolver (glibc, from the resolv.conf ward
 #    gives: options timeout:5 attempts:2) gives up after 10 s, and the
-#    request is closed as "asker gone" a few seconds later (the record:
-#    ward events --json), no longer pending, while the program runs on;
+#    request is closed as "asker gone" once 11 s passed with no query
+#    for it (the record: ward events --json), no longer pending, while
+#    the program runs on;
 #  - connect: a process blocked in a trapped connect is killed (from
 #    inside, by its parent); its request is closed as "asker gone"
 #    within about a second.
@@ -56,6 +57,8 @@ assert_eq "dns: by the supervisor, not the timeout" supervisor \
 assert_eq "dns: its request id" "$WT_REQ" "$(jq -r '.request_id' <<<"$row")"
 assert_grep "dns: the program's resolver had given up" '^gave up after 1[0-9] s' \
     "$WT_ARTIFACTS/out.dns"
+assert_grep "dns: headless, said on ward's stderr" \
+    "^ward: run $RUND request $WT_REQ closed: asker gone" "$WT_ARTIFACTS/err.dns"
 "$WARD" pending --json "$RUND" >"$WT_ARTIFACTS/pending.dns.json" </dev/null || true
 assert_eq "dns: nothing pending any more" 0 \
     "$(jq 'length' "$WT_ARTIFACTS/pending.dns.json" 2>/dev/null || echo x)"
