@@ -381,9 +381,19 @@ test_asker_gone(void **state)
 	assert_message(f, "asker gone: nobody waits");
 	act(f, 'd', &eff);
 	assert_int_equal(eff.kind, EFFECT_NONE);
+	/* j and k step over rows that are leaving. */
+	act(f, 'k', &eff);
+	assert_int_equal(f->m->sel, 1);
+	/* A new request takes the selection from a row that is leaving,
+	 * as it would from none. */
+	feed_request(f, 3, "/etc/issue");
+	assert_int_equal(f->m->sel, 3);
+	act(f, 'k', &eff);
+	act(f, 'g', &eff);
+	assert_int_equal(f->m->sel, 3);
 	tick(f, MODEL_GONE_MS);
 	model_tick(f->m);
-	assert_int_equal(f->m->n_pending, 0);
+	assert_int_equal(f->m->n_pending, 1);
 }
 
 /* ---- keys ---- */

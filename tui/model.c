@@ -457,7 +457,7 @@ model_detail_close(struct model *m)
 static void
 model_pending_add(struct model *m, const struct request *r)
 {
-	struct pending *p;
+	struct pending *p, *q;
 	size_t at;
 
 	if (model_pending_index(m, r->id) >= 0)
@@ -495,7 +495,10 @@ model_pending_add(struct model *m, const struct request *r)
 	    (m->n_pending - at) * sizeof *m->pending);
 	m->pending[at] = p;
 	m->n_pending++;
-	if (m->sel == 0)
+	/* Nothing selected, or only a row that is leaving (confirmed, its
+	 * asker gone): as if it had gone already. */
+	if (m->sel == 0 || ((q = model_pending_get(m, m->sel)) != NULL &&
+	    (q->fate == FATE_DONE || q->fate == FATE_GONE)))
 		m->sel = p->id;
 
 	/* Keys typed before it appeared were meant for something else.
@@ -1064,6 +1067,16 @@ model_detail_scroll(struct model *m, int by)
 
 /* The selection moves by the rows the person sees (tui/group.h):
  * sensitive first, a group as one row (its oldest request stands for it). */
+/* The first open request of a row (its index), or -1. */
+static ssize_t
+model_row_open(const struct model *m, const struct group_row *row)
+{
+	for (size_t k = 0; k < row->n; k++)
+		if (m->pending[row->idx[k]]->fate == FATE_OPEN)
+			return (ssize_t)row->idx[k];
+	return -1;
+}
+
 static void
 model_select_step(struct model *m, int by)
 {
@@ -1080,9 +1093,20 @@ model_select_step(struct model *m, int by)
 		r = 0;
 	if ((size_t)r >= n)
 		r = (long)n - 1;
-	i = rows[r].idx[0];
+	/* A closed row (struct pending's fate) takes no answer: skipped,
+	 * that way first, then the other. */
+	if ((i = model_row_open(m, &rows[r])) < 0) {
+		long step = by < 0 ? -1 : 1, t;
+
+		for (t = r + step; t >= 0 && (size_t)t < n &&
+		    (i = model_row_open(m, &rows[t])) < 0; t += step)
+			;
+		for (t = r - step; i < 0 && t >= 0 && (size_t)t < n &&
+		    (i = model_row_open(m, &rows[t])) < 0; t -= step)
+			;
+	}
 	group_rows_free(rows, n);
-	if (m->pending[i]->id == m->sel)
+	if (i < 0 || m->pending[i]->id == m->sel)
 		return;
 	/* Every selection change re-arms: the clock starts again now for
 	 * one already on screen (the next frame's for one that is not). */
