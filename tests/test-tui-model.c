@@ -301,6 +301,12 @@ test_answer_not_delivered(void **state)
 	act(f, 'a', &eff);
 	assert_int_equal(eff.kind, EFFECT_DECIDE);
 	assert_screen_has(f, "allow sent", true);
+	/* A stalled link: no ack; after a while the row says so. */
+	model_tick(f->m);
+	tick(f, MODEL_NOREPLY_MS - 1);
+	assert_screen_has(f, "no reply", false);
+	tick(f, 1);
+	assert_screen_has(f, "allow sent\xe2\x80\xa6 no reply 2s", true);
 
 	model_set_disconnected(f->m, "host gone");
 	assert_screen_has(f, "allow not delivered", true);

@@ -268,6 +268,13 @@ model_row_status(const struct model *m, const struct pending *p, char *buf,
 	case FATE_OPEN:
 		break;
 	}
+	if (p->sent != VERDICT_NONE && !p->acked && p->sent_ms != 0 &&
+	    m->now_mono - p->sent_ms >= MODEL_NOREPLY_MS) {
+		snprintf(buf, len, "%s sent%s no reply %" PRId64 "s", v,
+		    m->ascii ? "..." : "\xe2\x80\xa6",
+		    (m->now_mono - p->sent_ms) / 1000);
+		return false;
+	}
 	if (p->sent != VERDICT_NONE) {
 		snprintf(buf, len, "%s sent%s", v, m->ascii ? "..." : "\xe2\x80\xa6");
 		return false;
@@ -586,10 +593,14 @@ void
 model_tick(struct model *m)
 {
 	for (size_t i = m->n_pending; i > 0; i--) {
-		const struct pending *p = m->pending[i - 1];
+		struct pending *p = m->pending[i - 1];
 		int64_t keep = p->fate == FATE_DONE ? MODEL_DONE_MS :
 		    p->fate == FATE_GONE ? MODEL_GONE_MS : -1;
 
+		if (p->sent == VERDICT_NONE)
+			p->sent_ms = 0;
+		else if (p->sent_ms == 0)
+			p->sent_ms = m->now_mono;
 		if (keep >= 0 && m->now_mono - p->fate_ms >= keep)
 			model_pending_remove(m, p->id);
 	}

@@ -108,6 +108,9 @@ enum pending_fate {
 
 #define MODEL_DONE_MS		1500
 #define MODEL_GONE_MS		4000
+/* An answer sent this long with no ack says so ("no reply 3s"): a
+ * stalled link is not yet a dropped one, but the person should know. */
+#define MODEL_NOREPLY_MS	2000
 
 /* A request waiting on a person; strings escaped. */
 struct pending {
@@ -132,6 +135,8 @@ struct pending {
 	bool		 partial;	/* last frame drew only part of it */
 	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
 	bool		 acked;		/* the supervisor took it (ack ok) */
+	int64_t		 sent_ms;	/* mono, about when it was sent (the
+					 * next model_tick); 0 = not sent */
 	enum pending_fate fate;
 	int64_t		 fate_ms;	/* mono, when it stopped being OPEN */
 	bool		 again;		/* said again after "not delivered" */
@@ -393,7 +398,8 @@ int		 model_apply_message(struct model *, const json_t *msg);
  * confirmed stays, "not delivered" (FATE_LOST); the rest go. */
 void		 model_set_disconnected(struct model *, const char *why);
 /* After the clock moved (model_set_now): rows confirmed or closed as
- * gone leave once shown long enough. Call it where nothing holds
+ * gone leave once shown long enough; an answer sent since the last
+ * call gets its sent_ms. Call it where nothing holds
  * pointers into the pending list (a fleet refreshes its queue after). */
 void		 model_tick(struct model *);
 /* A new model in place of old for the same run (tui/fleet.c's
@@ -402,7 +408,8 @@ void		 model_carry_lost(struct model *, const struct model *old);
 /*
  * A request row's status, the one place its text is made (the views
  * draw it on the right of the row): the countdown, "allow sent...",
- * "allowed ✓" ("allowed ok" in ASCII), "not delivered", "asker gone".
+ * "allow sent... no reply 3s", "allowed ✓" ("allowed ok" in ASCII),
+ * "allow not delivered", "asker gone".
  * True when the row is closed and drawn greyed out.
  */
 bool		 model_row_status(const struct model *, const struct pending *,
