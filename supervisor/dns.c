@@ -56,8 +56,8 @@ struct dns_query {
 	int		 tries;
 	int		 server;	/* index into up[] of this try */
 	int64_t		 deadline;
-	int64_t		 heard;		/* mono ms: it came, or its client
-					 * sent it again */
+	/* Mono ms: it came, or its client sent it again. */
+	int64_t		 heard;
 	/* The upstream query, after a 2-byte length for TCP. */
 	unsigned char	 msg[2 + NS_PACKETSZ];
 	size_t		 msglen;

@@ -47,8 +47,8 @@ struct sup;
 struct kind_ops {
 	/* Answer the call as decided (v is ALLOW, DENY, KILL, DENY on a
 	 * timeout, or NONE when its asker is gone: denied, recorded so,
-	 * nothing remembered) and record it; returns the verdict that took effect,
-	 * for the consoles' "resolved". */
+	 * nothing remembered) and record it; returns the verdict that
+	 * took effect, for the consoles' "resolved". */
 	enum verdict (*resolve)(struct sup *, struct parked *, enum verdict,
 	    enum how, const char *by, const char *reason, int64_t wait_ms,
 	    uint64_t request);

@@ -252,12 +252,15 @@ model_row_status(const struct model *m, const struct pending *p, char *buf,
 	const char *v = p->sent == VERDICT_ALLOW ? "allow" :
 	    p->sent == VERDICT_STAGE ? "stage" : "deny";
 	const char *done = p->sent == VERDICT_ALLOW ? "allowed" :
-	    p->sent == VERDICT_STAGE ? "staged" : "denied";
+	    p->sent == VERDICT_STAGE ? "staged" :
+	    p->sent == VERDICT_KILL ? "killed" : "denied";
+	const char *dots = m->ascii ? "..." : "\xe2\x80\xa6";
 	char when[48];
 
 	switch (p->fate) {
 	case FATE_DONE:
-		snprintf(buf, len, "%s %s", done, m->ascii ? "ok" : "\xe2\x9c\x93");
+		snprintf(buf, len, "%s %s", done,
+		    m->ascii ? "ok" : "\xe2\x9c\x93");
 		return true;
 	case FATE_LOST:
 		snprintf(buf, len, "%s not delivered", v);
@@ -270,13 +273,12 @@ model_row_status(const struct model *m, const struct pending *p, char *buf,
 	}
 	if (p->sent != VERDICT_NONE && !p->acked && p->sent_ms != 0 &&
 	    m->now_mono - p->sent_ms >= MODEL_NOREPLY_MS) {
-		snprintf(buf, len, "%s sent%s no reply %" PRId64 "s", v,
-		    m->ascii ? "..." : "\xe2\x80\xa6",
+		snprintf(buf, len, "%s sent%s no reply %" PRId64 "s", v, dots,
 		    (m->now_mono - p->sent_ms) / 1000);
 		return false;
 	}
 	if (p->sent != VERDICT_NONE) {
-		snprintf(buf, len, "%s sent%s", v, m->ascii ? "..." : "\xe2\x80\xa6");
+		snprintf(buf, len, "%s sent%s", v, dots);
 		return false;
 	}
 	model_countdown(m, p, when, sizeof when);
@@ -1076,8 +1078,6 @@ model_detail_scroll(struct model *m, int by)
 		m->detail_scroll = 0;
 }
 
-/* The selection moves by the rows the person sees (tui/group.h):
- * sensitive first, a group as one row (its oldest request stands for it). */
 /* The first open request of a row (its index), or -1. */
 static ssize_t
 model_row_open(const struct model *m, const struct group_row *row)
@@ -1087,6 +1087,9 @@ model_row_open(const struct model *m, const struct group_row *row)
 			return (ssize_t)row->idx[k];
 	return -1;
 }
+
+/* The selection moves by the rows the person sees (tui/group.h):
+ * sensitive first, a group as one row (its oldest request stands for it). */
 
 static void
 model_select_step(struct model *m, int by)
