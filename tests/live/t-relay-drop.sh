@@ -10,7 +10,9 @@
 # silently pending, not after a timeout), and keeps saying it. The
 # record on h1 has no allow and the write was not made. When h1 is
 # reached again its run says the request again: pending "again", and
-# an answer to it then is confirmed ("denied ✓").
+# an answer to it then is confirmed ("denied ✓"). The same for a local
+# run whose supervisor is stopped, then killed, with the answer on its
+# way.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tmux-lib.sh"
 
@@ -104,6 +106,37 @@ assert_log "the deny is recorded via ssh" "$WT_ARTIFACTS/log2.json" \
     ".request_id == $REQ1 and .verdict == \"deny\" and .how == \"person\""
 assert_eq "and never an allow" 0 \
     "$(log_count "$WT_ARTIFACTS/log2.json" '.verdict == "allow" and .kind == "write"')"
+
+# The same when the supervisor goes away: a local run, its supervisor
+# (headless: ward's own process) stopped, answered, then killed.
+ward_bg "$WT_SCRATCH/out.loc" "$WT_SCRATCH/err.loc" run --headless \
+    --name loc --policy "$WT_SCRATCH/policy.ini" --in "$WT_CANARY" \
+    -- sh -c "$prog" "$WT_CANARY" loc
+wait_pending "$WT_SCRATCH/err.loc"
+RUNL=$WT_RUN PIDL=$WT_PID
+headless_supervisor "$PIDL"
+expect_screen loc-row 'local:loc' 10
+expect_screen loc-count 'pending: 1 in all runs' 10
+kill -STOP "$PIDL"
+sleep 1
+tm send-keys -t ward a
+expect_screen loc-sent 'allow sent' 5
+t0=$(now_ms)
+kill -KILL "$PIDL"
+if wait_for 1 on_screen 'allow not delivered'; then
+	note "ok: \"not delivered\" $(( $(now_ms) - t0 )) ms after the supervisor was killed"
+	capture loc-lost
+else
+	capture loc-notlost
+	show "screen" "$WT_SCRATCH/screen.txt"
+	fail "the row did not say \"not delivered\" within 1 s of the supervisor's death"
+fi
+WT_PID=$PIDL
+ward_wait 10
+assert_eq "the local write was not made" "no" "$([ -e "$WT_CANARY/loc" ] && echo yes || echo no)"
+log_json "$RUNL" "$WT_ARTIFACTS/logl.json"
+assert_eq "the local record has no allow" 0 \
+    "$(log_count "$WT_ARTIFACTS/logl.json" '.verdict == "allow" and .kind == "write"')"
 
 # Nothing waits unanswered: q leaves at once.
 tm send-keys -t ward q
