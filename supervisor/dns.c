@@ -56,6 +56,8 @@ struct dns_query {
 	int		 tries;
 	int		 server;	/* index into up[] of this try */
 	int64_t		 deadline;
+	/* Mono ms: it came, or its client sent it again. */
+	int64_t		 heard;
 	/* The upstream query, after a 2-byte length for TCP. */
 	unsigned char	 msg[2 + NS_PACKETSZ];
 	size_t		 msglen;
@@ -806,22 +808,37 @@ dns_asking_index(const struct dns *d, const char *key)
 }
 
 /* The same question from the same UDP socket with the same id: the
- * client's resolver retransmitting (glibc does every 5 s). */
-static bool
+ * client's resolver retransmitting (glibc does every 5 s); the query it
+ * repeats, or NULL. */
+static struct dns_query *
 dns_is_retransmit(const struct dns *d, const struct dns_query *n)
 {
-	const struct dns_query *q;
+	struct dns_query *q;
 
 	if (n->conn != 0)
-		return false;
+		return NULL;
 	TAILQ_FOREACH(q, &d->queries, entry) {
 		if (q != n && q->conn == 0 && q->cid == n->cid && q->type == n->type &&
 		    q->class == n->class && q->fromlen == n->fromlen &&
 		    memcmp(&q->from, &n->from, n->fromlen) == 0 &&
 		    strcmp(q->key, n->key) == 0)
-			return true;
+			return q;
 	}
-	return false;
+	return NULL;
+}
+
+bool
+dns_asker_gone(const struct dns *d, const char *name, int64_t now)
+{
+	const struct dns_query *q;
+	int64_t last = 0;
+
+	TAILQ_FOREACH(q, &d->queries, entry) {
+		if (q->state == Q_PARKED && strcmp(q->key, name) == 0 &&
+		    q->heard > last)
+			last = q->heard;
+	}
+	return last == 0 || now - last > DNS_CLIENT_GONE_MS;
 }
 
 static void
@@ -881,7 +898,7 @@ dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
     uint64_t conn, const struct sockaddr_storage *from, socklen_t fromlen)
 {
 	struct dns_question qn;
-	struct dns_query *q;
+	struct dns_query *q, *first;
 	enum dns_decision dec;
 
 	if (dns_parse_query(msg, len, &qn) < 0)
@@ -902,6 +919,7 @@ dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
 	memcpy(q->name, qn.name, sizeof q->name);
 	memcpy(q->key, qn.key, sizeof q->key);
 	q->state = Q_PARKED;
+	q->heard = now_mono_ms();
 	TAILQ_INSERT_TAIL(&d->queries, q, entry);
 	d->n_queries++;
 
@@ -909,7 +927,9 @@ dns_on_query(struct dns *d, const unsigned char *msg, size_t len,
 		dns_finish(d, q, ns_r_refused);
 		return 0;
 	}
-	if (dns_is_retransmit(d, q)) {
+	if ((first = dns_is_retransmit(d, q)) != NULL) {
+		/* Its client still waits. */
+		first->heard = q->heard;
 		dns_query_free(d, q);
 		return 0;
 	}

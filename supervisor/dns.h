@@ -33,6 +33,17 @@
 #define DNS_TRY_MS		2000	/* per upstream try; two tries */
 #define DNS_TCP_UP_MS		4000	/* an upstream TCP exchange */
 #define DNS_TCP_IDLE_MS		10000	/* a client with nothing in flight */
+/*
+ * The sandbox's resolver, as its resolv.conf says (main.c writes
+ * "options timeout:5 attempts:2"): glibc, Go and hickory send a query
+ * again every DNS_CLIENT_TIMEOUT_S seconds and give up that long after
+ * their last try (10 s in all), musl sooner; c-ares doubles the wait of
+ * its second try. A lookup whose clients sent it last more than twice
+ * the timeout ago (plus a second of slack) has nobody waiting for it.
+ */
+#define DNS_CLIENT_TIMEOUT_S	5
+#define DNS_CLIENT_ATTEMPTS	2
+#define DNS_CLIENT_GONE_MS	(2 * DNS_CLIENT_TIMEOUT_S * 1000 + 1000)
 
 struct dns;
 
@@ -103,6 +114,11 @@ void	dns_on_ready(struct dns *, const struct pollfd *, size_t n);
  * call dns_tick() once it has passed. */
 int64_t	dns_next_deadline(const struct dns *);
 void	dns_tick(struct dns *, int64_t now_mono_ms);
+
+/* Has every client that asked for name (parked, waiting for a person)
+ * given up on it: none sent it, or sent it again, in the last
+ * DNS_CLIENT_GONE_MS before now (monotonic ms)? True when none waits. */
+bool	dns_asker_gone(const struct dns *, const char *name, int64_t now);
 
 /* The decision for a name decide() answered ASK for: forward every query
  * parked on it, or answer them NXDOMAIN. Later queries for the name go to

@@ -1024,6 +1024,7 @@ static const struct kind_ops files_ops = {
 	.remember = sup_remember,
 	.free = files_free,
 	.can_stage = files_can_stage,
+	.gone = sup_call_gone,
 };
 
 /* An open of a path staged earlier in the run: its staged copy again,

@@ -139,6 +139,7 @@ static const struct kind_ops install_ops = {
 	.resolve = install_resolve,
 	.remember = sup_remember,
 	.free = install_free,
+	.gone = sup_call_gone,
 };
 
 static void

@@ -514,6 +514,7 @@ loop_run_deadlines(struct loop *l, const struct sup *s)
 	loop_due(l, net_next_deadline(s));
 	loop_due(l, s->dns != NULL ? dns_next_deadline(s->dns) : 0);
 	loop_due(l, queue_next_deadline(s->queue));
+	loop_due(l, s->gone_at);
 	loop_due(l, control_next_deadline(s));
 	loop_due(l, s->state == RUN_RUNNING ? s->deadline_mono : 0);
 	loop_due(l, s->state == RUN_RUNNING ? s->grace_mono : 0);
@@ -676,6 +677,7 @@ run_after(struct run *r)
 	if (s->dns != NULL)
 		dns_tick(s->dns, now);
 	unotify_expire(s, now);
+	unotify_gone(s, now);
 	control_tick(s, now);
 	now = now_mono_ms();
 	if (s->state == RUN_RUNNING && s->deadline_mono > 0 &&

@@ -1102,8 +1102,12 @@ write_resolv_conf(struct sup *s, struct spawn_config *cfg)
 	cleanup_free char *rc = xasprintf("%s/resolv.conf", s->run_dir);
 	FILE *f = fopen(rc, "we");
 
-	if (f == NULL || fputs("# ward: the DNS stub of this run\n"
-	    "nameserver 127.0.0.1\noptions edns0\n", f) < 0 || fclose(f) != 0)
+	/* The resolver's timeout and tries said, not left to its
+	 * defaults: when a lookup waiting for a person has been given up
+	 * (dns_asker_gone) is known. */
+	if (f == NULL || fprintf(f, "# ward: the DNS stub of this run\n"
+	    "nameserver 127.0.0.1\noptions edns0 timeout:%d attempts:%d\n",
+	    DNS_CLIENT_TIMEOUT_S, DNS_CLIENT_ATTEMPTS) < 0 || fclose(f) != 0)
 		die("write %s: %s", rc, strerror(errno));
 	s->resolv_conf = steal_ptr(&rc);
 	cfg->resolv_conf = s->resolv_conf;

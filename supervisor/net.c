@@ -596,6 +596,7 @@ static const struct kind_ops connect_ops = {
 	.remember = connect_remember,
 	.grant = connect_grant,
 	.free = connect_free,
+	.gone = sup_call_gone,
 };
 
 static void
@@ -882,7 +883,11 @@ dns_ask_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
 	if (done == VERDICT_ALLOW && sup_intent(s, &w, VERDICT_ALLOW, how,
 	    reason, by, wait_ms, request, &seq) < 0)
 		done = VERDICT_DENY;
-	dns_answered(s, pk->dns->name, done == VERDICT_ALLOW);
+	if (v != VERDICT_NONE)
+		dns_answered(s, pk->dns->name, done == VERDICT_ALLOW);
+	else if (s->dns != NULL)
+		/* Nobody waits and nobody decided: nothing remembered. */
+		dns_answer(s->dns, pk->dns->name, false);
 	sup_done(s, seq, &w, done, how, reason, by, wait_ms, request);
 	return done;
 }
@@ -896,7 +901,16 @@ dns_ask_free(struct parked *pk)
 	pk->dns = NULL;
 }
 
+/* Every client that asked for the name gave up (its resolver's time
+ * is known: dns.h's DNS_CLIENT_GONE_MS). */
+static bool
+dns_ask_gone(struct sup *s, const struct parked *pk, int64_t now)
+{
+	return s->dns == NULL || dns_asker_gone(s->dns, pk->dns->name, now);
+}
+
 static const struct kind_ops dns_ops = {
+	.gone = dns_ask_gone,
 	.resolve = dns_ask_resolve,
 	.remember = sup_remember,
 	.free = dns_ask_free,

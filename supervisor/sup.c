@@ -137,6 +137,13 @@ sup_id_valid(const struct sup *s, uint64_t id)
 	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+bool
+sup_call_gone(struct sup *s, const struct parked *pk, int64_t now)
+{
+	(void)now;
+	return !sup_id_valid(s, pk->req.id);
+}
+
 void
 sup_drop(struct sup *s, int slot)
 {

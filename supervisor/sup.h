@@ -45,9 +45,10 @@ struct sup;
  * asks which kind it holds.
  */
 struct kind_ops {
-	/* Answer the call as decided (v is ALLOW, DENY, KILL, or DENY on a
-	 * timeout) and record it; returns the verdict that took effect,
-	 * for the consoles' "resolved". */
+	/* Answer the call as decided (v is ALLOW, DENY, KILL, DENY on a
+	 * timeout, or NONE when its asker is gone: denied, recorded so,
+	 * nothing remembered) and record it; returns the verdict that
+	 * took effect, for the consoles' "resolved". */
 	enum verdict (*resolve)(struct sup *, struct parked *, enum verdict,
 	    enum how, const char *by, const char *reason, int64_t wait_ms,
 	    uint64_t request);
@@ -64,6 +65,11 @@ struct kind_ops {
 	/* May this request be answered "stage" (resolve then gets
 	 * VERDICT_STAGE)? NULL: never (only a write that opens a file). */
 	bool	(*can_stage)(const struct parked *);
+	/* Is the asker gone (the thread exited, the call was interrupted,
+	 * the resolver gave up)? Asked on a timer while requests wait,
+	 * never on the hot path (unotify_gone); NULL: never (an HTTP
+	 * request, which the gate holds). */
+	bool	(*gone)(struct sup *, const struct parked *, int64_t now);
 };
 
 /* A trapped call (or a DNS lookup) waiting for a person, as the queue's
@@ -189,6 +195,9 @@ struct sup {
 	int		 exit_code, exit_signal;
 	const char	*end_reason;	/* "exit", "signal", "timeout", "killed", "record" */
 	uint64_t	 next_request;
+	/* Monotonic ms of the next asker-gone check, 0 while nothing is
+	 * parked (unotify_gone). */
+	int64_t		 gone_at;
 	/* The record cannot be kept (sup_record_failed): no effect from
 	 * then on, the run is stopped, ward-supervisor exits 125. */
 	bool		 record_broken;
@@ -245,6 +254,9 @@ int	sup_inject_fd(struct sup *, uint64_t id, int hostfd, int fd,
 	    bool cloexec);
 /* Is the notification still the same live task's? */
 bool	sup_id_valid(const struct sup *, uint64_t id);
+/* kind_ops.gone of a trapped call: its notification no longer valid
+ * (the thread exited or was killed, or a signal interrupted the call). */
+bool	sup_call_gone(struct sup *, const struct parked *, int64_t now);
 
 /* What a record line or a request is about. cmdline and cwd are for
  * sup_park only (NULL: read from the process). */

@@ -261,9 +261,11 @@ unotify_on_ready(struct sup *s)
 	}
 }
 
-void
-unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
-    const char *by, const char *reason)
+/* Answer a parked request; gone: its asker went (told to the consoles
+ * as verdict "none", by UNOTIFY_GONE_BY). */
+static void
+resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
+    const char *by, const char *reason, bool gone)
 {
 	void *data = NULL;
 	struct request *r = queue_take(s->queue, id, &data);
@@ -275,8 +277,15 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 		return;
 	wait_ms = now_mono_ms() - pk->asked_ms;
 	done = pk->ops->resolve(s, pk, v, how, by, reason, wait_ms, id);
-	sup_broadcast(s, msg_resolved(id, done, how, by));
-	if (s->headless && how == HOW_TIMEOUT) {
+	sup_broadcast(s, msg_resolved(id, gone ? VERDICT_NONE : done, how,
+	    by));
+	if (s->headless && gone) {
+		cleanup_free char *line = xasprintf("%s: run %s request %llu "
+		    "closed: %s (nobody waits for an answer)\n", s->tag,
+		    s->id, (unsigned long long)id, by);
+
+		hostout_write(&s->host_err, line, strlen(line), true);
+	} else if (s->headless && how == HOW_TIMEOUT) {
 		/* Through the bounded buffer: never blocks the loop. */
 		cleanup_free char *line = xasprintf("%s: run %s request %llu "
 		    "denied: nobody answered in %us\n", s->tag, s->id,
@@ -288,6 +297,51 @@ unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
 	sup_parked_free(pk);
 	if (v == VERDICT_KILL)
 		sup_kill(s, "killed");
+}
+
+void
+unotify_resolve(struct sup *s, uint64_t id, enum verdict v, enum how how,
+    const char *by, const char *reason)
+{
+	resolve(s, id, v, how, by, reason, false);
+}
+
+void
+unotify_gone(struct sup *s, int64_t now)
+{
+	uint64_t *ids;
+	size_t n = 0, len = queue_len(s->queue);
+
+	if (len == 0) {
+		s->gone_at = 0;
+		return;
+	}
+	if (s->gone_at == 0) {
+		/* Not at once: a request is parked because its asker is
+		 * there. */
+		s->gone_at = now + UNOTIFY_GONE_MS;
+		return;
+	}
+	if (now < s->gone_at)
+		return;
+	s->gone_at = now + UNOTIFY_GONE_MS;
+	/* Found first, closed after: closing takes them out of the
+	 * queue. */
+	ids = xreallocarray(NULL, len, sizeof *ids);
+	for (size_t i = 0; i < len; i++) {
+		const struct request *r = queue_at(s->queue, i);
+		const struct parked *pk = queue_data(s->queue, r->id);
+
+		if (pk != NULL && pk->ops->gone != NULL &&
+		    pk->ops->gone(s, pk, now))
+			ids[n++] = r->id;
+	}
+	for (size_t i = 0; i < n; i++)
+		/* VERDICT_NONE: nobody decided (a refusal is not
+		 * remembered); the record says denied. */
+		resolve(s, ids[i], VERDICT_NONE, HOW_SUPERVISOR,
+		    UNOTIFY_GONE_BY, NULL, true);
+	free(ids);
 }
 
 void

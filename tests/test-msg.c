@@ -622,6 +622,17 @@ test_resolved(void **state)
 	assert_int_equal(rs.how, HOW_TIMEOUT);
 	assert_null(rs.by);
 	json_decref(m);
+
+	/* Closed by the supervisor: nobody waits for it (issue 31). */
+	m = msg_resolved(6, VERDICT_NONE, HOW_SUPERVISOR, "asker gone");
+	assert_json(m, "{\"type\":\"resolved\",\"request\":6,\"verdict\":\"none\","
+	    "\"how\":\"supervisor\",\"by\":\"asker gone\"}");
+	m = wire(m);
+	assert_int_equal(msg_resolved_parse(m, &rs, NULL), 0);
+	assert_int_equal(rs.verdict, VERDICT_NONE);
+	assert_int_equal(rs.how, HOW_SUPERVISOR);
+	assert_string_equal(rs.by, "asker gone");
+	json_decref(m);
 }
 
 static void

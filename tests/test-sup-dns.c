@@ -932,6 +932,48 @@ test_ask_park_allow(void **state)
 	close(c2);
 }
 
+/* Issue 31: a lookup parked for a person has an asker while its client
+ * sends it, or sends it again, within the resolver's timeout (the one
+ * resolv.conf gives); after that, and once nothing is parked, none. */
+static void
+test_ask_asker_gone(void **state)
+{
+	struct fx *f = *state;
+	unsigned char buf[NS_MAXMSG];
+	int c1 = udp_client(f);
+	int64_t t0;
+
+	t0 = now_mono_ms();
+	udp_ask(f, c1, 31, "ask.gone", ns_t_a);
+	assert_int_equal(udp_wait(f, c1, buf, sizeof buf, 100), -1);
+	assert_int_equal(f->decide_calls, 1);
+	assert_false(dns_asker_gone(f->dns, "ask.gone", now_mono_ms()));
+	assert_false(dns_asker_gone(f->dns, "ask.gone",
+	    t0 + DNS_CLIENT_GONE_MS));
+	assert_true(dns_asker_gone(f->dns, "ask.gone",
+	    now_mono_ms() + DNS_CLIENT_GONE_MS + 1));
+	/* A name nobody asked has nobody waiting. */
+	assert_true(dns_asker_gone(f->dns, "other.gone", now_mono_ms()));
+
+	/* The resolver's retry (same socket, same id): it still waits,
+	 * from then on. */
+	assert_int_equal(udp_wait(f, c1, buf, sizeof buf, 150), -1);
+	t0 = now_mono_ms();
+	udp_ask(f, c1, 31, "ask.gone", ns_t_a);
+	assert_int_equal(udp_wait(f, c1, buf, sizeof buf, 100), -1);
+	assert_int_equal(f->decide_calls, 1);
+	assert_false(dns_asker_gone(f->dns, "ask.gone",
+	    t0 + DNS_CLIENT_GONE_MS));
+	assert_true(dns_asker_gone(f->dns, "ask.gone",
+	    now_mono_ms() + DNS_CLIENT_GONE_MS + 1));
+
+	/* Answered: nothing parked, nobody waits. */
+	dns_answer(f->dns, "ask.gone", false);
+	assert_true(udp_wait(f, c1, buf, sizeof buf, 2000) > 0);
+	assert_true(dns_asker_gone(f->dns, "ask.gone", now_mono_ms()));
+	close(c1);
+}
+
 static void
 test_ask_park_deny(void **state)
 {
@@ -1428,6 +1470,7 @@ main(void)
 		T(test_unserved_refused),
 		T(test_ask_park_allow),
 		T(test_ask_park_deny),
+		T(test_ask_asker_gone),
 		T(test_answered_inside_decide),
 		T(test_caps),
 		T(test_timeout_retry_servfail),

@@ -683,6 +683,116 @@ test_park_recorded(void **state)
 	json_decref(m);
 }
 
+/* ---- asker gone (issue 31) ---------------------------------------------- */
+
+/* A kind whose resolve records as the real ones do (sup_done on its
+ * asked row). */
+static enum verdict
+gone_resolve(struct sup *s, struct parked *pk, enum verdict v, enum how how,
+    const char *by, const char *reason, int64_t wait_ms, uint64_t request)
+{
+	struct sup_what w = { .kind = KIND_CONNECT, .syscall = "connect",
+	    .subject = "198.51.100.7:443" };
+
+	(void)fake_resolve(s, pk, v, how, by, reason, wait_ms, request);
+	sup_done(s, pk->seq, &w, VERDICT_DENY, how, reason, by, wait_ms,
+	    request);
+	return VERDICT_DENY;
+}
+
+/* A trapped call's: the notification checked (ID_VALID; with no
+ * listener here no id is valid: the thread is gone). */
+static const struct kind_ops gone_ops = {
+	.resolve = gone_resolve,
+	.remember = fake_remember,
+	.free = fake_free,
+	.gone = sup_call_gone,
+};
+
+static int
+collect_decided(const struct audit_event_row *row, void *ctx)
+{
+	struct audit_event_row *last = ctx;
+
+	if (row->ev.request_id != 1)
+		return 0;
+	last->state = row->state;
+	last->ev.verdict = row->ev.verdict;
+	last->ev.how = row->ev.how;
+	last->ev.request_id = row->ev.request_id;
+	snprintf(fake.reason, sizeof fake.reason, "%s",
+	    row->ev.decided_by != NULL ? row->ev.decided_by : "-");
+	return 0;
+}
+
+/* A request whose asker is gone is closed on the timer, not at once,
+ * recorded denied "asker gone" and told as resolved "none"; one whose
+ * kind has no check (an HTTP request the gate holds) stays; with
+ * nothing parked the timer stops. */
+static void
+test_asker_gone(void **state)
+{
+	struct parked *pk = xcalloc(1, sizeof *pk);
+	struct sup_what w = {
+		.pid = 0, .kind = KIND_CONNECT, .syscall = "connect",
+		.subject = "198.51.100.7:443", .cmdline = "curl", .cwd = "/",
+	};
+	struct audit_event_row last = { 0 };
+	uint64_t held;
+	json_t *m;
+
+	(void)state;
+	memset(&fake, 0, sizeof fake);
+	pk->ops = &gone_ops;
+	pk->req.id = 77;
+	pk->dns = xmalloc(16);
+	sup_park(&S, pk, &w, "no rule");
+	assert_int_equal(S.next_request, 1);
+	held = park_fake("held.example");	/* .gone NULL: never */
+	json_decref(console_next());
+	json_decref(console_next());
+
+	unotify_gone(&S, 10000);	/* the first look only sets the timer */
+	assert_int_equal(S.gone_at, 10000 + UNOTIFY_GONE_MS);
+	assert_int_equal(queue_len(S.queue), 2);
+	unotify_gone(&S, 10000 + UNOTIFY_GONE_MS - 1);
+	assert_int_equal(fake.resolved, 0);
+	unotify_gone(&S, 10000 + UNOTIFY_GONE_MS);
+	assert_int_equal(fake.resolved, 1);
+	/* Nobody decided: VERDICT_NONE (nothing remembered), by the
+	 * supervisor. */
+	assert_int_equal(fake.v, VERDICT_NONE);
+	assert_int_equal(fake.how, HOW_SUPERVISOR);
+	assert_string_equal(fake.by, "asker gone");
+	assert_int_equal(fake.remembered, 0);
+	assert_int_equal(queue_len(S.queue), 1);
+	assert_non_null(queue_find(S.queue, held));
+	assert_non_null(m = console_next());
+	assert_string_equal(str(m, "type", NULL), "resolved");
+	assert_int_equal(json_integer_value(json_object_get(m, "request")), 1);
+	assert_string_equal(str(m, "verdict", NULL), "none");
+	assert_string_equal(str(m, "how", NULL), "supervisor");
+	assert_string_equal(str(m, "by", NULL), "asker gone");
+	json_decref(m);
+	/* In the record: its asked row, decided. */
+	(void)sup_flush(&S);
+	assert_int_equal(audit_each_event(S.audit, "abcd1234", collect_decided,
+	    &last, NULL), 0);
+	assert_int_equal(last.ev.request_id, 1);
+	assert_int_equal(last.state, AUDIT_DONE);
+	assert_int_equal(last.ev.verdict, VERDICT_DENY);
+	assert_int_equal(last.ev.how, HOW_SUPERVISOR);
+	assert_string_equal(fake.reason, "asker gone");
+
+	/* The other stays however often it is looked at. */
+	unotify_gone(&S, 20000);
+	unotify_gone(&S, 30000);
+	assert_int_equal(queue_len(S.queue), 1);
+	unotify_resolve(&S, held, VERDICT_DENY, HOW_PERSON, "x", NULL);
+	unotify_gone(&S, 40000);
+	assert_int_equal(S.gone_at, 0);
+}
+
 /* The record cannot be kept: a request is denied at once, the way its
  * kind is answered, and never shown; an effect's intent is refused. */
 static void
@@ -1177,7 +1287,7 @@ main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	t = xcalloc(n_rows + 16, sizeof *t);
+	t = xcalloc(n_rows + 17, sizeof *t);
 	for (size_t i = 0; i < n_rows; i++) {
 		struct row *rw = &rows[i];
 		void (*fn)(void **) = NULL;
@@ -1206,6 +1316,8 @@ main(void)
 	    setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_park_resolve, setup, teardown);
+	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+	    test_asker_gone, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 	    test_queue_frees_payload, setup, teardown);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(

@@ -135,6 +135,51 @@ press(struct fleet *f, int k, struct model_effect *eff, size_t *run)
 	fleet_refresh(f);
 }
 
+/* Issue 31: an answer confirmed keeps its row a moment ("allowed ✓"),
+ * out of the count; the selection goes on to the open row nearest it,
+ * in another run when its own has none, and j/k step over it. */
+static void
+test_confirmed_row(void **state)
+{
+	struct fleet *f = base();
+	struct model_effect eff;
+	size_t run;
+	char *text;
+
+	(void)state;
+	free(render(f, 120, 40));
+	fleet_set_now(f, MONO0 + 600, WALL0 + 600);
+	free(render(f, 120, 40));
+	assert_int_equal(f->sel, 1);
+	press(f, 'a', &eff, &run);
+	silence(f, &eff, &run);		/* the allow's trailing silence */
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(run, 1);
+	feed_msg(f->runs[1].m, msg_ack(1, true, NULL));
+	feed_msg(f->runs[1].m, msg_resolved(1, VERDICT_ALLOW, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->n_queue, 3);
+	assert_int_equal(f->n_pending, 2);
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(fleet_model(f)->sel, 1);
+	text = render(f, 120, 40);
+	assert_non_null(strstr(text, "allowed \xe2\x9c\x93"));
+	assert_non_null(strstr(text, "pending: 2 in all runs"));
+	free(text);
+	press(f, 'k', &eff, &run);	/* up: only the confirmed row is there */
+	assert_int_equal(f->sel, 0);
+	assert_int_equal(fleet_model(f)->sel, 1);
+	fleet_set_now(f, MONO0 + 600 + MODEL_TRAIL_MS + MODEL_DONE_MS,
+	    WALL0 + 600 + MODEL_TRAIL_MS + MODEL_DONE_MS);
+	for (size_t i = 0; i < f->n_runs; i++)
+		model_fates_tick(f->runs[i].m);
+	fleet_refresh(f);
+	assert_int_equal(f->n_queue, 2);
+	assert_int_equal(f->sel, 0);
+	fleet_free(f);
+}
+
 static void
 test_queue_order(void **state)
 {
@@ -1408,6 +1453,7 @@ main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_goldens),
 		cmocka_unit_test(test_hosts),
+		cmocka_unit_test(test_confirmed_row),
 		cmocka_unit_test(test_reports_per_run),
 		cmocka_unit_test(test_prompt_allow_run),
 		cmocka_unit_test(test_prompt_deny_run),

@@ -174,6 +174,234 @@ assert_message(struct fx *f, const char *want)
 		fail_msg("message \"%s\" lacks \"%s\"", f->m->message, want);
 }
 
+/* ---- an answer confirmed end to end (issue 31) ---- */
+
+/* The screen as the console would draw it now. */
+static char *
+screen(struct fx *f)
+{
+	struct view_report rep;
+	char *text;
+
+	view_report_init(&rep);
+	text = view_render_text(f->m, f->w, f->h, &rep);
+	view_report_done(&rep);
+	return text;
+}
+
+static void
+assert_screen_has(struct fx *f, const char *want, bool has)
+{
+	char *text = screen(f);
+
+	if ((strstr(text, want) != NULL) != has)
+		fail_msg("screen %s \"%s\":\n%s", has ? "lacks" : "has", want,
+		    text);
+	free(text);
+}
+
+/* Requests 1 and 2 on screen, armed; then a on #1. */
+static void
+allow_first(struct fx *f)
+{
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "/etc/hosts");
+	feed_request(f, 2, "/etc/motd");
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_int_equal(eff.request, 1);
+}
+
+/* sent -> the supervisor's ack and resolved -> "allowed ✓", a moment,
+ * then the row leaves. */
+static void
+test_answer_confirmed(void **state)
+{
+	struct fx *f = *state;
+
+	allow_first(f);
+	assert_screen_has(f, "allow sent\xe2\x80\xa6", true);
+	assert_int_equal(model_unanswered(f->m), 1);
+	/* The ack alone confirms nothing yet. */
+	feed_msg(f, msg_ack(1, true, NULL));
+	assert_screen_has(f, "allow sent\xe2\x80\xa6", true);
+	assert_screen_has(f, "allowed", false);
+	feed_msg(f, msg_resolved(1, VERDICT_ALLOW, HOW_PERSON,
+	    "uid 1000 (alice) pid 4711 via console"));
+	assert_screen_has(f, "allowed \xe2\x9c\x93", true);
+	assert_screen_has(f, "allow sent", false);
+	assert_non_null(model_pending_find(f->m, 1));
+	assert_int_equal(model_pending_find(f->m, 1)->fate, FATE_DONE);
+	/* It no longer counts, and the selection went on to #2, armed
+	 * afresh. */
+	assert_int_equal(model_unanswered(f->m), 1);
+	assert_screen_has(f, "pending: 1,", true);
+	assert_int_equal(f->m->sel, 2);
+	assert_false(model_armed(f->m, 2));
+	tick(f, MODEL_DONE_MS - 1);
+	model_fates_tick(f->m);
+	assert_non_null(model_pending_find(f->m, 1));
+	tick(f, 1);
+	model_fates_tick(f->m);
+	assert_null(model_pending_find(f->m, 1));
+	assert_screen_has(f, "allowed \xe2\x9c\x93", false);
+
+	/* No UTF-8 terminal: the same in ASCII. */
+	model_set_ascii(f->m, true);
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	{
+		struct model_effect eff;
+
+		act(f, 'd', &eff);
+		assert_int_equal(eff.kind, EFFECT_DECIDE);
+	}
+	assert_screen_has(f, "deny sent...", true);
+	feed_msg(f, msg_ack(2, true, NULL));
+	feed_msg(f, msg_resolved(2, VERDICT_DENY, HOW_PERSON, "uid 1000"));
+	assert_screen_has(f, "denied ok", true);
+}
+
+/* An answer another console gave first (no ack of ours came): the row
+ * goes at once, as before, and nothing says "allowed ✓" for us. */
+static void
+test_answer_not_ours(void **state)
+{
+	struct fx *f = *state;
+
+	allow_first(f);
+	feed_msg(f, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 (bob) pid 99 via console"));
+	assert_null(model_pending_find(f->m, 1));
+	assert_screen_has(f, "\xe2\x9c\x93", false);
+}
+
+/* sent -> the link drops -> "not delivered" at once, and it stays (no
+ * timeout); no key answers it; the run says it again: pending again,
+ * armed afresh. */
+static void
+test_answer_not_delivered(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+	struct model *fresh;
+	json_t *w, *pending;
+
+	allow_first(f);
+	feed_msg(f, msg_ack(1, false, "x"));	/* refused: pending again */
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	tick(f, MODEL_QUIET_MS);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+	assert_screen_has(f, "allow sent", true);
+	/* A stalled link: no ack; after a while the row says so. */
+	model_fates_tick(f->m);
+	tick(f, MODEL_NOREPLY_MS - 1);
+	assert_screen_has(f, "no reply", false);
+	tick(f, 1);
+	assert_screen_has(f, "allow sent\xe2\x80\xa6 no reply 2s", true);
+
+	model_set_disconnected(f->m, "host gone");
+	assert_screen_has(f, "allow not delivered", true);
+	/* #2, never answered, goes as before. */
+	assert_null(model_pending_find(f->m, 2));
+	assert_int_equal(model_unanswered(f->m), 0);
+	tick(f, 600000);
+	model_fates_tick(f->m);
+	assert_screen_has(f, "allow not delivered", true);
+	f->m->sel = 1;
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "not delivered");
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+
+	/* The console dials the run again (a fleet: a new model for it,
+	 * fleet_reset), and the welcome says #1 again. */
+	fresh = model_new();
+	model_set_now(fresh, f->mono, f->wall);
+	model_carry_lost(fresh, f->m);
+	model_free(f->m);
+	f->m = fresh;
+	w = msg_welcome(&(const struct run_info){ .id = "r1", .name = "build",
+	    .command = "c", .state = RUN_RUNNING, .pid = 4242,
+	    .exit_code = -1, .ask_timeout = 120 }, NULL);
+	pending = json_array();
+	json_array_append_new(pending, request_json(1, "/etc/hosts",
+	    f->wall + 60000));
+	json_object_set_new(w, "pending", pending);
+	feed_msg(f, w);
+	assert_non_null(model_pending_find(f->m, 1));
+	assert_int_equal(model_pending_find(f->m, 1)->fate, FATE_OPEN);
+	assert_int_equal(model_pending_find(f->m, 1)->sent, VERDICT_NONE);
+	assert_true(model_pending_find(f->m, 1)->again);
+	assert_int_equal(model_unanswered(f->m), 1);
+	assert_message(f, "not delivered; it waits again");
+	assert_screen_has(f, "again, denied in", true);
+	/* Armed afresh: a at once does nothing. */
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_DECIDE);
+}
+
+/* The supervisor closed a request nobody waits for (resolved, verdict
+ * "none", by "asker gone"): greyed out, out of the count, an answer key
+ * says so, and it leaves after a moment. */
+static void
+test_asker_gone(void **state)
+{
+	struct fx *f = *state;
+	struct model_effect eff;
+
+	feed_welcome(f);
+	feed_request(f, 1, "pypi.org");
+	feed_request(f, 2, "/etc/motd");
+	frame(f);
+	tick(f, MODEL_ARM_MS);
+	frame(f);
+	assert_int_equal(model_unanswered(f->m), 2);
+	feed_msg(f, msg_resolved(2, VERDICT_NONE, HOW_SUPERVISOR,
+	    "asker gone"));
+	assert_screen_has(f, "asker gone", true);
+	assert_int_equal(model_unanswered(f->m), 1);
+	assert_int_equal(f->m->sel, 1);
+	feed_msg(f, msg_resolved(1, VERDICT_NONE, HOW_SUPERVISOR,
+	    "asker gone"));
+	assert_int_equal(model_unanswered(f->m), 0);
+	assert_message(f, "#1: asker gone");
+	/* Selected still, nothing else open: an answer says why not. */
+	assert_int_equal(f->m->sel, 1);
+	act(f, 'a', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_message(f, "asker gone: nobody waits");
+	act(f, 'd', &eff);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	/* j and k step over rows that are leaving. */
+	act(f, 'k', &eff);
+	assert_int_equal(f->m->sel, 1);
+	/* A new request takes the selection from a row that is leaving,
+	 * as it would from none. */
+	feed_request(f, 3, "/etc/issue");
+	assert_int_equal(f->m->sel, 3);
+	act(f, 'k', &eff);
+	act(f, 'g', &eff);
+	assert_int_equal(f->m->sel, 3);
+	tick(f, MODEL_GONE_MS);
+	model_fates_tick(f->m);
+	assert_int_equal(f->m->n_pending, 1);
+}
+
 /* ---- keys ---- */
 
 static void
@@ -1811,6 +2039,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_events_gate, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answer_confirmed, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_answer_not_ours, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_answer_not_delivered,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_asker_gone, setup,
+		    teardown),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

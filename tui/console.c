@@ -543,6 +543,7 @@ console_loop(struct console *c)
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
 		model_set_now(c->m, now_mono_ms(), now_wall_ms());
+		model_fates_tick(c->m);
 		if (console_signal == SIGINT && model_unanswered(c->m) > 0 &&
 		    !model_run_ended(c->m) && !c->m->disconnected) {
 			/* Ctrl-C is q: with requests waiting it asks first
@@ -1304,6 +1305,10 @@ console_fleet_loop(struct console_fleet *cf)
 			break;
 		t_round = console_now_us();
 		fleet_set_now(f, now_mono_ms(), now_wall_ms());
+		/* Confirmed and closed rows leave; the queue is made again
+		 * (console_fleet_io) before anything reads it. */
+		for (size_t i = 0; i < f->n_runs; i++)
+			model_fates_tick(f->runs[i].m);
 		if (now_mono_ms() >= next_tick)
 			next_tick = now_mono_ms() + CONSOLE_TICK_MS;
 		scan = now_mono_ms() >= next_scan;

@@ -244,6 +244,7 @@ fleet_reset(struct fleet *f, size_t i)
 	m->many_runs = true;
 	model_set_agent(m, old->agent_mode, old->prefix);
 	model_set_now(m, old->now_mono, old->now_wall);
+	model_carry_lost(m, old);	/* "not delivered": said again */
 	model_free(old);
 	f->runs[i].m = m;
 	f->runs[i].gone = false;
@@ -396,9 +397,27 @@ fleet_select_row(struct fleet *f, size_t at)
 	f->sel_pos = at;
 }
 
+/* The open row (struct pending's fate) nearest after at, else before;
+ * -1 when none is. */
+static ssize_t
+fleet_open_near(const struct fleet *f, size_t at)
+{
+	for (size_t i = at; i < f->n_queue; i++)
+		if (f->queue[i].p->fate == FATE_OPEN &&
+		    f->queue[i].p->sent == VERDICT_NONE)
+			return (ssize_t)i;
+	for (size_t i = at < f->n_queue ? at : f->n_queue; i > 0; i--)
+		if (f->queue[i - 1].p->fate == FATE_OPEN &&
+		    f->queue[i - 1].p->sent == VERDICT_NONE)
+			return (ssize_t)(i - 1);
+	return -1;
+}
+
 void
 fleet_refresh(struct fleet *f)
 {
+	const struct pending *sp;
+	ssize_t open;
 	const struct model *m;
 	ssize_t at;
 
@@ -429,6 +448,17 @@ fleet_refresh(struct fleet *f)
 	if ((m = fleet_model(f)) == NULL)
 		return;
 	at = fleet_queue_sel(f);
+	if (f->sel_id != 0 && (sp = model_pending_find(m, f->sel_id)) != NULL &&
+	    (sp->fate == FATE_DONE || sp->fate == FATE_GONE) &&
+	    (open = fleet_open_near(f, f->sel_pos)) >= 0) {
+		/* The selected request was answered and confirmed, or its
+		 * asker went: its row stays a moment, the selection goes on
+		 * to the open one nearest its place (armed afresh), as when
+		 * a row goes. A row not delivered stays selectable: its run
+		 * is out of reach, and says so. */
+		fleet_select_row(f, (size_t)open);
+		return;
+	}
 	if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
 	    f->n_queue > 0) {
 		/* The selected request went: the one now in its place. */
@@ -475,6 +505,19 @@ fleet_step(struct fleet *f, long by)
 		to = 0;
 	if (to >= (long)f->n_queue)
 		to = (long)f->n_queue - 1;
+	/* A row confirmed or closed (struct pending's fate) is leaving:
+	 * skipped, that way first, then the other. */
+	while (to >= 0 && to < (long)f->n_queue &&
+	    (f->queue[to].p->fate == FATE_DONE ||
+	    f->queue[to].p->fate == FATE_GONE))
+		to += by < 0 ? -1 : 1;
+	if (to < 0 || to >= (long)f->n_queue) {
+		ssize_t near = fleet_open_near(f, at < 0 ? 0 : (size_t)at);
+
+		if (near < 0)
+			return;
+		to = near;
+	}
 	if (to == at)
 		return;
 	f->picked = false;

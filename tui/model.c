@@ -87,6 +87,7 @@ model_free(struct model *m)
 	for (size_t i = 0; i < m->n_pending; i++)
 		model_pending_free(m->pending[i]);
 	free(m->pending);
+	free(m->lost);
 	for (size_t i = 0; i < m->event_count; i++)
 		free(m->events[(m->event_first + i) % MODEL_EVENTS].text);
 	free(m->message);
@@ -293,6 +294,80 @@ model_countdown(const struct model *m, const struct pending *p, char *buf,
 		    s % 60);
 }
 
+bool
+model_row_status(const struct model *m, const struct pending *p,
+    bool selected, char *buf, size_t len)
+{
+	const char *v = p->sent == VERDICT_ALLOW ? "allow" :
+	    p->sent == VERDICT_STAGE ? "stage" : "deny";
+	const char *done = p->sent == VERDICT_ALLOW ? "allowed" :
+	    p->sent == VERDICT_STAGE ? "staged" :
+	    p->sent == VERDICT_KILL ? "killed" : "denied";
+	const char *dots = m->ascii ? "..." : "\xe2\x80\xa6";
+	char when[48];
+
+	switch (p->fate) {
+	case FATE_DONE:
+		snprintf(buf, len, "%s %s", done,
+		    m->ascii ? "ok" : "\xe2\x9c\x93");
+		return true;
+	case FATE_LOST:
+		snprintf(buf, len, "%s not delivered", v);
+		return true;
+	case FATE_GONE:
+		snprintf(buf, len, "asker gone");
+		return true;
+	case FATE_OPEN:
+		break;
+	}
+	if (p->sent != VERDICT_NONE && !p->acked && p->sent_ms != 0 &&
+	    m->now_mono - p->sent_ms >= MODEL_NOREPLY_MS) {
+		snprintf(buf, len, "%s sent%s no reply %" PRId64 "s", v, dots,
+		    (m->now_mono - p->sent_ms) / 1000);
+		return false;
+	}
+	if (model_holding(m, p->id)) {
+		/* An allow waiting out the trailing silence (arming). */
+		snprintf(buf, len, "allowing%s", dots);
+		return false;
+	}
+	if (p->sent != VERDICT_NONE) {
+		snprintf(buf, len, "%s sent%s", v, dots);
+		return false;
+	}
+	model_countdown(m, p, when, sizeof when);
+	/* Where `a` would work now (tui/model.h: arming). */
+	snprintf(buf, len, "%s%s%s", selected && model_armed(m, p->id) ?
+	    "armed  " : "", p->again ? "again, " : "", when);
+	return false;
+}
+
+/* Why an answer key does nothing on p (said on the status line), or
+ * false when p takes an answer. */
+static bool
+model_row_refuse(struct model *m, const struct pending *p)
+{
+	switch (p->fate) {
+	case FATE_GONE:
+		model_message(m, MSG_INFO, "#%" PRIu64 ": asker gone: nobody "
+		    "waits for an answer; nothing sent", p->id);
+		return true;
+	case FATE_LOST:
+		model_message(m, MSG_WARN, "#%" PRIu64 ": the answer was not "
+		    "delivered; the run is out of reach, nothing sent", p->id);
+		return true;
+	case FATE_DONE:
+	case FATE_OPEN:
+		break;
+	}
+	if (p->sent != VERDICT_NONE) {
+		model_message(m, MSG_INFO, "#%" PRIu64 ": answer already sent",
+		    p->id);
+		return true;
+	}
+	return false;
+}
+
 char *
 model_leave_text(const struct model *m)
 {
@@ -342,6 +417,16 @@ model_unanswered(const struct model *m)
 
 	for (size_t i = 0; i < m->n_pending; i++)
 		n += m->pending[i]->sent == VERDICT_NONE;
+	return n;
+}
+
+size_t
+model_open_count(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_pending; i++)
+		n += m->pending[i]->fate == FATE_OPEN;
 	return n;
 }
 
@@ -437,7 +522,7 @@ model_detail_close(struct model *m)
 static void
 model_pending_add(struct model *m, const struct request *r)
 {
-	struct pending *p;
+	struct pending *p, *q;
 	size_t at;
 
 	if (model_pending_index(m, r->id) >= 0)
@@ -475,7 +560,10 @@ model_pending_add(struct model *m, const struct request *r)
 	    (m->n_pending - at) * sizeof *m->pending);
 	m->pending[at] = p;
 	m->n_pending++;
-	if (m->sel == 0)
+	/* Nothing selected, or only a row that is leaving (confirmed, its
+	 * asker gone): as if it had gone already. */
+	if (m->sel == 0 || ((q = model_pending_get(m, m->sel)) != NULL &&
+	    (q->fate == FATE_DONE || q->fate == FATE_GONE)))
 		m->sel = p->id;
 
 	/* Keys typed before it appeared were meant for something else.
@@ -521,6 +609,79 @@ model_pending_remove(struct model *m, uint64_t id)
 	m->sel = m->pending[at]->id;
 	m->pending[at]->shown = false;
 	m->alerts.flush = true;
+}
+
+/*
+ * Closes a row (struct pending's fate): it stays drawn, with its
+ * status, and leaves the counts; when it was selected the selection
+ * moves to the next open row (armed afresh, as model_pending_remove
+ * does), or stays when none is left.
+ */
+static void
+model_pending_close(struct model *m, struct pending *p,
+    enum pending_fate fate, enum verdict v)
+{
+	ssize_t at = model_pending_index(m, p->id);
+
+	p->fate = fate;
+	p->fate_ms = m->now_mono;
+	if (v != VERDICT_NONE)
+		p->sent = v;
+	else if (p->sent == VERDICT_NONE)
+		p->sent = VERDICT_DENY;
+	model_answer_gone(m, p->id);
+	if (m->sel != p->id || at < 0)
+		return;
+	for (size_t k = 1; k < m->n_pending; k++) {
+		/* After it first, then before it. */
+		struct pending *q = m->pending[((size_t)at + k) % m->n_pending];
+
+		if (q->fate != FATE_OPEN || q->sent != VERDICT_NONE)
+			continue;
+		if (m->detail)
+			model_detail_close(m);
+		m->sel = q->id;
+		q->shown = false;
+		m->alerts.flush = true;
+		return;
+	}
+}
+
+void
+model_fates_tick(struct model *m)
+{
+	for (size_t i = m->n_pending; i > 0; i--) {
+		struct pending *p = m->pending[i - 1];
+		int64_t keep = p->fate == FATE_DONE ? MODEL_DONE_MS :
+		    p->fate == FATE_GONE ? MODEL_GONE_MS : -1;
+
+		if (p->sent == VERDICT_NONE)
+			p->sent_ms = 0;
+		else if (p->sent_ms == 0)
+			p->sent_ms = m->now_mono;
+		if (keep >= 0 && m->now_mono - p->fate_ms >= keep)
+			model_pending_remove(m, p->id);
+	}
+}
+
+static void
+model_lost_add(struct model *m, uint64_t id)
+{
+	for (size_t i = 0; i < m->n_lost; i++)
+		if (m->lost[i] == id)
+			return;
+	m->lost = xreallocarray(m->lost, m->n_lost + 1, sizeof *m->lost);
+	m->lost[m->n_lost++] = id;
+}
+
+void
+model_carry_lost(struct model *m, const struct model *old)
+{
+	for (size_t i = 0; i < old->n_lost; i++)
+		model_lost_add(m, old->lost[i]);
+	for (size_t i = 0; i < old->n_pending; i++)
+		if (old->pending[i]->fate == FATE_LOST)
+			model_lost_add(m, old->pending[i]->id);
 }
 
 static void
@@ -652,9 +813,26 @@ model_on_welcome(struct model *m, const json_t *msg)
 		    ", this console %d", w.version, PROTO_VERSION);
 	model_on_run(m, &w.run);
 	m->welcomed = true;
+	/* Answers not delivered: their requests, said again, wait for an
+	 * answer afresh (armed afresh: new rows), and say so. */
+	for (size_t i = 0; i < m->n_pending; i++)
+		if (m->pending[i]->fate == FATE_LOST)
+			model_lost_add(m, m->pending[i]->id);
 	model_pending_clear(m);
 	for (size_t i = 0; i < w.n_pending; i++)
 		model_pending_add(m, w.pending[i]);
+	for (size_t i = 0; i < m->n_lost; i++) {
+		struct pending *p = model_pending_get(m, m->lost[i]);
+
+		if (p == NULL)
+			continue;
+		p->again = true;
+		model_message(m, MSG_WARN, "#%" PRIu64 ": the answer was not "
+		    "delivered; it waits again", p->id);
+	}
+	free(m->lost);
+	m->lost = NULL;
+	m->n_lost = 0;
 	if (m->n_pending > 0)
 		m->sel = model_first_row_id(m);
 	msg_welcome_done(&w);
@@ -692,7 +870,10 @@ model_on_resolved(struct model *m, const json_t *msg)
 		by = escape_str(rs.by);
 	p = model_pending_find(m, rs.request);
 	label = model_pending_label(p, rs.request);
-	mine = p != NULL && p->sent != VERDICT_NONE;
+	/* Ours: this console's answer, which the supervisor took (its ack
+	 * came first, on this connection alone). */
+	mine = p != NULL && p->sent != VERDICT_NONE && p->acked &&
+	    p->fate == FATE_OPEN;
 	was_reading = m->detail && m->sel == rs.request;
 	if (by != NULL && *by != '\0')
 		text = xasprintf("%s: %s (%s, %s)", label, verdict, how, by);
@@ -703,7 +884,21 @@ model_on_resolved(struct model *m, const json_t *msg)
 	model_event_push(m, text, rs.verdict);
 	events_push(&m->ev, p != NULL ? (int)p->kind : EVENTS_KIND_UNKNOWN,
 	    rs.verdict, (int)rs.how, p != NULL ? p->subject : "", text);
-	model_pending_remove(m, rs.request);
+	if (p == NULL)
+		return 0;
+	if (rs.verdict == VERDICT_NONE) {
+		/* Nobody waits for it any more: greyed out a moment. */
+		if (mine || m->sel == rs.request)
+			model_message(m, MSG_WARN, "#%" PRIu64 ": asker gone: "
+			    "closed, nobody waits for an answer", rs.request);
+		model_pending_close(m, model_pending_get(m, rs.request),
+		    FATE_GONE, VERDICT_NONE);
+	} else if (mine) {
+		model_pending_close(m, model_pending_get(m, rs.request),
+		    FATE_DONE, rs.verdict);
+	} else {
+		model_pending_remove(m, rs.request);
+	}
 	return 0;
 }
 
@@ -803,8 +998,14 @@ model_on_ack(struct model *m, const json_t *msg)
 
 	if (msg_ack_parse(msg, &a, &cause) < 0)
 		return model_bad_message(m, cause);
-	if (a.ok)
+	if (a.ok) {
+		struct pending *p = a.request != 0 ?
+		    model_pending_get(m, a.request) : NULL;
+
+		if (p != NULL && p->sent != VERDICT_NONE)
+			p->acked = true;
 		return 0;
+	}
 	if (a.error != NULL)
 		error = escape_str(a.error);
 	if (a.request != 0) {
@@ -912,8 +1113,19 @@ model_set_disconnected(struct model *m, const char *why)
 	m->confirm_kill = false;
 	m->confirm_quit = false;
 	model_answer_drop(m);
-	/* Nobody can answer them now; the sandbox dies with its supervisor. */
-	model_pending_clear(m);
+	/* Nobody can answer them now; the sandbox dies with its supervisor.
+	 * An answer sent and not confirmed was not delivered, as far as
+	 * anyone here can tell: its row says so at once and stays. */
+	for (size_t i = m->n_pending; i > 0; i--) {
+		struct pending *p = m->pending[i - 1];
+
+		if (p->fate == FATE_OPEN && p->sent != VERDICT_NONE) {
+			p->fate = FATE_LOST;
+			p->fate_ms = m->now_mono;
+		} else if (p->fate != FATE_LOST) {
+			model_pending_remove(m, p->id);
+		}
+	}
 	if (!model_run_ended(m))
 		model_message(m, MSG_ERROR, "supervisor gone%s%s",
 		    why ? ": " : "", why ? esc : "");
@@ -953,8 +1165,19 @@ model_detail_scroll(struct model *m, int by)
 		m->detail_scroll = 0;
 }
 
+/* The first open request of a row (its index), or -1. */
+static ssize_t
+model_row_open(const struct model *m, const struct group_row *row)
+{
+	for (size_t k = 0; k < row->n; k++)
+		if (m->pending[row->idx[k]]->fate == FATE_OPEN)
+			return (ssize_t)row->idx[k];
+	return -1;
+}
+
 /* The selection moves by the rows the person sees (tui/group.h):
  * sensitive first, a group as one row (its oldest request stands for it). */
+
 static void
 model_select_step(struct model *m, int by)
 {
@@ -971,9 +1194,20 @@ model_select_step(struct model *m, int by)
 		r = 0;
 	if ((size_t)r >= n)
 		r = (long)n - 1;
-	i = rows[r].idx[0];
+	/* A closed row (struct pending's fate) takes no answer: skipped,
+	 * that way first, then the other. */
+	if ((i = model_row_open(m, &rows[r])) < 0) {
+		long step = by < 0 ? -1 : 1, t;
+
+		for (t = r + step; t >= 0 && (size_t)t < n &&
+		    (i = model_row_open(m, &rows[t])) < 0; t += step)
+			;
+		for (t = r - step; i < 0 && t >= 0 && (size_t)t < n &&
+		    (i = model_row_open(m, &rows[t])) < 0; t -= step)
+			;
+	}
 	group_rows_free(rows, n);
-	if (m->pending[i]->id == m->sel)
+	if (i < 0 || m->pending[i]->id == m->sel)
 		return;
 	/* Every selection change re-arms: the clock starts again now for
 	 * one already on screen (the next frame's for one that is not). */
@@ -1010,11 +1244,8 @@ model_allow(struct model *m, struct model_effect *eff, enum verdict v)
 		    "opens a file can be staged", p->id);
 		return;
 	}
-	if (p->sent != VERDICT_NONE) {
-		model_message(m, MSG_INFO, "#%" PRIu64 ": answer already sent",
-		    p->id);
+	if (model_row_refuse(m, p))
 		return;
-	}
 	if (!model_armed(m, p->id)) {
 		if (!model_quiet(m))
 			model_message(m, MSG_WARN, "ignored: keys were still "
@@ -1048,11 +1279,8 @@ model_deny(struct model *m, struct model_effect *eff)
 		model_message(m, MSG_INFO, "no request selected");
 		return;
 	}
-	if (p->sent != VERDICT_NONE) {
-		model_message(m, MSG_INFO, "#%" PRIu64 ": answer already sent",
-		    p->id);
+	if (model_row_refuse(m, p))
 		return;
-	}
 	p->sent = VERDICT_DENY;
 	eff->kind = EFFECT_DECIDE;
 	eff->request = p->id;
@@ -1148,11 +1376,8 @@ model_answerable(struct model *m, bool allow)
 		model_message(m, MSG_INFO, "no request selected");
 		return NULL;
 	}
-	if (p->sent != VERDICT_NONE) {
-		model_message(m, MSG_INFO, "#%" PRIu64 ": answer already sent",
-		    p->id);
+	if (model_row_refuse(m, p))
 		return NULL;
-	}
 	if (allow && !model_armed(m, p->id)) {
 		model_message(m, MSG_WARN, "wait: #%" PRIu64 " is not shown "
 		    "long enough yet", p->id);

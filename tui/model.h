@@ -107,6 +107,33 @@ struct model_run {
 	char		*policy;	/* the policy file's path, raw; "" */
 };
 
+/*
+ * What became of a request's row (issue 31): an answer is trusted only
+ * once the supervisor confirmed it. OPEN: it waits (sent says whether
+ * an answer went; "allow sent..." until the confirmation). DONE: the
+ * supervisor took this console's answer (its ack) and resolved it as
+ * sent says ("allowed ✓"), shown MODEL_DONE_MS before it leaves. LOST:
+ * the link to the run dropped before the confirmation ("not
+ * delivered"), shown until the run says its requests again (then it is
+ * pending again, armed afresh). GONE: the supervisor closed it because
+ * nobody waits for it any more ("asker gone", resolved with verdict
+ * "none"), greyed out MODEL_GONE_MS. A row that is not OPEN has sent
+ * set, so that it leaves every count of unanswered requests, and no
+ * answer key acts on it (model_row_refuse says why).
+ */
+enum pending_fate {
+	FATE_OPEN,
+	FATE_DONE,
+	FATE_LOST,
+	FATE_GONE,
+};
+
+#define MODEL_DONE_MS		1500
+#define MODEL_GONE_MS		4000
+/* An answer sent this long with no ack says so ("no reply 3s"): a
+ * stalled link is not yet a dropped one, but the person should know. */
+#define MODEL_NOREPLY_MS	2000
+
 /* A request waiting on a person; strings escaped. */
 struct pending {
 	uint64_t	 id;
@@ -129,6 +156,12 @@ struct pending {
 	int64_t		 shown_at_ms;	/* mono, when shown became true */
 	bool		 partial;	/* last frame drew only part of it */
 	enum verdict	 sent;		/* answer sent, awaiting "resolved" */
+	bool		 acked;		/* the supervisor took it (ack ok) */
+	int64_t		 sent_ms;	/* mono, about when it was sent (the
+					 * next model_tick); 0 = not sent */
+	enum pending_fate fate;
+	int64_t		 fate_ms;	/* mono, when it stopped being OPEN */
+	bool		 again;		/* said again after "not delivered" */
 	bool		 hooked;	/* handed to the notify_cmd hook */
 	/* The rule an answer "for this run" stores, as the supervisor sent
 	 * it (sent back in the decide) and escaped (shown); NULL when the
@@ -313,6 +346,11 @@ struct model {
 	size_t		 others_unanswered;
 	bool		 welcomed;
 	bool		 disconnected;	/* the supervisor went away */
+	/* Requests whose answer was not delivered (FATE_LOST) when the
+	 * rows went (a new welcome, model_carry_lost): a request said again
+	 * under one of these ids is marked again. */
+	uint64_t	*lost;
+	size_t		 n_lost;
 
 	/* Output: a ring of finished lines, an unfinished one per stream,
 	 * and where the reader is (out.scroll). */
@@ -414,8 +452,28 @@ void		 model_set_now(struct model *, int64_t mono_ms,
  * malformed (the status line says what).
  */
 int		 model_apply_message(struct model *, const json_t *msg);
-/* The connection dropped. */
+/* The connection dropped: a row whose answer was sent and not yet
+ * confirmed stays, "not delivered" (FATE_LOST); the rest go. */
 void		 model_set_disconnected(struct model *, const char *why);
+/* After the clock moved (model_set_now): rows confirmed or closed as
+ * gone leave once shown long enough; an answer sent since the last
+ * call gets its sent_ms. Call it where nothing holds
+ * pointers into the pending list (a fleet refreshes its queue after). */
+void		 model_fates_tick(struct model *);
+/* A new model in place of old for the same run (tui/fleet.c's
+ * fleet_reset): the ids of old's answers not delivered go with it. */
+void		 model_carry_lost(struct model *, const struct model *old);
+/*
+ * A request row's status, the one place its text is made (the views
+ * draw it on the right of the row): the countdown, "allow sent...",
+ * "allow sent... no reply 3s", "allowed ✓" ("allowed ok" in ASCII),
+ * "allow not delivered", "asker gone", "allowing..." while an allow
+ * waits out its trailing silence, and "armed" before the countdown on
+ * the selected row (selected) when `a` would work on it now.
+ * True when the row is closed and drawn greyed out.
+ */
+bool		 model_row_status(const struct model *, const struct pending *,
+		    bool selected, char *buf, size_t len);
 
 /* Applies a key's action; *eff says what the console must send or do. */
 void		 model_apply_action(struct model *, enum action,
@@ -600,6 +658,9 @@ void		 model_quit_question(const struct model *, char *buf,
 		    size_t len);
 /* Requests no answer was sent for. */
 size_t		 model_unanswered(const struct model *);
+/* Rows still open (FATE_OPEN): what "N pending" says; closed rows are
+ * still drawn a moment but no longer counted. */
+size_t		 model_open_count(const struct model *);
 
 /* `ward run` left with its run going on (q, then y): not 0, since the
  * program's status is not known yet (ward(1) EXIT STATUS). */

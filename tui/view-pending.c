@@ -93,23 +93,8 @@ view_pending_head_text(const struct model *m, const struct pending *p,
 	 * engineering in the fields below. The fields are escaped already. */
 	cleanup_free char *what = plain_request_brief(&r);
 
-	if (model_holding(m, p->id))
-		snprintf(right, len, "allowing%s ", m->ascii ? "..." :
-		    "\xe2\x80\xa6");
-	else if (p->sent == VERDICT_ALLOW)
-		snprintf(right, len, "allow sent ");
-	else if (p->sent == VERDICT_STAGE)
-		snprintf(right, len, "stage sent ");
-	else if (p->sent == VERDICT_DENY)
-		snprintf(right, len, "deny sent ");
-	else {
-		/* Where `a` would work now (tui/model.h: arming). */
-		size_t at = selected && model_armed(m, p->id) ?
-		    (size_t)snprintf(right, len, "armed  ") : 0;
-
-		model_countdown(m, p, right + at, len - 1 - at);
-		strcat(right, " ");
-	}
+	(void)model_row_status(m, p, selected, right, len - 1);
+	strcat(right, " ");
 	return xasprintf("%s%s#%" PRIu64 "  %s", selected ? "> " : "  ",
 	    label != NULL ? label : "", p->id, what);
 }
@@ -130,8 +115,12 @@ void
 view_pending_head(const struct model *m, const struct pending *p,
     const char *label, struct grid *g, int y, bool selected)
 {
-	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
 	char right[64];
+	/* A closed row (an answer confirmed, not delivered, its asker
+	 * gone) is greyed out. */
+	bool closed = model_row_status(m, p, selected, right, sizeof right);
+	unsigned attr = (closed ? GRID_DIM : GRID_BOLD) |
+	    (selected ? GRID_REVERSE : 0);
 	cleanup_free char *left = view_pending_head_text(m, p, label,
 	    selected, right, sizeof right);
 	int rx;
@@ -140,8 +129,8 @@ view_pending_head(const struct model *m, const struct pending *p,
 		grid_fill(g, y, 0, g->w, attr);
 	rx = g->w - grid_width(right);
 	grid_put(g, y, 0, rx - 1, left, attr);
-	grid_put(g, y, rx, g->w, right, attr | view_pending_right_attr(m, p,
-	    selected));
+	grid_put(g, y, rx, g->w, right, attr | (closed ? 0 :
+	    view_pending_right_attr(m, p, selected)));
 }
 
 /* The brief head (issue 30, point 8): the title wraps beside the
@@ -150,8 +139,10 @@ static void
 view_pending_brief_head(const struct model *m, const struct pending *p,
     struct pen *pen, int w, bool selected)
 {
-	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
 	char right[64];
+	bool closed = model_row_status(m, p, selected, right, sizeof right);
+	unsigned attr = (closed ? GRID_DIM : GRID_BOLD) |
+	    (selected ? GRID_REVERSE : 0);
 	cleanup_free char *left = view_pending_head_text(m, p, NULL, selected,
 	    right, sizeof right);
 	int rx = w - grid_width(right), y0 = pen->y;
@@ -166,8 +157,8 @@ view_pending_brief_head(const struct model *m, const struct pending *p,
 	}
 	pen_wrap(pen, 0, rx - 1, left, attr);
 	if (pen->g != NULL && y0 >= pen->top && y0 < pen->bottom)
-		grid_put(pen->g, y0, rx, w, right, attr |
-		    view_pending_right_attr(m, p, selected));
+		grid_put(pen->g, y0, rx, w, right, attr | (closed ? 0 :
+		    view_pending_right_attr(m, p, selected)));
 }
 
 /* One row of a brief block: the value shortened in its middle when it
@@ -358,16 +349,19 @@ view_pending_title(const struct model *m, size_t n_rows, bool ranked,
 {
 	int k;
 
+	/* Closed rows (struct pending's fate) are drawn, not counted. */
+	size_t open = model_open_count(m);
+
 	if (n_rows < m->n_pending)
 		k = snprintf(title, len, "pending: %zu in %zu line%s, "
-		    "sensitive first", m->n_pending, n_rows,
+		    "sensitive first", open, n_rows,
 		    n_rows == 1 ? "" : "s");
 	else if (ranked)
 		k = snprintf(title, len, "pending: %zu, sensitive first",
-		    m->n_pending);
+		    open);
 	else
 		k = snprintf(title, len, "pending: %zu, oldest first",
-		    m->n_pending);
+		    open);
 	if (k < 0 || (size_t)k >= len)
 		return;
 	if (first > 0 && below > 0)
@@ -472,6 +466,7 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 	struct pen pen = { .g = NULL, .y = 0 };
 	char title[160], value[64];
 	const char *armed;
+	char status[64];
 
 	/* Measure first: the title says where we are. */
 	pen.y = 0;
@@ -506,13 +501,10 @@ view_pending_detail_draw(const struct model *m, struct grid *g, int top,
 	view_pending_field(&pen, DETAIL_LABEL_X, DETAIL_VALUE_X, g->w,
 	    "deadline", value, GRID_COLOR(GRID_YELLOW));
 
-	if (p->sent == VERDICT_ALLOW)
-		armed = "allow sent";
-	else if (p->sent == VERDICT_STAGE)
-		armed = "stage sent";
-	else if (p->sent == VERDICT_DENY)
-		armed = "deny sent";
-	else if (model_armed(m, p->id) && model_stageable(p))
+	if (p->sent != VERDICT_NONE || p->fate != FATE_OPEN) {
+		(void)model_row_status(m, p, true, status, sizeof status);
+		armed = status;
+	} else if (model_armed(m, p->id) && model_stageable(p))
 		armed = "a allows it once, s stages it (host file unchanged "
 		    "until ward apply), d denies it";
 	else if (model_armed(m, p->id))

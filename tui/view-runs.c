@@ -256,8 +256,10 @@ view_runs_queue_draw(const struct fleet *f, struct grid *g, int top,
 		    "... more: Enter shows the whole request",
 		    GRID_BOLD | GRID_COLOR(GRID_YELLOW));
 	}
+	/* Rows answered or closed (struct pending's fate) are drawn a
+	 * moment, not counted. */
 	snprintf(title, sizeof title, "pending: %zu in all runs, oldest "
-	    "first", f->n_queue);
+	    "first", f->n_pending);
 	if (first > 0 || below > 0) {
 		size_t n = strlen(title);
 

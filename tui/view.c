@@ -36,9 +36,9 @@ view_title(const struct model *m, struct grid *g)
 	else
 		left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-",
 		    state);
-	if (m->n_pending > 0)
+	if (model_open_count(m) > 0)
 		snprintf(right, sizeof right, "  %s%zu pending ",
-		    m->view_only ? "view only  " : "", m->n_pending);
+		    m->view_only ? "view only  " : "", model_open_count(m));
 	else
 		snprintf(right, sizeof right, "  %snone pending ",
 		    m->view_only ? "view only  " : "");
@@ -244,7 +244,7 @@ view_compact(const struct model *m, struct grid *g, struct view_report *rep)
 		snprintf(state, sizeof state, "supervisor gone");
 	left = xasprintf(" ward  %s  %s", *m->run.id ? m->run.id : "-", state);
 	snprintf(right, sizeof right, " %s%zu pending ",
-	    m->view_only ? "view only  " : "", m->n_pending);
+	    m->view_only ? "view only  " : "", model_open_count(m));
 	grid_fill(g, 0, 0, g->w, attr);
 	grid_put(g, 0, 0, g->w - grid_width(right), left, attr);
 	grid_put(g, 0, g->w - grid_width(right), g->w, right, attr);
