@@ -3,6 +3,7 @@
  * Models fed with messages, keys applied, screens compared with
  * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the
  * repository root; the clock is fake. */
+#include <inttypes.h>
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,8 +62,82 @@ request(struct model *m, const char *run, uint64_t id, const char *path,
 	    "deadline_ms", (json_int_t)(WALL0 - age_ms + 120000)));
 }
 
+/* A request of any kind, as the supervisor sends it. */
+static void
+ask(struct model *m, const char *run, uint64_t id, const char *kind,
+    const char *syscall, const char *subject, const char *cmdline,
+    int64_t age_ms)
+{
+	feed_msg(m, json_pack("{s:s,s:{s:I,s:s,s:i,s:s,s:s,s:s,s:s,s:s,"
+	    "s:s,s:s,s:I,s:I}}", "type", "request", "request",
+	    "id", (json_int_t)id, "run", run, "pid", 4100 + (int)id,
+	    "kind", kind, "syscall", syscall, "subject", subject,
+	    "detail", "", "cmdline", cmdline, "cwd", "/work",
+	    "why", "no rule", "created_ms", (json_int_t)(WALL0 - age_ms),
+	    "deadline_ms", (json_int_t)(WALL0 - age_ms + 120000)));
+}
+
+#define PIP	"pip install wardtiny (1 package) -> /work/lib; index " \
+		"http://pypi.org/simple; hosts pypi.org:80"
+
+/*
+ * The operator's scenario (issue 31) in models: n runs job01.. each ask
+ * a write into one folder outside, a name, and a pip install, all by the
+ * same program; one run more, "flood", asks 500 writes and then, 2 s
+ * later (newest of all), a write of ~/.ssh/authorized_keys.
+ */
+static struct fleet *
+scenario(size_t n)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	for (size_t r = 0; r < n; r++) {
+		char key[16], name[16], out[64];
+
+		snprintf(key, sizeof key, "%08zx", 0xa0000000 + r);
+		snprintf(name, sizeof name, "job%02zu", r + 1);
+		snprintf(out, sizeof out, "/srv/out/%s.txt", name);
+		i = fleet_add(f, key);
+		welcome(f->runs[i].m, key, name, false);
+		ask(f->runs[i].m, key, 1, "write", "openat", out,
+		    "python3 /work/job.py", 30000 - (int64_t)r * 10);
+		ask(f->runs[i].m, key, 2, "dns", "sendto", "names.test",
+		    "python3 /work/job.py", 29000 - (int64_t)r * 10);
+		ask(f->runs[i].m, key, 3, "package", "execve", PIP,
+		    "python3 -m pip install --target /work/lib wardtiny",
+		    28000 - (int64_t)r * 10);
+	}
+	i = fleet_add(f, "f1f2f3f4");
+	welcome(f->runs[i].m, "f1f2f3f4", "flood", false);
+	for (uint64_t k = 1; k <= 500; k++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "/srv/flood/f%03" PRIu64, k);
+		ask(f->runs[i].m, "f1f2f3f4", k, "write", "openat", path,
+		    "python3 flood.py", 10000 - (int64_t)k);
+	}
+	ask(f->runs[i].m, "f1f2f3f4", 501, "write", "openat",
+	    "/home/u/.ssh/authorized_keys", "python3 flood.py", 7000);
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	return f;
+}
+
+/* Renders, then again once the rows are armed (DESIGN §9). */
+static void
+arm(struct fleet *f, int64_t *t)
+{
+	free(view_fleet_render_text(f, 200, 50, f->reps));
+	fleet_note_view(f);
+	*t += 600;
+	fleet_set_now(f, MONO0 + *t, WALL0 + *t);
+	free(view_fleet_render_text(f, 200, 50, f->reps));
+	fleet_note_view(f);
+}
+
 /* Four runs: web (2 waiting), db (1, the oldest), docs (ended), lint
- * (none). */
+ * (none). Nothing sensitive (tui/group.h): oldest first. */
 static struct fleet *
 base(void)
 {
@@ -71,8 +146,8 @@ base(void)
 
 	i = fleet_add(f, "a1b2c3d4");
 	welcome(f->runs[i].m, "a1b2c3d4", "web", false);
-	request(f->runs[i].m, "a1b2c3d4", 1, "/home/u/.bashrc", 20000);
-	request(f->runs[i].m, "a1b2c3d4", 2, "/etc/hosts", 5000);
+	request(f->runs[i].m, "a1b2c3d4", 1, "/srv/web/a.html", 20000);
+	request(f->runs[i].m, "a1b2c3d4", 2, "/srv/web/b.html", 5000);
 	i = fleet_add(f, "b2c3d4e5");
 	welcome(f->runs[i].m, "b2c3d4e5", "db", false);
 	request(f->runs[i].m, "b2c3d4e5", 1, "/var/lib/db/x", 42000);
@@ -353,7 +428,7 @@ test_hosts(void **state)
 	(void)state;
 	l = fleet_add(f, "a1b2c3d4");
 	welcome(f->runs[l].m, "a1b2c3d4", "web", false);
-	request(f->runs[l].m, "a1b2c3d4", 1, "/home/u/.bashrc", 5000);
+	request(f->runs[l].m, "a1b2c3d4", 1, "/srv/web/a.html", 5000);
 	h1 = fleet_add_on(f, "build1", "a1b2c3d4");
 	welcome(f->runs[h1].m, "a1b2c3d4", "web", false);
 	request(f->runs[h1].m, "a1b2c3d4", 1, "/srv/b1", 30000);
@@ -476,6 +551,234 @@ test_reports_per_run(void **state)
 	fleet_free(f);
 }
 
+/* The scenario's 1561 requests are 5 lines: the authorized_keys write
+ * first and alone, with its risk; the same install in 20 runs, the same
+ * name in 20 runs (one line each), then oldest first the 20 runs' writes
+ * into one folder and the flood. The console opens on the first. */
+static void
+test_cross_run_lines(void **state)
+{
+	struct fleet *f = scenario(20);
+	cleanup_free char *a = NULL, *b = NULL;
+	const struct fleet_line *l = f->lines;
+
+	(void)state;
+	assert_int_equal(f->n_queue, 20 * 3 + 501);
+	assert_int_equal(f->n_lines, 5);
+	assert_int_equal(l[0].g.n, 1);
+	assert_int_equal(l[0].g.rank, GROUP_CRITICAL);
+	assert_string_equal(f->queue[l[0].g.idx[0]].p->subject,
+	    "/home/u/.ssh/authorized_keys");
+	assert_int_equal(l[1].g.rank, GROUP_INSTALL);
+	assert_int_equal(l[1].g.n, 20);
+	assert_int_equal(l[1].n_runs, 20);
+	assert_true(l[1].same);
+	assert_string_equal(l[1].g.glob, PIP);
+	assert_int_equal(l[2].g.rank, GROUP_NETWORK);
+	assert_int_equal(l[2].n_runs, 20);
+	assert_string_equal(l[2].g.glob, "names.test");
+	/* bulk: the 20 runs' writes are older than the flood */
+	assert_int_equal(l[3].g.n, 20);
+	assert_int_equal(l[3].n_runs, 20);
+	assert_false(l[3].same);
+	assert_string_equal(l[3].g.glob, "/srv/out/*");
+	assert_int_equal(l[4].g.n, 500);
+	assert_int_equal(l[4].n_runs, 1);
+	assert_string_equal(l[4].g.glob, "/srv/flood/*");
+	/* each line's requests oldest first */
+	assert_string_equal(f->queue[l[3].g.idx[0]].p->subject,
+	    "/srv/out/job01.txt");
+	assert_string_equal(f->queue[l[4].g.idx[0]].p->subject,
+	    "/srv/flood/f001");
+	/* opens on the sensitive one */
+	assert_int_equal(fleet_line_sel(f), 0);
+	assert_int_equal(f->sel, 20);
+	assert_int_equal(f->runs[20].m->sel, 501);
+
+	a = view_fleet_render_text(f, 200, 50, f->reps);
+	golden("runs-flood-200x50", a);
+	assert_non_null(strstr(a, "risk     ssh authorized_keys"));
+	assert_non_null(strstr(a, "[job01 +19 runs] #3 +19  wants to install "
+	    "wardtiny with pip, from pypi.org  (20 alike)"));
+	assert_non_null(strstr(a, "job01, job02, job03, job04, job05, job06 "
+	    "and 14 more (20 runs)"));
+	b = view_fleet_render_text(f, 80, 24, f->reps);
+	golden("runs-flood-80x24", b);
+	assert_non_null(strstr(b, "authorized_keys"));
+	fleet_free(f);
+}
+
+/* Alike across runs is kind + subject + the process's command line:
+ * never the pid or the run; a critical request is never grouped, and
+ * the same install by another command line is a line of its own. */
+static void
+test_cross_run_alike(void **state)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	(void)state;
+	for (int r = 0; r < 3; r++) {
+		char key[16];
+
+		snprintf(key, sizeof key, "%08x", 0xb0000000 + r);
+		i = fleet_add(f, key);
+		welcome(f->runs[i].m, key, NULL, false);
+		ask(f->runs[i].m, key, 7, "package", "execve", PIP,
+		    r < 2 ? "pip install wardtiny" : "pip3 install wardtiny",
+		    5000 - r);
+		ask(f->runs[i].m, key, 8, "write", "openat",
+		    "/home/u/.bashrc", "sh -c x", 4000 - r);
+		ask(f->runs[i].m, key, 9, "dns", "sendto", r == 0 ?
+		    "a.test" : "b.test", "sh -c x", 3000 - r);
+	}
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	/* 3 .bashrc alone, the install of two runs, the other's, a.test,
+	 * b.test of two runs */
+	assert_int_equal(f->n_lines, 7);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(f->lines[k].g.rank, GROUP_CRITICAL);
+		assert_int_equal(f->lines[k].g.n, 1);
+	}
+	assert_int_equal(f->lines[3].g.n, 2);
+	assert_int_equal(f->lines[3].n_runs, 2);
+	assert_int_equal(f->lines[4].g.n, 1);
+	assert_int_equal(f->lines[5].g.n, 1);
+	assert_string_equal(f->queue[f->lines[5].g.idx[0]].p->subject,
+	    "a.test");
+	assert_int_equal(f->lines[6].g.n, 2);
+	fleet_free(f);
+}
+
+/* a on a line of many runs asks first, naming how many requests in how
+ * many runs and what; y answers every one in its own run; any other key
+ * sends nothing. Allowing needs the line armed; denying does not. */
+static void
+test_group_answer_every_run(void **state)
+{
+	struct fleet *f = scenario(20);
+	struct model_effect eff;
+	size_t run;
+	int64_t t = 0;
+	cleanup_free char *q = NULL, *shot = NULL;
+
+	(void)state;
+	press(f, 'j', &eff, &run);		/* the install line */
+	assert_int_equal(fleet_line_sel(f), 1);
+	press(f, 'a', &eff, &run);		/* not armed: nothing asked */
+	assert_false(f->ask.open);
+	assert_null(fleet_ask_text(f));
+	arm(f, &t);
+	press(f, 'a', &eff, &run);
+	assert_true(f->ask.open);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->n_sends, 0);
+	q = fleet_ask_text(f);
+	assert_string_equal(q, "allow 20 requests in 20 runs, once each (no "
+	    "rule stored): wants to install wardtiny with pip, from pypi.org "
+	    "- y sends, any other key cancels");
+	shot = view_fleet_render_text(f, 80, 24, f->reps);
+	golden("runs-flood-ask-80x24", shot);
+	/* nothing answered yet */
+	for (size_t r = 0; r < 20; r++)
+		assert_int_equal(f->runs[r].m->pending[2]->sent, VERDICT_NONE);
+	press(f, 'y', &eff, &run);
+	assert_false(f->ask.open);
+	assert_int_equal(f->n_sends, 20);
+	for (size_t k = 0; k < f->n_sends; k++) {
+		assert_int_equal(f->sends[k].run, k);
+		assert_int_equal(f->sends[k].n, 1);
+		assert_int_equal(f->sends[k].ids[0], 3);
+		assert_int_equal(f->sends[k].verdict, VERDICT_ALLOW);
+		assert_int_equal(f->runs[k].m->pending[2]->sent,
+		    VERDICT_ALLOW);
+		/* the others of that run untouched */
+		assert_int_equal(f->runs[k].m->pending[1]->sent,
+		    VERDICT_NONE);
+	}
+	assert_int_equal(f->runs[20].m->pending[0]->sent, VERDICT_NONE);
+	fleet_sends_done(f);
+	/* Each run resolves it: the line goes; the next takes its place,
+	 * armed afresh. */
+	for (size_t r = 0; r < 20; r++)
+		feed_msg(f->runs[r].m, msg_resolved(3, VERDICT_ALLOW,
+		    HOW_PERSON, "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->n_lines, 4);
+	assert_int_equal(fleet_line_sel(f), 1);
+	assert_int_equal(f->lines[1].g.rank, GROUP_NETWORK);
+	assert_false(model_armed(fleet_model(f), fleet_model(f)->sel));
+
+	/* d asks too (no arming needed); n sends nothing */
+	press(f, 'd', &eff, &run);
+	assert_true(f->ask.open);
+	press(f, 'n', &eff, &run);
+	assert_false(f->ask.open);
+	assert_int_equal(f->n_sends, 0);
+	for (size_t r = 0; r < 20; r++)
+		assert_int_equal(f->runs[r].m->pending[1]->sent, VERDICT_NONE);
+	/* d y: denied in every run */
+	press(f, 'd', &eff, &run);
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->n_sends, 20);
+	fleet_sends_done(f);
+	/* A, D, r, W, s on a line of many: one request's answers, not
+	 * offered here; nothing asked, nothing sent */
+	press(f, 'j', &eff, &run);
+	press(f, 'A', &eff, &run);
+	assert_false(f->ask.open);
+	assert_int_equal(fleet_model(f)->answer.ask, ASK_NONE);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	fleet_free(f);
+}
+
+/* The selection never moves by itself: a new sensitive request lands on
+ * top, the selection stays on the flood line and d asks about the flood;
+ * a request that joins a group the person looks at is counted in. */
+static void
+test_selection_stays(void **state)
+{
+	struct fleet *f = scenario(3);
+	struct model_effect eff;
+	size_t run;
+	ssize_t flood;
+	cleanup_free char *q = NULL;
+
+	(void)state;
+	press(f, 'G', &eff, &run);
+	flood = fleet_line_sel(f);
+	assert_int_equal(flood, (ssize_t)f->n_lines - 1);
+	assert_int_equal(f->lines[flood].g.n, 500);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 1);
+	/* job02 asks for its .bashrc: on top, after the older critical */
+	ask(f->runs[1].m, "a0000001", 4, "write", "openat",
+	    "/home/u/.bashrc", "python3 /work/job.py", 0);
+	fleet_refresh(f);
+	assert_string_equal(f->queue[f->lines[1].g.idx[0]].p->subject,
+	    "/home/u/.bashrc");
+	assert_int_equal(fleet_line_sel(f), flood + 1);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 1);
+	press(f, 'd', &eff, &run);
+	q = fleet_ask_text(f);
+	assert_non_null(strstr(q, "deny 500 requests in 1 run"));
+	assert_non_null(strstr(q, "/srv/flood/*"));
+	press(f, KEYS_ESC, &eff, &run);
+	assert_false(f->ask.open);
+
+	/* The selected request goes, the rest of its line stays: the
+	 * selection stays on the line (its next oldest). */
+	feed_msg(f->runs[3].m, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 2);
+	assert_int_equal(f->lines[fleet_line_sel(f)].g.n, 499);
+	fleet_free(f);
+}
+
 int
 main(void)
 {
@@ -491,6 +794,10 @@ main(void)
 		cmocka_unit_test(test_goldens),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_reports_per_run),
+		cmocka_unit_test(test_cross_run_lines),
+		cmocka_unit_test(test_cross_run_alike),
+		cmocka_unit_test(test_group_answer_every_run),
+		cmocka_unit_test(test_selection_stays),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

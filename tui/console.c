@@ -1097,6 +1097,24 @@ console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd,
 	desktop_poll();
 }
 
+/* A group answer across runs: each run's decides on its connection. */
+static void
+console_fleet_sends(struct console_fleet *cf)
+{
+	struct fleet *f = cf->f;
+
+	for (size_t k = 0; k < f->n_sends; k++) {
+		const struct fleet_send *s = &f->sends[k];
+		struct model_effect eff = { .kind = EFFECT_DECIDE_MANY,
+		    .verdict = s->verdict, .scope = SCOPE_ONCE,
+		    .requests = s->ids, .n_requests = s->n };
+
+		if (s->run < f->n_runs)
+			console_effect(&cf->cs[s->run], &eff);
+	}
+	fleet_sends_done(f);
+}
+
 static void
 console_fleet_keys(struct console_fleet *cf)
 {
@@ -1124,6 +1142,7 @@ console_fleet_keys(struct console_fleet *cf)
 		fleet_apply_key(f, key, &eff, &run, &moved);
 		if (run < f->n_runs)
 			console_effect(&cf->cs[run], &eff);
+		console_fleet_sends(cf);
 		fleet_refresh(f);
 		if (moved) {
 			screen_flush_input();

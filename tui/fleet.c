@@ -4,8 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/keys.h"
+
+static void	fleet_ask_clear(struct fleet *);
+static void	fleet_lines_clear(struct fleet *);
 
 struct fleet *
 fleet_new(void)
@@ -36,6 +40,11 @@ fleet_free(struct fleet *f)
 	free(f->runs);
 	free(f->reps);
 	free(f->queue);
+	fleet_lines_clear(f);
+	free(f->lines);
+	free(f->line_of);
+	fleet_ask_clear(f);
+	fleet_sends_done(f);
 	free(f);
 }
 
@@ -162,6 +171,9 @@ fleet_remove(struct fleet *f, size_t i)
 	f->n_runs--;
 	if (f->sel > i || (f->sel == i && f->sel > 0 && f->sel >= f->n_runs))
 		f->sel--;
+	/* A question or answers held by run index: the indexes moved. */
+	fleet_ask_clear(f);
+	fleet_sends_done(f);
 	/* The queue points into the models: build it again now. */
 	f->sel_id = 0;
 	fleet_refresh(f);
@@ -288,11 +300,146 @@ fleet_select_row(struct fleet *f, size_t at)
 	/* The queue holds const rows; the model owns them. */
 	for (size_t k = 0; k < m->n_pending; k++) {
 		p = m->pending[k];
-		if (p->id == row->p->id)
+		if (p->id == row->p->id) {
 			p->shown = false;
+			p->shown_at_ms = m->now_mono;
+		}
 	}
 	f->sel_id = m->sel;
 	f->sel_pos = at;
+	f->sel_line = f->line_of != NULL && at < f->n_queue ?
+	    f->line_of[at] : 0;
+}
+
+/* Selects line l: its oldest request stands for it. */
+static void
+fleet_select_line(struct fleet *f, size_t l)
+{
+	fleet_select_row(f, f->lines[l].g.idx[0]);
+}
+
+ssize_t
+fleet_line_sel(const struct fleet *f)
+{
+	ssize_t at = fleet_queue_sel(f);
+
+	return at < 0 || f->line_of == NULL ? -1 : (ssize_t)f->line_of[at];
+}
+
+static void
+fleet_lines_clear(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_lines; i++) {
+		free(f->lines[i].g.idx);
+		free(f->lines[i].g.glob);
+	}
+	f->n_lines = 0;
+}
+
+/* The lines of the queue (tui/group.h), and each queue row's line. */
+static void
+fleet_lines_build(struct fleet *f)
+{
+	struct group_in *v = xcalloc(f->n_queue + 1, sizeof *v);
+	struct group_row *rows = NULL;
+	bool *seen = xcalloc(f->n_runs + 1, sizeof *seen);
+	size_t n;
+
+	fleet_lines_clear(f);
+	for (size_t i = 0; i < f->n_queue; i++)
+		v[i] = (struct group_in){ .kind = f->queue[i].p->kind,
+		    .process = f->queue[i].p->cmdline,
+		    .subject = f->queue[i].p->subject };
+	n = group_rows_alike(v, f->n_queue, &rows);
+	f->lines = xreallocarray(f->lines, n + 1, sizeof *f->lines);
+	f->line_of = xreallocarray(f->line_of, f->n_queue + 1,
+	    sizeof *f->line_of);
+	for (size_t l = 0; l < n; l++) {
+		struct fleet_line *fl = &f->lines[l];
+
+		*fl = (struct fleet_line){ .g = rows[l], .same = true };
+		memset(seen, 0, (f->n_runs + 1) * sizeof *seen);
+		for (size_t k = 0; k < fl->g.n; k++) {
+			const struct fleet_row *r = &f->queue[fl->g.idx[k]];
+
+			f->line_of[fl->g.idx[k]] = l;
+			if (!seen[r->run]) {
+				seen[r->run] = true;
+				fl->n_runs++;
+			}
+			if (strcmp(r->p->subject,
+			    f->queue[fl->g.idx[0]].p->subject) != 0)
+				fl->same = false;
+		}
+	}
+	f->n_lines = n;
+	free(rows);	/* the rows' idx and glob are the lines' now */
+	free(seen);
+	free(v);
+}
+
+/* The first request of line l as (run, id). */
+static void
+fleet_line_first(const struct fleet *f, size_t l, size_t *run, uint64_t *id)
+{
+	const struct fleet_row *r = &f->queue[f->lines[l].g.idx[0]];
+
+	*run = r->run;
+	*id = r->p->id;
+}
+
+/* The queue row of request id of run, or -1. */
+static ssize_t
+fleet_queue_find(const struct fleet *f, size_t run, uint64_t id)
+{
+	for (size_t i = 0; i < f->n_queue; i++)
+		if (f->queue[i].run == run && f->queue[i].p->id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Where the selection goes if its request goes: another request of its
+ * line (the line stays), else the line after it, else the one before. */
+static void
+fleet_note_heirs(struct fleet *f)
+{
+	ssize_t l = fleet_line_sel(f);
+
+	f->heir_id[0] = f->heir_id[1] = 0;
+	if (l < 0)
+		return;
+	if (f->lines[l].g.n > 1) {
+		const struct fleet_row *r = &f->queue[f->lines[l].g.idx[
+		    f->queue[f->lines[l].g.idx[0]].p->id == f->sel_id &&
+		    f->queue[f->lines[l].g.idx[0]].run == f->sel ? 1 : 0]];
+
+		f->heir_run[0] = r->run;
+		f->heir_id[0] = r->p->id;
+	}
+	if ((size_t)l + 1 < f->n_lines)
+		fleet_line_first(f, (size_t)l + 1, &f->heir_run[1],
+		    &f->heir_id[1]);
+	else if (l > 0)
+		fleet_line_first(f, (size_t)l - 1, &f->heir_run[1],
+		    &f->heir_id[1]);
+}
+
+/* The selected request went: who takes its place (armed afresh). */
+static void
+fleet_select_heir(struct fleet *f)
+{
+	for (int k = 0; k < 2; k++) {
+		ssize_t at;
+
+		if (f->heir_id[k] == 0 || f->heir_run[k] >= f->n_runs ||
+		    (at = fleet_queue_find(f, f->heir_run[k],
+		    f->heir_id[k])) < 0)
+			continue;
+		fleet_select_line(f, f->line_of[at]);
+		return;
+	}
+	fleet_select_line(f, f->sel_line < f->n_lines ? f->sel_line :
+	    f->n_lines - 1);
 }
 
 void
@@ -323,26 +470,26 @@ fleet_refresh(struct fleet *f)
 	}
 	if (f->n_queue > 1)	/* never qsort(NULL, 0): UB all the same */
 		qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
+	fleet_lines_build(f);
 
 	if ((m = fleet_model(f)) == NULL)
 		return;
 	at = fleet_queue_sel(f);
 	if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
-	    f->n_queue > 0) {
+	    f->n_lines > 0) {
 		/* The selected request went: the one now in its place. */
-		fleet_select_row(f, f->sel_pos < f->n_queue ? f->sel_pos :
-		    f->n_queue - 1);
-		return;
-	}
-	if (f->sel_id == 0 && !f->picked && f->n_queue > 0) {
+		fleet_select_heir(f);
+	} else if (f->sel_id == 0 && !f->picked && f->n_lines > 0) {
 		/* Nothing was selected (the console just opened, or the run
 		 * has nothing left) and the person chose no run: the
-		 * oldest request of them all. */
-		fleet_select_row(f, 0);
-		return;
+		 * first line of them all. */
+		fleet_select_line(f, 0);
+	} else {
+		f->sel_id = at >= 0 ? m->sel : 0;
+		f->sel_pos = at >= 0 ? (size_t)at : 0;
+		f->sel_line = at >= 0 ? f->line_of[at] : 0;
 	}
-	f->sel_id = at >= 0 ? m->sel : 0;
-	f->sel_pos = at >= 0 ? (size_t)at : 0;
+	fleet_note_heirs(f);
 }
 
 static void
@@ -360,23 +507,203 @@ fleet_select_run(struct fleet *f, size_t i)
 		f->sel_id = 0;
 }
 
+/* j k g G move by the lines the person reads. */
 static void
 fleet_step(struct fleet *f, long by)
 {
-	ssize_t at = fleet_queue_sel(f);
+	ssize_t at = fleet_line_sel(f);
 	long to;
 
-	if (f->n_queue == 0)
+	if (f->n_lines == 0)
 		return;
 	to = at < 0 ? 0 : (long)at + by;
 	if (to < 0)
 		to = 0;
-	if (to >= (long)f->n_queue)
-		to = (long)f->n_queue - 1;
+	if (to >= (long)f->n_lines)
+		to = (long)f->n_lines - 1;
 	if (to == at)
 		return;
 	f->picked = false;
-	fleet_select_row(f, (size_t)to);
+	fleet_select_line(f, (size_t)to);
+}
+
+/* ---- a group answer across runs ---- */
+
+static void
+fleet_ask_clear(struct fleet *f)
+{
+	for (size_t i = 0; i < f->ask.n_to; i++)
+		free(f->ask.to[i].ids);
+	free(f->ask.to);
+	free(f->ask.what);
+	memset(&f->ask, 0, sizeof f->ask);
+}
+
+void
+fleet_sends_done(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_sends; i++)
+		free(f->sends[i].ids);
+	free(f->sends);
+	f->sends = NULL;
+	f->n_sends = 0;
+}
+
+/* What line l amounts to, in words (its fields are escaped already). */
+static char *
+fleet_line_what(const struct fleet *f, const struct fleet_line *l)
+{
+	const struct pending *p = f->queue[l->g.idx[0]].p;
+	struct request r = { .kind = p->kind, .syscall = p->syscall,
+	    .subject = p->subject, .subject2 = p->subject2 };
+
+	if (l->same)
+		return plain_request_brief(&r);
+	return xasprintf("%s in %s", request_kind_name(p->kind), l->g.glob);
+}
+
+/* a or d on line l of more than one: asks first. Allowing needs the
+ * line armed as a request is (DESIGN §9): its oldest request, which
+ * stands for it, shown whole long enough, and no key arriving. */
+static void
+fleet_group_ask(struct fleet *f, struct model *m, size_t l, enum verdict v)
+{
+	const struct fleet_line *fl = &f->lines[l];
+	struct fleet_ask *a = &f->ask;
+
+	if (v == VERDICT_ALLOW && !model_armed(m, m->sel)) {
+		model_message(m, MSG_WARN, "wait: the group is not shown long "
+		    "enough yet");
+		return;
+	}
+	fleet_ask_clear(f);
+	a->verdict = v;
+	a->to = xcalloc(fl->n_runs + 1, sizeof *a->to);
+	for (size_t k = 0; k < fl->g.n; k++) {
+		const struct fleet_row *r = &f->queue[fl->g.idx[k]];
+		struct fleet_send *to = NULL;
+
+		if (r->p->sent != VERDICT_NONE)
+			continue;
+		for (size_t t = 0; t < a->n_to; t++)
+			if (a->to[t].run == r->run)
+				to = &a->to[t];
+		if (to == NULL) {
+			to = &a->to[a->n_to++];
+			to->run = r->run;
+			to->verdict = v;
+			to->ids = xcalloc(fl->g.n, sizeof *to->ids);
+		}
+		to->ids[to->n++] = r->p->id;
+		a->n_requests++;
+	}
+	if (a->n_requests == 0) {
+		fleet_ask_clear(f);
+		model_message(m, MSG_INFO, "answers already sent");
+		return;
+	}
+	a->what = fleet_line_what(f, fl);
+	a->open = true;
+}
+
+/* y sends to each run what is still pending there, any other key is a
+ * no. A run that ended or is not connected gets nothing. */
+static void
+fleet_ask_key(struct fleet *f, struct model *m, int key)
+{
+	struct fleet_ask *a = &f->ask;
+	size_t n = 0, runs = 0;
+
+	if (keys_action(key) != ACTION_YES) {
+		fleet_ask_clear(f);
+		model_message(m, MSG_INFO, "cancelled: nothing sent");
+		return;
+	}
+	f->sends = xcalloc(a->n_to + 1, sizeof *f->sends);
+	for (size_t t = 0; t < a->n_to; t++) {
+		struct fleet_send *to = &a->to[t];
+		struct fleet_send *out = &f->sends[f->n_sends];
+		struct model *rm;
+
+		if (to->run >= f->n_runs || fleet_run_ended(f, to->run) ||
+		    f->runs[to->run].m->disconnected)
+			continue;
+		rm = f->runs[to->run].m;
+		*out = (struct fleet_send){ .run = to->run,
+		    .verdict = a->verdict,
+		    .ids = xcalloc(to->n + 1, sizeof *out->ids) };
+		for (size_t k = 0; k < to->n; k++) {
+			for (size_t i = 0; i < rm->n_pending; i++) {
+				struct pending *p = rm->pending[i];
+
+				if (p->id != to->ids[k] ||
+				    p->sent != VERDICT_NONE)
+					continue;
+				p->sent = a->verdict;
+				out->ids[out->n++] = p->id;
+			}
+		}
+		n += out->n;
+		if (out->n > 0) {
+			runs++;
+			f->n_sends++;
+		} else
+			free(out->ids);
+	}
+	model_message(m, MSG_INFO, "%s %zu request%s in %zu run%s once each: "
+	    "sent", verdict_name(a->verdict), n, n == 1 ? "" : "s", runs,
+	    runs == 1 ? "" : "s");
+	fleet_ask_clear(f);
+}
+
+char *
+fleet_ask_text(const struct fleet *f)
+{
+	const struct fleet_ask *a = &f->ask;
+
+	if (!a->open)
+		return NULL;
+	return xasprintf("%s %zu request%s in %zu run%s, once each (no rule "
+	    "stored): %s - y sends, any other key cancels",
+	    verdict_name(a->verdict), a->n_requests,
+	    a->n_requests == 1 ? "" : "s", a->n_to, a->n_to == 1 ? "" : "s",
+	    a->what);
+}
+
+/*
+ * The answer keys on a line of more than one: a and d ask first (the
+ * group answer); the answers of one request (s, A, D, r, W) say how to
+ * reach one. false hands the key on.
+ */
+static bool
+fleet_group_key(struct fleet *f, struct model *m, int key)
+{
+	enum action a = keys_action(key);
+	ssize_t l;
+
+	if (m->answer.ask != ASK_NONE || m->rules.open || m->ev.editing ||
+	    m->confirm_quit || m->diff.open || m->focus == PANE_AGENT ||
+	    (l = fleet_line_sel(f)) < 0 || f->lines[l].g.n < 2)
+		return false;
+	switch (a) {
+	case ACTION_ALLOW_ONCE:
+	case ACTION_DENY_ONCE:
+		fleet_group_ask(f, m, (size_t)l, a == ACTION_ALLOW_ONCE ?
+		    VERDICT_ALLOW : VERDICT_DENY);
+		break;
+	case ACTION_STAGE_ONCE:
+	case ACTION_ALLOW_RUN:
+	case ACTION_DENY_RUN:
+	case ACTION_DENY_REASON:
+	case ACTION_ALWAYS:
+		model_message(m, MSG_INFO, "this line is %zu requests: a / d "
+		    "answer them all (asks first); Enter opens the first, to "
+		    "answer it alone", f->lines[l].g.n);
+		break;
+	default:
+		return false;
+	}
+	return true;
 }
 
 /* Keys the fleet takes itself; false hands the key to the run's model. */
@@ -475,6 +802,13 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 			f->quit = true;
 		return;
 	}
+	/* A group answer's question owns the keyboard: y or a no. */
+	if (f->ask.open) {
+		fleet_ask_key(f, m, key);
+		m->last_key_ms = m->now_mono;
+		m->keyed = true;
+		return;
+	}
 	/* What the run shows over the screen, a question it asked, a
 	 * paste: the run's own keys, as in a console of one run. Only
 	 * with the agent pane shown and the keys on its requests do the
@@ -482,7 +816,12 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 	 * would hold the console on its run). */
 	if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
 		(void)fleet_key(f, m, key);
-	else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
+	else if (!fleet_overlay(f) && !m->confirm_kill && !m->pasting &&
+	    fleet_group_key(f, m, key)) {
+		/* the quiet period counts this key too (model_armed) */
+		m->last_key_ms = m->now_mono;
+		m->keyed = true;
+	} else if (fleet_overlay(f) || m->confirm_kill || m->pasting ||
 	    key == KEYS_PASTE_START || !fleet_key(f, m, key))
 		model_apply_key(m, key, eff, focus_moved);
 	if (m->quit) {

@@ -5,7 +5,13 @@
  * above the per-run model: each run keeps its own struct model
  * (tui/model.h: its output, its pending requests, its arming, fed by its
  * own connection's messages), and the fleet adds the runs pane's
- * selection and one pending queue across runs, oldest first.
+ * selection and one pending queue across runs, oldest first, read as
+ * lines (issue 31) by the one-run console's grouping (tui/group.h's
+ * group_rows_alike): the sensitive first, each critical request a line
+ * of its own; one run's flood one line; the same request asked in many
+ * runs one line ("20 runs want ..."). a or d on a line of more than one
+ * asks first, naming how many requests in how many runs and what they
+ * amount to; y answers each of them in its own run (fleet_send).
  *
  * No I/O here (as in model.c): the console (tui/console.c) dials each
  * run, keeps its connection at the same index as runs[], feeds that
@@ -13,17 +19,19 @@
  *
  * Selection: the selected run is runs[sel]; the selected request is that
  * run's own m->sel, so arming, the detail view and `a`/`d` are the
- * per-run model's, unchanged. Moving in the queue across a run boundary
- * selects the other run. When the selected request goes (answered,
- * expired), the request that takes its place in the queue is selected
- * and armed afresh: the person did not choose it. A new request never
- * moves the selection.
+ * per-run model's, unchanged; a line stands for its oldest request.
+ * Moving in the queue (by lines) across a run boundary selects the other
+ * run. When the selected request goes (answered, expired), the line that
+ * takes its place is selected and armed afresh: the person did not
+ * choose it. A new request never moves the selection, even one that
+ * lands above it.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tui/group.h"
 #include "tui/model.h"
 #include "tui/view-report.h"
 
@@ -43,6 +51,33 @@ struct fleet_run {
 struct fleet_row {
 	size_t		 run;
 	const struct pending *p;
+};
+
+/* A line of the queue: group_rows_alike's row over queue[] (g.idx are
+ * queue indexes, oldest first), and how many runs its requests are of. */
+struct fleet_line {
+	struct group_row g;
+	size_t		 n_runs;
+	bool		 same;		/* every request the same subject */
+};
+
+/* Answers a group answer sends (the console sends each on its run's
+ * connection: decide(id, verdict, once) for each id). */
+struct fleet_send {
+	size_t		 run;
+	uint64_t	*ids;		/* owned */
+	size_t		 n;
+	enum verdict	 verdict;
+};
+
+/* a or d on a line of more than one: asked first (y sends). */
+struct fleet_ask {
+	bool		 open;
+	enum verdict	 verdict;
+	struct fleet_send *to;		/* per run, the ids asked about */
+	size_t		 n_to;
+	size_t		 n_requests;
+	char		*what;		/* what they amount to, escaped */
 };
 
 /* Another host the console reaches (ward console --host). */
@@ -70,6 +105,21 @@ struct fleet {
 	struct fleet_row *queue;
 	size_t		 n_queue, cap_queue;
 	size_t		 n_pending;	/* not yet answered */
+	/* and the lines the person reads, in their order */
+	struct fleet_line *lines;
+	size_t		 n_lines;
+	size_t		*line_of;	/* queue row -> its line */
+	size_t		 sel_line;	/* the selected line at the last refresh */
+	/* Who takes the selection's place if its request goes: another of
+	 * its line, then the line after it (or before, if last). */
+	size_t		 heir_run[2];
+	uint64_t	 heir_id[2];
+
+	struct fleet_ask ask;
+	/* What the last key answered, run by run: the console sends each
+	 * and calls fleet_sends_done(). */
+	struct fleet_send *sends;
+	size_t		 n_sends;
 };
 
 struct fleet	*fleet_new(void);
@@ -117,6 +167,12 @@ struct model	*fleet_model(const struct fleet *);
 bool		 fleet_overlay(const struct fleet *);
 /* Place of the selected request in the queue, or -1. */
 ssize_t		 fleet_queue_sel(const struct fleet *);
+/* The line that holds the selected request, or -1. */
+ssize_t		 fleet_line_sel(const struct fleet *);
+/* The question of an open group answer (malloc'd), or NULL. */
+char		*fleet_ask_text(const struct fleet *);
+/* The console sent f->sends: forgets them. */
+void		 fleet_sends_done(struct fleet *);
 /* The oldest unanswered request's age in run i (ms), 0 when none. */
 int64_t		 fleet_oldest_wait(const struct fleet *, size_t i);
 /* Unanswered requests of run i. */
@@ -125,7 +181,8 @@ bool		 fleet_run_ended(const struct fleet *, size_t i);
 
 /*
  * One key. *run is the run the effect is for (the console sends it on
- * that run's connection); *focus_moved as model_apply_key().
+ * that run's connection); *focus_moved as model_apply_key(). A group
+ * answer's decides are in f->sends instead, one per run.
  */
 void		 fleet_apply_key(struct fleet *, int key,
 		    struct model_effect *eff, size_t *run, bool *focus_moved);

@@ -11,6 +11,13 @@ void
 view_ask_draw(const struct model *m, struct grid *g)
 {
 	cleanup_free char *text = model_ask_text(m);
+
+	view_ask_text_draw(text, g);
+}
+
+void
+view_ask_text_draw(const char *text, struct grid *g)
+{
 	unsigned attr = GRID_REVERSE | GRID_BOLD | GRID_COLOR(GRID_YELLOW);
 	struct pen p = { .g = NULL, .y = 0 };
 	int rows, y;

@@ -11,6 +11,9 @@
 /* The prompt, wrapped whole above the key line (it is never cut: the
  * person confirms what it says); nothing when no answer asks. */
 void	view_ask_draw(const struct model *, struct grid *);
+/* The same for a question text (NULL: none), e.g. tui/fleet.h's
+ * fleet_ask_text. */
+void	view_ask_text_draw(const char *, struct grid *);
 /* The run's rules in rows [top, bottom). */
 void	view_rules_draw(const struct model *, struct grid *, int top,
 	    int bottom);
