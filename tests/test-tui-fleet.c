@@ -779,6 +779,45 @@ test_selection_stays(void **state)
 	fleet_free(f);
 }
 
+/* While the console opens, runs welcome one after another: until every
+ * run has, and before any key, the first line is selected; after, a new
+ * line on top moves nothing. */
+static void
+test_opening(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	size_t run, a, b;
+
+	(void)state;
+	a = fleet_add(f, "a1a1a1a1");
+	b = fleet_add(f, "b2b2b2b2");
+	fleet_set_now(f, MONO0, WALL0);
+	welcome(f->runs[a].m, "a1a1a1a1", "web", false);
+	request(f->runs[a].m, "a1a1a1a1", 1, "/srv/web/a.html", 9000);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, a);
+	assert_true(f->opening);
+	welcome(f->runs[b].m, "b2b2b2b2", "db", false);
+	ask(f->runs[b].m, "b2b2b2b2", 4, "write", "openat",
+	    "/home/u/.ssh/authorized_keys", "sh", 1000);
+	fleet_refresh(f);
+	assert_false(f->opening);
+	assert_int_equal(f->sel, b);
+	assert_int_equal(f->runs[b].m->sel, 4);
+	assert_int_equal(fleet_line_sel(f), 0);
+	/* a key; then a new critical request on top moves nothing */
+	press(f, 'j', &eff, &run);
+	assert_int_equal(f->sel, a);
+	ask(f->runs[b].m, "b2b2b2b2", 5, "write", "openat", "/etc/passwd",
+	    "sh", 5000);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, a);
+	assert_int_equal(f->runs[a].m->sel, 1);
+	assert_int_equal(fleet_line_sel(f), 2);
+	fleet_free(f);
+}
+
 int
 main(void)
 {
@@ -798,6 +837,7 @@ main(void)
 		cmocka_unit_test(test_cross_run_alike),
 		cmocka_unit_test(test_group_answer_every_run),
 		cmocka_unit_test(test_selection_stays),
+		cmocka_unit_test(test_opening),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

@@ -14,7 +14,10 @@ static void	fleet_lines_clear(struct fleet *);
 struct fleet *
 fleet_new(void)
 {
-	return xcalloc(1, sizeof(struct fleet));
+	struct fleet *f = xcalloc(1, sizeof(struct fleet));
+
+	f->opening = true;
+	return f;
 }
 
 static void
@@ -442,6 +445,20 @@ fleet_select_heir(struct fleet *f)
 	    f->n_lines - 1);
 }
 
+/* Whether every run has said what it holds (its welcome), or is gone. */
+static bool
+fleet_all_heard(const struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct fleet_run *r = &f->runs[i];
+
+		if (r->m->run.state == RUN_UNKNOWN && !r->gone &&
+		    !r->host_gone && !r->m->disconnected)
+			return false;
+	}
+	return true;
+}
+
 void
 fleet_refresh(struct fleet *f)
 {
@@ -475,7 +492,13 @@ fleet_refresh(struct fleet *f)
 	if ((m = fleet_model(f)) == NULL)
 		return;
 	at = fleet_queue_sel(f);
-	if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
+	if (f->opening && !f->keyed && !f->picked && f->n_lines > 0) {
+		/* The console is opening: each run's requests come with its
+		 * welcome, one run after another. Until every run has said
+		 * its own and before any key, the first line is selected. */
+		if (fleet_line_sel(f) != 0)
+			fleet_select_line(f, 0);
+	} else if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
 	    f->n_lines > 0) {
 		/* The selected request went: the one now in its place. */
 		fleet_select_heir(f);
@@ -490,6 +513,8 @@ fleet_refresh(struct fleet *f)
 		f->sel_line = at >= 0 ? f->line_of[at] : 0;
 	}
 	fleet_note_heirs(f);
+	if (f->opening && fleet_all_heard(f))
+		f->opening = false;
 }
 
 static void
@@ -685,24 +710,17 @@ fleet_group_key(struct fleet *f, struct model *m, int key)
 	    m->confirm_quit || m->diff.open || m->focus == PANE_AGENT ||
 	    (l = fleet_line_sel(f)) < 0 || f->lines[l].g.n < 2)
 		return false;
-	switch (a) {
-	case ACTION_ALLOW_ONCE:
-	case ACTION_DENY_ONCE:
+	if (a == ACTION_ALLOW_ONCE || a == ACTION_DENY_ONCE)
 		fleet_group_ask(f, m, (size_t)l, a == ACTION_ALLOW_ONCE ?
 		    VERDICT_ALLOW : VERDICT_DENY);
-		break;
-	case ACTION_STAGE_ONCE:
-	case ACTION_ALLOW_RUN:
-	case ACTION_DENY_RUN:
-	case ACTION_DENY_REASON:
-	case ACTION_ALWAYS:
+	else if (a == ACTION_STAGE_ONCE || a == ACTION_ALLOW_RUN ||
+	    a == ACTION_DENY_RUN || a == ACTION_DENY_REASON ||
+	    a == ACTION_ALWAYS)
 		model_message(m, MSG_INFO, "this line is %zu requests: a / d "
 		    "answer them all (asks first); Enter opens the first, to "
 		    "answer it alone", f->lines[l].g.n);
-		break;
-	default:
+	else
 		return false;
-	}
 	return true;
 }
 
@@ -797,6 +815,7 @@ fleet_apply_key(struct fleet *f, int key, struct model_effect *eff,
 	eff->kind = EFFECT_NONE;
 	*focus_moved = false;
 	*run = f->sel;
+	f->keyed = true;
 	if (m == NULL) {
 		if (keys_action(key) == ACTION_QUIT)
 			f->quit = true;

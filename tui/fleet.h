@@ -24,7 +24,8 @@
  * run. When the selected request goes (answered, expired), the line that
  * takes its place is selected and armed afresh: the person did not
  * choose it. A new request never moves the selection, even one that
- * lands above it.
+ * lands above it; only while the console opens (before any key, until
+ * every run has said its welcome) is the first line selected.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,6 +100,9 @@ struct fleet {
 	uint64_t	 sel_id;	/* its request selected at the last refresh */
 	size_t		 sel_pos;	/* and that request's place in the queue */
 	bool		 picked;	/* the person chose the run ([ ] 1-9) */
+	bool		 keyed;		/* a key has come */
+	bool		 opening;	/* not every run has said its welcome
+					 * yet: the first line is selected */
 	bool		 quit;
 
 	/* Built by fleet_refresh(): every run's pending, oldest first. */
