@@ -699,6 +699,16 @@ test_group_answer_every_run(void **state)
 	}
 	assert_int_equal(f->runs[20].m->pending[0]->sent, VERDICT_NONE);
 	fleet_sends_done(f);
+	{
+		/* the line says so until the runs resolve them */
+		cleanup_free char *sent = view_fleet_render_text(f, 200, 50,
+		    f->reps);
+		const char *h = strstr(sent, "> [job01 +19 runs] #3 +19");
+
+		assert_non_null(h);
+		assert_true(strstr(h, "allow sent") != NULL &&
+		    strstr(h, "allow sent") < strchr(h, '\n'));
+	}
 	/* Each run resolves it: the line goes; the next takes its place,
 	 * armed afresh. */
 	for (size_t r = 0; r < 20; r++)
@@ -815,6 +825,20 @@ test_opening(void **state)
 	assert_int_equal(f->sel, a);
 	assert_int_equal(f->runs[a].m->sel, 1);
 	assert_int_equal(fleet_line_sel(f), 2);
+	fleet_free(f);
+
+	/* A run never reached ends the opening after 5 s all the same. */
+	f = fleet_new();
+	a = fleet_add(f, "a1a1a1a1");
+	(void)fleet_add(f, "c3c3c3c3");
+	fleet_set_now(f, MONO0, WALL0);
+	welcome(f->runs[a].m, "a1a1a1a1", "web", false);
+	request(f->runs[a].m, "a1a1a1a1", 1, "/srv/web/a.html", 9000);
+	fleet_refresh(f);
+	assert_true(f->opening);
+	fleet_set_now(f, MONO0 + 5000, WALL0 + 5000);
+	fleet_refresh(f);
+	assert_false(f->opening);
 	fleet_free(f);
 }
 

@@ -8,6 +8,10 @@
 #include "config/util.h"
 #include "tui/keys.h"
 
+/* The longest the console "opens" (the first line selected until every
+ * run has said its welcome): a run not reached by then comes later. */
+#define FLEET_OPENING_MS	5000
+
 static void	fleet_ask_clear(struct fleet *);
 static void	fleet_lines_clear(struct fleet *);
 
@@ -202,6 +206,8 @@ fleet_reset(struct fleet *f, size_t i)
 void
 fleet_set_now(struct fleet *f, int64_t mono_ms, int64_t wall_ms)
 {
+	if (f->open_until == 0)
+		f->open_until = mono_ms + FLEET_OPENING_MS;
 	for (size_t i = 0; i < f->n_runs; i++)
 		model_set_now(f->runs[i].m, mono_ms, wall_ms);
 }
@@ -452,8 +458,9 @@ fleet_all_heard(const struct fleet *f)
 	for (size_t i = 0; i < f->n_runs; i++) {
 		const struct fleet_run *r = &f->runs[i];
 
-		if (r->m->run.state == RUN_UNKNOWN && !r->gone &&
-		    !r->host_gone && !r->m->disconnected)
+		/* one not reached yet (busy: its control socket's backlog
+		 * full) is dialled again by the next scan */
+		if (r->m->run.state == RUN_UNKNOWN && !r->host_gone)
 			return false;
 	}
 	return true;
@@ -513,7 +520,8 @@ fleet_refresh(struct fleet *f)
 		f->sel_line = at >= 0 ? f->line_of[at] : 0;
 	}
 	fleet_note_heirs(f);
-	if (f->opening && fleet_all_heard(f))
+	if (f->opening && (fleet_all_heard(f) ||
+	    (f->open_until != 0 && m->now_mono >= f->open_until)))
 		f->opening = false;
 }
 

@@ -25,7 +25,8 @@
  * takes its place is selected and armed afresh: the person did not
  * choose it. A new request never moves the selection, even one that
  * lands above it; only while the console opens (before any key, until
- * every run has said its welcome) is the first line selected.
+ * every run has said its welcome, 5 s at most) is the first line
+ * selected.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,6 +104,7 @@ struct fleet {
 	bool		 keyed;		/* a key has come */
 	bool		 opening;	/* not every run has said its welcome
 					 * yet: the first line is selected */
+	int64_t		 open_until;	/* mono ms: opening ends by then */
 	bool		 quit;
 
 	/* Built by fleet_refresh(): every run's pending, oldest first. */

@@ -254,8 +254,13 @@ view_group_head(const struct view_line *l, struct grid *g, int y,
 	char right[64];
 	int rx;
 
-	model_countdown(l->m, p, right, sizeof right - 1);
-	strcat(right, " ");
+	if (l->sent != VERDICT_NONE)
+		snprintf(right, sizeof right, "%s sent ",
+		    verdict_name(l->sent));
+	else {
+		model_countdown(l->m, p, right, sizeof right - 1);
+		strcat(right, " ");
+	}
 	if (selected)
 		grid_fill(g, y, 0, g->w, attr);
 	rx = g->w - grid_width(right);
@@ -327,7 +332,12 @@ view_pending_block(const struct model *m, const struct group_row *row,
     struct pen *pen, int w, bool selected, bool brief, bool *whole)
 {
 	struct view_line l = { .m = m, .p = m->pending[row->idx[0]],
-	    .n = row->n, .rank = row->rank, .glob = row->glob };
+	    .n = row->n, .rank = row->rank, .glob = row->glob,
+	    .sent = m->pending[row->idx[0]]->sent };
+
+	for (size_t k = 1; k < row->n; k++)
+		if (m->pending[row->idx[k]]->sent != l.sent)
+			l.sent = VERDICT_NONE;
 
 	if (brief && row->n == 1) {
 		view_pending_brief(m, row, pen, w, selected, whole);

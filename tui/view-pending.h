@@ -54,6 +54,8 @@ struct view_line {
 	const char	*run_name;	/* the oldest's run, for n_runs > 1 */
 	const char	*runs;		/* "web, db, ..." for n_runs > 1 */
 	bool		 same;		/* every request the same subject */
+	enum verdict	 sent;		/* what every request of it was sent,
+					 * VERDICT_NONE while one is not */
 };
 void	view_pending_line_draw(const struct view_line *, struct pen *, int w,
 	    bool selected, bool *whole);

@@ -205,7 +205,12 @@ view_runs_block(const struct fleet *f, size_t at, struct pen *pen, int w,
 	cleanup_free char *runs = l->n_runs > 1 ? view_runs_names(f, l) : NULL;
 	struct view_line vl = { .m = fr->m, .p = row->p, .n = l->g.n,
 	    .n_runs = l->n_runs, .rank = l->g.rank, .glob = l->g.glob,
-	    .label = label, .run_name = name, .runs = runs, .same = l->same };
+	    .label = label, .run_name = name, .runs = runs, .same = l->same,
+	    .sent = row->p->sent };
+
+	for (size_t k = 1; k < l->g.n; k++)
+		if (f->queue[l->g.idx[k]].p->sent != vl.sent)
+			vl.sent = VERDICT_NONE;
 
 	view_pending_line_draw(&vl, pen, w, selected, whole);
 }

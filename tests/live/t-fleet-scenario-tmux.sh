@@ -141,44 +141,56 @@ else
 	fail "the authorized_keys write shows no risk line"
 fi
 
-# Clear it: read the selected line, answer it, count every key.
+# Clear it: read the selected line, answer it, count every key. As a
+# person would: a line whose answer is sent ("allow sent") is waited
+# for, not answered again; before a, the line is looked at again after
+# the arming time (it may have gone, another in its place); before y,
+# the question is read (it must name what was meant, else Esc).
+capture_quiet() {
+	tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null
+}
+sel_head() { sel_block | head -n 1; }
+intent() {	# the key the selected line gets: a for the writes outside
+	if sel_block | grep -q "$WT_CANARY/out/"; then echo a; else echo d; fi
+}
 keys=0
 t0=$(now_ms)
-last=
 stuck=0
 for i in $(seq 1 $((want + 50))); do
-	capture_quiet() {
-		tm capture-pane -p -J -t ward >"$WT_SCRATCH/screen.txt" 2>/dev/null
-	}
 	capture_quiet
 	grep -q 'pending: none in any run' "$WT_SCRATCH/screen.txt" && break
-	block=$(sel_block)
-	head=$(printf '%s\n' "$block" | head -n 1)
-	if [ -z "$head" ]; then
+	head=$(sel_head)
+	if [ -z "$head" ] || printf '%s\n' "$head" | grep -q ' sent *$'; then
 		sleep 0.05
 		continue
 	fi
-	if printf '%s\n' "$block" | grep -q "$WT_CANARY/out/"; then
-		k=a
+	k=$(intent)
+	if [ "$k" = a ]; then
 		# armed: shown whole for 0.5 s, no key for 0.4 s
 		sleep 0.7
-	else
-		k=d
+		capture_quiet
+		[ "$(sel_head)" = "$head" ] || continue
 	fi
 	tm send-keys -t ward "$k"
 	keys=$((keys + 1))
 	if printf '%s\n' "$head" | grep -q 'alike'; then
 		if wait_for 5 on_screen 'y sends'; then
-			tm send-keys -t ward y
+			q=$(grep -A1 -E '^ (allow|deny) [0-9]+ request' "$WT_SCRATCH/screen.txt" | tr -d '\n')
+			if [ "$k" = a ] && ! printf '%s\n' "$q" | grep -q '/out/\*'; then
+				capture "wrong-question-$keys"
+				tm send-keys -t ward Escape
+			else
+				tm send-keys -t ward y
+			fi
 			keys=$((keys + 1))
 		else
 			capture "no-question-$keys"
 		fi
 	fi
-	# the selection moves on once the answer is sent
+	# the selection moves on, or the line shows its answer sent
 	moved() {
 		capture_quiet
-		[ "$(sel_block | head -n 1)" != "$head" ] ||
+		[ "$(sel_head)" != "$head" ] ||
 		    grep -q 'pending: none in any run' "$WT_SCRATCH/screen.txt"
 	}
 	if ! wait_for 10 moved; then
@@ -224,9 +236,9 @@ assert_eq "files written outside (one per job)" "$N" \
     "$(find "$WT_CANARY/out" -type f | wc -l)"
 # authorized_keys was the first answer of them all (asked at time_ms,
 # answered wait_ms later)
-ak=$(jq -r 'select(.how == "person" and (.subject | test("authorized_keys$"))) | .time_ms + .wait_ms' "$f" | head -n 1)
-first=$(cat "$WT_ARTIFACTS"/log-*.json | jq -r 'select(.how == "person") | .time_ms + .wait_ms' | sort -n | head -n 1)
-if [ -n "$ak" ] && [ "$ak" = "$first" ]; then
+ak=$(jq -s '[.[] | select(.how == "person" and (.subject | test("authorized_keys$"))) | .time_ms + .wait_ms] | min' "$f")
+first=$(jq -s '[.[] | select(.how == "person") | .time_ms + .wait_ms] | min' "$WT_ARTIFACTS"/log-*.json)
+if [ "$ak" != null ] && [ "$ak" = "$first" ]; then
 	note "ok: the authorized_keys write was answered first"
 else
 	fail "the authorized_keys write was not answered first ($ak, first $first)"
