@@ -466,11 +466,30 @@ fleet_all_heard(const struct fleet *f)
 	return true;
 }
 
+/* What the queue holds, in its order (FNV-1a over run, id, pointer). */
+static uint64_t
+fleet_queue_sig(const struct fleet *f)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < f->n_queue; i++) {
+		uint64_t v[3] = { f->queue[i].run, f->queue[i].p->id,
+		    (uint64_t)(uintptr_t)f->queue[i].p };
+
+		for (size_t k = 0; k < 3; k++) {
+			h ^= v[k];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	return h ^ f->n_queue;
+}
+
 void
 fleet_refresh(struct fleet *f)
 {
 	const struct model *m;
 	ssize_t at;
+	uint64_t sig;
 
 	if (f->sel >= f->n_runs)
 		f->sel = f->n_runs > 0 ? f->n_runs - 1 : 0;
@@ -494,7 +513,13 @@ fleet_refresh(struct fleet *f)
 	}
 	if (f->n_queue > 1)	/* never qsort(NULL, 0): UB all the same */
 		qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
-	fleet_lines_build(f);
+	/* The lines again only when the queue is not the same: grouping
+	 * 10000 requests is most of a frame (tests/bench/console.c). */
+	sig = fleet_queue_sig(f);
+	if (sig != f->lines_sig || f->n_lines == 0) {
+		fleet_lines_build(f);
+		f->lines_sig = sig;
+	}
 
 	if ((m = fleet_model(f)) == NULL)
 		return;

@@ -115,6 +115,7 @@ struct fleet {
 	struct fleet_line *lines;
 	size_t		 n_lines;
 	size_t		*line_of;	/* queue row -> its line */
+	uint64_t	 lines_sig;	/* the queue they were built from */
 	size_t		 sel_line;	/* the selected line at the last refresh */
 	/* Who takes the selection's place if its request goes: another of
 	 * its line, then the line after it (or before, if last). */
