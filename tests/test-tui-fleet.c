@@ -728,10 +728,18 @@ test_group_answer_every_run(void **state)
 	assert_int_equal(f->n_sends, 0);
 	for (size_t r = 0; r < 20; r++)
 		assert_int_equal(f->runs[r].m->pending[1]->sent, VERDICT_NONE);
-	/* d y: denied in every run */
+	/* d y: denied in every run still connected (job20's link is
+	 * down: neither counted nor sent to) */
+	model_set_disconnected(f->runs[19].m, "connection lost");
 	press(f, 'd', &eff, &run);
+	free(q);
+	q = fleet_ask_text(f);
+	assert_non_null(strstr(q, "deny 19 requests in 19 runs"));
 	press(f, 'y', &eff, &run);
-	assert_int_equal(f->n_sends, 20);
+	assert_int_equal(f->n_sends, 19);
+	for (size_t k = 0; k < f->n_sends; k++)
+		assert_true(f->sends[k].run != 19);
+	assert_int_equal(f->runs[19].m->pending[1]->sent, VERDICT_NONE);
 	fleet_sends_done(f);
 	/* A, D, r, W, s on a line of many: one request's answers, not
 	 * offered here; nothing asked, nothing sent */

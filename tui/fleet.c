@@ -641,7 +641,9 @@ fleet_group_ask(struct fleet *f, struct model *m, size_t l, enum verdict v)
 		const struct fleet_row *r = &f->queue[fl->g.idx[k]];
 		struct fleet_send *to = NULL;
 
-		if (r->p->sent != VERDICT_NONE)
+		/* what can still be answered: not sent, its run there */
+		if (r->p->sent != VERDICT_NONE || fleet_run_ended(f, r->run) ||
+		    f->runs[r->run].m->disconnected)
 			continue;
 		for (size_t t = 0; t < a->n_to; t++)
 			if (a->to[t].run == r->run)
