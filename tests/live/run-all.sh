@@ -19,7 +19,8 @@
 # from npm, ~750 MB: t-agents, t-net-agents-e2e; skipped without it,
 # saying so), WARD_SCENARIO_RUNS and WARD_SCENARIO_FLOOD (the size of
 # t-fleet-scenario-tmux, which gets at least 600 s: 8 runs and 500 by
-# default),
+# default; WARD_SCENARIO_BLIND=1 answers y to questions not drawn, for
+# an older build's figures),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward, ward-tui and ward-supervisor to test, default the repository's; `make
@@ -422,6 +423,7 @@ for u in "${users[@]}"; do
 			WARD_TEST_AGENTS="${WARD_TEST_AGENTS:-}"
 			WARD_SCENARIO_RUNS="${WARD_SCENARIO_RUNS:-}"
 			WARD_SCENARIO_FLOOD="${WARD_SCENARIO_FLOOD:-}"
+			WARD_SCENARIO_BLIND="${WARD_SCENARIO_BLIND:-}"
 			XDG_STATE_HOME="$d/state" XDG_RUNTIME_DIR="$d/runtime"
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
