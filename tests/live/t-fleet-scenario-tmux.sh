@@ -58,7 +58,9 @@ EOF
 cat >"$WT_CANARY/bin/job.sh" <<'EOF'
 py=/usr/bin/python3
 $py "$1/bin/job.py" write "$1" &
-$py "$1/bin/job.py" name "$1" &
+# the resolver keeps asking for 2 minutes (glibc's default gives up
+# after 10 s: the request would outlive its asker)
+RES_OPTIONS="timeout:30 attempts:4" $py "$1/bin/job.py" name "$1" &
 $py -m pip install --no-cache-dir --disable-pip-version-check --no-input \
     --retries 0 --timeout 2 -i http://127.0.0.1:9/simple --target /tmp/lib \
     wardtiny >/dev/null 2>&1
