@@ -728,9 +728,11 @@ test_group_answer_every_run(void **state)
 	assert_int_equal(f->n_sends, 0);
 	for (size_t r = 0; r < 20; r++)
 		assert_int_equal(f->runs[r].m->pending[1]->sent, VERDICT_NONE);
-	/* d y: denied in every run still connected (job20's link is
-	 * down: neither counted nor sent to) */
-	model_set_disconnected(f->runs[19].m, "connection lost");
+	/* d y: denied in every run still there (job20's supervisor went
+	 * away, its requests still listed: neither counted nor sent to) */
+	f->runs[19].gone = true;
+	fleet_refresh(f);
+	assert_int_equal(f->lines[fleet_line_sel(f)].g.n, 20);
 	press(f, 'd', &eff, &run);
 	free(q);
 	q = fleet_ask_text(f);
