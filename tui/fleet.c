@@ -418,10 +418,12 @@ fleet_note_heirs(struct fleet *f)
 	if (l < 0)
 		return;
 	if (f->lines[l].g.n > 1) {
-		const struct fleet_row *r = &f->queue[f->lines[l].g.idx[
-		    f->queue[f->lines[l].g.idx[0]].p->id == f->sel_id &&
-		    f->queue[f->lines[l].g.idx[0]].run == f->sel ? 1 : 0]];
+		const size_t *idx = f->lines[l].g.idx;
+		const struct fleet_row *r = &f->queue[idx[0]];
 
+		/* the line's oldest other than the selected request */
+		if (r->run == f->sel && r->p->id == f->sel_id)
+			r = &f->queue[idx[1]];
 		f->heir_run[0] = r->run;
 		f->heir_id[0] = r->p->id;
 	}
