@@ -5,11 +5,12 @@
  * above the per-run model: each run keeps its own struct model
  * (tui/model.h: its output, its pending requests, its arming, fed by its
  * own connection's messages), and the fleet adds the runs pane's
- * selection and one pending queue across runs, oldest first, read as
- * lines (issue 31) by the one-run console's grouping (tui/group.h's
- * group_rows_alike): the sensitive first, each critical request a line
- * of its own; one run's flood one line; the same request asked in many
- * runs one line ("20 runs want ..."). a or d on a line of more than one
+ * selection and one pending queue across runs (queue[], oldest first),
+ * read as lines (issue 31) by the one-run console's grouping
+ * (tui/group.h's group_rows_alike): the sensitive first, each critical
+ * request a line of its own; one run's flood one line; the same request
+ * asked in many runs one line ("[job01 +19 runs] #3 +19 ... (20
+ * alike)"); then oldest first. a or d on a line of more than one
  * asks first, naming how many requests in how many runs and what they
  * amount to; y answers each of them in its own run (fleet_send).
  *
