@@ -822,10 +822,20 @@ test_opening(void **state)
 	ask(f->runs[b].m, "b2b2b2b2", 4, "write", "openat",
 	    "/home/u/.ssh/authorized_keys", "sh", 1000);
 	fleet_refresh(f);
-	assert_false(f->opening);
+	assert_true(f->opening);	/* the queue just changed */
 	assert_int_equal(f->sel, b);
 	assert_int_equal(f->runs[b].m->sel, 4);
 	assert_int_equal(fleet_line_sel(f), 0);
+	/* the rest of a flood after the welcome, as requests: still
+	 * opening, the newest critical on top selected */
+	fleet_set_now(f, MONO0 + 200, WALL0 + 200);
+	ask(f->runs[a].m, "a1a1a1a1", 2, "write", "openat",
+	    "/home/u/.bashrc", "sh", 500);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, b);		/* the older critical first */
+	fleet_set_now(f, MONO0 + 700, WALL0 + 700);
+	fleet_refresh(f);
+	assert_false(f->opening);
 	/* a key; then a new critical request on top moves nothing */
 	press(f, 'j', &eff, &run);
 	assert_int_equal(f->sel, a);
@@ -833,7 +843,7 @@ test_opening(void **state)
 	    "sh", 5000);
 	fleet_refresh(f);
 	assert_int_equal(f->sel, a);
-	assert_int_equal(f->runs[a].m->sel, 1);
+	assert_int_equal(f->runs[a].m->sel, 2);	/* .bashrc, still */
 	assert_int_equal(fleet_line_sel(f), 2);
 	fleet_free(f);
 

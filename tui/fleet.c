@@ -11,6 +11,9 @@
 /* The longest the console "opens" (the first line selected until every
  * run has said its welcome): a run not reached by then comes later. */
 #define FLEET_OPENING_MS	5000
+/* ... and ends once every run has welcomed and no request came for this
+ * long. */
+#define FLEET_SETTLE_MS		500
 
 static void	fleet_ask_clear(struct fleet *);
 static void	fleet_lines_clear(struct fleet *);
@@ -520,6 +523,8 @@ fleet_refresh(struct fleet *f)
 	sig = fleet_queue_sig(f);
 	if (sig != f->lines_sig || f->n_lines == 0) {
 		fleet_lines_build(f);
+		if (sig != f->lines_sig && f->n_runs > 0)
+			f->changed_at = f->runs[0].m->now_mono;
 		f->lines_sig = sig;
 	}
 
@@ -547,7 +552,10 @@ fleet_refresh(struct fleet *f)
 		f->sel_line = at >= 0 ? f->line_of[at] : 0;
 	}
 	fleet_note_heirs(f);
-	if (f->opening && (fleet_all_heard(f) ||
+	/* A welcome holds what fits 256 KiB; the rest of a flood follows
+	 * as requests (PROTOCOL.md): the queue settles first. */
+	if (f->opening && ((fleet_all_heard(f) &&
+	    m->now_mono - f->changed_at >= FLEET_SETTLE_MS) ||
 	    (f->open_until != 0 && m->now_mono >= f->open_until)))
 		f->opening = false;
 }

@@ -26,8 +26,8 @@
  * takes its place is selected and armed afresh: the person did not
  * choose it. A new request never moves the selection, even one that
  * lands above it; only while the console opens (before any key, until
- * every run has said its welcome, 5 s at most) is the first line
- * selected.
+ * every run has said its welcome and the queue has been still for half
+ * a second, 5 s at most) is the first line selected.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -117,6 +117,7 @@ struct fleet {
 	size_t		 n_lines;
 	size_t		*line_of;	/* queue row -> its line */
 	uint64_t	 lines_sig;	/* the queue they were built from */
+	int64_t		 changed_at;	/* mono ms: when the queue last changed */
 	size_t		 sel_line;	/* the selected line at the last refresh */
 	/* Who takes the selection's place if its request goes: another of
 	 * its line, then the line after it (or before, if last). */
