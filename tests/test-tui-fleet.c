@@ -3,6 +3,7 @@
  * Models fed with messages, keys applied, screens compared with
  * tests/golden/NAME.txt (UPDATE_GOLDEN=1 rewrites them). Run from the
  * repository root; the clock is fake. */
+#include <inttypes.h>
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,8 +83,82 @@ request(struct model *m, const char *run, uint64_t id, const char *path,
 	    "deadline_ms", (json_int_t)(WALL0 - age_ms + 120000)));
 }
 
+/* A request of any kind, as the supervisor sends it. */
+static void
+ask(struct model *m, const char *run, uint64_t id, const char *kind,
+    const char *syscall, const char *subject, const char *cmdline,
+    int64_t age_ms)
+{
+	feed_msg(m, json_pack("{s:s,s:{s:I,s:s,s:i,s:s,s:s,s:s,s:s,s:s,"
+	    "s:s,s:s,s:I,s:I}}", "type", "request", "request",
+	    "id", (json_int_t)id, "run", run, "pid", 4100 + (int)id,
+	    "kind", kind, "syscall", syscall, "subject", subject,
+	    "detail", "", "cmdline", cmdline, "cwd", "/work",
+	    "why", "no rule", "created_ms", (json_int_t)(WALL0 - age_ms),
+	    "deadline_ms", (json_int_t)(WALL0 - age_ms + 120000)));
+}
+
+#define PIP	"pip install wardtiny (1 package) -> /work/lib; index " \
+		"http://pypi.org/simple; hosts pypi.org:80"
+
+/*
+ * The operator's scenario (issue 31) in models: n runs job01.. each ask
+ * a write into one folder outside, a name, and a pip install, all by the
+ * same program; one run more, "flood", asks 500 writes and then, 2 s
+ * later (newest of all), a write of ~/.ssh/authorized_keys.
+ */
+static struct fleet *
+scenario(size_t n)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	for (size_t r = 0; r < n; r++) {
+		char key[16], name[16], out[64];
+
+		snprintf(key, sizeof key, "%08zx", 0xa0000000 + r);
+		snprintf(name, sizeof name, "job%02zu", r + 1);
+		snprintf(out, sizeof out, "/srv/out/%s.txt", name);
+		i = fleet_add(f, key);
+		welcome(f->runs[i].m, key, name, false);
+		ask(f->runs[i].m, key, 1, "write", "openat", out,
+		    "python3 /work/job.py", 30000 - (int64_t)r * 10);
+		ask(f->runs[i].m, key, 2, "dns", "sendto", "names.test",
+		    "python3 /work/job.py", 29000 - (int64_t)r * 10);
+		ask(f->runs[i].m, key, 3, "package", "execve", PIP,
+		    "python3 -m pip install --target /work/lib wardtiny",
+		    28000 - (int64_t)r * 10);
+	}
+	i = fleet_add(f, "f1f2f3f4");
+	welcome(f->runs[i].m, "f1f2f3f4", "flood", false);
+	for (uint64_t k = 1; k <= 500; k++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "/srv/flood/f%03" PRIu64, k);
+		ask(f->runs[i].m, "f1f2f3f4", k, "write", "openat", path,
+		    "python3 flood.py", 10000 - (int64_t)k);
+	}
+	ask(f->runs[i].m, "f1f2f3f4", 501, "write", "openat",
+	    "/home/u/.ssh/authorized_keys", "python3 flood.py", 7000);
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	return f;
+}
+
+/* Renders, then again once the rows are armed (DESIGN §9). */
+static void
+arm(struct fleet *f, int64_t *t)
+{
+	free(view_fleet_render_text(f, 200, 50, f->reps));
+	fleet_note_view(f);
+	*t += 600;
+	fleet_set_now(f, MONO0 + *t, WALL0 + *t);
+	free(view_fleet_render_text(f, 200, 50, f->reps));
+	fleet_note_view(f);
+}
+
 /* Four runs: web (2 waiting), db (1, the oldest), docs (ended), lint
- * (none). */
+ * (none). Nothing sensitive (tui/group.h): oldest first. */
 static struct fleet *
 base(void)
 {
@@ -92,8 +167,8 @@ base(void)
 
 	i = fleet_add(f, "a1b2c3d4");
 	welcome(f->runs[i].m, "a1b2c3d4", "web", false);
-	request(f->runs[i].m, "a1b2c3d4", 1, "/home/u/.bashrc", 20000);
-	request(f->runs[i].m, "a1b2c3d4", 2, "/etc/hosts", 5000);
+	request(f->runs[i].m, "a1b2c3d4", 1, "/srv/web/a.html", 20000);
+	request(f->runs[i].m, "a1b2c3d4", 2, "/srv/web/b.html", 5000);
 	i = fleet_add(f, "b2c3d4e5");
 	welcome(f->runs[i].m, "b2c3d4e5", "db", false);
 	request(f->runs[i].m, "b2c3d4e5", 1, "/var/lib/db/x", 42000);
@@ -484,7 +559,7 @@ test_hosts(void **state)
 	(void)state;
 	l = fleet_add(f, "a1b2c3d4");
 	welcome(f->runs[l].m, "a1b2c3d4", "web", false);
-	request(f->runs[l].m, "a1b2c3d4", 1, "/home/u/.bashrc", 5000);
+	request(f->runs[l].m, "a1b2c3d4", 1, "/srv/web/a.html", 5000);
 	h1 = fleet_add_on(f, "build1", "a1b2c3d4");
 	welcome(f->runs[h1].m, "a1b2c3d4", "web", false);
 	request(f->runs[h1].m, "a1b2c3d4", 1, "/srv/b1", 30000);
@@ -958,8 +1033,8 @@ trio(int64_t *mono)
 
 	i = fleet_add(f, "a1b2c3d4");
 	welcome_policy(f->runs[i].m, "a1b2c3d4", "web");
-	ask_write(f->runs[i].m, "a1b2c3d4", 1, "/home/u/.bashrc", 30000);
-	ask_write(f->runs[i].m, "a1b2c3d4", 2, "/etc/hosts", 5000);
+	ask_write(f->runs[i].m, "a1b2c3d4", 1, "/srv/web/index.html", 30000);
+	ask_write(f->runs[i].m, "a1b2c3d4", 2, "/srv/web/b.html", 5000);
 	i = fleet_add(f, "b2c3d4e5");
 	welcome_policy(f->runs[i].m, "b2c3d4e5", "db");
 	ask_write(f->runs[i].m, "b2c3d4e5", 1, "/srv/db/x", 20000);
@@ -1024,14 +1099,16 @@ open_prompt(struct fleet *f, int64_t *mono, const char *open)
 		if (*k == 'W') {
 			assert_int_equal(eff.kind, EFFECT_ALWAYS_PLAN);
 			model_always_plan(f->runs[0].m, eff.request, 12,
-			    "    /home/u/.bashrc ; always, from run a1b2c3d4",
+			    "    /srv/web/index.html ; always, from run a1b2c3d4",
 			    NULL);
 		} else {
 			assert_int_equal(eff.kind, EFFECT_NONE);
 		}
 	}
 	assert_int_equal(f->sel, 0);
-	assert_true(model_prompt_open(f->runs[0].m));
+	if (!model_prompt_open(f->runs[0].m))
+		fail_msg("prompt %s not open: %s", open,
+		    f->runs[0].m->message ? f->runs[0].m->message : "-");
 }
 
 /*
@@ -1090,7 +1167,7 @@ yes_no_prompt(const char *open, enum model_prompt want)
 		    EFFECT_ALWAYS : EFFECT_DECIDE);
 		assert_int_equal(eff.request, 1);
 		assert_int_equal(eff.scope, SCOPE_RUN);
-		assert_string_equal(eff.rule, "/home/u/.bashrc");
+		assert_string_equal(eff.rule, "/srv/web/index.html");
 		assert_int_equal(eff.verdict, strcmp(open, "D") == 0 ?
 		    VERDICT_DENY : VERDICT_ALLOW);
 	}
@@ -1292,9 +1369,10 @@ test_prompt_keeps_run(void **state)
 	assert_int_equal(eff.n_requests, 1);
 	assert_int_equal(eff.requests[0], 2);
 	assert_int_equal(f->runs[1].m->pending[0]->sent, VERDICT_NONE);
-	/* Closed: the queue selects again. */
+	/* Closed: the queue selects again, a request still to answer. */
 	fleet_refresh(f);
-	assert_int_equal(fleet_queue_sel(f), 0);
+	assert_true(fleet_queue_sel(f) >= 0);
+	assert_int_equal(f->queue[fleet_queue_sel(f)].p->sent, VERDICT_NONE);
 	fleet_free(f);
 }
 
@@ -1411,7 +1489,7 @@ test_compact(void **state)
 	a = render(f, 60, 20);
 	assert_null(strstr(a, "too small"));
 	assert_non_null(strstr(a, "pending: 4 in all, 1 of 4: [web] #1"));
-	assert_non_null(strstr(a, "/home/u/.bashrc"));
+	assert_non_null(strstr(a, "/srv/web/index.html"));
 	assert_non_null(strstr(a, "denied in"));
 	golden("runs-compact-60x20", a);
 	/* The console of one run, compact too: the prompt is drawn there
@@ -1435,6 +1513,376 @@ test_compact(void **state)
 	b = render(f, 39, 12);
 	assert_non_null(strstr(b, "terminal 39x12 is too small"));
 	assert_non_null(strstr(b, "at least 40x10"));
+	fleet_free(f);
+}
+
+/* The scenario's 1561 requests are 5 lines: the authorized_keys write
+ * first and alone, with its risk; the same install in 20 runs, the same
+ * name in 20 runs (one line each), then oldest first the 20 runs' writes
+ * into one folder and the flood. The console opens on the first. */
+static void
+test_cross_run_lines(void **state)
+{
+	struct fleet *f = scenario(20);
+	cleanup_free char *a = NULL, *b = NULL;
+	const struct fleet_line *l = f->lines;
+
+	(void)state;
+	assert_int_equal(f->n_queue, 20 * 3 + 501);
+	assert_int_equal(f->n_lines, 5);
+	assert_int_equal(l[0].g.n, 1);
+	assert_int_equal(l[0].g.rank, GROUP_CRITICAL);
+	assert_string_equal(f->queue[l[0].g.idx[0]].p->subject,
+	    "/home/u/.ssh/authorized_keys");
+	assert_int_equal(l[1].g.rank, GROUP_INSTALL);
+	assert_int_equal(l[1].g.n, 20);
+	assert_int_equal(l[1].n_runs, 20);
+	assert_true(l[1].same);
+	assert_string_equal(l[1].g.glob, PIP);
+	assert_int_equal(l[2].g.rank, GROUP_NETWORK);
+	assert_int_equal(l[2].n_runs, 20);
+	assert_string_equal(l[2].g.glob, "names.test");
+	/* bulk: the 20 runs' writes are older than the flood */
+	assert_int_equal(l[3].g.n, 20);
+	assert_int_equal(l[3].n_runs, 20);
+	assert_false(l[3].same);
+	assert_string_equal(l[3].g.glob, "/srv/out/*");
+	assert_int_equal(l[4].g.n, 500);
+	assert_int_equal(l[4].n_runs, 1);
+	assert_string_equal(l[4].g.glob, "/srv/flood/*");
+	/* each line's requests oldest first */
+	assert_string_equal(f->queue[l[3].g.idx[0]].p->subject,
+	    "/srv/out/job01.txt");
+	assert_string_equal(f->queue[l[4].g.idx[0]].p->subject,
+	    "/srv/flood/f001");
+	/* opens on the sensitive one */
+	assert_int_equal(fleet_line_sel(f), 0);
+	assert_int_equal(f->sel, 20);
+	assert_int_equal(f->runs[20].m->sel, 501);
+
+	a = view_fleet_render_text(f, 200, 50, f->reps);
+	golden("runs-flood-200x50", a);
+	assert_non_null(strstr(a, "risk     ssh authorized_keys"));
+	assert_non_null(strstr(a, "[job01 +19 runs] #3 +19  wants to install "
+	    "wardtiny with pip, from pypi.org  (20 alike)"));
+	assert_non_null(strstr(a, "job01, job02, job03, job04, job05, job06 "
+	    "and 14 more (20 runs)"));
+	b = view_fleet_render_text(f, 80, 24, f->reps);
+	golden("runs-flood-80x24", b);
+	assert_non_null(strstr(b, "authorized_keys"));
+	fleet_free(f);
+}
+
+/* Alike across runs is kind + subject + the process's command line:
+ * never the pid or the run; a critical request is never grouped, and
+ * the same install by another command line is a line of its own. */
+static void
+test_cross_run_alike(void **state)
+{
+	struct fleet *f = fleet_new();
+	size_t i;
+
+	(void)state;
+	for (int r = 0; r < 3; r++) {
+		char key[16];
+
+		snprintf(key, sizeof key, "%08x", 0xb0000000 + r);
+		i = fleet_add(f, key);
+		welcome(f->runs[i].m, key, NULL, false);
+		ask(f->runs[i].m, key, 7, "package", "execve", PIP,
+		    r < 2 ? "pip install wardtiny" : "pip3 install wardtiny",
+		    5000 - r);
+		ask(f->runs[i].m, key, 8, "write", "openat",
+		    "/home/u/.bashrc", "sh -c x", 4000 - r);
+		ask(f->runs[i].m, key, 9, "dns", "sendto", r == 0 ?
+		    "a.test" : "b.test", "sh -c x", 3000 - r);
+	}
+	fleet_set_now(f, MONO0, WALL0);
+	fleet_refresh(f);
+	/* 3 .bashrc alone, the install of two runs, the other's, a.test,
+	 * b.test of two runs */
+	assert_int_equal(f->n_lines, 7);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(f->lines[k].g.rank, GROUP_CRITICAL);
+		assert_int_equal(f->lines[k].g.n, 1);
+	}
+	assert_int_equal(f->lines[3].g.n, 2);
+	assert_int_equal(f->lines[3].n_runs, 2);
+	assert_int_equal(f->lines[4].g.n, 1);
+	assert_int_equal(f->lines[5].g.n, 1);
+	assert_string_equal(f->queue[f->lines[5].g.idx[0]].p->subject,
+	    "a.test");
+	assert_int_equal(f->lines[6].g.n, 2);
+	fleet_free(f);
+}
+
+/* a on a line of many runs asks first, naming how many requests in how
+ * many runs and what; y answers every one in its own run; any other key
+ * sends nothing. Allowing needs the line armed; denying does not. */
+static void
+test_group_answer_every_run(void **state)
+{
+	struct fleet *f = scenario(20);
+	struct model_effect eff;
+	size_t run;
+	int64_t t = 0;
+	cleanup_free char *q = NULL, *shot = NULL;
+
+	(void)state;
+	press(f, 'j', &eff, &run);		/* the install line */
+	assert_int_equal(fleet_line_sel(f), 1);
+	press(f, 'a', &eff, &run);		/* not armed: nothing asked */
+	assert_false(f->ask.open);
+	assert_null(fleet_ask_text(f));
+	arm(f, &t);
+	press(f, 'a', &eff, &run);
+	assert_true(f->ask.open);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	assert_int_equal(f->n_sends, 0);
+	q = fleet_ask_text(f);
+	assert_string_equal(q, "allow 20 requests in 20 runs, once each (no "
+	    "rule stored): wants to install wardtiny with pip, from pypi.org "
+	    "- y sends, any other key cancels");
+	shot = view_fleet_render_text(f, 80, 24, f->reps);
+	golden("runs-flood-ask-80x24", shot);
+	/* nothing answered yet */
+	for (size_t r = 0; r < 20; r++)
+		assert_int_equal(f->runs[r].m->pending[2]->sent, VERDICT_NONE);
+	press(f, 'y', &eff, &run);
+	assert_false(f->ask.open);
+	/* held for the trailing silence (tui/model.h: arming): nothing
+	 * sent, nothing marked, until no key came for MODEL_TRAIL_MS */
+	assert_int_equal(f->n_sends, 0);
+	assert_int_equal(f->n_held, 20);
+	assert_int_equal(f->runs[0].m->pending[2]->sent, VERDICT_NONE);
+	t += MODEL_TRAIL_MS - 1;
+	fleet_set_now(f, MONO0 + t, WALL0 + t);
+	assert_false(fleet_tick(f, &eff, &run));
+	assert_int_equal(f->n_sends, 0);
+	t += 1;
+	fleet_set_now(f, MONO0 + t, WALL0 + t);
+	(void)fleet_tick(f, &eff, &run);
+	assert_int_equal(f->n_held, 0);
+	assert_int_equal(f->n_sends, 20);
+	for (size_t k = 0; k < f->n_sends; k++) {
+		assert_int_equal(f->sends[k].run, k);
+		assert_int_equal(f->sends[k].n, 1);
+		assert_int_equal(f->sends[k].ids[0], 3);
+		assert_int_equal(f->sends[k].verdict, VERDICT_ALLOW);
+		assert_int_equal(f->runs[k].m->pending[2]->sent,
+		    VERDICT_ALLOW);
+		/* the others of that run untouched */
+		assert_int_equal(f->runs[k].m->pending[1]->sent,
+		    VERDICT_NONE);
+	}
+	assert_int_equal(f->runs[20].m->pending[0]->sent, VERDICT_NONE);
+	fleet_sends_done(f);
+	{
+		/* the line says so until the runs resolve them */
+		cleanup_free char *sent = view_fleet_render_text(f, 200, 50,
+		    f->reps);
+		const char *h = strstr(sent, "> [job01 +19 runs] #3 +19");
+
+		assert_non_null(h);
+		assert_true(strstr(h, "allow sent") != NULL &&
+		    strstr(h, "allow sent") < strchr(h, '\n'));
+	}
+	/* Each run resolves it: the line goes; the next takes its place,
+	 * armed afresh. */
+	for (size_t r = 0; r < 20; r++)
+		feed_msg(f->runs[r].m, msg_resolved(3, VERDICT_ALLOW,
+		    HOW_PERSON, "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->n_lines, 4);
+	assert_int_equal(fleet_line_sel(f), 1);
+	assert_int_equal(f->lines[1].g.rank, GROUP_NETWORK);
+	assert_false(model_armed(fleet_model(f), fleet_model(f)->sel));
+
+	/* d asks too (no arming needed); n sends nothing */
+	press(f, 'd', &eff, &run);
+	assert_true(f->ask.open);
+	press(f, 'n', &eff, &run);
+	assert_false(f->ask.open);
+	assert_int_equal(f->n_sends, 0);
+	for (size_t r = 0; r < 20; r++)
+		assert_int_equal(f->runs[r].m->pending[1]->sent, VERDICT_NONE);
+	/* d y: denied in every run still there (job20's supervisor went
+	 * away, its requests still listed: neither counted nor sent to) */
+	f->runs[19].gone = true;
+	fleet_refresh(f);
+	assert_int_equal(f->lines[fleet_line_sel(f)].g.n, 20);
+	press(f, 'd', &eff, &run);
+	free(q);
+	q = fleet_ask_text(f);
+	assert_non_null(strstr(q, "deny 19 requests in 19 runs"));
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->n_sends, 19);
+	for (size_t k = 0; k < f->n_sends; k++)
+		assert_true(f->sends[k].run != 19);
+	assert_int_equal(f->runs[19].m->pending[1]->sent, VERDICT_NONE);
+	fleet_sends_done(f);
+	/* A, D, r, W, s on a line of many: one request's answers, not
+	 * offered here; nothing asked, nothing sent */
+	press(f, 'j', &eff, &run);
+	press(f, 'A', &eff, &run);
+	assert_false(f->ask.open);
+	assert_int_equal(fleet_model(f)->answer.ask, ASK_NONE);
+	assert_int_equal(eff.kind, EFFECT_NONE);
+	fleet_free(f);
+}
+
+/* The selection never moves by itself: a new sensitive request lands on
+ * top, the selection stays on the flood line and d asks about the flood;
+ * a request that joins a group the person looks at is counted in. */
+static void
+test_selection_stays(void **state)
+{
+	struct fleet *f = scenario(3);
+	struct model_effect eff;
+	size_t run;
+	ssize_t flood;
+	cleanup_free char *q = NULL;
+
+	(void)state;
+	press(f, 'G', &eff, &run);
+	flood = fleet_line_sel(f);
+	assert_int_equal(flood, (ssize_t)f->n_lines - 1);
+	assert_int_equal(f->lines[flood].g.n, 500);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 1);
+	/* job02 asks for its .bashrc: on top, after the older critical */
+	ask(f->runs[1].m, "a0000001", 4, "write", "openat",
+	    "/home/u/.bashrc", "python3 /work/job.py", 0);
+	fleet_refresh(f);
+	assert_string_equal(f->queue[f->lines[1].g.idx[0]].p->subject,
+	    "/home/u/.bashrc");
+	assert_int_equal(fleet_line_sel(f), flood + 1);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 1);
+	press(f, 'd', &eff, &run);
+	q = fleet_ask_text(f);
+	assert_non_null(strstr(q, "deny 500 requests in 1 run"));
+	assert_non_null(strstr(q, "/srv/flood/*"));
+	press(f, KEYS_ESC, &eff, &run);
+	assert_false(f->ask.open);
+
+	/* The selected request goes, the rest of its line stays: the
+	 * selection stays on the line (its next oldest). */
+	feed_msg(f->runs[3].m, msg_resolved(1, VERDICT_DENY, HOW_PERSON,
+	    "uid 1000 via console"));
+	fleet_refresh(f);
+	assert_int_equal(f->sel, 3);
+	assert_int_equal(f->runs[3].m->sel, 2);
+	assert_int_equal(f->lines[fleet_line_sel(f)].g.n, 499);
+	fleet_free(f);
+}
+
+/* While the console opens, runs welcome one after another: until every
+ * run has, and before any key, the first line is selected; after, a new
+ * line on top moves nothing. */
+static void
+test_opening(void **state)
+{
+	struct fleet *f = fleet_new();
+	struct model_effect eff;
+	size_t run, a, b;
+
+	(void)state;
+	a = fleet_add(f, "a1a1a1a1");
+	b = fleet_add(f, "b2b2b2b2");
+	fleet_set_now(f, MONO0, WALL0);
+	welcome(f->runs[a].m, "a1a1a1a1", "web", false);
+	request(f->runs[a].m, "a1a1a1a1", 1, "/srv/web/a.html", 9000);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, a);
+	assert_true(f->opening);
+	welcome(f->runs[b].m, "b2b2b2b2", "db", false);
+	ask(f->runs[b].m, "b2b2b2b2", 4, "write", "openat",
+	    "/home/u/.ssh/authorized_keys", "sh", 1000);
+	fleet_refresh(f);
+	assert_true(f->opening);	/* the queue just changed */
+	assert_int_equal(f->sel, b);
+	assert_int_equal(f->runs[b].m->sel, 4);
+	assert_int_equal(fleet_line_sel(f), 0);
+	/* the rest of a flood after the welcome, as requests: still
+	 * opening, the newest critical on top selected */
+	fleet_set_now(f, MONO0 + 200, WALL0 + 200);
+	ask(f->runs[a].m, "a1a1a1a1", 2, "write", "openat",
+	    "/home/u/.bashrc", "sh", 500);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, b);		/* the older critical first */
+	fleet_set_now(f, MONO0 + 700, WALL0 + 700);
+	fleet_refresh(f);
+	assert_false(f->opening);
+	/* a key; then a new critical request on top moves nothing */
+	press(f, 'j', &eff, &run);
+	assert_int_equal(f->sel, a);
+	ask(f->runs[b].m, "b2b2b2b2", 5, "write", "openat", "/etc/passwd",
+	    "sh", 5000);
+	fleet_refresh(f);
+	assert_int_equal(f->sel, a);
+	assert_int_equal(f->runs[a].m->sel, 2);	/* .bashrc, still */
+	assert_int_equal(fleet_line_sel(f), 2);
+	fleet_free(f);
+
+	/* A run never reached ends the opening after 5 s all the same. */
+	f = fleet_new();
+	a = fleet_add(f, "a1a1a1a1");
+	(void)fleet_add(f, "c3c3c3c3");
+	fleet_set_now(f, MONO0, WALL0);
+	welcome(f->runs[a].m, "a1a1a1a1", "web", false);
+	request(f->runs[a].m, "a1a1a1a1", 1, "/srv/web/a.html", 9000);
+	fleet_refresh(f);
+	assert_true(f->opening);
+	fleet_set_now(f, MONO0 + 5000, WALL0 + 5000);
+	fleet_refresh(f);
+	assert_false(f->opening);
+	fleet_free(f);
+}
+
+/* A group's allow waits out the trailing silence like a run's own:
+ * any key before it drops the whole answer, and a y that came in a
+ * burst (keys that arrived together) allows nothing (issue 31). */
+static void
+test_group_allow_held(void **state)
+{
+	struct fleet *f = scenario(20);
+	struct model_effect eff;
+	size_t run;
+	bool moved;
+	int64_t t = 0;
+
+	(void)state;
+	press(f, 'j', &eff, &run);		/* the install line */
+	arm(f, &t);
+	press(f, 'a', &eff, &run);
+	assert_true(f->ask.open);
+	press(f, 'y', &eff, &run);
+	assert_int_equal(f->n_held, 20);
+	t += MODEL_TRAIL_MS / 2;
+	fleet_set_now(f, MONO0 + t, WALL0 + t);
+	press(f, 'j', &eff, &run);		/* a key: nothing allowed */
+	assert_int_equal(f->n_held, 0);
+	assert_int_equal(f->held_due, 0);
+	t += MODEL_TRAIL_MS * 2;
+	fleet_set_now(f, MONO0 + t, WALL0 + t);
+	(void)fleet_tick(f, &eff, &run);
+	assert_int_equal(f->n_sends, 0);
+	for (size_t r = 0; r < 20; r++)
+		assert_int_equal(f->runs[r].m->pending[2]->sent, VERDICT_NONE);
+	assert_non_null(strstr(fleet_model(f)->message, "nothing allowed"));
+
+	/* back on the line, armed again: a y in a burst is dropped */
+	press(f, 'k', &eff, &run);
+	arm(f, &t);
+	press(f, 'a', &eff, &run);
+	assert_true(f->ask.open);
+	fleet_apply_key(f, 'y', f->runs[0].m->now_mono, true, &eff, &run,
+	    &moved);
+	fleet_refresh(f);
+	assert_false(f->ask.open);
+	assert_int_equal(f->n_held, 0);
+	assert_int_equal(f->n_sends, 0);
 	fleet_free(f);
 }
 
@@ -1472,6 +1920,12 @@ main(void)
 		cmocka_unit_test(test_clear_ended),
 		cmocka_unit_test(test_names_in_messages),
 		cmocka_unit_test(test_events_pane),
+		cmocka_unit_test(test_cross_run_lines),
+		cmocka_unit_test(test_cross_run_alike),
+		cmocka_unit_test(test_group_answer_every_run),
+		cmocka_unit_test(test_selection_stays),
+		cmocka_unit_test(test_opening),
+		cmocka_unit_test(test_group_allow_held),
 	};
 
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)

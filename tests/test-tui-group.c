@@ -180,12 +180,61 @@ test_many(void **state)
 	free(v);
 }
 
+/* group_rows_alike (every run's requests): the very same request is one
+ * row whatever its rank but critical, and even below GROUP_MIN; the one
+ * run console's group_rows keeps each such request apart. */
+static void
+test_alike(void **state)
+{
+	const struct group_in v[] = {
+		{ KIND_PACKAGE, "pip install x", "pip install x; hosts p:80" },
+		{ KIND_DNS, "job", "names.test" },
+		{ KIND_WRITE, "job", "/home/u/.ssh/authorized_keys" },
+		{ KIND_PACKAGE, "pip install x", "pip install x; hosts p:80" },
+		{ KIND_DNS, "job", "names.test" },
+		{ KIND_WRITE, "job", "/home/u/.ssh/authorized_keys" },
+		{ KIND_DNS, "other", "names.test" },
+		{ KIND_WRITE, "job", "/srv/o/a" },
+		{ KIND_WRITE, "job", "/srv/o/a" },
+		{ KIND_WRITE, "job", "/srv/o/b" },
+	};
+	size_t n = ARRAY_SIZE(v), k;
+	struct group_row *rows;
+
+	(void)state;
+	k = group_rows_alike(v, n, &rows);
+	/* critical x2, the install, names.test by job, by other, the two
+	 * /srv/o/a, /srv/o/b */
+	assert_int_equal(k, 7);
+	assert_int_equal(rows[0].rank, GROUP_CRITICAL);
+	assert_int_equal(rows[0].n, 1);
+	assert_int_equal(rows[1].rank, GROUP_CRITICAL);
+	assert_int_equal(rows[2].rank, GROUP_INSTALL);
+	assert_int_equal(rows[2].n, 2);
+	assert_string_equal(rows[2].glob, "pip install x; hosts p:80");
+	assert_int_equal(rows[3].n, 2);
+	assert_int_equal(rows[3].idx[0], 1);
+	assert_int_equal(rows[3].idx[1], 4);
+	assert_string_equal(rows[3].glob, "names.test");
+	assert_int_equal(rows[4].n, 1);
+	assert_int_equal(rows[4].idx[0], 6);
+	assert_int_equal(rows[5].n, 2);
+	assert_string_equal(rows[5].glob, "/srv/o/a");
+	assert_int_equal(rows[6].n, 1);
+	group_rows_free(rows, k);
+
+	k = group_rows(v, n, &rows);
+	assert_int_equal(k, n);
+	group_rows_free(rows, k);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_alike),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1146,6 +1146,24 @@ console_fleet_io(struct console_fleet *cf, const struct pollfd *pfd,
 	desktop_poll();
 }
 
+/* A group answer across runs: each run's decides on its connection. */
+static void
+console_fleet_sends(struct console_fleet *cf)
+{
+	struct fleet *f = cf->f;
+
+	for (size_t k = 0; k < f->n_sends; k++) {
+		const struct fleet_send *s = &f->sends[k];
+		struct model_effect eff = { .kind = EFFECT_DECIDE_MANY,
+		    .verdict = s->verdict, .scope = SCOPE_ONCE,
+		    .requests = s->ids, .n_requests = s->n };
+
+		if (s->run < f->n_runs)
+			console_effect(&cf->cs[s->run], &eff);
+	}
+	fleet_sends_done(f);
+}
+
 static void
 console_fleet_keys(struct console_fleet *cf)
 {
@@ -1183,6 +1201,7 @@ console_fleet_keys(struct console_fleet *cf)
 		fleet_apply_key(f, key, at, burst, &eff, &run, &moved);
 		if (run < f->n_runs)
 			console_effect(&cf->cs[run], &eff);
+		console_fleet_sends(cf);
 		fleet_refresh(f);
 		if (moved) {
 			console_flush(NULL);
@@ -1191,10 +1210,12 @@ console_fleet_keys(struct console_fleet *cf)
 		}
 	}
 	console_flushed = false;
-	if (fleet_tick(f, &held, &held_run)) {
+	if (fleet_tick(f, &held, &held_run))
 		console_effect(&cf->cs[held_run], &held);
-		fleet_refresh(f);
-	}
+	/* A group's allow, its silence over (fleet_tick), goes per run. */
+	if (f->n_sends > 0)
+		console_fleet_sends(cf);
+	fleet_refresh(f);
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (i == f->sel)
 			console_input(&cf->cs[i]);

@@ -4,13 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/keys.h"
+
+/* The longest the console "opens" (the first line selected until every
+ * run has said its welcome): a run not reached by then comes later. */
+#define FLEET_OPENING_MS	5000
+/* ... and ends once every run has welcomed and no request came for this
+ * long. */
+#define FLEET_SETTLE_MS		500
+
+static void	fleet_ask_clear(struct fleet *);
+static void	fleet_lines_clear(struct fleet *);
+static ssize_t	fleet_line_open(const struct fleet *, size_t);
+static void	fleet_held_drop(struct fleet *, struct model *);
 
 struct fleet *
 fleet_new(void)
 {
-	return xcalloc(1, sizeof(struct fleet));
+	struct fleet *f = xcalloc(1, sizeof(struct fleet));
+
+	f->opening = true;
+	return f;
 }
 
 static void
@@ -37,6 +53,12 @@ fleet_free(struct fleet *f)
 	free(f->order);
 	free(f->reps);
 	free(f->queue);
+	fleet_lines_clear(f);
+	free(f->lines);
+	free(f->line_of);
+	fleet_ask_clear(f);
+	fleet_sends_done(f);
+	fleet_held_drop(f, NULL);
 	free(f);
 }
 
@@ -231,6 +253,10 @@ fleet_remove(struct fleet *f, size_t i)
 	f->confirm_clear = 0;	/* its count is stale: C asks again */
 	if (f->sel > i || (f->sel == i && f->sel > 0 && f->sel >= f->n_runs))
 		f->sel--;
+	/* A question or answers held by run index: the indexes moved. */
+	fleet_ask_clear(f);
+	fleet_sends_done(f);
+	fleet_held_drop(f, fleet_model(f));
 	/* The queue points into the models: build it again now. */
 	f->sel_id = 0;
 	fleet_refresh(f);
@@ -257,6 +283,8 @@ fleet_reset(struct fleet *f, size_t i)
 void
 fleet_set_now(struct fleet *f, int64_t mono_ms, int64_t wall_ms)
 {
+	if (f->open_until == 0)
+		f->open_until = mono_ms + FLEET_OPENING_MS;
 	for (size_t i = 0; i < f->n_runs; i++)
 		model_set_now(f->runs[i].m, mono_ms, wall_ms);
 }
@@ -390,26 +418,233 @@ fleet_select_row(struct fleet *f, size_t at)
 	/* The queue holds const rows; the model owns them. */
 	for (size_t k = 0; k < m->n_pending; k++) {
 		p = m->pending[k];
-		if (p->id == row->p->id)
+		if (p->id == row->p->id) {
 			p->shown = false;
+			p->shown_at_ms = m->now_mono;
+		}
 	}
 	f->sel_id = m->sel;
 	f->sel_pos = at;
+	f->sel_line = f->line_of != NULL && at < f->n_queue ?
+	    f->line_of[at] : 0;
 }
 
-/* The open row (struct pending's fate) nearest after at, else before;
- * -1 when none is. */
-static ssize_t
-fleet_open_near(const struct fleet *f, size_t at)
+/* Selects line l: its oldest request stands for it. */
+static void
+fleet_select_line(struct fleet *f, size_t l)
 {
-	for (size_t i = at; i < f->n_queue; i++)
-		if (f->queue[i].p->fate == FATE_OPEN &&
-		    f->queue[i].p->sent == VERDICT_NONE)
+	ssize_t open = fleet_line_open(f, l);
+
+	fleet_select_row(f, open >= 0 ? (size_t)open : f->lines[l].g.idx[0]);
+}
+
+ssize_t
+fleet_line_sel(const struct fleet *f)
+{
+	ssize_t at = fleet_queue_sel(f);
+
+	return at < 0 || f->line_of == NULL ? -1 : (ssize_t)f->line_of[at];
+}
+
+static void
+fleet_lines_clear(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_lines; i++) {
+		free(f->lines[i].g.idx);
+		free(f->lines[i].g.glob);
+	}
+	f->n_lines = 0;
+}
+
+/* The lines of the queue (tui/group.h), and each queue row's line. */
+static void
+fleet_lines_build(struct fleet *f)
+{
+	struct group_in *v = xcalloc(f->n_queue + 1, sizeof *v);
+	struct group_row *rows = NULL;
+	bool *seen = xcalloc(f->n_runs + 1, sizeof *seen);
+	size_t n;
+
+	fleet_lines_clear(f);
+	for (size_t i = 0; i < f->n_queue; i++)
+		v[i] = (struct group_in){ .kind = f->queue[i].p->kind,
+		    .process = f->queue[i].p->cmdline,
+		    .subject = f->queue[i].p->subject };
+	n = group_rows_alike(v, f->n_queue, &rows);
+	f->lines = xreallocarray(f->lines, n + 1, sizeof *f->lines);
+	f->line_of = xreallocarray(f->line_of, f->n_queue + 1,
+	    sizeof *f->line_of);
+	for (size_t l = 0; l < n; l++) {
+		struct fleet_line *fl = &f->lines[l];
+
+		*fl = (struct fleet_line){ .g = rows[l], .same = true };
+		memset(seen, 0, (f->n_runs + 1) * sizeof *seen);
+		for (size_t k = 0; k < fl->g.n; k++) {
+			const struct fleet_row *r = &f->queue[fl->g.idx[k]];
+
+			f->line_of[fl->g.idx[k]] = l;
+			if (!seen[r->run]) {
+				seen[r->run] = true;
+				fl->n_runs++;
+			}
+			if (strcmp(r->p->subject,
+			    f->queue[fl->g.idx[0]].p->subject) != 0)
+				fl->same = false;
+		}
+	}
+	f->n_lines = n;
+	free(rows);	/* the rows' idx and glob are the lines' now */
+	free(seen);
+	free(v);
+}
+
+/* The first request of line l as (run, id). */
+static void
+fleet_line_first(const struct fleet *f, size_t l, size_t *run, uint64_t *id)
+{
+	const struct fleet_row *r = &f->queue[f->lines[l].g.idx[0]];
+
+	*run = r->run;
+	*id = r->p->id;
+}
+
+/* The queue row of request id of run, or -1. */
+static ssize_t
+fleet_queue_find(const struct fleet *f, size_t run, uint64_t id)
+{
+	for (size_t i = 0; i < f->n_queue; i++)
+		if (f->queue[i].run == run && f->queue[i].p->id == id)
 			return (ssize_t)i;
-	for (size_t i = at < f->n_queue ? at : f->n_queue; i > 0; i--)
-		if (f->queue[i - 1].p->fate == FATE_OPEN &&
-		    f->queue[i - 1].p->sent == VERDICT_NONE)
-			return (ssize_t)(i - 1);
+	return -1;
+}
+
+/* Where the selection goes if its request goes: another request of its
+ * line (the line stays), else the line after it, else the one before. */
+static void
+fleet_note_heirs(struct fleet *f)
+{
+	ssize_t l = fleet_line_sel(f);
+
+	f->heir_id[0] = f->heir_id[1] = 0;
+	if (l < 0)
+		return;
+	if (f->lines[l].g.n > 1) {
+		const size_t *idx = f->lines[l].g.idx;
+		const struct fleet_row *r = &f->queue[idx[0]];
+
+		/* the line's oldest other than the selected request */
+		if (r->run == f->sel && r->p->id == f->sel_id)
+			r = &f->queue[idx[1]];
+		f->heir_run[0] = r->run;
+		f->heir_id[0] = r->p->id;
+	}
+	if ((size_t)l + 1 < f->n_lines)
+		fleet_line_first(f, (size_t)l + 1, &f->heir_run[1],
+		    &f->heir_id[1]);
+	else if (l > 0)
+		fleet_line_first(f, (size_t)l - 1, &f->heir_run[1],
+		    &f->heir_id[1]);
+}
+
+/* The selected request went: who takes its place (armed afresh). */
+static void
+fleet_select_heir(struct fleet *f)
+{
+	for (int k = 0; k < 2; k++) {
+		ssize_t at;
+
+		if (f->heir_id[k] == 0 || f->heir_run[k] >= f->n_runs ||
+		    (at = fleet_queue_find(f, f->heir_run[k],
+		    f->heir_id[k])) < 0)
+			continue;
+		fleet_select_line(f, f->line_of[at]);
+		return;
+	}
+	fleet_select_line(f, f->sel_line < f->n_lines ? f->sel_line :
+	    f->n_lines - 1);
+}
+
+/* Whether every run has said what it holds (its welcome), or is gone. */
+static bool
+fleet_all_heard(const struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_runs; i++) {
+		const struct fleet_run *r = &f->runs[i];
+
+		/* one not reached yet (busy: its control socket's backlog
+		 * full) is dialled again by the next scan */
+		if (r->m->run.state == RUN_UNKNOWN && !r->host_gone)
+			return false;
+	}
+	return true;
+}
+
+/* What the queue holds, in its order (FNV-1a over run, id, pointer). */
+static uint64_t
+fleet_queue_sig(const struct fleet *f)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < f->n_queue; i++) {
+		uint64_t v[3] = { f->queue[i].run, f->queue[i].p->id,
+		    (uint64_t)(uintptr_t)f->queue[i].p };
+
+		for (size_t k = 0; k < 3; k++) {
+			h ^= v[k];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	return h ^ f->n_queue;
+}
+
+/* A row still to answer: open (struct pending's fate), nothing sent. */
+static bool
+fleet_row_open(const struct fleet_row *r)
+{
+	return r->p->fate == FATE_OPEN && r->p->sent == VERDICT_NONE;
+}
+
+/* Line l's oldest row still to answer (its place in the queue), or -1. */
+static ssize_t
+fleet_line_open(const struct fleet *f, size_t l)
+{
+	for (size_t k = 0; k < f->lines[l].g.n; k++)
+		if (fleet_row_open(&f->queue[f->lines[l].g.idx[k]]))
+			return (ssize_t)f->lines[l].g.idx[k];
+	return -1;
+}
+
+/* Every row of line l is confirmed or closed: it is drawn a moment,
+ * then leaves; the selection steps over it. */
+static bool
+fleet_line_leaving(const struct fleet *f, size_t l)
+{
+	for (size_t k = 0; k < f->lines[l].g.n; k++) {
+		const struct pending *p = f->queue[f->lines[l].g.idx[k]].p;
+
+		if (p->fate != FATE_DONE && p->fate != FATE_GONE)
+			return false;
+	}
+	return true;
+}
+
+/* The row still to answer nearest line l in the order lines are shown:
+ * from l down, else up; its place in the queue, or -1 when none is. */
+static ssize_t
+fleet_open_near(const struct fleet *f, size_t l)
+{
+	ssize_t at;
+
+	if (f->n_lines == 0)
+		return -1;
+	if (l >= f->n_lines)
+		l = f->n_lines - 1;
+	for (size_t i = l; i < f->n_lines; i++)
+		if ((at = fleet_line_open(f, i)) >= 0)
+			return at;
+	for (size_t i = l; i > 0; i--)
+		if ((at = fleet_line_open(f, i - 1)) >= 0)
+			return at;
 	return -1;
 }
 
@@ -420,6 +655,7 @@ fleet_refresh(struct fleet *f)
 	ssize_t open;
 	const struct model *m;
 	ssize_t at;
+	uint64_t sig;
 
 	if (f->sel >= f->n_runs)
 		f->sel = f->n_runs > 0 ? f->n_runs - 1 : 0;
@@ -444,37 +680,57 @@ fleet_refresh(struct fleet *f)
 	}
 	if (f->n_queue > 1)	/* never qsort(NULL, 0): UB all the same */
 		qsort(f->queue, f->n_queue, sizeof *f->queue, fleet_row_cmp);
+	/* The lines again only when the queue is not the same: grouping
+	 * 10000 requests is most of a frame (tests/bench/console.c). */
+	sig = fleet_queue_sig(f);
+	if (sig != f->lines_sig || f->n_lines == 0) {
+		fleet_lines_build(f);
+		if (sig != f->lines_sig && f->n_runs > 0)
+			f->changed_at = f->runs[0].m->now_mono;
+		f->lines_sig = sig;
+	}
 
 	if ((m = fleet_model(f)) == NULL)
 		return;
 	at = fleet_queue_sel(f);
-	if (f->sel_id != 0 && (sp = model_pending_find(m, f->sel_id)) != NULL &&
+	if (f->opening && !f->keyed && !f->picked && f->n_lines > 0 &&
+	    fleet_line_sel(f) != 0) {
+		/* The console is opening: each run's requests come with its
+		 * welcome, one run after another. Until every run has said
+		 * its own and before any key, the first line is selected
+		 * (when it is already, the branches below keep it so). */
+		fleet_select_line(f, 0);
+	} else if (f->sel_id != 0 &&
+	    (sp = model_pending_find(m, f->sel_id)) != NULL &&
 	    (sp->fate == FATE_DONE || sp->fate == FATE_GONE) &&
-	    (open = fleet_open_near(f, f->sel_pos)) >= 0) {
+	    (open = fleet_open_near(f, f->sel_line)) >= 0) {
 		/* The selected request was answered and confirmed, or its
 		 * asker went: its row stays a moment, the selection goes on
-		 * to the open one nearest its place (armed afresh), as when
+		 * to the open one nearest its line (armed afresh), as when
 		 * a row goes. A row not delivered stays selectable: its run
 		 * is out of reach, and says so. */
 		fleet_select_row(f, (size_t)open);
-		return;
-	}
-	if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
-	    f->n_queue > 0) {
+	} else if (f->sel_id != 0 && model_pending_find(m, f->sel_id) == NULL &&
+	    f->n_lines > 0) {
 		/* The selected request went: the one now in its place. */
-		fleet_select_row(f, f->sel_pos < f->n_queue ? f->sel_pos :
-		    f->n_queue - 1);
-		return;
-	}
-	if (f->sel_id == 0 && !f->picked && f->n_queue > 0) {
+		fleet_select_heir(f);
+	} else if (f->sel_id == 0 && !f->picked && f->n_lines > 0) {
 		/* Nothing was selected (the console just opened, or the run
 		 * has nothing left) and the person chose no run: the
-		 * oldest request of them all. */
-		fleet_select_row(f, 0);
-		return;
+		 * first line of them all. */
+		fleet_select_line(f, 0);
+	} else {
+		f->sel_id = at >= 0 ? m->sel : 0;
+		f->sel_pos = at >= 0 ? (size_t)at : 0;
+		f->sel_line = at >= 0 ? f->line_of[at] : 0;
 	}
-	f->sel_id = at >= 0 ? m->sel : 0;
-	f->sel_pos = at >= 0 ? (size_t)at : 0;
+	fleet_note_heirs(f);
+	/* A welcome holds what fits 256 KiB; the rest of a flood follows
+	 * as requests (PROTOCOL.md): the queue settles first. */
+	if (f->opening && ((fleet_all_heard(f) &&
+	    m->now_mono - f->changed_at >= FLEET_SETTLE_MS) ||
+	    (f->open_until != 0 && m->now_mono >= f->open_until)))
+		f->opening = false;
 }
 
 static void
@@ -492,36 +748,319 @@ fleet_select_run(struct fleet *f, size_t i)
 		f->sel_id = 0;
 }
 
+/* j k g G move by the lines the person reads. */
 static void
 fleet_step(struct fleet *f, long by)
 {
-	ssize_t at = fleet_queue_sel(f);
+	ssize_t at = fleet_line_sel(f);
 	long to;
 
-	if (f->n_queue == 0)
+	if (f->n_lines == 0)
 		return;
 	to = at < 0 ? 0 : (long)at + by;
 	if (to < 0)
 		to = 0;
-	if (to >= (long)f->n_queue)
-		to = (long)f->n_queue - 1;
-	/* A row confirmed or closed (struct pending's fate) is leaving:
-	 * skipped, that way first, then the other. */
-	while (to >= 0 && to < (long)f->n_queue &&
-	    (f->queue[to].p->fate == FATE_DONE ||
-	    f->queue[to].p->fate == FATE_GONE))
+	if (to >= (long)f->n_lines)
+		to = (long)f->n_lines - 1;
+	/* A line whose rows are all confirmed or closed (struct pending's
+	 * fate) is leaving: skipped, that way first, then the other. */
+	while (to >= 0 && to < (long)f->n_lines && fleet_line_leaving(f, to))
 		to += by < 0 ? -1 : 1;
-	if (to < 0 || to >= (long)f->n_queue) {
+	if (to < 0 || to >= (long)f->n_lines) {
 		ssize_t near = fleet_open_near(f, at < 0 ? 0 : (size_t)at);
 
 		if (near < 0)
 			return;
-		to = near;
+		f->picked = false;
+		fleet_select_row(f, (size_t)near);
+		return;
 	}
 	if (to == at)
 		return;
 	f->picked = false;
-	fleet_select_row(f, (size_t)to);
+	fleet_select_line(f, (size_t)to);
+}
+
+/* ---- a group answer across runs ---- */
+
+static void
+fleet_ask_clear(struct fleet *f)
+{
+	for (size_t i = 0; i < f->ask.n_to; i++)
+		free(f->ask.to[i].ids);
+	free(f->ask.to);
+	free(f->ask.what);
+	memset(&f->ask, 0, sizeof f->ask);
+}
+
+static void
+fleet_sends_free(struct fleet_send *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].ids);
+	free(v);
+}
+
+void
+fleet_sends_done(struct fleet *f)
+{
+	fleet_sends_free(f->sends, f->n_sends);
+	f->sends = NULL;
+	f->n_sends = 0;
+}
+
+/* A held group allow is dropped (a key came before its silence); m's
+ * status line says so, when m is given. */
+static void
+fleet_held_drop(struct fleet *f, struct model *m)
+{
+	if (f->held_due == 0)
+		return;
+	fleet_sends_free(f->held, f->n_held);
+	f->held = NULL;
+	f->n_held = 0;
+	f->held_due = 0;
+	if (m != NULL)
+		model_message(m, MSG_WARN, "ignored: keys were still arriving: "
+		    "nothing allowed");
+}
+
+/* The held group allow's silence is over: what can still be answered
+ * goes to sends (its rows marked sent). */
+static void
+fleet_held_release(struct fleet *f)
+{
+	size_t n = 0, runs = 0;
+
+	f->sends = xreallocarray(f->sends, f->n_sends + f->n_held + 1,
+	    sizeof *f->sends);
+	for (size_t t = 0; t < f->n_held; t++) {
+		struct fleet_send *h = &f->held[t];
+		struct fleet_send *out = &f->sends[f->n_sends];
+		struct model *rm;
+
+		if (h->run >= f->n_runs || fleet_run_ended(f, h->run) ||
+		    f->runs[h->run].m->disconnected)
+			continue;
+		rm = f->runs[h->run].m;
+		*out = (struct fleet_send){ .run = h->run,
+		    .verdict = h->verdict,
+		    .ids = xcalloc(h->n + 1, sizeof *out->ids) };
+		for (size_t k = 0; k < h->n; k++) {
+			for (size_t i = 0; i < rm->n_pending; i++) {
+				struct pending *p = rm->pending[i];
+
+				if (p->id != h->ids[k] ||
+				    p->sent != VERDICT_NONE ||
+				    p->fate != FATE_OPEN)
+					continue;
+				p->sent = h->verdict;
+				out->ids[out->n++] = p->id;
+			}
+		}
+		n += out->n;
+		if (out->n > 0) {
+			runs++;
+			f->n_sends++;
+		} else
+			free(out->ids);
+	}
+	fleet_sends_free(f->held, f->n_held);
+	f->held = NULL;
+	f->n_held = 0;
+	f->held_due = 0;
+	if (fleet_model(f) != NULL)
+		model_message(fleet_model(f), MSG_INFO, "allow %zu request%s in "
+		    "%zu run%s once each: sent", n, n == 1 ? "" : "s", runs,
+		    runs == 1 ? "" : "s");
+}
+
+/* What line l amounts to, in words (its fields are escaped already). */
+static char *
+fleet_line_what(const struct fleet *f, const struct fleet_line *l)
+{
+	const struct pending *p = f->queue[l->g.idx[0]].p;
+	struct request r = { .kind = p->kind, .syscall = p->syscall,
+	    .subject = p->subject, .subject2 = p->subject2 };
+
+	if (l->same)
+		return plain_request_brief(&r);
+	return xasprintf("%s in %s", request_kind_name(p->kind), l->g.glob);
+}
+
+/* a or d on line l of more than one: asks first. Allowing needs the
+ * line armed as a request is (DESIGN §9): its oldest request, which
+ * stands for it, shown whole long enough, and no key arriving. */
+static void
+fleet_group_ask(struct fleet *f, struct model *m, size_t l, enum verdict v)
+{
+	const struct fleet_line *fl = &f->lines[l];
+	struct fleet_ask *a = &f->ask;
+
+	if (v == VERDICT_ALLOW && !model_armed(m, m->sel)) {
+		model_message(m, MSG_WARN, "wait: the group is not shown long "
+		    "enough yet");
+		return;
+	}
+	fleet_ask_clear(f);
+	a->verdict = v;
+	a->to = xcalloc(fl->n_runs + 1, sizeof *a->to);
+	for (size_t k = 0; k < fl->g.n; k++) {
+		const struct fleet_row *r = &f->queue[fl->g.idx[k]];
+		struct fleet_send *to = NULL;
+
+		/* what can still be answered: not sent, its run there */
+		if (r->p->sent != VERDICT_NONE || fleet_run_ended(f, r->run) ||
+		    f->runs[r->run].m->disconnected)
+			continue;
+		for (size_t t = 0; t < a->n_to; t++)
+			if (a->to[t].run == r->run)
+				to = &a->to[t];
+		if (to == NULL) {
+			to = &a->to[a->n_to++];
+			to->run = r->run;
+			to->verdict = v;
+			to->ids = xcalloc(fl->g.n, sizeof *to->ids);
+		}
+		to->ids[to->n++] = r->p->id;
+		a->n_requests++;
+	}
+	if (a->n_requests == 0) {
+		fleet_ask_clear(f);
+		model_message(m, MSG_INFO, "answers already sent");
+		return;
+	}
+	a->what = fleet_line_what(f, fl);
+	a->open = true;
+}
+
+/* y sends to each run what is still pending there, any other key is a
+ * no. A run that ended or is not connected gets nothing. */
+static void
+fleet_ask_key(struct fleet *f, struct model *m, int key, int64_t at,
+    bool burst)
+{
+	struct fleet_ask *a = &f->ask;
+	size_t n = 0, runs = 0;
+
+	if (keys_action(key) != ACTION_YES) {
+		fleet_ask_clear(f);
+		model_message(m, MSG_INFO, "cancelled: nothing sent");
+		return;
+	}
+	/* An allow is held: it goes after MODEL_TRAIL_MS with no key
+	 * (fleet_tick), never out of a burst (tui/model.h: arming). */
+	if (a->verdict == VERDICT_ALLOW && burst) {
+		fleet_ask_clear(f);
+		model_message(m, MSG_WARN, "ignored: keys were still arriving: "
+		    "nothing allowed");
+		return;
+	}
+	f->sends = xcalloc(a->n_to + 1, sizeof *f->sends);
+	for (size_t t = 0; t < a->n_to; t++) {
+		struct fleet_send *to = &a->to[t];
+		struct fleet_send *out = &f->sends[f->n_sends];
+		struct model *rm;
+
+		if (to->run >= f->n_runs || fleet_run_ended(f, to->run) ||
+		    f->runs[to->run].m->disconnected)
+			continue;
+		rm = f->runs[to->run].m;
+		*out = (struct fleet_send){ .run = to->run,
+		    .verdict = a->verdict,
+		    .ids = xcalloc(to->n + 1, sizeof *out->ids) };
+		for (size_t k = 0; k < to->n; k++) {
+			for (size_t i = 0; i < rm->n_pending; i++) {
+				struct pending *p = rm->pending[i];
+
+				if (p->id != to->ids[k] ||
+				    p->sent != VERDICT_NONE)
+					continue;
+				if (a->verdict != VERDICT_ALLOW)
+					p->sent = a->verdict;
+				out->ids[out->n++] = p->id;
+			}
+		}
+		n += out->n;
+		if (out->n > 0) {
+			runs++;
+			f->n_sends++;
+		} else
+			free(out->ids);
+	}
+	if (a->verdict == VERDICT_ALLOW) {
+		f->held = f->sends;
+		f->n_held = f->n_sends;
+		f->held_due = at + MODEL_TRAIL_MS;
+		f->sends = NULL;
+		f->n_sends = 0;
+		model_message(m, MSG_INFO, "allowing %zu request%s in %zu "
+		    "run%s... (any key now cancels)", n, n == 1 ? "" : "s",
+		    runs, runs == 1 ? "" : "s");
+	} else
+		model_message(m, MSG_INFO, "%s %zu request%s in %zu run%s "
+		    "once each: sent", verdict_name(a->verdict), n,
+		    n == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
+	fleet_ask_clear(f);
+}
+
+char *
+fleet_ask_text(const struct fleet *f)
+{
+	const struct fleet_ask *a = &f->ask;
+
+	if (!a->open)
+		return NULL;
+	return xasprintf("%s %zu request%s in %zu run%s, once each (no rule "
+	    "stored): %s - y sends, any other key cancels",
+	    verdict_name(a->verdict), a->n_requests,
+	    a->n_requests == 1 ? "" : "s", a->n_to, a->n_to == 1 ? "" : "s",
+	    a->what);
+}
+
+/*
+ * The answer keys on a line of more than one: a and d ask first (the
+ * group answer); the answers of one request (s, A, D, r, W) say how to
+ * reach one. false hands the key on.
+ */
+static bool
+fleet_group_key(struct fleet *f, struct model *m, int key)
+{
+	enum action a = keys_action(key);
+	ssize_t l;
+
+	if (m->answer.ask != ASK_NONE || m->rules.open || m->ev.editing ||
+	    m->confirm_quit || m->diff.open || m->focus == PANE_AGENT ||
+	    (l = fleet_line_sel(f)) < 0 || f->lines[l].g.n < 2)
+		return false;
+	if (a == ACTION_ALLOW_ONCE || a == ACTION_DENY_ONCE)
+		fleet_group_ask(f, m, (size_t)l, a == ACTION_ALLOW_ONCE ?
+		    VERDICT_ALLOW : VERDICT_DENY);
+	else if (a == ACTION_STAGE_ONCE || a == ACTION_ALLOW_RUN ||
+	    a == ACTION_DENY_RUN || a == ACTION_DENY_REASON ||
+	    a == ACTION_ALWAYS)
+		model_message(m, MSG_INFO, "this line is %zu requests: a / d "
+		    "answer them all (asks first); Enter opens the first, to "
+		    "answer it alone", f->lines[l].g.n);
+	else
+		return false;
+	return true;
+}
+
+/* fleet_group_key, the key judged on its arrival as the model judges
+ * its own (model_apply_key_at): arming's quiet period and bursts. */
+static bool
+fleet_group_key_at(struct fleet *f, struct model *m, int key, int64_t at,
+    bool burst)
+{
+	bool taken;
+
+	m->key_applying = true;
+	m->key_at = at;
+	m->key_burst = burst;
+	taken = fleet_group_key(f, m, key);
+	m->key_applying = false;
+	return taken;
 }
 
 /* Keys the fleet takes itself; false hands the key to the run's model. */
@@ -668,11 +1207,15 @@ fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
 	eff->kind = EFFECT_NONE;
 	*focus_moved = false;
 	*run = f->sel;
+	f->keyed = true;
 	if (m == NULL) {
 		if (keys_action(key) == ACTION_QUIT)
 			f->quit = true;
 		return;
 	}
+	/* Any key drops a group allow still waiting out its silence. */
+	if (f->held_due != 0 && key != KEYS_RESIZE)
+		fleet_held_drop(f, m);
 	/* C asked: the answer is the fleet's, whatever the key; but a
 	 * resize is none, and a paste cancels it and stays a paste (its
 	 * text must never reach the queue as keys). */
@@ -683,6 +1226,12 @@ fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
 		fleet_note_key(f, key, at);
 		return;
 	}
+	/* A group answer's question owns the keyboard: y or a no. */
+	if (f->ask.open) {
+		fleet_ask_key(f, m, key, at, burst);
+		fleet_note_key(f, key, at);
+		return;
+	}
 	/* A prompt open in the selected run (tui/model.h's model_prompt:
 	 * a reason being typed, a rule to confirm, kill, leave, the
 	 * filter, a paste) owns the keyboard: every key is its own, none
@@ -690,11 +1239,15 @@ fleet_apply_key(struct fleet *f, int key, int64_t at, bool burst,
 	 * over the screen: the run's own keys too, as in a console of one
 	 * run. Only with the agent pane shown and the keys on its
 	 * requests do the run keys still move between runs (else a
-	 * full-screen agent would hold the console on its run). */
+	 * full-screen agent would hold the console on its run). A line of
+	 * many (a group) takes a and d itself (fleet_group_key), judged
+	 * as the model judges a key: on its arrival. */
 	if (model_prompt_open(m) || key == KEYS_PASTE_START)
 		model_apply_key_at(m, key, at, burst, eff, focus_moved);
 	else if (fleet_agent_strip(m) && fleet_run_action(keys_action(key)))
 		(void)fleet_key(f, m, key);
+	else if (!fleet_overlay(f) && fleet_group_key_at(f, m, key, at, burst))
+		;	/* every model hears of it below */
 	else if (fleet_overlay(f) || !fleet_key(f, m, key))
 		model_apply_key_at(m, key, at, burst, eff, focus_moved);
 	/* The selected model was given it (and judged it on its arrival)
@@ -719,6 +1272,9 @@ fleet_note_key(struct fleet *f, int key, int64_t at)
 bool
 fleet_tick(struct fleet *f, struct model_effect *eff, size_t *run)
 {
+	if (f->held_due != 0 && f->n_runs > 0 &&
+	    f->runs[0].m->now_mono >= f->held_due)
+		fleet_held_release(f);
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (model_tick(f->runs[i].m, eff)) {
 			*run = i;
@@ -731,7 +1287,7 @@ fleet_tick(struct fleet *f, struct model_effect *eff, size_t *run)
 int64_t
 fleet_due(const struct fleet *f)
 {
-	int64_t due = 0;
+	int64_t due = f->held_due;
 
 	for (size_t i = 0; i < f->n_runs; i++) {
 		int64_t d = model_due(f->runs[i].m);

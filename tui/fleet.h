@@ -5,7 +5,14 @@
  * above the per-run model: each run keeps its own struct model
  * (tui/model.h: its output, its pending requests, its arming, fed by its
  * own connection's messages), and the fleet adds the runs pane's
- * selection and one pending queue across runs, oldest first.
+ * selection and one pending queue across runs (queue[], oldest first),
+ * read as lines (issue 31) by the one-run console's grouping
+ * (tui/group.h's group_rows_alike): the sensitive first, each critical
+ * request a line of its own; one run's flood one line; the same request
+ * asked in many runs one line ("[job01 +19 runs] #3 +19 ... (20
+ * alike)"); then oldest first. a or d on a line of more than one
+ * asks first, naming how many requests in how many runs and what they
+ * amount to; y answers each of them in its own run (fleet_send).
  *
  * No I/O here (as in model.c): the console (tui/console.c) dials each
  * run, keeps its connection at the same index as runs[], feeds that
@@ -19,11 +26,14 @@
  *
  * Selection: the selected run is runs[sel]; the selected request is that
  * run's own m->sel, so arming, the detail view and `a`/`d` are the
- * per-run model's, unchanged. Moving in the queue across a run boundary
- * selects the other run. When the selected request goes (answered,
- * expired), the request that takes its place in the queue is selected
- * and armed afresh: the person did not choose it. A new request never
- * moves the selection.
+ * per-run model's, unchanged; a line stands for its oldest request.
+ * Moving in the queue (by lines) across a run boundary selects the other
+ * run. When the selected request goes (answered, expired), the line that
+ * takes its place is selected and armed afresh: the person did not
+ * choose it. A new request never moves the selection, even one that
+ * lands above it; only while the console opens (before any key, until
+ * every run has said its welcome and the queue has been still for half
+ * a second, 5 s at most) is the first line selected.
  *
  * Prompts (tui/model.h's model_prompt: r's reason, A D W X's y/n, K, the
  * leave question, `/`, a paste): while the selected run has one open,
@@ -36,6 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tui/group.h"
 #include "tui/model.h"
 #include "tui/view-report.h"
 
@@ -58,6 +69,33 @@ struct fleet_row {
 	const struct pending *p;
 };
 
+/* A line of the queue: group_rows_alike's row over queue[] (g.idx are
+ * queue indexes, oldest first), and how many runs its requests are of. */
+struct fleet_line {
+	struct group_row g;
+	size_t		 n_runs;
+	bool		 same;		/* every request the same subject */
+};
+
+/* Answers a group answer sends (the console sends each on its run's
+ * connection: decide(id, verdict, once) for each id). */
+struct fleet_send {
+	size_t		 run;
+	uint64_t	*ids;		/* owned */
+	size_t		 n;
+	enum verdict	 verdict;
+};
+
+/* a or d on a line of more than one: asked first (y sends). */
+struct fleet_ask {
+	bool		 open;
+	enum verdict	 verdict;
+	struct fleet_send *to;		/* per run, the ids asked about */
+	size_t		 n_to;
+	size_t		 n_requests;
+	char		*what;		/* what they amount to, escaped */
+};
+
 /* Another host the console reaches (ward console --host). */
 struct fleet_host {
 	char		*name;
@@ -78,6 +116,10 @@ struct fleet {
 	uint64_t	 sel_id;	/* its request selected at the last refresh */
 	size_t		 sel_pos;	/* and that request's place in the queue */
 	bool		 picked;	/* the person chose the run ([ ] 1-9) */
+	bool		 keyed;		/* a key has come */
+	bool		 opening;	/* not every run has said its welcome
+					 * yet: the first line is selected */
+	int64_t		 open_until;	/* mono ms: opening ends by then */
 	bool		 quit;
 	size_t		 confirm_clear;	/* "dismiss N ended runs? y/n" asked
 					 * (C): N, 0 when not asked */
@@ -86,6 +128,29 @@ struct fleet {
 	struct fleet_row *queue;
 	size_t		 n_queue, cap_queue;
 	size_t		 n_pending;	/* not yet answered */
+	/* and the lines the person reads, in their order */
+	struct fleet_line *lines;
+	size_t		 n_lines;
+	size_t		*line_of;	/* queue row -> its line */
+	uint64_t	 lines_sig;	/* the queue they were built from */
+	int64_t		 changed_at;	/* mono ms: when the queue last changed */
+	size_t		 sel_line;	/* the selected line at the last refresh */
+	/* Who takes the selection's place if its request goes: another of
+	 * its line, then the line after it (or before, if last). */
+	size_t		 heir_run[2];
+	uint64_t	 heir_id[2];
+
+	struct fleet_ask ask;
+	/* What the last key answered, run by run: the console sends each
+	 * and calls fleet_sends_done(). */
+	struct fleet_send *sends;
+	size_t		 n_sends;
+	/* A group's allow (its y) waits out MODEL_TRAIL_MS with no key, as
+	 * a run's own allow does (tui/model.h: arming); fleet_tick() moves
+	 * it to sends, any key drops it. */
+	struct fleet_send *held;
+	size_t		 n_held;
+	int64_t		 held_due;	/* mono ms; 0 when nothing is held */
 };
 
 struct fleet	*fleet_new(void);
@@ -143,6 +208,12 @@ struct model	*fleet_model(const struct fleet *);
 bool		 fleet_overlay(const struct fleet *);
 /* Place of the selected request in the queue, or -1. */
 ssize_t		 fleet_queue_sel(const struct fleet *);
+/* The line that holds the selected request, or -1. */
+ssize_t		 fleet_line_sel(const struct fleet *);
+/* The question of an open group answer (malloc'd), or NULL. */
+char		*fleet_ask_text(const struct fleet *);
+/* The console sent f->sends: forgets them. */
+void		 fleet_sends_done(struct fleet *);
 /* The oldest unanswered request's age in run i (ms), 0 when none. */
 int64_t		 fleet_oldest_wait(const struct fleet *, size_t i);
 /* Unanswered requests of run i. */
@@ -157,7 +228,8 @@ size_t		 fleet_n_host_gone(const struct fleet *);
 /*
  * One key, with its arrival (at, burst: model_apply_key_at()). *run is
  * the run the effect is for (the console sends it on that run's
- * connection); *focus_moved as model_apply_key(). Every run's model
+ * connection); *focus_moved as model_apply_key(). A group answer's
+ * decides are in f->sends instead, one per run. Every run's model
  * hears that a key arrived (model_note_key): a held approve anywhere is
  * dropped.
  */
@@ -166,10 +238,12 @@ void		 fleet_apply_key(struct fleet *, int key, int64_t at,
 		    bool *focus_moved);
 /* A key arrived that no model was given (typeahead thrown away). */
 void		 fleet_note_key(struct fleet *, int key, int64_t at);
-/* model_tick() of each run: true when *eff is for run *run. */
+/* model_tick() of each run: true when *eff is for run *run. A group's
+ * allow whose silence is over moves from held to sends (the console
+ * sends them, then fleet_sends_done). */
 bool		 fleet_tick(struct fleet *, struct model_effect *eff,
 		    size_t *run);
-/* The earliest model_due() of the runs, or 0. */
+/* The earliest model_due() of the runs or the group allow held, or 0. */
 int64_t		 fleet_due(const struct fleet *);
 
 /* After each frame: each run's model hears what was drawn of it. */

@@ -185,27 +185,61 @@ group_row_cmp(const void *x, const void *y)
 	return a->idx[0] < b->idx[0] ? -1 : a->idx[0] > b->idx[0];
 }
 
+/* Whether every request of row r asks the very same thing. */
+static bool
+group_row_same(const struct group_in *pending, const struct group_row *r)
+{
+	for (size_t k = 1; k < r->n; k++)
+		if (strcmp(pending[r->idx[k]].subject,
+		    pending[r->idx[0]].subject) != 0)
+			return false;
+	return true;
+}
+
 /* Groups smaller than GROUP_MIN become a row per request; a row of one
- * amounts to its own subject. Returns the new count (at most n). */
+ * amounts to its own subject. alike keeps the very same requests of a
+ * smaller group together (group_rows_alike). Returns the new count (at
+ * most n). */
 static size_t
 group_split_small(const struct group_in *pending, struct group_row **rowsp,
-    size_t n_rows, size_t n)
+    size_t n_rows, size_t n, bool alike)
 {
 	struct group_row *rows = *rowsp, *out = xcalloc(n + 1, sizeof *out);
 	size_t n_out = 0;
 
 	for (size_t r = 0; r < n_rows; r++) {
-		if (rows[r].n >= GROUP_MIN) {
+		if (rows[r].n >= GROUP_MIN || (alike && rows[r].n > 1 &&
+		    group_row_same(pending, &rows[r]))) {
+			if (rows[r].n < GROUP_MIN) {
+				/* it amounts to that one subject */
+				free(rows[r].glob);
+				rows[r].glob = xstrdup(
+				    pending[rows[r].idx[0]].subject);
+			}
 			out[n_out++] = rows[r];
 			continue;
 		}
+		/* a row per subject: one request, or (alike) the very same
+		 * ones, oldest first as they came */
 		for (size_t k = 0; k < rows[r].n; k++) {
-			size_t *idx = xmalloc(sizeof *idx);
+			const char *subj = pending[rows[r].idx[k]].subject;
+			struct group_row *o = &out[n_out];
+			bool done = false;
 
-			*idx = rows[r].idx[k];
-			out[n_out++] = (struct group_row){ .idx = idx, .n = 1,
-			    .rank = rows[r].rank,
-			    .glob = xstrdup(pending[*idx].subject) };
+			for (size_t j = 0; j < k && alike && !done; j++)
+				done = strcmp(pending[rows[r].idx[j]].subject,
+				    subj) == 0;
+			if (done)
+				continue;
+			*o = (struct group_row){ .rank = rows[r].rank,
+			    .idx = xcalloc(rows[r].n, sizeof *o->idx),
+			    .glob = xstrdup(subj) };
+			o->idx[o->n++] = rows[r].idx[k];
+			for (size_t j = k + 1; j < rows[r].n && alike; j++)
+				if (strcmp(pending[rows[r].idx[j]].subject,
+				    subj) == 0)
+					o->idx[o->n++] = rows[r].idx[j];
+			n_out++;
 		}
 		free(rows[r].idx);
 		free(rows[r].glob);
@@ -221,7 +255,15 @@ struct group_key {
 	char		*place;
 	size_t		 i;
 	enum group_rank	 rank;
+	bool		 exact;		/* alike by its very subject */
 };
+
+/* Whether k may share a row with others at all. */
+static bool
+group_key_joins(const struct group_key *k)
+{
+	return k->rank == GROUP_BULK || k->exact;
+}
 
 static int
 group_key_cmp(const void *x, const void *y)
@@ -230,9 +272,11 @@ group_key_cmp(const void *x, const void *y)
 	int c;
 
 	/* the sensitive apart, each on its own */
-	if ((a->rank == GROUP_BULK) != (b->rank == GROUP_BULK))
-		return a->rank == GROUP_BULK ? -1 : 1;
-	if (a->rank == GROUP_BULK) {
+	if (group_key_joins(a) != group_key_joins(b))
+		return group_key_joins(a) ? -1 : 1;
+	if (group_key_joins(a)) {
+		if (a->exact != b->exact)
+			return a->exact ? -1 : 1;
 		if (a->p->kind != b->p->kind)
 			return a->p->kind < b->p->kind ? -1 : 1;
 		if ((c = strcmp(a->p->process, b->p->process)) != 0 ||
@@ -246,29 +290,35 @@ group_key_cmp(const void *x, const void *y)
  * Sorting by what requests are grouped by keeps this O(n log n): the
  * console redraws it every frame, with up to MSG_PENDING_MAX pending.
  */
-size_t
-group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
+static size_t
+group_rows_mode(const struct group_in *pending, size_t n,
+    struct group_row **ret, bool alike)
 {
 	struct group_key *k = xcalloc(n + 1, sizeof *k);
 	struct group_row *rows = xcalloc(n + 1, sizeof *rows);
 	size_t n_rows = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		enum group_rank rank = group_sensitivity(pending[i].kind,
+		    pending[i].subject, NULL);
+		bool exact = alike && rank != GROUP_BULK &&
+		    rank != GROUP_CRITICAL;
+
 		k[i] = (struct group_key){ .p = &pending[i], .i = i,
-		    .place = group_place(&pending[i]),
-		    .rank = group_sensitivity(pending[i].kind,
-		    pending[i].subject, NULL) };
+		    .place = exact ? xstrdup(pending[i].subject) :
+		    group_place(&pending[i]), .rank = rank, .exact = exact };
 	}
 	qsort(k, n, sizeof *k, group_key_cmp);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && k[i].rank == GROUP_BULK &&
-		    k[j].rank == GROUP_BULK && group_same(k[i].p, k[i].place,
-		    k[j].p, k[j].place); j++)
+		for (j = i + 1; j < n && group_key_joins(&k[i]) &&
+		    group_key_joins(&k[j]) && k[i].exact == k[j].exact &&
+		    group_same(k[i].p, k[i].place, k[j].p, k[j].place); j++)
 			;
 		rows[n_rows] = (struct group_row){
 			.idx = xcalloc(j - i, sizeof *rows[n_rows].idx),
 			.n = j - i, .rank = k[i].rank,
-			.glob = group_glob(k[i].p, k[i].place),
+			.glob = k[i].exact ? xstrdup(k[i].place) :
+			    group_glob(k[i].p, k[i].place),
 		};
 		for (size_t m = i; m < j; m++)
 			rows[n_rows].idx[m - i] = k[m].i;
@@ -277,7 +327,7 @@ group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
 	for (size_t i = 0; i < n; i++)
 		free(k[i].place);
 	free(k);
-	n_rows = group_split_small(pending, &rows, n_rows, n);
+	n_rows = group_split_small(pending, &rows, n_rows, n, alike);
 	if (n_rows > 1)
 		qsort(rows, n_rows, sizeof *rows, group_row_cmp);
 	if (n_rows == 0) {
@@ -286,6 +336,19 @@ group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
 	}
 	*ret = rows;
 	return n_rows;
+}
+
+size_t
+group_rows(const struct group_in *pending, size_t n, struct group_row **ret)
+{
+	return group_rows_mode(pending, n, ret, false);
+}
+
+size_t
+group_rows_alike(const struct group_in *pending, size_t n,
+    struct group_row **ret)
+{
+	return group_rows_mode(pending, n, ret, true);
 }
 
 void

@@ -9,7 +9,9 @@
  * its command line: each thread of a program asks with its own pid), and
  * the same place (a write's folder, a connect's or lookup's host, an
  * install's manager). A sensitive request (group_sensitivity() above
- * GROUP_BULK) is never grouped: it is always a line of its own.
+ * GROUP_BULK) is never grouped: it is always a line of its own (across
+ * runs, group_rows_alike: unless it is the very same request, and never
+ * a GROUP_CRITICAL one).
  *
  * The rows come in this order: the most sensitive first, then by the
  * oldest request each row holds. Within a rank, oldest first.
@@ -61,6 +63,16 @@ struct group_row {
 /* The rows of v[0..n) (oldest first); returns how many, *rows
  * malloc'd (NULL for none); group_rows_free frees them. */
 size_t		 group_rows(const struct group_in *v, size_t n,
+		    struct group_row **rows);
+/*
+ * The same for every run's requests at once (tui/fleet.h, v oldest first
+ * across runs): besides group_rows' groups, requests that ask the very
+ * same thing (kind, process's command line and subject, whatever their
+ * run or pid) are one row, even when sensitive (a name, an install, a
+ * home file: the row amounts to that one subject, its glob) and even
+ * when fewer than GROUP_MIN. GROUP_CRITICAL is still a row per request.
+ */
+size_t		 group_rows_alike(const struct group_in *v, size_t n,
 		    struct group_row **rows);
 void		 group_rows_free(struct group_row *, size_t n);
 /* The row that holds pending index i, or -1. */

@@ -12,6 +12,12 @@ view_ask_draw(const struct model *m, struct grid *g)
 {
 	cleanup_free char *text = model_ask_text(m);
 
+	view_ask_text_draw(text, g);
+}
+
+void
+view_ask_text_draw(const char *text, struct grid *g)
+{
 	if (text == NULL)
 		return;
 	view_prompt_draw(g, text, GRID_REVERSE | GRID_BOLD |

@@ -14,6 +14,9 @@ void	view_ask_draw(const struct model *, struct grid *);
 /* Any question so drawn (the leave question too): text wrapped whole in
  * the rows above the key line, filled with attr. */
 void	view_prompt_draw(struct grid *, const char *text, unsigned attr);
+/* The same for a question text (NULL: none), e.g. tui/fleet.h's
+ * fleet_ask_text. */
+void	view_ask_text_draw(const char *, struct grid *);
 /* The run's rules in rows [top, bottom). */
 void	view_rules_draw(const struct model *, struct grid *, int top,
 	    int bottom);

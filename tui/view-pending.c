@@ -241,26 +241,95 @@ view_pending_brief(const struct model *m, const struct group_row *row,
 		*whole = false;
 }
 
-/* A group's head: its oldest request, how many, and its countdown. */
+/* A group's head: its oldest request, how many (in how many runs), and
+ * its countdown. */
 static void
-view_group_head(const struct model *m, const struct pending *p, size_t n,
-    struct grid *g, int y, bool selected)
+view_group_head(const struct view_line *l, struct grid *g, int y,
+    bool selected)
 {
+	const struct pending *p = l->p;
 	unsigned attr = GRID_BOLD | (selected ? GRID_REVERSE : 0);
-	cleanup_free char *left = xasprintf("%s#%" PRIu64 " +%zu  %s  %s  "
-	    "(%zu alike)", selected ? "> " : "  ", p->id, n - 1,
-	    request_kind_name(p->kind), p->syscall, n);
+	struct request r = { .kind = p->kind, .syscall = p->syscall,
+	    .subject = p->subject, .subject2 = p->subject2 };
+	cleanup_free char *what = l->n_runs > 1 && l->same ?
+	    plain_request_brief(&r) : xasprintf("%s  %s",
+	    request_kind_name(p->kind), p->syscall);
+	cleanup_free char *left = l->n_runs > 1 ?
+	    xasprintf("%s[%s +%zu run%s] #%" PRIu64 " +%zu  %s  (%zu alike)",
+	    selected ? "> " : "  ", l->run_name, l->n_runs - 1,
+	    l->n_runs == 2 ? "" : "s", p->id, l->n - 1, what, l->n) :
+	    xasprintf("%s%s#%" PRIu64 " +%zu  %s  (%zu alike)",
+	    selected ? "> " : "  ", l->label != NULL ? l->label : "", p->id,
+	    l->n - 1, what, l->n);
 	char right[64];
 	int rx;
 
-	model_countdown(m, p, right, sizeof right - 1);
-	strcat(right, " ");
+	if (l->sent != VERDICT_NONE)
+		snprintf(right, sizeof right, "%s sent ",
+		    verdict_name(l->sent));
+	else {
+		model_countdown(l->m, p, right, sizeof right - 1);
+		strcat(right, " ");
+	}
 	if (selected)
 		grid_fill(g, y, 0, g->w, attr);
 	rx = g->w - grid_width(right);
 	grid_put(g, y, 0, rx - 1, left, attr);
 	grid_put(g, y, rx, g->w, right, attr | (selected ? 0 :
 	    GRID_COLOR(GRID_YELLOW)));
+}
+
+/* The risk line of a row of rank rank whose first request is p. */
+static void
+view_pending_risk(const struct pending *p, enum group_rank rank,
+    struct pen *pen, int w)
+{
+	const char *why = "";
+
+	(void)group_sensitivity(p->kind, p->subject, &why);
+	if (rank > GROUP_NETWORK || (rank == GROUP_HOME && *why != '\0'))
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
+		    "risk", why, GRID_BOLD | GRID_COLOR(GRID_RED));
+}
+
+void
+view_pending_line_draw(const struct view_line *l, struct pen *pen, int w,
+    bool selected, bool *whole)
+{
+	const struct pending *p = l->p;
+	bool drawn = pen->g != NULL && pen->y >= pen->top &&
+	    pen->y < pen->bottom;
+
+	*whole = true;
+	if (l->n > 1) {
+		cleanup_free char *answer = l->n_runs > 1 ?
+		    xasprintf("a / d answer all %zu in %zu runs once (asks "
+		    "first); Enter opens the first", l->n, l->n_runs) :
+		    xstrdup("a / d answer all once (shows the glob first); "
+		    "Enter opens the first");
+
+		if (drawn)
+			view_group_head(l, pen->g, pen->y, selected);
+		pen->y++;
+		view_pending_risk(p, l->rank, pen, w);
+		/* the very same request n times: what it is, else the glob
+		 * they are all in */
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, l->same ?
+		    view_pending_label(p->kind) : "all in", l->glob, GRID_BOLD);
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
+		    "process", p->cmdline, 0);
+		if (l->n_runs > 1 && l->runs != NULL)
+			view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
+			    "runs", l->runs, 0);
+		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, "answer",
+		    answer, GRID_DIM);
+		return;
+	}
+	if (drawn)
+		view_pending_head(l->m, p, l->label, pen->g, pen->y, selected);
+	pen->y++;
+	view_pending_risk(p, l->rank, pen, w);
+	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w, false);
 }
 
 /*
@@ -272,39 +341,19 @@ static void
 view_pending_block(const struct model *m, const struct group_row *row,
     struct pen *pen, int w, bool selected, bool brief, bool *whole)
 {
-	const struct pending *p = m->pending[row->idx[0]];
-	bool drawn = pen->g != NULL && pen->y >= pen->top &&
-	    pen->y < pen->bottom;
-	const char *why = "";
+	struct view_line l = { .m = m, .p = m->pending[row->idx[0]],
+	    .n = row->n, .rank = row->rank, .glob = row->glob,
+	    .sent = m->pending[row->idx[0]]->sent };
 
-	*whole = true;
+	for (size_t k = 1; k < row->n; k++)
+		if (m->pending[row->idx[k]]->sent != l.sent)
+			l.sent = VERDICT_NONE;
+
 	if (brief && row->n == 1) {
 		view_pending_brief(m, row, pen, w, selected, whole);
 		return;
 	}
-
-	if (row->n > 1) {
-		if (drawn)
-			view_group_head(m, p, row->n, pen->g, pen->y, selected);
-		pen->y++;
-		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, "all in",
-		    row->glob, GRID_BOLD);
-		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
-		    "process", p->cmdline, 0);
-		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, "answer",
-		    "a / d answer all once (shows the glob first); Enter opens "
-		    "the first", GRID_DIM);
-		return;
-	}
-	if (drawn)
-		view_pending_head(m, p, NULL, pen->g, pen->y, selected);
-	pen->y++;
-	(void)group_sensitivity(p->kind, p->subject, &why);
-	if (row->rank > GROUP_NETWORK || (row->rank == GROUP_HOME &&
-	    *why != '\0'))
-		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
-		    "risk", why, GRID_BOLD | GRID_COLOR(GRID_RED));
-	view_pending_fields(p, pen, PEND_LABEL_X, PEND_VALUE_X, w, false);
+	view_pending_line_draw(&l, pen, w, selected, whole);
 }
 
 static int

@@ -2,6 +2,7 @@
 #pragma once
 /* The pending pane, and the whole selected request (the detail view). */
 #include "tui/grid.h"
+#include "tui/group.h"
 #include "tui/model.h"
 #include "tui/pen.h"
 #include "tui/view-report.h"
@@ -33,6 +34,31 @@ void	view_pending_detail_draw(const struct model *, struct grid *, int top,
  * at the right; the queue of every run (tui/view-runs.c) draws it too. */
 void	view_pending_head(const struct model *, const struct pending *,
 	    const char *label, struct grid *, int y, bool selected);
+/*
+ * One line of a pending list, as the pending pane draws its rows
+ * (tui/group.h) and the queue of every run (tui/view-runs.c) its lines:
+ * a request alone (its head, its risk, its fields) or a group (its head
+ * with how many, in how many runs, its risk, the glob it amounts to, its
+ * process, the runs, how to answer it). Draws at pen->y, or with pen->g
+ * NULL measures; *whole is true (a line is drawn whole or reported cut by
+ * its caller).
+ */
+struct view_line {
+	const struct model *m;		/* the oldest request's run */
+	const struct pending *p;	/* the oldest request */
+	size_t		 n;		/* requests in the line */
+	size_t		 n_runs;	/* runs they are of (0 or 1: one) */
+	enum group_rank	 rank;
+	const char	*glob;		/* what a group answer amounts to */
+	const char	*label;		/* "[web] " before the id, or NULL */
+	const char	*run_name;	/* the oldest's run, for n_runs > 1 */
+	const char	*runs;		/* "web, db, ..." for n_runs > 1 */
+	bool		 same;		/* every request the same subject */
+	enum verdict	 sent;		/* what every request of it was sent,
+					 * VERDICT_NONE while one is not */
+};
+void	view_pending_line_draw(const struct view_line *, struct pen *, int w,
+	    bool selected, bool *whole);
 /* whole: the detail view's (Enter), where an agent's shell wrapper
  * (tui/shellwrap.h) is shown in full under the command it runs; elsewhere
  * the process line is that command alone. */

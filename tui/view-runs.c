@@ -11,7 +11,6 @@
 
 #define RUNS_MIN	3	/* runs shown at least, when there are */
 #define Q_LABEL_X	4
-#define Q_VALUE_X	13
 
 static const char *
 view_runs_label(const struct model *m)
@@ -168,35 +167,76 @@ view_runs_draw(const struct fleet *f, struct grid *g, int top, int bottom)
 
 /* ---- the queue ---- */
 
-static void
-view_runs_head(const struct fleet *f, const struct fleet_row *row,
-    struct grid *g, int y, bool selected)
+#define RUNS_NAMED	6	/* runs a line names before "and N more" */
+
+/* The runs of line l, "web, db, ... and 3 more (8 runs)"; malloc'd. */
+static char *
+view_runs_names(const struct fleet *f, const struct fleet_line *l)
 {
+	bool *seen = xcalloc(f->n_runs + 1, sizeof *seen);
+	char *s = NULL;
+	size_t named = 0;
+
+	for (size_t k = 0; k < l->g.n; k++) {
+		size_t run = f->queue[l->g.idx[k]].run;
+		char *t;
+
+		if (seen[run])
+			continue;
+		seen[run] = true;
+		if (named++ >= RUNS_NAMED)
+			continue;
+		t = xasprintf("%s%s%s", s != NULL ? s : "", s != NULL ? ", " :
+		    "", view_runs_label(f->runs[run].m));
+		free(s);
+		s = t;
+	}
+	if (named > RUNS_NAMED) {
+		char *t = xasprintf("%s and %zu more (%zu runs)", s,
+		    named - RUNS_NAMED, named);
+
+		free(s);
+		s = t;
+	}
+	free(seen);
+	return s;
+}
+
+/* Draws (or, with pen->g NULL, measures) line at of the queue, with
+ * view-pending.c's drawing: the run's name before it. */
+static void
+view_runs_block(const struct fleet *f, size_t at, struct pen *pen, int w,
+    bool selected, bool *whole)
+{
+	const struct fleet_line *l = &f->lines[at];
+	const struct fleet_row *row = &f->queue[l->g.idx[0]];
 	const struct fleet_run *fr = &f->runs[row->run];
 	cleanup_free char *label = xasprintf("[%s%s%s] ",
 	    fr->host != NULL ? fr->host : "", fr->host != NULL ? ":" : "",
 	    view_runs_label(fr->m));
+	cleanup_free char *name = xasprintf("%s%s%s",
+	    fr->host != NULL ? fr->host : "", fr->host != NULL ? ":" : "",
+	    view_runs_label(fr->m));
+	cleanup_free char *runs = l->n_runs > 1 ? view_runs_names(f, l) : NULL;
+	struct view_line vl = { .m = fr->m, .p = row->p, .n = l->g.n,
+	    .n_runs = l->n_runs, .rank = l->g.rank, .glob = l->g.glob,
+	    .label = label, .run_name = name, .runs = runs, .same = l->same,
+	    .sent = row->p->sent };
 
-	view_pending_head(fr->m, row->p, label, g, y, selected);
-}
+	for (size_t k = 1; k < l->g.n; k++)
+		if (f->queue[l->g.idx[k]].p->sent != vl.sent)
+			vl.sent = VERDICT_NONE;
 
-/* Draws (or, with pen->g NULL, measures) one request's block. */
-static void
-view_runs_block(const struct fleet *f, const struct fleet_row *row,
-    struct pen *pen, int w, bool selected)
-{
-	if (pen->g != NULL && pen->y >= pen->top && pen->y < pen->bottom)
-		view_runs_head(f, row, pen->g, pen->y, selected);
-	pen->y++;
-	view_pending_fields(row->p, pen, Q_LABEL_X, Q_VALUE_X, w, false);
+	view_pending_line_draw(&vl, pen, w, selected, whole);
 }
 
 static int
 view_runs_block_rows(const struct fleet *f, size_t at, int w)
 {
 	struct pen pen = { 0 };
+	bool whole;
 
-	view_runs_block(f, &f->queue[at], &pen, w, false);
+	view_runs_block(f, at, &pen, w, false, &whole);
 	return pen.y;
 }
 
@@ -205,9 +245,23 @@ view_runs_queue_rows(const struct fleet *f, int w, int max)
 {
 	int rows = 1;
 
-	for (size_t i = 0; i < f->n_queue && rows < max; i++)
+	for (size_t i = 0; i < f->n_lines && rows < max; i++)
 		rows += view_runs_block_rows(f, i, w);
 	return rows < max ? rows : max;
+}
+
+/* Every request of line l is reported drawn, whole or not: the line
+ * stands for all of them, and its oldest for the line (the arming of a
+ * group answer, as in one run's console). */
+static void
+view_runs_seen(const struct fleet *f, const struct fleet_line *l,
+    struct view_report *reps, bool whole)
+{
+	for (size_t k = 0; k < l->g.n; k++) {
+		const struct fleet_row *row = &f->queue[l->g.idx[k]];
+
+		view_report_seen(&reps[row->run], row->p->id, whole);
+	}
 }
 
 void
@@ -215,19 +269,19 @@ view_runs_queue_draw(const struct fleet *f, struct grid *g, int top,
     int bottom, struct view_report *reps)
 {
 	int body = top + 1, rows = bottom - body, sum;
-	ssize_t sel = fleet_queue_sel(f);
+	ssize_t sel = fleet_line_sel(f);
 	const struct model *m = fleet_model(f);
 	size_t first, below = 0, i;
 	struct pen pen = { .g = g, .y = body, .top = body, .bottom = bottom };
 	bool focused = m != NULL && m->focus == PANE_PENDING;
-	bool cut_selected = false;
+	bool cut_selected = false, ranked;
 	char title[160];
 
-	if (f->n_queue == 0) {
+	if (f->n_lines == 0) {
 		pen_header(g, top, "pending: none in any run", focused);
 		return;
 	}
-	/* Back from the selected request while the blocks fit: measuring
+	/* Back from the selected line while the blocks fit: measuring
 	 * stays within a screen, however long the queue. */
 	first = sel < 0 ? 0 : (size_t)sel;
 	sum = view_runs_block_rows(f, first, g->w);
@@ -239,17 +293,18 @@ view_runs_queue_draw(const struct fleet *f, struct grid *g, int top,
 		sum += r;
 		first--;
 	}
-	for (i = first; i < f->n_queue && pen.y < bottom; i++) {
-		const struct fleet_row *row = &f->queue[i];
+	for (i = first; i < f->n_lines && pen.y < bottom; i++) {
+		bool whole;
 
-		view_runs_block(f, row, &pen, g->w, (ssize_t)i == sel);
-		view_report_seen(&reps[row->run], row->p->id, pen.y <= bottom);
+		view_runs_block(f, i, &pen, g->w, (ssize_t)i == sel, &whole);
+		view_runs_seen(f, &f->lines[i], reps, whole &&
+		    pen.y <= bottom);
 		if (pen.y > bottom) {
 			below++;
 			cut_selected = (ssize_t)i == sel;
 		}
 	}
-	below += f->n_queue - i;
+	below += f->n_lines - i;
 	if (cut_selected) {
 		grid_fill(g, bottom - 1, 0, g->w, 0);
 		grid_put(g, bottom - 1, Q_LABEL_X, g->w,
@@ -258,8 +313,14 @@ view_runs_queue_draw(const struct fleet *f, struct grid *g, int top,
 	}
 	/* Rows answered or closed (struct pending's fate) are drawn a
 	 * moment, not counted. */
-	snprintf(title, sizeof title, "pending: %zu in all runs, oldest "
-	    "first", f->n_pending);
+	ranked = f->lines[0].g.rank != f->lines[f->n_lines - 1].g.rank;
+	if (f->n_lines < f->n_queue)
+		snprintf(title, sizeof title, "pending: %zu in all runs, in "
+		    "%zu line%s, sensitive first", f->n_pending, f->n_lines,
+		    f->n_lines == 1 ? "" : "s");
+	else
+		snprintf(title, sizeof title, "pending: %zu in all runs, %s "
+		    "first", f->n_pending, ranked ? "sensitive" : "oldest");
 	if (first > 0 || below > 0) {
 		size_t n = strlen(title);
 

@@ -513,6 +513,12 @@ view_fleet_draw(const struct fleet *f, struct grid *g,
 		view_ask_draw(m, g);
 	}
 	view_fleet_keys(f, g);
+	{
+		/* a group answer across runs asks over everything */
+		cleanup_free char *ask = fleet_ask_text(f);
+
+		view_ask_text_draw(ask, g);
+	}
 }
 
 char *

@@ -17,7 +17,10 @@
 # t-agents and t-net-agents-e2e get at least 300: npm installs, agents),
 # WARD_TEST_AGENTS=1 (run the tests that download the agents' CLIs
 # from npm, ~750 MB: t-agents, t-net-agents-e2e; skipped without it,
-# saying so),
+# saying so), WARD_SCENARIO_RUNS and WARD_SCENARIO_FLOOD (the size of
+# t-fleet-scenario-tmux, which gets at least 600 s: 8 runs and 500 by
+# default; WARD_SCENARIO_BLIND=1 answers y to questions not drawn, for
+# an older build's figures),
 # WARD_LIVE_USERS (e.g. "wardtest" to run as that user only, when root),
 # WARD_LIVE_KEEP=1 (keep the temp folder), WARD_BIN_DIR (the folder of
 # the ward, ward-tui and ward-supervisor to test, default the repository's; `make
@@ -418,6 +421,9 @@ for u in "${users[@]}"; do
 			HOME="$home" USER="$u" LOGNAME="$u" SHELL=/bin/sh LANG=C.UTF-8
 			TERM=xterm-256color CI="$ci"
 			WARD_TEST_AGENTS="${WARD_TEST_AGENTS:-}"
+			WARD_SCENARIO_RUNS="${WARD_SCENARIO_RUNS:-}"
+			WARD_SCENARIO_FLOOD="${WARD_SCENARIO_FLOOD:-}"
+			WARD_SCENARIO_BLIND="${WARD_SCENARIO_BLIND:-}"
 			XDG_STATE_HOME="$d/state" XDG_RUNTIME_DIR="$d/runtime"
 			XDG_CONFIG_HOME="$d/config"
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
@@ -439,6 +445,10 @@ for u in "${users[@]}"; do
 		tlimit=$limit
 		case $name in t-agents | t-net-agents-e2e)
 			[ "$tlimit" -ge 300 ] || tlimit=300 ;;
+		# the operator's scenario: many runs, 500 writes, and against
+		# an older build hundreds of keys
+		t-fleet-scenario-tmux)
+			[ "$tlimit" -ge 600 ] || tlimit=600 ;;
 		esac
 		if [ "$net" = yes ]; then
 			# root builds the world; the test enters its client side
