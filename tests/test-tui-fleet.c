@@ -1488,7 +1488,7 @@ test_compact(void **state)
 	(void)state;
 	a = render(f, 60, 20);
 	assert_null(strstr(a, "too small"));
-	assert_non_null(strstr(a, "pending: 4 in all, 1 of 4: [web] #1"));
+	assert_non_null(strstr(a, "pending: 4 in all, line 1 of 4: [web] #1"));
 	assert_non_null(strstr(a, "/srv/web/index.html"));
 	assert_non_null(strstr(a, "denied in"));
 	golden("runs-compact-60x20", a);
@@ -1570,6 +1570,15 @@ test_cross_run_lines(void **state)
 	b = view_fleet_render_text(f, 80, 24, f->reps);
 	golden("runs-flood-80x24", b);
 	assert_non_null(strstr(b, "authorized_keys"));
+	{
+		/* compact: the selected line alone, the sensitive one */
+		cleanup_free char *c = view_fleet_render_text(f, 60, 20,
+		    f->reps);
+
+		golden("runs-flood-60x20", c);
+		assert_non_null(strstr(c, "authorized_keys"));
+		assert_null(strstr(c, "too small"));
+	}
 	fleet_free(f);
 }
 

@@ -436,8 +436,9 @@ view_fleet_compact(const struct fleet *f, struct grid *g)
 	/* The title, short: the run by its name, the count of them all. */
 	if (m != NULL) {
 		model_state_text(m, state, sizeof state);
-		left = xasprintf(" ward  run %zu/%zu: %s  %s", f->sel + 1,
-		    f->n_runs, model_run_label(m), state);
+		left = xasprintf(" ward  run %zu/%zu: %s  %s",
+		    fleet_run_pos(f, f->sel) + 1, f->n_runs,
+		    model_run_label(m), state);
 	} else {
 		left = xstrdup(" ward  every run: none live");
 	}
@@ -450,13 +451,20 @@ view_fleet_compact(const struct fleet *f, struct grid *g)
 		grid_put(g, g->h - 1, 0, g->w, " q leave", GRID_DIM);
 		return;
 	}
-	if (at >= 0)
-		snprintf(head, sizeof head, "pending: %zu in all, %zd of %zu: "
-		    "[%s] #%" PRIu64, f->n_queue, at + 1, f->n_queue,
-		    model_run_label(m), m->sel);
-	else
+	if (at >= 0 && f->line_of != NULL && f->n_lines > 0) {
+		/* The line the keys act on: a group answers all it holds. */
+		size_t l = f->line_of[at], n = f->lines[l].g.n;
+		char more[48] = "";
+
+		if (n > 1)
+			snprintf(more, sizeof more, " and %zu alike%s", n - 1,
+			    f->lines[l].n_runs > 1 ? " in other runs" : "");
+		snprintf(head, sizeof head, "pending: %zu in all, line %zu of "
+		    "%zu: [%s] #%" PRIu64 "%s", f->n_pending, l + 1,
+		    f->n_lines, model_run_label(m), m->sel, more);
+	} else
 		snprintf(head, sizeof head, "pending: none in %s, %zu in all",
-		    model_run_label(m), f->n_queue);
+		    model_run_label(m), f->n_pending);
 	view_pending_compact_draw(m, g, 1, g->h - 2, head);
 	view_status(m, g);
 	view_compact_filter(m, g);
@@ -488,7 +496,11 @@ view_fleet_draw(const struct fleet *f, struct grid *g,
 		return;
 	}
 	if (g->w < VIEW_MIN_W || g->h < VIEW_MIN_H) {
+		cleanup_free char *ask = fleet_ask_text(f);
+
 		view_fleet_compact(f, g);
+		/* a group answer across runs asks over everything */
+		view_ask_text_draw(ask, g);
 		return;
 	}
 	view_fleet_title(f, g);

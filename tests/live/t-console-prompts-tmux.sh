@@ -68,9 +68,9 @@ expect_screen p2-selected '> \[p2\] #' 5
 # r, "ok deny", Enter: every key is the reason's.
 sleep 0.6
 tm send-keys -t ward r
-see prompt-open '\[p2\] deny #[0-9]+, reason: _' 5
+see prompt-open 'run p2: deny #[0-9]+, reason: _' 5
 tm send-keys -t ward -l 'ok deny'
-see prompt-typed '\[p2\] deny #[0-9]+, reason: ok deny_' 5
+see prompt-typed 'run p2: deny #[0-9]+, reason: ok deny_' 5
 tm send-keys -t ward Enter
 two() { [ "$(npending)" -eq 2 ]; }
 wait_for 10 two || fail "after r ok deny Enter: $(npending) pending, want 2"
@@ -81,11 +81,11 @@ capture after-ok-deny
 see p3-selected '> \[p3\] #' 10
 sleep 0.6
 tm send-keys -t ward r
-see prompt2-open '\[p3\] deny #[0-9]+, reason: _' 5
+see prompt2-open 'run p3: deny #[0-9]+, reason: _' 5
 tm send-keys -t ward -l 'bad k'
 sleep 1
 tm send-keys -t ward -l 'and'
-see prompt2-typed '\[p3\] deny #[0-9]+, reason: bad kand_' 5
+see prompt2-typed 'run p3: deny #[0-9]+, reason: bad kand_' 5
 tm send-keys -t ward Enter
 one() { [ "$(npending)" -eq 1 ]; }
 wait_for 10 one || fail "after r bad k, and, Enter: $(npending) pending, want 1"
@@ -126,11 +126,11 @@ assert_eq "p1's request still pending" "p1" \
 # prompt drawn there too (Esc cancels it: nothing sent).
 tm resize-window -t ward -x 60 -y 20 >/dev/null 2>&1 ||
     die "tmux could not resize the window to 60x20"
-see compact 'pending: 1 in all, 1 of 1: \[p1\] #' 5
+see compact 'pending: 1 in all, line 1 of 1: \[p1\] #' 5
 assert_no_grep "no too-small notice at 60x20" 'too small' "$WT_SCRATCH/screen.txt"
 sleep 0.6
 tm send-keys -t ward r
-see compact-prompt '\[p1\] deny #[0-9]+, reason: _' 5
+see compact-prompt 'run p1: deny #[0-9]+, reason: _' 5
 tm send-keys -t ward Escape
 see compact-cancelled 'cancelled: nothing sent' 5
 assert_eq "p1's request still pending after Esc" 1 "$(npending)"
