@@ -814,15 +814,65 @@ fleet_sends_done(struct fleet *f)
 static void
 fleet_held_drop(struct fleet *f, struct model *m)
 {
-	if (f->held_due == 0)
-		return;
+	bool was = f->held_due != 0;
+
 	fleet_sends_free(f->held, f->n_held);
 	f->held = NULL;
 	f->n_held = 0;
 	f->held_due = 0;
-	if (m != NULL)
+	if (was && m != NULL)
 		model_message(m, MSG_WARN, "ignored: keys were still arriving: "
 		    "nothing allowed");
+}
+
+/*
+ * The decides of from[0..n_from) still answerable (their run there, the
+ * request open and not sent) appended to *out (*n_out of them), one per
+ * run; mark sets each request's sent. The number of requests; *runs
+ * counts the runs.
+ */
+static size_t
+fleet_sends_build(struct fleet *f, const struct fleet_send *from,
+    size_t n_from, bool mark, struct fleet_send **out, size_t *n_out,
+    size_t *runs)
+{
+	size_t n = 0;
+
+	*runs = 0;
+	*out = xreallocarray(*out, *n_out + n_from + 1, sizeof **out);
+	for (size_t t = 0; t < n_from; t++) {
+		const struct fleet_send *to = &from[t];
+		struct fleet_send *o = &(*out)[*n_out];
+		struct model *rm;
+
+		if (to->run >= f->n_runs || fleet_run_ended(f, to->run) ||
+		    f->runs[to->run].m->disconnected)
+			continue;
+		rm = f->runs[to->run].m;
+		*o = (struct fleet_send){ .run = to->run,
+		    .verdict = to->verdict,
+		    .ids = xcalloc(to->n + 1, sizeof *o->ids) };
+		for (size_t k = 0; k < to->n; k++) {
+			for (size_t i = 0; i < rm->n_pending; i++) {
+				struct pending *p = rm->pending[i];
+
+				if (p->id != to->ids[k] ||
+				    p->sent != VERDICT_NONE ||
+				    p->fate != FATE_OPEN)
+					continue;
+				if (mark)
+					p->sent = to->verdict;
+				o->ids[o->n++] = p->id;
+			}
+		}
+		n += o->n;
+		if (o->n > 0) {
+			(*runs)++;
+			(*n_out)++;
+		} else
+			free(o->ids);
+	}
+	return n;
 }
 
 /* The held group allow's silence is over: what can still be answered
@@ -830,41 +880,10 @@ fleet_held_drop(struct fleet *f, struct model *m)
 static void
 fleet_held_release(struct fleet *f)
 {
-	size_t n = 0, runs = 0;
+	size_t runs, n;
 
-	f->sends = xreallocarray(f->sends, f->n_sends + f->n_held + 1,
-	    sizeof *f->sends);
-	for (size_t t = 0; t < f->n_held; t++) {
-		struct fleet_send *h = &f->held[t];
-		struct fleet_send *out = &f->sends[f->n_sends];
-		struct model *rm;
-
-		if (h->run >= f->n_runs || fleet_run_ended(f, h->run) ||
-		    f->runs[h->run].m->disconnected)
-			continue;
-		rm = f->runs[h->run].m;
-		*out = (struct fleet_send){ .run = h->run,
-		    .verdict = h->verdict,
-		    .ids = xcalloc(h->n + 1, sizeof *out->ids) };
-		for (size_t k = 0; k < h->n; k++) {
-			for (size_t i = 0; i < rm->n_pending; i++) {
-				struct pending *p = rm->pending[i];
-
-				if (p->id != h->ids[k] ||
-				    p->sent != VERDICT_NONE ||
-				    p->fate != FATE_OPEN)
-					continue;
-				p->sent = h->verdict;
-				out->ids[out->n++] = p->id;
-			}
-		}
-		n += out->n;
-		if (out->n > 0) {
-			runs++;
-			f->n_sends++;
-		} else
-			free(out->ids);
-	}
+	n = fleet_sends_build(f, f->held, f->n_held, true, &f->sends,
+	    &f->n_sends, &runs);
 	fleet_sends_free(f->held, f->n_held);
 	f->held = NULL;
 	f->n_held = 0;
@@ -956,44 +975,15 @@ fleet_ask_key(struct fleet *f, struct model *m, int key, int64_t at,
 		    "nothing allowed");
 		return;
 	}
-	f->sends = xcalloc(a->n_to + 1, sizeof *f->sends);
-	for (size_t t = 0; t < a->n_to; t++) {
-		struct fleet_send *to = &a->to[t];
-		struct fleet_send *out = &f->sends[f->n_sends];
-		struct model *rm;
-
-		if (to->run >= f->n_runs || fleet_run_ended(f, to->run) ||
-		    f->runs[to->run].m->disconnected)
-			continue;
-		rm = f->runs[to->run].m;
-		*out = (struct fleet_send){ .run = to->run,
-		    .verdict = a->verdict,
-		    .ids = xcalloc(to->n + 1, sizeof *out->ids) };
-		for (size_t k = 0; k < to->n; k++) {
-			for (size_t i = 0; i < rm->n_pending; i++) {
-				struct pending *p = rm->pending[i];
-
-				if (p->id != to->ids[k] ||
-				    p->sent != VERDICT_NONE)
-					continue;
-				if (a->verdict != VERDICT_ALLOW)
-					p->sent = a->verdict;
-				out->ids[out->n++] = p->id;
-			}
-		}
-		n += out->n;
-		if (out->n > 0) {
-			runs++;
-			f->n_sends++;
-		} else
-			free(out->ids);
-	}
-	if (a->verdict == VERDICT_ALLOW) {
-		f->held = f->sends;
-		f->n_held = f->n_sends;
+	/* An allow is held, its rows not yet marked: fleet_tick sends it. */
+	if (a->verdict == VERDICT_ALLOW)
+		n = fleet_sends_build(f, a->to, a->n_to, false, &f->held,
+		    &f->n_held, &runs);
+	else
+		n = fleet_sends_build(f, a->to, a->n_to, true, &f->sends,
+		    &f->n_sends, &runs);
+	if (a->verdict == VERDICT_ALLOW && f->n_held > 0) {
 		f->held_due = at + MODEL_TRAIL_MS;
-		f->sends = NULL;
-		f->n_sends = 0;
 		model_message(m, MSG_INFO, "allowing %zu request%s in %zu "
 		    "run%s... (any key now cancels)", n, n == 1 ? "" : "s",
 		    runs, runs == 1 ? "" : "s");
