@@ -336,12 +336,7 @@ fleet_n_host_gone(const struct fleet *f)
 size_t
 fleet_run_pending(const struct fleet *f, size_t i)
 {
-	const struct model *m = f->runs[i].m;
-	size_t n = 0;
-
-	for (size_t k = 0; k < m->n_pending; k++)
-		n += m->pending[k]->sent == VERDICT_NONE;
-	return n;
+	return model_unanswered(f->runs[i].m);
 }
 
 int64_t
