@@ -19,7 +19,7 @@ write_policy "$WT_SCRATCH/policy.ini" \
 launch=$WT_SCRATCH/launch.sh
 printf '%q run --policy %q --in %q -- sh -c %q %q\n' "$WARD" \
     "$WT_SCRATCH/policy.ini" "$WT_CANARY" \
-    'echo ready; if echo staged-line >> "$0/file"; then echo WROTE; fi; sleep 60' \
+    'echo ready; if echo staged-line >> "$0/file"; then echo WRO\TE; fi; sleep 60' \
     "$WT_CANARY" >"$launch"
 cp "$launch" "$WT_ARTIFACTS/launch.sh"
 export TMUX_TMPDIR=$WT_SCRATCH SHELL=/bin/sh
