@@ -1171,7 +1171,7 @@ console_fleet_keys(struct console_fleet *cf)
 	struct model_effect held;
 	size_t held_run;
 	int64_t at;
-	bool burst;
+	bool burst, changed;
 	int key;
 
 	/* The time a held approve is judged at: before the terminal is
@@ -1210,12 +1210,18 @@ console_fleet_keys(struct console_fleet *cf)
 		}
 	}
 	console_flushed = false;
-	if (fleet_tick(f, &held, &held_run))
+	changed = fleet_tick(f, &held, &held_run);
+	if (changed)
 		console_effect(&cf->cs[held_run], &held);
 	/* A group's allow, its silence over (fleet_tick), goes per run. */
-	if (f->n_sends > 0)
+	if (f->n_sends > 0) {
 		console_fleet_sends(cf);
-	fleet_refresh(f);
+		changed = true;
+	}
+	/* The queue again only when an answer went: console_fleet_io
+	 * refreshes it every round already. */
+	if (changed)
+		fleet_refresh(f);
 	for (size_t i = 0; i < f->n_runs; i++) {
 		if (i == f->sel)
 			console_input(&cf->cs[i]);
