@@ -203,6 +203,42 @@ policy_keys_of(const char *section)
 	return list;
 }
 
+/*
+ * Every section the table knows, in its order: "run, record, ...,
+ * manager NAME, secret NAME, console", or to start a file with, "[run],
+ * [record], ... or [console]". Messages take their lists of sections
+ * from here alone, so that none is left out when a section is added.
+ */
+static char *
+policy_sections(bool brackets)
+{
+	char **names = NULL;
+	size_t n = 0;
+	char *list = xstrdup("");
+
+	for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++) {
+		const struct policy_key *k = &policy_keys[i];
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(policy_keys[j].section, k->section) == 0)
+				break;
+		if (j < i)
+			continue;
+		strv_push(&names, &n, xasprintf(brackets ? "[%s%s]" : "%s%s",
+		    k->section, k->set_arg != NULL ? " NAME" : ""));
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *old = list;
+
+		list = xasprintf("%s%s%s", old, i == 0 ? "" :
+		    brackets && i == n - 1 ? " or " : ", ", names[i]);
+		free(old);
+	}
+	strv_free(names);
+	return list;
+}
+
 __attribute__((format(printf, 3, 4)))
 static void
 policy_fail(struct policy_parse *st, unsigned line, const char *fmt, ...)
@@ -351,9 +387,10 @@ policy_on_read(char *buf, int size, void *stream)
 		if (m == 0 && !policy_section_known(s + 1, n)) {
 			cleanup_free char *sec = xstrndup(s + 1, n);
 			cleanup_free char *q = escape_str(sec);
+			cleanup_free char *all = policy_sections(false);
 
-			policy_fail(st, st->lineno, "unknown section [%s] (sections: "
-			    "run, files, network, packages, manager NAME, secret NAME)", q);
+			policy_fail(st, st->lineno, "unknown section [%s] "
+			    "(sections: %s)", q, all);
 			return NULL;
 		}
 	}
@@ -407,8 +444,10 @@ policy_on_key(void *user, const char *section, const char *name,
 		st->empty = NULL;
 	}
 	if (*section == '\0') {
-		policy_fail(st, line, "%s: outside a section (start with [run], "
-		    "[files], [network] or [packages])", qname);
+		cleanup_free char *all = policy_sections(true);
+
+		policy_fail(st, line, "%s: outside a section (start with %s)",
+		    qname, all);
 		return 0;
 	}
 	for (idx = 0; idx < ARRAY_SIZE(policy_keys); idx++) {
@@ -420,10 +459,11 @@ policy_on_key(void *user, const char *section, const char *name,
 	}
 	if (k == NULL) {
 		cleanup_free char *known = policy_keys_of(tsec);
+		cleanup_free char *all = policy_sections(false);
 
 		if (*known == '\0')
-			policy_fail(st, line, "unknown section [%s] (sections: run, "
-			    "files, network, packages, manager NAME, secret NAME)", qsec);
+			policy_fail(st, line, "unknown section [%s] (sections: "
+			    "%s)", qsec, all);
 		else
 			policy_fail(st, line, "[%s] unknown key \"%s\" (keys: %s)",
 			    qsec, qname, known);
