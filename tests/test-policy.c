@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config/policy.c: the tables tests/data/policy-good.tsv (ini text, then
+ * config/policy*.c: the tables tests/data/policy-good.tsv (ini text, then
  * field=value checks) and tests/data/policy-bad.tsv (ini text, then a part
  * of the message), then the cases a table cannot hold.
  *
