@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config/policy.c: the tables tests/data/policy-good.tsv (ini text, then
+ * config/policy*.c: the tables tests/data/policy-good.tsv (ini text, then
  * field=value checks) and tests/data/policy-bad.tsv (ini text, then a part
  * of the message), then the cases a table cannot hold.
  *
@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "config/policy.h"
+#include "config/policy-int.h"
 #include "config/util.h"
 
 #define GOOD_TSV	"tests/data/policy-good.tsv"
@@ -622,6 +623,84 @@ test_long_line(void **state)
 	free(ini);
 }
 
+/*
+ * Messages take their lists of sections from the key table (issue 32: the
+ * list written out by hand had lost [record] and [console]): an unknown
+ * section's message names every section the table knows, a key before
+ * any section is told every section it may start with. A bad key still
+ * names the file, the line and the keys its section has.
+ */
+static void
+test_section_lists(void **state)
+{
+	static const char unknown[] = "policy.ini:2: unknown section [nosuch] "
+	    "(sections: ";
+	struct policy p;
+	char *cause = NULL, *list, *want, *path;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(policy_load_string(&p, "[run]\n[nosuch]\n",
+	    "policy.ini", &cause), -EINVAL);
+	assert_int_equal(strncmp(cause, unknown, sizeof unknown - 1), 0);
+	n = strlen(cause) - (sizeof unknown - 1);
+	assert_true(n > 0 && cause[strlen(cause) - 1] == ')');
+	/* ", run, record, ..., console, ": each name between ", " and ", ". */
+	list = xasprintf(", %.*s, ", (int)n - 1, cause + sizeof unknown - 1);
+	for (size_t i = 0; i < policy_n_keys; i++) {
+		const struct policy_key *k = &policy_keys[i];
+
+		want = xasprintf(", %s%s, ", k->section,
+		    k->set_arg != NULL ? " NAME" : "");
+		if (strstr(list, want) == NULL)
+			fail_msg("[%s] is not in: %s", k->section, cause);
+		free(want);
+	}
+	assert_non_null(strstr(list, ", record, "));
+	assert_non_null(strstr(list, ", console, "));
+	assert_non_null(strstr(list, ", manager NAME, "));
+	assert_non_null(strstr(list, ", secret NAME, "));
+	free(list);
+	free(cause);
+	policy_done(&p);
+
+	cause = NULL;
+	assert_int_equal(policy_load_string(&p, "timeout = 5\n", "policy.ini",
+	    &cause), -EINVAL);
+	assert_non_null(strstr(cause, "policy.ini:1: timeout: outside a section "
+	    "(start with [run], "));
+	for (size_t i = 0; i < policy_n_keys; i++) {
+		want = xasprintf("[%s%s]", policy_keys[i].section,
+		    policy_keys[i].set_arg != NULL ? " NAME" : "");
+		if (strstr(cause, want) == NULL)
+			fail_msg("%s is not in: %s", want, cause);
+		free(want);
+	}
+	assert_non_null(strstr(cause, " or [console])"));
+	free(cause);
+	policy_done(&p);
+
+	cause = NULL;
+	assert_int_equal(policy_load_string(&p, "[record]\n\nnosuch = 1\n",
+	    "policy.ini", &cause), -EINVAL);
+	assert_string_equal(cause, "policy.ini:3: [record] unknown key "
+	    "\"nosuch\" (keys: journal, syslog)");
+	free(cause);
+	policy_done(&p);
+
+	cause = NULL;
+	path = write_temp("[console]\nbogus = 1\n", 20);
+	assert_int_equal(policy_load(&p, path, &cause), -EINVAL);
+	want = xasprintf("%s:2: [console] unknown key \"bogus\" (keys: "
+	    "prefix, notify_cmd, notify_after)", path);
+	assert_string_equal(cause, want);
+	free(want);
+	free(cause);
+	policy_done(&p);
+	unlink(path);
+	free(path);
+}
+
 static void
 test_duration(void **state)
 {
@@ -1109,6 +1188,7 @@ main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_file_messages),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_section_lists),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_hash),
