@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals/kind.h"
 #include "config/protect.h"
 #include "config/util.h"
 
@@ -202,35 +203,37 @@ plain_package(const char *subject)
 	return xasprintf("wants to install %s with %s", pkgs, manager);
 }
 
+/* The row's sentence with subject where its "%s" is (a table's string
+ * is no format for printf: -Wformat-nonliteral). */
+static char *
+plain_fill(const char *words, const char *subject)
+{
+	const char *at = strstr(words, "%s");
+
+	if (at == NULL)
+		return xstrdup(words);
+	return xasprintf("%.*s%s%s", (int)(at - words), words, subject, at + 2);
+}
+
 static char *
 plain_sentence(const struct request *r, bool brief)
 {
+	const struct kind_info *k = kind_info(r->kind);
 	const char *subject = r->subject != NULL ? r->subject : "?";
 
-	switch (r->kind) {
-	case KIND_WRITE:
+	switch (k->sentence) {
+	case SENTENCE_WRITE:
 		return plain_write(r, brief);
-	case KIND_CONNECT:
+	case SENTENCE_CONNECT:
 		return plain_connect(subject);
-	case KIND_DNS:
-		return xasprintf("wants to look up the name %s (the first "
-		    "step to reaching it)", subject);
-	case KIND_PACKAGE:
+	case SENTENCE_INSTALL:
 		return plain_package(subject);
-	case KIND_EXEC:
-		return xasprintf("started the program %s", subject);
-	case KIND_BLOCKED:
-		return xasprintf("tried %s, which the sandbox never allows",
-		    subject);
-	case KIND_HTTP:
+	case SENTENCE_HTTP:
 		return plain_http(subject);
-	case KIND_SECRET:
-		return xasprintf("tried to send the phantom of the secret %s "
-		    "(refused: never the value)", subject);
-	case KIND_RUN:
+	case SENTENCE_FORMAT:
 		break;
 	}
-	return xasprintf("%s", subject);
+	return plain_fill(k->plain, subject);
 }
 
 char *

@@ -8,18 +8,6 @@
 
 #include "config/util.h"
 
-static const char *const request_kind_names[] = {
-	[KIND_WRITE] = "write",
-	[KIND_CONNECT] = "connect",
-	[KIND_DNS] = "dns",
-	[KIND_PACKAGE] = "package",
-	[KIND_EXEC] = "exec",
-	[KIND_BLOCKED] = "blocked",
-	[KIND_RUN] = "run",
-	[KIND_HTTP] = "http",
-	[KIND_SECRET] = "secret",
-};
-
 static const char *const verdict_names[] = {
 	[VERDICT_NONE] = "none",
 	[VERDICT_ALLOW] = "allow",
@@ -72,21 +60,21 @@ request_parse_name(const char *const *names, size_t n, const char *s,
 const char *
 request_kind_name(enum request_kind k)
 {
-	return request_name(request_kind_names, ARRAY_SIZE(request_kind_names),
-	    (unsigned int)k);
+	return kind_info(k)->name;
 }
 
 int
 request_kind_parse(const char *s, enum request_kind *ret)
 {
-	unsigned int i;
-	int r;
-
-	if ((r = request_parse_name(request_kind_names,
-	    ARRAY_SIZE(request_kind_names), s, &i)) < 0)
-		return r;
-	*ret = (enum request_kind)i;
-	return 0;
+	if (s == NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < kind_count(); i++) {
+		if (strcmp(kind_info((enum request_kind)i)->name, s) == 0) {
+			*ret = (enum request_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 const char *

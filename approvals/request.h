@@ -11,21 +11,8 @@
 
 #include <jansson.h>
 
-enum request_kind {
-	KIND_WRITE,	/* create or change a name or data outside the writable set */
-	KIND_CONNECT,
-	KIND_DNS,
-	KIND_PACKAGE,
-	KIND_EXEC,
-	KIND_BLOCKED,	/* a syscall the floor refuses outright (issue 3) */
-	KIND_RUN,	/* run lifecycle: start, exit, kill, timeout */
-	/* An HTTP request on a host the gate intercepts (issue 19): asked
-	 * (no rule allows it) or done; subject "host:port METHOD PATH". */
-	KIND_HTTP,
-	/* A secret's phantom where it may not go, refused (issue 19):
-	 * subject "NAME to host:port"; never the value. */
-	KIND_SECRET,
-};
+/* enum request_kind and what each kind is: */
+#include "approvals/kind.h"
 
 enum verdict {
 	VERDICT_NONE,	/* still pending */

@@ -10,6 +10,7 @@
 #include <uniwidth.h>
 
 #include "approvals/audit.h"
+#include "approvals/kind.h"
 #include "approvals/plain.h"
 #include "config/escape.h"
 #include "config/util.h"
@@ -21,29 +22,6 @@ struct scorecard_ctx {
 	int64_t		 longest;
 	int64_t		 answered;
 };
-
-static const char *
-scorecard_surface(enum request_kind k)
-{
-	switch (k) {
-	case KIND_WRITE:
-		return "files";
-	case KIND_CONNECT:
-	case KIND_DNS:
-	case KIND_HTTP:
-	case KIND_SECRET:
-		return "network";
-	case KIND_PACKAGE:
-		return "packages";
-	case KIND_EXEC:
-		return "programs";
-	case KIND_BLOCKED:
-		return "system";
-	case KIND_RUN:
-		break;
-	}
-	return "run";
-}
 
 static void
 scorecard_secs(int64_t ms, char *buf, size_t len)
@@ -125,7 +103,7 @@ scorecard_on_event(const struct audit_event_row *row, void *arg)
 	tried = scorecard_tried(ev);
 	outcome = scorecard_outcome(ev);
 	strv_push(&c->lines, &c->n, xasprintf("  %-9s %s: %s",
-	    scorecard_surface(ev->kind), tried, outcome));
+	    kind_surface_word(kind_info(ev->kind)->surface), tried, outcome));
 	if (ev->how == HOW_PERSON) {
 		c->answered++;
 		c->waits += ev->wait_ms;

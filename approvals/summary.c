@@ -11,23 +11,15 @@
 #include "approvals/audit.h"
 #include "approvals/changes.h"
 #include "approvals/gitapi.h"
+#include "approvals/kind.h"
 #include "approvals/request.h"
 #include "config/escape.h"
 #include "config/util.h"
 
-static const char *const summary_surface_names[SURFACE_COUNT] = {
-	[SURFACE_FILES] = "files",
-	[SURFACE_NETWORK] = "network",
-	[SURFACE_PACKAGES] = "packages",
-	[SURFACE_EXEC] = "exec",
-	[SURFACE_SYSCALLS] = "syscalls",
-};
-
 const char *
 summary_surface_name(enum summary_surface s)
 {
-	return (unsigned)s < SURFACE_COUNT ? summary_surface_names[s] :
-	    "unknown";
+	return kind_surface_name(s);
 }
 
 /* The paths seen, to count each file once: collected, then sorted. */
@@ -73,29 +65,6 @@ summary_path_add(char ***v, size_t *n, const char *path)
 }
 
 static int
-summary_surface_of(enum request_kind k)
-{
-	switch (k) {
-	case KIND_WRITE:
-		return SURFACE_FILES;
-	case KIND_CONNECT:
-	case KIND_DNS:
-	case KIND_HTTP:
-	case KIND_SECRET:
-		return SURFACE_NETWORK;
-	case KIND_PACKAGE:
-		return SURFACE_PACKAGES;
-	case KIND_EXEC:
-		return SURFACE_EXEC;
-	case KIND_BLOCKED:
-		return SURFACE_SYSCALLS;
-	case KIND_RUN:
-		break;
-	}
-	return -1;
-}
-
-static int
 summary_on_event(const struct audit_event_row *row, void *arg)
 {
 	struct summary_ctx *c = arg;
@@ -103,7 +72,7 @@ summary_on_event(const struct audit_event_row *row, void *arg)
 	const struct audit_event *ev = &row->ev;
 	bool refused = ev->verdict == VERDICT_DENY ||
 	    ev->verdict == VERDICT_KILL;
-	int surface;
+	enum summary_surface surface = kind_info(ev->kind)->surface;
 
 	s->events++;
 	if (ev->kind == KIND_RUN)
@@ -120,7 +89,7 @@ summary_on_event(const struct audit_event_row *row, void *arg)
 			s->denied++;
 		else
 			s->unanswered++;
-	} else if (refused && (surface = summary_surface_of(ev->kind)) >= 0) {
+	} else if (refused && surface != SURFACE_NONE) {
 		s->blocked[surface]++;
 	}
 	if (ev->kind == KIND_EXEC && ev->verdict == VERDICT_ALLOW)
@@ -361,7 +330,8 @@ summary_lines(const struct summary *s)
 	strv_push(&v, &n, steal_ptr(&changed));
 	for (size_t i = 0; i < SURFACE_COUNT; i++) {
 		char *t = xasprintf("%s%s%s %lld", blocked, i ? ", " : "",
-		    summary_surface_names[i], (long long)s->blocked[i]);
+		    summary_surface_name((enum summary_surface)i),
+		    (long long)s->blocked[i]);
 
 		free(blocked);
 		blocked = t;
@@ -391,7 +361,8 @@ summary_json(const struct summary *s)
 	json_object_set_new(o, "staged", s->staged >= 0 ?
 	    json_integer(s->staged) : json_null());
 	for (size_t i = 0; i < SURFACE_COUNT; i++)
-		json_object_set_new(b, summary_surface_names[i],
+		json_object_set_new(b,
+		    summary_surface_name((enum summary_surface)i),
 		    json_integer(s->blocked[i]));
 	json_object_set_new(o, "blocked", b);
 	json_object_set_new(o, "blocked_total",

@@ -13,8 +13,9 @@
  *    out), any other deny or kill (denied: a person, or the supervisor at
  *    the run's end), still "ask" (unanswered: its supervisor died first);
  *  - a row without a request id that denies or kills is a blocked attempt,
- *    counted by its kind's surface (write: files; connect, dns: network;
- *    package: packages; exec: exec; a syscall the floor refuses: syscalls);
+ *    counted by its kind's surface (approvals/kind.c: write: files;
+ *    connect, dns, http, secret: network; package: packages; exec: exec;
+ *    a syscall the floor refuses: syscalls);
  *  - an allowed write by the rule "writable folder DIR" is also a
  *    change in a writable folder, counted call by call;
  *  - an allowed write is a file changed on the host (distinct paths, the
@@ -27,16 +28,9 @@
 
 #include <jansson.h>
 
-struct audit;
+#include "approvals/kind.h"	/* enum summary_surface */
 
-enum summary_surface {
-	SURFACE_FILES,
-	SURFACE_NETWORK,
-	SURFACE_PACKAGES,
-	SURFACE_EXEC,
-	SURFACE_SYSCALLS,
-	SURFACE_COUNT,
-};
+struct audit;
 
 struct summary {
 	int64_t		 asked;

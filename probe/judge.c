@@ -463,6 +463,13 @@ probe_judge_event(const struct probe_event *e, struct probe_tally *t)
 		item = xasprintf("%s %s/%s", es, verdict_name(e->verdict),
 		    how_name(e->how));
 	probe_list_add(&t->record, item, ", ");
+	/*
+	 * Which defence held, in the probe report's words: a verdict of the
+	 * probe on its own attacks (a write the policy refused, a call the
+	 * filter refused, an exec let through by design), not a trait of the
+	 * kind that approvals/kind.c would hold. The one `case KIND_` outside
+	 * kind.c and the supervisor that tests/layers.sh allows, by name.
+	 */
 	switch (e->kind) {
 	case KIND_WRITE: {
 		cleanup_free char *w = escape_str(probe_how_words(e));

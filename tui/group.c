@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals/kind.h"
 #include "config/util.h"
 
 /* A shell's or a login's start-up files, by their last component. */
@@ -74,43 +75,22 @@ enum group_rank
 group_sensitivity(enum request_kind kind, const char *subject,
     const char **why)
 {
+	const struct kind_info *k = kind_info(kind);
 	const char *dummy;
 
 	if (why == NULL)
 		why = &dummy;
 	*why = "";
-	switch (kind) {
-	case KIND_WRITE:
+	if (k->by_path)
 		return group_write_rank(subject, why);
-	case KIND_CONNECT:
-	case KIND_DNS:
-		*why = "a new host";
-		return GROUP_NETWORK;
-	case KIND_HTTP:
-		*why = "an HTTP request";
-		return GROUP_NETWORK;
-	case KIND_PACKAGE:
-		*why = "an install";
-		return GROUP_INSTALL;
-	case KIND_EXEC:
-	case KIND_BLOCKED:
-	case KIND_RUN:
-	case KIND_SECRET:
-		break;
-	}
-	return GROUP_BULK;
+	*why = k->why;
+	return k->rank;
 }
 
 const char *
 group_rank_name(enum group_rank r)
 {
-	static const char *const names[] = {
-		[GROUP_BULK] = "bulk", [GROUP_HOME] = "home",
-		[GROUP_NETWORK] = "network", [GROUP_INSTALL] = "install",
-		[GROUP_CRITICAL] = "critical",
-	};
-
-	return (size_t)r < ARRAY_SIZE(names) ? names[r] : "?";
+	return kind_rank_name(r);
 }
 
 /*
@@ -123,24 +103,19 @@ group_place(const struct group_in *p)
 {
 	const char *s = p->subject, *e;
 
-	switch (p->kind) {
-	case KIND_WRITE:
+	switch (kind_info(p->kind)->place) {
+	case PLACE_FOLDER:
 		e = strrchr(s, '/');
 		return e != NULL && e != s ? xstrndup(s, (size_t)(e - s)) :
 		    xstrdup("/");
-	case KIND_CONNECT:
+	case PLACE_HOST:
 		if ((e = strchr(s, ' ')) == NULL)
 			e = strrchr(s, ':');
 		return e != NULL ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
-	case KIND_PACKAGE:
-	case KIND_HTTP:
+	case PLACE_WORD:
 		e = strchr(s, ' ');
 		return e != NULL ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
-	case KIND_DNS:
-	case KIND_EXEC:
-	case KIND_BLOCKED:
-	case KIND_RUN:
-	case KIND_SECRET:
+	case PLACE_WHOLE:
 		break;
 	}
 	return xstrdup(s);
@@ -149,19 +124,14 @@ group_place(const struct group_in *p)
 static char *
 group_glob(const struct group_in *p, const char *place)
 {
-	switch (p->kind) {
-	case KIND_WRITE:
+	switch (kind_info(p->kind)->place) {
+	case PLACE_FOLDER:
 		return xasprintf("%s/*", strcmp(place, "/") == 0 ? "" : place);
-	case KIND_CONNECT:
+	case PLACE_HOST:
 		return xasprintf("%s:*", place);
-	case KIND_PACKAGE:
-	case KIND_HTTP:
+	case PLACE_WORD:
 		return xasprintf("%s *", place);
-	case KIND_DNS:
-	case KIND_EXEC:
-	case KIND_BLOCKED:
-	case KIND_RUN:
-	case KIND_SECRET:
+	case PLACE_WHOLE:
 		break;
 	}
 	return xstrdup(place);

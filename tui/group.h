@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "approvals/kind.h"
 #include "approvals/request.h"
 
 /* What grouping reads of a pending request (the model's, escaped). */
@@ -31,17 +32,9 @@ struct group_in {
 	const char	*subject;
 };
 
-/* How much a request matters, highest first on screen. */
-enum group_rank {
-	GROUP_BULK,		/* anything else */
-	GROUP_HOME,		/* a dot-file, or a file under a home-like
-				 * folder (/home, /root, /Users) */
-	GROUP_NETWORK,		/* a host the run has not been allowed */
-	GROUP_INSTALL,		/* a package install */
-	GROUP_CRITICAL,		/* authorized_keys, a shell's start-up
-				 * file, anything under /etc */
-};
-
+/* How much a request matters (enum group_rank, GROUP_BULK ..
+ * GROUP_CRITICAL, highest first on screen): each kind's is its row in
+ * approvals/kind.c, a write's by its path. */
 /* The rank of kind+subject (a subject as the request shows it) and why,
  * in a few words ("shell start-up file"); why is "" for GROUP_BULK. */
 enum group_rank	 group_sensitivity(enum request_kind, const char *subject,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "approvals/kind.h"
 #include "approvals/plain.h"
 #include "config/util.h"
 #include "tui/group.h"
@@ -14,32 +15,6 @@
 #define PEND_VALUE_X	13
 #define DETAIL_LABEL_X	2
 #define DETAIL_VALUE_X	13
-
-/* What the subject is called for each kind of request. */
-static const char *
-view_pending_label(enum request_kind k)
-{
-	switch (k) {
-	case KIND_WRITE:
-		return "path";
-	case KIND_CONNECT:
-		return "host";
-	case KIND_DNS:
-		return "name";
-	case KIND_PACKAGE:
-		return "package";
-	case KIND_EXEC:
-		return "program";
-	case KIND_HTTP:
-		return "request";
-	case KIND_SECRET:
-		return "secret";
-	case KIND_BLOCKED:
-	case KIND_RUN:
-		break;
-	}
-	return "subject";
-}
 
 static void
 view_pending_field(struct pen *p, int lx, int vx, int w, const char *label,
@@ -63,7 +38,7 @@ view_pending_fields(const struct pending *p, struct pen *pen, int lx, int vx,
 	const char *inner = p->command;
 	char pid[32];
 
-	view_pending_field(pen, lx, vx, w, view_pending_label(p->kind),
+	view_pending_field(pen, lx, vx, w, kind_info(p->kind)->label,
 	    p->subject, GRID_BOLD);
 	if (p->subject2 != NULL)
 		view_pending_field(pen, lx, vx, w, "to", p->subject2,
@@ -228,7 +203,7 @@ view_pending_brief(const struct model *m, const struct group_row *row,
 			*whole = false;
 	}
 	if (pen->y < end) {
-		if (view_pending_line(m, pen, w, view_pending_label(p->kind),
+		if (view_pending_line(m, pen, w, kind_info(p->kind)->label,
 		    subject, GRID_BOLD))
 			*whole = false;
 	} else
@@ -315,7 +290,7 @@ view_pending_line_draw(const struct view_line *l, struct pen *pen, int w,
 		/* the very same request n times: what it is, else the glob
 		 * they are all in */
 		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w, l->same ?
-		    view_pending_label(p->kind) : "all in", l->glob, GRID_BOLD);
+		    kind_info(p->kind)->label : "all in", l->glob, GRID_BOLD);
 		view_pending_field(pen, PEND_LABEL_X, PEND_VALUE_X, w,
 		    "process", p->cmdline, 0);
 		if (l->n_runs > 1 && l->runs != NULL)
