@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "approvals/msg.h"
+#include "config/util.h"
 
 struct audit;
 
@@ -81,6 +82,7 @@ int	 cli_dial(const char *run, struct cli_conn *, char **cause);
 int	 cli_connect(const char *run, struct cli_conn *, char **cause);
 int	 cli_each_run(const char *only, int (*fn)(struct cli_conn *, void *),
 	    void *ctx);
-
-/* cli-log.c: runs the record says are live but whose supervisor died. */
+/* Local time, RFC 3339 with its offset; "-" when it cannot be told. */
+void	 cli_when(int64_t ms, char buf[TIME_RFC3339_LEN]);
+/* Runs the record says are live but whose supervisor died, marked lost. */
 void	 cli_recover(struct audit *, const char *by, bool tell);

@@ -100,43 +100,6 @@ static const char cli_output_help[] =
 
 /* ------------------------------------------------------------------ */
 
-/* Local time, RFC 3339 to the second with its offset; "-" when it
- * cannot be told. */
-static void
-cli_when(int64_t ms, char buf[TIME_RFC3339_LEN])
-{
-	time_local_rfc3339(ms, buf);
-}
-
-/*
- * Crash recovery, as every verb that opens the record does it: runs whose
- * supervisor is gone are marked lost and their sockets removed. A failure
- * is said and the verb goes on with the record as it is. With tell, one
- * line on stderr for each run this call found lost (stdout stays the
- * verb's own, --json included).
- */
-void
-cli_recover(struct audit *a, const char *by, bool tell)
-{
-	cleanup_free char *cause = NULL;
-	struct ctl_lost *lost = NULL;
-	size_t n = 0;
-
-	if (ctl_recover(a, by, &lost, &n, &cause) < 0) {
-		cli_error("record: %s (lost runs not marked)",
-		    cause ? cause : "failed");
-		return;
-	}
-	for (size_t i = 0; tell && i < n; i++) {
-		char when[TIME_RFC3339_LEN];
-
-		cli_when(lost[i].noticed_ms, when);
-		cli_error("run %s: lost (supervisor gone, noticed %s); its "
-		    "record: ward log %s", lost[i].run, when, lost[i].run);
-	}
-	ctl_lost_free(lost, n);
-}
-
 struct cli_log_ctx {
 	bool		 json;
 	const char	*want;		/* run id or name being resolved */
