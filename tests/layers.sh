@@ -77,7 +77,7 @@ sup_layer() {
 	files|net|install)	echo 4 ;;	# the handlers, one kind each
 	emulate|grants|intercept)	echo 3 ;;	# what handlers share, on struct sup
 	sup)			echo 2 ;;	# the ways out: answer, record, tell, park
-	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|compat|hostout|project|journal|gatewire|tell)
+	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|spawn-*|compat|hostout|project|journal|gatewire|tell)
 				echo 1 ;;	# leaves: no struct sup
 	*)			echo 0 ;;
 	esac
