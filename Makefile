@@ -359,6 +359,7 @@ install: all completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ward \
 		$(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
@@ -371,6 +372,7 @@ install: all completions
 	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 share/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 share/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 share/man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(BUILD)/completions/ward.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/ward
 	install -m 644 $(BUILD)/completions/_ward \
@@ -390,6 +392,7 @@ uninstall:
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard share/man/*.1))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard share/man/*.5))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard share/man/*.8))
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man7/%,$(wildcard share/man/*.7))
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/ward \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ward \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
