@@ -99,10 +99,15 @@ n=$(wc -l <README.md)
 [ "$n" -lt 600 ] || bad "README.md has $n lines: a newcomer's README stays under 600 (the reference goes to share/man/ and share/policy-reference.md)"
 
 # --- the man pages build -------------------------------------------------
-for m in share/man/*.[0-9]; do
-	w=$(groff -man -t -ww -z "$m" 2>&1) || bad "$m: groff fails"
-	[ -z "$w" ] || bad "$m: groff warns: $w"
-done
+# (groff-base comes with man-db; a machine without it skips this, saying so)
+if command -v groff >/dev/null; then
+	for m in share/man/*.[0-9]; do
+		w=$(groff -man -t -ww -z "$m" 2>&1) || bad "$m: groff fails"
+		[ -z "$w" ] || bad "$m: groff warns: $w"
+	done
+else
+	echo "docs-check: no groff (groff-base): the man pages' markup not checked" >&2
+fi
 
 [ -e "$tmp/failed" ] && fail=1
 [ $fail = 0 ] && echo "docs-check: ok"
