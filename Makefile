@@ -237,7 +237,7 @@ tests: $(TESTS) $(HELPERS) $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gat
 	$(BUILD)/bin/ward-gate
 
 # Unit tests (cmocka), then the live tests that launch real sandboxes.
-check: all tests layers
+check: all tests layers docs-check
 	@fail=0; for t in $(TESTS); do \
 		echo "== $$t"; $$t || fail=1; \
 	done; [ $$fail = 0 ]
@@ -293,6 +293,11 @@ unit-only: tests
 # only in tui, seccomp only in supervisor.
 layers:
 	@tests/layers.sh
+
+# One source per fact: the policy keys, the commands and the README
+# against the code (tests/docs-check.sh says what it compares).
+docs-check:
+	@tests/docs-check.sh
 
 # libFuzzer harnesses (tests/fuzz/fuzz-*.c, see tests/fuzz/README): the
 # project's sources compiled with clang, ASan+UBSan and coverage in their
@@ -359,6 +364,7 @@ install: all completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ward \
 		$(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
@@ -371,6 +377,7 @@ install: all completions
 	install -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 share/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 share/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 share/man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(BUILD)/completions/ward.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/ward
 	install -m 644 $(BUILD)/completions/_ward \
@@ -390,6 +397,7 @@ uninstall:
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard share/man/*.1))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard share/man/*.5))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard share/man/*.8))
+	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man7/%,$(wildcard share/man/*.7))
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/ward \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ward \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ward.fish
@@ -407,7 +415,7 @@ deb-check: all
 clean:
 	rm -rf $(BUILD) build-asan $(FUZZ_BUILD) ward ward-tui ward-supervisor ward-gate
 
-.PHONY: all check unit unit-only asan asan-live layers bench install uninstall \
+.PHONY: all check unit unit-only asan asan-live layers docs-check bench install uninstall \
 	completions deb deb-check clean tests print-libgit2-soname FORCE \
 	fuzz fuzzers fuzz-check
 # Keep the test objects: make would otherwise delete them as intermediates.

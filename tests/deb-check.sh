@@ -65,6 +65,7 @@ for f in usr/bin/ward usr/libexec/ward/ward-tui usr/libexec/ward/ward-supervisor
     usr/share/ward/demo/agent.sh usr/share/ward/demo/world.sh \
     usr/share/ward/demo/registry.py usr/share/man/man1/ward.1 \
     usr/share/man/man5/ward.ini.5 usr/share/man/man8/ward-supervisor.8 \
+    usr/share/man/man7/ward-security.7 \
     usr/share/bash-completion/completions/ward \
     usr/share/zsh/vendor-completions/_ward \
     usr/share/fish/vendor_completions.d/ward.fish; do

@@ -142,5 +142,15 @@ for f in supervisor/*.c; do
 		}
 		END { exit bad }' "$f" >&2 || bad "$f writes through a descriptor the program chose (/proc/PID/fd/N)"
 done
+# HACKING.md names every .c file of the code's folders (its tables: the
+# file's path and its job), so that a new or moved file gets its line.
+for d in config approvals supervisor supervisor/gate tui probe review; do
+	[ -d "$d" ] || continue
+	for f in "$d"/*.c; do
+		[ -e "$f" ] || continue
+		grep -qF "\`$f\`" HACKING.md ||
+		    bad "$f is not named in HACKING.md: add a row (\`$f\` | its job) to the table of $d/"
+	done
+done
 [ $fail = 0 ] && echo "layers: ok"
 exit $fail

@@ -28,7 +28,7 @@ agents_npm_ready
 npm_dir=$AGENTS_NPM
 
 # Each recipe's config folder, in this user's (fresh) home; the variable
-# that points the agent at it, as README's walkthrough says to set it.
+# that points the agent at it, as ward(1)'s CODING AGENTS says to set it.
 mkdir -p "$HOME/.claude" "$HOME/.codex" "$HOME/.gemini" "$HOME/.aider"
 export CLAUDE_CONFIG_DIR=$HOME/.claude CODEX_HOME=$HOME/.codex GEMINI_CLI_HOME=$HOME
 # The recipes' API keys are [secret]s, read when a run starts: a run
