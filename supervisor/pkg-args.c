@@ -11,20 +11,6 @@
 /* ------------------------------------------------------------------ */
 /* Items */
 
-bool
-pkg_has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-bool
-pkg_has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 void
 pkg_str_set(char **dst, char *s)
 {
