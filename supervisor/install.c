@@ -283,7 +283,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	v = packages_verdict_install(&s->policy, &inst, &which);
 	{
 		struct decide_in in = { .policy = &s->policy,
-		    .rules = s->rules, .grants = s->run_grants,
+		    .rules = s->rules, .answers = s->answers,
 		    .now_ms = now_mono_ms() };
 
 		d = decide_package(&in, grants_tgid(pid), subject,

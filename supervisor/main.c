@@ -527,7 +527,7 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 		die("--timeout: %s", cause);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
-	s->run_grants = run_grants_new();
+	s->answers = answers_new();
 	s->queue = queue_new(sup_parked_free, now_mono_ms);
 }
 
