@@ -279,7 +279,7 @@ moving_still(pid_t tid, int nr)
 	if (n <= 0)
 		return n < 0 && errno != ESRCH;
 	buf[n] = '\0';
-	if (strncmp(buf, "running", 7) == 0)
+	if (str_has_prefix(buf, "running"))
 		return false;
 	return strtol(buf, NULL, 10) == nr;
 }

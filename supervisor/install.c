@@ -206,7 +206,7 @@ install_fd_name(pid_t pid, int fd, char *buf, size_t size)
 	buf[n] = '\0';
 	len = (size_t)n;
 	/* A memfd reads "/memfd:NAME (deleted)": it never had a path. */
-	if (strncmp(buf, "/memfd:", 7) == 0) {
+	if (str_has_prefix(buf, "/memfd:")) {
 		if (len >= 17 && strcmp(buf + len - 10, " (deleted)") == 0)
 			buf[len - 10] = '\0';
 		memmove(buf, buf + 1, strlen(buf + 1) + 1);

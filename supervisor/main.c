@@ -225,7 +225,7 @@ gate_sets(const char *name)
 		const char *from = S.policy.secrets[i].from;
 
 		if (strcmp(S.policy.secrets[i].name, name) == 0 ||
-		    (from != NULL && strncmp(from, "env:", 4) == 0 &&
+		    (from != NULL && str_has_prefix(from, "env:") &&
 		    strcmp(from + 4, name) == 0))
 			return true;
 	}
