@@ -189,7 +189,7 @@ struct sup {
 	int		 sigfd;		/* SIGCHLD, spawn_forward_set()'s */
 	int64_t		 grace_mono;	/* a forwarded signal's grace ends; 0 = none */
 	int		 grace_signal;	/* the first signal forwarded */
-	enum run_state	 state;
+	enum msg_run_state state;
 	int64_t		 started_ms, ended_ms;
 	int64_t		 deadline_mono;	/* [run] timeout, monotonic ms; 0 = none */
 	int		 exit_code, exit_signal;
