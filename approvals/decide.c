@@ -10,7 +10,7 @@
 #include "config/util.h"
 
 /* ------------------------------------------------------------------ */
-/* The run's grants */
+/* The run's answers */
 
 #define REFUSED_MAX	16
 
@@ -27,17 +27,17 @@ struct refusals {
 	int64_t		 ms;		/* how long a refusal holds */
 };
 
-struct run_grants {
+struct answers {
 	/* Answers as RULE_RUN rules whose patterns are the subjects made
 	 * literal: rules_match() already keeps "most recent first". */
 	struct rules	*rules;
 	struct refusals	 dns, package;
 };
 
-struct run_grants *
-run_grants_new(void)
+struct answers *
+answers_new(void)
 {
-	struct run_grants *g = xcalloc(1, sizeof *g);
+	struct answers *g = xcalloc(1, sizeof *g);
 
 	g->rules = rules_new();
 	g->dns.n = 16;
@@ -48,7 +48,7 @@ run_grants_new(void)
 }
 
 void
-run_grants_free(struct run_grants *g)
+answers_free(struct answers *g)
 {
 	if (g == NULL)
 		return;
@@ -63,7 +63,7 @@ run_grants_free(struct run_grants *g)
 /* What the rules are asked with: the subject itself, a name folded to
  * lower case (DNS does not care). */
 static char *
-grants_subject(enum request_kind kind, const char *s)
+answers_subject(enum request_kind kind, const char *s)
 {
 	char *o = xstrdup(s);
 
@@ -77,9 +77,9 @@ grants_subject(enum request_kind kind, const char *s)
 /* The subject as a pattern that matches only itself: a file whose name
  * holds a star must not become a rule for a whole folder. */
 static char *
-grants_literal(enum request_kind kind, const char *subject)
+answers_literal(enum request_kind kind, const char *subject)
 {
-	cleanup_free char *s = grants_subject(kind, subject);
+	cleanup_free char *s = answers_subject(kind, subject);
 	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
 
 	for (const char *c = s; *c; c++) {
@@ -92,25 +92,25 @@ grants_literal(enum request_kind kind, const char *subject)
 }
 
 char *
-run_grants_pattern(enum request_kind kind, const char *subject)
+answers_pattern(enum request_kind kind, const char *subject)
 {
-	return grants_literal(kind, subject);
+	return answers_literal(kind, subject);
 }
 
 size_t
-run_grants_count(const struct run_grants *g)
+answers_count(const struct answers *g)
 {
 	return rules_count(g->rules);
 }
 
 const struct rule *
-run_grants_at(const struct run_grants *g, size_t n)
+answers_at(const struct answers *g, size_t n)
 {
 	return n >= 1 ? rules_at(g->rules, n - 1) : NULL;
 }
 
 int
-run_grants_revoke(struct run_grants *g, size_t n)
+answers_revoke(struct answers *g, size_t n)
 {
 	if (n < 1 || n > rules_count(g->rules))
 		return -ENOENT;
@@ -119,38 +119,38 @@ run_grants_revoke(struct run_grants *g, size_t n)
 }
 
 static enum verdict
-grants_match(const struct run_grants *g, enum request_kind kind,
+answers_find(const struct answers *g, enum request_kind kind,
     const char *subject, const struct rule **matched)
 {
 	cleanup_free char *q = NULL;
 
 	if (kind != KIND_DNS)
 		return rules_match(g->rules, kind, subject, NULL, matched);
-	q = grants_subject(kind, subject);
+	q = answers_subject(kind, subject);
 	return rules_match(g->rules, kind, q, NULL, matched);
 }
 
 enum verdict
-run_grants_match(const struct run_grants *g, enum request_kind kind,
+answers_match(const struct answers *g, enum request_kind kind,
     const char *subject)
 {
-	return grants_match(g, kind, subject, NULL);
+	return answers_find(g, kind, subject, NULL);
 }
 
 void
-run_grants_add(struct run_grants *g, enum request_kind kind,
+answers_add(struct answers *g, enum request_kind kind,
     const char *subject, enum verdict v)
 {
 	cleanup_free char *lit = NULL;
 
-	if (grants_match(g, kind, subject, NULL) == v)
+	if (answers_find(g, kind, subject, NULL) == v)
 		return;		/* already the answer: nothing changes */
-	lit = grants_literal(kind, subject);
+	lit = answers_literal(kind, subject);
 	rules_add(g->rules, kind, lit, v, RULE_RUN);
 }
 
 void
-run_grants_refuse(struct run_grants *g, enum request_kind kind, pid_t pid,
+answers_refuse(struct answers *g, enum request_kind kind, pid_t pid,
     const char *subject, int64_t now_ms)
 {
 	struct refusals *r = kind == KIND_DNS ? &g->dns :
@@ -169,7 +169,7 @@ run_grants_refuse(struct run_grants *g, enum request_kind kind, pid_t pid,
 }
 
 bool
-run_grants_refused(const struct run_grants *g, enum request_kind kind,
+answers_refused(const struct answers *g, enum request_kind kind,
     pid_t pid, const char *subject, int64_t now_ms)
 {
 	const struct refusals *r = kind == KIND_DNS ? &g->dns :
@@ -248,7 +248,7 @@ static enum verdict
 write_one(const struct decide_in *in, const char *path,
     const struct rule **matched)
 {
-	enum verdict v = grants_match(in->grants, KIND_WRITE, path, matched);
+	enum verdict v = answers_find(in->answers, KIND_WRITE, path, matched);
 
 	if (v != VERDICT_NONE)
 		return v;
@@ -306,7 +306,7 @@ static bool
 decide_granted(const struct decide_in *in, enum request_kind kind,
     const char *subject, struct decision *d)
 {
-	enum verdict v = run_grants_match(in->grants, kind, subject);
+	enum verdict v = answers_match(in->answers, kind, subject);
 
 	if (v != VERDICT_ALLOW && v != VERDICT_DENY)
 		return false;
@@ -409,7 +409,7 @@ decide_dns(const struct decide_in *in, const char *name, bool install)
 		    xstrdup("registry of an approved install"));
 	if ((rule = dns_denied(in->policy, name)) != NULL)
 		return decision(VERDICT_DENY, HOW_POLICY, DECIDE_POLICY, rule);
-	if (run_grants_refused(in->grants, KIND_DNS, 0, name, in->now_ms))
+	if (answers_refused(in->answers, KIND_DNS, 0, name, in->now_ms))
 		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_REFUSED,
 		    xstrdup("the same name, just refused"));
 	if (in->policy->connect == POLICY_DENY)
@@ -433,7 +433,7 @@ decide_package(const struct decide_in *in, pid_t pid, const char *subject,
 	if (policy == POLICY_ALLOW)
 		return decision(VERDICT_ALLOW, HOW_POLICY, step,
 		    xstrdup(which ? which : "[packages] install = allow"));
-	if (run_grants_refused(in->grants, KIND_PACKAGE, pid, subject,
+	if (answers_refused(in->answers, KIND_PACKAGE, pid, subject,
 	    in->now_ms))
 		return decision(VERDICT_DENY, HOW_RUN_RULE, DECIDE_REFUSED,
 		    xstrdup("the same install, just refused"));

@@ -2,8 +2,8 @@
 #pragma once
 /*
  * The decision order of DESIGN §7, written once, per kind: the never list,
- * the run's own answers (struct run_grants), the policy, the default. The
- * inputs are plain (the policy, its compiled [files] rules, the grants, the
+ * the run's own answers (struct answers), the policy, the default. The
+ * inputs are plain (the policy, its compiled [files] rules, the answers, the
  * subject, a monotonic clock), so tests/data/decide.tsv can drive every
  * step without a kernel; the supervisor only acts on what comes back
  * (answers, records, parks).
@@ -69,10 +69,10 @@ int		 decide_step_parse(const char *, enum decide_step *);
  * remembered for a moment so that a retry is not asked again. Opaque;
  * one per run.
  */
-struct run_grants;
+struct answers;
 
-struct run_grants *run_grants_new(void);
-void		 run_grants_free(struct run_grants *);
+struct answers *answers_new(void);
+void		 answers_free(struct answers *);
 /*
  * Remember an answer for the run: verdict ALLOW or DENY for kind+subject.
  * The subject is taken literally (a star in a file name is no glob), by
@@ -80,22 +80,22 @@ void		 run_grants_free(struct run_grants *);
  * dns, a name (case does not matter); package, the install as
  * packages_describe() puts it. A later answer overrides an earlier one.
  */
-void		 run_grants_add(struct run_grants *, enum request_kind,
+void		 answers_add(struct answers *, enum request_kind,
 		    const char *subject, enum verdict);
-/* The pattern run_grants_add stores for kind+subject (malloc'd): the
+/* The pattern answers_add stores for kind+subject (malloc'd): the
  * subject made literal (glob characters escaped), a name in lower case.
  * This is the rule a console shows before an answer "for this run". */
-char		*run_grants_pattern(enum request_kind, const char *subject);
+char		*answers_pattern(enum request_kind, const char *subject);
 /*
  * The answers "for this run" in the order given, numbered from 1 as
  * `ward rules` shows them: how many, the n-th (NULL past the end), and
  * its removal (0, or -ENOENT). A revoked answer is asked again.
  */
-size_t		 run_grants_count(const struct run_grants *);
-const struct rule *run_grants_at(const struct run_grants *, size_t n);
-int		 run_grants_revoke(struct run_grants *, size_t n);
+size_t		 answers_count(const struct answers *);
+const struct rule *answers_at(const struct answers *, size_t n);
+int		 answers_revoke(struct answers *, size_t n);
 /* The answer remembered for kind+subject, or VERDICT_NONE. */
-enum verdict	 run_grants_match(const struct run_grants *, enum request_kind,
+enum verdict	 answers_match(const struct answers *, enum request_kind,
 		    const char *subject);
 /*
  * A refusal, remembered from now_ms (monotonic) for a moment: a lookup
@@ -103,9 +103,9 @@ enum verdict	 run_grants_match(const struct run_grants *, enum request_kind,
  * retry; an install for 5 s, by process (its tgid) and subject. Only the
  * most recent few are kept.
  */
-void		 run_grants_refuse(struct run_grants *, enum request_kind,
+void		 answers_refuse(struct answers *, enum request_kind,
 		    pid_t, const char *subject, int64_t now_ms);
-bool		 run_grants_refused(const struct run_grants *, enum request_kind,
+bool		 answers_refused(const struct answers *, enum request_kind,
 		    pid_t, const char *subject, int64_t now_ms);
 
 /* What every decision reads. */
@@ -113,7 +113,7 @@ struct decide_in {
 	const struct policy	*policy;
 	const struct rules	*rules;		/* the policy's [files] rules
 						 * (rules_add_policy) */
-	const struct run_grants	*grants;
+	const struct answers	*answers;
 	int64_t			 now_ms;	/* monotonic */
 };
 

@@ -62,7 +62,7 @@ msg_type(const json_t *msg)
 }
 
 const char *
-msg_run_state_name(enum run_state st)
+msg_run_state_name(enum msg_run_state st)
 {
 	if ((size_t)st >= ARRAY_SIZE(msg_run_state_names))
 		return "?";
@@ -70,12 +70,12 @@ msg_run_state_name(enum run_state st)
 }
 
 int
-msg_run_state_parse(const char *s, enum run_state *ret)
+msg_run_state_parse(const char *s, enum msg_run_state *ret)
 {
 	for (size_t i = 0; s != NULL && i < ARRAY_SIZE(msg_run_state_names);
 	    i++)
 		if (strcmp(msg_run_state_names[i], s) == 0) {
-			*ret = (enum run_state)i;
+			*ret = (enum msg_run_state)i;
 			return 0;
 		}
 	return -EINVAL;

@@ -59,7 +59,7 @@ const char	*msg_type_name(enum msg_type);
 /* ---- the run ---- */
 
 /* The one run state; zero is where a supervisor starts. */
-enum run_state {
+enum msg_run_state {
 	RUN_STARTING,
 	RUN_RUNNING,
 	RUN_EXITED,
@@ -67,8 +67,8 @@ enum run_state {
 };
 
 /* "starting", "running", "exited"; "?" otherwise. parse: 0 or -EINVAL. */
-const char	*msg_run_state_name(enum run_state);
-int		 msg_run_state_parse(const char *, enum run_state *);
+const char	*msg_run_state_name(enum msg_run_state);
+int		 msg_run_state_parse(const char *, enum msg_run_state *);
 
 /* Which members a parsed RUN carried (a console keeps what was not sent). */
 enum {
@@ -104,7 +104,7 @@ struct run_info {
 	const char	*id;
 	const char	*name;		/* NULL when none */
 	const char	*command;
-	enum run_state	 state;
+	enum msg_run_state state;
 	pid_t		 pid;
 	int64_t		 started_ms;	/* wall */
 	int64_t		 ended_ms;	/* wall, 0 while running */

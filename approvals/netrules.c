@@ -70,7 +70,7 @@ netrules_entry_match(const struct policy_host *h, const struct net_dest *d)
 		return cidr_match(h->host, d);
 	if (d->name == NULL)
 		return false;
-	if (strncmp(h->host, "*.", 2) == 0) {
+	if (str_has_prefix(h->host, "*.")) {
 		size_t n = strlen(d->name), m = strlen(h->host + 1);
 
 		/* "*.example.com" covers a.example.com, not example.com. */

@@ -9,24 +9,10 @@
 #include "config/util.h"
 
 static bool
-pkg_has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool
-pkg_has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static bool
 pkg_is_url(const char *s)
 {
-	return strstr(s, "://") != NULL || pkg_has_prefix(s, "git+") ||
-	    pkg_has_prefix(s, "file:");
+	return strstr(s, "://") != NULL || str_has_prefix(s, "git+") ||
+	    str_has_prefix(s, "file:");
 }
 
 static bool
@@ -38,7 +24,7 @@ pkg_is_archive(const char *s)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
-		if (pkg_has_suffix(s, suffixes[i]))
+		if (str_has_suffix(s, suffixes[i]))
 			return true;
 	return false;
 }
@@ -48,8 +34,8 @@ static bool
 pkg_is_path(const char *s)
 {
 	return s[0] == '/' || s[0] == '~' || strcmp(s, ".") == 0 ||
-	    strcmp(s, "..") == 0 || pkg_has_prefix(s, "./") ||
-	    pkg_has_prefix(s, "../");
+	    strcmp(s, "..") == 0 || str_has_prefix(s, "./") ||
+	    str_has_prefix(s, "../");
 }
 
 static bool
@@ -73,7 +59,7 @@ pkg_looks_local(const char *manager, const char *name)
 		return true;
 	if (pkg_npm_family(manager)) {
 		for (size_t i = 0; i < ARRAY_SIZE(npm_schemes); i++)
-			if (pkg_has_prefix(name, npm_schemes[i]))
+			if (str_has_prefix(name, npm_schemes[i]))
 				return true;
 		/* "user/repo" is GitHub; "@scope/name" is the registry. */
 		return name[0] != '@' && strchr(name, '/') != NULL;

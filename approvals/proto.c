@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <nettle/base64.h>
+
 #include "config/util.h"
 
 /* How much proto_read asks the socket for at a time. */
@@ -446,113 +448,48 @@ proto_msg(const char *type)
 	return m;
 }
 
-static const char proto_b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 char *
 proto_b64_encode(const void *buf, size_t len)
 {
-	const unsigned char *p = buf;
-	char *out, *o;
-	size_t i;
+	char *out;
 
 	if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
 		fatal("base64: input of %zu bytes is too large", len);
-	out = o = xmalloc((len + 2) / 3 * 4 + 1);
-	for (i = 0; i + 3 <= len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 |
-		    p[i + 2];
-
-		*o++ = proto_b64_alphabet[v >> 18 & 63];
-		*o++ = proto_b64_alphabet[v >> 12 & 63];
-		*o++ = proto_b64_alphabet[v >> 6 & 63];
-		*o++ = proto_b64_alphabet[v & 63];
-	}
-	if (len - i == 1) {
-		uint32_t v = (uint32_t)p[i] << 16;
-
-		*o++ = proto_b64_alphabet[v >> 18 & 63];
-		*o++ = proto_b64_alphabet[v >> 12 & 63];
-		*o++ = '=';
-		*o++ = '=';
-	} else if (len - i == 2) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-
-		*o++ = proto_b64_alphabet[v >> 18 & 63];
-		*o++ = proto_b64_alphabet[v >> 12 & 63];
-		*o++ = proto_b64_alphabet[v >> 6 & 63];
-		*o++ = '=';
-	}
-	*o = '\0';
+	out = xmalloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
+	base64_encode_raw(out, len, buf);
+	out[BASE64_ENCODE_RAW_LENGTH(len)] = '\0';
 	return out;
-}
-
-static int
-proto_b64_value(unsigned char ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
 }
 
 /*
  * Strict RFC 4648 §4: length a multiple of 4, only the alphabet, '=' only
  * as the last one or two characters, and the unused bits before padding
- * zero (so every byte string has exactly one accepted encoding).
+ * zero (so every byte string has exactly one accepted encoding). nettle
+ * decodes more leniently (blanks skipped, pad bits ignored): only the
+ * alphabet reaches it, and what it decodes must encode back to s.
  */
 int
 proto_b64_decode(const char *s, void **buf, size_t *len)
 {
-	size_t n = strlen(s), pad = 0, i;
-	unsigned char *out, *o;
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/=";
+	struct base64_decode_ctx ctx;
+	size_t n = strlen(s), got = 0;
+	cleanup_free unsigned char *out = NULL;
+	cleanup_free char *again = NULL;
 
-	if (n % 4 != 0)
+	if (n % 4 != 0 || strspn(s, alphabet) != n)
 		return -EINVAL;
-	if (n > 0 && s[n - 1] == '=')
-		pad = (n > 1 && s[n - 2] == '=') ? 2 : 1;
-	out = o = xmalloc(n / 4 * 3 + 1);
-	for (i = 0; i < n; i += 4) {
-		bool last = i + 4 == n;
-		int v[4];
-		uint32_t w;
-
-		for (size_t k = 0; k < 4; k++) {
-			if (last && k >= 4 - pad) {
-				v[k] = 0;
-				continue;
-			}
-			if ((v[k] = proto_b64_value((unsigned char)s[i + k])) < 0)
-				goto bad;
-		}
-		w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 |
-		    (uint32_t)v[2] << 6 | (uint32_t)v[3];
-		*o++ = (unsigned char)(w >> 16);
-		if (last && pad == 2) {
-			if ((w & 0xffff) != 0)
-				goto bad;
-			break;
-		}
-		*o++ = (unsigned char)(w >> 8);
-		if (last && pad == 1) {
-			if ((w & 0xff) != 0)
-				goto bad;
-			break;
-		}
-		*o++ = (unsigned char)w;
-	}
-	*o = '\0';
-	*buf = out;
-	*len = (size_t)(o - out);
+	out = xmalloc(BASE64_DECODE_LENGTH(n) + 1);
+	base64_decode_init(&ctx);
+	if (!base64_decode_update(&ctx, &got, out, n, s) ||
+	    !base64_decode_final(&ctx))
+		return -EINVAL;
+	again = proto_b64_encode(out, got);
+	if (strcmp(again, s) != 0)
+		return -EINVAL;
+	out[got] = '\0';
+	*len = got;
+	*buf = steal_ptr(&out);
 	return 0;
-bad:
-	free(out);
-	return -EINVAL;
 }

@@ -54,7 +54,7 @@ struct request {
 	char		*cmdline;	/* argv of the process, spaces between */
 	char		*cwd;		/* cwd of the process, sandbox view */
 	char		*why;		/* why asked: matching rule, or "no rule" */
-	/* What an answer "for this run" stores (run_grants_pattern(): the
+	/* What an answer "for this run" stores (answers_pattern(): the
 	 * subject made literal, a connect's name:port), set by the
 	 * supervisor when it parks the request; NULL when not said. */
 	char		*rule;

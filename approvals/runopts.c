@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-const struct option run_opts[] = {
+const struct option runopts_options[] = {
 	{ "headless", no_argument, NULL, 'H' },
 	LAUNCH_SUP_OPTIONS,
 	{ "agent", no_argument, NULL, 'A' },
@@ -33,15 +33,16 @@ run_sup_opt(int opt)
 }
 
 int
-run_parse(int argc, char **argv, struct run_req *r)
+runopts_parse(int argc, char **argv, struct runopts *r)
 {
 	int opt;
 
-	*r = (struct run_req){ .agent = AGENT_AUTO };
+	*r = (struct runopts){ .agent = AGENT_AUTO };
 	launch_init(&r->l);
 	optind = 0;	/* full reset: main already ran getopt */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:h", run_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:h", runopts_options,
+	    NULL)) != -1) {
 		const struct option *o = run_sup_opt(opt);
 
 		if (o != NULL) {
@@ -76,7 +77,7 @@ run_parse(int argc, char **argv, struct run_req *r)
 }
 
 bool
-run_headless_now(const struct run_req *r)
+runopts_headless_now(const struct runopts *r)
 {
 	if (r->passthru)
 		return false;
@@ -85,18 +86,18 @@ run_headless_now(const struct run_req *r)
 }
 
 void
-run_headless_argv(struct run_req *r, int argc, char **argv)
+runopts_headless_argv(struct runopts *r, int argc, char **argv)
 {
 	launch_opt(&r->l, "--headless", NULL);
 	launch_command(&r->l, argv + r->cmd, (size_t)(argc - r->cmd));
 }
 
 int
-run_exec_headless(struct run_req *r, int argc, char **argv)
+runopts_exec_headless(struct runopts *r, int argc, char **argv)
 {
 	int rc;
 
-	run_headless_argv(r, argc, argv);
+	runopts_headless_argv(r, argc, argv);
 	rc = launch_exec_or_say(&r->l);
 	launch_done(&r->l);
 	return rc;

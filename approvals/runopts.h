@@ -22,7 +22,7 @@ enum agent_mode {
 	AGENT_OFF,
 };
 
-struct run_req {
+struct runopts {
 	struct launch	 l;	/* the supervisor's argv, options so far */
 	bool		 headless;	/* --headless */
 	bool		 passthru;	/* --pass-through or --split */
@@ -33,7 +33,7 @@ struct run_req {
 };
 
 /* The getopt_long table, for `ward completion` (tui/completion.h). */
-extern const struct option run_opts[];
+extern const struct option runopts_options[];
 
 /*
  * Parses `run [OPTIONS] -- CMD...` (argv[0] is "run") into r, which the
@@ -41,22 +41,22 @@ extern const struct option run_opts[];
  * getopt code of a bad option (':' a value missing, '?' unknown), with
  * optind just past it for usage_bad_option().
  */
-int	run_parse(int argc, char **argv, struct run_req *r);
+int	runopts_parse(int argc, char **argv, struct runopts *r);
 /*
  * Would this run go headless without asking the terminal anything more:
  * --headless, or stdin or stdout not a terminal (and not --pass-through
  * or --split, whose checks are run_main's)? On a terminal run_main may
  * still go headless when the console cannot draw there.
  */
-bool	run_headless_now(const struct run_req *r);
+bool	runopts_headless_now(const struct runopts *r);
 /*
  * r's argv made the supervisor's for its run, headless: --headless and
  * CMD... (argv[r->cmd] on) after the options.
  */
-void	run_headless_argv(struct run_req *r, int argc, char **argv);
+void	runopts_headless_argv(struct runopts *r, int argc, char **argv);
 /*
  * Execs the supervisor for r's run, headless, in the foreground (it
  * becomes this process). Returns only when it could not: said on
  * stderr, r ended, and 125, `ward run`'s status for "ward failed".
  */
-int	run_exec_headless(struct run_req *r, int argc, char **argv);
+int	runopts_exec_headless(struct runopts *r, int argc, char **argv);

@@ -20,20 +20,6 @@
 #define POLICY_EDIT_MAX		(1u << 20)	/* policy.c's bound */
 #define POLICY_EDIT_INDENT	"    "
 
-static bool
-policy_edit_has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool
-policy_edit_has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 static char *
 policy_edit_dir(const char *path)
 {
@@ -59,7 +45,7 @@ policy_edit_check(const char *path, char **why)
 		return -errno;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(machine); i++)
-		if (policy_edit_has_prefix(real, machine[i])) {
+		if (str_has_prefix(real, machine[i])) {
 			set_cause(why, "%s is the machine's policy, not yours: "
 			    "copy it to ~/.config/ward/ward.ini and run with that",
 			    real);
@@ -67,7 +53,7 @@ policy_edit_check(const char *path, char **why)
 		}
 	for (size_t i = 0; i < ARRAY_SIZE(shipped); i++)
 		if (strstr(real, shipped[i]) != NULL ||
-		    policy_edit_has_suffix(real, "/share/ward.ini")) {
+		    str_has_suffix(real, "/share/ward.ini")) {
 			set_cause(why, "%s is a policy ward ships, not yours: "
 			    "copy it to ~/.config/ward/ward.ini and run with that",
 			    real);
@@ -231,37 +217,16 @@ policy_edit_text(const char *text, const char *section, const char *key,
 static int
 policy_edit_read(const char *path, char **ret, char **why)
 {
-	cleanup_fd int fd = -1;
-	cleanup_free char *buf = xmalloc(POLICY_EDIT_MAX + 2);
+	cleanup_free char *buf = NULL;
 	size_t n = 0;
+	int r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		set_cause(why, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	for (;;) {
-		ssize_t got = read(fd, buf + n, POLICY_EDIT_MAX + 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			set_cause(why, "%s: %s", path, strerror(errno));
-			return -errno;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > POLICY_EDIT_MAX) {
-			set_cause(why, "%s: larger than %u bytes", path,
-			    POLICY_EDIT_MAX);
-			return -EFBIG;
-		}
-	}
+	if ((r = read_file_max(path, POLICY_EDIT_MAX, &buf, &n, why)) < 0)
+		return r;
 	if (memchr(buf, '\0', n) != NULL) {
 		set_cause(why, "%s: holds a NUL byte", path);
 		return -EINVAL;
 	}
-	buf[n] = '\0';
 	*ret = steal_ptr(&buf);
 	return 0;
 }

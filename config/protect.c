@@ -441,7 +441,7 @@ protect_hooks_path(const char *worktree, const char *home)
 	 * file "gitdir: PATH" (relative to the work tree). */
 	if ((f = fopen(gitfile, "re")) != NULL &&
 	    fgets(line, sizeof line, f) != NULL &&
-	    strncmp(line, "gitdir: ", 8) == 0) {
+	    str_has_prefix(line, "gitdir: ")) {
 		line[strcspn(line, "\n")] = '\0';
 		config = line[8] == '/' ? xasprintf("%s/config", line + 8) :
 		    xasprintf("%s/%s/config", worktree, line + 8);

@@ -2,6 +2,7 @@
 #include "config/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,4 +361,71 @@ size_human(int64_t n, char *buf, size_t len)
 		u++;
 	}
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
+}
+
+bool
+str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool
+str_has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int
+read_fd_max(int fd, size_t max, char **ret, size_t *len)
+{
+	cleanup_free char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	/* Room for one byte over max (to see it is there) and the NUL. */
+	if (max > SIZE_MAX - 2)
+		max = SIZE_MAX - 2;
+	for (;;) {
+		ssize_t got;
+
+		if (n + 1 >= cap) {
+			cap = cap == 0 ? 4096 : cap * 2;
+			if (cap > max + 2)
+				cap = max + 2;
+			buf = xrealloc(buf, cap);
+		}
+		got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > max)
+			return -EFBIG;
+	}
+	buf[n] = '\0';
+	*len = n;
+	*ret = steal_ptr(&buf);
+	return 0;
+}
+
+int
+read_file_max(const char *path, size_t max, char **ret, size_t *len,
+    char **cause)
+{
+	cleanup_fd int fd = -1;
+	int r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		r = -errno;
+	else
+		r = read_fd_max(fd, max, ret, len);
+	if (r == -EFBIG)
+		set_cause(cause, "%s: larger than %zu bytes", path, max);
+	else if (r < 0)
+		set_cause(cause, "%s: %s", path, strerror(-r));
+	return r;
 }

@@ -5,6 +5,7 @@
  * attributes for owned locals, and time.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,6 +75,21 @@ void	 strv_free(char **);
 /* Milliseconds: CLOCK_MONOTONIC for deadlines, CLOCK_REALTIME for records. */
 int64_t	 now_mono_ms(void);
 int64_t	 now_wall_ms(void);
+
+/* Does s begin, or end, with the given string? ("" always does.) */
+bool	 str_has_prefix(const char *s, const char *prefix);
+bool	 str_has_suffix(const char *s, const char *suffix);
+
+/*
+ * The whole of a file, at most max bytes: a malloc'd buffer in *ret with a
+ * NUL after its *len bytes (the file may hold NULs of its own). 0;
+ * -EFBIG when it holds more than max bytes; or -errno. read_fd_max reads
+ * fd from its offset (the caller's fd, left open); read_file_max opens
+ * path and sets *cause (may be NULL) to "PATH: why" on failure.
+ */
+int	 read_fd_max(int fd, size_t max, char **ret, size_t *len);
+int	 read_file_max(const char *path, size_t max, char **ret, size_t *len,
+	    char **cause);
 
 /* Write all of buf, retrying on EINTR; 0 or -errno. */
 int	 write_all(int, const void *, size_t);

@@ -118,9 +118,9 @@ probe_errnos(const struct probe_obs *r, struct probe_buf *b)
 			if (last > l && tl < 24 && ((last[0] == 'E' &&
 			    tl == strspn(last,
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")) ||
-			    (tl == 8 && strncmp(last, "NXDOMAIN", 8) == 0) ||
-			    (tl == 8 && strncmp(last, "SERVFAIL", 8) == 0) ||
-			    (tl == 7 && strncmp(last, "REFUSED", 7) == 0))) {
+			    (tl == 8 && str_has_prefix(last, "NXDOMAIN")) ||
+			    (tl == 8 && str_has_prefix(last, "SERVFAIL")) ||
+			    (tl == 7 && str_has_prefix(last, "REFUSED")))) {
 				cleanup_free char *e = xstrndup(last,
 				    (size_t)(l + len - last));
 

@@ -249,10 +249,7 @@ static int
 probe_setup_policy(struct probe *p, const char *policy_arg, char **cause)
 {
 	cleanup_free char *given = NULL;
-	struct probe_buf b = { 0 };
-	char chunk[8192];
-	size_t got;
-	FILE *f;
+	size_t len = 0;
 	int r;
 
 	given = policy_arg ? xstrdup(policy_arg) :
@@ -262,16 +259,10 @@ probe_setup_policy(struct probe *p, const char *policy_arg, char **cause)
 		*cause = xasprintf("%s: %s", given, strerror(errno));
 		return r;
 	}
-	if ((f = fopen(p->policy_path, "re")) == NULL) {
-		r = -errno;
-		*cause = xasprintf("%s: %s", p->policy_path, strerror(errno));
+	/* policy_load's bound: 1 MiB. */
+	if ((r = read_file_max(p->policy_path, 1u << 20, &p->policy_text,
+	    &len, cause)) < 0)
 		return r;
-	}
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 &&
-	    b.len < (1u << 20))
-		probe_buf_add(&b, chunk, got);
-	fclose(f);
-	p->policy_text = b.p ? b.p : xstrdup("");
 	return policy_load_string(&p->policy, p->policy_text, p->policy_path,
 	    cause);
 }

@@ -343,12 +343,12 @@ probe_watched_addr(const char *hex)
 {
 	size_t len = strcspn(hex, ":");
 
-	if (len == 32 && strncmp(hex, "0000000000000000FFFF0000", 24) == 0)
+	if (len == 32 && str_has_prefix(hex, "0000000000000000FFFF0000"))
 		hex += 24;
 	else if (len != 8)
 		return false;
 	/* Host byte order: 192.0.2.1 is 010200C0, 169.254.x.y is yyxxFEA9. */
-	return strncmp(hex, "010200C0", 8) == 0 || strncmp(hex + 4, "FEA9",
+	return str_has_prefix(hex, "010200C0") || strncmp(hex + 4, "FEA9",
 	    4) == 0;
 }
 
@@ -380,7 +380,7 @@ probe_sup_sockets(pid_t sup, unsigned *dns, bool *seen)
 		if ((n = readlink(fd, link, sizeof link - 1)) <= 0)
 			continue;
 		link[n] = '\0';
-		if (strncmp(link, "socket:[", 8) != 0)
+		if (!str_has_prefix(link, "socket:["))
 			continue;
 		inodes = xreallocarray(inodes, n_inodes + 1, sizeof *inodes);
 		inodes[n_inodes++] = strtoul(link + 8, NULL, 10);

@@ -366,12 +366,12 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 static void
 on_rules(struct sup *s, int slot)
 {
-	size_t n = run_grants_count(s->run_grants);
+	size_t n = answers_count(s->answers);
 	cleanup_free struct msg_rule *v = xcalloc(n + 1, sizeof *v);
 	json_t *m;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct rule *ru = run_grants_at(s->run_grants, i + 1);
+		const struct rule *ru = answers_at(s->answers, i + 1);
 
 		v[i] = (struct msg_rule){
 			.n = i + 1, .kind = ru->kind, .verdict = ru->verdict,
@@ -396,7 +396,7 @@ on_revoke(struct sup *s, int slot, const json_t *msg)
 		ack(s, slot, 0, false, "bad revoke message");
 		return;
 	}
-	if ((ru = run_grants_at(s->run_grants, n)) == NULL) {
+	if ((ru = answers_at(s->answers, n)) == NULL) {
 		err = xasprintf("run %s has no rule %llu", s->id,
 		    (unsigned long long)n);
 		ack(s, slot, 0, false, err);
@@ -405,7 +405,7 @@ on_revoke(struct sup *s, int slot, const json_t *msg)
 	d = rule_describe(ru);
 	what = xasprintf("revoke %s", d);
 	by = who(s, slot, control_via(s, slot));
-	(void)run_grants_revoke(s->run_grants, n);
+	(void)answers_revoke(s->answers, n);
 	ack(s, slot, 0, true, NULL);
 	sup_record_run(s, what, VERDICT_NONE, HOW_PERSON, by, NULL);
 }

@@ -348,8 +348,8 @@ act(struct sup *s, const struct write_call *c, int pfd, const char *name,
 		/* Only attributes an ordinary owner could set: never file
 		 * capabilities or security labels, which the supervisor (root,
 		 * maybe) could write and the program could not. */
-		if (strncmp(c->xname, "user.", 5) != 0 &&
-		    strncmp(c->xname, "system.posix_acl_", 17) != 0)
+		if (!str_has_prefix(c->xname, "user.") &&
+		    !str_has_prefix(c->xname, "system.posix_acl_"))
 			return -EPERM;
 		snprintf(p, sizeof p, "/proc/self/fd/%d/%s", pfd, name);
 		if (c->op == OP_SETXATTR)

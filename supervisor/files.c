@@ -279,7 +279,7 @@ moving_still(pid_t tid, int nr)
 	if (n <= 0)
 		return n < 0 && errno != ESRCH;
 	buf[n] = '\0';
-	if (strncmp(buf, "running", 7) == 0)
+	if (str_has_prefix(buf, "running"))
 		return false;
 	return strtol(buf, NULL, 10) == nr;
 }
@@ -1078,7 +1078,7 @@ static void
 decide(struct sup *s, const struct seccomp_notif *req, struct write_call *c)
 {
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
-	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	    .answers = s->answers, .now_ms = now_mono_ms() };
 	const char *pattern = protect_call(s, c, c->path, c->two ?
 	    c->path2 : NULL);
 	struct decision d = pattern != NULL ? decide_protected(&in, pattern,
@@ -1139,7 +1139,7 @@ protect_decide(struct sup *s, const struct seccomp_notif *req,
     struct write_call *c, const char *pattern)
 {
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
-	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	    .answers = s->answers, .now_ms = now_mono_ms() };
 	struct decision d = decide_protected(&in, pattern, c->path,
 	    c->two ? c->path2 : NULL);
 

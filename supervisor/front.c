@@ -32,13 +32,13 @@ main(int argc, char **argv)
 	 * run that parses and is headless whatever the terminal: all the
 	 * rest (errors, --help, --pass-through) is ward-tui's to say. */
 	if (argc > 1 && strcmp(argv[1], "run") == 0) {
-		struct run_req r;
+		struct runopts r;
 
-		if (run_parse(argc - 1, argv + 1, &r) == 0 &&
-		    r.cmd < argc - 1 && run_headless_now(&r)) {
+		if (runopts_parse(argc - 1, argv + 1, &r) == 0 &&
+		    r.cmd < argc - 1 && runopts_headless_now(&r)) {
 			int rc;
 
-			run_headless_argv(&r, argc - 1, argv + 1);
+			runopts_headless_argv(&r, argc - 1, argv + 1);
 			rc = supervisor_main((int)r.l.argc, r.l.argv);
 			launch_done(&r.l);
 			return rc;

@@ -173,7 +173,7 @@ grants_tgid(pid_t tid)
 void
 grants_refuse(struct sup *s, pid_t tid, const char *subject)
 {
-	run_grants_refuse(s->run_grants, KIND_PACKAGE, tgid_of(tid), subject,
+	answers_refuse(s->answers, KIND_PACKAGE, tgid_of(tid), subject,
 	    now_mono_ms());
 }
 

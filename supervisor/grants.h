@@ -3,7 +3,7 @@
 /*
  * The run's grants to package installs (grants.c): what an approved
  * install opened for its process tree, and which installs were just
- * refused (kept in the run's grants, approvals/decide.h). Read by net.c
+ * refused (kept in the run's answers, approvals/decide.h). Read by net.c
  * and install.c alike.
  */
 #include <stdbool.h>
@@ -29,6 +29,6 @@ bool	grants_allow_name(struct sup *, const char *name);
 /* The process (thread group) of thread tid, as the grants key it. */
 pid_t	grants_tgid(pid_t tid);
 /* An install just refused, by tid's process and what it asked: kept in
- * the run's grants for a moment (decide_package() reads it). */
+ * the run's answers for a moment (decide_package() reads it). */
 void	grants_refuse(struct sup *, pid_t tid, const char *subject);
 void	grants_done(struct sup *);

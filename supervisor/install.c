@@ -206,7 +206,7 @@ install_fd_name(pid_t pid, int fd, char *buf, size_t size)
 	buf[n] = '\0';
 	len = (size_t)n;
 	/* A memfd reads "/memfd:NAME (deleted)": it never had a path. */
-	if (strncmp(buf, "/memfd:", 7) == 0) {
+	if (str_has_prefix(buf, "/memfd:")) {
 		if (len >= 17 && strcmp(buf + len - 10, " (deleted)") == 0)
 			buf[len - 10] = '\0';
 		memmove(buf, buf + 1, strlen(buf + 1) + 1);
@@ -283,7 +283,7 @@ install_on_exec(struct sup *s, const struct seccomp_notif *req,
 	v = packages_verdict_install(&s->policy, &inst, &which);
 	{
 		struct decide_in in = { .policy = &s->policy,
-		    .rules = s->rules, .grants = s->run_grants,
+		    .rules = s->rules, .answers = s->answers,
 		    .now_ms = now_mono_ms() };
 
 		d = decide_package(&in, grants_tgid(pid), subject,

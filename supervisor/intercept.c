@@ -440,7 +440,7 @@ on_ask(struct sup *s, const struct gate_msg *m)
 	struct parked *pk;
 
 	/* Answered for this run already: the gate need not wait. */
-	switch (run_grants_match(s->run_grants, KIND_HTTP, subject)) {
+	switch (answers_match(s->answers, KIND_HTTP, subject)) {
 	case VERDICT_ALLOW:
 		answer(s, m->req, VERDICT_ALLOW);
 		return;

@@ -225,7 +225,7 @@ gate_sets(const char *name)
 		const char *from = S.policy.secrets[i].from;
 
 		if (strcmp(S.policy.secrets[i].name, name) == 0 ||
-		    (from != NULL && strncmp(from, "env:", 4) == 0 &&
+		    (from != NULL && str_has_prefix(from, "env:") &&
 		    strcmp(from + 4, name) == 0))
 			return true;
 	}
@@ -527,7 +527,7 @@ load_policy(struct sup *s, const struct args *a, const char *argv0)
 		die("--timeout: %s", cause);
 	s->rules = rules_new();
 	rules_add_policy(s->rules, &s->policy);
-	s->run_grants = run_grants_new();
+	s->answers = answers_new();
 	s->queue = queue_new(sup_parked_free, now_mono_ms);
 }
 

@@ -570,7 +570,7 @@ connect_remember(struct sup *s, const struct parked *pk,
     const struct request *r, enum verdict v)
 {
 	(void)r;
-	run_grants_add(s->run_grants, KIND_CONNECT, pk->connect->key, v);
+	answers_add(s->answers, KIND_CONNECT, pk->connect->key, v);
 }
 
 static void
@@ -647,7 +647,7 @@ decide(struct sup *s, const struct seccomp_notif *req, struct connect_call *c,
 	pid_t pid = (pid_t)req->pid;
 	const char *subject = c->subject, *manager = NULL;
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
-	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	    .answers = s->answers, .now_ms = now_mono_ms() };
 	struct decision dc;
 	int64_t result, seq = 0;
 	int r;
@@ -962,7 +962,7 @@ dns_decide(void *ctx, const char *name, int qtype)
 		.detail = kinds,
 	};
 	struct decide_in in = { .policy = &s->policy, .rules = s->rules,
-	    .grants = s->run_grants, .now_ms = now_mono_ms() };
+	    .answers = s->answers, .now_ms = now_mono_ms() };
 	struct decision dd;
 	const char *secret = intercept_phantom_in(s, name);
 
@@ -1015,9 +1015,9 @@ dns_answered(struct sup *s, const char *name, bool allow)
 	/* An approved lookup holds for the run (the request says so); a
 	 * refusal only for a moment. */
 	if (allow)
-		run_grants_add(s->run_grants, KIND_DNS, name, VERDICT_ALLOW);
+		answers_add(s->answers, KIND_DNS, name, VERDICT_ALLOW);
 	else
-		run_grants_refuse(s->run_grants, KIND_DNS, 0, name,
+		answers_refuse(s->answers, KIND_DNS, 0, name,
 		    now_mono_ms());
 	if (s->dns != NULL)
 		dns_answer(s->dns, name, allow);

@@ -86,7 +86,7 @@ pkg_path_names(const char *path)
 
 	if (path == NULL || *path == '\0')
 		return false;
-	if (pkg_has_prefix(path, "/proc/") || pkg_has_prefix(path, "/dev/fd/"))
+	if (str_has_prefix(path, "/proc/") || str_has_prefix(path, "/dev/fd/"))
 		return false;
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	return *base != '\0' && strspn(base, "0123456789") != strlen(base);

@@ -11,20 +11,6 @@
 /* ------------------------------------------------------------------ */
 /* Items */
 
-bool
-pkg_has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-bool
-pkg_has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 void
 pkg_str_set(char **dst, char *s)
 {
@@ -105,7 +91,7 @@ pkg_pep508(struct pkg_install *out, const char *s)
 	/* uv's "ruff@0.5" (a URL after @ was local above). */
 	if (spec[0] == '@')
 		memmove(spec, spec + 1, strlen(spec));
-	else if (strncmp(spec, "==", 2) == 0 && spec[2] != '=' &&
+	else if (str_has_prefix(spec, "==") && spec[2] != '=' &&
 	    strpbrk(spec + 2, ",<>=!~") == NULL)
 		memmove(spec, spec + 2, strlen(spec + 2) + 1);
 	pkg_item_add(out, xstrndup(s, n), *spec ? xstrdup(spec) : NULL, false);
@@ -330,7 +316,7 @@ pkg_opt_long(const struct pkg_syntax *sx, const char *name, size_t len)
 		    strncmp(o->name, name, len) == 0)
 			return o;
 	/* npm --@scope:registry=URL */
-	if (sx->nopt && len > 9 && strncmp(name + len - 9, ":registry", 9) == 0)
+	if (sx->nopt && len > 9 && str_has_prefix(name + len - 9, ":registry"))
 		return &scoped_registry;
 	if (!sx->abbrev || len == 0)
 		return NULL;

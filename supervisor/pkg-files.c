@@ -14,31 +14,6 @@
 #include "config/util.h"
 
 static int
-pkg_read_bounded(int fd, char **ret, size_t *len)
-{
-	cleanup_free char *buf = xmalloc(PACKAGES_FILE_MAX + 2);
-	size_t n = 0;
-
-	for (;;) {
-		ssize_t got = read(fd, buf + n, PACKAGES_FILE_MAX + 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > PACKAGES_FILE_MAX)
-			return -EFBIG;
-	}
-	buf[n] = '\0';
-	*ret = steal_ptr(&buf);
-	*len = n;
-	return 0;
-}
-
-static int
 pkg_read_json(const char *buf, size_t len, struct pkg_install *add, size_t room)
 {
 	static const char *const keys[] = {
@@ -213,13 +188,13 @@ packages_read_file(int fd, const char *name, struct pkg_install *inout)
 	cleanup_free char *buf = NULL;
 	struct pkg_install add = { .manager = inout->manager };
 	size_t len = 0, room;
-	bool json = pkg_has_suffix(name, ".json");
+	bool json = str_has_suffix(name, ".json");
 	int r;
 
 	if (inout->manager == NULL)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(unread); i++)
-		if (pkg_has_suffix(name, unread[i]))
+		if (str_has_suffix(name, unread[i]))
 			return -EOPNOTSUPP;
 	if (!json && strcmp(inout->manager, "pip") != 0 &&
 	    strcmp(inout->manager, "uv") != 0 &&
@@ -228,7 +203,7 @@ packages_read_file(int fd, const char *name, struct pkg_install *inout)
 	if (inout->n_items >= PACKAGES_ITEMS_MAX)
 		return -E2BIG;
 	room = PACKAGES_ITEMS_MAX - inout->n_items;
-	if ((r = pkg_read_bounded(fd, &buf, &len)) < 0)
+	if ((r = read_fd_max(fd, PACKAGES_FILE_MAX, &buf, &len)) < 0)
 		return r;
 	if (memchr(buf, '\0', len) != NULL)
 		return -EINVAL;

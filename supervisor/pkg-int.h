@@ -59,8 +59,6 @@ struct pkg_syntax {
 };
 
 /* pkg-args.c: items and the option walker */
-bool	pkg_has_prefix(const char *s, const char *prefix);
-bool	pkg_has_suffix(const char *s, const char *suffix);
 void	pkg_str_set(char **dst, char *s);
 void	pkg_item_add(struct pkg_install *out, char *name, char *version,
 	    bool local);

@@ -299,9 +299,9 @@ bind_resolv_conf(const struct child *c)
 		else
 			snprintf(target, sizeof target, "/etc/%s", link);
 		/* Only the common shape: a file under /run. */
-		if (strncmp(target, "/etc/../run/", 12) == 0)
+		if (str_has_prefix(target, "/etc/../run/"))
 			memmove(target, target + 7, strlen(target + 7) + 1);
-		if (strncmp(target, "/run/", 5) != 0 || strstr(target, "/../"))
+		if (!str_has_prefix(target, "/run/") || strstr(target, "/../"))
 			spawn_fail(c, "/etc/resolv.conf links to %s, outside /run",
 			    target);
 		path_join(p, sizeof p, root, "/run");

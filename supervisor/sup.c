@@ -411,7 +411,7 @@ sup_park(struct sup *s, struct parked *pk, const struct sup_what *w,
 	r->cwd = xstrdup(w->cwd != NULL ? w->cwd :
 	    target_dir(r->pid, AT_FDCWD, buf, sizeof buf) == 0 ? buf : "?");
 	r->why = xstrdup(why);
-	r->rule = run_grants_pattern(r->kind, pk->ops->grant != NULL ?
+	r->rule = answers_pattern(r->kind, pk->ops->grant != NULL ?
 	    pk->ops->grant(pk) : r->subject);
 	r->created_ms = now_wall_ms();
 	r->deadline_ms = s->policy.ask_timeout > 0 ?
@@ -433,7 +433,7 @@ sup_remember(struct sup *s, const struct parked *pk, const struct request *r,
     enum verdict v)
 {
 	(void)pk;
-	run_grants_add(s->run_grants, r->kind, r->subject, v);
+	answers_add(s->answers, r->kind, r->subject, v);
 }
 
 /* At most this much of a person's reason goes to the program. */

@@ -58,7 +58,7 @@ struct kind_ops {
 	    const struct request *, enum verdict);
 	/* What remember stores the answer by, when it is not the
 	 * request's subject (a connect: its name:port); NULL: the subject.
-	 * sup_park sends it as the request's rule (run_grants_pattern). */
+	 * sup_park sends it as the request's rule (answers_pattern). */
 	const char *(*grant)(const struct parked *);
 	/* Free the payload (not pk itself). */
 	void	(*free)(struct parked *);
@@ -102,7 +102,7 @@ struct pending_conn {
 };
 
 struct dns;
-struct run_grants;
+struct answers;
 
 struct pkg_grant;	/* grants.c */
 
@@ -130,7 +130,7 @@ struct sup {
 	char		*policy_path;
 	struct policy	 policy;
 	struct rules	*rules;		/* the policy's [files] rules */
-	struct run_grants *run_grants;	/* answers for this run (decide.h) */
+	struct answers *answers;	/* answers for this run (decide.h) */
 	struct queue	*queue;
 	struct audit	*audit;
 	struct journal	*journal;	/* the record mirrored outward; may be NULL */
@@ -189,7 +189,7 @@ struct sup {
 	int		 sigfd;		/* SIGCHLD, spawn_forward_set()'s */
 	int64_t		 grace_mono;	/* a forwarded signal's grace ends; 0 = none */
 	int		 grace_signal;	/* the first signal forwarded */
-	enum run_state	 state;
+	enum msg_run_state state;
 	int64_t		 started_ms, ended_ms;
 	int64_t		 deadline_mono;	/* [run] timeout, monotonic ms; 0 = none */
 	int		 exit_code, exit_signal;
@@ -330,7 +330,7 @@ void	sup_park(struct sup *, struct parked *, const struct sup_what *,
 	    const char *why);
 /* The queue's data destructor. */
 void	sup_parked_free(void *);
-/* "For this run", the generic way: the run's grants remember the answer
+/* "For this run", the generic way: the run's answers remember the answer
  * for the request's kind and subject (decide.h says how each kind's
  * subject is compared); decide_*() reads them first. */
 void	sup_remember(struct sup *, const struct parked *,

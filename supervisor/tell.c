@@ -56,7 +56,7 @@ tell_tgid(pid_t tid)
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "Tgid:", 5) == 0) {
+		if (str_has_prefix(line, "Tgid:")) {
 			tgid = (pid_t)strtol(line + 5, NULL, 10);
 			break;
 		}

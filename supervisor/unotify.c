@@ -186,7 +186,7 @@ on_exec(struct sup *s, const struct seccomp_notif *req)
 		}
 		if (r < 0)
 			snprintf(what, sizeof what, "%s", path[0] ? path : "?");
-		if (strncmp(what, "memfd:", 6) == 0)
+		if (str_has_prefix(what, "memfd:"))
 			rule = "exec from memory (memfd)";
 		else if (path[0] != '\0') {
 			snprintf(via, sizeof via, "exec through fd %d (%.40s)", fd,

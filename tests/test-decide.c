@@ -2,7 +2,7 @@
 /*
  * approvals/decide.c: the order of DESIGN §7 per kind, driven by the table
  * in tests/data/decide.tsv (one cmocka test per case there), plus the run
- * grants' own bookkeeping, which a table does not show.
+ * answers' own bookkeeping, which a table does not show.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -124,7 +124,7 @@ table_free(void)
 struct state {
 	struct policy	 policy;
 	struct rules	*rules;
-	struct run_grants *grants;
+	struct answers *answers;
 	int64_t		 now;
 };
 
@@ -215,7 +215,7 @@ row_query(struct state *st, const struct row *r)
 {
 	struct decide_in in = {
 		.policy = &st->policy, .rules = st->rules,
-		.grants = st->grants, .now_ms = st->now,
+		.answers = st->answers, .now_ms = st->now,
 	};
 	struct decision d = { .rule = NULL };
 	const char *k = r->f[0];
@@ -269,7 +269,7 @@ test_table_case(void **state)
 
 	policy_init(&st.policy);
 	st.rules = rules_new();
-	st.grants = run_grants_new();
+	st.answers = answers_new();
 	for (size_t i = 0; i < c->n; i++) {
 		const struct row *r = &c->rows[i];
 		const char *k = r->f[0] ? r->f[0] : "-";
@@ -279,12 +279,12 @@ test_table_case(void **state)
 		else if (strcmp(k, "grant") == 0) {
 			row_check(r->n == 4 && r->f[2], r,
 			    "grant wants KIND SUBJECT VERDICT");
-			run_grants_add(st.grants, row_kind(r, r->f[1]), r->f[2],
+			answers_add(st.answers, row_kind(r, r->f[1]), r->f[2],
 			    row_verdict(r, r->f[3]));
 		} else if (strcmp(k, "refuse") == 0) {
 			row_check(r->n == 4 && r->f[2] && r->f[3], r,
 			    "refuse wants KIND PID SUBJECT");
-			run_grants_refuse(st.grants, row_kind(r, r->f[1]),
+			answers_refuse(st.answers, row_kind(r, r->f[1]),
 			    (pid_t)atoi(r->f[2]), r->f[3], st.now);
 		} else if (strcmp(k, "now") == 0) {
 			row_check(r->n == 2 && r->f[1], r, "now wants MS");
@@ -292,7 +292,7 @@ test_table_case(void **state)
 		} else
 			row_query(&st, r);
 	}
-	run_grants_free(st.grants);
+	answers_free(st.answers);
 	rules_free(st.rules);
 	policy_done(&st.policy);
 }
@@ -301,103 +301,103 @@ test_table_case(void **state)
 static void
 test_refusals_ring(void **state)
 {
-	struct run_grants *g = run_grants_new();
+	struct answers *g = answers_new();
 	char name[32];
 
 	(void)state;
 	for (int i = 0; i < 16; i++) {
 		snprintf(name, sizeof name, "n%d.test", i);
-		run_grants_refuse(g, KIND_DNS, 0, name, 1000 + i);
+		answers_refuse(g, KIND_DNS, 0, name, 1000 + i);
 	}
-	assert_true(run_grants_refused(g, KIND_DNS, 0, "n0.test", 2000));
-	assert_true(run_grants_refused(g, KIND_DNS, 0, "N15.TEST", 2000));
-	run_grants_refuse(g, KIND_DNS, 0, "n16.test", 2000);
-	assert_false(run_grants_refused(g, KIND_DNS, 0, "n0.test", 2000));
-	assert_true(run_grants_refused(g, KIND_DNS, 0, "n1.test", 2000));
-	assert_true(run_grants_refused(g, KIND_DNS, 0, "n16.test", 2000));
+	assert_true(answers_refused(g, KIND_DNS, 0, "n0.test", 2000));
+	assert_true(answers_refused(g, KIND_DNS, 0, "N15.TEST", 2000));
+	answers_refuse(g, KIND_DNS, 0, "n16.test", 2000);
+	assert_false(answers_refused(g, KIND_DNS, 0, "n0.test", 2000));
+	assert_true(answers_refused(g, KIND_DNS, 0, "n1.test", 2000));
+	assert_true(answers_refused(g, KIND_DNS, 0, "n16.test", 2000));
 	for (int i = 0; i < 9; i++) {
 		snprintf(name, sizeof name, "pip install p%d", i);
-		run_grants_refuse(g, KIND_PACKAGE, 7, name, 1000 + i);
+		answers_refuse(g, KIND_PACKAGE, 7, name, 1000 + i);
 	}
-	assert_false(run_grants_refused(g, KIND_PACKAGE, 7, "pip install p0",
+	assert_false(answers_refused(g, KIND_PACKAGE, 7, "pip install p0",
 	    2000));
-	assert_true(run_grants_refused(g, KIND_PACKAGE, 7, "pip install p8",
+	assert_true(answers_refused(g, KIND_PACKAGE, 7, "pip install p8",
 	    2000));
 	/* an install's refusal is its process's only */
-	assert_false(run_grants_refused(g, KIND_PACKAGE, 8, "pip install p8",
+	assert_false(answers_refused(g, KIND_PACKAGE, 8, "pip install p8",
 	    2000));
 	/* writes and connects are not remembered this way */
-	run_grants_refuse(g, KIND_WRITE, 7, "/etc/x", 2000);
-	assert_false(run_grants_refused(g, KIND_WRITE, 7, "/etc/x", 2000));
-	run_grants_free(g);
-	run_grants_free(NULL);
+	answers_refuse(g, KIND_WRITE, 7, "/etc/x", 2000);
+	assert_false(answers_refused(g, KIND_WRITE, 7, "/etc/x", 2000));
+	answers_free(g);
+	answers_free(NULL);
 }
 
 /* An answer given twice is one grant; a changed answer overrides. */
 static void
-test_grants_override(void **state)
+test_answers_override(void **state)
 {
-	struct run_grants *g = run_grants_new();
+	struct answers *g = answers_new();
 
 	(void)state;
-	assert_int_equal(run_grants_match(g, KIND_CONNECT, "pypi.org:443"),
+	assert_int_equal(answers_match(g, KIND_CONNECT, "pypi.org:443"),
 	    VERDICT_NONE);
-	run_grants_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_ALLOW);
-	run_grants_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_ALLOW);
-	assert_int_equal(run_grants_match(g, KIND_CONNECT, "pypi.org:443"),
+	answers_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_ALLOW);
+	answers_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_ALLOW);
+	assert_int_equal(answers_match(g, KIND_CONNECT, "pypi.org:443"),
 	    VERDICT_ALLOW);
 	/* the kind is part of the answer */
-	assert_int_equal(run_grants_match(g, KIND_DNS, "pypi.org:443"),
+	assert_int_equal(answers_match(g, KIND_DNS, "pypi.org:443"),
 	    VERDICT_NONE);
-	run_grants_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_DENY);
-	assert_int_equal(run_grants_match(g, KIND_CONNECT, "pypi.org:443"),
+	answers_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_DENY);
+	assert_int_equal(answers_match(g, KIND_CONNECT, "pypi.org:443"),
 	    VERDICT_DENY);
-	run_grants_add(g, KIND_DNS, "PyPI.org", VERDICT_ALLOW);
-	assert_int_equal(run_grants_match(g, KIND_DNS, "pypi.ORG"),
+	answers_add(g, KIND_DNS, "PyPI.org", VERDICT_ALLOW);
+	assert_int_equal(answers_match(g, KIND_DNS, "pypi.ORG"),
 	    VERDICT_ALLOW);
-	run_grants_free(g);
+	answers_free(g);
 }
 
 /* Issue 15: the rule an answer for the run stores is the one shown
- * (run_grants_pattern), listed in order and revoked by number. */
+ * (answers_pattern), listed in order and revoked by number. */
 static void
-test_grants_list_revoke(void **state)
+test_answers_list_revoke(void **state)
 {
-	struct run_grants *g = run_grants_new();
-	cleanup_free char *p1 = run_grants_pattern(KIND_WRITE, "/tmp/a*b");
-	cleanup_free char *p2 = run_grants_pattern(KIND_DNS, "PyPI.org");
+	struct answers *g = answers_new();
+	cleanup_free char *p1 = answers_pattern(KIND_WRITE, "/tmp/a*b");
+	cleanup_free char *p2 = answers_pattern(KIND_DNS, "PyPI.org");
 	const struct rule *r;
 
 	(void)state;
 	assert_string_equal(p1, "/tmp/a\\*b");
 	assert_string_equal(p2, "pypi.org");
-	assert_int_equal(run_grants_count(g), 0);
-	assert_null(run_grants_at(g, 1));
-	run_grants_add(g, KIND_WRITE, "/tmp/a*b", VERDICT_ALLOW);
-	run_grants_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_DENY);
-	assert_int_equal(run_grants_count(g), 2);
-	r = run_grants_at(g, 1);
+	assert_int_equal(answers_count(g), 0);
+	assert_null(answers_at(g, 1));
+	answers_add(g, KIND_WRITE, "/tmp/a*b", VERDICT_ALLOW);
+	answers_add(g, KIND_CONNECT, "pypi.org:443", VERDICT_DENY);
+	assert_int_equal(answers_count(g), 2);
+	r = answers_at(g, 1);
 	assert_non_null(r);
 	assert_string_equal(r->pattern, p1);	/* exactly what was shown */
 	assert_int_equal(r->verdict, VERDICT_ALLOW);
-	r = run_grants_at(g, 2);
+	r = answers_at(g, 2);
 	assert_string_equal(r->pattern, "pypi.org:443");
 	assert_int_equal(r->kind, KIND_CONNECT);
-	assert_null(run_grants_at(g, 0));
-	assert_null(run_grants_at(g, 3));
+	assert_null(answers_at(g, 0));
+	assert_null(answers_at(g, 3));
 	/* the literal rule covers only its own file */
-	assert_int_equal(run_grants_match(g, KIND_WRITE, "/tmp/aXb"),
+	assert_int_equal(answers_match(g, KIND_WRITE, "/tmp/aXb"),
 	    VERDICT_NONE);
-	assert_int_equal(run_grants_revoke(g, 3), -ENOENT);
-	assert_int_equal(run_grants_revoke(g, 0), -ENOENT);
-	assert_int_equal(run_grants_revoke(g, 1), 0);
-	assert_int_equal(run_grants_count(g), 1);
-	assert_int_equal(run_grants_match(g, KIND_WRITE, "/tmp/a*b"),
+	assert_int_equal(answers_revoke(g, 3), -ENOENT);
+	assert_int_equal(answers_revoke(g, 0), -ENOENT);
+	assert_int_equal(answers_revoke(g, 1), 0);
+	assert_int_equal(answers_count(g), 1);
+	assert_int_equal(answers_match(g, KIND_WRITE, "/tmp/a*b"),
 	    VERDICT_NONE);
-	assert_int_equal(run_grants_match(g, KIND_CONNECT, "pypi.org:443"),
+	assert_int_equal(answers_match(g, KIND_CONNECT, "pypi.org:443"),
 	    VERDICT_DENY);
-	assert_string_equal(run_grants_at(g, 1)->pattern, "pypi.org:443");
-	run_grants_free(g);
+	assert_string_equal(answers_at(g, 1)->pattern, "pypi.org:443");
+	answers_free(g);
 }
 
 static void
@@ -420,8 +420,8 @@ main(void)
 {
 	const struct CMUnitTest unit[] = {
 		cmocka_unit_test(test_refusals_ring),
-		cmocka_unit_test(test_grants_override),
-		cmocka_unit_test(test_grants_list_revoke),
+		cmocka_unit_test(test_answers_override),
+		cmocka_unit_test(test_answers_list_revoke),
 		cmocka_unit_test(test_step_names),
 	};
 	struct CMUnitTest *table;

@@ -153,14 +153,15 @@ sample_request(uint64_t id)
 static void
 test_names(void **state)
 {
-	enum run_state st;
+	enum msg_run_state st;
 
 	(void)state;
 	assert_string_equal(msg_run_state_name(RUN_STARTING), "starting");
 	assert_string_equal(msg_run_state_name(RUN_RUNNING), "running");
 	assert_string_equal(msg_run_state_name(RUN_EXITED), "exited");
 	assert_string_equal(msg_run_state_name(RUN_UNKNOWN), "?");
-	assert_string_equal(msg_run_state_name((enum run_state)99), "?");
+	assert_string_equal(msg_run_state_name((enum msg_run_state)99),
+	    "?");
 	assert_int_equal(msg_run_state_parse("exited", &st), 0);
 	assert_int_equal(st, RUN_EXITED);
 	assert_int_equal(msg_run_state_parse("?", &st), -EINVAL);

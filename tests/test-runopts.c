@@ -42,10 +42,10 @@ test_options_to_supervisor(void **state)
 	    "--name", "n1", "--in", "/data", "--project", "/src",
 	    "--timeout", "30", "--chdir", "/out", "--status-fd", "3",
 	    "--no-landlock" };
-	struct run_req r;
+	struct runopts r;
 
 	(void)state;
-	assert_int_equal(run_parse(argc_of(argv), argv, &r), 0);
+	assert_int_equal(runopts_parse(argc_of(argv), argv, &r), 0);
 	assert_true(r.headless);
 	assert_false(r.passthru);
 	assert_int_equal(r.agent, AGENT_AUTO);
@@ -61,16 +61,16 @@ static void
 test_stops_at_command(void **state)
 {
 	char **argv = ARGV("run", "--name", "x", "ls", "--headless", "-h");
-	struct run_req r;
+	struct runopts r;
 
 	(void)state;
-	assert_int_equal(run_parse(6, argv, &r), 0);
+	assert_int_equal(runopts_parse(6, argv, &r), 0);
 	assert_false(r.headless);
 	assert_string_equal(argv[r.cmd], "ls");
 	launch_done(&r.l);
 
 	argv = ARGV("run", "--headless");
-	assert_int_equal(run_parse(2, argv, &r), 0);
+	assert_int_equal(runopts_parse(2, argv, &r), 0);
 	assert_int_equal(r.cmd, 2);	/* no command: run_main says so */
 	launch_done(&r.l);
 }
@@ -79,10 +79,10 @@ static void
 test_console_flags(void **state)
 {
 	char **argv = ARGV("run", "--agent", "--view", "--split", "--", "a");
-	struct run_req r;
+	struct runopts r;
 
 	(void)state;
-	assert_int_equal(run_parse(6, argv, &r), 0);
+	assert_int_equal(runopts_parse(6, argv, &r), 0);
 	assert_int_equal(r.agent, AGENT_ON);
 	assert_true(r.view);
 	assert_true(r.passthru);
@@ -92,7 +92,7 @@ test_console_flags(void **state)
 	launch_done(&r.l);
 
 	argv = ARGV("run", "--agent", "--lines", "--pass-through", "--", "a");
-	assert_int_equal(run_parse(6, argv, &r), 0);
+	assert_int_equal(runopts_parse(6, argv, &r), 0);
 	assert_int_equal(r.agent, AGENT_OFF);	/* the last one */
 	assert_true(r.passthru);
 	assert_false(r.split);
@@ -102,24 +102,25 @@ test_console_flags(void **state)
 static void
 test_bad_options(void **state)
 {
-	struct run_req r;
+	struct runopts r;
 
 	(void)state;
-	assert_int_equal(run_parse(3, ARGV("run", "--bogus", "x"), &r), '?');
+	assert_int_equal(runopts_parse(3, ARGV("run", "--bogus", "x"), &r),
+	    '?');
 	launch_done(&r.l);
 	assert_int_equal(optind, 2);	/* past it, for usage_bad_option() */
-	assert_int_equal(run_parse(2, ARGV("run", "--policy"), &r), ':');
+	assert_int_equal(runopts_parse(2, ARGV("run", "--policy"), &r), ':');
 	launch_done(&r.l);
-	assert_int_equal(run_parse(3, ARGV("run", "-h", "x"), &r), 'h');
+	assert_int_equal(runopts_parse(3, ARGV("run", "-h", "x"), &r), 'h');
 	launch_done(&r.l);
-	assert_int_equal(run_parse(3, ARGV("run", "--help", "x"), &r), 'h');
+	assert_int_equal(runopts_parse(3, ARGV("run", "--help", "x"), &r), 'h');
 	launch_done(&r.l);
 }
 
 /* fd onto 0 and 1 for fn, then back. */
 static bool
-with_stdio(int in, int out, bool (*fn)(const struct run_req *),
-    const struct run_req *r)
+with_stdio(int in, int out, bool (*fn)(const struct runopts *),
+    const struct runopts *r)
 {
 	int save0 = dup(STDIN_FILENO), save1 = dup(STDOUT_FILENO);
 	bool v;
@@ -141,7 +142,7 @@ with_stdio(int in, int out, bool (*fn)(const struct run_req *),
 static void
 test_headless_now(void **state)
 {
-	struct run_req r;
+	struct runopts r;
 	int ptm, pty, sp[2];
 
 	(void)state;
@@ -153,15 +154,15 @@ test_headless_now(void **state)
 	assert_true(pty >= 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
 
-	assert_int_equal(run_parse(3, ARGV("run", "--", "a"), &r), 0);
-	assert_false(with_stdio(pty, pty, run_headless_now, &r));
-	assert_true(with_stdio(sp[0], pty, run_headless_now, &r));
-	assert_true(with_stdio(pty, sp[0], run_headless_now, &r));
+	assert_int_equal(runopts_parse(3, ARGV("run", "--", "a"), &r), 0);
+	assert_false(with_stdio(pty, pty, runopts_headless_now, &r));
+	assert_true(with_stdio(sp[0], pty, runopts_headless_now, &r));
+	assert_true(with_stdio(pty, sp[0], runopts_headless_now, &r));
 	r.headless = true;
-	assert_true(with_stdio(pty, pty, run_headless_now, &r));
+	assert_true(with_stdio(pty, pty, runopts_headless_now, &r));
 	r.headless = false;
 	r.passthru = true;
-	assert_false(with_stdio(sp[0], sp[0], run_headless_now, &r));
+	assert_false(with_stdio(sp[0], sp[0], runopts_headless_now, &r));
 	launch_done(&r.l);
 	close(pty);
 	close(ptm);
@@ -177,7 +178,7 @@ test_exec_headless(void **state)
 	char dir[] = "/tmp/ward-test-runopts.XXXXXX";
 	char **argv = ARGV("run", "--name", "n", "--", "cmd", "--x", "y");
 	cleanup_free char *sup = NULL, *out = NULL;
-	struct run_req r;
+	struct runopts r;
 	int status;
 	pid_t pid;
 	FILE *f;
@@ -191,11 +192,11 @@ test_exec_headless(void **state)
 	fclose(f);
 	assert_int_equal(chmod(sup, 0755), 0);
 
-	assert_int_equal(run_parse(argc_of(argv), argv, &r), 0);
+	assert_int_equal(runopts_parse(argc_of(argv), argv, &r), 0);
 	free(r.l.path);
 	r.l.path = xstrdup(sup);
 	if ((pid = fork()) == 0)
-		_exit(run_exec_headless(&r, 7, argv));
+		_exit(runopts_exec_headless(&r, 7, argv));
 	launch_done(&r.l);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -214,14 +215,14 @@ test_exec_headless(void **state)
 	}
 
 	/* No such supervisor: said, and 125. */
-	assert_int_equal(run_parse(7, argv, &r), 0);
+	assert_int_equal(runopts_parse(7, argv, &r), 0);
 	free(r.l.path);
 	r.l.path = xasprintf("%s/none", dir);
 	if ((pid = fork()) == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, STDERR_FILENO);
-		_exit(run_exec_headless(&r, 7, argv));
+		_exit(runopts_exec_headless(&r, 7, argv));
 	}
 	launch_done(&r.l);
 	assert_int_equal(waitpid(pid, &status, 0), pid);

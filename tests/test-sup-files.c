@@ -136,7 +136,7 @@ setup(void **state)
 	S.policy.write = POLICY_ASK;
 	S.policy.ask_timeout = 120;
 	S.rules = rules_new();
-	S.run_grants = run_grants_new();
+	S.answers = answers_new();
 	rules_add(S.rules, KIND_WRITE, "/etc/shadow*", VERDICT_DENY,
 	    RULE_POLICY);
 	S.queue = queue_new(sup_parked_free, NULL);
@@ -164,7 +164,7 @@ teardown(void **state)
 	(void)state;
 	queue_free(S.queue);
 	rules_free(S.rules);
-	run_grants_free(S.run_grants);
+	answers_free(S.answers);
 	audit_close(S.audit);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		if (S.clients[i].conn != NULL)
@@ -1228,8 +1228,8 @@ test_decide_rule_checked(void **state)
 	json_decref(m);
 	json_decref(console_next());	/* resolved */
 
-	run_grants_add(S.run_grants, KIND_WRITE, "/tmp/a", VERDICT_ALLOW);
-	run_grants_add(S.run_grants, KIND_CONNECT, "b.example:443",
+	answers_add(S.answers, KIND_WRITE, "/tmp/a", VERDICT_ALLOW);
+	answers_add(S.answers, KIND_CONNECT, "b.example:443",
 	    VERDICT_DENY);
 	/* rules and revoke come after a hello, as everything but kill */
 	console_say("{\"type\":\"rules\"}");
@@ -1239,7 +1239,7 @@ test_decide_rule_checked(void **state)
 	json_decref(m);
 	console_say("{\"type\":\"revoke\",\"rule\":1}");
 	json_decref(console_next());
-	assert_int_equal(run_grants_count(S.run_grants), 2);
+	assert_int_equal(answers_count(S.answers), 2);
 	console_say("{\"type\":\"hello\",\"client\":\"cli\","
 	    "\"watch\":true}");
 	json_decref(console_next());	/* welcome */
@@ -1264,8 +1264,8 @@ test_decide_rule_checked(void **state)
 	assert_string_equal(str(m, "event", "subject"),
 	    "revoke allow write /tmp/a (run)");
 	json_decref(m);
-	assert_int_equal(run_grants_count(S.run_grants), 1);
-	assert_int_equal(run_grants_match(S.run_grants, KIND_WRITE, "/tmp/a"),
+	assert_int_equal(answers_count(S.answers), 1);
+	assert_int_equal(answers_match(S.answers, KIND_WRITE, "/tmp/a"),
 	    VERDICT_NONE);
 	console_say("{\"type\":\"revoke\",\"rule\":2}");
 	assert_non_null(m = console_next());

@@ -42,7 +42,7 @@ setup(void **state)
 	(void)state;
 	memset(&S, 0, sizeof S);
 	S.sp.init_pid = 1;
-	S.run_grants = run_grants_new();
+	S.answers = answers_new();
 	return 0;
 }
 
@@ -51,7 +51,7 @@ teardown(void **state)
 {
 	(void)state;
 	grants_done(&S);
-	run_grants_free(S.run_grants);
+	answers_free(S.answers);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ test_ended_install_is_forgotten(void **state)
 static bool
 refused(pid_t tid, const char *subject)
 {
-	return run_grants_refused(S.run_grants, KIND_PACKAGE, grants_tgid(tid),
+	return answers_refused(S.answers, KIND_PACKAGE, grants_tgid(tid),
 	    subject, now_mono_ms());
 }
 

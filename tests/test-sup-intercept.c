@@ -177,7 +177,7 @@ setup(void **state)
 	S.policy_path = "/nonexistent/policy.ini";
 	S.run_dir = "/nonexistent/run";
 	S.rules = rules_new();
-	S.run_grants = run_grants_new();
+	S.answers = answers_new();
 	S.queue = queue_new(sup_parked_free, NULL);
 	assert_int_equal(audit_open(":memory:", &S.audit, &cause), 0);
 	S.listener = -1;
@@ -208,7 +208,7 @@ teardown(void **state)
 	intercept_stop(&S);
 	queue_free(S.queue);
 	rules_free(S.rules);
-	run_grants_free(S.run_grants);
+	answers_free(S.answers);
 	audit_close(S.audit);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		if (S.clients[i].conn != NULL)

@@ -30,9 +30,9 @@ static struct request *sample_request_pid(uint64_t, const char *, int64_t,
     pid_t);
 
 /* The supervisor's rule for a write: the path with glob characters
- * escaped (approvals/decide.h run_grants_pattern). */
+ * escaped (approvals/decide.h answers_pattern). */
 static char *
-run_grants_pattern_like(const char *s)
+answers_pattern_like(const char *s)
 {
 	char *o = xmalloc(strlen(s) * 2 + 1), *p = o;
 
@@ -106,7 +106,7 @@ sample_request_pid(uint64_t id, const char *subject, int64_t deadline,
 	r->why = xstrdup("no rule");
 	r->created_ms = WALL0;
 	r->deadline_ms = deadline;
-	r->rule = run_grants_pattern_like(subject);
+	r->rule = answers_pattern_like(subject);
 	return r;
 }
 

@@ -1210,6 +1210,40 @@ test_grid_fit_tabs(void **state)
 	assert_int_equal(grid_width("a\xe6\x97\xa5" "e\xcc\x81"), 4);
 }
 
+/* Widths are Unicode's whatever the locale: in "C" too a wide character
+ * takes 2 cells and a combining mark 0, as under C.UTF-8. */
+static void
+test_widths_any_locale(void **state)
+{
+	static const char *const locales[] = { "C", "C.UTF-8" };
+	char *keep = xstrdup(setlocale(LC_CTYPE, NULL));
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(locales); i++) {
+		struct grid *g = grid_new(10, 1);
+		char *text;
+
+		if (setlocale(LC_CTYPE, locales[i]) == NULL)
+			continue;
+		assert_int_equal(grid_cp_width(0x4e2d), 2);	/* 中 */
+		assert_int_equal(grid_cp_width(0x0301), 0);	/* combining acute */
+		assert_int_equal(grid_cp_width('a'), 1);
+		assert_int_equal(grid_cp_width(0x00e9), 1);
+		assert_int_equal(grid_cp_width(0x1b), -1);
+		assert_int_equal(grid_cp_width(0x9b), -1);	/* C1 CSI */
+		assert_int_equal(grid_cp_width(0x0378), -1);	/* unassigned */
+		assert_int_equal(grid_width("\xe4\xb8\xad" "e\xcc\x81x"), 4);
+		assert_int_equal(grid_put(g, 0, 0, 10, "\xe4\xb8\xad" "e\xcc\x81x",
+		    0), 4);
+		text = grid_text(g);
+		assert_string_equal(text, "\xe4\xb8\xad" "e\xcc\x81x\n");
+		free(text);
+		grid_free(g);
+	}
+	setlocale(LC_CTYPE, keep);
+	free(keep);
+}
+
 int
 main(void)
 {
@@ -1251,6 +1285,7 @@ main(void)
 		cmocka_unit_test(test_agent_prints_never_focus),
 		cmocka_unit_test(test_agent_end_releases),
 		cmocka_unit_test(test_prefix_names),
+		cmocka_unit_test(test_widths_any_locale),
 	};
 
 	/* Widths (wcwidth) need a UTF-8 locale; the goldens assume one. */

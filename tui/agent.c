@@ -89,7 +89,7 @@ agent_shown(const char *dir)
 
 	for (size_t i = 0; i < ARRAY_SIZE(sys); i++)
 		if (strncmp(d, sys[i], strlen(sys[i])) == 0 &&
-		    strncmp(d, "/usr/local/", 11) != 0)
+		    !str_has_prefix(d, "/usr/local/"))
 			return true;
 	return false;
 }

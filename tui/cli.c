@@ -60,7 +60,7 @@ cli_bad_option(const char *verb, char **argv, int c)
 {
 	const char *arg = argv[optind - 1];
 
-	if (strncmp(arg, "--", 2) == 0) {
+	if (str_has_prefix(arg, "--")) {
 		cleanup_free char *e = escape_str(arg);
 
 		if (c == ':')

@@ -71,8 +71,8 @@ diffcmd_colour(const char *patch, size_t len, bool colour, FILE *out)
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		const char *pen = NULL;
 
-		if (n >= 3 && (strncmp(s, "+++", 3) == 0 ||
-		    strncmp(s, "---", 3) == 0))
+		if (n >= 3 && (str_has_prefix(s, "+++") ||
+		    str_has_prefix(s, "---")))
 			pen = "\033[1m";
 		else if (s[0] == '+')
 			pen = "\033[32m";

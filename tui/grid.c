@@ -4,7 +4,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <wchar.h>
+#include <unictype.h>
+#include <uniwidth.h>
 
 #include "config/escape.h"
 #include "config/util.h"
@@ -56,16 +57,24 @@ grid_encode(uint32_t c, char *o)
 	return 4;
 }
 
+int
+grid_cp_width(uint32_t cp)
+{
+	/* uc_width() calls an unassigned code point 1 wide: the grid spells
+	 * it out, as it does a control (C0, DEL, C1). */
+	if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
+	    !uc_is_print(cp))
+		return -1;
+	return uc_width(cp, "UTF-8");
+}
+
 static void
 grid_glyph(uint32_t cp, struct glyph *g)
 {
-	int w = -1;
+	int w = grid_cp_width(cp);
 
 	g->cp = cp;
 	g->text[0] = '\0';
-	/* wcwidth() alone would let C1 controls through in some locales. */
-	if (cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp > 0x9f))
-		w = wcwidth((wchar_t)cp);
 	if (w < 0) {
 		snprintf(g->text, sizeof g->text, "\\u{%04x}", (unsigned)cp);
 		w = (int)strlen(g->text);

@@ -8,10 +8,10 @@
  *
  * Text given to the grid is UTF-8 that has already gone through
  * config/escape.h. The grid still never lets a control character into a
- * cell: anything wcwidth() does not call printable (controls, unassigned
- * code points, or all of non-ASCII under a non-UTF-8 locale) is drawn as
- * the text \u{XXXX}. A wide (CJK) character takes two cells, the second a
- * continuation (width 0); one that would not fit a row's end is not split.
+ * cell: anything grid_cp_width() does not call printable (controls,
+ * unassigned code points) is drawn as the text \u{XXXX}. A wide (CJK)
+ * character takes two cells, the second a continuation (width 0); one
+ * that would not fit a row's end is not split.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +61,11 @@ struct grid {
 	int		 w, h;
 	struct grid_cell *cells;		/* h rows of w */
 };
+
+/* The cells a code point takes: 1, 2 (wide), 0 (a combining mark), or
+ * -1 for one the grid spells out. Unicode's widths (libunistring), in
+ * UTF-8's terms whatever the locale: the same on every terminal. */
+int		 grid_cp_width(uint32_t cp);
 
 struct grid	*grid_new(int w, int h);
 void		 grid_free(struct grid *);

@@ -64,7 +64,7 @@ hook_env(const struct hook_request *r)
 		n++;
 	env = xcalloc(n + 8, sizeof *env);
 	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "WARD_", 5) != 0)
+		if (!str_has_prefix(environ[i], "WARD_"))
 			env[k++] = xstrdup(environ[i]);
 	}
 	env[k++] = xasprintf("WARD_RUN=%s", r->run);

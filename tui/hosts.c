@@ -85,32 +85,19 @@ hosts_load(const char *path, char ***hosts, size_t *n, char **cause)
 {
 	cleanup_free char *dir = NULL, *own = NULL, *buf = NULL;
 	cleanup_free char *why = NULL;
-	FILE *f;
-	size_t got;
+	size_t got = 0;
 	int r;
 
 	if (path == NULL) {
 		dir = paths_config_dir();
 		path = own = xasprintf("%s/hosts", dir);
 	}
-	if ((f = fopen(path, "re")) == NULL) {
-		if (errno == ENOENT)
+	if ((r = read_file_max(path, HOSTS_FILE_MAX, &buf, &got, NULL)) < 0) {
+		if (r == -ENOENT)
 			return 0;
-		r = -errno;
-		set_cause(cause, "%s: %s", path, strerror(errno));
-		return r;
-	}
-	buf = xmalloc(HOSTS_FILE_MAX + 1);
-	got = fread(buf, 1, HOSTS_FILE_MAX + 1, f);
-	r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (r == 0 && got > HOSTS_FILE_MAX)
-		r = -EFBIG;
-	if (r < 0) {
 		set_cause(cause, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	buf[got] = '\0';
 	if (memchr(buf, '\0', got) != NULL) {
 		set_cause(cause, "%s: not a text file", path);
 		return -EINVAL;

@@ -135,7 +135,7 @@ static const struct ward_cmd {
 	const char	*summary;
 	const struct option *opts;
 } ward_cmds[] = {
-	{ "run", ward_run, "start a supervised run", run_opts },
+	{ "run", ward_run, "start a supervised run", runopts_options },
 	{ "agent", ward_agent, "run an agent under its recipe, here",
 	    agent_opts },
 	{ "demo", ward_demo, "a pretend agent meets every surface", demo_opts },

@@ -95,7 +95,7 @@ struct model_run {
 	char		*command;
 	char		*limits;
 	char		*end_reason;
-	enum run_state	 state;
+	enum msg_run_state state;
 	pid_t		 pid;
 	int		 exit_code;	/* -1 when none */
 	int		 exit_signal;	/* 0 when none */

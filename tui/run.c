@@ -316,13 +316,13 @@ run_check_pass_through(bool passthru, bool split, bool headless)
 int
 run_main(int argc, char **argv, const char *argv0)
 {
-	struct run_req r;
+	struct runopts r;
 	int readyp[2], rc;
 	char id[9];
 	pid_t pid;
 
 	(void)argv0;
-	switch ((rc = run_parse(argc, argv, &r))) {
+	switch ((rc = runopts_parse(argc, argv, &r))) {
 	case 0:
 		break;
 	case 'h':
@@ -342,8 +342,8 @@ run_main(int argc, char **argv, const char *argv0)
 		launch_done(&r.l);
 		return rc;
 	}
-	if (run_headless_now(&r) || (!r.passthru && run_no_console()))
-		return run_exec_headless(&r, argc, argv);
+	if (runopts_headless_now(&r) || (!r.passthru && run_no_console()))
+		return runopts_exec_headless(&r, argc, argv);
 
 	if (pipe2(readyp, O_CLOEXEC) < 0) {
 		fprintf(stderr, "ward: pipe: %s\n", strerror(errno));

@@ -8,4 +8,5 @@
 
 int	run_main(int argc, char **argv, const char *argv0);
 
-/* Its getopt_long table, run_opts, for `ward completion`: tui/runopts.h. */
+/* Its getopt_long table, runopts_options, for `ward completion`:
+ * approvals/runopts.h. */

@@ -87,7 +87,7 @@ shellwrap_claude(const char *script)
 	const char *eval;
 
 	if (strstr(script, "shell-snapshots/snapshot-") == NULL &&
-	    strncmp(script, "shopt ", 6) != 0)
+	    !str_has_prefix(script, "shopt "))
 		return NULL;
 	if ((eval = strstr(script, "&& eval ")) == NULL)
 		return NULL;

@@ -29,7 +29,7 @@ usage_bad_option(int status, const char *verb, char **argv, int opt)
 
 	if (opt == ':')
 		return usage_error(status, verb, "option '%s' needs a value", e);
-	if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 32 &&
+	if (!str_has_prefix(argv[optind - 1], "--") && optopt > 32 &&
 	    optopt < 127)
 		return usage_error(status, verb, "unknown option '-%c'", optopt);
 	return usage_error(status, verb, "unknown option '%s'", e);

@@ -13,7 +13,7 @@
 static unsigned
 view_diff_attr(const char *line)
 {
-	if (strncmp(line, "+++", 3) == 0 || strncmp(line, "---", 3) == 0)
+	if (str_has_prefix(line, "+++") || str_has_prefix(line, "---"))
 		return GRID_BOLD;
 	switch (line[0]) {
 	case '+':

@@ -238,9 +238,9 @@ vt_cell_text(const VTermScreenCell *c, char *buf, size_t len)
 		mbstate_t st;
 		size_t k;
 
-		if (i == 0 && wcwidth((wchar_t)cp) < 1)
+		if (i == 0 && grid_cp_width(cp) < 1)
 			cp = 0xfffd;
-		else if (i > 0 && wcwidth((wchar_t)cp) != 0)
+		else if (i > 0 && grid_cp_width(cp) != 0)
 			break;
 		memset(&st, 0, sizeof st);
 		k = wcrtomb(buf + n, (wchar_t)cp, &st);

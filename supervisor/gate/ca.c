@@ -80,7 +80,7 @@ constraint_add(struct buf *b, const char *h, bool *any_ip)
 		return -1;
 	/* A DNS constraint covers the name and every name below it:
 	 * "*.x.test" is said as "x.test". */
-	buf_addf(b, "%spermitted;DNS:%s", sep, strncmp(h, "*.", 2) == 0 ?
+	buf_addf(b, "%spermitted;DNS:%s", sep, str_has_prefix(h, "*.") ?
 	    h + 2 : h);
 	return 1;
 }

@@ -142,7 +142,7 @@ read_value(const char *from, char *dst, size_t *len, char **why)
 		*why = xstrdup("no from =");
 		return -EINVAL;
 	}
-	if (strncmp(from, "env:", 4) == 0) {
+	if (str_has_prefix(from, "env:")) {
 		const char *v = getenv(from + 4);
 
 		if (v == NULL) {
@@ -156,9 +156,9 @@ read_value(const char *from, char *dst, size_t *len, char **why)
 		memcpy(dst, v, *len);
 		return 0;
 	}
-	if (strncmp(from, "file:", 5) == 0)
+	if (str_has_prefix(from, "file:"))
 		return from_file(from + 5, dst, len, why);
-	if (strncmp(from, "command:", 8) == 0)
+	if (str_has_prefix(from, "command:"))
 		return from_command(from + 8, dst, len, why);
 	*why = xstrdup("not env:, file: or command:");
 	return -EINVAL;
@@ -316,7 +316,7 @@ static bool
 absent(const char *from, int r)
 {
 	return r == -ENOENT && from != NULL &&
-	    (strncmp(from, "env:", 4) == 0 || strncmp(from, "file:", 5) == 0);
+	    (str_has_prefix(from, "env:") || str_has_prefix(from, "file:"));
 }
 
 static int
