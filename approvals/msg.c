@@ -197,7 +197,7 @@ msg_get_verdict(const json_t *o, const char *where, enum verdict *ret,
 /* ---- RUN ---- */
 
 json_t *
-msg_run_json(const struct run_info *ri)
+msg_run_json(const struct msg_run *ri)
 {
 	json_t *o = json_object();
 
@@ -258,7 +258,7 @@ msg_limits_text(const json_t *v)
 /* A string member of RUN that may be null (as "" when empty_null). */
 static int
 msg_run_str(const json_t *run, const char *key, unsigned bit,
-    bool empty_null, struct run_info *ri, const char **field, char **cause)
+    bool empty_null, struct msg_run *ri, const char **field, char **cause)
 {
 	const json_t *v = json_object_get(run, key);
 	int e;
@@ -278,7 +278,7 @@ msg_run_str(const json_t *run, const char *key, unsigned bit,
 static int
 msg_run_int(const json_t *run, const char *key, unsigned bit,
     json_int_t min, json_int_t max, const json_int_t *null_is,
-    json_int_t *ret, struct run_info *ri, char **cause)
+    json_int_t *ret, struct msg_run *ri, char **cause)
 {
 	const json_t *v = json_object_get(run, key);
 
@@ -301,7 +301,7 @@ msg_run_int(const json_t *run, const char *key, unsigned bit,
 }
 
 static int
-msg_run_strings(const json_t *run, struct run_info *ri, char **cause)
+msg_run_strings(const json_t *run, struct msg_run *ri, char **cause)
 {
 	const json_t *v;
 	int e;
@@ -340,7 +340,7 @@ msg_run_strings(const json_t *run, struct run_info *ri, char **cause)
 }
 
 int
-msg_run_parse(const json_t *run, struct run_info *ri, char **cause)
+msg_run_parse(const json_t *run, struct msg_run *ri, char **cause)
 {
 	static const json_int_t no_code = -1, no_signal = 0;
 	json_int_t pid = 0, started = 0, ended = 0, code = -1, sig = 0;
@@ -393,7 +393,7 @@ fail:
 }
 
 void
-msg_run_done(struct run_info *ri)
+msg_run_done(struct msg_run *ri)
 {
 	free(ri->limits_text);
 	ri->limits_text = NULL;
@@ -764,7 +764,7 @@ msg_resize_parse(const json_t *msg, int *rows, int *cols, char **cause)
 /* ---- supervisor -> client ---- */
 
 json_t *
-msg_welcome_part(const struct run_info *ri, const struct queue *q,
+msg_welcome_part(const struct msg_run *ri, const struct queue *q,
     size_t *n_inline)
 {
 	json_t *m = msg_new(MSG_TYPE_WELCOME), *pending = json_array();
@@ -798,7 +798,7 @@ msg_welcome_part(const struct run_info *ri, const struct queue *q,
 }
 
 json_t *
-msg_welcome(const struct run_info *ri, const struct queue *q)
+msg_welcome(const struct msg_run *ri, const struct queue *q)
 {
 	return msg_welcome_part(ri, q, NULL);
 }
@@ -1105,7 +1105,7 @@ msg_output_done(struct msg_output *o)
 }
 
 json_t *
-msg_state(const struct run_info *ri)
+msg_state(const struct msg_run *ri)
 {
 	json_t *m = msg_new(MSG_TYPE_STATE);
 
@@ -1114,7 +1114,7 @@ msg_state(const struct run_info *ri)
 }
 
 int
-msg_state_parse(const json_t *msg, struct run_info *ri, char **cause)
+msg_state_parse(const json_t *msg, struct msg_run *ri, char **cause)
 {
 	int e;
 

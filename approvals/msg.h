@@ -99,7 +99,7 @@ enum {
  * ended_ms, ask_timeout and state count as absent. limits may also be an
  * object of strings, integers and booleans, parsed as "k=v k=v".
  */
-struct run_info {
+struct msg_run {
 	unsigned	 have;		/* MSG_RUN_*; builders ignore it */
 	const char	*id;
 	const char	*name;		/* NULL when none */
@@ -121,9 +121,9 @@ struct run_info {
 	char		*limits_text;	/* the parser's own; msg_run_done */
 };
 
-json_t		*msg_run_json(const struct run_info *);
-int		 msg_run_parse(const json_t *run, struct run_info *, char **cause);
-void		 msg_run_done(struct run_info *);
+json_t		*msg_run_json(const struct msg_run *);
+int		 msg_run_parse(const json_t *run, struct msg_run *, char **cause);
+void		 msg_run_done(struct msg_run *);
 
 /* ---- client -> supervisor ---- */
 
@@ -222,7 +222,7 @@ int		 msg_resize_parse(const json_t *, int *rows, int *cols,
 
 struct msg_welcome {
 	int64_t		 version;	/* 0 when not said */
-	struct run_info	 run;
+	struct msg_run	 run;
 	struct request	**pending;	/* owned, oldest first as sent */
 	size_t		 n_pending;
 	size_t		 n_follow;	/* "request" messages still to come */
@@ -240,8 +240,8 @@ struct msg_welcome {
  * *n_inline on, which msg_welcome_part reports) as "request" messages
  * right after the welcome.
  */
-json_t		*msg_welcome(const struct run_info *, const struct queue *pending);
-json_t		*msg_welcome_part(const struct run_info *,
+json_t		*msg_welcome(const struct msg_run *, const struct queue *pending);
+json_t		*msg_welcome_part(const struct msg_run *,
 		    const struct queue *pending, size_t *n_inline);
 int		 msg_welcome_parse(const json_t *, struct msg_welcome *,
 		    char **cause);
@@ -298,8 +298,8 @@ int		 msg_output_parse(const json_t *, struct msg_output *,
 void		 msg_output_done(struct msg_output *);
 
 /* {"type":"state","run":RUN}: the run's state changed. */
-json_t		*msg_state(const struct run_info *);
-int		 msg_state_parse(const json_t *, struct run_info *, char **cause);
+json_t		*msg_state(const struct msg_run *);
+int		 msg_state_parse(const json_t *, struct msg_run *, char **cause);
 
 /*
  * The run's answers "for this run", numbered from 1 in the order given:

@@ -26,11 +26,11 @@
 #include "supervisor/unotify.h"
 
 void
-control_run_info(const struct sup *s, struct run_info *ri, char *limits,
+control_run_info(const struct sup *s, struct msg_run *ri, char *limits,
     size_t len)
 {
 	sup_limits(s, limits, len);
-	*ri = (struct run_info){
+	*ri = (struct msg_run){
 		.id = s->id, .name = s->name, .command = s->command,
 		.state = s->state, .pid = s->sp.init_pid,
 		.started_ms = s->started_ms, .ended_ms = s->ended_ms,
@@ -222,7 +222,7 @@ static void
 on_hello(struct sup *s, int slot, const json_t *msg)
 {
 	struct msg_hello h;
-	struct run_info ri;
+	struct msg_run ri;
 	char limits[1024];
 	json_t *m;
 	size_t k;

@@ -20,14 +20,14 @@
 #define CONTROL_HOLD_BYTES	(1u << 20)
 #define CONTROL_STALL_MS	5000
 
-struct run_info;
+struct msg_run;
 struct sup;
 
 void	control_on_accept(struct sup *);
 void	control_on_client(struct sup *, int slot, short revents);
 /* The run as the protocol's RUN says it; limits is the buffer its text
  * goes in. */
-void	control_run_info(const struct sup *, struct run_info *, char *limits,
+void	control_run_info(const struct sup *, struct msg_run *, char *limits,
 	    size_t len);
 /* The program's output: kept for late consoles, sent to watching ones. */
 void	control_output(struct sup *, const char *stream, const void *,

@@ -298,7 +298,7 @@ finish(struct sup *s, int status, bool have_status)
 	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
 	    "supervisor", detail);
 	{
-		struct run_info ri;
+		struct msg_run ri;
 		char limits[1024];
 
 		control_run_info(s, &ri, limits, sizeof limits);
@@ -752,7 +752,7 @@ loop_host_done(struct sup *s)
 static void
 run_state_said(struct sup *s)
 {
-	struct run_info ri;
+	struct msg_run ri;
 	char limits[256];
 
 	control_run_info(s, &ri, limits, sizeof limits);

@@ -88,10 +88,10 @@ assert_str_eq_or_null(const char *a, const char *b)
 		assert_string_equal(a, b);
 }
 
-static struct run_info
+static struct msg_run
 sample_run(void)
 {
-	struct run_info ri = {
+	struct msg_run ri = {
 		.id = "7f3a09bc", .name = "build", .command = "python3 build.py",
 		.state = RUN_RUNNING, .pid = 4242, .started_ms = 1735689600123,
 		.ended_ms = 0, .exit_code = -1, .exit_signal = 0,
@@ -110,7 +110,7 @@ static const char sample_run_json[] = "{\"id\":\"7f3a09bc\",\"name\":\"build\","
     "\"headless\":false,\"ask_timeout\":120}";
 
 static void
-assert_run_equal(const struct run_info *a, const struct run_info *b)
+assert_run_equal(const struct msg_run *a, const struct msg_run *b)
 {
 	assert_string_equal(a->id, b->id);
 	assert_str_eq_or_null(a->name, b->name);
@@ -327,7 +327,7 @@ test_kill(void **state)
 static void
 test_run(void **state)
 {
-	struct run_info ri = sample_run(), back;
+	struct msg_run ri = sample_run(), back;
 	json_t *m;
 
 	(void)state;
@@ -360,7 +360,7 @@ test_run(void **state)
 static void
 test_run_watchers(void **state)
 {
-	struct run_info ri = sample_run(), back;
+	struct msg_run ri = sample_run(), back;
 	json_t *m;
 
 	(void)state;
@@ -389,7 +389,7 @@ test_run_watchers(void **state)
 static void
 test_run_partial(void **state)
 {
-	struct run_info ri;
+	struct msg_run ri;
 	json_t *m;
 
 	(void)state;
@@ -420,7 +420,7 @@ test_run_partial(void **state)
 static void
 test_welcome_split(void **state)
 {
-	struct run_info ri = sample_run();
+	struct msg_run ri = sample_run();
 	struct queue *q = queue_new(NULL, NULL);
 	struct msg_welcome w;
 	char path[4097];
@@ -483,7 +483,7 @@ test_welcome_split(void **state)
 static void
 test_welcome(void **state)
 {
-	struct run_info ri = sample_run();
+	struct msg_run ri = sample_run();
 	struct queue *q = queue_new(NULL, NULL);
 	struct request *r1 = sample_request(3), *r2 = sample_request(5);
 	struct msg_welcome w;
@@ -773,7 +773,7 @@ test_output(void **state)
 static void
 test_state(void **state)
 {
-	struct run_info ri = sample_run(), back;
+	struct msg_run ri = sample_run(), back;
 	char want[2048];
 	json_t *m;
 
@@ -923,7 +923,7 @@ p_output(const json_t *m, char **cause)
 static int
 p_state(const json_t *m, char **cause)
 {
-	struct run_info ri;
+	struct msg_run ri;
 	int e = msg_state_parse(m, &ri, cause);
 
 	if (e == 0)

@@ -129,7 +129,7 @@ feed_request(struct fx *f, uint64_t id, const char *subject)
 static void
 feed_welcome(struct fx *f)
 {
-	const struct run_info ri = {
+	const struct msg_run ri = {
 		.id = "r1", .name = "build", .command = "python3 build.py",
 		.state = RUN_RUNNING, .pid = 4242, .started_ms = 1,
 		.ended_ms = 0, .exit_code = -1, .exit_signal = 0,

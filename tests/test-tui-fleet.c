@@ -1012,7 +1012,7 @@ ask_write(struct model *m, const char *run, uint64_t id, const char *path,
 static void
 welcome_policy(struct model *m, const char *id, const char *name)
 {
-	const struct run_info ri = {
+	const struct msg_run ri = {
 		.id = id, .name = name, .command = "make -j2",
 		.state = RUN_RUNNING, .pid = 4000, .started_ms = WALL0 - 60000,
 		.exit_code = -1, .limits = "timeout=600s",

@@ -123,7 +123,7 @@ feed_request(struct fx *f, uint64_t id, const char *subject)
 static void
 feed_welcome(struct fx *f)
 {
-	const struct run_info ri = {
+	const struct msg_run ri = {
 		.id = "r1", .name = "build", .command = "python3 build.py",
 		.state = RUN_RUNNING, .pid = 4242, .started_ms = 1,
 		.ended_ms = 0, .exit_code = -1, .exit_signal = 0,
@@ -330,7 +330,7 @@ test_answer_not_delivered(void **state)
 	model_carry_lost(fresh, f->m);
 	model_free(f->m);
 	f->m = fresh;
-	w = msg_welcome(&(const struct run_info){ .id = "r1", .name = "build",
+	w = msg_welcome(&(const struct msg_run){ .id = "r1", .name = "build",
 	    .command = "c", .state = RUN_RUNNING, .pid = 4242,
 	    .exit_code = -1, .ask_timeout = 120 }, NULL);
 	pending = json_array();

@@ -505,13 +505,13 @@ static int
 cli_ps_run(struct cli_conn *c, void *arg)
 {
 	struct cli_ps_ctx *ctx = arg;
-	const struct run_info *run = &c->w.run;
+	const struct msg_run *run = &c->w.run;
 	size_t pending = c->w.n_pending;
 	int64_t started = run->started_ms;
 	int64_t age = started > 0 ? ctx->now - started : 0;
 
 	if (ctx->json) {
-		struct run_info ri = *run;
+		struct msg_run ri = *run;
 		json_t *o;
 
 		ri.id = c->id;

@@ -84,7 +84,7 @@ finished_on_event(const struct audit_event_row *row, void *arg)
 static void
 finished_state(struct model *m, const struct finished_run *r)
 {
-	struct run_info ri = {
+	struct msg_run ri = {
 		.id = r->id, .name = r->name, .command = r->command,
 		.state = RUN_EXITED, .started_ms = r->started_ms,
 		.ended_ms = r->ended_ms, .exit_code = r->exit_code,

@@ -67,7 +67,7 @@ model_agent_release(struct model *m)
 
 /* A RUN changes what it names and keeps the rest. */
 static void
-model_on_run(struct model *m, const struct run_info *ri)
+model_on_run(struct model *m, const struct msg_run *ri)
 {
 	bool was_ended = model_run_ended(m);
 
@@ -119,7 +119,7 @@ model_on_run(struct model *m, const struct run_info *ri)
 static int
 model_on_state(struct model *m, const json_t *msg)
 {
-	struct run_info ri;
+	struct msg_run ri;
 	cleanup_free char *cause = NULL;
 
 	if (msg_state_parse(msg, &ri, &cause) < 0)
