@@ -71,8 +71,8 @@ plain_protected(const struct request *r, const char *words, bool brief)
 
 	if (brief)
 		return xasprintf("wants to change %s", later);
-	if ((strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0 ||
-	    strncmp(sc, "link", 4) == 0) && r->subject2 != NULL)
+	if ((strcmp(sc, "rename") == 0 || str_has_prefix(sc, "renameat") ||
+	    str_has_prefix(sc, "link")) && r->subject2 != NULL)
 		return xasprintf("wants to change %s: %s -> %s (%s)", later,
 		    r->subject, r->subject2, words);
 	return xasprintf("wants to change %s: %s (%s)", later, r->subject,
@@ -94,36 +94,36 @@ plain_write(const struct request *r, bool brief)
 	if (brief) {
 		const char *verb = "change";
 
-		if (strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0)
+		if (strcmp(sc, "rename") == 0 || str_has_prefix(sc, "renameat"))
 			verb = "rename";
-		else if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
+		else if (str_has_prefix(sc, "unlink") || strcmp(sc, "rmdir") == 0)
 			verb = "delete";
-		else if (strncmp(sc, "mkdir", 5) == 0)
+		else if (str_has_prefix(sc, "mkdir"))
 			return xstrdup("wants to make a folder");
-		else if (strncmp(sc, "fchmod", 6) == 0 ||
-		    strncmp(sc, "chmod", 5) == 0)
+		else if (str_has_prefix(sc, "fchmod") ||
+		    str_has_prefix(sc, "chmod"))
 			return xasprintf("wants to change who may use %s",
 			    what);
-		else if (strncmp(sc, "link", 4) == 0 ||
-		    strncmp(sc, "symlink", 7) == 0)
+		else if (str_has_prefix(sc, "link") ||
+		    str_has_prefix(sc, "symlink"))
 			return xstrdup("wants to make a link");
 		return xasprintf("wants to %s %s", verb, what);
 	}
 
-	if (strcmp(sc, "rename") == 0 || strncmp(sc, "renameat", 8) == 0)
+	if (strcmp(sc, "rename") == 0 || str_has_prefix(sc, "renameat"))
 		return xasprintf("wants to rename %s to %s (%s, outside its "
 		    "folders)", r->subject, r->subject2 ? r->subject2 : "?",
 		    what);
-	if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
+	if (str_has_prefix(sc, "unlink") || strcmp(sc, "rmdir") == 0)
 		return xasprintf("wants to delete %s (%s, outside its folders)",
 		    r->subject, what);
-	if (strncmp(sc, "mkdir", 5) == 0)
+	if (str_has_prefix(sc, "mkdir"))
 		return xasprintf("wants to make the folder %s (outside its "
 		    "folders)", r->subject);
-	if (strncmp(sc, "fchmod", 6) == 0 || strncmp(sc, "chmod", 5) == 0)
+	if (str_has_prefix(sc, "fchmod") || str_has_prefix(sc, "chmod"))
 		return xasprintf("wants to change who may use %s (%s, outside "
 		    "its folders)", r->subject, what);
-	if (strncmp(sc, "link", 4) == 0 || strncmp(sc, "symlink", 7) == 0)
+	if (str_has_prefix(sc, "link") || str_has_prefix(sc, "symlink"))
 		return xasprintf("wants to make a link %s (outside its "
 		    "folders)", r->subject2 ? r->subject2 : r->subject);
 	return xasprintf("wants to change %s (%s, outside its folders)",

@@ -59,7 +59,7 @@ scorecard_outcome(const struct audit_event *ev)
 	case HOW_SUPERVISOR:
 		break;
 	}
-	if (ev->rule != NULL && strncmp(ev->rule, "never", 5) == 0)
+	if (ev->rule != NULL && str_has_prefix(ev->rule, "never"))
 		return xasprintf("%s by the never list, nobody asked", done);
 	return xasprintf("%s by the policy%s%s%s, nobody asked", done,
 	    ev->rule != NULL && *ev->rule ? " (" : "",
@@ -75,7 +75,7 @@ scorecard_tried(const struct audit_event *ev)
 	    .subject = (char *)ev->subject, .subject2 = (char *)ev->subject2 };
 	char *s = plain_request(&r), *t;
 
-	if (strncmp(s, "wants to ", 9) != 0)
+	if (!str_has_prefix(s, "wants to "))
 		return s;
 	t = xstrdup(s + 9);
 	free(s);

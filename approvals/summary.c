@@ -98,7 +98,7 @@ summary_on_event(const struct audit_event_row *row, void *arg)
 	 * it may have: it counts (the record says "intent" of it). */
 	if (ev->kind == KIND_WRITE && ev->verdict == VERDICT_ALLOW &&
 	    ev->request_id == 0 && ev->how == HOW_POLICY && ev->rule != NULL &&
-	    strncmp(ev->rule, "writable folder ", 16) == 0)
+	    str_has_prefix(ev->rule, "writable folder "))
 		s->writable++;
 	if (ev->kind == KIND_WRITE && ev->verdict == VERDICT_ALLOW) {
 		summary_path_add(&c->written, &c->n_written, ev->subject);

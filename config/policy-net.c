@@ -106,7 +106,7 @@ policy_hostname(const char *s, char **ret, const char **why)
 	size_t len = strlen(s), label = 0;
 	bool digits_only = true;
 
-	if (strncmp(s, "*.", 2) == 0)
+	if (str_has_prefix(s, "*."))
 		labels = s + 2;
 	if (len > 0 && s[len - 1] == '.')
 		len--;

@@ -35,7 +35,7 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 	cleanup_free char *q = policy_quote(v);
 	char *path = NULL;
 
-	if (strncmp(v, "env:", 4) == 0) {
+	if (str_has_prefix(v, "env:")) {
 		if (!policy_is_var_name(v + 4)) {
 			*why = xasprintf("%s: env: takes a variable name "
 			    "(env:ANTHROPIC_API_KEY)", q);
@@ -44,7 +44,7 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 		sc->from = xstrdup(v);
 		return 0;
 	}
-	if (strncmp(v, "file:", 5) == 0) {
+	if (str_has_prefix(v, "file:")) {
 		if (policy_home_or_abs(v + 5, &path, why) < 0) {
 			free(*why);
 			*why = xasprintf("%s: file: takes an absolute path or "
@@ -55,7 +55,7 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 		free(path);
 		return 0;
 	}
-	if (strncmp(v, "command:", 8) == 0) {
+	if (str_has_prefix(v, "command:")) {
 		const char *c = v + 8 + strspn(v + 8, " \t");
 
 		if (*c == '\0') {

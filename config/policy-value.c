@@ -395,7 +395,7 @@ policy_expand_home(const char *v, char **abs, char **why)
 {
 	const char *home;
 
-	if (strncmp(v, "~/", 2) != 0) {
+	if (!str_has_prefix(v, "~/")) {
 		*abs = xstrdup(v);
 		return 0;
 	}
@@ -422,7 +422,7 @@ policy_home_or_abs(const char *v, char **ret, char **why)
 	cleanup_free char *abs = NULL;
 	int r;
 
-	if (strncmp(v, "~/", 2) != 0)
+	if (!str_has_prefix(v, "~/"))
 		return policy_path(v, "path (or ~/path)", ret, why);
 	/* v + 1 starts with '/': only a . or .. is refused. */
 	if ((r = policy_path(v + 1, "path", &abs, why)) < 0) {

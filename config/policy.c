@@ -676,40 +676,6 @@ policy_load_string(struct policy *p, const char *text, const char *name,
 	return 0;
 }
 
-static int
-policy_read_file(const char *path, char **ret, size_t *len)
-{
-	cleanup_fd int fd = -1;
-	cleanup_free char *buf = NULL;
-	size_t n = 0, cap = 4096;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t got;
-
-		if (n > POLICY_MAX_SIZE)
-			return -EFBIG;
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	*len = n;
-	*ret = steal_ptr(&buf);
-	return 0;
-}
-
 int
 policy_load(struct policy *p, const char *path, char **cause)
 {
@@ -719,7 +685,7 @@ policy_load(struct policy *p, const char *path, char **cause)
 	int r;
 
 	policy_init(p);
-	if ((r = policy_read_file(path, &text, &len)) < 0) {
+	if ((r = read_file_max(path, POLICY_MAX_SIZE, &text, &len, NULL)) < 0) {
 		if (cause != NULL)
 			*cause = xasprintf("%s: cannot read: %s", path,
 			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));

@@ -55,7 +55,7 @@ group_write_rank(const char *path, const char **why)
 			*why = "shell start-up file";
 			return GROUP_CRITICAL;
 		}
-	if (strncmp(path, "/etc/", 5) == 0 || strcmp(path, "/etc") == 0) {
+	if (str_has_prefix(path, "/etc/") || strcmp(path, "/etc") == 0) {
 		*why = "system configuration (/etc)";
 		return GROUP_CRITICAL;
 	}
