@@ -161,6 +161,7 @@ big_reason() {
 	supervisor/files.c)	echo "the write path's one handler: decode, resolve, judge, park; its fast path reads top to bottom" ;;
 	supervisor/gate/flow.c)	echo "HTTP/1.1 without I/O: one state machine, each state beside the next" ;;
 	review/changes.c|approvals/changes.c)	echo "a staged file read, hashed, applied and undone: each step's safety checks beside the others" ;;
+	supervisor/main.c)	echo "one run from argv to exit status, its steps in order over the file's own state (S, P)" ;;
 	supervisor/dns.c)	echo "the DNS stub: one protocol, parsed, judged and answered" ;;
 	*)			return 1 ;;
 	esac
