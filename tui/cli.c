@@ -17,15 +17,15 @@
 #include <jansson.h>
 
 #include "approvals/audit.h"
-#include "approvals/logjson.h"
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/request.h"
-#include "approvals/summary.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/logjson.h"
+#include "review/summary.h"
 #include "tui/relay.h"
 #include "tui/usage.h"
 #include "tui/vt.h"
@@ -1237,7 +1237,7 @@ cli_log_change(const struct audit_change_row *row, void *arg)
 	return 0;
 }
 
-/* `ward log --summary`: approvals/summary.h, with the files staged in
+/* `ward log --summary`: review/summary.h, with the files staged in
  * the run's folder. */
 static int
 cli_log_summary(struct audit *a, const char *run, bool json, char **cause)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approvals/plain.h"
 #include "config/util.h"
+#include "review/plain.h"
 #include "tui/keys.h"
 
 /* The longest the console "opens" (the first line selected until every
