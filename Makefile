@@ -89,6 +89,10 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARN) $(PKG_CFLAGS) $(CPPFLAGS) $(CF
 LDFLAGS += -Wl,--as-needed
 
 LIB_SRC  = $(wildcard config/*.c approvals/*.c)
+# review/: what a person reviews after a run (summary, scorecard, the
+# record in plain words and as JSON), linked into ward-tui and the tests
+# that include it, never into the supervisor.
+REVIEW_SRC = $(wildcard review/*.c)
 # supervisor/gate/wire.c, the gate's wire codec, is compiled into both.
 SUP_SRC  = $(filter-out supervisor/filter-gen.c,$(wildcard supervisor/*.c)) \
 	supervisor/gate/wire.c
@@ -131,6 +135,10 @@ print-libgit2-soname:
 FORCE:
 
 $(BUILD)/libward.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libreview.a: $(REVIEW_SRC:%.c=$(BUILD)/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -183,27 +191,33 @@ FRONT_OBJ = $(BUILD)/supervisor/front.o $(BUILD)/supervisor/main.o
 ward: $(FRONT_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
-ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libreview.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 ward-gate: $(BUILD)/supervisor/gate/main.o $(BUILD)/libgate.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS)
 
 # tests/test-tui-*.c link the tui objects, tests/test-sup-*.c the
-# supervisor's, tests/test-probe-*.c the probe's, every other test only
-# libward.a (config + approvals).
+# supervisor's, tests/test-probe-*.c the probe's, a test that includes
+# review/ libreview.a, every other test only libward.a (config +
+# approvals).
+REVIEW_TESTS = $(patsubst tests/%.c,$(BUILD)/tests/%,$(filter-out tests/test-tui-%,\
+	$(shell grep -l '^\#include "review/' $(TEST_SRC))))
+$(REVIEW_TESTS): %: %.o $(BUILD)/libreview.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test-probe-%: $(BUILD)/tests/test-probe-%.o $(BUILD)/libprobe.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test-gate-%: $(BUILD)/tests/test-gate-%.o $(BUILD)/libgate.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GATE_LIBS) $(LIB_LIBS) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
+$(BUILD)/tests/test-tui-%: $(BUILD)/tests/test-tui-%.o $(BUILD)/libtui.a $(BUILD)/libreview.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(CMOCKA_LIBS)
 
 # make bench's console row (tests/bench/console.c): the tui objects, no
 # cmocka.
-$(BUILD)/tests/bench-console: $(BUILD)/tests/bench/console.o $(BUILD)/libtui.a $(BUILD)/libward.a
+$(BUILD)/tests/bench-console: $(BUILD)/tests/bench/console.o $(BUILD)/libtui.a $(BUILD)/libreview.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
 # make bench's gate relay row (tests/bench/gate.c): the gate's objects.
@@ -264,7 +278,7 @@ $(BUILD)/bin/ward: $(FRONT_OBJ) $(BUILD)/libsup.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS)
 
-$(BUILD)/bin/ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libward.a
+$(BUILD)/bin/ward-tui: $(BUILD)/tui/main.o $(BUILD)/libtui.a $(BUILD)/libprobe.a $(BUILD)/libreview.a $(BUILD)/libward.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS)
 
@@ -289,7 +303,7 @@ asan-live: $(HELPERS)
 unit-only: tests
 	@fail=0; for t in $(TESTS); do $$t || fail=1; done; [ $$fail = 0 ]
 
-# Includes flow config <- approvals <- {supervisor, tui, probe}; curses
+# Includes flow config <- approvals <- {supervisor, probe, review <- tui}; curses
 # only in tui, seccomp only in supervisor.
 layers:
 	@tests/layers.sh
@@ -315,7 +329,7 @@ FUZZERS       = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%)
 
 # As for the tests: fuzz-tui-* link the tui objects, the others the
 # supervisor's.
-$(BUILD)/tests/fuzz/fuzz-tui-%: $(BUILD)/tests/fuzz/fuzz-tui-%.o $(BUILD)/libtui.a $(BUILD)/libward.a
+$(BUILD)/tests/fuzz/fuzz-tui-%: $(BUILD)/tests/fuzz/fuzz-tui-%.o $(BUILD)/libtui.a $(BUILD)/libreview.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(TUI_LIBS)
 
 $(BUILD)/tests/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(BUILD)/libsup.a $(BUILD)/libward.a

@@ -28,7 +28,7 @@
 #include "approvals/launch.h"
 #include "approvals/ctl.h"
 #include "approvals/decide.h"
-#include "approvals/summary.h"
+#include "approvals/staged.h"
 #include "config/paths.h"
 #include "config/protect.h"
 #include "config/util.h"
@@ -1371,18 +1371,19 @@ end_record(struct sup *s)
  * Issue 30, point 1: an agent says it "updated the file", the host file
  * is unchanged until `ward apply`. A headless run that leaves files
  * staged says so in its last line, counted from the run folder as `ward
- * log --summary` counts them (libgit2 is loaded only when the run has
- * projects or staged writes outside).
+ * log --summary` counts them (approvals/staged.h; libgit2 is loaded only
+ * when a project's upper folder holds a file).
  */
 static void
 end_staged(struct sup *s)
 {
-	struct summary sm = { .staged = -1 };
+	int64_t staged = -1;
+	char in[160] = "";
 	cleanup_free char *cause = NULL, *text = NULL;
 
 	if (!s->headless || s->run_dir == NULL ||
-	    summary_count_staged(s->run_dir, &sm, &cause) < 0 ||
-	    (text = summary_staged_text(&sm, s->id)) == NULL)
+	    staged_count(s->run_dir, &staged, in, sizeof in, &cause) < 0 ||
+	    (text = staged_text(staged, in, s->id)) == NULL)
 		return;
 	fprintf(stderr, "%s: run %s: exited %d \u2014 %s\n", s->tag, s->id,
 	    s->exit_code, text);

@@ -1,7 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Includes flow one way: config <- approvals <- {supervisor, tui, probe}.
-# supervisor/ and tui/ never include each other; probe/ includes only
+# Includes flow one way: config <- approvals <- {supervisor, tui, probe},
+# and config <- approvals <- review <- tui: review/ holds what a person
+# reviews after a run (summary, scorecard, plain words, the record as
+# JSON), for tui/ alone; supervisor/, probe/, approvals/ and config/
+# never include it. supervisor/ and tui/ never include each other;
+# probe/ includes only
 # config/, approvals/ and itself (tui/ includes probe/probe.h alone, to
 # dispatch `ward probe`); curses only in tui/, seccomp only in supervisor/.
 # Inside supervisor/ the files form a tower (handlers call down, never
@@ -10,13 +14,17 @@
 fail=0
 bad() { echo "layers: $*" >&2; fail=1; }
 for f in config/*.[ch]; do
-	grep -nE '#include "(approvals|supervisor|tui|probe)/' "$f" && bad "$f reaches up from config/"
+	grep -nE '#include "(approvals|supervisor|tui|probe|review)/' "$f" && bad "$f reaches up from config/"
 done
 for f in approvals/*.[ch]; do
-	grep -nE '#include "(supervisor|tui|probe)/' "$f" && bad "$f reaches up from approvals/"
+	grep -nE '#include "(supervisor|tui|probe|review)/' "$f" && bad "$f reaches up from approvals/"
+done
+for f in review/*.[ch]; do
+	grep -nE '#include "' "$f" | grep -vE '#include "(config|approvals|review)/' &&
+	    bad "$f: review/ includes only config/, approvals/ and review/"
 done
 for f in supervisor/*.[ch]; do
-	grep -nE '#include "(tui|probe)/' "$f" && bad "$f includes tui/ or probe/"
+	grep -nE '#include "(tui|probe|review)/' "$f" && bad "$f includes tui/, probe/ or review/"
 done
 # ward-gate (supervisor/gate/): its own program, apart from the
 # supervisor's tower: it includes config/, approvals/ and its own
@@ -27,11 +35,11 @@ done
 grep -nE '#include' supervisor/gate/wire.[ch] | grep -vE '#include <|#include "supervisor/gate/wire\.h"' &&
 	bad "supervisor/gate/wire.[ch], built into the supervisor too, include only the system's and wire.h"
 for f in supervisor/gate/*.[ch]; do
-	grep -nE '#include "(tui|probe)/' "$f" && bad "$f includes tui/ or probe/"
+	grep -nE '#include "(tui|probe|review)/' "$f" && bad "$f includes tui/, probe/ or review/"
 	grep -nE '#include "supervisor/' "$f" | grep -vE '#include "supervisor/gate/' &&
 	    bad "$f reaches into the supervisor: ward-gate shares only the wire"
 done
-for f in config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]; do
+for f in config/*.[ch] approvals/*.[ch] review/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]; do
 	grep -nE '#include "supervisor/gate/' "$f" | grep -vE '#include "supervisor/gate/wire\.h"' &&
 	    bad "$f includes ward-gate's files: only supervisor/gate/wire.h is shared"
 	grep -nE '#include <(openssl/|http_parser\.h)' "$f" &&
@@ -54,12 +62,12 @@ for f in approvals/runopts.c approvals/runopts.h; do
 	    bad "$f: run's options include only config/paths.h, config/util.h and approvals/launch.h"
 done
 for f in probe/*.[ch]; do
-	grep -nE '#include "(supervisor|tui)/' "$f" && bad "$f includes supervisor/ or tui/"
+	grep -nE '#include "(supervisor|tui|review)/' "$f" && bad "$f includes supervisor/, tui/ or review/"
 done
-for f in config/*.[ch] approvals/*.[ch] supervisor/*.[ch] supervisor/gate/*.[ch] probe/*.[ch]; do
+for f in config/*.[ch] approvals/*.[ch] review/*.[ch] supervisor/*.[ch] supervisor/gate/*.[ch] probe/*.[ch]; do
 	grep -nE '#include <n?curses' "$f" && bad "$f includes curses outside tui/"
 done
-for f in config/*.[ch] approvals/*.[ch] tui/*.[ch] probe/*.[ch]; do
+for f in config/*.[ch] approvals/*.[ch] review/*.[ch] tui/*.[ch] probe/*.[ch]; do
 	grep -nE '#include <(seccomp\.h|linux/seccomp\.h)' "$f" && bad "$f talks to seccomp outside supervisor/"
 done
 
@@ -96,7 +104,7 @@ for f in supervisor/*.[ch]; do
 done
 # No circle of files inside any folder, whatever the layers say: from the
 # includes always, and from the calls (nm) once the objects are built.
-dirs="config approvals supervisor supervisor/gate tui probe"
+dirs="config approvals review supervisor supervisor/gate tui probe"
 tests/includegraph.sh $dirs >/dev/null || bad "a circle of includes (tests/includegraph.sh $dirs)"
 # Only sup.c answers the kernel; only unotify.c's loop receives.
 for f in $(grep -lE 'SECCOMP_IOCTL_NOTIF_(SEND|ADDFD|ID_VALID)' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch]); do
@@ -107,7 +115,7 @@ for f in $(grep -l 'SECCOMP_IOCTL_NOTIF_RECV' config/*.[ch] approvals/*.[ch] sup
 done
 # Every message is built and parsed in approvals/msg.c (PROTOCOL.md):
 # nobody else makes one from its type.
-for f in $(grep -l 'proto_msg(' config/*.[ch] approvals/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]); do
+for f in $(grep -l 'proto_msg(' config/*.[ch] approvals/*.[ch] review/*.[ch] supervisor/*.[ch] tui/*.[ch] probe/*.[ch]); do
 	case $f in approvals/msg.c|approvals/proto.[ch]) ;;
 	*) bad "$f builds a protocol message by hand: use approvals/msg.h" ;;
 	esac

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * approvals/plain.c: each request of tests/data/plain.tsv in plain words.
+ * review/plain.c: each request of tests/data/plain.tsv in plain words.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "approvals/plain.h"
 #include "config/util.h"
+#include "review/plain.h"
 #include "tests/tsv.h"
 
 static void

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * approvals/scorecard.c on an in-memory record shaped like a `ward demo`
+ * review/scorecard.c on an in-memory record shaped like a `ward demo`
  * run: a write asked and denied, a name allowed and its connection
  * denied, an install allowed and its registry let through, the metadata
  * address refused by the never list, a syscall refused by the floor;
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
-#include "approvals/scorecard.h"
-#include "approvals/summary.h"
 #include "config/util.h"
+#include "review/scorecard.h"
+#include "review/summary.h"
 #include "tests/golden.h"
 
 static void

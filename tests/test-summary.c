@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * approvals/summary.c on an in-memory record: a run that asks (allowed,
+ * review/summary.c on an in-memory record: a run that asks (allowed,
  * denied, timed out, one left unanswered), writes on the host, is refused
  * on every surface, runs programs; another run's rows never count.
  */
@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
-#include "approvals/summary.h"
 #include "config/util.h"
+#include "review/summary.h"
 
 static void
 ev(struct audit *a, const char *run, enum request_kind kind,

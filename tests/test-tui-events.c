@@ -21,8 +21,8 @@
 
 #include "approvals/audit.h"
 #include "approvals/msg.h"
-#include "approvals/summary.h"
 #include "config/util.h"
+#include "review/summary.h"
 #include "tests/golden.h"
 #include "tui/events.h"
 #include "tui/finished.h"

@@ -16,10 +16,10 @@
 
 #include <jansson.h>
 
-#include "approvals/logjson.h"
 #include "approvals/proto.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "review/logjson.h"
 #include "tui/cli-int.h"
 #include "tui/usage.h"
 

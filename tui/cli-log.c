@@ -18,11 +18,11 @@
 
 #include "approvals/audit.h"
 #include "approvals/ctl.h"
-#include "approvals/logjson.h"
-#include "approvals/summary.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/logjson.h"
+#include "review/summary.h"
 #include "tui/cli-int.h"
 #include "tui/usage.h"
 #include "tui/vt.h"

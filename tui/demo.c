@@ -44,11 +44,11 @@
 #include "approvals/msg.h"
 #include "approvals/proto.h"
 #include "approvals/request.h"
-#include "approvals/scorecard.h"
-#include "approvals/summary.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/scorecard.h"
+#include "review/summary.h"
 #include "tui/run.h"
 #include "tui/usage.h"
 
@@ -57,7 +57,7 @@
 #define DEMO_NO_WORLD	3
 /* --auto: how long a request stays on screen before it is answered. */
 #define DEMO_PACE_MS	2500
-/* How --auto's answers are signed in the record (approvals/scorecard.h
+/* How --auto's answers are signed in the record (review/scorecard.h
  * tells them from a person's). */
 #define DEMO_AUTO_ORIGIN SCORECARD_SCRIPT_ORIGIN
 
@@ -359,7 +359,7 @@ demo_columns(void)
 	return *end == '\0' && v >= 20 && v <= 10000 ? (int)v : 0;
 }
 
-/* The run's scorecard from the record (approvals/scorecard.h), fitted
+/* The run's scorecard from the record (review/scorecard.h), fitted
  * to the terminal's width. */
 static void
 demo_scorecard(const char *name)

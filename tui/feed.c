@@ -14,10 +14,10 @@
 
 #include <jansson.h>
 
-#include "approvals/logjson.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/logjson.h"
 #include "tui/usage.h"
 
 /* A row seen still asked or intended: it changes in place when decided. */

@@ -10,10 +10,10 @@
 #include "approvals/audit.h"
 #include "approvals/ctl.h"
 #include "approvals/msg.h"
-#include "approvals/scorecard.h"
-#include "approvals/summary.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/scorecard.h"
+#include "review/summary.h"
 #include "tui/model.h"
 
 /* The run want names, copied out of the record. */

@@ -6,10 +6,10 @@
  * has ended feeds the same model the socket would, from the database
  * instead (approvals/audit.h): the run's state as a "state" message, every
  * event as an "event" message, the recorded output into the output pane,
- * and its summary (approvals/summary.h). The diff pane reads the run
+ * and its summary (review/summary.h). The diff pane reads the run
  * folder as for a live run (tui/diffcmd.h). A run of `ward demo` (its
  * policy is the shipped share/demo/demo.ini, by real path) gets its
- * scorecard too (approvals/scorecard.h, model_set_scorecard), which the
+ * scorecard too (review/scorecard.h, model_set_scorecard), which the
  * card shows in the summary's place.
  */
 struct audit;

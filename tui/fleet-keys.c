@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approvals/plain.h"
 #include "config/util.h"
+#include "review/plain.h"
 #include "tui/keys.h"
 
 /*

@@ -54,7 +54,7 @@
 
 #include "approvals/msg.h"
 #include "approvals/request.h"
-#include "approvals/summary.h"
+#include "review/summary.h"
 #include "tui/events.h"
 #include "tui/keys.h"
 #include "tui/output.h"

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approvals/scorecard.h"
-#include "approvals/summary.h"
 #include "config/util.h"
+#include "review/scorecard.h"
+#include "review/summary.h"
 #include "tui/events.h"
 #include "tui/pen.h"
 

@@ -5,8 +5,8 @@
  * decided, newest at the bottom, filtered by `/` and with exec noise
  * folded. Unfocused and unfiltered it is the few "recent decisions" above
  * the requests; focused (Tab) or filtered it takes more rows and scrolls.
- * And the end-of-run summary card (approvals/summary.h); for a demo's
- * run the scorecard (approvals/scorecard.h) in its place, wrapped to the
+ * And the end-of-run summary card (review/summary.h); for a demo's
+ * run the scorecard (review/scorecard.h) in its place, wrapped to the
  * grid's width (scorecard_fit).
  */
 #include "tui/grid.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "approvals/kind.h"
-#include "approvals/plain.h"
 #include "config/util.h"
+#include "review/plain.h"
 #include "tui/group.h"
 #include "tui/pen.h"
 

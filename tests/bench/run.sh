@@ -314,12 +314,12 @@ if want cc; then
 		# The sources as make compiles them: its flags, the generated
 		# filter beside them (make all has made it).
 		mkdir -p "$CC_IN/gen" &&
-			cp -r "$ROOT/config" "$ROOT/approvals" "$ROOT/supervisor" "$ROOT/probe" "$ROOT/tui" "$CC_IN/" &&
+			cp -r "$ROOT/config" "$ROOT/approvals" "$ROOT/review" "$ROOT/supervisor" "$ROOT/probe" "$ROOT/tui" "$CC_IN/" &&
 			cp "$ROOT/build/gen/filter-bpf.h" "$CC_IN/gen/" || broke "cannot copy ward's sources"
 		rm -f "$CC_IN/supervisor/filter-gen.c"
 		CC_FLAGS="-std=gnu11 -D_GNU_SOURCE -I$CC_IN -I$CC_IN/gen $(pkg-config --cflags libseccomp inih sqlite3 ncursesw jansson libnotify)"
 		CC_DESC="ward's own C sources, cc -O0 -c one by one (no sqlite3.c to hand)"
-		CC_CMD="sh -c 'for f in $CC_IN/config/*.c $CC_IN/approvals/*.c $CC_IN/supervisor/*.c $CC_IN/probe/*.c $CC_IN/tui/*.c; do cc -O0 -pipe $CC_FLAGS -c \"\$f\" -o \"\$(basename \"\$f\" .c).o\" || exit 1; done'"
+		CC_CMD="sh -c 'for f in $CC_IN/config/*.c $CC_IN/approvals/*.c $CC_IN/review/*.c $CC_IN/supervisor/*.c $CC_IN/probe/*.c $CC_IN/tui/*.c; do cc -O0 -pipe $CC_FLAGS -c \"\$f\" -o \"\$(basename \"\$f\" .c).o\" || exit 1; done'"
 	fi
 fi
 

@@ -60,8 +60,9 @@ int		 summary_from_record(struct audit *, const char *run,
 		    struct summary *s, char **cause);
 
 /* Adds the files staged in the projects of the run folder run_dir
- * (approvals/changes.h); a run without projects has 0. 0 or -errno with
- * *cause (s->staged stays -1). */
+ * (approvals/staged.h: staged_count, as the supervisor's last line of a
+ * headless run counts them); a run without projects has 0. 0 or -errno
+ * with *cause (s->staged stays -1). */
 int		 summary_count_staged(const char *run_dir, struct summary *s,
 		    char **cause);
 
@@ -69,8 +70,7 @@ int		 summary_count_staged(const char *run_dir, struct summary *s,
  * What waits for the person at a run's end (issue 30, point 1), one
  * sentence, malloc'd: "2 files staged in ~/proj: `ward diff ID` to read,
  * `ward apply ID` to keep"; NULL when nothing is staged or it is not
- * counted. The folder is the person's own argument, but it is escaped
- * (config/escape.h) all the same: the line reaches a terminal.
+ * counted (approvals/staged.h: staged_text). The folder is escaped.
  */
 char		*summary_staged_text(const struct summary *, const char *run);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "approvals/plain.h"
+#include "review/plain.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

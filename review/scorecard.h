@@ -3,12 +3,12 @@
 /*
  * A run's scorecard, for people who do not know what seccomp is (`ward
  * demo` closes with it): each thing the program tried that mattered, in
- * plain words (approvals/plain.h), with what came of it and who decided
+ * plain words (review/plain.h), with what came of it and who decided
  * (the person and how long they took, a rule of the policy, the never
- * list, the floor), then the counts of approvals/summary.h. Read from the
+ * list, the floor), then the counts of review/summary.h. Read from the
  * record alone. Programs started are counted, not listed.
  */
-#include "approvals/summary.h"
+#include "review/summary.h"
 
 struct audit;
 

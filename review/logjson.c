@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "approvals/logjson.h"
+#include "review/logjson.h"
 
 #include "approvals/request.h"
 #include "config/escape.h"

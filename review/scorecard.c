@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "approvals/scorecard.h"
+#include "review/scorecard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,9 +11,9 @@
 
 #include "approvals/audit.h"
 #include "approvals/kind.h"
-#include "approvals/plain.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "review/plain.h"
 
 struct scorecard_ctx {
 	char		**lines;
