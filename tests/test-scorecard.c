@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-write.h"
 #include "approvals/scorecard.h"
 #include "approvals/summary.h"
 #include "config/util.h"

@@ -18,6 +18,7 @@
 
 #include "approvals/gitapi.h"
 #include "approvals/audit.h"
+#include "approvals/audit-changes.h"
 #include "approvals/changes.h"
 #include "approvals/ctl.h"
 #include "config/escape.h"
