@@ -108,7 +108,7 @@ int	audit_stream_parse(const char *, enum audit_stream *);
  * in *cause) unless there is no reason to doubt it: the last writer to
  * close it left PATH-clean (its identity, this boot, a check under 7 days
  * old) and nothing changed it since, or other writers have it open now
- * (coordinated through locks on PATH-lock; see audit_vet in audit.c).
+ * (coordinated through locks on PATH-lock; see audit_vet in audit-file.c).
  * ":memory:" gives a private in-memory store (tests). */
 int	audit_open(const char *path, struct audit **ret, char **cause);
 /* Whether audit_open ran PRAGMA quick_check on this handle's file. */
