@@ -2,15 +2,12 @@
 #pragma once
 /*
  * The record: one sqlite3 database per user, WAL mode, versioned schema
- * (PRAGMA user_version), written only by supervisors. Two ways in:
- *  - write-ahead, for what changes something outside the sandbox or lets
- *    the program go on past a request: audit_ask() and audit_intent()
- *    commit their row at once (with everything queued before it, so the
- *    order holds) before the caller acts; audit_done() then queues the
- *    outcome as an update of that row.
- *  - batched, for the rest (denials, the floor's continues, output):
- *    audit_event() and audit_output() queue in memory (cheap, no I/O),
- *    audit_flush() writes the queue in one transaction.
+ * (PRAGMA user_version). This header opens it and reads it. Who writes
+ * what (DESIGN 8): the supervisor alone writes a run into the record,
+ * through approvals/audit-write.h; the one exception is `ward apply`,
+ * `ward undo` and `ward gc`, which write the changes table (and gc
+ * removes a run's rows) through approvals/audit-changes.h
+ * (tests/layers.sh holds both headers to their callers).
  * synchronous=NORMAL in WAL mode: a commit survives the process's crash
  * (SIGKILL, OOM) but not a power loss, which may take the last commits
  * (never the file's consistency). Readers (ward log) open it read-only.
@@ -54,8 +51,6 @@ struct audit_owner {
 	char		 boot[40];
 	uint64_t	 pidns;
 };
-/* This process; 0 or -errno (no /proc). */
-int	audit_owner_self(struct audit_owner *);
 
 struct audit_run {
 	const char	*id;
@@ -113,7 +108,7 @@ int	audit_stream_parse(const char *, enum audit_stream *);
  * in *cause) unless there is no reason to doubt it: the last writer to
  * close it left PATH-clean (its identity, this boot, a check under 7 days
  * old) and nothing changed it since, or other writers have it open now
- * (coordinated through locks on PATH-lock; see audit_vet in audit.c).
+ * (coordinated through locks on PATH-lock; see audit_vet in audit-file.c).
  * ":memory:" gives a private in-memory store (tests). */
 int	audit_open(const char *path, struct audit **ret, char **cause);
 /* Whether audit_open ran PRAGMA quick_check on this handle's file. */
@@ -128,64 +123,9 @@ void	audit_set_busy_timeout(struct audit *, int ms);
  * of the file to close (and only a read-write handle) leaves PATH-clean,
  * which spares the next start-up the check. */
 void	audit_close(struct audit *);
-/* Gives back the pages the connection holds in its cache
- * (sqlite3_db_release_memory): what opening read, the schema's and the
- * lost-run scan's, and no later write needs. NULL is a no-op. */
-void	audit_shed(struct audit *);
-
-/* Written at once (not batched): a run's start and end, each in a
- * transaction of its own that takes the write lock first and, while the
- * file stays busy, backs off and tries again for 6 busy timeouts (30 s
- * by default) before it fails. 0 or -errno:
- * -EEXIST when the run id is taken, -ENOENT when ending an unknown run,
- * -EBUSY when the file stayed busy, -EROFS on a read-only handle. Every function here that takes a cause
- * (NULL: none wanted) fills it on error with sqlite's own message, plus
- * what PRAGMA integrity_check finds when the file is damaged. */
-int	audit_run_begin(struct audit *, const struct audit_run *, char **cause);
-int	audit_run_end(struct audit *, const char *run, int64_t ended_ms,
-	    int exit_code, int exit_signal, const char *end_reason,
-	    char **cause);
-
-/*
- * Write-ahead. Each commits at once, in one transaction with whatever is
- * queued (so that ward log's order is the order things happened), and
- * returns 0 only once the row is in the file; the caller acts after.
- * audit_ask: a request parked for a person (state "asked"); *seq is its
- * row. audit_intent: an effect about to happen (state "intent"); with
- * *seq > 0 that row (an asked request being approved) takes ev's
- * verdict, how, rule, decided_by and wait_ms (what it is about stays as
- * asked), else a new row and *seq is set. On failure nothing is queued or changed and
- * the caller must not act (-ENOSPC, -EIO, -EBADMSG, -EROFS, -EBUSY).
- */
-int	audit_ask(struct audit *, const struct audit_event *, int64_t *seq,
-	    char **cause);
-int	audit_intent(struct audit *, const struct audit_event *, int64_t *seq,
-	    char **cause);
-/* Queued: the outcome of row seq (ev replaces it, state "done"); seq 0 is
- * audit_event(). */
-void	audit_done(struct audit *, int64_t seq, const struct audit_event *);
-
-/* Queued; copies everything. Output queued back to back for the same
- * run and stream is joined into one row of at most 64 KiB. Output beyond
- * 1 MiB waiting in memory (a record that cannot be written) is dropped
- * and counted as lost. */
-void	audit_event(struct audit *, const struct audit_event *);
-void	audit_output(struct audit *, const char *run, enum audit_stream,
-	    int64_t time_ms, const void *buf, size_t len);
-size_t	audit_pending(const struct audit *);
-/* Time for a flush: 512 events or 64 KiB of output waiting. */
-bool	audit_should_flush(const struct audit *);
-/* Too many events waiting (4096): the record is not keeping up, the
- * caller must stop acting. Past twice that, events are dropped. */
-bool	audit_full(const struct audit *);
-/* Writes everything queued in one transaction. On failure keeps the queue
- * (nothing recorded is lost) and returns -errno-ish with *cause (-EBUSY
- * when another writer held the file past the busy timeout). */
-int	audit_flush(struct audit *, char **cause);
-/* audit_flush, retried with backoff while another writer holds the file
- * (as long as audit_run_end tries): for the end of a run, where nothing
- * later would retry. */
-int	audit_drain(struct audit *, char **cause);
+/* Every function of the record that takes a cause (NULL: none wanted)
+ * fills it on error with sqlite's own message, plus what PRAGMA
+ * integrity_check finds when the file is damaged. */
 
 /*
  * Crash recovery: a run with no end whose supervisor is gone (its pid is
@@ -210,32 +150,13 @@ struct audit_recover_hooks {
 int	audit_recover(struct audit *, int64_t now_ms, const char *by,
 	    const struct audit_recover_hooks *, char **cause);
 
-/*
- * Room. audit_keep_room() makes sure a spare file of 4 MiB sits beside
- * the record (PATH-reserve; -ENOSPC with *cause when there is no room
- * for it: a supervisor then does not start; ward gc, which frees room,
- * does not ask for it). A write that finds the disk full releases it and
- * tries again once, so that the last events and the run's end are
- * written. From then on audit_low_space() is true (with the message to
- * show in *cause, if wanted): the caller stops the run.
- */
-int	audit_keep_room(struct audit *, char **cause);
-bool	audit_low_space(const struct audit *, char **cause);
-
-/*
- * The output cap (0, the default: none): of the output given to this
- * handle (one supervisor, one run), the first max/2 bytes and the last
- * max/2 are kept in the record, the middle is dropped; counts says how
- * much, for the run's end event.
- */
+/* A run's output as audit_output_counts (approvals/audit-write.h) gives
+ * it; declared here because every handle holds one. */
 struct audit_output_counts {
 	uint64_t	 seen;		/* bytes given to audit_output */
 	uint64_t	 dropped;	/* cut from the middle by the cap */
 	uint64_t	 lost;		/* dropped because the queue was full */
 };
-void	audit_set_output_max(struct audit *, uint64_t max);
-void	audit_output_counts(const struct audit *,
-	    struct audit_output_counts *);
 
 /* Reading, for `ward log`. Events in the order recorded (seq); run NULL =
  * all runs.
@@ -297,8 +218,7 @@ struct audit_freed {
 	int64_t		 outputs;
 	int64_t		 bytes;
 };
-int	audit_forget_run(struct audit *, const char *run,
-	    struct audit_freed *freed, char **cause);
+/* audit_forget_run, which removes them: approvals/audit-changes.h. */
 
 /*
  * The changes table: what was done with a run's staged and approved
@@ -325,14 +245,6 @@ struct audit_change {
 	unsigned int	 new_mode;
 	const char	*by;		/* "uid 1000 (alice)" */
 };
-/* Written at once; *seq (may be NULL) is the row's, for
- * audit_change_done. An effect on the host is recorded first as an
- * intent ("applying", "undoing"), then done with its result
- * (write-ahead, DESIGN 8). */
-int	audit_change(struct audit *, const struct audit_change *, int64_t *seq,
-	    char **cause);
-int	audit_change_done(struct audit *, int64_t seq, const char *action,
-	    const char *after_hash, char **cause);
 /* In the order recorded; run NULL = all runs. */
 struct audit_change_row {
 	int64_t		 seq;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "approvals/audit-write.h"
 #include "approvals/msg.h"
 #include "config/util.h"
 #include "supervisor/control.h"

@@ -25,6 +25,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "approvals/audit-write.h"
 #include "approvals/launch.h"
 #include "approvals/ctl.h"
 #include "approvals/decide.h"

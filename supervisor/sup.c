@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "approvals/audit-write.h"
 #include "approvals/decide.h"
 #include "approvals/msg.h"
 #include "config/escape.h"

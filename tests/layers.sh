@@ -50,6 +50,29 @@ for f in tui/*.[ch]; do
 	grep -nE '#include "probe/' "$f" | grep -vE '#include "probe/probe\.h"' &&
 	    bad "$f reaches into probe/ past probe/probe.h"
 done
+# The record has one writer (DESIGN 8 as amended, HACKING.md): only the
+# supervisor's .c files include approvals/audit-write.h. The one
+# exception, approvals/audit-changes.h (the changes table's writes and
+# gc's removal of a run), only the files that apply, undo and collect
+# (approvals/changes.c is moving to review/changes.c: both allowed). Any
+# folder but tests/; the record's own files include both.
+for f in $(find . \( -path ./tests -o -path ./build -o -path ./.git \) -prune -o -name '*.[ch]' -print | sed 's|^\./||'); do
+	case $f in
+	approvals/audit.c|approvals/audit-*.[ch]) continue ;;
+	esac
+	case $f in
+	supervisor/gate/*) w=no ;;
+	supervisor/*.c) w=yes ;;
+	*) w=no ;;
+	esac
+	[ $w = yes ] || ! grep -nE '#include "approvals/audit-write\.h"' "$f" ||
+	    bad "$f includes approvals/audit-write.h: only the supervisor writes the record"
+	case $f in
+	tui/diffcmd.c|tui/gc.c|approvals/changes.c|review/changes.c) ;;
+	*)	grep -nE '#include "approvals/audit-changes\.h"' "$f" &&
+		    bad "$f includes approvals/audit-changes.h: only apply, undo and gc write the changes table" ;;
+	esac
+done
 # ward's front (supervisor/front.c) supervises a headless run itself and
 # execs ward-tui for the rest: it links the supervisor's libraries and
 # never ward-tui's (t-front checks the program), so it includes

@@ -23,6 +23,8 @@
 #include <sqlite3.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-changes.h"
+#include "approvals/audit-write.h"
 #include "config/util.h"
 
 struct fixture {

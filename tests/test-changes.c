@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-changes.h"
 #include "approvals/changes.h"
 #include "config/util.h"
 

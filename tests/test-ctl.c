@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "approvals/audit-write.h"
 #include "approvals/ctl.h"
 #include "approvals/proto.h"
 #include "config/util.h"

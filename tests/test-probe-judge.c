@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-write.h"
 #include "config/util.h"
 #include "probe/defs.h"
 #include "probe/judge.h"

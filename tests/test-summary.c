@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-changes.h"
+#include "approvals/audit-write.h"
 #include "config/util.h"
 #include "review/summary.h"
 

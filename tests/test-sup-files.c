@@ -31,6 +31,7 @@
 
 #include <cmocka.h>
 
+#include "approvals/audit-write.h"
 #include "approvals/decide.h"
 #include "config/util.h"
 #include "supervisor/control.h"

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-write.h"
 #include "approvals/msg.h"
 #include "config/util.h"
 #include "review/summary.h"

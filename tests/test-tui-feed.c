@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-write.h"
 #include "config/util.h"
 #include "tui/feed.h"
 

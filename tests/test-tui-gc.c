@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-write.h"
 #include "config/util.h"
 #include "tui/gc.h"
 

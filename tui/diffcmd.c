@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "approvals/audit.h"
+#include "approvals/audit-changes.h"
 #include "approvals/gitapi.h"
 #include "config/escape.h"
 #include "config/paths.h"

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "approvals/audit-changes.h"
 #include "approvals/ctl.h"
 #include "config/escape.h"
 #include "config/paths.h"
