@@ -145,12 +145,10 @@ for f in $(grep -l 'proto_msg(' config/*.[ch] approvals/*.[ch] review/*.[ch] sup
 done
 # What a request kind is lives in one table, approvals/kind.c (issue 32):
 # the rest read a kind's row (kind_info(k)), and only the supervisor's
-# handlers, which make the requests, switch on the kind; and probe/judge.c,
-# whose switch names the defence that held each attack in the probe's
-# report (its verdict's words, not a trait of the kind).
+# handlers, which make the requests, switch on the kind.
 for f in $(grep -rl 'case KIND_' --include='*.[ch]' . | sed 's|^\./||'); do
 	case $f in
-	approvals/kind.c|probe/judge.c|tests/*) ;;
+	approvals/kind.c|tests/*) ;;
 	supervisor/*/*) bad "$f switches on a request kind: only the supervisor's handlers do" ;;
 	supervisor/*.c) ;;
 	*) bad "$f switches on a request kind: read its row, kind_info(k) (approvals/kind.h)" ;;
