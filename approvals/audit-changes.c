@@ -27,7 +27,7 @@ audit_forget_step(struct audit *a, const char *sql, const char *run,
 		*changes = sqlite3_column_int64(s, 0);
 	if (rc != SQLITE_DONE)
 		return audit_fail(a, rc, cause, "removing a run");
-	if (strncmp(sql, "DELETE", 6) == 0)
+	if (str_has_prefix(sql, "DELETE"))
 		*changes = sqlite3_changes(a->db);
 	return 0;
 }

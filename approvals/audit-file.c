@@ -65,7 +65,7 @@ bool
 audit_is_file(const char *path)
 {
 	return path[0] != '\0' && strcmp(path, ":memory:") != 0 &&
-	    strncmp(path, "file:", 5) != 0;
+	    !str_has_prefix(path, "file:");
 }
 
 int
@@ -487,7 +487,7 @@ audit_marker_take(const char *path, int64_t *checked)
 	if (*s != '\0' || strcmp(buf, "ward-audit-clean 1") != 0)
 		return false;
 	s = nl[0] + 1;
-	if (strncmp(s, "boot ", 5) != 0 ||
+	if (!str_has_prefix(s, "boot ") ||
 	    snprintf(line_boot, sizeof line_boot, "%s", s + 5) >=
 	    (int)sizeof line_boot)
 		return false;
@@ -495,11 +495,11 @@ audit_marker_take(const char *path, int64_t *checked)
 	if (sscanf(s, "checked %lld", &when) != 1)
 		return false;
 	s = nl[2] + 1;
-	if (strncmp(s, "db ", 3) != 0 || !audit_ident_parse(s + 3, &mdb) ||
+	if (!str_has_prefix(s, "db ") || !audit_ident_parse(s + 3, &mdb) ||
 	    !mdb.present)
 		return false;
 	s = nl[3] + 1;
-	if (strncmp(s, "wal ", 4) != 0 || !audit_ident_parse(s + 4, &mwal))
+	if (!str_has_prefix(s, "wal ") || !audit_ident_parse(s + 4, &mwal))
 		return false;
 	audit_boot_id(boot, sizeof boot);
 	if (boot[0] == '\0' || strcmp(boot, line_boot) != 0)

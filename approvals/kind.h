@@ -30,7 +30,7 @@ enum request_kind {
 	KIND_SECRET,
 };
 
-/* Where an attempt lands, for the end-of-run summary (approvals/summary.h)
+/* Where an attempt lands, for the end-of-run summary (review/summary.h)
  * and the scorecard. */
 enum summary_surface {
 	SURFACE_NONE = -1,	/* the run's own lines: start, exit, ... */
@@ -63,7 +63,7 @@ enum kind_place {
 	PLACE_WORD,		/* the first word; "word *" */
 };
 
-/* How the plain sentence for a person is built (approvals/plain.c). */
+/* How the plain sentence for a person is built (review/plain.c). */
 enum kind_sentence {
 	SENTENCE_FORMAT,	/* the row's plain, the subject for its %s */
 	SENTENCE_WRITE,		/* by the call and the path (rename, delete, ...) */

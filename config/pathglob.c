@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The glob of protected paths (config/protect.h), apart from the list it
- * serves so that config/policy.c can check a pattern without a circle:
+ * serves so that config/policy-files.c can check a pattern without a circle:
  * '*' and '?' within a component, "**" as a whole component for any
  * number of them, "{a,b}" alternatives (across '/' and nested), '\'
  * for a byte taken literally. Matching allocates nothing.

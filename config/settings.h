@@ -35,7 +35,7 @@ int	settings_load(const char *path, struct settings *s, char **cause);
 void	settings_done(struct settings *s);
 /* One [console] key's value into *s (NULL: only checked): 0, -EINVAL
  * with *why for a bad value, -ENOENT with *why for an unknown key. The
- * policy checks its [console] keys with it too (config/policy.c). */
+ * policy checks its [console] keys with it too (config/policy-run.c). */
 int	settings_value(struct settings *s, const char *name, const char *value,
 	    char **why);
 /* A prefix key as written: "^]", "C-a", "Ctrl-a" or "Ctrl+a" (any case):

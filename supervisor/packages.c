@@ -41,7 +41,7 @@ static const struct {
 
 /*
  * The parser of each command line a manager's name may stand for
- * (struct policy_manager_alias's command, config/policy.c).
+ * (struct policy_manager_alias's command, config/policy-pkg.c).
  */
 static const struct {
 	const char	*command;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* supervisor/gate/flow.c: requests judged and re-serialized, phantoms
  * swapped or refused, HTTP rules, responses matched to requests; and
- * the path glob of the rules (config/policy.c). No I/O: bytes in, bytes
+ * the path glob of the rules (config/policy-net.c). No I/O: bytes in, bytes
  * and wire messages out. */
 #include <errno.h>
 #include <fcntl.h>

@@ -78,7 +78,7 @@ kind_row(char **f, size_t n, int line, void *arg)
 	    &c->bad);
 	kind_field("plain", ki->plain != NULL ? ki->plain : "", f[7], line,
 	    &c->bad);
-	/* approvals/plain.c fills the one "%s" and copies the rest */
+	/* review/plain.c fills the one "%s" and copies the rest */
 	if ((ki->sentence == SENTENCE_FORMAT) != (ki->plain != NULL) ||
 	    (ki->plain != NULL && (strstr(ki->plain, "%s") == NULL ||
 	    strchr(strstr(ki->plain, "%s") + 1, '%') != NULL ||

@@ -281,7 +281,7 @@ cli_log_change(const struct audit_change_row *row, void *arg)
 	return 0;
 }
 
-/* `ward log --summary`: approvals/summary.h, with the files staged in
+/* `ward log --summary`: review/summary.h, with the files staged in
  * the run's folder. */
 static int
 cli_log_summary(struct audit *a, const char *run, bool json, char **cause)

@@ -4,7 +4,7 @@
  * The events pane's state (DESIGN §9): what the run did and how each was
  * decided, newest last, a filter typed after `/`, and the folding of exec
  * noise. No terminal and no model here: the model pushes what it is told
- * (tui/model.c), tui/view-events.c draws events_lines(), and the filter and
+ * (tui/model-msg.c), tui/view-events.c draws events_lines(), and the filter and
  * the folding are pure functions tests call directly.
  *
  * The filter is words, each of which must hold:

@@ -399,10 +399,10 @@ struct model {
 	 * can be answered or sent; an answer key says so. */
 	bool		 readonly;
 	/* The end-of-run summary, once the console read it from the record
-	 * (approvals/summary.h). */
+	 * (review/summary.h). */
 	bool		 have_summary;
 	struct summary	 summary;
-	/* The scorecard of a demo's run (approvals/scorecard.h), as its
+	/* The scorecard of a demo's run (review/scorecard.h), as its
 	 * lines come, unfitted: once the run has ended the card shows it
 	 * in the summary's place (tui/finished.h says which runs have
 	 * one). NULL otherwise. */

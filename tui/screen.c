@@ -193,7 +193,7 @@ screen_init(char **why)
 	curs_set(0);
 	screen_extra_keys();
 	/* Pastes come marked, so that a paste is never taken for keys
-	 * (tui/model.c: a pasted "a" must not approve). */
+	 * (tui/model-keys.c: a pasted "a" must not approve). */
 	fputs("\033[?2004h", stdout);
 	fflush(stdout);
 	screen_color = !screen_no_color() && has_colors();

@@ -64,7 +64,7 @@ view_pending_head_text(const struct model *m, const struct pending *p,
 {
 	struct request r = { .kind = p->kind, .syscall = p->syscall,
 	    .subject = p->subject, .subject2 = p->subject2 };
-	/* In plain words (approvals/plain.h), for anyone watching; the
+	/* In plain words (review/plain.h), for anyone watching; the
 	 * engineering in the fields below. The fields are escaped already. */
 	cleanup_free char *what = plain_request_brief(&r);
 

@@ -13,7 +13,7 @@
  * module writes to a terminal; the console decides what to pass (the
  * bell) and shows the title as quoted, escaped data after ward's own
  * words on the agent pane's header (tui/view-agent.c). Nothing recorded
- * here moves the console's focus (tui/model.c).
+ * here moves the console's focus (tui/model-keys.c).
  *
  * Keys and pastes are encoded the way libvterm's keyboard layer encodes
  * them (cursor keys in the mode the program set, bracketed paste only
