@@ -106,6 +106,7 @@ if command -v groff >/dev/null; then
 		[ -z "$w" ] || bad "$m: groff warns: $w"
 	done
 else
+	[ "${CI:-}" = true ] && bad "no groff under CI: .ci/run installs groff-base"
 	echo "docs-check: no groff (groff-base): the man pages' markup not checked" >&2
 fi
 
