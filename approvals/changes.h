@@ -31,6 +31,10 @@
  * signature (git_hashsig, what git_diff_find_similar weighs; when
  * libgit2 loads); a file changed in place is never called a rename.
  * Libraries never print: every function is 0 or -errno, with *cause.
+ *
+ * This half reads (the supervisor counts a headless run's staged files
+ * with it, approvals/staged.c); putting changes into the host, taking
+ * them back, is review/changes-apply.h's, linked into ward-tui alone.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -102,74 +106,14 @@ int	changes_read(const struct changes_project *, const struct change *,
 int	changes_hash_path(const char *path, char out[65]);
 
 /*
- * Has the host side changed since the run started? Compared with
- * manifest.tsv when the project has one, else: the host file (or for an
- * added file, any file at its path) modified or changed after
- * started_ms. *why (malloc'd) says what was seen.
+ * What review/changes-apply.c, the other half, takes from this one: the
+ * whiteout prefix of copy mode, a line trimmed, a project's list emptied,
+ * a host path's check (no link, no "..", under root), whether a folder is
+ * opaque, and one folder of upper/ listed into p->v.
  */
-bool	changes_conflict(const struct changes_project *, const struct change *,
-	    char **why);
-
-/*
- * What applying c takes before it is done (ward apply checks the room
- * first, issue 29): write, the staged file's allocated bytes (a sparse
- * file's data only: the copy keeps its holes) on the host folder's file
- * system; before, the host files it replaces, copied as before-images
- * into the run folder's; size, the staged file's apparent size (0 when
- * deleted), which [review] max_apply caps.
- */
-struct changes_cost {
-	int64_t		 write;
-	int64_t		 before;
-	int64_t		 size;
-};
-void	changes_cost(const struct changes_project *, const struct change *,
-	    struct changes_cost *);
-
-/* What one apply, discard or undo did, for the record. */
-struct changes_done {
-	char		 before[65];	/* the host's hash before ("-": none) */
-	char		 after[65];	/* after */
-};
-
-/*
- * Puts one change into the host folder: a before-image of each host file
- * it replaces or removes into before_dir/<abs path> (once per path), then
- * each file atomically (a temporary file in the same folder, renamed over
- * it, permission bits kept but never setuid or setgid, holes kept: only
- * SEEK_DATA's ranges are copied), then the change is dropped from upper/. No conflict check here (changes_conflict first).
- */
-int	changes_apply(const struct changes_project *, const struct change *,
-	    const char *before_dir, struct changes_done *done, char **cause);
-/*
- * SHA-256 in hex of what applying c would put on the host: the staged
- * file's bytes or symlink's target, "-" for a deletion. What a review
- * (ward diff --json, the diff pane) shows beside each file.
- */
-int	changes_staged_hash(const struct changes_project *,
-	    const struct change *, char out[65]);
-/*
- * changes_apply, but only the content reviewed: expect (from
- * changes_staged_hash at review time; NULL: no check) must be the hash
- * of the bytes actually written, checked on the copy in the host folder
- * just before it is renamed into place. -ESTALE otherwise, nothing on the
- * host changed but the before-image.
- */
-int	changes_apply_reviewed(const struct changes_project *,
-	    const struct change *, const char *before_dir, const char *expect,
-	    struct changes_done *done, char **cause);
-/* Drops one change from upper/: the host file shows again. */
-int	changes_discard(const struct changes_project *, const struct change *,
-	    char **cause);
-/*
- * Restores host_path from before_dir/<host_path> (or removes it when
- * there is no before-image and remove_if_none), atomically, with mode's
- * permission bits (0: the before-image's own). Refuses (-ESTALE, *cause
- * says so) unless the host file's hash is still expect (NULL: no check).
- */
-int	changes_undo(const char *before_dir, const char *host_path,
-	    const char *expect, mode_t mode, bool remove_if_none,
-	    struct changes_done *done, char **cause);
-/* Removes the folders applies made (listed in <before_dir>.dirs) that
- * are empty again. */
-void	changes_undo_dirs(const char *before_dir);
+#define CHANGES_WH	".wh."
+char	*changes_trim(char *s);
+void	 changes_clear(struct changes_project *);
+bool	 changes_host_ok(const char *root, const char *rel);
+bool	 changes_opaque(const struct changes_project *, const char *path);
+int	 changes_scan_dir(struct changes_project *, const char *rel);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "config/util.h"
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -180,6 +182,20 @@ void
 strvfreep(char ***v)
 {
 	strv_free(*v);
+}
+
+void
+fclosep(FILE **fp)
+{
+	if (*fp != NULL)
+		fclose(*fp);
+}
+
+void
+closedirp(DIR **dp)
+{
+	if (*dp != NULL)
+		closedir(*dp);
 }
 
 static int64_t

@@ -4,10 +4,12 @@
  * The few helpers every layer uses: allocation that cannot fail, cleanup
  * attributes for owned locals, and time.
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -43,10 +45,14 @@ freep(void *p)
 /* Closes *fd if >= 0 and sets it to -1. */
 void	closep(int *);
 void	strvfreep(char ***);
+void	fclosep(FILE **);
+void	closedirp(DIR **);
 
 #define cleanup_free  __attribute__((cleanup(freep)))
 #define cleanup_fd    __attribute__((cleanup(closep)))
 #define cleanup_strv  __attribute__((cleanup(strvfreep)))
+#define cleanup_file  __attribute__((cleanup(fclosep)))
+#define cleanup_dir   __attribute__((cleanup(closedirp)))
 
 static inline void *
 steal_ptr_impl(void **pp)

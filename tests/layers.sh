@@ -53,9 +53,9 @@ done
 # The record has one writer (DESIGN 8 as amended, HACKING.md): only the
 # supervisor's .c files include approvals/audit-write.h. The one
 # exception, approvals/audit-changes.h (the changes table's writes and
-# gc's removal of a run), only the files that apply, undo and collect
-# (approvals/changes.c is moving to review/changes.c: both allowed). Any
-# folder but tests/; the record's own files include both.
+# gc's removal of a run), only the files that record what apply, discard
+# and undo did (tui/diffcmd.c) and gc (tui/gc.c). Any folder but tests/;
+# the record's own files include both.
 for f in $(find . \( -path ./tests -o -path ./build -o -path ./.git \) -prune -o -name '*.[ch]' -print | sed 's|^\./||'); do
 	case $f in
 	approvals/audit.c|approvals/audit-*.[ch]) continue ;;
@@ -68,7 +68,7 @@ for f in $(find . \( -path ./tests -o -path ./build -o -path ./.git \) -prune -o
 	[ $w = yes ] || ! grep -nE '#include "approvals/audit-write\.h"' "$f" ||
 	    bad "$f includes approvals/audit-write.h: only the supervisor writes the record"
 	case $f in
-	tui/diffcmd.c|tui/gc.c|approvals/changes.c|review/changes.c) ;;
+	tui/diffcmd.c|tui/gc.c) ;;
 	*)	grep -nE '#include "approvals/audit-changes\.h"' "$f" &&
 		    bad "$f includes approvals/audit-changes.h: only apply, undo and gc write the changes table" ;;
 	esac
@@ -189,7 +189,6 @@ big_reason() {
 	approvals/msg.c)	echo "the protocol's one codec, a builder and a parser per message in PROTOCOL.md's order" ;;
 	supervisor/files.c)	echo "the write path's one handler: decode, resolve, judge, park; its fast path reads top to bottom" ;;
 	supervisor/gate/flow.c)	echo "HTTP/1.1 without I/O: one state machine, each state beside the next" ;;
-	review/changes.c|approvals/changes.c)	echo "a staged file read, hashed, applied and undone: each step's safety checks beside the others" ;;
 	supervisor/main.c)	echo "one run from argv to exit status, its steps in order over the file's own state (S, P)" ;;
 	supervisor/dns.c)	echo "the DNS stub: one protocol, parsed, judged and answered" ;;
 	*)			return 1 ;;

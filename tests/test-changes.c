@@ -25,10 +25,11 @@
 
 #include <cmocka.h>
 
-#include "approvals/audit.h"
 #include "approvals/audit-changes.h"
+#include "approvals/audit.h"
 #include "approvals/changes.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 
 struct fx {
 	char	 root[64];

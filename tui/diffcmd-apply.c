@@ -20,6 +20,7 @@
 #include "approvals/gitapi.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 #include "tui/diff.h"
 #include "tui/diffcmd-int.h"
 #include "tui/usage.h"

@@ -18,6 +18,7 @@
 
 #include "config/escape.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 #include "tui/diff.h"
 #include "tui/diffcmd-int.h"
 #include "tui/usage.h"

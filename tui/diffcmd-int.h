@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "approvals/changes.h"
+#include "review/changes-apply.h"
 #include "config/policy.h"
 
 struct audit;

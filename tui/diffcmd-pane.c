@@ -20,6 +20,7 @@
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 #include "tui/diff.h"
 #include "tui/diffcmd-int.h"
 #include "tui/model.h"

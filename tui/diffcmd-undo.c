@@ -19,6 +19,7 @@
 #include "approvals/audit.h"
 #include "config/escape.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 #include "tui/diffcmd-int.h"
 #include "tui/usage.h"
 

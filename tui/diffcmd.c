@@ -16,13 +16,14 @@
 
 #include <jansson.h>
 
-#include "approvals/audit.h"
 #include "approvals/audit-changes.h"
+#include "approvals/audit.h"
 #include "approvals/gitapi.h"
 #include "config/escape.h"
 #include "config/paths.h"
 #include "config/protect.h"
 #include "config/util.h"
+#include "review/changes-apply.h"
 #include "tui/diffcmd-int.h"
 #include "tui/usage.h"
 
