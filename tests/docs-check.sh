@@ -5,7 +5,8 @@
 #  - a key of the policy parser's key table (config/policy*.c) is not
 #    documented in its section of share/policy-reference.md or of
 #    share/man/ward.ini.5, or either documents a key or section the
-#    parser does not have;
+#    parser does not have; or its sentence "the sections are ..." misses
+#    one (the two lists had lost [record] and [review]);
 #  - a command of `ward --help` (tui/main.c's ward_help) has no entry in
 #    ward(1)'s COMMANDS, or ward(1) describes a command the help lacks;
 #  - the README documents policy keys again (a key table row or a
@@ -58,6 +59,18 @@ for doc in md:share/policy-reference.md man:share/man/ward.ini.5; do
 	done
 	comm -3 "$tmp/code-sections" "$tmp/$t-sections" | while read -r s; do
 		echo "docs-check: section [$s] is in one of config/policy*.c and $f, not both" >&2
+		: >"$tmp/failed"
+	done
+done
+
+# Each reference's sentence "the sections are ..." names every section
+# of the key table (the sentence ends at its full stop).
+for f in share/policy-reference.md share/man/ward.ini.5; do
+	awk '/[Tt]he sections are/ { on = 1 } on { print } on && /\.( |$)/ && !/[Tt]he sections are/ { exit }' "$f" |
+	    grep -oE '\[[a-z]+' | tr -d '[' | sort -u >"$tmp/sentence"
+	[ -s "$tmp/sentence" ] || { bad "$f: no sentence \"the sections are ...\" found"; continue; }
+	comm -3 "$tmp/code-sections" "$tmp/sentence" | while read -r s; do
+		echo "docs-check: $f: section [$s] is in one of config/policy*.c and the sentence listing the sections, not both" >&2
 		: >"$tmp/failed"
 	done
 done
