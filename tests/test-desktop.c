@@ -47,6 +47,14 @@ test_backend_hang(const char *summary, const char *body)
 	return 0;
 }
 
+/*
+ * "Never blocks" against a daemon that hangs for 60 s: each call must
+ * return well before DESKTOP_TIMEOUT_MS (the kill of an overdue child),
+ * so the bound is half of it. A tighter one timed the machine's load,
+ * not the code (108 ms once, on 2 cores shared by 8 builds).
+ */
+#define TEST_PROMPT_MS	(DESKTOP_TIMEOUT_MS / 2)
+
 static void
 test_hang_never_blocks(void **state)
 {
@@ -58,13 +66,13 @@ test_hang_never_blocks(void **state)
 	t0 = now_mono_ms();
 	assert_int_equal(desktop_notify("ward: run ab12 waits", "#1 write"), 0);
 	t = now_mono_ms() - t0;
-	if (t >= 50)
+	if (t >= TEST_PROMPT_MS)
 		fail_msg("desktop_notify took %lld ms", (long long)t);
 	/* At most one in flight: the next is dropped, at once. */
 	t0 = now_mono_ms();
 	assert_int_equal(desktop_notify("ward: run ab12 waits", "#2 write"),
 	    -EBUSY);
-	assert_true(now_mono_ms() - t0 < 50);
+	assert_true(now_mono_ms() - t0 < TEST_PROMPT_MS);
 
 	/* Killed once overdue; the session is then taken for no desktop. */
 	while (now_mono_ms() - t0 < DESKTOP_TIMEOUT_MS + 300) {
@@ -74,7 +82,7 @@ test_hang_never_blocks(void **state)
 	t0 = now_mono_ms();
 	assert_int_equal(desktop_notify("ward: run ab12 waits", "#3 write"),
 	    -ENOTSUP);
-	assert_true(now_mono_ms() - t0 < 50);
+	assert_true(now_mono_ms() - t0 < TEST_PROMPT_MS);
 	desktop_set_backend(NULL);
 	unsetenv("DISPLAY");
 }
@@ -149,7 +157,7 @@ test_no_server(void **state)
 	desktop_set_backend(NULL);
 	t0 = now_mono_ms();
 	assert_int_equal(desktop_notify("ward: run ab12 waits", "#1"), 0);
-	assert_true(now_mono_ms() - t0 < 50);
+	assert_true(now_mono_ms() - t0 < TEST_PROMPT_MS);
 	while (now_mono_ms() - t0 < DESKTOP_TIMEOUT_MS + 500 &&
 	    (r = desktop_notify("ward: run ab12 waits", "#2")) == -EBUSY)
 		usleep(20 * 1000);
