@@ -127,9 +127,10 @@ assert_log "kill recorded $WT_VIA" "$WT_ARTIFACTS/log2.json" \
 
 # A link that breaks allows nothing: a relay session that asked for the
 # pending requests is killed; the request stays pending on its machine
-# and is denied there at its deadline.
+# and is denied there at its deadline (8 s: the ssh round trip before
+# the check must fit in it on a loaded machine).
 write_policy "$WT_SCRATCH/short.ini" \
-    '[run]' 'ask_timeout = 3' '[files]' 'write = ask'
+    '[run]' 'ask_timeout = 8' '[files]' 'write = ask'
 ward_bg "$WT_ARTIFACTS/out4" "$WT_ARTIFACTS/err4" \
     run --headless --policy "$WT_SCRATCH/short.ini" --in "$WT_CANARY" \
     -- sh -c 'if echo x > "$1/file3"; then echo WROTE3; else echo DENIED3; fi' sh "$WT_CANARY"
