@@ -429,7 +429,7 @@ for u in "${users[@]}"; do
 			WARD="${binroot[$u]}/ward" WT_SCRATCH="$d/scratch"
 			WT_ARTIFACTS="$d/scratch/artifacts"
 			WT_SUBMOUNT="$submount" WT_LOCKED="$locked"
-			WT_BUILD="$build"
+			WT_BUILD="$build" WARD_SANITIZE="$sanitize"
 		)
 		[ "$name" != t-net-agents-e2e ] ||
 		    [ "${WARD_TEST_AGENTS:-}" != 1 ] ||

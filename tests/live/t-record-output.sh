@@ -35,7 +35,7 @@ assert_eq "and ends with the tail" "$(printf 'TAIL-END\n')" \
 assert_grep "ward log says output was dropped" \
     "output dropped: $((40000021 - kept)) of 40000021 bytes not recorded" "$WT_ARTIFACTS/log"
 assert_grep "ward says so on stderr" "^ward: run $WT_RUN: output dropped" "$WT_ARTIFACTS/err"
-if [ -n "${ASAN_OPTIONS:-}" ]; then
+if [ "${WARD_SANITIZE:-0}" = 1 ]; then
 	# make asan-live: ASan's shadow memory and quarantine are not ward's.
 	note "supervisor peak RSS ${hwm} KiB under ASan: not judged (the plain run judges it)"
 elif [ "$hwm" -lt 8192 ]; then
