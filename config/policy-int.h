@@ -113,6 +113,10 @@ int	policy_set_secret_hosts(struct policy *, const char *arg, const char *,
 	    char **why);
 int	policy_set_secret_header(struct policy *, const char *arg,
 	    const char *, char **why);
+int	policy_set_secret_fields(struct policy *, const char *arg,
+	    const char *, char **why);
+int	policy_set_secret_refresh(struct policy *, const char *arg,
+	    const char *, char **why);
 const char *policy_secret_missing(const struct policy_secret *);
 const struct policy_secret *policy_secret_in_env(const struct policy *);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/escape.h"
 #include "config/util.h"
@@ -44,6 +45,18 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 		sc->from = xstrdup(v);
 		return 0;
 	}
+	if (str_has_prefix(v, "file-json:")) {
+		if (policy_home_or_abs(v + 10, &path, why) < 0) {
+			free(*why);
+			*why = xasprintf("%s: file-json: takes an absolute path "
+			    "or ~/path, with no . or ..", q);
+			return -EINVAL;
+		}
+		free(sc->file);
+		sc->file = path;
+		sc->from = xasprintf("file-json:%s", path);
+		return 0;
+	}
 	if (str_has_prefix(v, "file:")) {
 		if (policy_home_or_abs(v + 5, &path, why) < 0) {
 			free(*why);
@@ -72,7 +85,8 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 		sc->from = xasprintf("command:%s", c);
 		return 0;
 	}
-	*why = xasprintf("%s is not env:NAME, file:PATH or command:CMDLINE", q);
+	*why = xasprintf("%s is not env:NAME, file:PATH, file-json:PATH or "
+	    "command:CMDLINE", q);
 	return -EINVAL;
 }
 
@@ -88,6 +102,110 @@ policy_set_secret_hosts(struct policy *p, const char *arg, const char *v,
 		return r;
 	sc->hosts = xreallocarray(sc->hosts, sc->n_hosts + 1, sizeof *sc->hosts);
 	sc->hosts[sc->n_hosts++] = h;
+	return 0;
+}
+
+/* A key of a JSON object as a field path names it: not empty, no
+ * blank, quote, backslash or control character ('.' splits the path). */
+static bool
+policy_json_key_ok(const char *k, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)k[i] <= ' ' || k[i] == '"' || k[i] == '\\' ||
+		    k[i] == '=' || k[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* fields = PATH[=REPLY]: a token of the login file, dotted object keys,
+ * and the field of the token endpoint's reply that renews it. */
+int
+policy_set_secret_fields(struct policy *p, const char *arg, const char *v,
+    char **why)
+{
+	struct policy_secret *sc = policy_secret_of(p, arg);
+	cleanup_free char *q = policy_quote(v);
+	const char *eq = strchr(v, '='), *reply = eq != NULL ? eq + 1 : NULL;
+	size_t plen = eq != NULL ? (size_t)(eq - v) : strlen(v);
+
+	for (const char *k = v, *end = v + plen; k <= end;) {
+		const char *dot = memchr(k, '.', (size_t)(end - k));
+		size_t n = dot != NULL ? (size_t)(dot - k) : (size_t)(end - k);
+
+		if (!policy_json_key_ok(k, n)) {
+			*why = xasprintf("%s is not a field path (object keys "
+			    "joined by dots: claudeAiOauth.accessToken), "
+			    "optionally =REPLY (access_token)", q);
+			return -EINVAL;
+		}
+		k += n + 1;
+	}
+	if (reply != NULL && !policy_json_key_ok(reply, strlen(reply))) {
+		*why = xasprintf("%s: after = comes the reply's field that "
+		    "renews it (access_token)", q);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sc->n_fields; i++)
+		if (strlen(sc->fields[i].path) == plen &&
+		    strncmp(sc->fields[i].path, v, plen) == 0) {
+			*why = xasprintf("%s: the field is named twice", q);
+			return -EINVAL;
+		}
+	sc->fields = xreallocarray(sc->fields, sc->n_fields + 1,
+	    sizeof *sc->fields);
+	sc->fields[sc->n_fields++] = (struct policy_secret_field){
+		.path = xstrndup(v, plen),
+		.reply = reply != NULL ? xstrdup(reply) : NULL,
+	};
+	return 0;
+}
+
+/* refresh = HOST:PORT/PATH: the token endpoint. Its host joins hosts
+ * (the refresh token goes there). */
+int
+policy_set_secret_refresh(struct policy *p, const char *arg, const char *v,
+    char **why)
+{
+	struct policy_secret *sc = policy_secret_of(p, arg);
+	cleanup_free char *q = policy_quote(v);
+	cleanup_free char *hp = NULL;
+	const char *slash = strchr(v, '/');
+	struct policy_host h;
+	bool have = false;
+	int r;
+
+	if (slash == NULL || slash == v) {
+		*why = xasprintf("%s is not HOST:PORT/PATH (the token endpoint: "
+		    "platform.claude.com:443/v1/oauth/token)", q);
+		return -EINVAL;
+	}
+	for (const char *c = slash; *c != '\0'; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '?' ||
+		    *c == '#' || *c == '*' || *c == '%') {
+			*why = xasprintf("%s: the path is one exact path, with "
+			    "no blank, ?, #, %% or *", q);
+			return -EINVAL;
+		}
+	hp = xstrndup(v, (size_t)(slash - v));
+	if ((r = policy_one_port_host(hp, "a [secret]'s refresh", &h, why)) < 0)
+		return r;
+	free(sc->refresh.host);
+	free(sc->refresh_path);
+	sc->refresh = h;
+	sc->refresh_path = xstrdup(slash);
+	for (size_t i = 0; i < sc->n_hosts && !have; i++)
+		have = strcasecmp(sc->hosts[i].host, h.host) == 0 &&
+		    sc->hosts[i].port_lo == h.port_lo;
+	if (!have) {
+		sc->hosts = xreallocarray(sc->hosts, sc->n_hosts + 1,
+		    sizeof *sc->hosts);
+		sc->hosts[sc->n_hosts++] = (struct policy_host){
+			.host = xstrdup(h.host), .port_lo = h.port_lo,
+			.port_hi = h.port_hi,
+		};
+	}
 	return 0;
 }
 
@@ -209,7 +327,14 @@ policy_secret_missing(const struct policy_secret *sc)
 {
 	if (sc->from == NULL)
 		return "from: missing (where the value comes from: "
-		    "env:NAME, file:PATH or command:CMDLINE)";
+		    "env:NAME, file:PATH, file-json:PATH or command:CMDLINE)";
+	if (sc->file != NULL && sc->n_fields == 0)
+		return "fields: missing (the tokens of the file-json: "
+		    "claudeAiOauth.accessToken=access_token ...)";
+	if (sc->file == NULL && sc->n_fields > 0)
+		return "fields: only with from = file-json:PATH";
+	if (sc->file == NULL && sc->refresh.host != NULL)
+		return "refresh: only with from = file-json:PATH";
 	if (sc->n_hosts == 0)
 		return "hosts: missing (where it may go: api.example.com:443)";
 	if (sc->header == NULL)

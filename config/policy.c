@@ -96,6 +96,8 @@ const struct policy_key policy_keys[] = {
 	{ "secret", "from", false, NULL, policy_set_secret_from },
 	{ "secret", "hosts", true, NULL, policy_set_secret_hosts },
 	{ "secret", "header", false, NULL, policy_set_secret_header },
+	{ "secret", "fields", true, NULL, policy_set_secret_fields },
+	{ "secret", "refresh", false, NULL, policy_set_secret_refresh },
 	{ "console", "prefix", false, policy_set_console_prefix, NULL },
 	{ "console", "notify_cmd", false, policy_set_console_notify_cmd, NULL },
 	{ "console", "notify_after", false, policy_set_console_notify_after,
@@ -158,6 +160,14 @@ policy_done(struct policy *p)
 		free(sc->hosts);
 		free(sc->header);
 		free(sc->header_value);
+		free(sc->file);
+		for (size_t j = 0; j < sc->n_fields; j++) {
+			free(sc->fields[j].path);
+			free(sc->fields[j].reply);
+		}
+		free(sc->fields);
+		free(sc->refresh.host);
+		free(sc->refresh_path);
 	}
 	free(p->secrets);
 	for (size_t i = 0; i < p->n_net_never; i++)

@@ -38,6 +38,13 @@ policy_host_is_http(const struct policy_host *h)
 	return h->method != NULL || h->path != NULL;
 }
 
+/* A token of a login file: where it is, and its name in the reply of the
+ * token endpoint ("access_token"), or NULL (never refreshed). */
+struct policy_secret_field {
+	char		*path;		/* dotted object keys: "tokens.id_token" */
+	char		*reply;
+};
+
 /* A [secret NAME] section (issue 19): a credential the sandbox never
  * sees. The sandbox's NAME holds a per-run phantom; the gate puts the
  * value in place of the phantom in the named header of requests to
@@ -53,7 +60,20 @@ struct policy_secret {
 	size_t		 n_hosts;
 	char		*header;	/* the header's name, lower case: "x-api-key" */
 	char		*header_value;	/* its value with "{}": "Bearer {}" */
+	/*
+	 * from = file-json:PATH (issue 33): an agent's login file. from is
+	 * "file-json:PATH"; file is PATH (absolute, ~ expanded), else NULL.
+	 * Its tokens are fields (fields = PATH[=REPLY] ...); NAME is then a
+	 * label, no variable. refresh = HOST:PORT/PATH: the token endpoint,
+	 * a POST there the refresh (its host is one of hosts too); or none.
+	 */
+	char		*file;
+	struct policy_secret_field *fields;
+	size_t		 n_fields;
+	struct policy_host refresh;	/* host NULL: none */
+	char		*refresh_path;
 };
+
 
 struct policy {
 	char		*path;		/* the file it came from, for messages */

@@ -203,8 +203,25 @@ field_issue19(const struct policy *p, const char *name)
 				free(old);
 			}
 			old = s;
-			s = xasprintf("%s|%s|%s]", old, sc->header,
+			s = xasprintf("%s|%s|%s", old, sc->header,
 			    sc->header_value);
+			free(old);
+			/* a login file's: |field=reply,...|refresh host@port/path */
+			for (size_t j = 0; j < sc->n_fields; j++) {
+				old = s;
+				s = xasprintf("%s%s%s=%s", old, j ? "," : "|",
+				    sc->fields[j].path, sc->fields[j].reply ?
+				    sc->fields[j].reply : "-");
+				free(old);
+			}
+			if (sc->refresh.host != NULL) {
+				old = s;
+				s = xasprintf("%s|%s@%u%s", old, sc->refresh.host,
+				    sc->refresh.port_lo, sc->refresh_path);
+				free(old);
+			}
+			old = s;
+			s = xasprintf("%s]", old);
 			free(old);
 		}
 		return plus_blanks(s);
