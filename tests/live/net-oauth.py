@@ -5,12 +5,15 @@ and Gemini CLI's logins have: t-net-gate-login.sh, issue 33).
 
 The test starts it by writing DIR/ctl/oauth.json (the world's ctl
 folder, every user's):
-    {"access_token": A1, "refresh_token": R1}
-the real tokens its host credential file holds. Until then the paths
+    {"access_token": A1, "refresh_token": R1 [, "jwt": true]}
+the real tokens its host credential file holds; with "jwt" (Codex's,
+Gemini CLI's logins) the tokens it issues are JWT-shaped (header.payload.
+signature, base64url) and a reply carries an "id_token" JWT too. Until then the paths
 below answer 404. The server's own state, DIR/oauth.state (JSON, read
 by the test from outside the sandbox):
     {"access_token": current, "refresh_token": current,
-     "issued": [{"grant", "access_token", "refresh_token"}, ...]}
+     "issued": [{"grant", "access_token", "refresh_token"
+                 [, "id_token"]}, ...]}
 and each token request is one JSON line in DIR/oauth.log:
     {"grant", "refresh_token" (as received), "ok", "status"}
 (every request is in DIR/NAME.log too, headers and body: net-tls.py).
@@ -23,15 +26,18 @@ and each token request is one JSON line in DIR/oauth.log:
                       token: new random access and refresh tokens
                       (rotated: the old ones stop working), answered
                       {"access_token", "refresh_token", "expires_in":
-                      3600, "token_type": "Bearer", "scope"}; another
+                      3600, "token_type": "Bearer", "scope"
+                      [, "id_token"]}; another
                       refresh token: 400 {"error": "invalid_grant"};
                       grant_type=authorization_code (a login): real
                       tokens too, new ones, so a login that got through
                       would be seen; anything else 400
 """
+import base64
 import json
 import os
 import secrets
+import time
 import threading
 import urllib.parse
 
@@ -79,6 +85,26 @@ def _new(kind):
     return "sk-ant-%s01-%s" % (kind, secrets.token_hex(24))
 
 
+def _b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt(claims):
+    """A JWT-shaped token: its signature 32 random bytes (nobody checks
+    it here)."""
+    head = {"alg": "RS256", "typ": "JWT", "kid": "ward-test"}
+    return ".".join((_b64(json.dumps(head).encode()),
+                     _b64(json.dumps(claims).encode()),
+                     _b64(secrets.token_bytes(32))))
+
+
+def _claims(kind):
+    now = int(time.time())
+    return {"iss": "https://auth.test", "sub": "ward-test-user",
+            "email": "ward@example.test", "kind": kind, "iat": now,
+            "exp": now + 3600, "jti": secrets.token_hex(8)}
+
+
 def _reply(status, obj):
     return status, "application/json", json.dumps(obj).encode()
 
@@ -106,16 +132,21 @@ def _token(directory, s, method, headers, body):
         _log(directory, {"grant": grant, "refresh_token": got, "ok": False,
                          "status": 400})
         return _reply(400, {"error": "invalid_grant"})
-    a, r = _new("oat"), _new("ort")
+    if s.get("jwt"):
+        a, r = jwt(_claims("access")), "rt_" + secrets.token_hex(24)
+    else:
+        a, r = _new("oat"), _new("ort")
     s["access_token"], s["refresh_token"] = a, r
-    s["issued"].append({"grant": grant, "access_token": a,
-                        "refresh_token": r})
+    issued = {"grant": grant, "access_token": a, "refresh_token": r}
+    reply = {"access_token": a, "refresh_token": r, "expires_in": 3600,
+             "token_type": "Bearer", "scope": SCOPE}
+    if s.get("jwt"):
+        issued["id_token"] = reply["id_token"] = jwt(_claims("id"))
+    s["issued"].append(issued)
     _save(directory, s)
     _log(directory, {"grant": grant, "refresh_token": got, "ok": True,
                      "status": 200})
-    return _reply(200, {"access_token": a, "refresh_token": r,
-                        "expires_in": 3600, "token_type": "Bearer",
-                        "scope": SCOPE})
+    return _reply(200, reply)
 
 
 def answer(directory, method, path, headers, body):
