@@ -16,10 +16,13 @@
 # (the write stays inside: the host file never holds a phantom), calls
 # the API again (the server sees A2). A login inside (authorization_code,
 # JSON or form) and a refresh with a token of its own are refused with
-# ward's 403 ("log in on the host") and never reach the server; /echo
-# (the API host reflecting the Authorization header) hands back no real
-# token. No real token is in /out, the program's or ward's output, the
+# ward's 403 ("log in on the host") and never reach the server (nor one
+# with a query after the endpoint's path); /echo (the API host
+# reflecting the Authorization header) hands back no real token. No real token is in /out, the program's or ward's output, the
 # run's folder, the record; the record has "LOGIN refreshed" (secret).
+# The next run reads the host file's new tokens as the very phantoms the
+# refresh gave (stable per token). Without the host file the run still
+# starts (ward says so) and a login inside is refused all the same.
 # Runs in a fake world's client namespace (run-all.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
@@ -130,6 +133,10 @@ post_json("login", {"grant_type": "authorization_code", "code": "ward-code",
                     "code_verifier": "ward-verifier",
                     "client_id": "ward-test-client", "state": "ward-state"})
 call("loginform", TOKEN, "POST",
+     {"Content-Type": "application/x-www-form-urlencoded"},
+     b"grant_type=authorization_code&code=ward-code&client_id=ward-test-client")
+# the same with a query (the endpoint ignores it)
+call("loginq", TOKEN + "?from=ward-test", "POST",
      {"Content-Type": "application/x-www-form-urlencoded"},
      b"grant_type=authorization_code&code=ward-code&client_id=ward-test-client")
 # a refresh with a token of its own (no phantom of LOGIN)
@@ -283,7 +290,7 @@ note "the agent folder on the host besides creds.json: ${left:-nothing}"
 assert_nowhere "no phantom in the host's agent folder" ward-phantom- "$agent"
 
 # --- logins inside: refused, never at the server --------------------------
-for t in login loginform own; do
+for t in login loginform loginq own; do
 	assert_grep "$t: ward's 403 saying to log in on the host" \
 	    "^$t status=403 body=.*log in on the host" "$WT_ARTIFACTS/out"
 done
@@ -299,6 +306,72 @@ assert_grep "the echo answered" '^echo status=200 ' "$WT_ARTIFACTS/out"
 assert_grep "the echo of the header holds the phantom" \
     "^authorization: Bearer $pa2\$" "$out/echo.body"
 note "the echo with the phantom in a body: $(grep -E '^echobody ' "$WT_ARTIFACTS/out" | tr -d '\r')"
+
+# --- the next run: the host file's new tokens, the same phantoms ----------
+run1=$WT_RUN
+prog2='
+import json, sys, urllib.error, urllib.request
+o = json.load(open(sys.argv[1]))["claudeAiOauth"]
+print("access=%s" % o["accessToken"], flush=True)
+print("refresh=%s" % o["refreshToken"], flush=True)
+req = urllib.request.Request("https://api.test/login/api?run=2",
+                             headers={"Authorization": "Bearer " + o["accessToken"]})
+try:
+    r = urllib.request.urlopen(req, timeout=20)
+    print("api status=%d body=%s" % (r.status, r.read().decode().strip()), flush=True)
+except urllib.error.HTTPError as e:
+    print("api status=%d body=%s" % (e.code, e.read().decode().strip()), flush=True)
+print("done", flush=True)
+'
+ward_fg "$WT_ARTIFACTS/out2" "$WT_ARTIFACTS/err2" \
+    run --headless --timeout 60 --policy "$WT_SCRATCH/policy.ini" \
+    "${NET_IN[@]}" -- python3 -c "$prog2" "$creds"
+show "program output (run 2)" "$WT_ARTIFACTS/out2"
+show "ward stderr (run 2)" "$WT_ARTIFACTS/err2"
+assert_eq "run 2: exit status" 0 "$WT_STATUS"
+assert_grep "run 2: the access token is the phantom the refresh gave" \
+    "^access=$pa2\\r?\$" "$WT_ARTIFACTS/out2"
+assert_grep "run 2: the refresh token is the phantom the refresh gave" \
+    "^refresh=$pr2\\r?\$" "$WT_ARTIFACTS/out2"
+assert_grep "run 2: the API answered" '^api status=200 body=login api ok GET' \
+    "$WT_ARTIFACTS/out2"
+assert_api "run 2: the API got the real A2 from the host file" api 1 \
+    ".path == \"/login/api?run=2\" and .authorization == \"Bearer $a2\""
+
+# --- no host file: no secret to show, a login inside still refused -------
+write_policy "$WT_SCRATCH/policy-none.ini" \
+    '[run]' 'ask_timeout = 3' \
+    '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
+    '[secret LOGIN]' "from = file-json:$WT_SCRATCH/home/.none/creds.json" \
+    'fields = claudeAiOauth.accessToken=access_token claudeAiOauth.refreshToken=refresh_token' \
+    'hosts = api.test:443' 'header = authorization: Bearer {}' \
+    'refresh = api2.test:443/v1/oauth/token'
+prog3='
+import urllib.error, urllib.request
+req = urllib.request.Request("https://api2.test/v1/oauth/token",
+    data=b"grant_type=authorization_code&code=ward-code-3", method="POST",
+    headers={"Content-Type": "application/x-www-form-urlencoded"})
+try:
+    r = urllib.request.urlopen(req, timeout=20)
+    print("login status=%d body=%s" % (r.status, r.read().decode().strip()), flush=True)
+except urllib.error.HTTPError as e:
+    print("login status=%d body=%s" % (e.code, e.read().decode().strip()), flush=True)
+except Exception as e:
+    print("login ERR %s" % e, flush=True)
+print("done", flush=True)
+'
+ward_fg "$WT_ARTIFACTS/out3" "$WT_ARTIFACTS/err3" \
+    run --headless --timeout 60 --policy "$WT_SCRATCH/policy-none.ini" \
+    "${NET_IN[@]}" -- python3 -c "$prog3"
+show "program output (no host file)" "$WT_ARTIFACTS/out3"
+show "ward stderr (no host file)" "$WT_ARTIFACTS/err3"
+assert_eq "no host file: the run ran (exit status)" 0 "$WT_STATUS"
+assert_grep "no host file: ward says so on stderr" 'LOGIN' "$WT_ARTIFACTS/err3"
+assert_grep "no host file: a login inside gets ward's 403" \
+    '^login status=403 body=.*log in on the host' "$WT_ARTIFACTS/out3"
+assert_api "no host file: no code exchange reached the token endpoint" api 0 \
+    '(.seen | contains("authorization_code"))'
+WT_RUN=$run1
 
 # --- the record ----------------------------------------------------------
 log_json "$WT_RUN" "$WT_ARTIFACTS/log.json"
