@@ -88,6 +88,7 @@ start_msg(const struct gate_msg *m, struct gatewire_ready *r, char **cause)
 	case GATE_HTTP:
 	case GATE_SECRET:
 	case GATE_ERROR:
+	case GATE_REFRESH:
 		break;
 	}
 	set_cause(cause, "ward-gate: message %u before it was ready",

@@ -333,6 +333,23 @@ on_secret(struct sup *s, const struct gate_msg *m)
 	intercept_secret_refused(s, m->name, "http", to, detail, where, "gate");
 }
 
+/* A login's tokens renewed by its token endpoint (issue 33): "secret
+ * NAME refreshed", what the gate did as its detail; never a value. */
+static void
+on_refresh(struct sup *s, const struct gate_msg *m)
+{
+	cleanup_free char *subject = xasprintf("%s refreshed", m->name);
+	cleanup_free char *rule = xasprintf("[secret %s] refresh", m->name);
+	cleanup_free char *detail = xasprintf("at %s:%u%s: %s", m->host,
+	    (unsigned)m->port, m->path, m->text);
+	struct sup_what w = {
+		.kind = KIND_SECRET, .syscall = "http", .subject = subject,
+		.detail = detail,
+	};
+
+	sup_record(s, &w, VERDICT_ALLOW, HOW_POLICY, rule, "gate", 0, 0);
+}
+
 /* A connection ended in error: kind "http", no status, the gate's text. */
 static void
 on_error(struct sup *s, const struct gate_msg *m)
@@ -480,6 +497,9 @@ on_msg(struct sup *s, const struct gate_msg *m)
 		return true;
 	case GATE_ERROR:
 		on_error(s, m);
+		return true;
+	case GATE_REFRESH:
+		on_refresh(s, m);
 		return true;
 	case GATE_ASK:
 		on_ask(s, m);

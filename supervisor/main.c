@@ -38,6 +38,7 @@
 #include "supervisor/control.h"
 #include "supervisor/dns.h"
 #include "supervisor/gatewire.h"
+#include "supervisor/gate/wire.h"
 #include "supervisor/grants.h"
 #include "supervisor/intercept.h"
 #include "supervisor/loop.h"
@@ -177,6 +178,24 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 		.is_dir = S_ISDIR(st.st_mode),
 		.tree_fd = -1,
 	};
+}
+
+/*
+ * A login file's copy for the sandbox (issue 33): RUNDIR/login-NAME.json,
+ * made empty here, before the gate starts, and written by the gate; it
+ * is bound over the file's path (make_binds). Only when the host's file
+ * is there: without it the user is not logged in on the host, and said
+ * so (gate_ready).
+ */
+static char *
+login_copy(const struct sup *s, const struct policy_secret *ps)
+{
+	struct stat st;
+
+	if (ps->file == NULL || lstat(ps->file, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return NULL;
+	return xasprintf("%s/" GATE_LOGIN_FILE, s->run_dir, ps->name);
 }
 
 /* Does the policy's env pass this name in (and is it set)? */
@@ -766,6 +785,15 @@ make_binds(struct sup *s, struct args *a)
 		add_bind(s, s->policy.writable[i], NULL, true);
 		s->binds[s->n_binds - 1].host_write = true;
 	}
+	/* A login file: the gate's copy over it, where the agent reads
+	 * and writes it (its folder is one of the writable above). */
+	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
+		const struct policy_secret *ps = &s->policy.secrets[i];
+		cleanup_free char *copy = login_copy(s, ps);
+
+		if (copy != NULL)
+			add_bind(s, copy, ps->file, true);
+	}
 	make_projects(s, a);
 	for (size_t i = 2; i < s->n_binds; i++)
 		if (s->binds[i].writable && s->binds[i].is_dir)
@@ -1162,12 +1190,29 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
  * gate that cannot start stops the run before it starts, in its words.
  */
 static void
+make_login_copies(struct sup *s)
+{
+	for (size_t i = 0; i < s->policy.n_secrets; i++) {
+		cleanup_free char *p = login_copy(s, &s->policy.secrets[i]);
+		int fd;
+
+		if (p == NULL)
+			continue;
+		if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600)) < 0)
+			die("%s: %s", p, strerror(errno));
+		close(fd);
+	}
+}
+
+static void
 start_gate(struct sup *s)
 {
 	cleanup_free char *exe = NULL, *cause = NULL;
 
 	if (!intercept_wanted(&s->policy))
 		return;
+	make_login_copies(s);
 	exe = paths_helper("ward-gate");
 	if (intercept_start(s, exe, &cause) < 0)
 		die("%s", cause);
@@ -1191,8 +1236,16 @@ gate_ready(struct sup *s)
 	ph = intercept_phantoms(s, &np);
 	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
 		const struct policy_secret *ps = &s->policy.secrets[i];
+		cleanup_free char *copy = login_copy(s, ps);
 		bool made = false;
 
+		if (ps->file != NULL) {
+			if (copy == NULL)
+				fprintf(stderr, "ward: secret %s: no login in "
+				    "%s: skipped; log in on the host, not "
+				    "inside\n", ps->name, ps->file);
+			continue;
+		}
 		for (size_t j = 0; j < np && !made; j++)
 			made = strcmp(ph[j].name, ps->name) == 0;
 		if (!made)

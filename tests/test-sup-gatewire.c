@@ -109,8 +109,8 @@ test_refused(void **state)
 	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
 	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	/* A type out of range. */
-	m = msg(GATE_ERROR);
-	m.type = GATE_ERROR + 1;
+	m = msg(GATE_REFRESH);
+	m.type = GATE_REFRESH + 1;
 	assert_int_equal(gate_msg_send(sv[0], &m, NULL, 0), 0);
 	assert_int_equal(gate_msg_recv(sv[1], &r, got, 2, &n), -EPROTO);
 	m.type = 0;

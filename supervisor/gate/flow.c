@@ -14,6 +14,7 @@
 #include "approvals/netrules.h"
 #include "config/httppath.h"
 #include "config/util.h"
+#include "supervisor/gate/login.h"
 #include "supervisor/gate/scrub.h"
 #include "supervisor/gate/wire.h"
 
@@ -34,11 +35,14 @@ struct req {
 	bool		 http11;	/* HTTP/1.1 or later: takes chunked */
 	bool		 done;		/* answered (out of the queue) while
 					 * its body still comes */
+	/* A POST to a login's token endpoint (login.h): held whole, its
+	 * phantoms made tokens; its reply renews them. */
+	const struct policy_secret *refresh;
 };
 
 struct flow {
 	const struct policy	*p;
-	const struct secrets	*s;
+	struct secrets		*s;
 	char			 host[256];
 	unsigned		 port;
 	uint64_t		 conn;
@@ -63,6 +67,7 @@ struct flow {
 	struct hdr		*h;
 	size_t			 nh;
 	struct buf		 tail;		/* body bytes held back */
+	struct buf		 rbody;		/* a refresh's body, held whole */
 	bool			 held;
 	bool			 stopped;	/* refused: read no more */
 	const char		*malformed;	/* why its head is refused */
@@ -88,6 +93,7 @@ struct flow {
 	struct scrub		 rs_scrub;
 	struct buf		 rs_head;	/* FRAME_HOLD's head */
 	struct buf		 rs_out;
+	struct buf		 rs_raw;	/* a refresh's reply, held whole */
 	bool			 rs_over;	/* the upstream is read no more */
 };
 
@@ -145,6 +151,8 @@ headers_clear(struct flow *f)
 /* ---- messages ---- */
 
 static char *url_path(const char *);
+static const struct policy_secret *refresh_of(const struct flow *);
+static bool refresh_send(struct flow *);
 
 static void
 emit(struct flow *f, struct gate_msg *m)
@@ -708,9 +716,10 @@ check_phantoms(struct flow *f)
 	return true;
 }
 
-/* The request line and headers as parsed, up. */
+/* The request line and headers as parsed, up; a refresh's with the
+ * Content-Length of its body as it goes (length), else -1. */
 static void
-send_head(struct flow *f)
+send_head_len(struct flow *f, long long length)
 {
 	struct buf *b = &f->up;
 	size_t before = b->len;
@@ -725,16 +734,31 @@ send_head(struct flow *f)
 		if (f->scrub && (strcasecmp(f->h[i].name, "accept-encoding") == 0 ||
 		    strcasecmp(f->h[i].name, "te") == 0))
 			continue;
+		if (length >= 0 &&
+		    (strcasecmp(f->h[i].name, "content-length") == 0 ||
+		    strcasecmp(f->h[i].name, "transfer-encoding") == 0 ||
+		    strcasecmp(f->h[i].name, "expect") == 0))
+			continue;
 		buf_addf(b, "%s: ", f->h[i].name);
 		put_value(f, b, f->h[i].value);
 		buf_add(b, "\r\n", 2);
 	}
+	if (length >= 0)
+		buf_addf(b, "Content-Length: %lld\r\n", length);
 	buf_add(b, "\r\n", 2);
 	f->cur->up += b->len - before;
 	f->cur->sent = true;
 	f->q = xreallocarray(f->q, f->nq + 1, sizeof *f->q);
 	f->q[f->nq++] = f->cur;
 	headers_clear(f);
+}
+
+static void
+send_head(struct flow *f)
+{
+	if (f->cur->refresh != NULL)
+		return;		/* with its body, whole (refresh_send) */
+	send_head_len(f, -1);
 }
 
 /* The request is no longer held (answered, or its connection ended). */
@@ -815,6 +839,7 @@ rq_on_headers_complete(http_parser *hp)
 	}
 	if (!check_phantoms(f))
 		return 0;
+	r->refresh = refresh_of(f);
 	if (f->n_rules > 0 && (path_refused(f) || override_refused(f)))
 		return 0;
 	if (f->n_rules > 0) {
@@ -836,6 +861,112 @@ rq_on_headers_complete(http_parser *hp)
 	}
 	send_head(f);
 	return 0;
+}
+
+/* ---- a login's refresh (login.h) ---- */
+
+/* The [secret] whose token endpoint this POST is for, or NULL. */
+static const struct policy_secret *
+refresh_of(const struct flow *f)
+{
+	cleanup_free char *path = NULL;
+
+	if (strcmp(f->cur->method, "POST") != 0)
+		return NULL;
+	path = url_path(f->cur->url);
+	for (size_t i = 0; i < f->p->n_secrets; i++) {
+		const struct policy_secret *ps = &f->p->secrets[i];
+
+		if (ps->refresh.host != NULL &&
+		    ps->refresh.port_lo == f->port &&
+		    strcasecmp(ps->refresh.host, f->host) == 0 &&
+		    strcmp(ps->refresh_path, path) == 0)
+			return ps;
+	}
+	return NULL;
+}
+
+/* Is c kept as it is in a form's value? */
+static bool
+form_plain(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	    c == '~';
+}
+
+/* Is the request's body a form (application/x-www-form-urlencoded)? */
+static bool
+body_is_form(const struct flow *f)
+{
+	for (size_t i = 0; i < f->nh; i++)
+		if (strcasecmp(f->h[i].name, "content-type") == 0)
+			return strncasecmp(f->h[i].value + strspn(f->h[i].value,
+			    " \t"), "application/x-www-form-urlencoded",
+			    33) == 0;
+	return false;
+}
+
+/*
+ * The refresh's body is whole: each phantom of its secret made the
+ * token (percent-encoded in a form), then the head with the new length
+ * and the body go up. One that carries no phantom of it brings a token
+ * of its own (a login's code exchange, or a refresh token the sandbox
+ * should not have): refused, the person told to log in on the host.
+ * false when refused.
+ */
+static bool
+refresh_send(struct flow *f)
+{
+	const struct policy_secret *ps = f->cur->refresh;
+	const char *d = buf_data(&f->rbody);
+	size_t n = f->rbody.len, pos = 0, at, found = 0;
+	const struct secret *sc;
+	bool form = body_is_form(f);
+	struct buf out = { 0 };
+
+	if ((sc = value_in(f, d, n)) != NULL) {
+		refuse_secret(f, sc, "body", true);
+		return false;
+	}
+	while ((sc = phantom_in(f, d + pos, n - pos, &at)) != NULL) {
+		if (sc->ps != ps) {
+			explicit_bzero(out.p, out.cap);
+			buf_free(&out);
+			refuse_secret(f, sc, "body", false);
+			return false;
+		}
+		buf_add(&out, d + pos, at);
+		for (size_t i = 0; i < sc->len; i++)
+			if (!form || form_plain(sc->value[i]))
+				buf_add(&out, &sc->value[i], 1);
+			else
+				buf_addf(&out, "%%%02X",
+				    (unsigned char)sc->value[i]);
+		pos += at + SECRETS_PHANTOM_LEN;
+		found++;
+	}
+	buf_add(&out, d + pos, n - pos);
+	explicit_bzero(f->rbody.p, f->rbody.cap);
+	buf_drop(&f->rbody, f->rbody.len);
+	if (found == 0) {
+		cleanup_free char *body = xasprintf("ward: log in on the host, "
+		    "not inside the sandbox: this request to %s:%u%s carries "
+		    "no token of the login ward keeps outside ([secret %s]); "
+		    "log in with the agent on the host, then start the run "
+		    "again", f->host, f->port, ps->refresh_path, ps->name);
+
+		buf_free(&out);
+		refuse(f, 403, GATE_DENY, "a login inside the sandbox", body);
+		return false;
+	}
+	f->cur->secret = ps->name;
+	send_head_len(f, (long long)out.len);
+	buf_add(&f->up, buf_data(&out), out.len);
+	f->cur->up += out.len;
+	explicit_bzero(out.p, out.cap);
+	buf_free(&out);
+	return true;
 }
 
 static void
@@ -867,6 +998,16 @@ rq_on_body(http_parser *hp, const char *at, size_t n)
 
 	if (f->cur == NULL || f->stopped)
 		return 0;
+	if (f->cur->refresh != NULL) {
+		if (f->rbody.len + n > LOGIN_FILE_MAX) {
+			refuse(f, 403, GATE_DENY, "a refresh body over 256 KiB",
+			    "ward: a request to a token endpoint over 256 KiB "
+			    "is not relayed");
+			return 0;
+		}
+		buf_add(&f->rbody, at, n);
+		return 0;
+	}
 	if (!f->scan_body) {
 		put_body(f, at, n);
 		return 0;
@@ -902,6 +1043,14 @@ rq_on_message_complete(http_parser *hp)
 
 	if (f->cur == NULL || f->stopped)
 		return 0;
+	if (f->cur->refresh != NULL) {
+		if (!refresh_send(f))
+			return 0;
+		if (f->cur->done)
+			req_free(f->cur);
+		f->cur = NULL;
+		return 0;
+	}
 	put_body(f, buf_data(&f->tail), f->tail.len);
 	buf_drop(&f->tail, f->tail.len);
 	if (f->rq.flags & F_CHUNKED) {
@@ -1090,12 +1239,13 @@ rs_unreadable(const struct flow *f)
 	return NULL;
 }
 
+static void rs_refuse_body(struct flow *, const char *, const char *);
+
 /* Our 502 in place of the response to f->q[0]; the upstream is cut and
  * the connection closes once it is written. */
 static void
 rs_refuse(struct flow *f, const struct hdr *h)
 {
-	struct req *r = f->q[0];
 	cleanup_free char *coding = xstrndup(h->value, 64);
 	cleanup_free char *why = NULL, *body = NULL;
 
@@ -1109,6 +1259,24 @@ rs_refuse(struct flow *f, const struct hdr *h)
 	body = xasprintf("ward: %s:%u answered with %s: %s, which the gate "
 	    "cannot scan for secrets' values; it is not passed on", f->host,
 	    f->port, h->name, coding);
+	rs_refuse_body(f, why, body);
+}
+
+/* The same for a reason of ours (a token endpoint's reply). */
+static void
+rs_refuse_why(struct flow *f, const char *why)
+{
+	cleanup_free char *body = xasprintf("ward: %s:%u: %s; it is not "
+	    "passed on", f->host, f->port, why);
+
+	rs_refuse_body(f, why, body);
+}
+
+static void
+rs_refuse_body(struct flow *f, const char *why, const char *body)
+{
+	struct req *r = f->q[0];
+
 	buf_addf(&f->down, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: "
 	    "text/plain; charset=utf-8\r\nContent-Length: %zu\r\nConnection: "
 	    "close\r\n\r\n%s\n", strlen(body) + 1, body);
@@ -1142,8 +1310,8 @@ rs_send_head(struct flow *f, http_parser *hp, bool body)
 	bool http11 = f->q[0]->http11 && hp->http_major == 1 &&
 	    hp->http_minor >= 1;
 
-	if (body && !(hp->flags & F_CHUNKED) &&
-	    hp->content_length <= RS_HOLD_MAX)
+	if (body && ((!(hp->flags & F_CHUNKED) &&
+	    hp->content_length <= RS_HOLD_MAX) || f->q[0]->refresh != NULL))
 		f->rs_frame = FRAME_HOLD;
 	else if (body && ((hp->flags & F_CHUNKED) ||
 	    hp->content_length != ULLONG_MAX))
@@ -1242,9 +1410,54 @@ rs_on_body(http_parser *hp, const char *at, size_t n)
 {
 	struct flow *f = of(hp);
 
+	if (f->scrub && !f->rs_over && f->nq > 0 &&
+	    f->q[0]->refresh != NULL) {
+		if (f->rs_raw.len + n > RS_HOLD_MAX) {
+			rs_refuse_why(f, "a token endpoint's reply over 256 KiB");
+			return 0;
+		}
+		buf_add(&f->rs_raw, at, n);
+		return 0;
+	}
 	if (f->scrub && !f->rs_over)
 		rs_put(f, at, n, false);
 	return 0;
+}
+
+/*
+ * A refresh's reply is whole: a 2xx renews the login's tokens (the
+ * gate's values and phantoms, the host's file) before it is scrubbed,
+ * so that its new tokens go to the sandbox as their phantoms. One that
+ * is not JSON is not passed on. false when refused.
+ */
+static bool
+rs_refresh(struct flow *f, http_parser *hp)
+{
+	struct req *r = f->q[0];
+	struct gate_msg m = { .type = GATE_REFRESH };
+	cleanup_free char *what = NULL;
+	int k = 0;
+
+	if (hp->status_code / 100 == 2)
+		k = login_renew(f->s, r->refresh, buf_data(&f->rs_raw),
+		    f->rs_raw.len, &what);
+	if (k == -EPROTO) {
+		explicit_bzero(f->rs_raw.p, f->rs_raw.cap);
+		buf_drop(&f->rs_raw, f->rs_raw.len);
+		rs_refuse_why(f, what);
+		return false;
+	}
+	if (k > 0) {
+		GATE_MSG_SET(m.name, r->refresh->name);
+		GATE_MSG_SET(m.path, r->refresh->refresh_path);
+		GATE_MSG_SET(m.text, what);
+		m.req = r->id;
+		emit(f, &m);
+	}
+	rs_put(f, buf_data(&f->rs_raw), f->rs_raw.len, false);
+	explicit_bzero(f->rs_raw.p, f->rs_raw.cap);
+	buf_drop(&f->rs_raw, f->rs_raw.len);
+	return true;
 }
 
 static int
@@ -1257,6 +1470,8 @@ rs_on_message_complete(http_parser *hp)
 		return 0;
 	if (f->nq == 0)
 		return -1;
+	if (f->scrub && f->q[0]->refresh != NULL && !rs_refresh(f, hp))
+		return 0;
 	if (f->scrub) {
 		rs_put(f, NULL, 0, true);
 		if (f->rs_frame == FRAME_CHUNKED)
@@ -1357,7 +1572,7 @@ flow_end(struct flow *f)
 /* ---- the flow ---- */
 
 struct flow *
-flow_new(const struct policy *p, const struct secrets *s, const char *host,
+flow_new(const struct policy *p, struct secrets *s, const char *host,
     unsigned port, uint64_t conn, const struct flow_hooks *hooks,
     uint64_t *next_req)
 {
@@ -1435,6 +1650,12 @@ flow_free(struct flow *f)
 	buf_free(&f->rs_value);
 	buf_free(&f->rs_out);
 	buf_free(&f->rs_head);
+	if (f->rs_raw.p != NULL)
+		explicit_bzero(f->rs_raw.p, f->rs_raw.cap);
+	buf_free(&f->rs_raw);
+	if (f->rbody.p != NULL)
+		explicit_bzero(f->rbody.p, f->rbody.cap);
+	buf_free(&f->rbody);
 	scrub_free(&f->rs_scrub);
 	free(f->refusal);
 	free(f->bound);

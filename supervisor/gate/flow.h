@@ -54,7 +54,7 @@ struct flow_hooks {
 };
 
 /* *next_req: the gate's request counter, shared by its connections. */
-struct flow *flow_new(const struct policy *, const struct secrets *,
+struct flow *flow_new(const struct policy *, struct secrets *,
 	    const char *host, unsigned port, uint64_t conn,
 	    const struct flow_hooks *, uint64_t *next_req);
 void	flow_free(struct flow *);

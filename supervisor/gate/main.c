@@ -24,6 +24,7 @@
 #include "supervisor/gate/wire.h"
 #include "supervisor/gate/lock.h"
 #include "supervisor/gate/relay.h"
+#include "supervisor/gate/login.h"
 #include "supervisor/gate/secrets.h"
 
 #define HOST_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
@@ -115,6 +116,9 @@ announce(const struct secrets *s, const char *capath, const char *bundle)
 	int r;
 
 	for (size_t i = 0; i < s->n; i++) {
+		/* A login file's tokens are in the file, not variables. */
+		if (s->v[i].field >= 0)
+			continue;
 		m = (struct gate_msg){ .type = GATE_PHANTOM };
 		GATE_MSG_SET(m.name, s->v[i].ps->name);
 		GATE_MSG_SET(m.text, s->v[i].phantom);
@@ -169,6 +173,13 @@ main(int argc, char **argv)
 		    strerror(errno));
 
 		r = fail(why);
+		goto out;
+	}
+	/* The login files as the sandbox reads them, and their keeper,
+	 * forked before anything of the network is read. */
+	if (login_write_inside(&s, rundir, &cause) < 0 ||
+	    login_keeper_start(&s, &cause) < 0) {
+		r = fail(cause);
 		goto out;
 	}
 	label = xstrdup(rundir);

@@ -64,7 +64,7 @@ struct conn {
 struct relay {
 	int			 wire, ep;
 	const struct policy	*p;
-	const struct secrets	*s;
+	struct secrets		*s;
 	struct ca		*ca;
 	SSL_CTX			*sctx, *cctx;
 	struct conn		*conns;
@@ -688,7 +688,7 @@ on_wire(struct relay *r)
 }
 
 struct relay *
-relay_new(int wire, const struct policy *p, const struct secrets *s,
+relay_new(int wire, const struct policy *p, struct secrets *s,
     struct ca *ca, X509_STORE *store, char **cause)
 {
 	struct relay *r = xcalloc(1, sizeof *r);

@@ -21,7 +21,7 @@ struct relay;
 /* The store is the relay's from here (loaded whole beforehand: the
  * loop opens no file). NULL and *cause on error. */
 struct relay *relay_new(int wire, const struct policy *,
-	    const struct secrets *, struct ca *, X509_STORE *upstream,
+	    struct secrets *, struct ca *, X509_STORE *upstream,
 	    char **cause);
 void	relay_free(struct relay *);
 /* How long a connection may take from GATE_CONN to relaying (both

@@ -16,6 +16,7 @@
 
 #include "config/paths.h"
 #include "config/util.h"
+#include "supervisor/gate/login.h"
 
 /* One value: read into dst (SECRETS_VALUE_MAX bytes), length in *len. */
 static int
@@ -291,7 +292,8 @@ secrets_phantom(const unsigned char key[SECRETS_KEY_LEN], const char *name,
 static int
 map_values(struct secrets *s, size_t n)
 {
-	size_t len = (n ? n : 1) * SECRETS_VALUE_MAX;
+	/* and one more for the key */
+	size_t len = (n + 1) * SECRETS_VALUE_MAX;
 	void *m;
 
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -307,7 +309,19 @@ map_values(struct secrets *s, size_t n)
 	s->maplen = len;
 	s->v = xcalloc(n ? n : 1, sizeof *s->v);
 	s->n = 0;
+	s->keeper = -1;
 	return 0;
+}
+
+/* The slots p's secrets take: a login file's, one per field. */
+static size_t
+slots(const struct policy *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_secrets; i++)
+		n += p->secrets[i].file != NULL ? p->secrets[i].n_fields : 1;
+	return n;
 }
 
 /* A secret whose source is simply absent (env: unset, file: missing):
@@ -335,18 +349,29 @@ load(struct secrets *s, const struct policy *p, const char *const *values,
 			set_cause(cause, "getrandom: %s", strerror(-r));
 		return r;
 	}
-	if ((r = map_values(s, p->n_secrets)) < 0) {
+	if ((r = map_values(s, slots(p))) < 0) {
 		set_cause(cause, "locked memory for secrets: %s", strerror(-r));
 		explicit_bzero(key, sizeof key);
 		return r;
 	}
+	/* The last slot: the key, for a refresh's phantoms. */
+	s->key = (unsigned char *)s->map + s->maplen - SECRETS_VALUE_MAX;
+	memcpy(s->key, key, sizeof key);
 	for (size_t i = 0; i < p->n_secrets; i++) {
 		const struct policy_secret *ps = &p->secrets[i];
 		struct secret *sc = &s->v[s->n];
 		cleanup_free char *why = NULL;
 
 		sc->ps = ps;
+		sc->field = -1;
 		sc->value = (char *)s->map + s->n * SECRETS_VALUE_MAX;
+		if (ps->file != NULL) {
+			*sc = (struct secret){ 0 };
+			if ((r = login_load(s, ps, values != NULL ? values[i] :
+			    NULL, cause)) < 0)
+				goto fail;
+			continue;
+		}
 		if (values != NULL) {
 			sc->len = strlen(values[i]);
 			memcpy(sc->value, values[i], sc->len);
@@ -402,6 +427,7 @@ secrets_set(struct secrets *s, const struct policy *p,
 void
 secrets_done(struct secrets *s)
 {
+	login_done(s);
 	if (s->map != NULL) {
 		explicit_bzero(s->map, s->maplen);
 		munlock(s->map, s->maplen);
@@ -417,7 +443,8 @@ secrets_at(const struct secrets *s, const char *p, size_t n)
 	if (n < SECRETS_PHANTOM_LEN)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (memcmp(p, s->v[i].phantom, SECRETS_PHANTOM_LEN) == 0)
+		if (s->v[i].len > 0 &&
+		    memcmp(p, s->v[i].phantom, SECRETS_PHANTOM_LEN) == 0)
 			return &s->v[i];
 	return NULL;
 }

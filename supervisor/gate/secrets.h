@@ -22,8 +22,20 @@
 
 struct secret {
 	const struct policy_secret *ps;		/* the policy's [secret] */
+	/* A login file's token (login.h): its ps->fields index; a JWT's
+	 * value is its signature alone. -1: the secret's one value. A
+	 * token the file lacks has len 0 (found nowhere) until a refresh
+	 * brings it. */
+	int	 field;
 	char	 phantom[SECRETS_PHANTOM_LEN + 1];
 	char	*value;		/* inside the locked mapping */
+	size_t	 len;
+};
+
+/* A login file as the sandbox reads it: its tokens made phantoms. */
+struct secret_file {
+	const struct policy_secret *ps;
+	char	*inside;
 	size_t	 len;
 };
 
@@ -32,6 +44,12 @@ struct secrets {
 	size_t		 n;
 	void		*map;
 	size_t		 maplen;
+	/* The user's phantom key (in the mapping), kept for the phantoms
+	 * of a refresh's new tokens; NULL without login files. */
+	unsigned char	*key;
+	struct secret_file *files;
+	size_t		 n_files;
+	int		 keeper;	/* login.c's writer of host files, or -1 */
 };
 
 /*
@@ -44,8 +62,8 @@ int	secrets_key(unsigned char key[SECRETS_KEY_LEN], char **cause);
 void	secrets_phantom(const unsigned char key[SECRETS_KEY_LEN],
 	    const char *name, char out[SECRETS_PHANTOM_LEN + 1]);
 /*
- * Read every secret of p (from = env:NAME | file:PATH | command:CMDLINE)
- * and make its phantom. A secret whose env: is unset or whose file: is
+ * Read every secret of p (from = env:NAME | file:PATH | command:CMDLINE |
+ * file-json:PATH, login.h) and make its phantom. A secret whose env: is unset or whose file: is
  * missing is skipped, one line on stderr (its user may log in inside
  * instead); any other failure is -errno and *cause ("[secret X] from =
  * command:...: exited with 1") naming the secret, never its value.

@@ -75,7 +75,7 @@ terminated(const char *a, size_t n)
 static bool
 well_formed(const struct gate_msg *m)
 {
-	return m->type >= GATE_PHANTOM && m->type <= GATE_ERROR &&
+	return m->type >= GATE_PHANTOM && m->type <= GATE_REFRESH &&
 	    terminated(m->method, sizeof m->method) &&
 	    terminated(m->host, sizeof m->host) &&
 	    terminated(m->name, sizeof m->name) &&

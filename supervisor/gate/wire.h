@@ -48,6 +48,10 @@
  *                              secret), host, port, method, path, text
  *                              (where: "header authorization", "url",
  *                              "body", "sni"); the request is refused
+ *   GATE_REFRESH gate -> sup   a login's tokens renewed by its token
+ *                              endpoint's reply (login.h): name (the
+ *                              secret), host, port, path, text (what was
+ *                              renewed, and written where; never a value)
  *   GATE_ERROR   gate -> sup   a connection ended in error: conn, host,
  *                              port, text ("upstream certificate: ...",
  *                              "TLS handshake: ...", "SNI other.test is
@@ -70,7 +74,13 @@ enum gate_type {
 	GATE_HTTP,
 	GATE_SECRET,
 	GATE_ERROR,
+	GATE_REFRESH,
 };
+
+/* A login file's copy for the sandbox, in the run's folder (login.h):
+ * made empty by the supervisor, written by the gate, bound over the
+ * file's path inside. %s: the [secret]'s NAME. */
+#define GATE_LOGIN_FILE	"login-%s.json"
 
 enum gate_verdict {
 	GATE_ALLOW = 1,		/* by a rule, a secret's host, or a person */
