@@ -230,7 +230,10 @@ assert_grep "the API answered the call after the refresh" \
     '^api2 status=200 body=login api ok GET' "$WT_ARTIFACTS/out"
 assert_api "the API got the real A2" api 1 \
     ".path == \"/login/api\" and .authorization == \"Bearer $a2\""
-assert_api "no request reached the world with a phantom" api 0 '.phantom'
+# (but the echo's body: a phantom in a body to its own host goes up as
+# it is, a phantom, not the value)
+assert_api "no request reached the world with a phantom in a header" api 0 \
+    '.phantom and (.path != "/echo" or .method != "POST")'
 
 # --- the refresh: real R1 went up, phantoms came back -------------------
 assert_grep "the refresh was answered" '^refresh status=200 ' "$WT_ARTIFACTS/out"
@@ -305,7 +308,9 @@ assert_api "the token endpoint saw one request (the refresh)" api 1 \
 assert_grep "the echo answered" '^echo status=200 ' "$WT_ARTIFACTS/out"
 assert_grep "the echo of the header holds the phantom" \
     "^authorization: Bearer $pa2\$" "$out/echo.body"
-note "the echo with the phantom in a body: $(grep -E '^echobody ' "$WT_ARTIFACTS/out" | tr -d '\r')"
+# (a phantom in a body to its own host goes up as it is: whatever comes
+# back holds no real token, the checks below on /out)
+note "the echo of a body with the phantom: $(grep -E '^echobody ' "$WT_ARTIFACTS/out" | tr -d '\r')"
 
 # --- the next run: the host file's new tokens, the same phantoms ----------
 run1=$WT_RUN
