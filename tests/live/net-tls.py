@@ -35,6 +35,9 @@ Every TLS handshake that completes adds a line to DIR/NAME.count. Answers:
              whatever the request's Accept-Encoding said
     /v1/messages, /v1/responses, .../models
              scripted model APIs (net-model.py)
+    /login/api, /v1/oauth/token
+             a fake OAuth login's API and token endpoint (net-oauth.py),
+             once a test wrote DIR/ctl/oauth.json
     other    200 "hello from NAME METHOD PATH" (no header echoed)
 When everything is bound, DIR/tls.ready appears. The process ends by
 itself after --lifetime seconds.
@@ -51,19 +54,22 @@ import threading
 import time
 import urllib.parse
 
-def _load_model():
-    # net-model.py, the scripted model APIs, beside this file (its name
-    # has a dash, as run-all.sh copies net-*.py: no plain import)
+def _load(name):
+    # net-model.py (the scripted model APIs), net-oauth.py (a fake
+    # login), beside this file (their names have a dash, as run-all.sh
+    # copies net-*.py: no plain import)
     import importlib.util
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        "net-model.py")
-    spec = importlib.util.spec_from_file_location("net_model", path)
+                        name + ".py")
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
+                                                  path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-net_model = _load_model()
+net_model = _load("net-model")
+net_oauth = _load("net-oauth")
 
 PHANTOM = "ward-phantom-"
 
@@ -124,6 +130,10 @@ def handler_for(directory, name):
                 return self.stream()
             if self.path.split("?")[0].startswith("/echo"):
                 return self.echo(self.path.split("?")[0])
+            got = net_oauth.answer(directory, self.command, self.path,
+                                   self.headers, self.body)
+            if got is not None:
+                return self.model(got[1], got[2], got[0])
             got = net_model.answer(directory, self.path, self.body)
             if got is not None:
                 return self.model(*got)
@@ -167,8 +177,8 @@ def handler_for(directory, name):
             self.end_headers()
             self.wfile.write(body)
 
-        def model(self, ctype, body):
-            self.send_response(200)
+        def model(self, ctype, body, status=200):
+            self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
