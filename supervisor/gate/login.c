@@ -362,8 +362,13 @@ login_write_inside(const struct secrets *s, const char *rundir, char **cause)
 
 /*
  * Write the fields into the host's file ps->file: read it again (the
- * host's own agent may have changed it), each field set, the result in a
- * new file beside it (O_EXCL, the old mode) renamed over it.
+ * host's own agent may have changed it), each field set, written over
+ * the same file, in place. Not renamed over it: a rename deletes the
+ * name the sandbox's copy is mounted on, and the kernel then drops that
+ * mount in every namespace, showing the sandbox the host's file. So a
+ * whole copy goes first into a new file beside it (O_EXCL, the file's
+ * mode, synced), then the file is rewritten and synced, then the copy
+ * removed: a crash between leaves the new tokens whole beside it.
  */
 static int
 keep(const struct policy_secret *ps, const char *const *paths,
@@ -380,7 +385,7 @@ keep(const struct policy_secret *ps, const char *const *paths,
 
 	if ((dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		goto sys;
-	if ((fd = openat(dfd, basename(base), O_RDONLY | O_NOFOLLOW |
+	if ((fd = openat(dfd, basename(base), O_RDWR | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
 		goto sys;
 	if (!S_ISREG(st.st_mode) || st.st_uid != getuid()) {
@@ -416,22 +421,22 @@ keep(const struct policy_secret *ps, const char *const *paths,
 		free(tmp);
 		tmp = xasprintf(".%s.ward-%s", basename(base), hex);
 		tfd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, st.st_mode & 07777);
+		    O_CLOEXEC, st.st_mode & 0600);
 		if (tfd < 0 && errno != EEXIST)
 			break;
 	}
 	if (tfd < 0)
 		goto sys_out;
-	if (fchmod(tfd, st.st_mode & 07777) < 0 ||
-	    write_all(tfd, out, olen) < 0 || fsync(tfd) < 0 ||
-	    renameat(dfd, tmp, dfd, basename(base)) < 0) {
+	if (write_all(tfd, out, olen) < 0 || fsync(tfd) < 0 ||
+	    pwrite(fd, out, olen, 0) != (ssize_t)olen ||
+	    ftruncate(fd, (off_t)olen) < 0 || fsync(fd) < 0) {
 		r = -errno;
-		*why = xstrdup(strerror(errno));
-		(void)unlinkat(dfd, tmp, 0);
+		*why = xasprintf("%s (the new tokens are whole in %s)",
+		    strerror(errno), tmp);
 		explicit_bzero(out, olen);
 		return r;
 	}
-	(void)fsync(dfd);
+	(void)unlinkat(dfd, tmp, 0);
 	explicit_bzero(out, olen);
 	return 0;
 sys_out:
