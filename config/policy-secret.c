@@ -52,9 +52,16 @@ policy_set_secret_from(struct policy *p, const char *arg, const char *v,
 			    "or ~/path, with no . or ..", q);
 			return -EINVAL;
 		}
+		/* The file itself, at once: the supervisor binds over it
+		 * and the gate's keeper rewrites it. */
 		free(sc->file);
-		sc->file = path;
+		sc->file = NULL;
+		if (policy_expand_home(path, &sc->file, why) < 0) {
+			free(path);
+			return -EINVAL;
+		}
 		sc->from = xasprintf("file-json:%s", path);
+		free(path);
 		return 0;
 	}
 	if (str_has_prefix(v, "file:")) {

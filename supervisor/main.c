@@ -1250,7 +1250,7 @@ gate_ready(struct sup *s)
 			made = strcmp(ph[j].name, ps->name) == 0;
 		if (!made)
 			fprintf(stderr, "ward: secret %s is not set: skipped; "
-			    "log in inside or set it\n", ps->name);
+			    "log in on the host or set it\n", ps->name);
 	}
 }
 

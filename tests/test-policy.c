@@ -936,6 +936,62 @@ recipe_uncommented(const char *path)
 	return out;
 }
 
+/* The recipes' logins (issue 33): each agent's login file, its token
+ * endpoint, and that every token field has the reply that renews it. */
+static void
+test_agent_logins(void **state)
+{
+	static const struct {
+		const char	*recipe;
+		const char	*want;	/* "NAME file refresh-host:port/path" */
+	} t[] = {
+		{ "share/agents/claude-code.ini", "CLAUDE_LOGIN "
+		    "/.claude/.credentials.json "
+		    "platform.claude.com:443/v1/oauth/token" },
+		{ "share/agents/codex.ini", "CODEX_LOGIN /.codex/auth.json "
+		    "auth.openai.com:443/oauth/token" },
+		{ "share/agents/gemini-cli.ini", "GEMINI_LOGIN "
+		    "/.gemini/oauth_creds.json "
+		    "oauth2.googleapis.com:443/token" },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct policy p;
+		char *cause = NULL;
+		size_t n = 0;
+
+		if (policy_load(&p, t[i].recipe, &cause) < 0)
+			fail_msg("%s: %s", t[i].recipe, cause);
+		for (size_t s = 0; s < p.n_secrets; s++) {
+			const struct policy_secret *sc = &p.secrets[s];
+			cleanup_free char *got = NULL;
+			bool access = false, refresh = false;
+
+			if (sc->file == NULL)
+				continue;
+			n++;
+			assert_non_null(sc->refresh.host);
+			/* ~/ made the home of who runs ward */
+			assert_true(sc->file[0] == '/');
+			got = xasprintf("%s %s %s:%u%s", sc->name,
+			    strchr(sc->file + 1, '.') - 1, sc->refresh.host,
+			    sc->refresh.port_lo, sc->refresh_path);
+			assert_string_equal(got, t[i].want);
+			assert_string_equal(sc->header, "authorization");
+			for (size_t f = 0; f < sc->n_fields; f++) {
+				const char *r = sc->fields[f].reply;
+
+				access = access || (r && !strcmp(r, "access_token"));
+				refresh = refresh ||
+				    (r && !strcmp(r, "refresh_token"));
+			}
+			assert_true(access && refresh);
+		}
+		assert_int_equal(n, 1);
+		policy_done(&p);
+	}
+}
+
 /* The recipes' API keys: where each goes and in which header; the
  * commented alternatives parse once uncommented. */
 static void
@@ -985,6 +1041,9 @@ test_agent_secrets(void **state)
 				const struct policy_secret *sc = &p.secrets[s];
 				char *old = got;
 
+				/* A login file's: test_agent_logins. */
+				if (sc->file != NULL)
+					continue;
 				assert_int_equal(sc->n_hosts, 1);
 				got = xasprintf("%s%s %s:%u %s: %s;", old, sc->name,
 				    sc->hosts[0].host, sc->hosts[0].port_lo,
@@ -1214,6 +1273,7 @@ main(void)
 		cmocka_unit_test(test_writable_home),
 		cmocka_unit_test(test_agent_recipes),
 		cmocka_unit_test(test_agent_secrets),
+		cmocka_unit_test(test_agent_logins),
 		cmocka_unit_test(test_http_path_match),
 		cmocka_unit_test(test_upstream_ca_home),
 		cmocka_unit_test(test_describe_http),

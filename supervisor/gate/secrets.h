@@ -64,7 +64,7 @@ void	secrets_phantom(const unsigned char key[SECRETS_KEY_LEN],
 /*
  * Read every secret of p (from = env:NAME | file:PATH | command:CMDLINE |
  * file-json:PATH, login.h) and make its phantom. A secret whose env: is unset or whose file: is
- * missing is skipped, one line on stderr (its user may log in inside
+ * missing is skipped, one line on stderr (its user may be logged in
  * instead); any other failure is -errno and *cause ("[secret X] from =
  * command:...: exited with 1") naming the secret, never its value.
  */

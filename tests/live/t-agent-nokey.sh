@@ -37,7 +37,7 @@ show "program output" "$WT_ARTIFACTS/out"
 tr -d '\r' <"$WT_ARTIFACTS/out" >"$WT_ARTIFACTS/out.txt"
 assert_eq "exit status with the key unset and ~/.claude missing" 0 "$WT_STATUS"
 assert_grep "one line: the secret is skipped" \
-    '^ward: secret ANTHROPIC_API_KEY is not set: skipped; log in inside or set it$' \
+    '^ward: secret ANTHROPIC_API_KEY is not set: skipped; log in on the host or set it$' \
     "$WT_ARTIFACTS/err"
 assert_eq "lines about the secret" 1 \
     "$(grep -c 'ANTHROPIC_API_KEY' "$WT_ARTIFACTS/err")"

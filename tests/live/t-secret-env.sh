@@ -40,7 +40,7 @@ ward_fg "$WT_ARTIFACTS/out.unset" "$WT_ARTIFACTS/err.unset" \
     sh -c 'echo "token=${TOKEN-unset}"'
 assert_eq "exit status with the secret unset" 0 "$WT_STATUS"
 assert_grep "one line says it is skipped" \
-    '^ward: secret TOKEN is not set: skipped; log in inside or set it$' \
+    '^ward: secret TOKEN is not set: skipped; log in on the host or set it$' \
     "$WT_ARTIFACTS/err.unset"
 assert_grep "no TOKEN in the sandbox" '^token=unset\r?$' "$WT_ARTIFACTS/out.unset"
 
