@@ -122,6 +122,7 @@ try:
     got = json.loads(text)
 except ValueError:
     got = {}
+open("/out/auth-mid.json", "w").write(open(creds).read())
 if st == 200 and got.get("access_token"):
     for k in ("id_token", "access_token", "refresh_token"):
         if got.get(k):
@@ -211,6 +212,11 @@ else
 	fail "the refresh's reply read inside is not JSON"
 	show "refresh reply" "$reply"
 fi
+# the host file renewed while the sandbox had it open: inside, phantoms
+assert_grep "after the refresh, the file inside still reads phantoms" \
+    'ward-phantom-' "$out/auth-mid.json"
+assert_nowhere "after the refresh, the file inside holds no real refresh token" \
+    "$r2" "$out/auth-mid.json"
 assert_grep "the agent read the new JWT's payload" \
     '^access2 email=ward@example\.test kind=access exp=[0-9]+\r?$' "$WT_ARTIFACTS/out"
 assert_grep "the API answered the call after the refresh" '^api2 status=200 ' \

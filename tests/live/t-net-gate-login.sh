@@ -12,7 +12,7 @@
 # scopes as they are), calls the API (the server sees A1, never a
 # phantom), sees the token expired, refreshes (the server gets R1 and
 # rotates to A2, R2; the sandbox reads fresh phantoms; the host file gets
-# A2, R2, still 0600), writes the new tokens into its file like an agent
+# A2, R2, still 0600, and the file inside still reads phantoms), writes the new tokens into its file like an agent
 # (the write stays inside: the host file never holds a phantom), calls
 # the API again (the server sees A2). A login inside (authorization_code,
 # JSON or form) and a refresh with a token of its own are refused with
@@ -114,6 +114,8 @@ try:
     got = json.loads(text)
 except ValueError:
     got = {}
+# the file again, after the refresh, before the agent writes it
+open("/out/creds-mid.json", "w").write(open(creds).read())
 if st == 200 and got.get("access_token"):
     o["accessToken"] = got["access_token"]
     o["refreshToken"] = got.get("refresh_token", o["refreshToken"])
@@ -258,6 +260,14 @@ for p in "$pa2" "$pr2"; do
 done
 assert_ne "the new access token has a fresh phantom" "$pa1" "$pa2"
 assert_ne "the new refresh token has a fresh phantom" "$pr1" "$pr2"
+# The host file was renewed (A2, R2) while the sandbox had it open: the
+# file inside still reads phantoms, never the real A2, R2.
+mid=$out/creds-mid.json
+assert_grep "after the refresh, the file inside still reads phantoms" \
+    '"accessToken": *"ward-phantom-' "$mid"
+for v in "$a2" "$r2"; do
+	assert_nowhere "after the refresh, the file inside holds no real token" "$v" "$mid"
+done
 assert_grep "the agent saved its new login inside" '^saved\r?$' "$WT_ARTIFACTS/out"
 after=$out/creds-after.json
 assert_eq "inside, the file holds what the agent wrote" "$pa2 $pr2" \
