@@ -9,6 +9,7 @@
 #include "supervisor/intercept.h"
 
 #include <errno.h>
+#include <sys/inotify.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +41,9 @@ struct intercept {
 	struct gate_msg	*outbox;	/* GATE_ANSWERs not sent yet, in order */
 	size_t		 n_outbox;
 	char		*exe;		/* the gate's program, for messages */
+	/* The folders of the login files bound inside (issue 33), watched
+	 * for their file's name replaced on the host; -1: none bound. */
+	int		 login_watch;
 };
 
 /* A GATE_ASK parked for a person: kind "http". */
@@ -67,6 +71,7 @@ intercept_free(struct sup *s)
 
 	closep(&g->lis4);
 	closep(&g->lis6);
+	closep(&g->login_watch);
 	gatewire_ready_done(&g->g);
 	free(g->outbox);
 	free(g->gone);
@@ -81,7 +86,7 @@ intercept_start(struct sup *s, const char *exe, char **cause)
 	struct intercept *g = xcalloc(1, sizeof *g);
 	int r;
 
-	g->lis4 = g->lis6 = g->g.wire = -1;
+	g->lis4 = g->lis6 = g->g.wire = g->login_watch = -1;
 	g->exe = xstrdup(exe);
 	s->gate = g;
 	if ((r = gatewire_listen(AF_INET, &g->lis4)) < 0) {
@@ -348,6 +353,94 @@ on_refresh(struct sup *s, const struct gate_msg *m)
 	};
 
 	sup_record(s, &w, VERDICT_ALLOW, HOW_POLICY, rule, "gate", 0, 0);
+}
+
+/*
+ * A login file the sandbox reads as the gate's copy (a bind over its
+ * name) whose name is replaced or removed on the host (the agent outside
+ * ward saved a refresh by renaming a new file over it): the kernel drops
+ * the bind with the name, and the sandbox would read the host's file,
+ * its real tokens. The run is stopped at once; the person is told why.
+ * The watch is on the file's folder, for its name.
+ */
+int
+intercept_watch_login(struct sup *s, const char *file, char **cause)
+{
+	struct intercept *g = s->gate;
+	cleanup_free char *dir = xstrdup(file);
+	char *slash = strrchr(dir, '/');
+
+	if (g == NULL || slash == NULL)
+		return 0;
+	*slash = '\0';
+	if (g->login_watch < 0 &&
+	    (g->login_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
+		set_cause(cause, "inotify: %s", strerror(errno));
+		return -errno;
+	}
+	if (inotify_add_watch(g->login_watch, dir[0] ? dir : "/", IN_MOVED_TO |
+	    IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF |
+	    IN_MOVE_SELF | IN_ONLYDIR) < 0) {
+		set_cause(cause, "watch %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int
+intercept_login_fd(const struct sup *s)
+{
+	return s->gate != NULL ? s->gate->login_watch : -1;
+}
+
+/* The file of policy secret ps is name in its folder (or the folder
+ * itself went: wd's event with no name). */
+static const struct policy_secret *
+login_named(const struct sup *s, const char *name)
+{
+	for (size_t i = 0; i < s->policy.n_secrets; i++) {
+		const struct policy_secret *ps = &s->policy.secrets[i];
+		const char *b = ps->file != NULL ? strrchr(ps->file, '/') : NULL;
+
+		if (b != NULL && (name == NULL || strcmp(b + 1, name) == 0))
+			return ps;
+	}
+	return NULL;
+}
+
+void
+intercept_on_login(struct sup *s)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct policy_secret *hit = NULL;
+	ssize_t n;
+
+	while ((n = read(s->gate->login_watch, buf, sizeof buf)) > 0)
+		for (char *p = buf; p < buf + n && hit == NULL;) {
+			const struct inotify_event *e = (const void *)p;
+
+			if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
+				hit = login_named(s, NULL);
+			else if (e->len > 0)
+				hit = login_named(s, e->name);
+			p += sizeof *e + e->len;
+		}
+	if (hit != NULL && s->state == RUN_RUNNING) {
+		cleanup_free char *subject = xasprintf("%s exposed", hit->name);
+		cleanup_free char *rule = xasprintf("[secret %s]", hit->name);
+		cleanup_free char *told = xasprintf("%s was replaced on the host "
+		    "while this run used it (the agent outside ward saved its "
+		    "login): the sandbox would see the real tokens, so the run "
+		    "is stopped; start it again", hit->file);
+		struct sup_what w = {
+			.kind = KIND_SECRET, .syscall = "rename",
+			.subject = subject, .detail = told,
+		};
+
+		sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "ward", 0, 0);
+		sup_tell_denied(s, told);
+		sup_kill(s, "its login file was replaced on the host");
+	}
 }
 
 /* A connection ended in error: kind "http", no status, the gate's text. */

@@ -59,6 +59,12 @@ int	intercept_conn(struct sup *, int *server, int *hostfd,
 /* The wire's fd for the loop (-1: no gate), the events to poll it for
  * (POLLOUT too while answers wait for room), and its callback. */
 int	intercept_fd(const struct sup *);
+/* Watch a login file bound inside (issue 33): its name replaced on the
+ * host stops the run (intercept_on_login, when intercept_login_fd is
+ * readable; -1 when there is none). 0 or -errno and *cause. */
+int	intercept_watch_login(struct sup *, const char *file, char **cause);
+int	intercept_login_fd(const struct sup *);
+void	intercept_on_login(struct sup *);
 short	intercept_events(const struct sup *);
 void	intercept_on_ready(struct sup *, short revents);
 

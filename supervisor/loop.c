@@ -162,8 +162,8 @@ loop_poll(struct loop *l, int64_t now)
 
 /* Every fd a run can have at once: listener, output, stderr, the init's
  * error and status pipes, signalfd, control socket, the TLS gate's wire,
- * and the rest. */
-#define RUN_MAX_FDS	(12 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
+ * the login files' watch, and the rest (12 single ones, one spare). */
+#define RUN_MAX_FDS	(13 + SUP_MAX_CLIENTS + SUP_MAX_CONNS + DNS_POLLFDS_MAX)
 /* What needs no write-ahead is written in batches: one transaction per
  * 100 ms, or sooner when 512 events or 64 KiB of output wait
  * (audit_should_flush), never on the hot path of a notification. A
@@ -485,6 +485,14 @@ run_on_gate(void *arg, int fd, short revents)
 	intercept_on_ready(arg, revents);
 }
 
+static void
+run_on_login(void *arg, int fd, short revents)
+{
+	(void)fd;
+	if (revents & POLLIN)
+		intercept_on_login(arg);
+}
+
 static size_t
 run_net_fill(void *arg, struct pollfd *p, size_t max)
 {
@@ -556,6 +564,7 @@ run_gather(struct loop *l, struct run *r)
 			    run_on_client, &r->clients[i]);
 	loop_add_set(l, SUP_MAX_CONNS, run_net_fill, run_net_ready, s);
 	loop_add(l, intercept_fd(s), intercept_events(s), run_on_gate, s);
+	loop_add(l, intercept_login_fd(s), POLLIN, run_on_login, s);
 	if (s->dns != NULL)
 		loop_add_set(l, DNS_POLLFDS_MAX, run_dns_fill, run_dns_ready,
 		    s->dns);

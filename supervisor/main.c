@@ -791,8 +791,13 @@ make_binds(struct sup *s, struct args *a)
 		const struct policy_secret *ps = &s->policy.secrets[i];
 		cleanup_free char *copy = login_copy(s, ps);
 
-		if (copy != NULL)
-			add_bind(s, copy, ps->file, true);
+		cleanup_free char *cause = NULL;
+
+		if (copy == NULL)
+			continue;
+		add_bind(s, copy, ps->file, true);
+		if (intercept_watch_login(s, ps->file, &cause) < 0)
+			die("[secret %s] %s: %s", ps->name, ps->file, cause);
 	}
 	make_projects(s, a);
 	for (size_t i = 2; i < s->n_binds; i++)
