@@ -30,14 +30,6 @@
 /* The largest login file read, and the largest refresh reply taken. */
 #define LOGIN_FILE_MAX	(256 * 1024)
 
-/*
- * Read ps's file (or, given text, that: tests) into secrets s->v[s->n..]
- * (one per field) and its inside copy into s->files. A file not there is
- * skipped (its secrets have no value; nothing is bound inside). 0 or
- * -errno with *cause naming the secret and the file, never a value.
- */
-int	login_load(struct secrets *s, const struct policy_secret *ps,
-	    const char *text, char **cause);
 /* Write each file's inside copy into RUNDIR/login-NAME.json (made empty
  * by the supervisor: opened, never created, never followed). */
 int	login_write_inside(const struct secrets *s, const char *rundir,
@@ -45,8 +37,6 @@ int	login_write_inside(const struct secrets *s, const char *rundir,
 /* Fork the keeper when some login file may be refreshed: before the
  * gate locks itself. */
 int	login_keeper_start(struct secrets *s, char **cause);
-/* Stop the keeper, free the inside copies. */
-void	login_done(struct secrets *s);
 
 /*
  * The refresh reply body[0..n) of ps's token endpoint (a 2xx): each
