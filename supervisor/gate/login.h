@@ -40,15 +40,18 @@ int	login_keeper_start(struct secrets *s, char **cause);
 
 /*
  * The refresh reply body[0..n) of ps's token endpoint (a 2xx): each
- * field's new token taken from it made the field's value, with a new
- * phantom, and written to the host's file by the keeper. 1 when some
- * token was renewed, 0 when the reply names none, -EPROTO when it is not
- * a JSON object (not to be passed on); *what says what was done
- * ("access_token, refresh_token written to PATH", or why the file was
- * not written), never a value.
+ * field's new token taken from it (its =REPLY, dotted keys) made the
+ * field's value, with a new phantom, and written to the host's file by
+ * the keeper. 1 when some token was renewed, *out (malloc'd, *outlen
+ * bytes) the reply as the sandbox reads it, each new token its phantom;
+ * 0 when the reply names none (*out NULL: the reply as it is); -EPROTO
+ * when it is not a JSON object or holds a token ward cannot carry (not
+ * to be passed on). *what says what was done ("access_token,
+ * refresh_token written to PATH", or why not), never a value.
  */
 int	login_renew(struct secrets *s, const struct policy_secret *ps,
-	    const char *body, size_t n, char **what);
+	    const char *body, size_t n, char **out, size_t *outlen,
+	    char **what);
 
 /* The phantom of token value[0..n) of field of secret name. */
 void	login_phantom(const unsigned char *key, const char *name,
