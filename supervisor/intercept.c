@@ -44,6 +44,11 @@ struct intercept {
 	/* The folders of the login files bound inside (issue 33), watched
 	 * for their file's name replaced on the host; -1: none bound. */
 	int		 login_watch;
+	struct login_wd {
+		int			 wd;
+		const struct policy_secret *ps;
+	}		*login_wds;
+	size_t		 n_login_wds;
 };
 
 /* A GATE_ASK parked for a person: kind "http". */
@@ -72,6 +77,7 @@ intercept_free(struct sup *s)
 	closep(&g->lis4);
 	closep(&g->lis6);
 	closep(&g->login_watch);
+	free(g->login_wds);
 	gatewire_ready_done(&g->g);
 	free(g->outbox);
 	free(g->gone);
@@ -364,11 +370,13 @@ on_refresh(struct sup *s, const struct gate_msg *m)
  * The watch is on the file's folder, for its name.
  */
 int
-intercept_watch_login(struct sup *s, const char *file, char **cause)
+intercept_watch_login(struct sup *s, const struct policy_secret *ps,
+    char **cause)
 {
 	struct intercept *g = s->gate;
-	cleanup_free char *dir = xstrdup(file);
+	cleanup_free char *dir = xstrdup(ps->file);
 	char *slash = strrchr(dir, '/');
+	int wd;
 
 	if (g == NULL || slash == NULL)
 		return 0;
@@ -378,12 +386,16 @@ intercept_watch_login(struct sup *s, const char *file, char **cause)
 		set_cause(cause, "inotify: %s", strerror(errno));
 		return -errno;
 	}
-	if (inotify_add_watch(g->login_watch, dir[0] ? dir : "/", IN_MOVED_TO |
-	    IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF |
-	    IN_MOVE_SELF | IN_ONLYDIR) < 0) {
+	if ((wd = inotify_add_watch(g->login_watch, dir[0] ? dir : "/",
+	    IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+	    IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)) < 0) {
 		set_cause(cause, "watch %s: %s", dir, strerror(errno));
 		return -errno;
 	}
+	/* Two files in one folder share its wd: each is kept. */
+	g->login_wds = xreallocarray(g->login_wds, g->n_login_wds + 1,
+	    sizeof *g->login_wds);
+	g->login_wds[g->n_login_wds++] = (struct login_wd){ wd, ps };
 	return 0;
 }
 
@@ -393,16 +405,16 @@ intercept_login_fd(const struct sup *s)
 	return s->gate != NULL ? s->gate->login_watch : -1;
 }
 
-/* The file of policy secret ps is name in its folder (or the folder
- * itself went: wd's event with no name). */
+/* The login file watched by wd whose name is name (NULL: the folder
+ * itself went, any file of it), or NULL. */
 static const struct policy_secret *
-login_named(const struct sup *s, const char *name)
+login_named(const struct intercept *g, int wd, const char *name)
 {
-	for (size_t i = 0; i < s->policy.n_secrets; i++) {
-		const struct policy_secret *ps = &s->policy.secrets[i];
-		const char *b = ps->file != NULL ? strrchr(ps->file, '/') : NULL;
+	for (size_t i = 0; i < g->n_login_wds; i++) {
+		const struct policy_secret *ps = g->login_wds[i].ps;
 
-		if (b != NULL && (name == NULL || strcmp(b + 1, name) == 0))
+		if (g->login_wds[i].wd == wd && (name == NULL ||
+		    strcmp(strrchr(ps->file, '/') + 1, name) == 0))
 			return ps;
 	}
 	return NULL;
@@ -420,9 +432,9 @@ intercept_on_login(struct sup *s)
 			const struct inotify_event *e = (const void *)p;
 
 			if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
-				hit = login_named(s, NULL);
+				hit = login_named(s->gate, e->wd, NULL);
 			else if (e->len > 0)
-				hit = login_named(s, e->name);
+				hit = login_named(s->gate, e->wd, e->name);
 			p += sizeof *e + e->len;
 		}
 	if (hit != NULL && s->state == RUN_RUNNING) {

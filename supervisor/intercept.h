@@ -18,6 +18,7 @@
 
 struct net_dest;
 struct policy;
+struct policy_secret;
 struct sup;
 struct gatewire_phantom;
 
@@ -62,7 +63,8 @@ int	intercept_fd(const struct sup *);
 /* Watch a login file bound inside (issue 33): its name replaced on the
  * host stops the run (intercept_on_login, when intercept_login_fd is
  * readable; -1 when there is none). 0 or -errno and *cause. */
-int	intercept_watch_login(struct sup *, const char *file, char **cause);
+int	intercept_watch_login(struct sup *, const struct policy_secret *,
+	    char **cause);
 int	intercept_login_fd(const struct sup *);
 void	intercept_on_login(struct sup *);
 short	intercept_events(const struct sup *);

@@ -796,7 +796,7 @@ make_binds(struct sup *s, struct args *a)
 		if (copy == NULL)
 			continue;
 		add_bind(s, copy, ps->file, true);
-		if (intercept_watch_login(s, ps->file, &cause) < 0)
+		if (intercept_watch_login(s, ps, &cause) < 0)
 			die("[secret %s] %s: %s", ps->name, ps->file, cause);
 	}
 	make_projects(s, a);

@@ -17,7 +17,8 @@
 #   B: the host file rewritten in place (no rename): the run goes on to
 #      its end, the sandbox still reads its phantoms.
 #   C: other names created, renamed and deleted in the folder on the
-#      host: the run goes on to its end.
+#      host, and the login file's name in the folder of a second login
+#      file (TWO): the run goes on to its end.
 # Runs in a fake world's client namespace (run-all.sh), for the gate.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
@@ -33,17 +34,23 @@ creds_json() {
 
 agent=$WT_SCRATCH/home/.agent
 creds=$agent/creds.json
-mkdir -p "$agent"
-chmod 700 "$WT_SCRATCH/home" "$agent"
+# a second login file, in a folder of its own, under another name
+two=$WT_SCRATCH/home/.two
+mkdir -p "$agent" "$two"
+chmod 700 "$WT_SCRATCH/home" "$agent" "$two"
+(umask 077; creds_json "sk-ant-oat01-$(rnd)" "sk-ant-ort01-$(rnd)" >"$two/other.json")
 
 write_policy "$WT_SCRATCH/policy.ini" \
     '[run]' 'ask_timeout = 3' \
-    '[files]' "writable = $agent" \
+    '[files]' "writable = $agent $two" \
     '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
     '[secret LOGIN]' "from = file-json:$creds" \
     'fields = claudeAiOauth.accessToken=access_token claudeAiOauth.refreshToken=refresh_token' \
     'hosts = api.test:443' 'header = authorization: Bearer {}' \
-    'refresh = api2.test:443/v1/oauth/token'
+    'refresh = api2.test:443/v1/oauth/token' \
+    '[secret TWO]' "from = file-json:$two/other.json" \
+    'fields = claudeAiOauth.accessToken' \
+    'hosts = api.test:443' 'header = x-two: {}'
 
 # The program: reads the file every 20 ms for SECONDS (argv 2); argv 3 a
 # marker, to find what is left of it on the host after a run.
@@ -230,6 +237,9 @@ rmdir "$agent/d"
 printf '{}\n' >"$agent/creds.json.tmp"
 mv "$agent/creds.json.tmp" "$agent/creds.json.old"
 rm "$agent/creds.json.old"
+# LOGIN's file name, in TWO's folder: neither file was replaced
+printf '{}\n' >"$two/creds.json"
+rm "$two/creds.json"
 ward_wait 20
 tail -n 4 "$WT_ARTIFACTS/out-C" >"$WT_ARTIFACTS/tail-C"
 show "program output (C, the last lines)" "$WT_ARTIFACTS/tail-C"
