@@ -168,6 +168,22 @@ policy_set_env(struct policy *p, const char *v, char **why)
 			    "value", q);
 			return -EINVAL;
 		}
+	/* NAME=~/path or NAME=~: the home of who runs ward, as the policy's
+	 * paths (an agent's config folder, shown at its host path). */
+	if (eq != NULL && (strcmp(eq + 1, "~") == 0 ||
+	    str_has_prefix(eq + 1, "~/"))) {
+		cleanup_free char *abs = NULL;
+		const char *home = policy_home();
+
+		if (home == NULL) {
+			*why = xasprintf("%s: no home folder to expand ~ in "
+			    "(HOME is not an absolute path)", q);
+			return -EINVAL;
+		}
+		abs = xasprintf("%s%s", home, eq + 2);
+		strv_push(&p->env, &p->n_env, xasprintf("%s=%s", name, abs));
+		return 0;
+	}
 	strv_push(&p->env, &p->n_env, xstrdup(v));
 	return 0;
 }

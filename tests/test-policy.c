@@ -896,7 +896,19 @@ test_writable_home(void **state)
 	assert_null(strstr(p.writable[0], "relative"));
 	policy_done(&p);
 
+	/* [run] env NAME=~/path and NAME=~: the same home (an agent's
+	 * config folder); ~ elsewhere in a value is the value's. */
 	setenv("HOME", "/home/tester", 1);
+	assert_int_equal(policy_load_string(&p, "[run]\nenv = "
+	    "CLAUDE_CONFIG_DIR=~/.claude GEMINI_CLI_HOME=~ A=x~/y B=~x\n",
+	    NULL, &cause), 0);
+	assert_int_equal(p.n_env, 4);
+	assert_string_equal(p.env[0], "CLAUDE_CONFIG_DIR=/home/tester/.claude");
+	assert_string_equal(p.env[1], "GEMINI_CLI_HOME=/home/tester");
+	assert_string_equal(p.env[2], "A=x~/y");
+	assert_string_equal(p.env[3], "B=~x");
+	policy_done(&p);
+
 	assert_int_equal(policy_load_string(&p,
 	    "[files]\nwritable = ~/../etc\n", NULL, &cause), -EINVAL);
 	assert_non_null(strstr(cause, "no . or .. in a path"));
