@@ -1436,11 +1436,13 @@ rs_refresh(struct flow *f, http_parser *hp)
 	struct req *r = f->q[0];
 	struct gate_msg m = { .type = GATE_REFRESH };
 	cleanup_free char *what = NULL;
+	char *out = NULL;
+	size_t outlen = 0;
 	int k = 0;
 
 	if (hp->status_code / 100 == 2)
 		k = login_renew(f->s, r->refresh, buf_data(&f->rs_raw),
-		    f->rs_raw.len, &what);
+		    f->rs_raw.len, &out, &outlen, &what);
 	if (k == -EPROTO) {
 		explicit_bzero(f->rs_raw.p, f->rs_raw.cap);
 		buf_drop(&f->rs_raw, f->rs_raw.len);
@@ -1454,7 +1456,12 @@ rs_refresh(struct flow *f, http_parser *hp)
 		m.req = r->id;
 		emit(f, &m);
 	}
-	rs_put(f, buf_data(&f->rs_raw), f->rs_raw.len, false);
+	if (out != NULL) {
+		rs_put(f, out, outlen, false);
+		explicit_bzero(out, outlen);
+		free(out);
+	} else
+		rs_put(f, buf_data(&f->rs_raw), f->rs_raw.len, false);
 	explicit_bzero(f->rs_raw.p, f->rs_raw.cap);
 	buf_drop(&f->rs_raw, f->rs_raw.len);
 	return true;

@@ -564,21 +564,26 @@ login_done(struct secrets *s)
 
 int
 login_renew(struct secrets *s, const struct policy_secret *ps,
-    const char *body, size_t n, char **what)
+    const char *body, size_t n, char **out, size_t *outlen, char **what)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(body, n, 0, &jerr);
 	struct buf m = { 0 }, names = { 0 };
+	const char **replies = xcalloc(ps->n_fields + 1, sizeof *replies);
+	char **inside = xcalloc(ps->n_fields + 1, sizeof *inside);
 	uint32_t idx = UINT32_MAX;
 	size_t renewed = 0;
 	char reply[512];
 	ssize_t got;
+	int r = 1;
 
+	*out = NULL;
+	*outlen = 0;
 	if (!json_is_object(root)) {
-		json_decref(root);
 		*what = xstrdup("the token endpoint's reply is not a JSON "
 		    "object");
-		return -EPROTO;
+		r = -EPROTO;
+		goto done;
 	}
 	for (size_t i = 0; i < s->n_files; i++)
 		if (s->files[i].ps == ps)
@@ -595,25 +600,41 @@ login_renew(struct secrets *s, const struct policy_secret *ps,
 			continue;
 		fl = &ps->fields[sc->field];
 		if (fl->reply == NULL ||
-		    !json_is_string(j = json_object_get(root, fl->reply)))
+		    !json_is_string(j = json_at(root, fl->reply)))
 			continue;
 		v = json_string_value(j);
 		vn = json_string_length(j);
-		if (!token_ok(v, vn))
-			continue;	/* left as it is: scrub finds nothing */
+		/* One ward cannot carry must not reach the sandbox as it
+		 * is: the reply is not passed on. */
+		if (!token_ok(v, vn)) {
+			*what = xasprintf("the reply's %s is no token ward can "
+			    "carry (a quote, backslash or control character, "
+			    "or over 8 KiB)", fl->reply);
+			r = -EPROTO;
+			goto done;
+		}
 		set_token(s, sc, v, vn);
 		buf_add(&m, fl->path, strlen(fl->path) + 1);
 		buf_add(&m, v, vn);
 		buf_add(&m, "", 1);
 		buf_addf(&names, "%s%s", renewed ? ", " : "", fl->reply);
+		replies[renewed] = fl->reply;
+		inside[renewed] = inside_token(sc, v, vn);
 		renewed++;
 	}
-	json_decref(root);
 	if (renewed == 0) {
-		buf_free(&m);
-		buf_free(&names);
 		*what = xstrdup("the reply renews no token");
-		return 0;
+		r = 0;
+		goto done;
+	}
+	/* The reply as the sandbox reads it: each new token its phantom,
+	 * however the upstream spelled it (an escaped "\/" too). */
+	*out = json_replaced(body, n, root, replies,
+	    (const char *const *)inside, renewed, outlen);
+	if (*out == NULL) {
+		*what = xstrdup("cannot make the reply with phantoms");
+		r = -EPROTO;
+		goto done;
 	}
 	buf_add(&names, "", 1);
 	if (s->keeper < 0 || idx == UINT32_MAX)
@@ -631,8 +652,15 @@ login_renew(struct secrets *s, const struct policy_secret *ps,
 		    buf_data(&names), ps->file, strchr(reply, ' ') ?
 		    strchr(reply, ' ') + 1 : reply);
 	}
-	explicit_bzero(m.p, m.cap);
+done:
+	json_decref(root);
+	for (size_t i = 0; i < renewed; i++)
+		free(inside[i]);
+	free(inside);
+	free(replies);
+	if (m.p != NULL)
+		explicit_bzero(m.p, m.cap);
 	buf_free(&m);
 	buf_free(&names);
-	return 1;
+	return r;
 }

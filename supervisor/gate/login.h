@@ -30,14 +30,6 @@
 /* The largest login file read, and the largest refresh reply taken. */
 #define LOGIN_FILE_MAX	(256 * 1024)
 
-/*
- * Read ps's file (or, given text, that: tests) into secrets s->v[s->n..]
- * (one per field) and its inside copy into s->files. A file not there is
- * skipped (its secrets have no value; nothing is bound inside). 0 or
- * -errno with *cause naming the secret and the file, never a value.
- */
-int	login_load(struct secrets *s, const struct policy_secret *ps,
-	    const char *text, char **cause);
 /* Write each file's inside copy into RUNDIR/login-NAME.json (made empty
  * by the supervisor: opened, never created, never followed). */
 int	login_write_inside(const struct secrets *s, const char *rundir,
@@ -45,20 +37,21 @@ int	login_write_inside(const struct secrets *s, const char *rundir,
 /* Fork the keeper when some login file may be refreshed: before the
  * gate locks itself. */
 int	login_keeper_start(struct secrets *s, char **cause);
-/* Stop the keeper, free the inside copies. */
-void	login_done(struct secrets *s);
 
 /*
  * The refresh reply body[0..n) of ps's token endpoint (a 2xx): each
- * field's new token taken from it made the field's value, with a new
- * phantom, and written to the host's file by the keeper. 1 when some
- * token was renewed, 0 when the reply names none, -EPROTO when it is not
- * a JSON object (not to be passed on); *what says what was done
- * ("access_token, refresh_token written to PATH", or why the file was
- * not written), never a value.
+ * field's new token taken from it (its =REPLY, dotted keys) made the
+ * field's value, with a new phantom, and written to the host's file by
+ * the keeper. 1 when some token was renewed, *out (malloc'd, *outlen
+ * bytes) the reply as the sandbox reads it, each new token its phantom;
+ * 0 when the reply names none (*out NULL: the reply as it is); -EPROTO
+ * when it is not a JSON object or holds a token ward cannot carry (not
+ * to be passed on). *what says what was done ("access_token,
+ * refresh_token written to PATH", or why not), never a value.
  */
 int	login_renew(struct secrets *s, const struct policy_secret *ps,
-	    const char *body, size_t n, char **what);
+	    const char *body, size_t n, char **out, size_t *outlen,
+	    char **what);
 
 /* The phantom of token value[0..n) of field of secret name. */
 void	login_phantom(const unsigned char *key, const char *name,

@@ -16,7 +16,6 @@
 
 #include "config/paths.h"
 #include "config/util.h"
-#include "supervisor/gate/login.h"
 
 /* One value: read into dst (SECRETS_VALUE_MAX bytes), length in *len. */
 static int

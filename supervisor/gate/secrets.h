@@ -74,6 +74,17 @@ int	secrets_set(struct secrets *, const struct policy *p,
 	    const char *const *values, char **cause);
 /* Zero and unmap the values. */
 void	secrets_done(struct secrets *);
+/*
+ * The part of loading that is a login file's (login.c, login.h): read
+ * ps's file (or, given text, that: tests) into s->v[s->n..] (one secret
+ * per field) and its inside copy into s->files. A file not there is
+ * skipped (its secrets have no value; nothing is bound inside). 0 or
+ * -errno with *cause naming the secret and the file, never a value.
+ * login_done stops the keeper and frees the copies (secrets_done).
+ */
+int	login_load(struct secrets *s, const struct policy_secret *ps,
+	    const char *text, char **cause);
+void	login_done(struct secrets *s);
 /* The secret whose phantom starts at s (n bytes available), or NULL. */
 const struct secret *secrets_at(const struct secrets *, const char *s,
 	    size_t n);
