@@ -691,34 +691,109 @@ test_refresh_reply_refused_or_passed(void **state)
 	}
 }
 
+/* Content-Length of the response in down equals its body's length. */
+static void
+length_right(const char *down)
+{
+	const char *cl = strstr(down, "Content-Length: ");
+	const char *body = strstr(down, "\r\n\r\n");
+
+	assert_non_null(cl);
+	assert_non_null(body);
+	assert_int_equal(strtoul(cl + 16, NULL, 10), strlen(body + 4));
+}
+
+static void
+test_refresh_reply_escaped_or_bad(void **state)
+{
+	struct fx *x = *state;
+	char old0[SECRETS_PHANTOM_LEN + 1];
+
+	/* The new token spelled with a JSON escape (\/): the client reads
+	 * its phantom all the same. */
+	{
+		const char *b = "{\"access_token\":\"at-new\\/0123456789\","
+		    "\"n\":1}";
+		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
+		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
+		cleanup_free char *down = NULL;
+
+		refresh_then_reply(x, reply, 0);
+		assert_int_equal(x->s.v[0].len, strlen("at-new/0123456789"));
+		assert_memory_equal(x->s.v[0].value, "at-new/0123456789",
+		    x->s.v[0].len);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 200 OK\r\n", 17) == 0);
+		assert_non_null(strstr(down, ph(x, 0)));
+		assert_null(strstr(down, "0123456789"));
+		length_right(down);
+		no_token_in_msgs(x, (const char *const[]){ "0123456789",
+		    NULL });
+	}
+	/* A new token ward cannot carry: a 502, nothing renewed. */
+	strcpy(old0, ph(x, 0));
+	{
+		const char *b = "{\"access_token\":\"SEKRETVAL\\u0001\"}";
+		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
+		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
+		cleanup_free char *down = NULL;
+
+		refresh_then_reply(x, reply, 0);
+		down = text(flow_down(x->f));
+		assert_true(strncmp(down, "HTTP/1.1 502", 12) == 0);
+		assert_null(strstr(down, "SEKRETVAL"));
+		assert_string_equal(ph(x, 0), old0);
+		no_token_in_msgs(x, (const char *const[]){ "SEKRETVAL", NULL });
+	}
+}
+
 static void
 test_renew_no_keeper(void **state)
 {
 	struct fx *x = *state;
 	const struct policy_secret *ps = &x->p.secrets[0];
-	cleanup_free char *what = NULL;
+	cleanup_free char *what = NULL, *out = NULL, *want = NULL;
+	size_t outlen = 0;
 	const char *b;
 
 	assert_int_equal(x->s.keeper, -1);
-	b = "{\"access_token\":\"" NEWAT "\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &what), 1);
+	b = "{\"access_token\":\"" NEWAT "\", \"expires_in\":1}";
+	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
+	    &what), 1);
 	assert_memory_equal(x->s.v[0].value, NEWAT, strlen(NEWAT));
 	assert_non_null(strstr(what, "access_token renewed for this run"));
 	assert_non_null(strstr(what, "not written"));
 	assert_null(strstr(what, NEWAT));
+	/* The reply as the sandbox reads it: its bytes, the phantom in. */
+	want = xasprintf("{\"access_token\":\"%s\", \"expires_in\":1}",
+	    ph(x, 0));
+	assert_int_equal(outlen, strlen(want));
+	assert_memory_equal(out, want, outlen);
 	free(what);
 	what = NULL;
-	/* Not an object; none named; one ward cannot carry (left). */
+	free(out);
+	out = NULL;
+	/* Not an object; none named. */
 	b = "[1]";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &what), -EPROTO);
+	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
+	    &what), -EPROTO);
+	assert_null(out);
 	free(what);
 	what = NULL;
 	b = "{\"token_type\":\"Bearer\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &what), 0);
+	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
+	    &what), 0);
+	assert_null(out);
 	free(what);
 	what = NULL;
-	b = "{\"access_token\":\"a\\\"b\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &what), 0);
+	/* One ward cannot carry: not passed on, the token left, what
+	 * names the field and never the value. */
+	b = "{\"access_token\":\"SEKRETVAL\\\"b\"}";
+	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
+	    &what), -EPROTO);
+	assert_null(out);
+	assert_non_null(strstr(what, "access_token"));
+	assert_null(strstr(what, "SEKRETVAL"));
 	assert_memory_equal(x->s.v[0].value, NEWAT, strlen(NEWAT));
 	assert_int_equal(x->s.v[0].len, strlen(NEWAT));
 }
@@ -769,7 +844,8 @@ test_keeper_rewrites_in_place(void **state)
 	cleanup_free char *creds = NULL, *text = NULL, *got = NULL;
 	cleanup_free char *want = NULL, *what = NULL, *sdir = NULL;
 	cleanup_free char *rundir = NULL, *inside = NULL, *cause = NULL;
-	char newph[SECRETS_PHANTOM_LEN + 1];
+	char newph[SECRETS_PHANTOM_LEN + 1], *out = NULL;
+	size_t outlen = 0;
 	struct policy p;
 	struct secrets s;
 	struct stat st0, st1;
@@ -811,8 +887,9 @@ test_keeper_rewrites_in_place(void **state)
 	alarm(10);
 	b = "{\"access_token\":\"" NEWAT "\",\"refresh_token\":\"" NEWRT "\","
 	    "\"expires_in\":3600}";
-	assert_int_equal(login_renew(&s, &p.secrets[0], b, strlen(b), &what),
-	    1);
+	assert_int_equal(login_renew(&s, &p.secrets[0], b, strlen(b), &out,
+	    &outlen, &what), 1);
+	free(out);
 	assert_non_null(strstr(what, "written to"));
 	assert_null(strstr(what, "not written"));
 	assert_non_null(strstr(what, creds));
@@ -835,7 +912,8 @@ test_keeper_rewrites_in_place(void **state)
 
 		put_file(creds, cut, 0600);
 		assert_int_equal(login_renew(&s, &p.secrets[0], b, strlen(b),
-		    &w2), 1);
+		    &out, &outlen, &w2), 1);
+		free(out);
 		assert_non_null(strstr(w2, "not written"));
 		if (strstr(w2, "SEKRETVAL") != NULL)
 			fail_msg("what holds the file's token: %s", w2);
@@ -913,6 +991,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refresh_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_reply_chunked_jwt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_reply_refused_or_passed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_reply_escaped_or_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_renew_no_keeper, setup, teardown),
 		cmocka_unit_test(test_keeper_rewrites_in_place),
 	};
