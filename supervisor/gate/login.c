@@ -277,8 +277,15 @@ login_load(struct secrets *s, const struct policy_secret *ps,
 	}
 	if ((root = json_loadb(text, len, 0, &jerr)) == NULL ||
 	    !json_is_object(root)) {
-		set_cause(cause, "[secret %s] from = %s: %s", ps->name,
-		    ps->from, root == NULL ? jerr.text : "not a JSON object");
+		/* Not jerr.text: it quotes the text near the error, which
+		 * may be a token ("near '"sk-ant-..."). */
+		if (root == NULL)
+			set_cause(cause, "[secret %s] from = %s: not JSON "
+			    "(line %d, column %d)", ps->name, ps->from,
+			    jerr.line, jerr.column);
+		else
+			set_cause(cause, "[secret %s] from = %s: not a JSON "
+			    "object", ps->name, ps->from);
 		json_decref(root);
 		explicit_bzero(text, len);
 		return -EINVAL;
@@ -398,8 +405,10 @@ keep(const struct policy_secret *ps, const char *const *paths,
 	}
 	if ((root = json_loadb(text, len, 0, &jerr)) == NULL ||
 	    !json_is_object(root)) {
-		*why = xasprintf("not a JSON object now (%s)", root == NULL ?
-		    jerr.text : "another type");
+		/* jerr.text may quote a token: its place only. */
+		*why = root == NULL ? xasprintf("not JSON now (line %d, "
+		    "column %d)", jerr.line, jerr.column) :
+		    xstrdup("not a JSON object now");
 		json_decref(root);
 		explicit_bzero(text, len);
 		return -EINVAL;
