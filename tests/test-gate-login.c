@@ -255,6 +255,23 @@ test_load_absent_and_refused(void **state)
 		    SECRETS_PHANTOM_LEN), &s.v[1]);
 		secrets_done(&s);
 	}
+	/* A token the file also holds inside another string ("Bearer
+	 * TOKEN"): its phantom there too, the rest as it was. */
+	{
+		const char *text = "{\"o\":{\"accessToken\":\"" AT "\"},"
+		    "\"h\":\"Bearer " AT "; r=" RT "\"}";
+		const char *values[] = { text };
+		cleanup_free char *want = NULL;
+
+		assert_int_equal(secrets_set(&s, &p, values, &cause), 0);
+		want = xasprintf("{\"o\":{\"accessToken\":\"%s\"},"
+		    "\"h\":\"Bearer %s; r=" RT "\"}", s.v[0].phantom,
+		    s.v[0].phantom);
+		/* RT is no token of this file (no field holds it): kept. */
+		assert_string_equal(s.files[0].inside, want);
+		assert_null(strstr(s.files[0].inside, AT));
+		secrets_done(&s);
+	}
 	/* A token ward cannot carry: refused, the secret and the field
 	 * named, never the value. */
 	{

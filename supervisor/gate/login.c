@@ -222,6 +222,56 @@ set_token(struct secrets *s, struct secret *sc, const char *v, size_t n)
 	    n, sc->phantom);
 }
 
+/*
+ * The copy's tokens made phantoms where the file holds them as other
+ * strings' parts too ("Bearer TOKEN" in a header a file keeps): every
+ * value of the secrets from s->v[first] on found anywhere in out. out is
+ * freed; the new text is returned.
+ */
+static char *
+phantoms_elsewhere(const struct secrets *s, size_t first, char *out,
+    size_t *olen)
+{
+	struct buf b = { 0 };
+	size_t pos = 0;
+	char *ret;
+
+	while (pos < *olen) {
+		const struct secret *best = NULL;
+		const char *at = NULL;
+
+		for (size_t i = first; i < s->n; i++) {
+			const char *hit;
+
+			if (s->v[i].len == 0 || (hit = memmem(out + pos,
+			    *olen - pos, s->v[i].value, s->v[i].len)) == NULL)
+				continue;
+			if (at == NULL || hit < at ||
+			    (hit == at && s->v[i].len > best->len)) {
+				at = hit;
+				best = &s->v[i];
+			}
+		}
+		if (best == NULL)
+			break;
+		buf_add(&b, out + pos, (size_t)(at - out) - pos);
+		buf_add(&b, best->phantom, SECRETS_PHANTOM_LEN);
+		pos = (size_t)(at - out) + best->len;
+	}
+	if (pos == 0 && b.len == 0)
+		return out;	/* none: as it was */
+	buf_add(&b, out + pos, *olen - pos);
+	explicit_bzero(out, *olen);
+	free(out);
+	*olen = b.len;
+	ret = xmalloc(b.len + 1);
+	memcpy(ret, buf_data(&b), b.len);
+	ret[b.len] = '\0';
+	explicit_bzero(b.p, b.cap);
+	buf_free(&b);
+	return ret;
+}
+
 static int
 read_login(const char *path, char **text, size_t *len, char **why)
 {
@@ -330,6 +380,7 @@ login_load(struct secrets *s, const struct policy_secret *ps,
 			    "its copy for the sandbox", ps->name, ps->from);
 			r = -ENOMEM;
 		} else {
+			out = phantoms_elsewhere(s, first, out, &olen);
 			s->files = xreallocarray(s->files, s->n_files + 1,
 			    sizeof *s->files);
 			sf = &s->files[s->n_files++];
