@@ -102,6 +102,21 @@ token_ok(const char *v, size_t n)
 	return true;
 }
 
+/* b's bytes as a NUL-terminated string (*len bytes); b wiped, freed. */
+static char *
+buf_take(struct buf *b, size_t *len)
+{
+	char *out = xmalloc(b->len + 1);
+
+	memcpy(out, buf_data(b), b->len);
+	out[b->len] = '\0';
+	*len = b->len;
+	if (b->p != NULL)
+		explicit_bzero(b->p, b->cap);
+	buf_free(b);
+	return out;
+}
+
 /* text with each "from[i]" (quoted, as JSON holds a string that needs
  * no escape) made "to[i]"; NULL when some from[i] is not there. */
 static char *
@@ -111,7 +126,6 @@ swap_strings(const char *text, size_t len, const char *const *from,
 	struct buf b = { 0 };
 	size_t pos = 0;
 	bool *seen = xcalloc(n ? n : 1, sizeof *seen);
-	char *out;
 
 	while (pos < len) {
 		const char *q = memchr(text + pos, '"', len - pos);
@@ -147,13 +161,7 @@ swap_strings(const char *text, size_t len, const char *const *from,
 			return NULL;
 		}
 	free(seen);
-	*outlen = b.len;
-	out = xmalloc(b.len + 1);
-	memcpy(out, buf_data(&b), b.len);
-	out[b.len] = '\0';
-	explicit_bzero(b.p, b.cap);
-	buf_free(&b);
-	return out;
+	return buf_take(&b, outlen);
 }
 
 /*
@@ -234,7 +242,6 @@ phantoms_elsewhere(const struct secrets *s, size_t first, char *out,
 {
 	struct buf b = { 0 };
 	size_t pos = 0;
-	char *ret;
 
 	while (pos < *olen) {
 		const struct secret *best = NULL;
@@ -263,13 +270,7 @@ phantoms_elsewhere(const struct secrets *s, size_t first, char *out,
 	buf_add(&b, out + pos, *olen - pos);
 	explicit_bzero(out, *olen);
 	free(out);
-	*olen = b.len;
-	ret = xmalloc(b.len + 1);
-	memcpy(ret, buf_data(&b), b.len);
-	ret[b.len] = '\0';
-	explicit_bzero(b.p, b.cap);
-	buf_free(&b);
-	return ret;
+	return buf_take(&b, olen);
 }
 
 static int
