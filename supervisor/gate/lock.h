@@ -10,3 +10,6 @@
 
 /* PR_SET_NO_NEW_PRIVS and the filter; 0 or -errno and *cause. */
 int	lock_apply(char **cause);
+/* The same for the login keeper (login.c), which also opens, rewrites,
+ * syncs and removes files: by openat, in the folder it opened first. */
+int	lock_apply_keeper(char **cause);

@@ -20,6 +20,7 @@
 
 #include "config/util.h"
 #include "supervisor/gate/buf.h"
+#include "supervisor/gate/lock.h"
 #include "supervisor/gate/wire.h"
 
 /* The keeper's messages: the secret's index in the policy, then
@@ -562,6 +563,7 @@ keeper_main(int sock, const struct secrets *s)
 int
 login_keeper_start(struct secrets *s, char **cause)
 {
+	char *why = NULL;
 	bool wanted = false;
 	int sv[2];
 	pid_t pid;
@@ -590,6 +592,9 @@ login_keeper_start(struct secrets *s, char **cause)
 		if (dup2(sv[1], 3) < 0)
 			_exit(1);
 		(void)close_range(4, ~0U, 0);
+		/* The gate's own lock, and the file calls its work needs. */
+		if (lock_apply_keeper(&why) < 0)
+			_exit(1);
 		keeper_main(3, s);
 	}
 	close(sv[1]);
