@@ -1230,8 +1230,9 @@ gate_ready(struct sup *s)
 {
 	cleanup_free char *cause = NULL;
 
-	size_t np;
+	size_t np, n_used = 0, n_skipped = 0;
 	const struct gatewire_phantom *ph;
+	char **used = NULL, **skipped = NULL;
 
 	if (intercept_ready(s, &cause) < 0)
 		die("%s", cause);
@@ -1242,21 +1243,38 @@ gate_ready(struct sup *s)
 	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
 		const struct policy_secret *ps = &s->policy.secrets[i];
 		cleanup_free char *copy = login_copy(s, ps);
-		bool made = false;
+		bool made = copy != NULL;
 
-		if (ps->file != NULL) {
-			if (copy == NULL)
-				fprintf(stderr, "ward: secret %s: no login in "
-				    "%s: skipped; log in on the host, not "
-				    "inside\n", ps->name, ps->file);
-			continue;
-		}
-		for (size_t j = 0; j < np && !made; j++)
+		for (size_t j = 0; j < np && !made && ps->file == NULL; j++)
 			made = strcmp(ph[j].name, ps->name) == 0;
-		if (!made)
+		strv_push(made ? &used : &skipped, made ? &n_used : &n_skipped,
+		    xstrdup(ps->name));
+	}
+	/* An agent's recipe names its key and its login: with one in use
+	 * the other is said in the same line, not as a warning. */
+	if (n_used > 0 && n_skipped > 0) {
+		fprintf(stderr, "ward: secrets in use:");
+		for (size_t i = 0; i < n_used; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", used[i]);
+		fprintf(stderr, "; not set, skipped:");
+		for (size_t i = 0; i < n_skipped; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", skipped[i]);
+		fprintf(stderr, "\n");
+	}
+	for (size_t i = 0; n_used == 0 && s->gate != NULL &&
+	    i < s->policy.n_secrets; i++) {
+		const struct policy_secret *ps = &s->policy.secrets[i];
+
+		if (ps->file != NULL)
+			fprintf(stderr, "ward: secret %s: no login in %s: "
+			    "skipped; log in on the host, not inside\n",
+			    ps->name, ps->file);
+		else
 			fprintf(stderr, "ward: secret %s is not set: skipped; "
 			    "log in on the host or set it\n", ps->name);
 	}
+	strv_free(used);
+	strv_free(skipped);
 }
 
 /* Signals arrive on the signalfd, in the loop; blocked here, and
