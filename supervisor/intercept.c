@@ -449,9 +449,11 @@ intercept_on_login(struct sup *s)
 			.subject = subject, .detail = told,
 		};
 
+		/* The kill first: the record's write (synced) would leave
+		 * the sandbox milliseconds more with the host's file. */
+		sup_kill(s, "its login file was replaced on the host");
 		sup_record(s, &w, VERDICT_DENY, HOW_POLICY, rule, "ward", 0, 0);
 		sup_tell_denied(s, told);
-		sup_kill(s, "its login file was replaced on the host");
 	}
 }
 
