@@ -108,6 +108,15 @@ no_token_in_msgs(const struct fx *x, const char *const *toks)
 	}
 }
 
+/* An HTTP message: head (its first line and the headers before
+ * Content-Length), then the Content-Length of body and body. */
+static char *
+http_msg(const char *head, const char *body)
+{
+	return xasprintf("%sContent-Length: %zu\r\n\r\n%s", head,
+	    strlen(body), body);
+}
+
 /* ---- login_jwt_sig, login_phantom ---- */
 
 static void
@@ -222,6 +231,24 @@ test_load_inside_copy(void **state)
 	assert_null(strstr(s->files[0].inside, JWT_SIG));
 }
 
+/* text as the login file refused: the cause names [secret LOGIN] (and
+ * field, when not NULL), never the value SEKRETVAL. */
+static void
+load_refused(struct secrets *s, struct policy *p, const char *text,
+    const char *field)
+{
+	const char *values[] = { text };
+	cleanup_free char *cause = NULL;
+
+	assert_true(secrets_set(s, p, values, &cause) < 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "[secret LOGIN]"));
+	if (field != NULL)
+		assert_non_null(strstr(cause, field));
+	if (strstr(cause, "SEKRETVAL") != NULL)
+		fail_msg("the cause holds the value: %s", cause);
+}
+
 static void
 test_load_absent_and_refused(void **state)
 {
@@ -282,18 +309,8 @@ test_load_absent_and_refused(void **state)
 			"{\"o\":{\"accessToken\":\"SEKRETVAL\\\\x\"}}",
 		};
 
-		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-			const char *values[] = { bad[i] };
-
-			free(cause);
-			cause = NULL;
-			assert_true(secrets_set(&s, &p, values, &cause) < 0);
-			assert_non_null(cause);
-			assert_non_null(strstr(cause, "[secret LOGIN]"));
-			assert_non_null(strstr(cause, "o.accessToken"));
-			if (strstr(cause, "SEKRETVAL") != NULL)
-				fail_msg("the cause holds the value: %s", cause);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+			load_refused(&s, &p, bad[i], "o.accessToken");
 	}
 	/* Not a JSON object. */
 	{
@@ -302,17 +319,8 @@ test_load_absent_and_refused(void **state)
 			"{\"o\":{\"accessToken\":\"SEKRETVAL",
 		};
 
-		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-			const char *values[] = { bad[i] };
-
-			free(cause);
-			cause = NULL;
-			assert_true(secrets_set(&s, &p, values, &cause) < 0);
-			assert_non_null(cause);
-			assert_non_null(strstr(cause, "[secret LOGIN]"));
-			if (strstr(cause, "SEKRETVAL") != NULL)
-				fail_msg("the cause holds the value: %s", cause);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+			load_refused(&s, &p, bad[i], NULL);
 	}
 	free(cause);
 	policy_done(&p);
@@ -375,9 +383,8 @@ test_refresh_request(void **state)
 	body = xasprintf("{\"grant_type\":\"refresh_token\",\"refresh_token\":"
 	    "\"%s\",\"client_id\":\"c\"}", ph(x, 1));
 	up = post_refresh(x, "application/json", body);
-	want = xasprintf("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-	    strlen(real), real);
+	want = http_msg("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
+	    "Content-Type: application/json\r\n", real);
 	assert_string_equal(up, want);
 	assert_int_equal(flow_down(x->f)->len, 0);
 	assert_int_equal(x->nm, 0);
@@ -415,12 +422,9 @@ test_refresh_request(void **state)
 	free(up);
 	up = post_refresh(x, "application/x-www-form-urlencoded", body);
 	free(want);
-	want = xasprintf("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
-	    "Content-Type: application/x-www-form-urlencoded\r\n"
-	    "Content-Length: %zu\r\n\r\n%s",
-	    strlen("grant_type=refresh_token&refresh_token=" RT_FORM
-	    "&client_id=c"), "grant_type=refresh_token&refresh_token="
-	    RT_FORM "&client_id=c");
+	want = http_msg("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
+	    "Content-Type: application/x-www-form-urlencoded\r\n",
+	    "grant_type=refresh_token&refresh_token=" RT_FORM "&client_id=c");
 	assert_string_equal(up, want);
 	no_token_in_msgs(x, (const char *const[]){ AT, RT, JWT_SIG, NULL });
 }
@@ -484,8 +488,8 @@ test_login_inside_refused(void **state)
 		const char *b = "grant_type=authorization_code&code=abc";
 
 		open_flow(x, "auth.test");
-		req = xasprintf("POST " TOKEN_PATH "?x=1 HTTP/1.1\r\nHost: "
-		    "auth.test\r\nContent-Length: %zu\r\n\r\n%s", strlen(b), b);
+		req = http_msg("POST " TOKEN_PATH "?x=1 HTTP/1.1\r\nHost: "
+		    "auth.test\r\n", b);
 		feed(x, req);
 		up = text(flow_up(x->f));
 		expect_login_refused(x, up);
@@ -539,8 +543,8 @@ test_refresh_reply(void **state)
 
 	strcpy(old0, ph(x, 0));
 	strcpy(old1, ph(x, 1));
-	reply = xasprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n%s", strlen(rbody), rbody);
+	reply = http_msg("HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\n", rbody);
 	refresh_then_reply(x, reply, 30);
 	/* The gate's tokens renewed, their phantoms new. */
 	assert_int_equal(x->s.v[0].len, strlen(NEWAT));
@@ -563,8 +567,8 @@ test_refresh_reply(void **state)
 	wbody = xasprintf("{\"access_token\":\"%s\",\"refresh_token\":\"%s\","
 	    "\"expires_in\":3600,\"token_type\":\"Bearer\"}", ph(x, 0),
 	    ph(x, 1));
-	want = xasprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n%s", strlen(wbody), wbody);
+	want = http_msg("HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\n", wbody);
 	down = text(flow_down(x->f));
 	assert_string_equal(down, want);
 	/* The record: refreshed, named, never a value. */
@@ -631,8 +635,7 @@ test_refresh_reply_chunked_jwt(void **state)
 	assert_memory_equal(x->s.v[1].value, RT, strlen(RT));
 	wbody = xasprintf("{\"access_token\":\"eyJhbGciOiJFUzI1NiJ9."
 	    "eyJleHAiOjF9.%s\",\"scope\":\"x\"}", ph(x, 0));
-	want = xasprintf("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s",
-	    strlen(wbody), wbody);
+	want = http_msg("HTTP/1.1 200 OK\r\n", wbody);
 	down = text(flow_down(x->f));
 	assert_string_equal(down, want);
 	assert_int_equal(x->m[0].type, GATE_REFRESH);
@@ -676,15 +679,13 @@ test_refresh_reply_refused_or_passed(void **state)
 		const char *b = "{\"error\":\"invalid_grant\",\"refresh_token\":"
 		    "\"" RT "\"}";
 
-		reply = xasprintf("HTTP/1.1 400 Bad Request\r\nContent-Type: "
-		    "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-		    strlen(b), b);
+		reply = http_msg("HTTP/1.1 400 Bad Request\r\nContent-Type: "
+		    "application/json\r\n", b);
 		refresh_then_reply(x, reply, 0);
 		wbody = xasprintf("{\"error\":\"invalid_grant\","
 		    "\"refresh_token\":\"%s\"}", ph(x, 1));
-		want = xasprintf("HTTP/1.1 400 Bad Request\r\nContent-Type: "
-		    "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-		    strlen(wbody), wbody);
+		want = http_msg("HTTP/1.1 400 Bad Request\r\nContent-Type: "
+		    "application/json\r\n", wbody);
 		down = text(flow_down(x->f));
 		assert_string_equal(down, want);
 		assert_string_equal(ph(x, 0), old0);
@@ -695,8 +696,8 @@ test_refresh_reply_refused_or_passed(void **state)
 	/* A 200 naming no token: passed, nothing renewed, no record. */
 	{
 		const char *b = "{\"ok\":true}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
+		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
+		    b);
 		cleanup_free char *down = NULL;
 
 		refresh_then_reply(x, reply, 0);
@@ -731,8 +732,8 @@ test_refresh_reply_escaped_or_bad(void **state)
 	{
 		const char *b = "{\"access_token\":\"at-new\\/0123456789\","
 		    "\"n\":1}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
+		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
+		    b);
 		cleanup_free char *down = NULL;
 
 		refresh_then_reply(x, reply, 0);
@@ -751,8 +752,8 @@ test_refresh_reply_escaped_or_bad(void **state)
 	strcpy(old0, ph(x, 0));
 	{
 		const char *b = "{\"access_token\":\"SEKRETVAL\\u0001\"}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
+		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
+		    b);
 		cleanup_free char *down = NULL;
 
 		refresh_then_reply(x, reply, 0);
