@@ -531,6 +531,17 @@ refresh_then_reply(struct fx *x, const char *reply, size_t cut)
 		    strlen(reply)), 0);
 }
 
+/* refresh_then_reply with a 200 of body, in one read; what the client
+ * got. */
+static char *
+refresh_200(struct fx *x, const char *body)
+{
+	cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n", body);
+
+	refresh_then_reply(x, reply, 0);
+	return text(flow_down(x->f));
+}
+
 static void
 test_refresh_reply(void **state)
 {
@@ -695,13 +706,8 @@ test_refresh_reply_refused_or_passed(void **state)
 	}
 	/* A 200 naming no token: passed, nothing renewed, no record. */
 	{
-		const char *b = "{\"ok\":true}";
-		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
-		    b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x, "{\"ok\":true}");
 
-		refresh_then_reply(x, reply, 0);
-		down = text(flow_down(x->f));
 		assert_non_null(strstr(down, "\r\n\r\n{\"ok\":true}"));
 		assert_string_equal(ph(x, 0), old0);
 		assert_int_equal(x->nm, 1);
@@ -730,17 +736,12 @@ test_refresh_reply_escaped_or_bad(void **state)
 	/* The new token spelled with a JSON escape (\/): the client reads
 	 * its phantom all the same. */
 	{
-		const char *b = "{\"access_token\":\"at-new\\/0123456789\","
-		    "\"n\":1}";
-		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
-		    b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x,
+		    "{\"access_token\":\"at-new\\/0123456789\",\"n\":1}");
 
-		refresh_then_reply(x, reply, 0);
 		assert_int_equal(x->s.v[0].len, strlen("at-new/0123456789"));
 		assert_memory_equal(x->s.v[0].value, "at-new/0123456789",
 		    x->s.v[0].len);
-		down = text(flow_down(x->f));
 		assert_true(strncmp(down, "HTTP/1.1 200 OK\r\n", 17) == 0);
 		assert_non_null(strstr(down, ph(x, 0)));
 		assert_null(strstr(down, "0123456789"));
@@ -751,13 +752,9 @@ test_refresh_reply_escaped_or_bad(void **state)
 	/* A new token ward cannot carry: a 502, nothing renewed. */
 	strcpy(old0, ph(x, 0));
 	{
-		const char *b = "{\"access_token\":\"SEKRETVAL\\u0001\"}";
-		cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n",
-		    b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x,
+		    "{\"access_token\":\"SEKRETVAL\\u0001\"}");
 
-		refresh_then_reply(x, reply, 0);
-		down = text(flow_down(x->f));
 		assert_true(strncmp(down, "HTTP/1.1 502", 12) == 0);
 		assert_null(strstr(down, "SEKRETVAL"));
 		assert_string_equal(ph(x, 0), old0);
