@@ -762,19 +762,29 @@ test_refresh_reply_escaped_or_bad(void **state)
 	}
 }
 
+/* login_renew of LOGIN with the reply's body b, out and what freed
+ * first (NULL). */
+static int
+renew(struct fx *x, const char *b, char **out, size_t *outlen, char **what)
+{
+	free(*out);
+	*out = NULL;
+	free(*what);
+	*what = NULL;
+	return login_renew(&x->s, &x->p.secrets[0], b, strlen(b), out,
+	    outlen, what);
+}
+
 static void
 test_renew_no_keeper(void **state)
 {
 	struct fx *x = *state;
-	const struct policy_secret *ps = &x->p.secrets[0];
 	cleanup_free char *what = NULL, *out = NULL, *want = NULL;
 	size_t outlen = 0;
-	const char *b;
 
 	assert_int_equal(x->s.keeper, -1);
-	b = "{\"access_token\":\"" NEWAT "\", \"expires_in\":1}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), 1);
+	assert_int_equal(renew(x, "{\"access_token\":\"" NEWAT "\", "
+	    "\"expires_in\":1}", &out, &outlen, &what), 1);
 	assert_memory_equal(x->s.v[0].value, NEWAT, strlen(NEWAT));
 	assert_non_null(strstr(what, "access_token renewed for this run"));
 	assert_non_null(strstr(what, "not written"));
@@ -784,28 +794,16 @@ test_renew_no_keeper(void **state)
 	    ph(x, 0));
 	assert_int_equal(outlen, strlen(want));
 	assert_memory_equal(out, want, outlen);
-	free(what);
-	what = NULL;
-	free(out);
-	out = NULL;
 	/* Not an object; none named. */
-	b = "[1]";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), -EPROTO);
+	assert_int_equal(renew(x, "[1]", &out, &outlen, &what), -EPROTO);
 	assert_null(out);
-	free(what);
-	what = NULL;
-	b = "{\"token_type\":\"Bearer\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), 0);
+	assert_int_equal(renew(x, "{\"token_type\":\"Bearer\"}", &out,
+	    &outlen, &what), 0);
 	assert_null(out);
-	free(what);
-	what = NULL;
 	/* One ward cannot carry: not passed on, the token left, what
 	 * names the field and never the value. */
-	b = "{\"access_token\":\"SEKRETVAL\\\"b\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), -EPROTO);
+	assert_int_equal(renew(x, "{\"access_token\":\"SEKRETVAL\\\"b\"}",
+	    &out, &outlen, &what), -EPROTO);
 	assert_null(out);
 	assert_non_null(strstr(what, "access_token"));
 	assert_null(strstr(what, "SEKRETVAL"));
