@@ -108,6 +108,15 @@ no_token_in_msgs(const struct fx *x, const char *const *toks)
 	}
 }
 
+/* An HTTP message: head (its first line and the headers before
+ * Content-Length), then the Content-Length of body and body. */
+static char *
+http_msg(const char *head, const char *body)
+{
+	return xasprintf("%sContent-Length: %zu\r\n\r\n%s", head,
+	    strlen(body), body);
+}
+
 /* ---- login_jwt_sig, login_phantom ---- */
 
 static void
@@ -222,6 +231,24 @@ test_load_inside_copy(void **state)
 	assert_null(strstr(s->files[0].inside, JWT_SIG));
 }
 
+/* text as the login file refused: the cause names [secret LOGIN] (and
+ * field, when not NULL), never the value SEKRETVAL. */
+static void
+load_refused(struct secrets *s, struct policy *p, const char *text,
+    const char *field)
+{
+	const char *values[] = { text };
+	cleanup_free char *cause = NULL;
+
+	assert_true(secrets_set(s, p, values, &cause) < 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "[secret LOGIN]"));
+	if (field != NULL)
+		assert_non_null(strstr(cause, field));
+	if (strstr(cause, "SEKRETVAL") != NULL)
+		fail_msg("the cause holds the value: %s", cause);
+}
+
 static void
 test_load_absent_and_refused(void **state)
 {
@@ -282,18 +309,8 @@ test_load_absent_and_refused(void **state)
 			"{\"o\":{\"accessToken\":\"SEKRETVAL\\\\x\"}}",
 		};
 
-		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-			const char *values[] = { bad[i] };
-
-			free(cause);
-			cause = NULL;
-			assert_true(secrets_set(&s, &p, values, &cause) < 0);
-			assert_non_null(cause);
-			assert_non_null(strstr(cause, "[secret LOGIN]"));
-			assert_non_null(strstr(cause, "o.accessToken"));
-			if (strstr(cause, "SEKRETVAL") != NULL)
-				fail_msg("the cause holds the value: %s", cause);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+			load_refused(&s, &p, bad[i], "o.accessToken");
 	}
 	/* Not a JSON object. */
 	{
@@ -302,17 +319,8 @@ test_load_absent_and_refused(void **state)
 			"{\"o\":{\"accessToken\":\"SEKRETVAL",
 		};
 
-		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-			const char *values[] = { bad[i] };
-
-			free(cause);
-			cause = NULL;
-			assert_true(secrets_set(&s, &p, values, &cause) < 0);
-			assert_non_null(cause);
-			assert_non_null(strstr(cause, "[secret LOGIN]"));
-			if (strstr(cause, "SEKRETVAL") != NULL)
-				fail_msg("the cause holds the value: %s", cause);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+			load_refused(&s, &p, bad[i], NULL);
 	}
 	free(cause);
 	policy_done(&p);
@@ -375,9 +383,8 @@ test_refresh_request(void **state)
 	body = xasprintf("{\"grant_type\":\"refresh_token\",\"refresh_token\":"
 	    "\"%s\",\"client_id\":\"c\"}", ph(x, 1));
 	up = post_refresh(x, "application/json", body);
-	want = xasprintf("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-	    strlen(real), real);
+	want = http_msg("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
+	    "Content-Type: application/json\r\n", real);
 	assert_string_equal(up, want);
 	assert_int_equal(flow_down(x->f)->len, 0);
 	assert_int_equal(x->nm, 0);
@@ -415,12 +422,9 @@ test_refresh_request(void **state)
 	free(up);
 	up = post_refresh(x, "application/x-www-form-urlencoded", body);
 	free(want);
-	want = xasprintf("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
-	    "Content-Type: application/x-www-form-urlencoded\r\n"
-	    "Content-Length: %zu\r\n\r\n%s",
-	    strlen("grant_type=refresh_token&refresh_token=" RT_FORM
-	    "&client_id=c"), "grant_type=refresh_token&refresh_token="
-	    RT_FORM "&client_id=c");
+	want = http_msg("POST " TOKEN_PATH " HTTP/1.1\r\nHost: auth.test\r\n"
+	    "Content-Type: application/x-www-form-urlencoded\r\n",
+	    "grant_type=refresh_token&refresh_token=" RT_FORM "&client_id=c");
 	assert_string_equal(up, want);
 	no_token_in_msgs(x, (const char *const[]){ AT, RT, JWT_SIG, NULL });
 }
@@ -484,8 +488,8 @@ test_login_inside_refused(void **state)
 		const char *b = "grant_type=authorization_code&code=abc";
 
 		open_flow(x, "auth.test");
-		req = xasprintf("POST " TOKEN_PATH "?x=1 HTTP/1.1\r\nHost: "
-		    "auth.test\r\nContent-Length: %zu\r\n\r\n%s", strlen(b), b);
+		req = http_msg("POST " TOKEN_PATH "?x=1 HTTP/1.1\r\nHost: "
+		    "auth.test\r\n", b);
 		feed(x, req);
 		up = text(flow_up(x->f));
 		expect_login_refused(x, up);
@@ -527,6 +531,17 @@ refresh_then_reply(struct fx *x, const char *reply, size_t cut)
 		    strlen(reply)), 0);
 }
 
+/* refresh_then_reply with a 200 of body, in one read; what the client
+ * got. */
+static char *
+refresh_200(struct fx *x, const char *body)
+{
+	cleanup_free char *reply = http_msg("HTTP/1.1 200 OK\r\n", body);
+
+	refresh_then_reply(x, reply, 0);
+	return text(flow_down(x->f));
+}
+
 static void
 test_refresh_reply(void **state)
 {
@@ -539,8 +554,8 @@ test_refresh_reply(void **state)
 
 	strcpy(old0, ph(x, 0));
 	strcpy(old1, ph(x, 1));
-	reply = xasprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n%s", strlen(rbody), rbody);
+	reply = http_msg("HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\n", rbody);
 	refresh_then_reply(x, reply, 30);
 	/* The gate's tokens renewed, their phantoms new. */
 	assert_int_equal(x->s.v[0].len, strlen(NEWAT));
@@ -563,8 +578,8 @@ test_refresh_reply(void **state)
 	wbody = xasprintf("{\"access_token\":\"%s\",\"refresh_token\":\"%s\","
 	    "\"expires_in\":3600,\"token_type\":\"Bearer\"}", ph(x, 0),
 	    ph(x, 1));
-	want = xasprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n%s", strlen(wbody), wbody);
+	want = http_msg("HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\n", wbody);
 	down = text(flow_down(x->f));
 	assert_string_equal(down, want);
 	/* The record: refreshed, named, never a value. */
@@ -631,8 +646,7 @@ test_refresh_reply_chunked_jwt(void **state)
 	assert_memory_equal(x->s.v[1].value, RT, strlen(RT));
 	wbody = xasprintf("{\"access_token\":\"eyJhbGciOiJFUzI1NiJ9."
 	    "eyJleHAiOjF9.%s\",\"scope\":\"x\"}", ph(x, 0));
-	want = xasprintf("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s",
-	    strlen(wbody), wbody);
+	want = http_msg("HTTP/1.1 200 OK\r\n", wbody);
 	down = text(flow_down(x->f));
 	assert_string_equal(down, want);
 	assert_int_equal(x->m[0].type, GATE_REFRESH);
@@ -676,15 +690,13 @@ test_refresh_reply_refused_or_passed(void **state)
 		const char *b = "{\"error\":\"invalid_grant\",\"refresh_token\":"
 		    "\"" RT "\"}";
 
-		reply = xasprintf("HTTP/1.1 400 Bad Request\r\nContent-Type: "
-		    "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-		    strlen(b), b);
+		reply = http_msg("HTTP/1.1 400 Bad Request\r\nContent-Type: "
+		    "application/json\r\n", b);
 		refresh_then_reply(x, reply, 0);
 		wbody = xasprintf("{\"error\":\"invalid_grant\","
 		    "\"refresh_token\":\"%s\"}", ph(x, 1));
-		want = xasprintf("HTTP/1.1 400 Bad Request\r\nContent-Type: "
-		    "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-		    strlen(wbody), wbody);
+		want = http_msg("HTTP/1.1 400 Bad Request\r\nContent-Type: "
+		    "application/json\r\n", wbody);
 		down = text(flow_down(x->f));
 		assert_string_equal(down, want);
 		assert_string_equal(ph(x, 0), old0);
@@ -694,13 +706,8 @@ test_refresh_reply_refused_or_passed(void **state)
 	}
 	/* A 200 naming no token: passed, nothing renewed, no record. */
 	{
-		const char *b = "{\"ok\":true}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x, "{\"ok\":true}");
 
-		refresh_then_reply(x, reply, 0);
-		down = text(flow_down(x->f));
 		assert_non_null(strstr(down, "\r\n\r\n{\"ok\":true}"));
 		assert_string_equal(ph(x, 0), old0);
 		assert_int_equal(x->nm, 1);
@@ -729,17 +736,12 @@ test_refresh_reply_escaped_or_bad(void **state)
 	/* The new token spelled with a JSON escape (\/): the client reads
 	 * its phantom all the same. */
 	{
-		const char *b = "{\"access_token\":\"at-new\\/0123456789\","
-		    "\"n\":1}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x,
+		    "{\"access_token\":\"at-new\\/0123456789\",\"n\":1}");
 
-		refresh_then_reply(x, reply, 0);
 		assert_int_equal(x->s.v[0].len, strlen("at-new/0123456789"));
 		assert_memory_equal(x->s.v[0].value, "at-new/0123456789",
 		    x->s.v[0].len);
-		down = text(flow_down(x->f));
 		assert_true(strncmp(down, "HTTP/1.1 200 OK\r\n", 17) == 0);
 		assert_non_null(strstr(down, ph(x, 0)));
 		assert_null(strstr(down, "0123456789"));
@@ -750,13 +752,9 @@ test_refresh_reply_escaped_or_bad(void **state)
 	/* A new token ward cannot carry: a 502, nothing renewed. */
 	strcpy(old0, ph(x, 0));
 	{
-		const char *b = "{\"access_token\":\"SEKRETVAL\\u0001\"}";
-		cleanup_free char *reply = xasprintf("HTTP/1.1 200 OK\r\n"
-		    "Content-Length: %zu\r\n\r\n%s", strlen(b), b);
-		cleanup_free char *down = NULL;
+		cleanup_free char *down = refresh_200(x,
+		    "{\"access_token\":\"SEKRETVAL\\u0001\"}");
 
-		refresh_then_reply(x, reply, 0);
-		down = text(flow_down(x->f));
 		assert_true(strncmp(down, "HTTP/1.1 502", 12) == 0);
 		assert_null(strstr(down, "SEKRETVAL"));
 		assert_string_equal(ph(x, 0), old0);
@@ -764,19 +762,29 @@ test_refresh_reply_escaped_or_bad(void **state)
 	}
 }
 
+/* login_renew of LOGIN with the reply's body b, out and what freed
+ * first (NULL). */
+static int
+renew(struct fx *x, const char *b, char **out, size_t *outlen, char **what)
+{
+	free(*out);
+	*out = NULL;
+	free(*what);
+	*what = NULL;
+	return login_renew(&x->s, &x->p.secrets[0], b, strlen(b), out,
+	    outlen, what);
+}
+
 static void
 test_renew_no_keeper(void **state)
 {
 	struct fx *x = *state;
-	const struct policy_secret *ps = &x->p.secrets[0];
 	cleanup_free char *what = NULL, *out = NULL, *want = NULL;
 	size_t outlen = 0;
-	const char *b;
 
 	assert_int_equal(x->s.keeper, -1);
-	b = "{\"access_token\":\"" NEWAT "\", \"expires_in\":1}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), 1);
+	assert_int_equal(renew(x, "{\"access_token\":\"" NEWAT "\", "
+	    "\"expires_in\":1}", &out, &outlen, &what), 1);
 	assert_memory_equal(x->s.v[0].value, NEWAT, strlen(NEWAT));
 	assert_non_null(strstr(what, "access_token renewed for this run"));
 	assert_non_null(strstr(what, "not written"));
@@ -786,28 +794,16 @@ test_renew_no_keeper(void **state)
 	    ph(x, 0));
 	assert_int_equal(outlen, strlen(want));
 	assert_memory_equal(out, want, outlen);
-	free(what);
-	what = NULL;
-	free(out);
-	out = NULL;
 	/* Not an object; none named. */
-	b = "[1]";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), -EPROTO);
+	assert_int_equal(renew(x, "[1]", &out, &outlen, &what), -EPROTO);
 	assert_null(out);
-	free(what);
-	what = NULL;
-	b = "{\"token_type\":\"Bearer\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), 0);
+	assert_int_equal(renew(x, "{\"token_type\":\"Bearer\"}", &out,
+	    &outlen, &what), 0);
 	assert_null(out);
-	free(what);
-	what = NULL;
 	/* One ward cannot carry: not passed on, the token left, what
 	 * names the field and never the value. */
-	b = "{\"access_token\":\"SEKRETVAL\\\"b\"}";
-	assert_int_equal(login_renew(&x->s, ps, b, strlen(b), &out, &outlen,
-	    &what), -EPROTO);
+	assert_int_equal(renew(x, "{\"access_token\":\"SEKRETVAL\\\"b\"}",
+	    &out, &outlen, &what), -EPROTO);
 	assert_null(out);
 	assert_non_null(strstr(what, "access_token"));
 	assert_null(strstr(what, "SEKRETVAL"));

@@ -112,7 +112,7 @@ chmod 755 "$base"
 # private home (a CI clone in /root) is not.
 mkdir -p "$base/tests"
 cp "$here"/*.sh "$base/tests/"
-cp "$here"/net-*.py "$here"/pty-*.py "$base/tests/"
+cp "$here"/net-*.py "$here"/pty-*.py "$here"/login_agent.py "$base/tests/"
 # The gate's table of hostile request targets (t-net-gate-paths).
 cp "$repo/tests/data/hostile-paths.tsv" "$base/tests/"
 # The fake world's listeners and registries ship with `ward demo`.

@@ -23,31 +23,18 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
 . "$(dirname "$0")/gate-lib.sh"
+. "$(dirname "$0")/login-lib.sh"
 gate_test_init
 
-rnd() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
-# creds_json ACCESS REFRESH: the file's content, as Claude Code's
-creds_json() {
-	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":%s,"scopes":["user:inference","user:profile"],"subscriptionType":"max"}}\n' \
-	    "$1" "$2" "$(($(date +%s) * 1000 + 3600000))"
-}
-
-agent=$WT_SCRATCH/home/.agent
-creds=$agent/creds.json
+# an hour from now: no refresh is due
+expires=$(($(date +%s) * 1000 + 3600000))
 # a second login file, in a folder of its own, under another name
 two=$WT_SCRATCH/home/.two
-mkdir -p "$agent" "$two"
-chmod 700 "$WT_SCRATCH/home" "$agent" "$two"
-(umask 077; creds_json "sk-ant-oat01-$(rnd)" "sk-ant-ort01-$(rnd)" >"$two/other.json")
+login_home .agent creds.json "$two"
+(umask 077; creds_json "sk-ant-oat01-$(rnd)" "sk-ant-ort01-$(rnd)" "$expires" >"$two/other.json")
 
-write_policy "$WT_SCRATCH/policy.ini" \
-    '[run]' 'ask_timeout = 3' \
-    '[files]' "writable = $agent $two" \
-    '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
-    '[secret LOGIN]' "from = file-json:$creds" \
-    'fields = claudeAiOauth.accessToken=access_token claudeAiOauth.refreshToken=refresh_token' \
-    'hosts = api.test:443' 'header = authorization: Bearer {}' \
-    'refresh = api2.test:443/v1/oauth/token' \
+login_secret "$creds"
+login_policy "$WT_SCRATCH/policy.ini" "$agent $two" "${LOGIN_LINES[@]}" \
     '[secret TWO]' "from = file-json:$two/other.json" \
     'fields = claudeAiOauth.accessToken' \
     'hosts = api.test:443' 'header = x-two: {}'
@@ -80,7 +67,7 @@ start_run() {
 	local tag=$1 secs=$2 first
 	a1=sk-ant-oat01-$(rnd)
 	r1=sk-ant-ort01-$(rnd)
-	(umask 077; creds_json "$a1" "$r1" >"$creds")
+	(umask 077; creds_json "$a1" "$r1" "$expires" >"$creds")
 	chmod 600 "$creds"
 	ward_bg "$WT_ARTIFACTS/out-$tag" "$WT_ARTIFACTS/err-$tag" \
 	    run --headless --timeout 40 --policy "$WT_SCRATCH/policy.ini" \
@@ -93,11 +80,8 @@ start_run() {
 	first=$(grep -m1 '^read 1 ' "$WT_ARTIFACTS/out-$tag" | tr -d '\r')
 	pa=$(awk '{ print $4 }' <<<"$first")
 	pr=$(awk '{ print $5 }' <<<"$first")
-	for p in "$pa" "$pr"; do
-		[[ $p =~ ^ward-phantom-[0-9a-f]{32}$ ]] &&
-		    note "ok: $tag: the first read inside is a phantom" ||
-		    fail "$tag: the first read inside is not a phantom: $(printf '%q' "$p")"
-	done
+	assert_phantom "$tag: the first read inside (access)" "$pa"
+	assert_phantom "$tag: the first read inside (refresh)" "$pr"
 }
 
 # reads_after TAG NS [FILTER]: the program's reads stamped after NS (ns
@@ -106,6 +90,18 @@ start_run() {
 reads_after() {
 	tr -d '\r' <"$WT_ARTIFACTS/out-$1" |
 	    awk -v t="$2" '$1 == "read" && $3 > t { print $4, $5 }'
+}
+
+# reads_same TAG NS WHEN: 10 reads or more after NS (WHEN, in words),
+# each the phantoms the run read first ($pa $pr).
+reads_same() {
+	local after n_after n_same
+	after=$(reads_after "$1" "$2")
+	n_after=$(grep -c . <<<"$after" || true)
+	n_same=$(grep -cxF -- "$pa $pr" <<<"$after" || true)
+	note "$1: reads after $3: $n_after, $n_same of them the first phantoms"
+	[ "$n_after" -ge 10 ] || fail "$1: only $n_after reads after $3 (want 10 or more)"
+	assert_eq "$1: every read after $3 is the phantoms read first" "$n_after" "$n_same"
 }
 
 # no_exposed TAG: the run's record has no "exposed" event, its stderr no
@@ -122,7 +118,7 @@ no_exposed() {
 start_run A 20
 a2=sk-ant-oat01-$(rnd)
 r2=sk-ant-ort01-$(rnd)
-(umask 077; creds_json "$a2" "$r2" >"$agent/.creds.json.new")
+(umask 077; creds_json "$a2" "$r2" "$expires" >"$agent/.creds.json.new")
 chmod 600 "$agent/.creds.json.new"
 cp "$agent/.creds.json.new" "$WT_SCRATCH/expect-A.json"
 # as the agent outside would save it: rename(2), its time taken just
@@ -200,7 +196,7 @@ ev=$(jq -r 'select(.subject == "LOGIN exposed") | .time_ms' "$WT_ARTIFACTS/log-A
 start_run B 3
 a2=sk-ant-oat01-$(rnd)
 r2=sk-ant-ort01-$(rnd)
-creds_json "$a2" "$r2" >"$WT_SCRATCH/expect-B.json"
+creds_json "$a2" "$r2" "$expires" >"$WT_SCRATCH/expect-B.json"
 ino=$(stat -c %i "$creds")
 cat "$WT_SCRATCH/expect-B.json" >"$creds"
 t_w1=$(date +%s%N)
@@ -213,12 +209,7 @@ assert_grep "B: the program ran to its end" '^done [0-9]+\r?$' "$WT_ARTIFACTS/ou
 assert_eq "B: the host file was rewritten in place (inode)" "$ino" "$(stat -c %i "$creds")"
 cmp -s "$WT_SCRATCH/expect-B.json" "$creds" ||
     fail "B: the host file is not what the test wrote"
-after=$(reads_after B "$t_w1")
-n_after=$(grep -c . <<<"$after" || true)
-n_same=$(grep -cxF -- "$pa $pr" <<<"$after" || true)
-note "B: reads after the write: $n_after, $n_same of them the first phantoms"
-[ "$n_after" -ge 10 ] || fail "B: only $n_after reads after the write (want 10 or more)"
-assert_eq "B: every read after the write is the phantoms read first" "$n_after" "$n_same"
+reads_same B "$t_w1" "the write"
 assert_no_grep "B: the sandbox never read the new real token" "$a2" "$WT_ARTIFACTS/out-B"
 assert_no_grep "B: the sandbox never read the old real token" "$a1" "$WT_ARTIFACTS/out-B"
 no_exposed B
@@ -246,12 +237,7 @@ show "program output (C, the last lines)" "$WT_ARTIFACTS/tail-C"
 show "ward stderr (C)" "$WT_ARTIFACTS/err-C"
 assert_eq "C: exit status" 0 "$WT_STATUS"
 assert_grep "C: the program ran to its end" '^done [0-9]+\r?$' "$WT_ARTIFACTS/out-C"
-after=$(reads_after C "$t_c")
-n_after=$(grep -c . <<<"$after" || true)
-n_same=$(grep -cxF -- "$pa $pr" <<<"$after" || true)
-note "C: reads after the other names came and went: $n_after, $n_same of them the first phantoms"
-[ "$n_after" -ge 10 ] || fail "C: only $n_after reads after (want 10 or more)"
-assert_eq "C: every read after is the phantoms read first" "$n_after" "$n_same"
+reads_same C "$t_c" "the other names came and went"
 no_exposed C
 
 finish

@@ -27,23 +27,16 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/networld.sh"
 . "$(dirname "$0")/gate-lib.sh"
+. "$(dirname "$0")/login-lib.sh"
 gate_test_init
 
-rnd() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
 a1=sk-ant-oat01-$(rnd)
 r1=sk-ant-ort01-$(rnd)
 # a minute ago: the agent finds its token expired and refreshes
 expires=$(($(date +%s) * 1000 - 60000))
 
-agent=$WT_SCRATCH/home/.agent
-creds=$agent/creds.json
-mkdir -p "$agent"
-chmod 700 "$WT_SCRATCH/home" "$agent"
-(
-	umask 077
-	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":%s,"scopes":["user:inference","user:profile"],"subscriptionType":"max"}}\n' \
-	    "$a1" "$r1" "$expires" >"$creds"
-)
+login_home .agent creds.json
+(umask 077; creds_json "$a1" "$r1" "$expires" >"$creds")
 chmod 600 "$creds"
 # the world's login knows them (ctl: every user's folder of the world)
 (
@@ -54,46 +47,16 @@ chmod 600 "$creds"
 # the world's self-check ran before: its login starts from these
 [ ! -e "$WT_WORLD/oauth.state" ] || die "the world's login has a state already"
 
-write_policy "$WT_SCRATCH/policy.ini" \
-    '[run]' 'ask_timeout = 3' \
-    '[files]' "writable = $agent" \
-    '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
-    '[secret LOGIN]' "from = file-json:$creds" \
-    'fields = claudeAiOauth.accessToken=access_token claudeAiOauth.refreshToken=refresh_token' \
-    'hosts = api.test:443' 'header = authorization: Bearer {}' \
-    'refresh = api2.test:443/v1/oauth/token'
+login_secret "$creds"
+login_policy "$WT_SCRATCH/policy.ini" "$agent" "${LOGIN_LINES[@]}"
 
 # The agent stand-in: everything it reads goes to /out, one line a step
 # on stdout. No token is ever in its command line (the record keeps
 # exec's arguments): it reads them from its file.
 prog='
-import json, os, sys, time, urllib.error, urllib.request
+import json, os, sys, time
+from login_agent import API, TOKEN, bearer, call, keep, post_json, reply
 creds = sys.argv[1]
-API = "https://api.test/login/api"
-TOKEN = "https://api2.test/v1/oauth/token"
-
-def call(tag, url, method="GET", headers=None, body=None):
-    req = urllib.request.Request(url, data=body, method=method,
-                                 headers=headers or {})
-    try:
-        r = urllib.request.urlopen(req, timeout=20)
-        st, data = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        st, data = e.code, e.read()
-    except Exception as e:
-        st, data = 0, ("%s: %s" % (type(e).__name__, e)).encode()
-    with open("/out/%s.body" % tag, "wb") as f:
-        f.write(data)
-    text = data.decode("utf-8", "replace")
-    print("%s status=%d body=%s" % (tag, st, text.split("\n")[0]), flush=True)
-    return st, text
-
-def bearer(tok):
-    return {"Authorization": "Bearer " + tok}
-
-def post_json(tag, obj):
-    return call(tag, TOKEN, "POST", {"Content-Type": "application/json"},
-                json.dumps(obj).encode())
 
 raw = open(creds).read()
 open("/out/creds-before.json", "w").write(raw)
@@ -110,12 +73,9 @@ print("expired=%s" % ("yes" if expired else "no"), flush=True)
 st, text = post_json("refresh", {"grant_type": "refresh_token",
                                  "refresh_token": o["refreshToken"],
                                  "client_id": "ward-test-client"})
-try:
-    got = json.loads(text)
-except ValueError:
-    got = {}
+got = reply(text)
 # the file again, after the refresh, before the agent writes it
-open("/out/creds-mid.json", "w").write(open(creds).read())
+keep(creds, "creds-mid.json")
 if st == 200 and got.get("access_token"):
     o["accessToken"] = got["access_token"]
     o["refreshToken"] = got.get("refresh_token", o["refreshToken"])
@@ -151,7 +111,7 @@ call("echobody", "https://api.test/echo", "POST",
      dict(bearer(o["accessToken"]), **{"Content-Type": "text/plain"}),
      ("token=%s" % o["accessToken"]).encode())
 
-open("/out/creds-after.json", "w").write(open(creds).read())
+keep(creds, "creds-after.json")
 # an agent that saves atomically: a new file renamed over it
 tmp = creds + ".tmp"
 try:
@@ -167,14 +127,8 @@ except OSError as e:
         pass
 print("done", flush=True)
 '
-ward_fg "$WT_ARTIFACTS/out" "$WT_ARTIFACTS/err" \
-    run --headless --timeout 90 --policy "$WT_SCRATCH/policy.ini" \
-    "${NET_IN[@]}" -- python3 -c "$prog" "$creds"
-show "program output" "$WT_ARTIFACTS/out"
-show "ward stderr" "$WT_ARTIFACTS/err"
-assert_eq "exit status" 0 "$WT_STATUS"
-assert_grep "the program ran to its end" '^done\r?$' "$WT_ARTIFACTS/out"
-[ -n "${WT_RUN:-}" ] || die "no run id in ward's stderr"
+login_run "" "" 90 "$WT_SCRATCH/policy.ini" "$prog" "$creds"
+login_ran
 rd=$(run_dir "$WT_RUN")
 out=$rd/out
 
@@ -207,10 +161,8 @@ r2=${r2:-no-R2-issued}
 before=$out/creds-before.json
 jq -e . "$before" >/dev/null 2>&1 || fail "the file read inside is not JSON"
 note "inside, the file's mode: $(val mode)"
-for p in "$pa1" "$pr1"; do
-	[[ $p =~ ^ward-phantom-[0-9a-f]{32}$ ]] && note "ok: a token inside is a phantom" ||
-	    fail "a token inside is not a ward-phantom-...: $(printf '%q' "$p")"
-done
+assert_phantom "the access token inside" "$pa1"
+assert_phantom "the refresh token inside" "$pr1"
 assert_ne "access and refresh tokens have their own phantoms" "$pa1" "$pr1"
 assert_eq "inside, expiresAt is the host's" "$expires" \
     "$(jq -r .claudeAiOauth.expiresAt "$before")"
@@ -247,17 +199,13 @@ if jq -e . "$reply" >/dev/null 2>&1; then
 	    "$(jq -r .access_token "$reply")"
 	assert_eq "the reply's refresh_token is what the agent kept" "$pr2" \
 	    "$(jq -r .refresh_token "$reply")"
-	assert_eq "the reply's other fields came as they were" \
-	    '3600 Bearer user:inference user:profile' \
-	    "$(jq -r '"\(.expires_in) \(.token_type) \(.scope)"' "$reply")"
+	assert_reply_rest "$reply"
 else
 	fail "the refresh's reply read inside is not JSON"
 	show "refresh reply" "$reply"
 fi
-for p in "$pa2" "$pr2"; do
-	[[ $p =~ ^ward-phantom-[0-9a-f]{32}$ ]] && note "ok: a new token inside is a phantom" ||
-	    fail "a new token inside is not a ward-phantom-...: $(printf '%q' "$p")"
-done
+assert_phantom "the new access token inside" "$pa2"
+assert_phantom "the new refresh token inside" "$pr2"
 assert_ne "the new access token has a fresh phantom" "$pa1" "$pa2"
 assert_ne "the new refresh token has a fresh phantom" "$pr1" "$pr2"
 # The host file was renewed (A2, R2) while the sandbox had it open: the
@@ -275,12 +223,7 @@ assert_eq "inside, the file holds what the agent wrote" "$pa2 $pr2" \
 note "an atomic save inside (rename over the file): $(val rename)"
 
 # --- the host file: the real new tokens, never a phantom ------------------
-if jq -e . "$creds" >/dev/null 2>&1; then
-	note "ok: the host file is JSON"
-else
-	fail "the host file is not JSON any more"
-fi
-assert_eq "the host file's mode" 600 "$(stat -c %a "$creds")"
+assert_host_creds "$creds"
 assert_eq "the host file's owner" "$(id -u)" "$(stat -c %u "$creds")"
 if [ "$(jq -r .claudeAiOauth.accessToken "$creds" 2>/dev/null)" = "$a2" ]; then
 	note "ok: the host file has the real A2"
@@ -325,24 +268,15 @@ note "the echo of a body with the phantom: $(grep -E '^echobody ' "$WT_ARTIFACTS
 # --- the next run: the host file's new tokens, the same phantoms ----------
 run1=$WT_RUN
 prog2='
-import json, sys, urllib.error, urllib.request
+import json, sys
+from login_agent import API, bearer, call
 o = json.load(open(sys.argv[1]))["claudeAiOauth"]
 print("access=%s" % o["accessToken"], flush=True)
 print("refresh=%s" % o["refreshToken"], flush=True)
-req = urllib.request.Request("https://api.test/login/api?run=2",
-                             headers={"Authorization": "Bearer " + o["accessToken"]})
-try:
-    r = urllib.request.urlopen(req, timeout=20)
-    print("api status=%d body=%s" % (r.status, r.read().decode().strip()), flush=True)
-except urllib.error.HTTPError as e:
-    print("api status=%d body=%s" % (e.code, e.read().decode().strip()), flush=True)
+call("api", API + "?run=2", headers=bearer(o["accessToken"]))
 print("done", flush=True)
 '
-ward_fg "$WT_ARTIFACTS/out2" "$WT_ARTIFACTS/err2" \
-    run --headless --timeout 60 --policy "$WT_SCRATCH/policy.ini" \
-    "${NET_IN[@]}" -- python3 -c "$prog2" "$creds"
-show "program output (run 2)" "$WT_ARTIFACTS/out2"
-show "ward stderr (run 2)" "$WT_ARTIFACTS/err2"
+login_run 2 "run 2" 60 "$WT_SCRATCH/policy.ini" "$prog2" "$creds"
 assert_eq "run 2: exit status" 0 "$WT_STATUS"
 assert_grep "run 2: the access token is the phantom the refresh gave" \
     "^access=$pa2\\r?\$" "$WT_ARTIFACTS/out2"
@@ -354,32 +288,16 @@ assert_api "run 2: the API got the real A2 from the host file" api 1 \
     ".path == \"/login/api?run=2\" and .authorization == \"Bearer $a2\""
 
 # --- no host file: no secret to show, a login inside still refused -------
-write_policy "$WT_SCRATCH/policy-none.ini" \
-    '[run]' 'ask_timeout = 3' \
-    '[network]' 'connect = deny' 'http = deny' "upstream_ca = $GATE_CA" \
-    '[secret LOGIN]' "from = file-json:$WT_SCRATCH/home/.none/creds.json" \
-    'fields = claudeAiOauth.accessToken=access_token claudeAiOauth.refreshToken=refresh_token' \
-    'hosts = api.test:443' 'header = authorization: Bearer {}' \
-    'refresh = api2.test:443/v1/oauth/token'
+login_secret "$WT_SCRATCH/home/.none/creds.json"
+login_policy "$WT_SCRATCH/policy-none.ini" "" "${LOGIN_LINES[@]}"
 prog3='
-import urllib.error, urllib.request
-req = urllib.request.Request("https://api2.test/v1/oauth/token",
-    data=b"grant_type=authorization_code&code=ward-code-3", method="POST",
-    headers={"Content-Type": "application/x-www-form-urlencoded"})
-try:
-    r = urllib.request.urlopen(req, timeout=20)
-    print("login status=%d body=%s" % (r.status, r.read().decode().strip()), flush=True)
-except urllib.error.HTTPError as e:
-    print("login status=%d body=%s" % (e.code, e.read().decode().strip()), flush=True)
-except Exception as e:
-    print("login ERR %s" % e, flush=True)
+from login_agent import TOKEN, call
+call("login", TOKEN, "POST",
+     {"Content-Type": "application/x-www-form-urlencoded"},
+     b"grant_type=authorization_code&code=ward-code-3")
 print("done", flush=True)
 '
-ward_fg "$WT_ARTIFACTS/out3" "$WT_ARTIFACTS/err3" \
-    run --headless --timeout 60 --policy "$WT_SCRATCH/policy-none.ini" \
-    "${NET_IN[@]}" -- python3 -c "$prog3"
-show "program output (no host file)" "$WT_ARTIFACTS/out3"
-show "ward stderr (no host file)" "$WT_ARTIFACTS/err3"
+login_run 3 "no host file" 60 "$WT_SCRATCH/policy-none.ini" "$prog3"
 assert_eq "no host file: the run ran (exit status)" 0 "$WT_STATUS"
 assert_grep "no host file: ward says so on stderr" 'LOGIN' "$WT_ARTIFACTS/err3"
 assert_grep "no host file: a login inside gets ward's 403" \
@@ -401,12 +319,5 @@ assert_grep "ward log shows the refresh" 'LOGIN refreshed' "$WT_ARTIFACTS/log.tx
 "$WARD" events --json >"$WT_ARTIFACTS/events-all.json" 2>&1 </dev/null || true
 
 # --- no real token anywhere but at the server and in the host file -------
-for v in "${reals[@]}"; do
-	assert_nowhere "a real token is nowhere in ward's state (record, run folder, /out)" \
-	    "$v" "$XDG_STATE_HOME"
-	assert_nowhere "a real token is nowhere in the program's or ward's output" \
-	    "$v" "$WT_ARTIFACTS"
-	assert_nowhere "a real token is nowhere in the runtime folder" \
-	    "$v" "$XDG_RUNTIME_DIR"
-done
+assert_no_real "a real token" "${reals[@]}"
 finish
