@@ -18,7 +18,10 @@ A request without tools (a title, a quota check) gets a short text.
     /v1/responses  OpenAI Responses as SSE (response.created,
                    response.output_item.done with a function_call,
                    response.completed); the tool is whichever shell tool
-                   the request offers (shell, shell_command, exec_command)
+                   the request offers (shell, shell_command, exec_command);
+                   also at .../codex/responses (Codex signed in with
+                   ChatGPT: chatgpt_base_url's), with
+                   .../wham/accounts/check, its account's backend
 """
 import json
 import os
@@ -171,9 +174,25 @@ def responses(directory, req):
     return "text/event-stream", sse(ev)
 
 
+# Codex signed in with ChatGPT asks chatgpt_base_url's
+# wham/accounts/check which backend its account uses before its first
+# model call (none: the configured one), then posts to codex/responses.
+ACCOUNTS = {"accounts": [{
+    "id": "ward-test-account", "name": None, "plan_type": "plus",
+    "structure": "personal", "profile_picture_url": None,
+    "workspace_backend_origin": "NO_CONSTRAINT",
+    "account_routing_override": "NO_CONSTRAINT"}],
+    "account_ordering": ["ward-test-account"],
+    "default_account_id": "ward-test-account"}
+
+
 def answer(directory, path, body):
     """(content type, body) for a model API path, or None."""
     p = path.split("?")[0]
+    if p.endswith("/wham/accounts/check"):
+        return "application/json", json.dumps(ACCOUNTS).encode()
+    if p.endswith("/codex/responses"):
+        p = "/v1/responses"
     if p.endswith("/models"):
         return "application/json", b'{"object":"list","data":[],"models":[]}'
     if p not in ("/v1/messages", "/v1/responses"):

@@ -9,7 +9,8 @@ folder, every user's):
 the real tokens its host credential file holds; with "jwt" (Codex's,
 Gemini CLI's logins) the tokens it issues are JWT-shaped (header.payload.
 signature, base64url) and a reply carries an "id_token" JWT too. Until then the paths
-below answer 404. The server's own state, DIR/oauth.state (JSON, read
+below answer 404. A new oauth.json (other tokens) starts the login over:
+the state forgets what it issued before. The server's own state, DIR/oauth.state (JSON, read
 by the test from outside the sandbox):
     {"access_token": current, "refresh_token": current,
      "issued": [{"grant", "access_token", "refresh_token"
@@ -51,18 +52,30 @@ def _paths(directory):
             os.path.join(directory, "oauth.log"))
 
 
-def _load(directory):
-    seed, state, _ = _paths(directory)
-    for path in (state, seed):
-        try:
-            with open(path) as f:
-                s = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if s.get("access_token") and s.get("refresh_token"):
-            s.setdefault("issued", [])
-            return s
+def _read(path):
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if isinstance(s, dict) and s.get("access_token") and s.get("refresh_token"):
+        return s
     return None
+
+
+def _load(directory):
+    seed_path, state_path, _ = _paths(directory)
+    seed = _read(seed_path)
+    state = _read(state_path)
+    # a new seed (another login of the same world: t-net-agents-login
+    # logs in one agent after another) starts over from it
+    if state is not None and (seed is None or state.get("seed") == seed):
+        state.setdefault("issued", [])
+        return state
+    if seed is None:
+        return None
+    s = dict(seed, seed=seed, issued=[])
+    return s
 
 
 def _save(directory, s):
