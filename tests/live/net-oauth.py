@@ -22,7 +22,11 @@ and each token request is one JSON line in DIR/oauth.log:
     /login/api        the API: 200 "login api ok METHOD" when the
                       request's Authorization is "Bearer " + the current
                       access token, else 401 "bad token"
-    /v1/oauth/token   the token endpoint, POST, a JSON or form body:
+    /tokeninfo        Google's check of an access token (Gemini CLI's):
+                      200 and its claims when the Authorization is
+                      "Bearer " + the current access token, else 400
+    /v1/oauth/token   the token endpoint (also at /token, Google's
+                      path: Gemini CLI's), POST, a JSON or form body:
                       grant_type=refresh_token with the current refresh
                       token: new random access and refresh tokens
                       (rotated: the old ones stop working), answered
@@ -165,14 +169,22 @@ def _token(directory, s, method, headers, body):
 def answer(directory, method, path, headers, body):
     """(status, content type, body) for a login path, or None."""
     p = path.split("?")[0]
-    if p not in ("/login/api", "/v1/oauth/token"):
+    if p not in ("/login/api", "/v1/oauth/token", "/token", "/tokeninfo"):
         return None
     with LOCK:
         s = _load(directory)
         if s is None:
             return 404, "text/plain", b"no login (ctl/oauth.json)\n"
-        if p == "/v1/oauth/token":
+        if p in ("/v1/oauth/token", "/token"):
             return _token(directory, s, method, headers, body)
+        if p == "/tokeninfo":
+            if headers.get("Authorization", "") != "Bearer " + s["access_token"]:
+                return _reply(400, {"error": "invalid_token"})
+            return _reply(200, {"aud": "ward-test-client",
+                                "sub": "ward-test-user",
+                                "email": "ward@example.test",
+                                "email_verified": "true", "expires_in": 3599,
+                                "scope": "openid https://www.googleapis.com/auth/cloud-platform"})
         if headers.get("Authorization", "") == "Bearer " + s["access_token"]:
             return 200, "text/plain", ("login api ok %s\n" % method).encode()
         return 401, "text/plain", b"bad token\n"

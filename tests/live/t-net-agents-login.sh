@@ -30,7 +30,12 @@
 #    request compression and the Responses websocket off; the refresh
 #    goes to CODEX_REFRESH_TOKEN_URL_OVERRIDE, passed in by [run] env as
 #    https://api2.test/v1/oauth/token, the [secret]'s refresh.
-#  Gemini CLI: see the end (not run: no fake Code Assist API).
+#  Gemini CLI 0.61: CODE_ASSIST_ENDPOINT=https://api.test (passed in
+#    by [run] env; the Code Assist API, v1internal:METHOD, net-model.py);
+#    its token endpoint, https://oauth2.googleapis.com/token, and its
+#    token check there (tokeninfo) are google-auth-library's, fixed: the
+#    world resolves oauth2.googleapis.com to its API (as
+#    platform.claude.com); the recipe's refresh is kept as shipped.
 # Runs in a fake world's client namespace (run-all.sh). Opt-in as
 # t-net-agents-e2e is (WARD_TEST_AGENTS=1).
 . "$(dirname "$0")/lib.sh"
@@ -302,9 +307,9 @@ if [ -x "$bin/codex" ]; then
 		note "ok: codex: the login file inside holds the refreshed token (a phantom signature)"
 	else
 		fail "codex: the login file inside does not hold the refreshed token: its save (a temp file renamed over auth.json) failed"
-		grep -h 'Failed to refresh token' "$WT_ARTIFACTS/codex.err" | head -n 2 | sed 's/^/  | /'
+		grep -m 2 -h 'Failed to refresh token' "$WT_ARTIFACTS/codex.err" | sed 's/^/  | /' || true
 		note "codex: ward refused $(log_count "$WT_ARTIFACTS/codex.log.json" \
-		    '.verdict == "deny" and (.subject | test("/v1/oauth/token"))') later refresh(es) as a login inside"
+		    '.verdict == "deny" and (.subject // "" | test("/v1/oauth/token"))' || true) later refresh(es) as a login inside"
 	fi
 	assert_eq "codex: the host file's id token is the new real one" \
 	    "$(jq -r '.issued[0].id_token // empty' "$WT_WORLD/oauth.state" 2>/dev/null)" \
@@ -317,6 +322,50 @@ else
 fi
 
 # --- Gemini CLI ------------------------------------------------------------
-note "SKIP Gemini CLI: its Code Assist API (cloudcode-pa.googleapis.com, v1internal:loadCodeAssist, streamGenerateContent) has no fake in the world; CODE_ASSIST_ENDPOINT would point it there"
+if [ -x "$bin/gemini" ] && [ "${NW_NAMES:-}" = "${NW_NAMES/oauth2.googleapis.com/}" ]; then
+	note "SKIP Gemini CLI: the world does not resolve oauth2.googleapis.com (run-all.sh names it)"
+elif [ -x "$bin/gemini" ]; then
+	note "--- Gemini CLI $("$bin/gemini" --version 2>/dev/null)"
+	dir=$HOME/.gemini creds=$HOME/.gemini/oauth_creds.json
+	mkdir -p "$dir" && chmod 700 "$dir"
+	a1=ya29.ward$(rnd) r1=1//ward$(rnd)
+	i1=$(python3 - "$nw_here/net-oauth.py" <<-'EOF'
+		import importlib.util, sys, time
+		spec = importlib.util.spec_from_file_location("net_oauth", sys.argv[1])
+		m = importlib.util.module_from_spec(spec)
+		spec.loader.exec_module(m)
+		now = int(time.time())
+		print(m.jwt({"iss": "https://accounts.google.com", "sub": "1",
+		             "email": "ward@example.test", "iat": now - 3660,
+		             "exp": now - 60}))
+	EOF
+	)
+	# as "Login with Google" leaves it, expired a minute ago
+	(
+		umask 077
+		printf '{"access_token":"%s","refresh_token":"%s","scope":"https://www.googleapis.com/auth/cloud-platform openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/userinfo.profile","token_type":"Bearer","id_token":"%s","expiry_date":%s}\n' \
+		    "$a1" "$r1" "$i1" "$(($(date +%s) * 1000 - 60000))" >"$creds"
+	)
+	printf '%s\n' '{"security":{"auth":{"selectedType":"oauth-personal"}},' \
+	    '"privacy":{"usageStatisticsEnabled":false}}' >"$dir/settings.json"
+	login_seed "{\"access_token\":\"$a1\",\"refresh_token\":\"$r1\"}"
+	recipe_policy gemini-cli.ini GEMINI_LOGIN "$WT_SCRATCH/gemini.ini" \
+	    -e '/^\[secret GEMINI_LOGIN\]/,/^\[/ s/^hosts = api.test:443$/hosts = api.test:443 oauth2.googleapis.com:443/' \
+	    -e 's|^env = GEMINI_TELEMETRY_ENABLED=false$|&\nenv = CODE_ASSIST_ENDPOINT=https://api.test|'
+	model_script 'cat "$GEMINI_CLI_HOME/.gemini/oauth_creds.json" >/out/creds-inside.json; env >/out/env-inside.txt; echo READ-OK'
+	export GEMINI_CLI_HOME=$HOME GEMINI_CLI_TRUST_WORKSPACE=true
+	run_agent gemini "$WT_SCRATCH/gemini.ini" \
+	    "$bin/gemini" -p "Read your login file." --yolo
+	unset GEMINI_CLI_HOME GEMINI_CLI_TRUST_WORKSPACE
+	check_login gemini GEMINI_LOGIN "$creds" '^/v1internal:(stream)?[gG]enerateContent' \
+	    .access_token .refresh_token "$a1" "$r1" "$i1"
+	api_has "gemini: the refresh went to oauth2.googleapis.com/token" 1 1 \
+	    '.host == "oauth2.googleapis.com" and .path == "/token"'
+	api_has "gemini: its token check (tokeninfo) carried the new real token" 1 "" \
+	    ".path == \"/tokeninfo\" and .authorization == \"Bearer $(jq -r '.issued[0].access_token // empty' "$WT_WORLD/oauth.state" 2>/dev/null)\""
+else
+	[ "${CI:-false}" != true ] || fail "Gemini CLI could not be installed (CI=true)"
+	note "SKIP Gemini CLI: npm could not install it (see npm.log)"
+fi
 
 finish
