@@ -36,6 +36,13 @@
 #    token check there (tokeninfo) are google-auth-library's, fixed: the
 #    world resolves oauth2.googleapis.com to its API (as
 #    platform.claude.com); the recipe's refresh is kept as shipped.
+# Codex 0.171 saves its refreshed login as a temp file (.auth-XXXXXX)
+# renamed over auth.json; inside, auth.json is ward's bind of the phantom
+# copy, and a rename onto a mount point fails (EBUSY): Codex keeps the old
+# login, ward refuses its next refreshes (their refresh token's phantom
+# is retired: "a login inside the sandbox") and its calls carry the old
+# phantom. The checks say so (they fail) until ward lets such a save
+# through.
 # Runs in a fake world's client namespace (run-all.sh). Opt-in as
 # t-net-agents-e2e is (WARD_TEST_AGENTS=1).
 . "$(dirname "$0")/lib.sh"
