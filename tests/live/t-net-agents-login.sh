@@ -38,7 +38,8 @@
 #    platform.claude.com); the recipe's refresh is kept as shipped.
 # Codex 0.171 saves its refreshed login as a temp file (.auth-XXXXXX)
 # renamed over auth.json; inside, auth.json is ward's bind of the phantom
-# copy, and a rename onto a mount point fails (EBUSY): Codex keeps the old
+# copy, and a rename onto it fails (EXDEV; mv's fallback, unlink, then
+# EBUSY: the tool call tries the same save and says so): Codex keeps the old
 # login, ward refuses its next refreshes (their refresh token's phantom
 # is retired: "a login inside the sandbox") and its calls carry the old
 # phantom. The checks say so (they fail) until ward lets such a save
@@ -295,7 +296,8 @@ if [ -x "$bin/codex" ]; then
 	recipe_policy codex.ini CODEX_LOGIN "$WT_SCRATCH/codex.ini" \
 	    -e '/^\[secret CODEX_LOGIN\]/,/^\[/ s|^refresh = .*|refresh = api2.test:443/v1/oauth/token|' \
 	    -e 's|^env = OPENAI_BASE_URL CODEX_HOME$|&\nenv = CODEX_REFRESH_TOKEN_URL_OVERRIDE=https://api2.test/v1/oauth/token|'
-	model_script 'cat "$CODEX_HOME/auth.json" >/out/creds-inside.json; env >/out/env-inside.txt; echo READ-OK'
+	# (and the same save as Codex's, of the file as it is: its result)
+	model_script 'cat "$CODEX_HOME/auth.json" >/out/creds-inside.json; env >/out/env-inside.txt; cp "$CODEX_HOME/auth.json" "$CODEX_HOME/.auth-ward" && mv "$CODEX_HOME/.auth-ward" "$CODEX_HOME/auth.json" 2>/out/save.err; echo $? >/out/save.status; echo READ-OK'
 	export CODEX_HOME=$dir
 	run_agent codex "$WT_SCRATCH/codex.ini" \
 	    "$bin/codex" exec --skip-git-repo-check --sandbox danger-full-access \
@@ -315,6 +317,7 @@ if [ -x "$bin/codex" ]; then
 	else
 		fail "codex: the login file inside does not hold the refreshed token: its save (a temp file renamed over auth.json) failed"
 		grep -m 2 -h 'Failed to refresh token' "$WT_ARTIFACTS/codex.err" | sed 's/^/  | /' || true
+		note "codex: a save as Codex's inside (mv over auth.json): exit $(cat "$(run_dir "$WT_RUN")/out/save.status" 2>/dev/null) $(cat "$(run_dir "$WT_RUN")/out/save.err" 2>/dev/null)"
 		note "codex: ward refused $(log_count "$WT_ARTIFACTS/codex.log.json" \
 		    '.verdict == "deny" and (.subject // "" | test("/v1/oauth/token"))' || true) later refresh(es) as a login inside"
 	fi
