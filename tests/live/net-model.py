@@ -18,7 +18,16 @@ A request without tools (a title, a quota check) gets a short text.
     /v1/responses  OpenAI Responses as SSE (response.created,
                    response.output_item.done with a function_call,
                    response.completed); the tool is whichever shell tool
-                   the request offers (shell, shell_command, exec_command)
+                   the request offers (shell, shell_command, exec_command);
+                   also at .../codex/responses (Codex signed in with
+                   ChatGPT: chatgpt_base_url's), with
+                   .../wham/accounts/check, its account's backend
+    /v1internal:METHOD  Gemini Code Assist (Gemini CLI signed in with
+                   Google): loadCodeAssist (a tier and project),
+                   streamGenerateContent as SSE ({"response": a
+                   generateContent answer}: a functionCall of
+                   run_shell_command, then the text), generateContent,
+                   countTokens; other methods {}
 """
 import json
 import os
@@ -171,9 +180,103 @@ def responses(directory, req):
     return "text/event-stream", sse(ev)
 
 
+# --- Gemini Code Assist (Gemini CLI signed in with Google) -------------
+
+def gemini_step(req):
+    n = 0
+    for c in (req.get("request") or {}).get("contents", []) or []:
+        for part in c.get("parts", []) or []:
+            if isinstance(part, dict) and "functionResponse" in part:
+                n += 1
+    return n
+
+
+def fill(schema):
+    """A value of a JSON schema's shape (Gemini's OBJECT, STRING...)."""
+    kind = str(schema.get("type", "object")).lower()
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if kind == "object":
+        return {k: fill(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return 0
+    if kind == "boolean":
+        return False
+    return "ward test"
+
+
+def gemini(directory, method, req):
+    """(content type, body) of a Code Assist method's answer."""
+    if method == "loadCodeAssist":
+        tier = {"id": "standard-tier", "name": "Gemini Code Assist (test)",
+                "userDefinedCloudaicompanionProject": False}
+        return "application/json", json.dumps({
+            "currentTier": tier, "allowedTiers": [dict(tier, isDefault=True)],
+            "cloudaicompanionProject": "ward-test-project"}).encode()
+    if method == "onboardUser":
+        return "application/json", json.dumps({"done": True, "response": {
+            "cloudaicompanionProject": {"id": "ward-test-project"}}}).encode()
+    if method == "countTokens":
+        return "application/json", b'{"totalTokens": 10}'
+    if method not in ("streamGenerateContent", "generateContent"):
+        # listExperiments, retrieveUserQuota, ...: nothing
+        return "application/json", b"{}"
+    script = load_script(directory)
+    gen = (req.get("request") or {}).get("generationConfig") or {}
+    names = []
+    for t in (req.get("request") or {}).get("tools", []) or []:
+        for f in t.get("functionDeclarations", []) or []:
+            names.append(f.get("name"))
+    step = gemini_step(req)
+    if "run_shell_command" in names and step < len(script["steps"]):
+        part = {"functionCall": {"name": "run_shell_command", "args": {
+            "command": script["steps"][step],
+            "description": "step %d of the test's script" % (step + 1)}}}
+    elif gen.get("responseMimeType") == "application/json":
+        # its own questions (which model, who speaks next): an answer
+        # of the schema's shape, each enum its first value
+        part = {"text": json.dumps(fill(gen.get("responseJsonSchema") or
+                                        gen.get("responseSchema") or {}))}
+    else:
+        part = {"text": script.get("done", "done") if names else "ok"}
+    resp = {"response": {"candidates": [{
+        "content": {"role": "model", "parts": [part]},
+        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+                          "totalTokenCount": 15},
+        "modelVersion": "gemini-ward-test"}, "traceId": "ward-%d" % step}
+    if method == "generateContent":
+        return "application/json", json.dumps(resp).encode()
+    return "text/event-stream", ("data: %s\n\n" % json.dumps(resp)).encode()
+
+
+# Codex signed in with ChatGPT asks chatgpt_base_url's
+# wham/accounts/check which backend its account uses before its first
+# model call (none: the configured one), then posts to codex/responses.
+ACCOUNTS = {"accounts": [{
+    "id": "ward-test-account", "name": None, "plan_type": "plus",
+    "structure": "personal", "profile_picture_url": None,
+    "workspace_backend_origin": "NO_CONSTRAINT",
+    "account_routing_override": "NO_CONSTRAINT"}],
+    "account_ordering": ["ward-test-account"],
+    "default_account_id": "ward-test-account"}
+
+
 def answer(directory, path, body):
     """(content type, body) for a model API path, or None."""
     p = path.split("?")[0]
+    if ":" in p and p.rsplit("/", 1)[-1].startswith("v1internal:"):
+        try:
+            req = json.loads(body.decode("utf-8") or "{}")
+        except ValueError:
+            req = {}
+        return gemini(directory, p.rsplit(":", 1)[1], req)
+    if p.endswith("/wham/accounts/check"):
+        return "application/json", json.dumps(ACCOUNTS).encode()
+    if p.endswith("/codex/responses"):
+        p = "/v1/responses"
     if p.endswith("/models"):
         return "application/json", b'{"object":"list","data":[],"models":[]}'
     if p not in ("/v1/messages", "/v1/responses"):

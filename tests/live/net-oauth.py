@@ -9,7 +9,8 @@ folder, every user's):
 the real tokens its host credential file holds; with "jwt" (Codex's,
 Gemini CLI's logins) the tokens it issues are JWT-shaped (header.payload.
 signature, base64url) and a reply carries an "id_token" JWT too. Until then the paths
-below answer 404. The server's own state, DIR/oauth.state (JSON, read
+below answer 404. A new oauth.json (other tokens) starts the login over:
+the state forgets what it issued before. The server's own state, DIR/oauth.state (JSON, read
 by the test from outside the sandbox):
     {"access_token": current, "refresh_token": current,
      "issued": [{"grant", "access_token", "refresh_token"
@@ -21,7 +22,11 @@ and each token request is one JSON line in DIR/oauth.log:
     /login/api        the API: 200 "login api ok METHOD" when the
                       request's Authorization is "Bearer " + the current
                       access token, else 401 "bad token"
-    /v1/oauth/token   the token endpoint, POST, a JSON or form body:
+    /tokeninfo        Google's check of an access token (Gemini CLI's):
+                      200 and its claims when the Authorization is
+                      "Bearer " + the current access token, else 400
+    /v1/oauth/token   the token endpoint (also at /token, Google's
+                      path: Gemini CLI's), POST, a JSON or form body:
                       grant_type=refresh_token with the current refresh
                       token: new random access and refresh tokens
                       (rotated: the old ones stop working), answered
@@ -51,18 +56,30 @@ def _paths(directory):
             os.path.join(directory, "oauth.log"))
 
 
-def _load(directory):
-    seed, state, _ = _paths(directory)
-    for path in (state, seed):
-        try:
-            with open(path) as f:
-                s = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if s.get("access_token") and s.get("refresh_token"):
-            s.setdefault("issued", [])
-            return s
+def _read(path):
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if isinstance(s, dict) and s.get("access_token") and s.get("refresh_token"):
+        return s
     return None
+
+
+def _load(directory):
+    seed_path, state_path, _ = _paths(directory)
+    seed = _read(seed_path)
+    state = _read(state_path)
+    # a new seed (another login of the same world: t-net-agents-login
+    # logs in one agent after another) starts over from it
+    if state is not None and (seed is None or state.get("seed") == seed):
+        state.setdefault("issued", [])
+        return state
+    if seed is None:
+        return None
+    s = dict(seed, seed=seed, issued=[])
+    return s
 
 
 def _save(directory, s):
@@ -152,14 +169,22 @@ def _token(directory, s, method, headers, body):
 def answer(directory, method, path, headers, body):
     """(status, content type, body) for a login path, or None."""
     p = path.split("?")[0]
-    if p not in ("/login/api", "/v1/oauth/token"):
+    if p not in ("/login/api", "/v1/oauth/token", "/token", "/tokeninfo"):
         return None
     with LOCK:
         s = _load(directory)
         if s is None:
             return 404, "text/plain", b"no login (ctl/oauth.json)\n"
-        if p == "/v1/oauth/token":
+        if p in ("/v1/oauth/token", "/token"):
             return _token(directory, s, method, headers, body)
+        if p == "/tokeninfo":
+            if headers.get("Authorization", "") != "Bearer " + s["access_token"]:
+                return _reply(400, {"error": "invalid_token"})
+            return _reply(200, {"aud": "ward-test-client",
+                                "sub": "ward-test-user",
+                                "email": "ward@example.test",
+                                "email_verified": "true", "expires_in": 3599,
+                                "scope": "openid https://www.googleapis.com/auth/cloud-platform"})
         if headers.get("Authorization", "") == "Bearer " + s["access_token"]:
             return 200, "text/plain", ("login api ok %s\n" % method).encode()
         return 401, "text/plain", b"bad token\n"

@@ -35,6 +35,12 @@
 #                               *.test NXDOMAIN; every query it receives
 #                               in dnsmasq.log
 #
+# With NAMES (networld.sh up DIR LIFETIME NAME...: real host names, as
+# platform.claude.com for t-net-agents-login), each NAME is a host record
+# too (-> .10) and in api.pem's names: a real agent whose endpoint cannot
+# be set by any option of its own reaches the world's API there. The
+# names are in DIR/world.env (NW_NAMES).
+#
 # ward runs in the client namespace (ip netns exec), so its supervisor
 # connects from there into the world. The listeners count what reaches
 # them: NAME.count has one line per accepted connection or datagram.
@@ -66,11 +72,12 @@ nw_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 nw_log() { printf 'networld: %s\n' "$*" >&2; }
 
-# networld_up DIR [LIFETIME]: builds a world, checks it from the client
+# networld_up DIR [LIFETIME [NAME...]]: builds a world, checks it from the client
 # side (then zeroes the counts), writes DIR/world.env. Returns non-zero,
 # with nothing left behind, when it cannot.
 networld_up() {
 	local dir=$1 lifetime=${2:-300} tag
+	NW_NAMES="${*:3}"
 	if [ "$(id -u)" != 0 ]; then
 		nw_log "building namespaces needs root"
 		return 1
@@ -83,6 +90,7 @@ networld_up() {
 	{
 		echo "NW_WORLD_NS=$tag-w"
 		echo "NW_CLIENT_NS=$tag-c"
+		echo "NW_NAMES='$NW_NAMES'"
 	} >"$dir/world.env"
 	chmod 644 "$dir/world.env"
 	if ! nw_build "$dir" "$tag-w" "$tag-c" "$lifetime"; then
@@ -95,8 +103,11 @@ networld_up() {
 
 nw_build() {
 	local dir=$1 w=$2 c=$3 lifetime=$4 i
-	local nsx=(ip netns exec)
+	local nsx=(ip netns exec) names=() n
 
+	for n in ${NW_NAMES:-}; do
+		names+=(--host-record="$n,$NW_WEB")
+	done
 	ip netns add "$w" || return 1
 	ip netns add "$c" || return 1
 	# The veth is made inside the world with its peer in the client: no
@@ -154,6 +165,7 @@ nw_build() {
 	    --address=/pypi.test/"$NW_WEB" --address=/other.test/"$NW_WEB" \
 	    --address=/npm.test/"$NW_WEB" \
 	    --host-record=api.test,"$NW_WEB" --host-record=api2.test,"$NW_WEB" \
+	    "${names[@]}" \
 	    --address=/bad.test/"$NW_WEB" \
 	    --address=/meta.test/"$NW_META" --local=/test/ \
 	    --log-queries --log-facility="$dir/dnsmasq.log" \
@@ -195,7 +207,10 @@ nw_build() {
 # only its issuer is wrong). Certificates every user may read, keys
 # root's.
 nw_tls_certs() {
-	local d=$1 ca leaf
+	local d=$1 ca leaf more="" n
+	for n in ${NW_NAMES:-}; do
+		more+=",DNS:$n"
+	done
 	local ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
 	mkdir -p "$d" && chmod 755 "$d" || return 1
 	for ca in ca badca; do
@@ -205,7 +220,7 @@ nw_tls_certs() {
 		    -addext keyUsage=critical,keyCertSign,cRLSign \
 		    2>>"$d/openssl.err" || return 1
 	done
-	for leaf in api:ca:DNS:api.test,DNS:api2.test \
+	for leaf in "api:ca:DNS:api.test,DNS:api2.test$more" \
 	    bad:badca:DNS:bad.test,DNS:api.test,DNS:api2.test; do
 		local name=${leaf%%:*} rest=${leaf#*:}
 		local issuer=${rest%%:*} san=${rest#*:}
@@ -490,9 +505,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -u
 	case ${1:-} in
 	up)
-		[ $# -ge 2 ] || { echo "usage: $0 up DIR [LIFETIME]" >&2; exit 2; }
+		[ $# -ge 2 ] || { echo "usage: $0 up DIR [LIFETIME [NAME...]]" >&2; exit 2; }
 		NW_DIR=$2
-		networld_up "$2" "${3:-300}"
+		networld_up "$2" "${3:-300}" "${@:4}"
 		;;
 	down)
 		[ $# -eq 2 ] || { echo "usage: $0 down DIR" >&2; exit 2; }

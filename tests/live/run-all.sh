@@ -431,9 +431,10 @@ for u in "${users[@]}"; do
 			WT_SUBMOUNT="$submount" WT_LOCKED="$locked"
 			WT_BUILD="$build" WARD_SANITIZE="$sanitize"
 		)
-		[ "$name" != t-net-agents-e2e ] ||
-		    [ "${WARD_TEST_AGENTS:-}" != 1 ] ||
-		    env_args+=(WT_AGENTS_NPM="$(agents_npm_for "$u")")
+		case $name in t-net-agents-e2e | t-net-agents-login)
+			[ "${WARD_TEST_AGENTS:-}" != 1 ] ||
+			    env_args+=(WT_AGENTS_NPM="$(agents_npm_for "$u")") ;;
+		esac
 		san_args "$name" "$u"
 		env_args+=("${san_env[@]}")
 		t0=$(date +%s%N)
@@ -443,7 +444,7 @@ for u in "${users[@]}"; do
 		# t-agents may npm install three agents on its first run;
 		# t-net-agents-e2e drives two of them through a whole task.
 		tlimit=$limit
-		case $name in t-agents | t-net-agents-e2e)
+		case $name in t-agents | t-net-agents-e2e | t-net-agents-login)
 			[ "$tlimit" -ge 300 ] || tlimit=300 ;;
 		# the operator's scenario: many runs, 500 writes, and against
 		# an older build hundreds of keys
@@ -454,8 +455,13 @@ for u in "${users[@]}"; do
 			# root builds the world; the test enters its client side
 			world=$base/worlds/$u.$name
 			worlds+=("$world")
+			# t-net-agents-login: the agents' own login hosts, which
+			# no option of theirs moves, are the world's API there
+			wnames=()
+			[ "$name" != t-net-agents-login ] ||
+			    wnames=(platform.claude.com oauth2.googleapis.com)
 			if ! bash "$base/tests/networld.sh" up "$world" \
-			    "$((tlimit + 30))" >"$log" 2>&1 </dev/null; then
+			    "$((tlimit + 30))" "${wnames[@]}" >"$log" 2>&1 </dev/null; then
 				echo "FAIL: could not build the fake world" >>"$log"
 				record "$name" "$u" FAIL 0 "$log" ""
 				continue
