@@ -1172,6 +1172,80 @@ exists(const struct sup *s, const char *p)
  * a CONTINUE would let the kernel walk the path again, and a symlink
  * swapped in since the check would lead it to a protected file.
  */
+/* Open sandbox path p (lexical, absolute) from the sandbox's root, no
+ * symlink on the way or at its end: flags and O_NOFOLLOW. */
+static int
+open_in_root(const struct sup *s, const char *p, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, s->rootfd, p[1] ? p + 1 : ".", &how,
+	    sizeof how);
+}
+
+/* The largest login file saved into its copy (the gate's limit). */
+#define LOGIN_SAVE_MAX	(256 * 1024)
+
+/*
+ * An agent saving its login file the safe way, a new file renamed over
+ * it (Codex's auth.json, issue 33): that name inside is the run's copy
+ * of the file (login.h), a mount point no rename may replace. The new
+ * file's bytes go into the copy, in place, and the new file is removed:
+ * what the rename would have shown. The host's file is not touched.
+ * true when the call was such a save (answered and recorded).
+ */
+static bool
+login_save(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, const struct bind *b)
+{
+	const struct bind *to = deepest_bind(s, c->path2);
+	const struct policy_secret *ps = NULL;
+	cleanup_free char *bytes = NULL, *dir = NULL, *rule = NULL;
+	cleanup_fd int src = -1, dfd = -1, dst = -1;
+	const char *base;
+	struct stat st;
+	size_t len = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < s->policy.n_secrets && ps == NULL; i++)
+		if (s->policy.secrets[i].file != NULL &&
+		    strcmp(s->policy.secrets[i].file, c->path2) == 0)
+			ps = &s->policy.secrets[i];
+	if (ps == NULL || to == NULL || to == b || to->is_dir ||
+	    to->host_write || strcmp(to->inside, c->path2) != 0)
+		return false;
+	dir = xstrdup(c->path);
+	base = strrchr(dir, '/') + 1;
+	dir[base - dir - 1] = '\0';
+	if ((src = open_in_root(s, c->path, O_RDONLY)) < 0 ||
+	    fstat(src, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EISDIR;
+	else if ((r = read_fd_max(src, LOGIN_SAVE_MAX, &bytes, &len)) < 0)
+		;
+	else if ((dfd = open_in_root(s, dir[0] ? dir : "/", O_PATH |
+	    O_DIRECTORY)) < 0 ||
+	    (dst = open(to->host, O_WRONLY | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || write_all(dst, bytes, len) < 0 ||
+	    unlinkat(dfd, base, 0) < 0)
+		r = -errno;
+	if (bytes != NULL)
+		explicit_bzero(bytes, len);
+	if (!sup_id_valid(s, req->id))
+		return true;
+	sup_respond_now(s, req->id, r < 0 ? r : 0);
+	if (r < 0)
+		return true;
+	rule = xasprintf("[secret %s]: saved into the run's copy", ps->name);
+	record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, rule, "policy", 0, 0);
+	return true;
+}
+
 static void
 host_change(struct sup *s, const struct seccomp_notif *req,
     struct write_call *c, const struct bind *b)
@@ -1181,6 +1255,9 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	const char *pat;
 	int fd = -1;
 	int64_t r;
+
+	if (c->op == OP_RENAME && c->two && login_save(s, req, c, b))
+		return;
 
 	/* Across folders the kernel would say EXDEV; on the host the
 	 * supervisor could link a system file into the folder. */

@@ -115,10 +115,13 @@ keep(creds, "creds-after.json")
 # an agent that saves atomically: a new file renamed over it
 tmp = creds + ".tmp"
 try:
+    c["savedBy"] = "rename"
     with open(tmp, "w") as f:
         json.dump(c, f)
     os.rename(tmp, creds)
     print("rename=ok", flush=True)
+    keep(creds, "creds-renamed.json")
+    print("tmp=%s" % ("left" if os.path.exists(tmp) else "gone"), flush=True)
 except OSError as e:
     print("rename=%s" % e.strerror, flush=True)
     try:
@@ -220,7 +223,14 @@ assert_grep "the agent saved its new login inside" '^saved\r?$' "$WT_ARTIFACTS/o
 after=$out/creds-after.json
 assert_eq "inside, the file holds what the agent wrote" "$pa2 $pr2" \
     "$(jq -r '.claudeAiOauth | "\(.accessToken) \(.refreshToken)"' "$after" 2>/dev/null)"
-note "an atomic save inside (rename over the file): $(val rename)"
+# An agent that saves atomically (Codex: a new file renamed over it):
+# the save lands in the run's copy, the new file is gone, the host file
+# is not touched by it.
+assert_eq "an atomic save inside (rename over the file)" ok "$(val rename)"
+assert_eq "the renamed file is gone" gone "$(val tmp)"
+assert_eq "inside, the file is the one renamed over it" rename \
+    "$(jq -r .savedBy "$out/creds-renamed.json" 2>/dev/null)"
+assert_no_grep "the host file has nothing of the save inside" savedBy "$creds"
 
 # --- the host file: the real new tokens, never a phantom ------------------
 assert_host_creds "$creds"
