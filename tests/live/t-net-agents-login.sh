@@ -38,12 +38,9 @@
 #    platform.claude.com); the recipe's refresh is kept as shipped.
 # Codex 0.171 saves its refreshed login as a temp file (.auth-XXXXXX)
 # renamed over auth.json; inside, auth.json is ward's bind of the phantom
-# copy, and a rename onto it fails (EXDEV; mv's fallback, unlink, then
-# EBUSY: the tool call tries the same save and says so): Codex keeps the old
-# login, ward refuses its next refreshes (their refresh token's phantom
-# is retired: "a login inside the sandbox") and its calls carry the old
-# phantom. The checks say so (they fail) until ward lets such a save
-# through.
+# copy, a mount point: the supervisor writes the renamed file's bytes
+# into the copy and removes it (the tool call makes the same save, mv,
+# and its status is checked), so Codex goes on with its new phantoms.
 # Runs in a fake world's client namespace (run-all.sh). Opt-in as
 # t-net-agents-e2e is (WARD_TEST_AGENTS=1).
 . "$(dirname "$0")/lib.sh"
@@ -295,7 +292,7 @@ if [ -x "$bin/codex" ]; then
 	    >"$dir/config.toml"
 	recipe_policy codex.ini CODEX_LOGIN "$WT_SCRATCH/codex.ini" \
 	    -e '/^\[secret CODEX_LOGIN\]/,/^\[/ s|^refresh = .*|refresh = api2.test:443/v1/oauth/token|' \
-	    -e 's|^env = OPENAI_BASE_URL CODEX_HOME$|&\nenv = CODEX_REFRESH_TOKEN_URL_OVERRIDE=https://api2.test/v1/oauth/token|'
+	    -e 's|^env = CODEX_HOME=~/.codex$|&\nenv = CODEX_REFRESH_TOKEN_URL_OVERRIDE=https://api2.test/v1/oauth/token|'
 	# (and the same save as Codex's, of the file as it is: its result)
 	model_script 'cat "$CODEX_HOME/auth.json" >/out/creds-inside.json; env >/out/env-inside.txt; cp "$CODEX_HOME/auth.json" "$CODEX_HOME/.auth-ward" && mv "$CODEX_HOME/.auth-ward" "$CODEX_HOME/auth.json" 2>/out/save.err; echo $? >/out/save.status; echo READ-OK'
 	export CODEX_HOME=$dir
@@ -305,17 +302,18 @@ if [ -x "$bin/codex" ]; then
 	unset CODEX_HOME
 	check_login codex CODEX_LOGIN "$creds" '/codex/responses$' \
 	    .tokens.access_token .tokens.refresh_token "$a1" "$r1" "$i1"
-	# Codex saves its login as a temp file renamed over auth.json, which
-	# ward's bind of the phantom copy over the file refuses (EBUSY):
-	# it then goes on with the old login (its next refreshes refused by
-	# ward as a login inside, its calls with the old, retired phantom)
+	# Codex saves its login as a temp file renamed over auth.json: into
+	# the run's copy (the supervisor's), so the file inside holds the
+	# refreshed token's phantom
+	assert_eq "codex: a save as Codex's inside (mv over auth.json) exits" 0 \
+	    "$(cat "$(run_dir "$WT_RUN")/out/save.status" 2>/dev/null)"
 	inside=$WT_ARTIFACTS/codex.creds-inside.json
 	a2=$(jq -r '.issued[0].access_token // empty' "$WT_WORLD/oauth.state" 2>/dev/null)
 	if [ "$(jq -r .tokens.access_token "$inside" 2>/dev/null | cut -d. -f1-2)" = \
 	    "$(printf '%s' "$a2" | cut -d. -f1-2)" ]; then
 		note "ok: codex: the login file inside holds the refreshed token (a phantom signature)"
 	else
-		fail "codex: the login file inside does not hold the refreshed token: its save (a temp file renamed over auth.json) failed"
+		fail "codex: the login file inside does not hold the refreshed token: its save (a temp file renamed over auth.json) did not land"
 		grep -m 2 -h 'Failed to refresh token' "$WT_ARTIFACTS/codex.err" | sed 's/^/  | /' || true
 		note "codex: a save as Codex's inside (mv over auth.json): exit $(cat "$(run_dir "$WT_RUN")/out/save.status" 2>/dev/null) $(cat "$(run_dir "$WT_RUN")/out/save.err" 2>/dev/null)"
 		note "codex: ward refused $(log_count "$WT_ARTIFACTS/codex.log.json" \
