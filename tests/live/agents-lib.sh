@@ -45,3 +45,17 @@ agents_npm_ready() {
 		agents_npm_install "$AGENTS_NPM" || true
 	fi
 }
+
+# api_has WHAT MIN MAX JQ-FILTER: the model API logged ($API_LOG, the
+# test's slice of the world's api.log) at least MIN (at most MAX, when
+# given) requests the filter selects; the log is in the artifacts, not
+# printed (a request may be some 80 KB).
+api_has() {
+	local n
+	n=$(log_count "$API_LOG" "$4")
+	if [ "$n" -ge "$2" ] && { [ -z "$3" ] || [ "$n" -le "$3" ]; }; then
+		note "ok: $1 ($n request(s))"
+	else
+		fail "$1: $n request(s) match $4 (expected $2..${3:-})"
+	fi
+}

@@ -195,19 +195,6 @@ api_since() {
 	tail -n +"$((API_MARK + 1))" "$WT_WORLD/api.log" >"$API_LOG"
 }
 
-# api_has WHAT MIN MAX JQ-FILTER: the model API logged at least MIN (at
-# most MAX, when given) requests the filter selects; the log is in the
-# artifacts, not printed (each request is some 80 KB).
-api_has() {
-	local n
-	n=$(log_count "$API_LOG" "$4")
-	if [ "$n" -ge "$2" ] && { [ -z "$3" ] || [ "$n" -le "$3" ]; }; then
-		note "ok: $1 ($n request(s))"
-	else
-		fail "$1: $n request(s) match $4 (expected $2..${3:-})"
-	fi
-}
-
 # run_ended RUN: the record has the run's end, as `ward apply` wants it
 # (the console may leave before the supervisor has written it).
 run_ended() {

@@ -107,18 +107,6 @@ run_agent() {
 	show "$name: what the world's API saw" "$WT_ARTIFACTS/$name.api.short"
 }
 
-# api_has WHAT MIN MAX JQ-FILTER: the requests of this agent ($API_LOG)
-# the filter selects, between MIN and MAX (none: no upper bound).
-api_has() {
-	local n
-	n=$(log_count "$API_LOG" "$4")
-	if [ "$n" -ge "$2" ] && { [ -z "$3" ] || [ "$n" -le "$3" ]; }; then
-		note "ok: $1 ($n request(s))"
-	else
-		fail "$1: $n request(s) match $4 (expected $2..${3:-})"
-	fi
-}
-
 # secret_part TOKEN: what of TOKEN is secret (a JWT's signature; else
 # all of it), what must be nowhere but at the server and the host file.
 secret_part() {
