@@ -210,6 +210,11 @@ ward_fg() {
 ward_bg() {
 	local out=$1 err=$2
 	shift 2
+	# Emptied here, not only by the background job's own redirection,
+	# which may come after the first look below: a file left by an
+	# earlier run's "started" line would be read as this run's.
+	: >"$out"
+	: >"$err"
 	"$WARD" "$@" >"$out" 2>"$err" </dev/null &
 	WT_PID=$!
 	WT_BG_PIDS+=("$WT_PID")
