@@ -182,20 +182,25 @@ add_bind(struct sup *s, const char *host, const char *inside, bool writable)
 
 /*
  * A login file's copy for the sandbox (issue 33): RUNDIR/login-NAME.json,
- * made empty here, before the gate starts, and written by the gate; it
- * is bound over the file's path (make_binds). Only when the host's file
- * is there: without it the user is not logged in on the host, and said
- * so (gate_ready).
+ * made empty before the gate starts (make_login_copies, only when the
+ * host's file is there: else the user is not logged in on the host, and
+ * said so in gate_ready) and written by the gate; it is bound over the
+ * file's path (make_binds). Its path when it was made, else NULL: the
+ * one decision, taken once, that the later steps read.
  */
 static char *
 login_copy(const struct sup *s, const struct policy_secret *ps)
 {
 	struct stat st;
+	char *p;
 
-	if (ps->file == NULL || lstat(ps->file, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
+	if (ps->file == NULL)
 		return NULL;
-	return xasprintf("%s/" GATE_LOGIN_FILE, s->run_dir, ps->name);
+	p = xasprintf("%s/" GATE_LOGIN_FILE, s->run_dir, ps->name);
+	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+		return p;
+	free(p);
+	return NULL;
 }
 
 /* Does the policy's env pass this name in (and is it set)? */
@@ -790,7 +795,6 @@ make_binds(struct sup *s, struct args *a)
 	for (size_t i = 0; s->gate != NULL && i < s->policy.n_secrets; i++) {
 		const struct policy_secret *ps = &s->policy.secrets[i];
 		cleanup_free char *copy = login_copy(s, ps);
-
 		cleanup_free char *cause = NULL;
 
 		if (copy == NULL)
@@ -1188,21 +1192,19 @@ fill_spawn_config(struct sup *s, struct spawn_config *cfg, struct args *a)
 	return env;
 }
 
-/*
- * The TLS gate, before the sandbox exists (issue 19): only when the
- * policy names a [secret] or an HTTP rule. It reads the secrets (a
- * command: source may take a while, with no terminal to ask on); a
- * gate that cannot start stops the run before it starts, in its words.
- */
 static void
 make_login_copies(struct sup *s)
 {
 	for (size_t i = 0; i < s->policy.n_secrets; i++) {
-		cleanup_free char *p = login_copy(s, &s->policy.secrets[i]);
+		const struct policy_secret *ps = &s->policy.secrets[i];
+		cleanup_free char *p = NULL;
+		struct stat st;
 		int fd;
 
-		if (p == NULL)
+		if (ps->file == NULL || lstat(ps->file, &st) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
+		p = xasprintf("%s/" GATE_LOGIN_FILE, s->run_dir, ps->name);
 		if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600)) < 0)
 			die("%s: %s", p, strerror(errno));
@@ -1210,6 +1212,12 @@ make_login_copies(struct sup *s)
 	}
 }
 
+/*
+ * The TLS gate, before the sandbox exists (issue 19): only when the
+ * policy names a [secret] or an HTTP rule. It reads the secrets (a
+ * command: source may take a while, with no terminal to ask on); a
+ * gate that cannot start stops the run before it starts, in its words.
+ */
 static void
 start_gate(struct sup *s)
 {
