@@ -32,8 +32,8 @@ escaped(const char *s)
 	return hi << 4 | lo;
 }
 
-static bool
-unreserved(unsigned char c)
+bool
+httppath_unreserved(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	    (c >= '0' && c <= '9') || strchr("-._~", c) != NULL;
@@ -44,7 +44,8 @@ unreserved(unsigned char c)
 static bool
 path_char(unsigned char c)
 {
-	return c != '\0' && (unreserved(c) || strchr("!$&'()*+,=:@", c) != NULL);
+	return c != '\0' && (httppath_unreserved(c) ||
+	    strchr("!$&'()*+,=:@", c) != NULL);
 }
 
 /* A query's character: pchar, '/' and '?' (RFC 3986 3.4), ';' among
@@ -137,7 +138,7 @@ path_escape(const char **sp)
 		return "an encoded NUL (%00)";
 	if (b < 0x20 || b == 0x7f)
 		return "an encoded control character";
-	if (unreserved((unsigned char)b))
+	if (httppath_unreserved((unsigned char)b))
 		return "an encoded letter, digit, - _ or ~ (decoded, "
 		    "another path)";
 	if (b == '%' && hex((unsigned char)s[3]) >= 0)

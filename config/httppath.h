@@ -28,7 +28,12 @@
  * characters (and '[' ']', which clients send raw) and well-formed
  * escapes.
  */
+#include <stdbool.h>
 
 /* NULL when target (a request-target, NUL-terminated) is canonical, or
  * why not: a static phrase ("a ; path parameter"). */
 const char *httppath_check(const char *target);
+
+/* An unreserved character (RFC 3986 2.3): a letter, a digit, - . _ ~;
+ * what a URL or a form's value carries as it is. */
+bool	httppath_unreserved(unsigned char c);

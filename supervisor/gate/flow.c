@@ -886,15 +886,6 @@ refresh_of(const struct flow *f)
 	return NULL;
 }
 
-/* Is c kept as it is in a form's value? */
-static bool
-form_plain(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-	    c == '~';
-}
-
 /* Is the request's body a form (application/x-www-form-urlencoded)? */
 static bool
 body_is_form(const struct flow *f)
@@ -938,7 +929,8 @@ refresh_send(struct flow *f)
 		}
 		buf_add(&out, d + pos, at);
 		for (size_t i = 0; i < sc->len; i++)
-			if (!form || form_plain(sc->value[i]))
+			if (!form || httppath_unreserved(
+			    (unsigned char)sc->value[i]))
 				buf_add(&out, &sc->value[i], 1);
 			else
 				buf_addf(&out, "%%%02X",
