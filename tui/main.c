@@ -23,6 +23,7 @@
 #include "tui/diffcmd.h"
 #include "tui/feed.h"
 #include "tui/gc.h"
+#include "tui/oci.h"
 #include "tui/relay.h"
 #include "tui/run.h"
 #include "approvals/runopts.h"
@@ -70,6 +71,8 @@ static const char ward_help[] =
 "  probe [--json] [--policy FILE] try a battery of hostile actions in\n"
 "                                 sandboxes of the policy; report what\n"
 "                                 stopped each and whether it is logged\n"
+"  oci serve|profile             supervise containers: the seccomp agent\n"
+"                                 of runc, Podman and Kubernetes pods\n"
 "  completion bash|zsh|fish       a shell completion script\n"
 "  help [COMMAND]                 show this help, or a command's\n"
 "\n"
@@ -96,6 +99,12 @@ static int
 ward_agent(int argc, char **argv)
 {
 	return agent_main(argc, argv, ward_argv0);
+}
+
+static int
+ward_oci(int argc, char **argv)
+{
+	return oci_main(argc, argv, ward_argv0);
 }
 
 static int
@@ -168,6 +177,8 @@ static const struct ward_cmd {
 	    diffcmd_undo_opts },
 	{ "gc", gc_main, "remove old runs' folders and records", gc_opts },
 	{ "probe", ward_probe, "try a battery of hostile actions", probe_opts },
+	{ "oci", ward_oci, "the seccomp agent of runc, Podman, Kubernetes",
+	    oci_opts },
 	/* Hidden: the program `ward probe` runs inside each sandbox. */
 	{ "probe-inside", probe_inside_main, NULL, NULL },
 	{ "completion", ward_completion, "a shell completion script", NULL },
