@@ -321,10 +321,13 @@ on_decide(struct sup *s, int slot, const json_t *msg)
 	if (d.verdict == VERDICT_STAGE) {
 		const struct parked *pk = queue_data(s->queue, id);
 
-		if (pk->ops->can_stage == NULL || !pk->ops->can_stage(pk)) {
-			err = xasprintf("request %llu of run %s: only a write "
-			    "that opens a file can be staged",
-			    (unsigned long long)id, s->id);
+		if (s->oci || pk->ops->can_stage == NULL ||
+		    !pk->ops->can_stage(pk)) {
+			err = xasprintf("request %llu of run %s: %s",
+			    (unsigned long long)id, s->id, s->oci ?
+			    "a container's write cannot be staged (no host "
+			    "file behind it): approve or deny" : "only a write "
+			    "that opens a file can be staged");
 			ack(s, slot, id, false, err);
 			return;
 		}

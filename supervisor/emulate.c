@@ -35,6 +35,11 @@ emulate_host_path(const struct sup *s, const char *inside)
 	const char *best_in = NULL, *best_host = NULL;
 	size_t best = 0;
 
+	/* A container's path is its own: no host folder of ours behind
+	 * it; what is done is done inside its root (open_parent). */
+	if (s->oci)
+		return xstrdup(inside);
+
 	for (size_t i = 0; i < s->n_binds; i++) {
 		size_t n = strlen(s->binds[i].inside);
 
@@ -114,6 +119,17 @@ open_parent(const struct sup *s, pid_t pid, const char *inside,
 
 	if ((r = split(inside, sdir, name)) < 0)
 		return -EROFS;
+	if (s->oci) {
+		/* The container's folder, opened in its root with nothing
+		 * followed (the path was resolved there): the only side. */
+		snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
+		if ((rootfd = open(rootp, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			return -ESRCH;
+		return openat2_path(rootfd, sdir[1] ? sdir + 1 : ".",
+		    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS);
+	}
 	if ((host = emulate_host_path(s, inside)) == NULL)
 		return -EROFS;
 	if ((r = split(host, hdir, &hname)) < 0)
@@ -185,6 +201,12 @@ map_id(const struct sup *s, uint32_t in, bool gid, uint32_t *out)
 	if (in == (uint32_t)-1) {
 		*out = in;
 		return 0;
+	}
+	/* A container's ids are its own where they are the host's; in a
+	 * user namespace of its own, ours are not its: refused. */
+	if (s->oci) {
+		*out = in;
+		return s->oci_ids_identity ? 0 : -EPERM;
 	}
 	if (in == inner) {
 		*out = s->uid == 0 ? inner : outer;
@@ -332,9 +354,9 @@ act(struct sup *s, const struct write_call *c, int pfd, const char *name,
 			return -EINVAL;
 		/* In a writable folder, through the sandbox's own mount:
 		 * the program's own ids, which that mount maps. */
-		if (as != NULL && u != (uint32_t)-1)
+		if (as != NULL && !s->oci && u != (uint32_t)-1)
 			u = as->uid;
-		if (as != NULL && g != (uint32_t)-1)
+		if (as != NULL && !s->oci && g != (uint32_t)-1)
 			g = as->gid;
 		return neg(fchownat(pfd, name, u, g, AT_SYMLINK_NOFOLLOW));
 	}

@@ -22,6 +22,7 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/emulate.h"
+#include "supervisor/oci.h"
 #include "supervisor/path.h"
 #include "supervisor/sup.h"
 #include "supervisor/target.h"
@@ -57,7 +58,10 @@ files_where(const struct sup *s, const char *path)
 	if (best != NULL)
 		return best->host_write ? WHERE_HOST : best->writable ?
 		    WHERE_WRITABLE : WHERE_OUTSIDE;
-	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable); i++)
+	/* A container has none of the sandbox's own folders: its writable
+	 * ones are binds of the policy's (oci.c), performed, never
+	 * continued. /dev and /proc are its runtime's floor. */
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox_writable) && !s->oci; i++)
 		if (path_under(path, sandbox_writable[i]))
 			return WHERE_WRITABLE;
 	for (size_t i = 0; i < ARRAY_SIZE(sandbox_floor); i++)
@@ -869,6 +873,20 @@ whole_file(const struct sup *s, const struct write_call *c)
 	return false;
 }
 
+/* The ids a change is done with: the one pair the sandbox's namespace
+ * maps (ROOT_INNER_ID as root; as a user, the user's), whatever a
+ * process inside says of itself; in a container, the thread's own
+ * (its fsuid and fsgid: the container's ids are its runtime's). */
+static int
+program_ids(const struct sup *s, pid_t tid, struct emulate_as *as)
+{
+	if (s->oci)
+		return oci_target_ids(tid, as) < 0 ? -ESRCH : 0;
+	as->uid = s->inner_uid;
+	as->gid = s->inner_gid;
+	return 0;
+}
+
 /* Answer an allowed call by doing it ourselves on the host. A
  * protected write in a project goes on into the project's overlay
  * instead (staged, as every write there: the host's folder is its lower
@@ -890,7 +908,16 @@ allow(struct sup *s, const struct parked *pk)
 		sup_continue(s, pk->req.id);
 		return 0;
 	}
-	r = emulate_call(s, (pid_t)pk->req.pid, c, &fd);
+	if (s->oci) {
+		/* A container's file: done inside its root, as the thread
+		 * (there is no host folder of ours behind it). */
+		struct emulate_as as;
+
+		if ((r = program_ids(s, (pid_t)pk->req.pid, &as)) == 0)
+			r = emulate_in_place(s, (pid_t)pk->req.pid, c, &as,
+			    &fd);
+	} else
+		r = emulate_call(s, (pid_t)pk->req.pid, c, &fd);
 
 	if (fd >= 0) {
 		r = sup_respond_fd(s, pk->req.id, fd,
@@ -1317,11 +1344,10 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 	}
 	if (!sup_id_valid(s, req->id))
 		return;
-	/* The program's ids on the host: the one pair its namespace maps
-	 * (ROOT_INNER_ID as root; as a user, the user's), whatever a
-	 * process inside says of itself. */
-	as.uid = s->inner_uid;
-	as.gid = s->inner_gid;
+	if ((r = program_ids(s, (pid_t)req->pid, &as)) < 0) {
+		sup_respond(s, req->id, r, 0);
+		return;
+	}
 	r = emulate_in_place(s, (pid_t)req->pid, c, &as, &fd);
 	/* Answered at once: the row below is batched with the record's
 	 * other rows (a commit a round would cost more than the call). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,6 +280,11 @@ finish(struct sup *s, int status, bool have_status)
 	} else if (s->end_reason != NULL) {
 		s->exit_code = 128 + SIGKILL;
 		s->exit_signal = SIGKILL;
+	} else if (s->oci) {
+		/* Not our child: its status is the runtime's to read
+		 * (-1: "exited", no number, in the consoles). */
+		s->exit_code = -1;
+		s->end_reason = "exit";
 	} else if (have_status && WIFEXITED(status)) {
 		s->exit_code = WEXITSTATUS(status);
 		s->end_reason = "exit";
@@ -433,8 +439,24 @@ run_forward(struct sup *s, int sig)
 		s->grace_mono = now_mono_ms() + RUN_GRACE_MS;
 		s->grace_signal = sig;
 	}
-	if (s->sp.init_pid > 0)
+	if (s->oci && s->oci_pidfd >= 0)
+		(void)syscall(SYS_pidfd_send_signal, s->oci_pidfd, sig, NULL,
+		    0);
+	else if (!s->oci && s->sp.init_pid > 0)
 		(void)kill(s->sp.init_pid, sig);
+}
+
+/* A container's init is gone (its pidfd is readable): the run ends. */
+static void
+run_on_pidfd(void *arg, int fd, short revents)
+{
+	struct run *r = arg;
+
+	(void)fd;
+	if (revents & (POLLIN | POLLHUP | POLLERR)) {
+		r->init_gone = true;
+		closep(&r->s->oci_pidfd);
+	}
 }
 
 static void
@@ -555,6 +577,7 @@ run_gather(struct loop *l, struct run *r)
 	loop_add(l, s->sp.err_fd, POLLIN, run_on_init_error, r);
 	loop_add(l, s->sp.status_fd, POLLIN, run_on_status, r);
 	loop_add(l, s->sigfd, POLLIN, run_on_signal, r);
+	loop_add(l, s->oci_pidfd, POLLIN, run_on_pidfd, r);
 	loop_add(l, s->ctl_fd, POLLIN, run_on_accept, r);
 	for (int i = 0; i < SUP_MAX_CLIENTS; i++)
 		if (s->clients[i].conn != NULL)
@@ -772,9 +795,10 @@ run_state_said(struct sup *s)
 int
 loop_run(struct sup *s)
 {
+	/* A container's streams are its runtime's: none to read here. */
 	struct run r = {
-		.s = s, .listener_open = true, .out_open = true,
-		.err_open = true,
+		.s = s, .listener_open = true, .out_open = !s->oci,
+		.err_open = !s->oci,
 	};
 	struct loop *l = loop_new(RUN_MAX_FDS);
 	int e;

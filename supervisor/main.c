@@ -43,6 +43,7 @@
 #include "supervisor/intercept.h"
 #include "supervisor/loop.h"
 #include "supervisor/net.h"
+#include "supervisor/oci.h"
 #include "supervisor/path.h"
 #include "supervisor/project.h"
 #include "supervisor/sup.h"
@@ -82,6 +83,10 @@ usage(FILE *f)
 	    "                       [--timeout DURATION] [--chdir DIR] "
 	    "[--ready-fd FD]\n"
 	    "                       [--status-fd FD] [--no-landlock] -- CMD "
+	    "[ARG...]\n"
+	    "       ward-supervisor --headless --oci-listener FD --oci-pid PID "
+	    "--oci-container ID\n"
+	    "                       [--policy FILE] [--name NAME] -- CMD "
 	    "[ARG...]\n"
 	    "       ward-supervisor --help | --version\n"
 	    "Runs and polices one sandboxed run; normally started by "
@@ -464,6 +469,11 @@ struct args {
 	char		*first_project;	/* the first --project, resolved */
 	int		 ready_fd;
 	char	       **argv;		/* the program and its arguments */
+	/* A container's (ward oci serve): the runtime's listener, its
+	 * init's host pid, its id; oci_fd -1 for a run of our own. */
+	int		 oci_fd;
+	pid_t		 oci_pid;
+	const char	*oci_container;
 };
 
 /* --status-fd N: an fd we were given, past stdio; close-on-exec, so that
@@ -490,6 +500,9 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 		{ "headless", no_argument, NULL, 'H' },
 		LAUNCH_SUP_OPTIONS,
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "oci-listener", required_argument, NULL, 'O' },
+		{ "oci-pid", required_argument, NULL, 'Q' },
+		{ "oci-container", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -520,6 +533,30 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 			}
 			break;
 		case 'L': s->landlock = false; break;
+		case 'O':
+			if ((a->oci_fd = status_fd_arg(optarg)) < 0) {
+				fprintf(stderr, "ward-supervisor: --oci-listener "
+				    "%s: not an open file descriptor above 2\n",
+				    optarg);
+				return 125;
+			}
+			break;
+		case 'Q': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    n < 1 || n > INT_MAX) {
+				fprintf(stderr, "ward-supervisor: --oci-pid %s: "
+				    "not a process id\n", optarg);
+				return 125;
+			}
+			a->oci_pid = (pid_t)n;
+			break;
+		}
+		case 'X': a->oci_container = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("ward-supervisor %s\n", WARD_VERSION); return 0;
 		default: usage(stderr); return 125;
@@ -527,6 +564,12 @@ parse_args(struct sup *s, int argc, char **argv, struct args *a)
 	}
 	if (optind >= argc) {
 		usage(stderr);
+		return 125;
+	}
+	if ((a->oci_fd >= 0) != (a->oci_pid > 0) ||
+	    (a->oci_fd >= 0) != (a->oci_container != NULL)) {
+		fprintf(stderr, "ward-supervisor: --oci-listener, --oci-pid "
+		    "and --oci-container go together\n");
 		return 125;
 	}
 	a->argv = argv + optind;
@@ -1303,11 +1346,11 @@ open_signalfd(struct sup *s)
 
 /* What the supervisor learns of the sandbox once it stands: its network
  * namespace, the DNS stub's sockets, its root, the listener's sizes. */
+static void learn_listener(struct sup *);
+
 static void
 learn_sandbox(struct sup *s)
 {
-	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
-	struct seccomp_notif_sizes sz;
 	cleanup_free char *cause = NULL;
 	char rp[48];
 
@@ -1324,6 +1367,16 @@ learn_sandbox(struct sup *s)
 	if ((s->rootfd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		die("open %s: %s", rp, strerror(errno));
 	net_learn_mounts(s);
+	learn_listener(s);
+}
+
+/* The listener's flags and the sizes of what it reads and writes. */
+static void
+learn_listener(struct sup *s)
+{
+	unsigned long sync_flag = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	struct seccomp_notif_sizes sz;
+
 	s->sync_wakeup = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    sync_flag) == 0;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
@@ -1378,6 +1431,8 @@ start_run(struct sup *s, int ready_fd)
 		dprintf(ready_fd, "%s\n", s->id);
 		close(ready_fd);
 	}
+	if (s->oci)
+		return;
 	if (write(s->sp.go_fd, "g", 1) != 1)
 		die("start the program: %s", strerror(errno));
 	closep(&s->sp.go_fd);
@@ -1497,6 +1552,46 @@ end_run(struct sup *s)
 	return status;
 }
 
+/*
+ * A container's run (ward oci serve): the runtime's listener adopted
+ * (oci.c) in place of a sandbox of ours; the record, the control
+ * socket, the loop and the end as for any run. No gate, no DNS stub, no
+ * output: the container's streams are its runtime's.
+ */
+static int
+oci_run(struct sup *s, struct args *a)
+{
+	cleanup_free char *cause = NULL;
+	int r;
+
+	s->oci = true;
+	s->headless = true;
+	s->oci_container = xstrdup(a->oci_container);
+	open_signalfd(s);
+	if (oci_adopt(s, a->oci_fd, a->oci_pid, &cause) < 0)
+		die("container %s: %s", s->oci_container, cause);
+	learn_listener(s);
+	if (open_record(s, &cause) < 0)
+		die("%s", cause);
+	start_run(s, a->ready_fd);
+	{
+		char detail[512];
+
+		snprintf(detail, sizeof detail, "id=%s pid=%d netns=%s ids=%s",
+		    s->oci_container, (int)a->oci_pid, s->oci_own_netns ?
+		    "its own" : "the host's", s->oci_ids_identity ?
+		    "the host's" : "mapped");
+		sup_record_run(s, "container", VERDICT_NONE, HOW_SUPERVISOR,
+		    "supervisor", detail);
+	}
+	fprintf(stderr, "ward: run %s supervises container %s (pid %d)\n",
+	    s->id, s->oci_container, (int)a->oci_pid);
+	if ((r = loop_run(s)) < 0)
+		die("poll: %s", strerror(-r));
+	r = end_run(s);
+	return r < 0 ? 0 : r;
+}
+
 int
 supervisor_main(int argc, char **argv)
 {
@@ -1510,7 +1605,8 @@ supervisor_main(int argc, char **argv)
 	/* S is static, hence zero: no memset, whose 72 KiB (most of it the
 	 * output backlog) would each be faulted in at every start. */
 	s->pty = s->out_fd = s->err_fd = s->ctl_fd = s->sigfd = -1;
-	s->rootfd = s->status_fd = -1;
+	s->rootfd = s->status_fd = s->oci_pidfd = -1;
+	a.oci_fd = -1;
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conns[i].hostfd = -1;
 	s->landlock = true;
@@ -1530,6 +1626,8 @@ supervisor_main(int argc, char **argv)
 
 	load_policy(s, &a, argv[0]);
 	make_run_dir(s);
+	if (a.oci_fd >= 0)
+		return oci_run(s, &a);
 	start_gate(s);
 	make_hidden(s);
 	make_binds(s, &a);

@@ -747,8 +747,9 @@ floor_check(struct sup *s, const struct seccomp_notif *req,
 		sup_respond(s, req->id, -EINVAL, 0);
 		return 0;
 	}
-	if (net_dest_loopback(d)) {
-		/* The sandbox's own loopback. */
+	if (net_dest_loopback(d) && (!s->oci || s->oci_own_netns)) {
+		/* The sandbox's own loopback (a container's, when its
+		 * network namespace is its own; else the host's, judged). */
 		sup_continue(s, req->id);
 		return 0;
 	}
@@ -844,7 +845,8 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		sup_continue(s, req->id);
 		return;
 	}
-	if (net_dest_from_sockaddr(&sa, len, &d) < 0 || net_dest_loopback(&d)) {
+	if (net_dest_from_sockaddr(&sa, len, &d) < 0 ||
+	    (net_dest_loopback(&d) && (!s->oci || s->oci_own_netns))) {
 		sup_continue(s, req->id);
 		return;
 	}
@@ -860,8 +862,10 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		};
 
 		sup_record(s, &w, VERDICT_DENY, never ? HOW_POLICY : HOW_FLOOR,
-		    never ? rule : "no host-side datagrams; names go through "
-		    "the DNS stub", never ? "policy" : "floor", 0, 0);
+		    never ? rule : s->oci ? "no datagrams from a container "
+		    "yet: name hosts by address" : "no host-side datagrams; "
+		    "names go through the DNS stub", never ? "policy" :
+		    "floor", 0, 0);
 	}
 }
 

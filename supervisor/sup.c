@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "approvals/audit-write.h"
@@ -560,7 +561,12 @@ sup_kill(struct sup *s, const char *reason)
 	s->end_reason = reason;
 	/* The init is pid 1 of the sandbox: with it, everything inside
 	 * dies, whatever it forked or detached. */
-	if (s->sp.init_pid > 0)
+	if (s->oci && s->oci_pidfd >= 0)
+		/* Not our child: its pid could be another's once it is
+		 * gone; the pidfd cannot. */
+		(void)syscall(SYS_pidfd_send_signal, s->oci_pidfd, SIGKILL,
+		    NULL, 0);
+	else if (!s->oci && s->sp.init_pid > 0)
 		kill(s->sp.init_pid, SIGKILL);
 }
 

@@ -211,6 +211,13 @@ struct sup {
 	 * sup_continue_quiet and nothing else: unotify_on_ready clears it,
 	 * loop.c reads it (a quiet round keeps the loop's table). */
 	bool		 quiet;
+	/* A container's run (ward oci serve, oci.c): the runtime's
+	 * listener adopted, no sandbox of ours. */
+	bool		 oci;
+	bool		 oci_own_netns;	/* not the host's network namespace */
+	bool		 oci_ids_identity;	/* its ids are the host's */
+	int		 oci_pidfd;	/* the container's init */
+	char		*oci_container;	/* the runtime's id for it */
 };
 
 /*

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+/*
+ * A container's run: the supervisor ward oci serve starts for each
+ * container adopts the runtime's seccomp listener instead of making a
+ * sandbox. The floor is the container's (its mounts, namespaces and
+ * capabilities); above it ward's rules hold as for a run of its own,
+ * and what they allow is performed by the supervisor inside the
+ * container's root or network namespace (DESIGN §1: continued only
+ * where something below enforces the same answer).
+ */
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct sup;
+struct emulate_as;
+
+/*
+ * Take the listener fd of the container whose init is host pid `pid`:
+ * checked to be a seccomp listener, init held by a pidfd, the
+ * container's root opened, its network namespace joined (connections the
+ * person approves are made there), the policy's writable folders taken as
+ * the container's. 0, or -errno with *cause.
+ */
+int	oci_adopt(struct sup *, int fd, pid_t pid, char **cause);
+/* The ids thread tid acts with on files (its fsuid and fsgid, as the
+ * host sees them): 0 or -errno. */
+int	oci_target_ids(pid_t tid, struct emulate_as *);
+/* Has the container's network namespace of its own (not the host's)? */
+bool	oci_own_netns(const struct sup *);
