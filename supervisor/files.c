@@ -1414,6 +1414,210 @@ fast(const struct sup *s, const struct write_call *c, const char *abs1,
 static struct write_call scratch;
 static char abs1[PATH_MAX * 2], abs2[PATH_MAX * 2];
 
+/* ------------------------------------------------------------------ */
+/*
+ * A container's calls (ward oci serve). Nothing below ward bounds a
+ * path there, and a path the supervisor read may be rewritten by another
+ * thread before the kernel reads it again: no write is continued. Each
+ * is done by the supervisor inside the container's root and handed in,
+ * or refused. /dev gets its harmless devices (oci_device_ok) opened so;
+ * an fd reopened by name (/dev/stdout, /proc/self/fd/N) is reopened
+ * through the thread's own fd table; the rest of /proc is not written
+ * through ward (its files act on processes and the kernel, with the
+ * supervisor's privilege were it to write them).
+ */
+
+/* Refused, and recorded as the floor's answer. */
+static void
+oci_refuse(struct sup *s, const struct seccomp_notif *req,
+    const struct write_call *c, int err, const char *why)
+{
+	sup_respond(s, req->id, -err, 0);
+	record(s, 0, req, c, VERDICT_DENY, HOW_FLOOR, why, "floor", 0, 0);
+}
+
+/* Hand in fd (an open the supervisor made) with the caller's blocking
+ * mode and close-on-exec; closes fd. */
+static void
+oci_hand_in(struct sup *s, const struct seccomp_notif *req,
+    const struct write_call *c, int fd)
+{
+	int64_t r;
+
+	if (!(c->flags & O_NONBLOCK)) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	r = sup_respond_fd(s, req->id, fd, (c->flags & O_CLOEXEC) != 0);
+	close(fd);
+	if (r < 0)
+		sup_respond_now(s, req->id, r);
+}
+
+/* An open of one of the container's devices: opened in its root, nothing
+ * followed, and handed in only when harmless (the runtime's device rules
+ * bind the container, not the supervisor). */
+static void
+oci_device(struct sup *s, const struct seccomp_notif *req,
+    const struct write_call *c)
+{
+	struct open_how how = {
+		.flags = (c->flags & ~(uint64_t)(O_CREAT | O_EXCL)) |
+		    O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	long fd;
+
+	how.flags &= ~(uint64_t)(O_DIRECTORY | O_PATH);
+	fd = syscall(SYS_openat2, s->rootfd, c->path[1] ? c->path + 1 : ".",
+	    &how, sizeof how);
+	if (fd < 0) {
+		/* Making a node in /dev is mknod's business, trapped too. */
+		sup_respond(s, req->id, errno == ENOENT && (c->flags & O_CREAT) ?
+		    -EACCES : -errno, 0);
+		return;
+	}
+	if (fstat((int)fd, &st) < 0 || !oci_device_ok(&st)) {
+		close((int)fd);
+		oci_refuse(s, req, c, EACCES, "a device ward does not open for "
+		    "a container");
+		return;
+	}
+	oci_hand_in(s, req, c, (int)fd);
+}
+
+/*
+ * The thread's fd n reopened with the call's flags (what opening
+ * /proc/self/fd/N does): a pipe or a harmless device at once, a file
+ * only in one of the container's writable folders, found there by the
+ * name its fd has and checked to be the same file.
+ */
+static void
+oci_reopen(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, int n)
+{
+	char p[64];
+	cleanup_fd int cur = -1, fd = -1;
+	struct stat a, b;
+	int flags = (int)(c->flags & ~(uint64_t)(O_CREAT | O_EXCL |
+	    O_DIRECTORY | O_PATH | O_NOFOLLOW)) | O_CLOEXEC | O_NONBLOCK;
+
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, n);
+	if ((cur = open(p, O_PATH | O_CLOEXEC)) < 0 || fstat(cur, &a) < 0) {
+		sup_respond(s, req->id, errno == ENOENT ? -EBADF : -errno, 0);
+		return;
+	}
+	if (S_ISFIFO(a.st_mode) || (S_ISCHR(a.st_mode) && oci_device_ok(&a))) {
+		if ((fd = open(p, flags)) < 0) {
+			sup_respond(s, req->id, -errno, 0);
+			return;
+		}
+		oci_hand_in(s, req, c, steal_fd(&fd));
+		return;
+	}
+	/* The name the fd has, in the container's view (the kernel names
+	 * it from the container's root for a reader outside it). */
+	{
+		ssize_t len = readlink(p, c->path, PATH_MAX - 1);
+
+		if (len <= 0 || c->path[0] != '/') {
+			oci_refuse(s, req, c, EACCES, "a file reopened through "
+			    "/proc/self/fd whose name ward cannot tell");
+			return;
+		}
+		c->path[len] = '\0';
+	}
+	if (!S_ISREG(a.st_mode) || host_bind(s, c->path) == NULL) {
+		oci_refuse(s, req, c, EACCES, "a file reopened through "
+		    "/proc/self/fd outside the container's writable folders: "
+		    "open it by its name to be asked");
+		return;
+	}
+	{
+		struct open_how how = {
+			.flags = (uint64_t)flags | O_NOFOLLOW,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+			    RESOLVE_NO_MAGICLINKS,
+		};
+		long f = syscall(SYS_openat2, s->rootfd, c->path + 1, &how,
+		    sizeof how);
+
+		if (f < 0 || fstat((int)f, &b) < 0 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino) {
+			if (f >= 0)
+				close((int)f);
+			oci_refuse(s, req, c, EACCES, "a file reopened through "
+			    "/proc/self/fd is not the file its name now holds");
+			return;
+		}
+		oci_hand_in(s, req, c, (int)f);
+	}
+	record(s, 0, req, c, VERDICT_ALLOW, HOW_POLICY, "writable folder "
+	    "(reopened through /proc/self/fd)", "policy", 0, 0);
+}
+
+/* A container's call, judged: see above. */
+static void
+oci_judge(struct sup *s, const struct seccomp_notif *req,
+    struct write_call *c, bool moves)
+{
+	char lex[PATH_MAX];
+	const struct bind *hb;
+	int n, r;
+
+	if ((r = absolutes((pid_t)req->pid, c, false, abs1, abs2,
+	    sizeof abs1)) < 0) {
+		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if (moves)
+		files_kept_drop();
+	if (path_normalize("/", abs1, lex, sizeof lex) < 0) {
+		sup_respond(s, req->id, -ENAMETOOLONG, 0);
+		return;
+	}
+	if (c->op == OP_OPEN && (n = oci_fd_path(lex)) >= 0) {
+		snprintf(c->path, PATH_MAX, "%s", lex);
+		oci_reopen(s, req, c, n);
+		return;
+	}
+	/* Named under /proc (its magic links lead anywhere: root, cwd,
+	 * fd), or led there by a symlink (below): not written. */
+	if (path_under(lex, "/proc") || (c->two && path_normalize("/", abs2,
+	    lex, sizeof lex) == 0 && path_under(lex, "/proc"))) {
+		snprintf(c->path, PATH_MAX, "%.*s", PATH_MAX - 1, abs1);
+		oci_refuse(s, req, c, EACCES, "a container's /proc is not "
+		    "written through ward");
+		return;
+	}
+	if ((r = resolve(s, abs1, c->follow, c->path)) < 0 ||
+	    (c->two && (r = resolve(s, abs2, c->follow2, c->path2)) < 0)) {
+		sup_respond(s, req->id, r, 0);
+		return;
+	}
+	if (path_under(c->path, "/proc") ||
+	    (c->two && path_under(c->path2, "/proc"))) {
+		oci_refuse(s, req, c, EACCES, "a container's /proc is not "
+		    "written through ward");
+		return;
+	}
+	if (c->op == OP_OPEN && path_under(c->path, "/dev") &&
+	    host_bind(s, c->path) == NULL) {
+		oci_device(s, req, c);
+		return;
+	}
+	if ((hb = host_bind(s, c->path)) != NULL ||
+	    (c->two && (hb = host_bind(s, c->path2)) != NULL)) {
+		host_change(s, req, c, hb);
+		return;
+	}
+	decide(s, req, c);
+}
+
 /* A decoded call: continue it when it lands where the floor holds, else
  * judge where it really leads. */
 static void
@@ -1424,6 +1628,10 @@ judge(struct sup *s, const struct seccomp_notif *req, struct write_call *c,
 	const struct bind *hb;
 	int r;
 
+	if (s->oci) {
+		oci_judge(s, req, c, moves);
+		return;
+	}
 	/* First with the cached cwd: a CONTINUE that the floor bounds. */
 	if (uses_cwd(c) && absolutes(pid, c, true, abs1, abs2,
 	    sizeof abs1) == 0 &&

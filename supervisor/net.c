@@ -233,6 +233,25 @@ refuse(struct sup *s, const struct seccomp_notif *req, int err,
 
 
 /*
+ * The target's own socket (copy shares its file description) connected
+ * by us to the address we judged: what continuing would do, without
+ * letting the kernel read an address a thread may have changed since.
+ * Never blocks the loop: the blocking mode is put back at once.
+ */
+static int
+connect_copy(int copy, const struct sockaddr *sa, socklen_t len)
+{
+	int fl = fcntl(copy, F_GETFL), r;
+
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(copy, F_SETFL, fl | O_NONBLOCK);
+	r = connect(copy, sa, len) < 0 ? -errno : 0;
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(copy, F_SETFL, fl);
+	return r;
+}
+
+/*
  * connect to a path-named unix socket: only to one on the run's own
  * mounts, and made by us on the file we judged (continuing would let the
  * kernel read a path a thread may have changed). 0 when answered.
@@ -245,11 +264,15 @@ unix_connect(struct sup *s, const struct seccomp_notif *req,
 	cleanup_fd int fd = -1;
 	struct sockaddr_un via = { .sun_family = AF_UNIX };
 	char subject[PATH_MAX];
-	int fl, r;
 
 	if (unix_abstract(un, c->salen)) {
-		/* The abstract namespace is the network namespace's. */
-		sup_continue(s, req->id);
+		/* The abstract namespace is the network namespace's (in a
+		 * container, above no floor of ours: connected by us). */
+		if (s->oci)
+			sup_respond(s, req->id, connect_copy(copy, (const struct
+			    sockaddr *)&c->sa, c->salen), 0);
+		else
+			sup_continue(s, req->id);
 		return;
 	}
 	snprintf(subject, sizeof subject, "unix:%.*s",
@@ -265,15 +288,8 @@ unix_connect(struct sup *s, const struct seccomp_notif *req,
 		return;
 	}
 	snprintf(via.sun_path, sizeof via.sun_path, "/proc/self/fd/%d", fd);
-	/* Never block the loop: the file description is shared with the
-	 * target, so its blocking mode is put back at once. */
-	fl = fcntl(copy, F_GETFL);
-	if (fl >= 0 && !(fl & O_NONBLOCK))
-		fcntl(copy, F_SETFL, fl | O_NONBLOCK);
-	r = connect(copy, (struct sockaddr *)&via, sizeof via) < 0 ? -errno : 0;
-	if (fl >= 0 && !(fl & O_NONBLOCK))
-		fcntl(copy, F_SETFL, fl);
-	sup_respond(s, req->id, r, 0);
+	sup_respond(s, req->id, connect_copy(copy, (struct sockaddr *)&via,
+	    sizeof via), 0);
 }
 
 /* bind and listen: only on the sandbox's own sockets. */
@@ -732,8 +748,13 @@ floor_check(struct sup *s, const struct seccomp_notif *req,
 		return 0;
 	case AF_UNSPEC:
 	case AF_NETLINK:
-		/* Inside the sandbox's own namespace. */
-		sup_continue(s, req->id);
+		/* Inside the sandbox's own namespace (a container's: done by
+		 * us, so that what is done is what was judged). */
+		if (s->oci)
+			sup_respond(s, req->id, connect_copy(copy, (const struct
+			    sockaddr *)&c->sa, c->salen), 0);
+		else
+			sup_continue(s, req->id);
 		return 0;
 	case AF_INET:
 	case AF_INET6:
@@ -747,10 +768,23 @@ floor_check(struct sup *s, const struct seccomp_notif *req,
 		sup_respond(s, req->id, -EINVAL, 0);
 		return 0;
 	}
-	if (net_dest_loopback(d) && (!s->oci || s->oci_own_netns)) {
-		/* The sandbox's own loopback (a container's, when its
-		 * network namespace is its own; else the host's, judged). */
+	if (net_dest_loopback(d) && !s->oci) {
+		/* The sandbox's own loopback. */
 		sup_continue(s, req->id);
+		return 0;
+	}
+	if (net_dest_loopback(d) && s->oci_own_netns) {
+		/* A container's own loopback: a stream connected by us in
+		 * its namespace and handed in, a datagram socket connected
+		 * by us (the host's loopback, when it shares the host's
+		 * namespace, is judged as any address). */
+		int64_t result;
+
+		if (*type == SOCK_STREAM)
+			(void)net_swap(s, req->id, (pid_t)req->pid, c, &result);
+		else
+			sup_respond(s, req->id, connect_copy(copy, (const struct
+			    sockaddr *)&c->sa, c->salen), 0);
 		return 0;
 	}
 	return 1;
@@ -845,8 +879,16 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		sup_continue(s, req->id);
 		return;
 	}
-	if (net_dest_from_sockaddr(&sa, len, &d) < 0 ||
-	    (net_dest_loopback(&d) && (!s->oci || s->oci_own_netns))) {
+	if (s->oci) {
+		/* Continued, the kernel would read an address a thread may
+		 * have changed; and nothing below ward bounds it. */
+		refuse(s, req, sa.ss_family == AF_UNIX ? ECONNREFUSED :
+		    ENETUNREACH, "sendto", "a datagram with an address", NULL,
+		    "a container's datagrams with an address are not carried "
+		    "yet: connect the socket first");
+		return;
+	}
+	if (net_dest_from_sockaddr(&sa, len, &d) < 0 || net_dest_loopback(&d)) {
 		sup_continue(s, req->id);
 		return;
 	}
@@ -862,10 +904,8 @@ net_on_sendto(struct sup *s, const struct seccomp_notif *req)
 		};
 
 		sup_record(s, &w, VERDICT_DENY, never ? HOW_POLICY : HOW_FLOOR,
-		    never ? rule : s->oci ? "no datagrams from a container "
-		    "yet: name hosts by address" : "no host-side datagrams; "
-		    "names go through the DNS stub", never ? "policy" :
-		    "floor", 0, 0);
+		    never ? rule : "no host-side datagrams; names go through "
+		    "the DNS stub", never ? "policy" : "floor", 0, 0);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -94,12 +95,16 @@ learn_mounts(struct sup *s)
 static void
 writable_binds(struct sup *s)
 {
-	s->n_binds = s->policy.n_writable;
-	s->binds = xcalloc(s->n_binds ? s->n_binds : 1, sizeof *s->binds);
+	/* /dev/shm: the container's own tmpfs, where shm_open makes its
+	 * files (always writable, as in a run of ward's own). */
+	s->n_binds = s->policy.n_writable + 1;
+	s->binds = xcalloc(s->n_binds, sizeof *s->binds);
 	for (size_t i = 0; i < s->n_binds; i++) {
+		const char *p = i < s->policy.n_writable ?
+		    s->policy.writable[i] : "/dev/shm";
+
 		s->binds[i] = (struct bind){
-			.host = xstrdup(s->policy.writable[i]),
-			.inside = xstrdup(s->policy.writable[i]),
+			.host = xstrdup(p), .inside = xstrdup(p),
 			.writable = true, .host_write = true, .is_dir = true,
 			.tree_fd = -1,
 		};
@@ -191,4 +196,56 @@ oci_target_ids(pid_t tid, struct emulate_as *as)
 	}
 	fclose(f);
 	return found == 2 ? 0 : -ESRCH;
+}
+
+bool
+oci_device_ok(const struct stat *st)
+{
+	unsigned int ma, mi;
+
+	if (S_ISFIFO(st->st_mode))
+		return true;
+	if (!S_ISCHR(st->st_mode))
+		return false;
+	ma = major(st->st_rdev);
+	mi = minor(st->st_rdev);
+	switch (ma) {
+	case 1:		/* null, zero, full, random, urandom */
+		return mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9;
+	case 5:		/* tty, ptmx */
+		return mi == 0 || mi == 2;
+	default:	/* the Unix98 pts, 136-143 */
+		return ma >= 136 && ma <= 143;
+	}
+}
+
+/* "N" (digits only, at most 9 of them), else -1. */
+static int
+fd_number(const char *p)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; p[i] >= '0' && p[i] <= '9' && i < 9; i++)
+		n = n * 10 + (p[i] - '0');
+	return i > 0 && p[i] == '\0' ? n : -1;
+}
+
+int
+oci_fd_path(const char *lex)
+{
+	static const char *const dirs[] = {
+		"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/",
+	};
+
+	if (strcmp(lex, "/dev/stdin") == 0)
+		return 0;
+	if (strcmp(lex, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(lex, "/dev/stderr") == 0)
+		return 2;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (str_has_prefix(lex, dirs[i]))
+			return fd_number(lex + strlen(dirs[i]));
+	return -1;
 }

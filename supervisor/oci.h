@@ -10,6 +10,7 @@
  * where something below enforces the same answer).
  */
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct sup;
@@ -28,3 +29,12 @@ int	oci_adopt(struct sup *, int fd, pid_t pid, char **cause);
 int	oci_target_ids(pid_t tid, struct emulate_as *);
 /* Has the container's network namespace of its own (not the host's)? */
 bool	oci_own_netns(const struct sup *);
+/* A device the supervisor may open for a container: the null, zero,
+ * full and random devices, the terminal ones (tty, ptmx, a pts), and a
+ * FIFO. Not a disk, not a driver: the runtime's device rules bind the
+ * container, not the supervisor. */
+bool	oci_device_ok(const struct stat *);
+/* Is the lexical path lex one that names an fd of the caller's
+ * (/dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+ * /proc/thread-self/fd/N)? Its number, else -1. */
+int	oci_fd_path(const char *lex);
