@@ -268,6 +268,19 @@ dns_asker(const struct dns *d, struct sockaddr_storage *ss, bool *tcp)
 }
 
 int
+dns_set_upstreams(struct dns *d, const struct sockaddr_storage *ss, size_t n)
+{
+	d->n_up = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ss[i].ss_family == AF_INET)
+			dns_add_upstream(d, &ss[i], sizeof(struct sockaddr_in));
+		else if (ss[i].ss_family == AF_INET6)
+			dns_add_upstream(d, &ss[i],
+			    sizeof(struct sockaddr_in6));
+	return d->n_up > 0 ? 0 : -EINVAL;
+}
+
+int
 dns_set_upstream(struct dns *d, const struct sockaddr *sa, socklen_t len)
 {
 	if ((sa->sa_family != AF_INET || len < sizeof(struct sockaddr_in)) &&

@@ -103,6 +103,10 @@ void	dns_free(struct dns *);
 int	dns_asker(const struct dns *, struct sockaddr_storage *, bool *tcp);
 /* Replace the upstream list by this one server (tests). 0 or -EINVAL. */
 int	dns_set_upstream(struct dns *, const struct sockaddr *, socklen_t);
+/* Replace the upstream list by these n (at most MAXNS taken): a
+ * container's own servers. 0 or -EINVAL when none is an address. */
+int	dns_set_upstreams(struct dns *, const struct sockaddr_storage *,
+	    size_t n);
 
 /* Every fd it wants polled, with its events; at most max of them (pass
  * DNS_POLLFDS_MAX). Then pass the same slice to dns_on_ready() once one

@@ -1577,15 +1577,16 @@ oci_run(struct sup *s, struct args *a)
 	{
 		char detail[512];
 
-		snprintf(detail, sizeof detail, "id=%s pid=%d netns=%s ids=%s",
-		    s->oci_container, (int)a->oci_pid, s->oci_own_netns ?
-		    "its own" : "the host's", s->oci_ids_identity ?
-		    "the host's" : "mapped");
+		snprintf(detail, sizeof detail, "id=%s pid=%d netns=%s ids=%s; "
+		    "%s", s->oci_container, (int)a->oci_pid,
+		    s->oci_own_netns ? "its own" : "the host's",
+		    s->oci_ids_identity ? "the host's" : "mapped",
+		    s->oci_dns_note);
 		sup_record_run(s, "container", VERDICT_NONE, HOW_SUPERVISOR,
 		    "supervisor", detail);
 	}
-	fprintf(stderr, "ward: run %s supervises container %s (pid %d)\n",
-	    s->id, s->oci_container, (int)a->oci_pid);
+	fprintf(stderr, "ward: run %s supervises container %s (pid %d); %s\n",
+	    s->id, s->oci_container, (int)a->oci_pid, s->oci_dns_note);
 	if ((r = loop_run(s)) < 0)
 		die("poll: %s", strerror(-r));
 	r = end_run(s);

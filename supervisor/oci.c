@@ -5,8 +5,13 @@
  */
 #include "supervisor/oci.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <resolv.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +20,15 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config/util.h"
+#include "supervisor/compat.h"
+#include "supervisor/dns.h"
 #include "supervisor/emulate.h"
+#include "supervisor/net.h"
+#include "supervisor/path.h"
 #include "supervisor/sup.h"
 
 static uint64_t
@@ -111,6 +121,221 @@ writable_binds(struct sup *s)
 	}
 }
 
+/* ---- names: the DNS stub in the container's namespace ---------------- */
+
+#define RESOLV_MAX	65536	/* a resolv.conf longer than this is not read */
+
+/*
+ * The container's resolv.conf, read in its root (bounded): its servers
+ * into ns (at most max), the lines its resolver also needs (search,
+ * domain, options) appended to *keep. The number of servers, or -errno.
+ */
+static int
+read_resolv(int rootfd, struct sockaddr_storage *ns, size_t max, char **keep)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	cleanup_fd int fd = -1;
+	cleanup_free char *buf = xmalloc(RESOLV_MAX + 1);
+	size_t n = 0, got = 0;
+	char *line, *save = NULL;
+	ssize_t r;
+	long f;
+
+	if ((f = syscall(SYS_openat2, rootfd, "etc/resolv.conf", &how,
+	    sizeof how)) < 0)
+		return -errno;
+	fd = (int)f;
+	while (got < RESOLV_MAX && (r = read(fd, buf + got,
+	    RESOLV_MAX - got)) > 0)
+		got += (size_t)r;
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char addr[INET6_ADDRSTRLEN + 16], *pct;
+
+		if (sscanf(line, "nameserver %61s", addr) == 1) {
+			struct sockaddr_in *v4 = (struct sockaddr_in *)&ns[n];
+			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ns[n];
+
+			if (n >= max)
+				continue;
+			if ((pct = strchr(addr, '%')) != NULL)
+				*pct = '\0';
+			memset(&ns[n], 0, sizeof ns[n]);
+			if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
+				v4->sin_family = AF_INET;
+				v4->sin_port = htons(53);
+				n++;
+			} else if (inet_pton(AF_INET6, addr,
+			    &v6->sin6_addr) == 1) {
+				v6->sin6_family = AF_INET6;
+				v6->sin6_port = htons(53);
+				n++;
+			}
+		} else if ((str_has_prefix(line, "search") ||
+		    str_has_prefix(line, "domain") ||
+		    str_has_prefix(line, "options")) && strlen(line) < 1024) {
+			char *more = xasprintf("%s%s\n", *keep, line);
+
+			free(*keep);
+			*keep = more;
+		}
+	}
+	return (int)n;
+}
+
+static bool
+loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr)
+		    >> 24) == 127;
+	return ss->ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(
+	    &((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* 127.0.0.1:53 of the namespace we are in, UDP and TCP. */
+static int
+stub_sockets(int *udp, int *tcp)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET, .sin_port = htons(53),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int one = 1;
+
+	*udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	*tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*udp < 0 || *tcp < 0 ||
+	    setsockopt(*tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+	    bind(*udp, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    bind(*tcp, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    listen(*tcp, 16) < 0) {
+		int e = errno;
+
+		closep(udp);
+		closep(tcp);
+		return -e;
+	}
+	return 0;
+}
+
+/*
+ * file bound, read-only, on the container's /etc/resolv.conf (resolved
+ * in its root first), from a child that joins its mount namespace. The
+ * container's program has not run yet: its first exec waits for us.
+ */
+static int
+bind_resolv(struct sup *s, pid_t pid, const char *file, char **cause)
+{
+	struct mount_attr ro = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+	};
+	char target[PATH_MAX], p[64];
+	cleanup_fd int tree = -1, mnt = -1;
+	pid_t child;
+	int st, r;
+
+	if ((r = path_resolve(s->rootfd, "/etc/resolv.conf", true, target,
+	    sizeof target)) < 0) {
+		*cause = xasprintf("/etc/resolv.conf: %s", strerror(-r));
+		return r;
+	}
+	if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, file,
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ro,
+	    sizeof ro) < 0) {
+		*cause = xasprintf("%s: %s", file, strerror(errno));
+		return -errno;
+	}
+	snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)pid);
+	if ((mnt = open(p, O_RDONLY | O_CLOEXEC)) < 0) {
+		*cause = xasprintf("%s: %s", p, strerror(errno));
+		return -errno;
+	}
+	if ((child = fork()) < 0) {
+		*cause = xasprintf("fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (child == 0) {
+		if (setns(mnt, CLONE_NEWNS) < 0)
+			_exit(10);
+		if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			_exit(20 + (errno & 0x3f));
+		_exit(0);
+	}
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		*cause = xasprintf("cannot mount ward's resolv.conf on the "
+		    "container's %s (step %d)", target, WIFEXITED(st) ?
+		    WEXITSTATUS(st) : -1);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * Names: the container's resolver pointed at ward's DNS stub, on
+ * 127.0.0.1:53 of its own network namespace, whose lookups leave for the
+ * container's own servers from that namespace, and are judged as a run's.
+ * Without a namespace of its own, or with a resolver of its own on its
+ * loopback, the container resolves nothing through ward: *note says so.
+ */
+static void
+container_dns(struct sup *s, pid_t pid, char **note)
+{
+	struct sockaddr_storage ns[MAXNS];
+	cleanup_free char *keep = xstrdup(""), *cause = NULL, *rc = NULL;
+	int n, udp = -1, tcp = -1, r;
+	FILE *f;
+
+	if (!s->oci_own_netns) {
+		*note = xstrdup("no names: the container shares the host's "
+		    "network namespace (ward's DNS stub needs one of its own)");
+		return;
+	}
+	if ((n = read_resolv(s->rootfd, ns, MAXNS, &keep)) < 0)
+		n = 0;
+	for (int i = 0; i < n; i++)
+		if (loopback(&ns[i])) {
+			*note = xstrdup("no names through ward: the container's "
+			    "resolver is on its own loopback");
+			return;
+		}
+	if ((r = stub_sockets(&udp, &tcp)) < 0) {
+		*note = xasprintf("no names through ward: 127.0.0.1:53 in the "
+		    "container: %s", strerror(-r));
+		return;
+	}
+	if (net_dns_start(s, udp, tcp, &cause) < 0) {
+		*note = xasprintf("no names through ward: %s", cause);
+		return;
+	}
+	if (n == 0 || dns_set_upstreams(s->dns, ns, (size_t)n) < 0)
+		(void)dns_set_upstreams(s->dns, ns, 0);
+	rc = xasprintf("%s/resolv.conf", s->run_dir);
+	if ((f = fopen(rc, "we")) == NULL || fprintf(f, "# ward: the DNS stub "
+	    "of this container's run\nnameserver 127.0.0.1\n%soptions edns0 "
+	    "timeout:%d attempts:%d\n", keep, DNS_CLIENT_TIMEOUT_S,
+	    DNS_CLIENT_ATTEMPTS) < 0 || fclose(f) != 0) {
+		*note = xasprintf("no names through ward: write %s: %s", rc,
+		    strerror(errno));
+		return;
+	}
+	if (bind_resolv(s, pid, rc, &cause) < 0) {
+		*note = xasprintf("no names through ward: %s", cause);
+		return;
+	}
+	*note = xasprintf("names through ward's DNS stub, upstream: %d of the "
+	    "container's server%s", n, n == 1 ? "" : "s");
+}
+
 int
 oci_adopt(struct sup *s, int fd, pid_t pid, char **cause)
 {
@@ -163,6 +388,7 @@ oci_adopt(struct sup *s, int fd, pid_t pid, char **cause)
 	s->oci_ids_identity = ids_identity(pid);
 	learn_mounts(s);
 	writable_binds(s);
+	container_dns(s, pid, &s->oci_dns_note);
 	return 0;
 }
 
