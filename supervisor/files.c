@@ -1287,8 +1287,11 @@ host_change(struct sup *s, const struct seccomp_notif *req,
 		return;
 
 	/* Across folders the kernel would say EXDEV; on the host the
-	 * supervisor could link a system file into the folder. */
-	if (c->two && host_bind(s, c->path2) != b) {
+	 * supervisor could link a system file into the folder. Both
+	 * names: judge() comes here for either being in a writable folder,
+	 * and a file moved or linked in from outside is a change outside. */
+	if (c->two && (host_bind(s, c->path) != b ||
+	    host_bind(s, c->path2) != b)) {
 		sup_respond(s, req->id, -EXDEV, 0);
 		return;
 	}
