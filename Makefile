@@ -164,11 +164,15 @@ $(BUILD)/supervisor/filter-compile.o: supervisor/filter.c
 	$(CC) $(ALL_CFLAGS) -DWARD_FILTER_COMPILE -c -o $@ $<
 
 $(BUILD)/filter-gen: $(BUILD)/supervisor/filter-gen.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS) $(LIB_LIBS)
 
-$(BUILD)/gen/filter-bpf.h: $(BUILD)/filter-gen
-	@mkdir -p $(dir $@)
-	$(BUILD)/filter-gen $@.tmp && mv $@.tmp $@
+# One run writes both: the program the supervisor carries and the same
+# rules as the OCI profile `ward oci profile` prints (tui/oci-profile.c).
+$(BUILD)/gen/filter-bpf.h $(BUILD)/gen/oci-profile.h &: $(BUILD)/filter-gen
+	@mkdir -p $(BUILD)/gen
+	$(BUILD)/filter-gen $(BUILD)/gen/filter-bpf.h.tmp $(BUILD)/gen/oci-profile.h.tmp && \
+	    mv $(BUILD)/gen/filter-bpf.h.tmp $(BUILD)/gen/filter-bpf.h && \
+	    mv $(BUILD)/gen/oci-profile.h.tmp $(BUILD)/gen/oci-profile.h
 
 # Where the installed programs look for each other and the shipped files.
 $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
