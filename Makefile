@@ -181,6 +181,8 @@ $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
 
 $(BUILD)/supervisor/filter.o: $(BUILD)/gen/filter-bpf.h
 $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/tui/oci-profile.o: $(BUILD)/gen/oci-profile.h
+$(BUILD)/tui/oci-profile.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 SUPERVISOR_OBJ = $(BUILD)/supervisor/entry.o $(BUILD)/supervisor/main.o
 
