@@ -234,6 +234,13 @@ $(BUILD)/tests/bench-gate: $(BUILD)/tests/bench/gate.o $(BUILD)/libgate.a $(BUIL
 $(BUILD)/tests/test-sup-filter: $(BUILD)/tests/test-sup-filter.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
 
+# The OCI profile's test rebuilds the profile into libseccomp and compares
+# the program with the carried one; it calls tui/oci-profile.c too.
+$(BUILD)/tests/test-oci-profile.o: $(BUILD)/gen/oci-profile.h
+$(BUILD)/tests/test-oci-profile.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/tests/test-oci-profile: $(BUILD)/tests/test-oci-profile.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libtui.a $(BUILD)/libreview.a $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test-sup-%: $(BUILD)/tests/test-sup-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(CMOCKA_LIBS)
 
