@@ -164,11 +164,15 @@ $(BUILD)/supervisor/filter-compile.o: supervisor/filter.c
 	$(CC) $(ALL_CFLAGS) -DWARD_FILTER_COMPILE -c -o $@ $<
 
 $(BUILD)/filter-gen: $(BUILD)/supervisor/filter-gen.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libward.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS) $(LIB_LIBS)
 
-$(BUILD)/gen/filter-bpf.h: $(BUILD)/filter-gen
-	@mkdir -p $(dir $@)
-	$(BUILD)/filter-gen $@.tmp && mv $@.tmp $@
+# One run writes both: the program the supervisor carries and the same
+# rules as the OCI profile `ward oci profile` prints (tui/oci-profile.c).
+$(BUILD)/gen/filter-bpf.h $(BUILD)/gen/oci-profile.h &: $(BUILD)/filter-gen
+	@mkdir -p $(BUILD)/gen
+	$(BUILD)/filter-gen $(BUILD)/gen/filter-bpf.h.tmp $(BUILD)/gen/oci-profile.h.tmp && \
+	    mv $(BUILD)/gen/filter-bpf.h.tmp $(BUILD)/gen/filter-bpf.h && \
+	    mv $(BUILD)/gen/oci-profile.h.tmp $(BUILD)/gen/oci-profile.h
 
 # Where the installed programs look for each other and the shipped files.
 $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
@@ -177,6 +181,8 @@ $(BUILD)/config/paths.o: ALL_CFLAGS += -DWARD_INSTALL_PREFIX='"$(PREFIX)"' \
 
 $(BUILD)/supervisor/filter.o: $(BUILD)/gen/filter-bpf.h
 $(BUILD)/supervisor/filter.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/tui/oci-profile.o: $(BUILD)/gen/oci-profile.h
+$(BUILD)/tui/oci-profile.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 SUPERVISOR_OBJ = $(BUILD)/supervisor/entry.o $(BUILD)/supervisor/main.o
 
@@ -227,6 +233,13 @@ $(BUILD)/tests/bench-gate: $(BUILD)/tests/bench/gate.o $(BUILD)/libgate.a $(BUIL
 # The filter's test compiles the rules afresh and compares.
 $(BUILD)/tests/test-sup-filter: $(BUILD)/tests/test-sup-filter.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
+
+# The OCI profile's test rebuilds the profile into libseccomp and compares
+# the program with the carried one; it calls tui/oci-profile.c too.
+$(BUILD)/tests/test-oci-profile.o: $(BUILD)/gen/oci-profile.h
+$(BUILD)/tests/test-oci-profile.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/tests/test-oci-profile: $(BUILD)/tests/test-oci-profile.o $(BUILD)/supervisor/filter-compile.o $(BUILD)/libtui.a $(BUILD)/libreview.a $(BUILD)/libsup.a $(BUILD)/libward.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TUI_LIBS) $(SECCOMP_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test-sup-%: $(BUILD)/tests/test-sup-%.o $(BUILD)/libsup.a $(BUILD)/libward.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SUP_LIBS) $(CMOCKA_LIBS)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -169,6 +170,7 @@ filter_is_trapped(int nr)
 }
 
 #else /* WARD_FILTER_COMPILE: libseccomp, in filter-gen and the tests */
+#include <jansson.h>
 
 /* The flags that make an open a write. O_TMPFILE is matched by its own
  * bit (__O_TMPFILE), not by O_TMPFILE, which contains O_DIRECTORY. */
@@ -198,19 +200,129 @@ static const unsigned long personality_bits[] = {
 	0x0400000, 0x0040000, 0x0100000, 0x0200000,
 };
 
+/*
+ * Where the rules go. One list of rules, two outputs: libseccomp's ctx,
+ * compiled to the BPF ward carries (filter_compile), or the "syscalls"
+ * array of an OCI runtime's seccomp profile (filter_profile, for `ward oci
+ * profile`), which the runtime hands to its own libseccomp. Exactly one of
+ * the two is set.
+ */
+struct filter_sink {
+	scmp_filter_ctx	 ctx;
+	json_t		*syscalls;
+};
+
+/* Numbers newer than libseccomp 2.5.4 knows: the profile names them (a
+ * runtime reads names, not numbers). x86_64's, as the table above. */
+static const struct {
+	int		 nr;
+	const char	*name;
+} syscall_names[] = {
+	{ __NR_fchmodat2, "fchmodat2" },
+	{ 463, "setxattrat" },
+	{ 466, "removexattrat" },
+	{ 467, "open_tree_attr" },
+	{ 469, "file_setattr" },
+};
+
+/* runtime-spec's names of libseccomp's comparisons (config-linux.md). */
+static const char *const cmp_names[] = {
+	[SCMP_CMP_NE] = "SCMP_CMP_NE",
+	[SCMP_CMP_LT] = "SCMP_CMP_LT",
+	[SCMP_CMP_LE] = "SCMP_CMP_LE",
+	[SCMP_CMP_EQ] = "SCMP_CMP_EQ",
+	[SCMP_CMP_GE] = "SCMP_CMP_GE",
+	[SCMP_CMP_GT] = "SCMP_CMP_GT",
+	[SCMP_CMP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
+};
+
+/* nr's name for the profile: libseccomp's, else the table's; NULL if
+ * neither knows it. The caller frees. */
+static char *
+syscall_name(int nr)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+	if (name != NULL)
+		return name;
+	for (size_t i = 0; i < ARRAY_SIZE(syscall_names); i++)
+		if (syscall_names[i].nr == nr)
+			return xstrdup(syscall_names[i].name);
+	return NULL;
+}
+
+/* One rule as one entry of the profile's "syscalls": its args are ANDed,
+ * as libseccomp's are, when each names its own index (a runtime splits
+ * two conditions on one index into two rules: none of ours does). */
 static int
-add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n,
+add_profile(json_t *syscalls, uint32_t action, int nr, unsigned int n,
     const struct scmp_arg_cmp *cmp, char **cause)
 {
-	int r = seccomp_rule_add_array(ctx, action, nr, n, cmp);
+	cleanup_free char *name = syscall_name(nr);
+	json_t *e, *args;
+	unsigned int seen = 0;
 
-	if (r < 0) {
-		char *name = seccomp_syscall_resolve_num_arch(
-		    SCMP_ARCH_NATIVE, nr);
+	if (name == NULL) {
+		*cause = xasprintf("syscall %d has no name for the profile: "
+		    "add it to filter.c's syscall_names", nr);
+		return -EINVAL;
+	}
+	e = json_object();
+	json_object_set_new(e, "names", json_pack("[s]", name));
+	if (action == SCMP_ACT_NOTIFY) {
+		json_object_set_new(e, "action", json_string("SCMP_ACT_NOTIFY"));
+	} else if ((action & ~0xffffU) == SCMP_ACT_ERRNO(0)) {
+		json_object_set_new(e, "action", json_string("SCMP_ACT_ERRNO"));
+		json_object_set_new(e, "errnoRet",
+		    json_integer(action & 0xffffU));
+	} else {
+		*cause = xasprintf("seccomp rule for %s: action 0x%x has no "
+		    "OCI name here", name, action);
+		json_decref(e);
+		return -EINVAL;
+	}
+	args = json_array();
+	for (unsigned int i = 0; i < n; i++) {
+		if (cmp[i].arg > 5 || (seen & (1U << cmp[i].arg)) != 0 ||
+		    cmp[i].op <= 0 || (size_t)cmp[i].op >= ARRAY_SIZE(cmp_names) ||
+		    cmp_names[cmp[i].op] == NULL ||
+		    cmp[i].datum_a > INT64_MAX || cmp[i].datum_b > INT64_MAX) {
+			*cause = xasprintf("seccomp rule for %s: argument %u "
+			    "cannot be said in a profile", name, i);
+			json_decref(args);
+			json_decref(e);
+			return -EINVAL;
+		}
+		seen |= 1U << cmp[i].arg;
+		/* For MASKED_EQ, value is the mask and valueTwo the datum,
+		 * as libseccomp's datum_a and datum_b. */
+		json_array_append_new(args, json_pack("{s:I,s:I,s:I,s:s}",
+		    "index", (json_int_t)cmp[i].arg,
+		    "value", (json_int_t)cmp[i].datum_a,
+		    "valueTwo", (json_int_t)cmp[i].datum_b,
+		    "op", cmp_names[cmp[i].op]));
+	}
+	if (n > 0)
+		json_object_set_new(e, "args", args);
+	else
+		json_decref(args);
+	json_array_append_new(syscalls, e);
+	return 0;
+}
+
+static int
+add(struct filter_sink *sink, uint32_t action, int nr, unsigned int n,
+    const struct scmp_arg_cmp *cmp, char **cause)
+{
+	int r;
+
+	if (sink->syscalls != NULL)
+		return add_profile(sink->syscalls, action, nr, n, cmp, cause);
+	if ((r = seccomp_rule_add_array(sink->ctx, action, nr, n, cmp)) < 0) {
+		cleanup_free char *name = syscall_name(nr);
 
 		*cause = xasprintf("seccomp rule for %s: %s",
 		    name ? name : "?", strerror(-r));
-		free(name);
 	}
 	return r;
 }
@@ -218,16 +330,16 @@ add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n,
 /* Writes: the calls that always change a name, open and openat with a write
  * flag, utimensat on a path. */
 static int
-rules_writes(scmp_filter_ctx ctx, char **cause)
+rules_writes(struct filter_sink *sink, char **cause)
 {
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(trapped_always); i++)
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, trapped_always[i], 0, NULL,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, trapped_always[i], 0, NULL,
 		    cause)) < 0)
 			return r;
 	for (size_t i = 0; i < ARRAY_SIZE(trapped_cwd); i++)
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, trapped_cwd[i], 0, NULL,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, trapped_cwd[i], 0, NULL,
 		    cause)) < 0)
 			return r;
 	for (size_t i = 0; i < ARRAY_SIZE(open_write_bits); i++) {
@@ -235,9 +347,9 @@ rules_writes(scmp_filter_ctx ctx, char **cause)
 		struct scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, b, b);
 		struct scmp_arg_cmp a2 = SCMP_A2(SCMP_CMP_MASKED_EQ, b, b);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, &a1,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, &a1,
 		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &a2,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &a2,
 		    cause)) < 0)
 			return r;
 	}
@@ -245,7 +357,7 @@ rules_writes(scmp_filter_ctx ctx, char **cause)
 		/* utimensat(fd, NULL, ...) is futimens: the fd is the floor. */
 		struct scmp_arg_cmp a = SCMP_A1(SCMP_CMP_NE, 0);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1, &a,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1, &a,
 		    cause)) < 0)
 			return r;
 	}
@@ -255,7 +367,7 @@ rules_writes(scmp_filter_ctx ctx, char **cause)
 
 /* The refused outright: the blocked table, clone with a namespace flag. */
 static int
-rules_blocked(scmp_filter_ctx ctx, char **cause)
+rules_blocked(struct filter_sink *sink, char **cause)
 {
 	int r;
 
@@ -266,14 +378,14 @@ rules_blocked(scmp_filter_ctx ctx, char **cause)
 
 		if (blocked_by_args(blocked[i].nr))
 			continue;
-		if ((r = add(ctx, act, blocked[i].nr, 0, NULL, cause)) < 0)
+		if ((r = add(sink, act, blocked[i].nr, 0, NULL, cause)) < 0)
 			return r;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(clone_ns_bits); i++) {
 		unsigned long b = clone_ns_bits[i];
 		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, b, b);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(clone), 1,
 		    &a, cause)) < 0)
 			return r;
 	}
@@ -283,7 +395,7 @@ rules_blocked(scmp_filter_ctx ctx, char **cause)
 /* Sockets of families past the network namespace, raw and packet
  * sockets, and personality flags that weaken the address space. */
 static int
-rules_sockets(scmp_filter_ctx ctx, char **cause)
+rules_sockets(struct filter_sink *sink, char **cause)
 {
 	int r;
 
@@ -305,18 +417,18 @@ rules_sockets(scmp_filter_ctx ctx, char **cause)
 			if (fam == AF_UNIX || fam == AF_INET || fam == AF_INET6 ||
 			    fam == AF_NETLINK || fam == AF_PACKET)
 				continue;
-			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+			if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
 			    &fc, cause)) < 0)
 				return r;
 		}
 		{
 			struct scmp_arg_cmp fc = SCMP_A0(SCMP_CMP_GE, 18);
 
-			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+			if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
 			    &fc, cause)) < 0)
 				return r;
 		}
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &pkt,
 		    cause)) < 0)
 			return r;
 		/* Raw IP only: netlink sockets are SOCK_RAW too, and every
@@ -329,9 +441,9 @@ rules_sockets(scmp_filter_ctx ctx, char **cause)
 			struct scmp_arg_cmp both[2] = { fam[i], raw };
 			struct scmp_arg_cmp both2[2] = { fam[i], pk2 };
 
-			if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
+			if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
 			    both, cause)) < 0 ||
-			    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
+			    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
 			    both2, cause)) < 0)
 				return r;
 		}
@@ -340,7 +452,7 @@ rules_sockets(scmp_filter_ctx ctx, char **cause)
 		unsigned long b = personality_bits[i];
 		struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, b, b);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(personality), 1,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(personality), 1,
 		    &a, cause)) < 0)
 			return r;
 	}
@@ -350,18 +462,18 @@ rules_sockets(scmp_filter_ctx ctx, char **cause)
 /* Execs, connects, datagrams with an address, Fast Open, bind and
  * listen. */
 static int
-rules_exec_net(scmp_filter_ctx ctx, char **cause)
+rules_exec_net(struct filter_sink *sink, char **cause)
 {
 	int r;
 
 	/* Recorded and continued: what ran (DESIGN §6), and where the
 	 * program tried to connect (the empty network namespace is the
 	 * floor until approvals of network hosts arrive). */
-	if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0, NULL,
+	if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0, NULL,
 	    cause)) < 0 ||
-	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0, NULL,
+	    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0, NULL,
 	    cause)) < 0 ||
-	    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL,
+	    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL,
 	    cause)) < 0)
 		return r;
 	{
@@ -374,19 +486,19 @@ rules_exec_net(scmp_filter_ctx ctx, char **cause)
 		struct scmp_arg_cmp fo2 = SCMP_A2(SCMP_CMP_MASKED_EQ,
 		    MSG_FASTOPEN, MSG_FASTOPEN);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &a,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &a,
 		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &fo3,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &fo3,
 		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 1, &fo2,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 1, &fo2,
 		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 1, &fo3,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 1, &fo3,
 		    cause)) < 0 ||
 		    /* Only the sandbox's own sockets may bind or listen: a
 		     * connection swapped in from the host's may not. */
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0, NULL,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0, NULL,
 		    cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0, NULL,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0, NULL,
 		    cause)) < 0)
 			return r;
 	}
@@ -396,7 +508,7 @@ rules_exec_net(scmp_filter_ctx ctx, char **cause)
 /* ioctls that push input or reach the console driver, and a listener of
  * the sandbox's own. */
 static int
-rules_ioctl(scmp_filter_ctx ctx, char **cause)
+rules_ioctl(struct filter_sink *sink, char **cause)
 {
 	int r;
 
@@ -411,15 +523,32 @@ rules_ioctl(scmp_filter_ctx ctx, char **cause)
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER,
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER);
 
-		if ((r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+		if ((r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
 		    &sti, cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
 		    &lnx, cause)) < 0 ||
-		    (r = add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(seccomp), 1,
+		    (r = add(sink, SCMP_ACT_NOTIFY, SCMP_SYS(seccomp), 1,
 		    &lis, cause)) < 0)
 			return r;
 	}
 
+	return 0;
+}
+
+/* In this order: the program compiled is compared, instruction by
+ * instruction, with the one the supervisor carries, and the profile,
+ * rebuilt into libseccomp by the tests, compiles to that program too. */
+static int
+rules_all(struct filter_sink *sink, char **cause)
+{
+	int r;
+
+	if ((r = rules_writes(sink, cause)) < 0 ||
+	    (r = rules_blocked(sink, cause)) < 0 ||
+	    (r = rules_sockets(sink, cause)) < 0 ||
+	    (r = rules_exec_net(sink, cause)) < 0 ||
+	    (r = rules_ioctl(sink, cause)) < 0)
+		return r;
 	return 0;
 }
 
@@ -486,17 +615,52 @@ filter_compile(struct sock_fprog *prog, char **cause)
 		goto out;
 	}
 
-	/* In this order: the program compiled is compared, instruction by
-	 * instruction, with the one the supervisor carries. */
-	if ((r = rules_writes(ctx, cause)) < 0 ||
-	    (r = rules_blocked(ctx, cause)) < 0 ||
-	    (r = rules_sockets(ctx, cause)) < 0 ||
-	    (r = rules_exec_net(ctx, cause)) < 0 ||
-	    (r = rules_ioctl(ctx, cause)) < 0)
+	if ((r = rules_all(&(struct filter_sink){ .ctx = ctx }, cause)) < 0)
 		goto out;
 	r = export_bpf(ctx, prog, cause);
 out:
 	seccomp_release(ctx);
 	return r;
+}
+
+int
+filter_profile(char **json, char **cause)
+{
+	json_t *syscalls = json_array();
+	json_t *p;
+	int r;
+
+	*json = NULL;
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64) {
+		*cause = xstrdup("the OCI profile is written for x86_64 only");
+		json_decref(syscalls);
+		return -ENOTSUP;
+	}
+	if ((r = rules_all(&(struct filter_sink){ .syscalls = syscalls },
+	    cause)) < 0) {
+		json_decref(syscalls);
+		return r;
+	}
+	/* What filter_compile's attributes become. The default is ALLOW, as
+	 * there. Its bad-arch action (NOTIFY: int 0x80 and x32 numbers
+	 * would bypass every rule) has no field in runtime-spec: the profile
+	 * names x86_64 alone, and a call of another ABI gets what the
+	 * runtime's libseccomp does with an architecture the filter lacks
+	 * (runc 1.1.5: KILL_THREAD; an x32 call dies of SIGSYS). A runtime
+	 * drops, silently, a rule whose name its libseccomp lacks (runc
+	 * 1.1.5 with libseccomp 2.5.4: the four past fchmodat2 in
+	 * syscall_names): those calls are then not trapped at all. The
+	 * binary tree (CTL_OPTIMIZE) is the runtime's to choose, and so is
+	 * WAIT_KILLABLE_RECV, which runc 1.1 cannot set: a signal to a
+	 * container's process interrupts its wait for ward's answer. */
+	p = json_pack("{s:s,s:[s],s:o}", "defaultAction", "SCMP_ACT_ALLOW",
+	    "architectures", "SCMP_ARCH_X86_64", "syscalls", syscalls);
+	if (p == NULL || (*json = json_dumps(p, JSON_COMPACT)) == NULL) {
+		json_decref(p);
+		*cause = xstrdup("the profile could not be written as JSON");
+		return -ENOMEM;
+	}
+	json_decref(p);
+	return 0;
 }
 #endif

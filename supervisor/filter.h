@@ -21,6 +21,12 @@ int	filter_load(const struct sock_fprog *);
  * that the carried program is what the rules compile to now. Fills *prog
  * (prog->filter is the caller's to free); 0 or -errno with *cause. */
 int	filter_compile(struct sock_fprog *prog, char **cause);
+/* The same rules as an OCI runtime's seccomp profile (runtime-spec
+ * linux.seccomp, without the listener's fields), compact JSON in *json
+ * (the caller's to free): filter-gen writes it into
+ * build/gen/oci-profile.h for `ward oci profile`. 0 or -errno with
+ * *cause. */
+int	filter_profile(char **json, char **cause);
 /* A syscall the floor refuses: the supervisor answers -err and records
  * it under name (NULL: answered in BPF, not recorded). */
 struct filter_blocked {

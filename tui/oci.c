@@ -3,12 +3,8 @@
 #include "tui/oci.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "config/paths.h"
-#include "config/util.h"
 
 static const char oci_help[] =
 "Usage: ward oci serve [--socket PATH] [--policy FILE]\n"
@@ -34,18 +30,6 @@ const struct option oci_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-char *
-oci_default_socket(void)
-{
-	cleanup_free char *dir = NULL, *cause = NULL;
-
-	if (getuid() == 0)
-		return xstrdup("/run/ward/oci.sock");
-	if (paths_runtime_dir(&dir, &cause) < 0)
-		return xstrdup("/run/ward/oci.sock");
-	return xasprintf("%s/oci.sock", dir);
-}
 
 int
 oci_main(int argc, char **argv, const char *argv0)
