@@ -881,7 +881,7 @@ static int
 program_ids(const struct sup *s, pid_t tid, struct emulate_as *as)
 {
 	if (s->oci)
-		return oci_target_ids(tid, as) < 0 ? -ESRCH : 0;
+		return oci_target_ids(tid, &as->uid, &as->gid) < 0 ? -ESRCH : 0;
 	as->uid = s->inner_uid;
 	as->gid = s->inner_gid;
 	return 0;
@@ -1515,6 +1515,9 @@ oci_reopen(struct sup *s, const struct seccomp_notif *req,
 		return;
 	}
 	if (S_ISFIFO(a.st_mode) || (S_ISCHR(a.st_mode) && oci_device_ok(&a))) {
+		/* Through our own O_PATH fd, never the thread's table again:
+		 * a dup2 since the fstat cannot swap another file in. */
+		snprintf(p, sizeof p, "/proc/self/fd/%d", cur);
 		if ((fd = open(p, flags)) < 0) {
 			sup_respond(s, req->id, -errno, 0);
 			return;
@@ -1522,6 +1525,7 @@ oci_reopen(struct sup *s, const struct seccomp_notif *req,
 		oci_hand_in(s, req, c, steal_fd(&fd));
 		return;
 	}
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, n);
 	/* The name the fd has, in the container's view (the kernel names
 	 * it from the container's root for a reader outside it). */
 	{

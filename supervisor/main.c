@@ -1562,14 +1562,26 @@ static int
 oci_run(struct sup *s, struct args *a)
 {
 	cleanup_free char *cause = NULL;
+	struct oci_names names = { .udp = -1, .tcp = -1 };
 	int r;
 
 	s->oci = true;
 	s->headless = true;
 	s->oci_container = xstrdup(a->oci_container);
 	open_signalfd(s);
-	if (oci_adopt(s, a->oci_fd, a->oci_pid, &cause) < 0)
+	if (oci_adopt(s, a->oci_fd, a->oci_pid, &names, &cause) < 0)
 		die("container %s: %s", s->oci_container, cause);
+	if (names.udp >= 0) {
+		/* The stub takes both sockets, also on failure. */
+		if (net_dns_start(s, names.udp, names.tcp, &cause) < 0) {
+			free(names.note);
+			names.note = xasprintf("no names through ward: %s",
+			    cause);
+			free(cause);
+			cause = NULL;
+		} else
+			(void)dns_set_upstreams(s->dns, names.up, names.n_up);
+	}
 	learn_listener(s);
 	if (open_record(s, &cause) < 0)
 		die("%s", cause);
@@ -1580,13 +1592,13 @@ oci_run(struct sup *s, struct args *a)
 		snprintf(detail, sizeof detail, "id=%s pid=%d netns=%s ids=%s; "
 		    "%s", s->oci_container, (int)a->oci_pid,
 		    s->oci_own_netns ? "its own" : "the host's",
-		    s->oci_ids_identity ? "the host's" : "mapped",
-		    s->oci_dns_note);
+		    s->oci_ids_identity ? "the host's" : "mapped", names.note);
 		sup_record_run(s, "container", VERDICT_NONE, HOW_SUPERVISOR,
 		    "supervisor", detail);
 	}
 	fprintf(stderr, "ward: run %s supervises container %s (pid %d); %s\n",
-	    s->id, s->oci_container, (int)a->oci_pid, s->oci_dns_note);
+	    s->id, s->oci_container, (int)a->oci_pid, names.note);
+	free(names.note);
 	if ((r = loop_run(s)) < 0)
 		die("poll: %s", strerror(-r));
 	r = end_run(s);

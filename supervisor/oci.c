@@ -11,7 +11,6 @@
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
-#include <resolv.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +25,6 @@
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
-#include "supervisor/emulate.h"
-#include "supervisor/net.h"
 #include "supervisor/path.h"
 #include "supervisor/sup.h"
 
@@ -281,63 +278,62 @@ bind_resolv(struct sup *s, pid_t pid, const char *file, char **cause)
 }
 
 /*
- * Names: the container's resolver pointed at ward's DNS stub, on
- * 127.0.0.1:53 of its own network namespace, whose lookups leave for the
- * container's own servers from that namespace, and are judged as a run's.
- * Without a namespace of its own, or with a resolver of its own on its
- * loopback, the container resolves nothing through ward: *note says so.
+ * Names: the container's resolver pointed at 127.0.0.1:53 of its own
+ * network namespace, where the caller starts ward's DNS stub on names'
+ * sockets; its lookups leave for the container's own servers (names->up)
+ * from that namespace, and are judged as a run's. Without a namespace of
+ * its own, or with a resolver of its own on its loopback, the container
+ * resolves nothing through ward: names->note says so.
  */
 static void
-container_dns(struct sup *s, pid_t pid, char **note)
+container_dns(struct sup *s, pid_t pid, struct oci_names *names)
 {
-	struct sockaddr_storage ns[MAXNS];
 	cleanup_free char *keep = xstrdup(""), *cause = NULL, *rc = NULL;
-	int n, udp = -1, tcp = -1, r;
+	int n, r;
 	FILE *f;
 
+	names->udp = names->tcp = -1;
 	if (!s->oci_own_netns) {
-		*note = xstrdup("no names: the container shares the host's "
-		    "network namespace (ward's DNS stub needs one of its own)");
+		names->note = xstrdup("no names: the container shares the "
+		    "host's network namespace (ward's DNS stub needs one of "
+		    "its own)");
 		return;
 	}
-	if ((n = read_resolv(s->rootfd, ns, MAXNS, &keep)) < 0)
+	if ((n = read_resolv(s->rootfd, names->up, MAXNS, &keep)) < 0)
 		n = 0;
+	names->n_up = (size_t)n;
 	for (int i = 0; i < n; i++)
-		if (loopback(&ns[i])) {
-			*note = xstrdup("no names through ward: the container's "
-			    "resolver is on its own loopback");
+		if (loopback(&names->up[i])) {
+			names->note = xstrdup("no names through ward: the "
+			    "container's resolver is on its own loopback");
 			return;
 		}
-	if ((r = stub_sockets(&udp, &tcp)) < 0) {
-		*note = xasprintf("no names through ward: 127.0.0.1:53 in the "
-		    "container: %s", strerror(-r));
+	if ((r = stub_sockets(&names->udp, &names->tcp)) < 0) {
+		names->note = xasprintf("no names through ward: 127.0.0.1:53 in "
+		    "the container: %s", strerror(-r));
 		return;
 	}
-	if (net_dns_start(s, udp, tcp, &cause) < 0) {
-		*note = xasprintf("no names through ward: %s", cause);
-		return;
-	}
-	if (n == 0 || dns_set_upstreams(s->dns, ns, (size_t)n) < 0)
-		(void)dns_set_upstreams(s->dns, ns, 0);
 	rc = xasprintf("%s/resolv.conf", s->run_dir);
 	if ((f = fopen(rc, "we")) == NULL || fprintf(f, "# ward: the DNS stub "
 	    "of this container's run\nnameserver 127.0.0.1\n%soptions edns0 "
 	    "timeout:%d attempts:%d\n", keep, DNS_CLIENT_TIMEOUT_S,
-	    DNS_CLIENT_ATTEMPTS) < 0 || fclose(f) != 0) {
-		*note = xasprintf("no names through ward: write %s: %s", rc,
-		    strerror(errno));
+	    DNS_CLIENT_ATTEMPTS) < 0 || fclose(f) != 0)
+		cause = xasprintf("write %s: %s", rc, strerror(errno));
+	else
+		(void)bind_resolv(s, pid, rc, &cause);
+	if (cause != NULL) {
+		names->note = xasprintf("no names through ward: %s", cause);
+		closep(&names->udp);
+		closep(&names->tcp);
 		return;
 	}
-	if (bind_resolv(s, pid, rc, &cause) < 0) {
-		*note = xasprintf("no names through ward: %s", cause);
-		return;
-	}
-	*note = xasprintf("names through ward's DNS stub, upstream: %d of the "
-	    "container's server%s", n, n == 1 ? "" : "s");
+	names->note = xasprintf("names through ward's DNS stub, upstream: %d "
+	    "of the container's server%s", n, n == 1 ? "" : "s");
 }
 
 int
-oci_adopt(struct sup *s, int fd, pid_t pid, char **cause)
+oci_adopt(struct sup *s, int fd, pid_t pid, struct oci_names *names,
+    char **cause)
 {
 	char p[64];
 	cleanup_fd int nsfd = -1;
@@ -388,7 +384,7 @@ oci_adopt(struct sup *s, int fd, pid_t pid, char **cause)
 	s->oci_ids_identity = ids_identity(pid);
 	learn_mounts(s);
 	writable_binds(s);
-	container_dns(s, pid, &s->oci_dns_note);
+	container_dns(s, pid, names);
 	return 0;
 }
 
@@ -399,7 +395,7 @@ oci_own_netns(const struct sup *s)
 }
 
 int
-oci_target_ids(pid_t tid, struct emulate_as *as)
+oci_target_ids(pid_t tid, uid_t *uid, gid_t *gid)
 {
 	char p[64], line[256];
 	unsigned long r, e, ss, fs;
@@ -412,11 +408,11 @@ oci_target_ids(pid_t tid, struct emulate_as *as)
 	while (found < 2 && fgets(line, sizeof line, f) != NULL) {
 		if (sscanf(line, "Uid: %lu %lu %lu %lu", &r, &e, &ss,
 		    &fs) == 4) {
-			as->uid = (uid_t)fs;
+			*uid = (uid_t)fs;
 			found++;
 		} else if (sscanf(line, "Gid: %lu %lu %lu %lu", &r, &e, &ss,
 		    &fs) == 4) {
-			as->gid = (gid_t)fs;
+			*gid = (gid_t)fs;
 			found++;
 		}
 	}

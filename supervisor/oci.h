@@ -9,24 +9,39 @@
  * container's root or network namespace (DESIGN §1: continued only
  * where something below enforces the same answer).
  */
+#include <resolv.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 struct sup;
-struct emulate_as;
+
+/* How the container's names are looked up: ward's DNS stub's two
+ * sockets on 127.0.0.1:53 of its namespace (or -1: none), the servers
+ * the container named (the stub's upstream), and a line that says so. */
+struct oci_names {
+	int			 udp, tcp;
+	struct sockaddr_storage	 up[MAXNS];
+	size_t			 n_up;
+	char			*note;
+};
 
 /*
  * Take the listener fd of the container whose init is host pid `pid`:
  * checked to be a seccomp listener, init held by a pidfd, the
  * container's root opened, its network namespace joined (connections the
  * person approves are made there), the policy's writable folders taken as
- * the container's. 0, or -errno with *cause.
+ * the container's, and its resolver pointed at 127.0.0.1:53 of its
+ * namespace, where *names' sockets wait for the caller's DNS stub
+ * (net_dns_start). 0, or -errno with *cause.
  */
-int	oci_adopt(struct sup *, int fd, pid_t pid, char **cause);
+int	oci_adopt(struct sup *, int fd, pid_t pid, struct oci_names *,
+	    char **cause);
 /* The ids thread tid acts with on files (its fsuid and fsgid, as the
  * host sees them): 0 or -errno. */
-int	oci_target_ids(pid_t tid, struct emulate_as *);
+int	oci_target_ids(pid_t tid, uid_t *uid, gid_t *gid);
 /* Has the container's network namespace of its own (not the host's)? */
 bool	oci_own_netns(const struct sup *);
 /* A device the supervisor may open for a container: the null, zero,

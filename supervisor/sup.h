@@ -218,7 +218,6 @@ struct sup {
 	bool		 oci_ids_identity;	/* its ids are the host's */
 	int		 oci_pidfd;	/* the container's init */
 	char		*oci_container;	/* the runtime's id for it */
-	char		*oci_dns_note;	/* how its names are looked up */
 };
 
 /*

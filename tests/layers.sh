@@ -106,7 +106,7 @@ sup_layer() {
 	control)		echo 6 ;;	# the control protocol's server
 	unotify)		echo 5 ;;	# RECV, dispatch, resolve
 	files|net|install)	echo 4 ;;	# the handlers, one kind each
-	emulate|grants|intercept)	echo 3 ;;	# what handlers share, on struct sup
+	emulate|grants|intercept|oci)	echo 3 ;;	# what handlers share, on struct sup
 	sup)			echo 2 ;;	# the ways out: answer, record, tell, park
 	target|path|packages|pkg-*|dns|filter|filter-gen|spawn|spawn-*|compat|hostout|project|journal|gatewire|tell)
 				echo 1 ;;	# leaves: no struct sup

@@ -28,7 +28,6 @@
 #include <cmocka.h>
 
 #include "config/util.h"
-#include "supervisor/emulate.h"
 #include "supervisor/oci.h"
 #include "supervisor/sup.h"
 
@@ -108,13 +107,14 @@ test_device_ok(void **state)
 static void
 test_target_ids(void **state)
 {
-	struct emulate_as as = { 12345, 12345 };
+	uid_t u = 12345;
+	gid_t g = 12345;
 
 	(void)state;
-	assert_int_equal(oci_target_ids(getpid(), &as), 0);
-	assert_int_equal(as.uid, getuid());
-	assert_int_equal(as.gid, getgid());
-	assert_int_equal(oci_target_ids(0x3fffffff, &as), -ESRCH);
+	assert_int_equal(oci_target_ids(getpid(), &u, &g), 0);
+	assert_int_equal(u, getuid());
+	assert_int_equal(g, getgid());
+	assert_int_equal(oci_target_ids(0x3fffffff, &u, &g), -ESRCH);
 }
 
 /* A real listener: a child installs a filter that allows everything,
@@ -173,6 +173,7 @@ static struct sup S;
 static void
 test_adopt_checks(void **state)
 {
+	struct oci_names names = { .udp = -1, .tcp = -1 };
 	char *cause = NULL;
 	int p[2], fd;
 
@@ -180,7 +181,8 @@ test_adopt_checks(void **state)
 	S.oci_pidfd = S.rootfd = -1;
 	/* A pipe is no listener, whatever a runtime said. */
 	assert_int_equal(pipe(p), 0);
-	assert_int_equal(oci_adopt(&S, p[0], getpid(), &cause), -EINVAL);
+	assert_int_equal(oci_adopt(&S, p[0], getpid(), &names, &cause),
+	    -EINVAL);
 	assert_non_null(strstr(cause, "not a seccomp listener"));
 	free(cause);
 	cause = NULL;
@@ -189,7 +191,8 @@ test_adopt_checks(void **state)
 	/* A real one passes that check; an init that is not there is
 	 * the next refusal, with its pid. */
 	fd = real_listener();
-	assert_int_equal(oci_adopt(&S, fd, 0x3fffffff, &cause), -ESRCH);
+	assert_int_equal(oci_adopt(&S, fd, 0x3fffffff, &names, &cause),
+	    -ESRCH);
 	assert_non_null(strstr(cause, "the container's init"));
 	free(cause);
 	close(fd);
