@@ -300,10 +300,13 @@ ocistate_parse(const char *buf, size_t len, size_t nfds,
 	 * and maybe another way by whoever looks next. */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
 	if (root == NULL) {
-		cleanup_free char *q = ocistate_quote(err.text,
-		    strlen(err.text));
+		size_t n = strlen(err.text);
+		/* jansson's text quotes the input near the error itself. */
+		cleanup_free char *q = escape_mem(err.text,
+		    n > OCISTATE_QUOTE ? OCISTATE_QUOTE : n);
 
-		set_cause(cause, "not JSON: at byte %d: %s", err.position, q);
+		set_cause(cause, "not JSON: at byte %d: %s%s", err.position, q,
+		    n > OCISTATE_QUOTE ? "..." : "");
 		return -EINVAL;
 	}
 	st = xcalloc(1, sizeof *st);
@@ -628,11 +631,56 @@ ocistate_peer(int conn, struct ocistate_msg *m, char **cause)
 	return 0;
 }
 
+/*
+ * Where the runtime's object ends. runc 1.1 never closes its end
+ * (sendContainerProcessState closes a dup of the connection, not the
+ * connection, which lives until runc exits: the whole life of a
+ * `runc run`), so the message is whole when its top-level value is,
+ * found as the bytes come: depth of brackets outside strings. The
+ * parser judges the rest (what the value is, bytes after it).
+ */
+struct ocistate_scan {
+	long	depth;
+	bool	in_str, esc, started, done;
+};
+
+static void
+ocistate_scan(struct ocistate_scan *sc, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n && !sc->done; i++) {
+		char c = p[i];
+
+		if (sc->in_str) {
+			if (sc->esc)
+				sc->esc = false;
+			else if (c == '\\')
+				sc->esc = true;
+			else if (c == '"')
+				sc->in_str = false;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (!sc->started && c != '{' && c != '[') {
+			sc->done = true;	/* not an object: the parser says */
+			break;
+		}
+		if (c == '"')
+			sc->in_str = true;
+		else if (c == '{' || c == '[') {
+			sc->depth++;
+			sc->started = true;
+		} else if ((c == '}' || c == ']') && --sc->depth == 0)
+			sc->done = true;
+	}
+}
+
 static int
 ocistate_recv_loop(int conn, int timeout_ms, struct ocistate_msg *m,
     char **cause)
 {
 	int64_t deadline = now_mono_ms() + timeout_ms;
+	struct ocistate_scan sc = { 0 };
 	size_t cap = 4096;
 	bool first = true;
 
@@ -697,18 +745,20 @@ ocistate_recv_loop(int conn, int timeout_ms, struct ocistate_msg *m,
 			if (n == 0)
 				break;
 			first = false;
+			ocistate_scan(&sc, m->buf + m->len, (size_t)n);
 			m->len += (size_t)n;
 			if (m->len > OCISTATE_MAX) {
 				set_cause(cause, "the message is over %d "
 				    "bytes", OCISTATE_MAX);
 				return -EFBIG;
 			}
+			if (sc.done)
+				break;
 			continue;
 		}
 		if ((left = deadline - now_mono_ms()) <= 0) {
 			set_cause(cause, "no whole message within %d ms "
-			    "(%zu bytes, the runtime did not close)",
-			    timeout_ms, m->len);
+			    "(%zu bytes)", timeout_ms, m->len);
 			return -ETIMEDOUT;
 		}
 		if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {

@@ -3,8 +3,9 @@
 /*
  * What an OCI runtime sends on linux.seccomp.listenerPath (runtime-spec,
  * "container process state"): one message, SCM_RIGHTS with the
- * container's seccomp notify fd and a JSON object, then the runtime
- * closes. Received (ocistate_receive), read strictly into plain data
+ * container's seccomp notify fd and a JSON object. The runtime may
+ * close then, or not (runc 1.1 keeps the connection until it exits): the
+ * message ends at the peer's close or at the end of its object. Received (ocistate_receive), read strictly into plain data
  * (ocistate_parse), and what `ward oci serve` derives from it: the run's
  * name, its policy file, the container's command.
  *
@@ -125,7 +126,8 @@ void	ocistate_msg_done(struct ocistate_msg *);	/* closes fd */
  * taken (MSG_CMSG_CLOEXEC; a truncated control part, MSG_CTRUNC, is
  * refused; descriptors in any later part are closed and refused), the
  * first one checked to be a seccomp listener (its /proc/self/fd link
- * "anon_inode:seccomp notify"), then bytes until the peer closes, at
+ * "anon_inode:seccomp notify"), then bytes until the peer closes or
+ * the top-level JSON value ends (brackets counted outside strings), at
  * most OCISTATE_MAX, within timeout_ms. 0; or -errno with *cause, every
  * descriptor received closed. msg->peer_pid is filled either way (0
  * when SO_PEERCRED failed) for the caller's line.
