@@ -391,7 +391,7 @@ ocistate_name(const struct ocistate *st)
 }
 
 static bool
-ocistate_policy_name_valid(const char *s, size_t n)
+ocistate_policy_name_mem(const char *s, size_t n)
 {
 	if (n < 1 || n > OCISTATE_POLICY_MAX || s[0] == '.')
 		return false;
@@ -401,6 +401,12 @@ ocistate_policy_name_valid(const char *s, size_t n)
 			return false;
 	}
 	return true;
+}
+
+bool
+ocistate_policy_name_valid(const char *name)
+{
+	return ocistate_policy_name_mem(name, strlen(name));
 }
 
 int
@@ -434,7 +440,7 @@ ocistate_metadata(const char *metadata, char **policy, char **cause)
 				    "twice");
 				return -EINVAL;
 			}
-			if (!ocistate_policy_name_valid(v, vn)) {
+			if (!ocistate_policy_name_mem(v, vn)) {
 				cleanup_free char *q = ocistate_quote(v, vn);
 
 				set_cause(cause, "metadata: policy=%s is not "

@@ -73,6 +73,12 @@ bool	ocistate_id_valid(const char *s);
  */
 char	*ocistate_name(const struct ocistate *);
 
+/* A policy's name as metadata's policy=NAME carries it (and `ward oci
+ * profile --policy` writes it): [A-Za-z0-9._-]{1,64}, no leading dot, so
+ * never a path, "." or "..". The one rule: tui/oci-listener.c's
+ * oci_policy_name_valid is this. */
+bool	ocistate_policy_name_valid(const char *name);
+
 /*
  * The metadata (linux.seccomp.listenerMetadata): ';'-separated
  * key=value pairs, no spaces, each key once; the only key is "policy",

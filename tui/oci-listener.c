@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "approvals/ocistate.h"
 #include "config/paths.h"
 #include "config/util.h"
 
@@ -27,10 +28,6 @@ oci_default_socket(void)
 bool
 oci_policy_name_valid(const char *name)
 {
-	size_t n = strlen(name);
-
-	if (n == 0 || n > 64 || name[0] == '.')
-		return false;
-	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._-") == n;
+	/* What serve accepts in the metadata is what profile writes. */
+	return ocistate_policy_name_valid(name);
 }
