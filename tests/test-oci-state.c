@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -823,6 +824,56 @@ test_recv_late_fd(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 }
 
+/* A peer of another uid (nobody), through an abstract socket: refused
+ * before anything is read. Root only (setresuid). */
+static void
+test_recv_other_uid(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ocistate_msg m;
+	cleanup_free char *cause = NULL;
+	socklen_t len;
+	int lfd, conn, status = 0;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1,
+	    "ward-test-oci-%d", (int)getpid());
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    strlen(sa.sun_path + 1));
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, len), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	if ((pid = fork()) == 0) {
+		int c;
+
+		if (setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(1);
+		c = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&sa, len) < 0)
+			_exit(2);
+		/* The refusal may close the connection before this. */
+		(void)!write(c, runc_state, strlen(runc_state));
+		_exit(0);
+	}
+	conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(conn >= 0);
+	assert_int_equal(ocistate_receive(conn, 1000, &m, &cause), -EPERM);
+	assert_contains(cause, "the peer runs as uid 65534, neither root "
+	    "nor uid 0");
+	assert_int_equal(m.peer_pid, pid);
+	assert_int_equal(m.peer_uid, 65534);
+	assert_null(m.buf);
+	close(conn);
+	close(lfd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* Over 1 MiB in the stream: refused without reading it all. */
 static void
 test_recv_big(void **state)
@@ -873,6 +924,7 @@ main(void)
 		cmocka_unit_test(test_recv_open),
 		cmocka_unit_test(test_recv_no_fd),
 		cmocka_unit_test(test_recv_late_fd),
+		cmocka_unit_test(test_recv_other_uid),
 		cmocka_unit_test(test_recv_big),
 	};
 
