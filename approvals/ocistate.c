@@ -509,6 +509,9 @@ ocistate_bundle_args(const char *bundle, char ***argv, size_t *argc,
     char **cause)
 {
 	cleanup_free char *path = xasprintf("%s/config.json", bundle);
+	/* The bundle's path is the runtime's; a cause quotes it bounded,
+	 * as every other. */
+	cleanup_free char *q = ocistate_quote(path, strlen(path));
 	cleanup_free char *buf = NULL;
 	cleanup_strv char **v = NULL;
 	json_t *root, *args, *a;
@@ -516,10 +519,13 @@ ocistate_bundle_args(const char *bundle, char ***argv, size_t *argc,
 	size_t len, i, n = 0;
 	int r;
 
-	if ((r = read_file_max(path, OCISTATE_MAX, &buf, &len, cause)) < 0)
+	if ((r = read_file_max(path, OCISTATE_MAX, &buf, &len, NULL)) < 0) {
+		set_cause(cause, "%s: %s", q, r == -EFBIG ? "over 1 MiB" :
+		    strerror(-r));
 		return r;
+	}
 	if ((root = json_loadb(buf, len, 0, &err)) == NULL) {
-		set_cause(cause, "%s: not JSON (byte %d)", path,
+		set_cause(cause, "%s: not JSON (byte %d)", q,
 		    err.position);
 		return -EINVAL;
 	}
@@ -528,7 +534,7 @@ ocistate_bundle_args(const char *bundle, char ***argv, size_t *argc,
 	    json_array_size(args) > OCISTATE_ARGS_MAX) {
 		json_decref(root);
 		set_cause(cause, "%s: process.args: not an array of 1 to %d "
-		    "strings", path, OCISTATE_ARGS_MAX);
+		    "strings", q, OCISTATE_ARGS_MAX);
 		return -EINVAL;
 	}
 	v = xcalloc(json_array_size(args) + 1, sizeof *v);
@@ -537,7 +543,7 @@ ocistate_bundle_args(const char *bundle, char ***argv, size_t *argc,
 		    strlen(json_string_value(a)) != json_string_length(a)) {
 			json_decref(root);
 			set_cause(cause, "%s: process.args[%zu]: not a string "
-			    "(of at most %d bytes, without NUL)", path, i,
+			    "(of at most %d bytes, without NUL)", q, i,
 			    PATH_MAX - 1);
 			return -EINVAL;
 		}

@@ -489,6 +489,7 @@ test_bundle_args(void **state)
 	cfg = xasprintf("%s/config.json", tmp);
 	assert_int_equal(ocistate_bundle_args(tmp, &argv, &argc, &cause),
 	    -ENOENT);
+	assert_contains(cause, "/config.json': No such file");
 	assert_non_null(f = fopen(cfg, "w"));
 	fputs("{\"process\":{\"args\":[\"sh\",\"-c\",\"echo hi\"]}}", f);
 	fclose(f);

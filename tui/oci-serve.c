@@ -123,7 +123,7 @@ serve_child(struct serve *s, int conn)
 	struct ocistate_msg m;
 	struct ocistate *st = NULL;
 	cleanup_free char *cause = NULL, *policy = NULL, *name = NULL;
-	cleanup_free char *fdstr = NULL, *pidstr = NULL, *ecause = NULL;
+	cleanup_free char *fdstr = NULL, *pidstr = NULL;
 	cleanup_strv char **args = NULL;
 	struct launch l;
 	size_t nargs = 0;
@@ -149,10 +149,10 @@ serve_child(struct serve *s, int conn)
 	}
 	name = ocistate_name(st);
 	if (ocistate_bundle_args(st->bundle, &args, &nargs, &cause) < 0) {
-		ecause = escape_str(cause);
+		/* (ocistate's causes quote their input escaped.) */
 		fprintf(stderr, "ward oci: container %s: its command is "
 		    "unknown (%s); recorded as 'container %s'\n", st->id,
-		    ecause, st->id);
+		    cause, st->id);
 		nargs = 2;
 		args = xcalloc(3, sizeof *args);
 		args[0] = xstrdup("container");
