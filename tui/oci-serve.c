@@ -200,6 +200,18 @@ serve_reap(struct serve *s)
 		;
 }
 
+/* The peer's pid for a refusal line of the parent's own (0: unknown). */
+static int
+serve_peer_pid(int conn)
+{
+	struct ucred cred = { 0 };
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return 0;
+	return (int)cred.pid;
+}
+
 static void
 serve_accept(struct serve *s)
 {
@@ -211,20 +223,26 @@ serve_accept(struct serve *s)
 	conn = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (conn < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR && errno != ECONNABORTED)
+		    errno != EINTR && errno != ECONNABORTED) {
 			warn_msg("oci: accept: %s", strerror(errno));
+			/* EMFILE, ENFILE, ENOBUFS: the connection stays
+			 * in the backlog and poll says so at once; a
+			 * pause, not a loop that logs as fast as it can. */
+			usleep(100 * 1000);
+		}
 		return;
 	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
-		warn_msg("oci: refused a connection: pipe: %s",
-		    strerror(errno));
+		fprintf(stderr, "ward oci: refused a connection from pid %d: "
+		    "pipe: %s\n", serve_peer_pid(conn), strerror(errno));
 		return;
 	}
 	rd = p[0];
 	wr = p[1];
 	if ((pid = fork()) < 0) {
-		warn_msg("oci: refused a connection: fork: %s",
-		    strerror(errno));
+		fprintf(stderr, "ward oci: refused a connection from pid %d: "
+		    "fork: %s\n", serve_peer_pid(conn), strerror(errno));
+		usleep(100 * 1000);
 		return;
 	}
 	if (pid == 0) {
