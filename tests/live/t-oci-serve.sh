@@ -19,7 +19,9 @@
 #   - a second serve on the socket exits 1; SIGTERM removes the socket,
 #     exit 0, the supervisor goes on; a stale socket is replaced
 #   - runc 1.1 (which keeps the connection open): supervised, and the
-#     container's trapped call waits on the fd serve handed over
+#     container's trapped call waits on the fd serve handed over; then
+#     with the real ward-supervisor and `ward oci profile`'s profile:
+#     the container runs, and is a run in the record (its execs)
 . "$(dirname "$0")/lib.sh"
 
 send=$(cd "$(dirname "$0")" && pwd)/ocisend
@@ -212,6 +214,36 @@ EOF
 	set -e
 	assert_eq "runc: exit status once the supervisor is gone" 0 "$st"
 	assert_grep "runc: the container ran" '^inside$' "$WT_ARTIFACTS/runc.out"
+	kill -TERM "$SERVE"
+	wait "$SERVE" || true
+
+	# The real supervisor (beside the real ward-tui), and the profile
+	# `ward oci profile` prints: the container is a run in the record.
+	"$WARD" oci profile --socket "$sock" >"$WT_SCRATCH/profile.json"
+	python3 - "$rb/config.json" "$WT_SCRATCH/profile.json" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["linux"]["seccomp"] = json.load(open(sys.argv[2]))
+json.dump(c, open(sys.argv[1], "w"))
+EOF2
+	rerr=$WT_ARTIFACTS/real-serve.err
+	WARD_SHARE=$share "$tui" oci serve --socket "$sock" 2>"$rerr" &
+	SERVE=$!
+	WT_BG_PIDS+=("$SERVE")
+	wait_for 5 grep -q 'listening on' "$rerr" || die "the real serve did not start"
+	id=ward-t-oci-real-$$
+	set +e
+	timeout 30 runc --root "$WT_SCRATCH/runc" run --bundle "$rb" "$id" >"$WT_ARTIFACTS/runc-real.out" 2>&1
+	st=$?
+	set -e
+	assert_eq "runc with ward-supervisor: exit status" 0 "$st"
+	assert_grep "runc with ward-supervisor: the container ran" '^inside$' "$WT_ARTIFACTS/runc-real.out"
+	assert_grep "serve started the supervisor" "^ward oci: container $id \\(pid [0-9]+\\): supervised as $id" "$rerr"
+	run=$(sed -n 's/^ward: run \([0-9a-f]\{8\}\) started$/\1/p' "$rerr" | head -1)
+	[ -n "$run" ] || { show serve "$rerr"; die "no run id from the supervisor"; }
+	"$WARD" log "$run" >"$WT_ARTIFACTS/real-log" 2>&1 || true
+	assert_grep "the record: a container's run" $'\tcontainer\t' "$WT_ARTIFACTS/real-log"
+	assert_grep "the record: the container's exec" $'\texec\t.*\t/bin/busybox\t' "$WT_ARTIFACTS/real-log"
 	kill -TERM "$SERVE"
 	wait "$SERVE" || true
 else
