@@ -372,6 +372,9 @@ bench: all $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate
 # it is missing).
 DEMO_SH = $(wildcard share/demo/*.sh)
 DEMO_PY = $(wildcard share/demo/*.py)
+# Containers (ward oci): the systemd unit and the Kubernetes examples,
+# shipped as examples to copy (nothing installs the unit).
+OCI_SHARE = $(wildcard share/oci/*)
 COMPLETIONS = $(BUILD)/completions/ward.bash $(BUILD)/completions/_ward \
 	$(BUILD)/completions/ward.fish
 
@@ -390,6 +393,7 @@ completions: $(COMPLETIONS)
 install: all completions
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ward \
 		$(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents \
+		$(DESTDIR)$(DATADIR)/ward/oci \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
@@ -397,7 +401,8 @@ install: all completions
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 ward $(DESTDIR)$(BINDIR)/
 	install -m 755 ward-tui ward-supervisor ward-gate $(DESTDIR)$(LIBEXECDIR)/ward/
-	install -m 644 share/ward.ini $(DESTDIR)$(DATADIR)/ward/
+	install -m 644 share/ward.ini share/oci.ini $(DESTDIR)$(DATADIR)/ward/
+	install -m 644 $(OCI_SHARE) $(DESTDIR)$(DATADIR)/ward/oci/
 	install -m 644 share/demo/demo.ini $(DEMO_PY) $(DESTDIR)$(DATADIR)/ward/demo/
 	install -m 755 $(DEMO_SH) $(DESTDIR)$(DATADIR)/ward/demo/
 	install -m 644 share/agents/*.ini $(DESTDIR)$(DATADIR)/ward/agents/
@@ -417,10 +422,13 @@ uninstall:
 		$(DESTDIR)$(LIBEXECDIR)/ward/ward-supervisor \
 		$(DESTDIR)$(LIBEXECDIR)/ward/ward-gate
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/ward
+	rm -f $(patsubst share/oci/%,$(DESTDIR)$(DATADIR)/ward/oci/%,$(OCI_SHARE))
+	rm -f $(DESTDIR)$(DATADIR)/ward/oci.ini
 	rm -f $(DESTDIR)$(DATADIR)/ward/ward.ini $(DESTDIR)$(DATADIR)/ward/demo/demo.ini \
 		$(patsubst share/demo/%,$(DESTDIR)$(DATADIR)/ward/demo/%,$(DEMO_SH) $(DEMO_PY))
 	rm -f $(patsubst share/agents/%,$(DESTDIR)$(DATADIR)/ward/agents/%,$(wildcard share/agents/*.ini))
-	-rmdir $(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents $(DESTDIR)$(DATADIR)/ward
+	-rmdir $(DESTDIR)$(DATADIR)/ward/demo $(DESTDIR)$(DATADIR)/ward/agents \
+		$(DESTDIR)$(DATADIR)/ward/oci $(DESTDIR)$(DATADIR)/ward
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard share/man/*.1))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard share/man/*.5))
 	rm -f $(patsubst share/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard share/man/*.8))

@@ -61,7 +61,8 @@ make -C "$repo" -s install DESTDIR="$dest" PREFIX=/usr >"$work/install.log" 2>&1
     { cat "$work/install.log"; bad "make install"; }
 for f in usr/bin/ward usr/libexec/ward/ward-tui usr/libexec/ward/ward-supervisor \
     usr/libexec/ward/ward-gate \
-    usr/share/ward/ward.ini \
+    usr/share/ward/ward.ini usr/share/ward/oci.ini \
+    usr/share/ward/oci/ward-oci.service usr/share/ward/oci/k8s-daemonset.yaml \
     usr/share/ward/demo/agent.sh usr/share/ward/demo/world.sh \
     usr/share/ward/demo/registry.py usr/share/man/man1/ward.1 \
     usr/share/man/man5/ward.ini.5 usr/share/man/man8/ward-supervisor.8 \

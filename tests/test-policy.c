@@ -542,6 +542,31 @@ test_share_ward_ini(void **state)
 	assert_null(p.hash);
 }
 
+/* The container policy `ward oci serve` falls back on: a container
+ * lives as long as its runtime keeps it (no timeout), its scratch and
+ * run folders writable, everything else asked. */
+static void
+test_share_oci_ini(void **state)
+{
+	static const char *const writable[] = { "/tmp", "/var/tmp", "/run" };
+	struct policy p;
+	char *cause = NULL;
+
+	(void)state;
+	if (policy_load(&p, "share/oci.ini", &cause) != 0)
+		fail_msg("share/oci.ini: %s", cause);
+	assert_int_equal(p.timeout, 0);
+	assert_int_equal(p.ask_timeout, 120);
+	assert_int_equal(p.write, POLICY_ASK);
+	assert_int_equal(p.connect, POLICY_ASK);
+	assert_int_equal(p.install, POLICY_ASK);
+	assert_int_equal(p.n_writable, ARRAY_SIZE(writable));
+	for (size_t i = 0; i < ARRAY_SIZE(writable); i++)
+		assert_string_equal(p.writable[i], writable[i]);
+	assert_int_equal(p.n_allow + p.n_deny + p.n_net_allow, 0);
+	policy_done(&p);
+}
+
 static void
 test_missing_file(void **state)
 {
@@ -1273,6 +1298,7 @@ main(void)
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_lists_accumulate),
 		cmocka_unit_test(test_share_ward_ini),
+		cmocka_unit_test(test_share_oci_ini),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_file_messages),
 		cmocka_unit_test(test_long_line),
