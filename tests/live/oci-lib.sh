@@ -32,6 +32,18 @@
 #                            NAME, in the foreground; sets OCI_STATUS
 #   oci_run_bg NAME OUT ERR  the same in the background; sets OCI_PID
 #   oci_wait PID SECONDS     waits for it; sets OCI_STATUS
+#   oci_serve SOCK POLICY    `ward oci serve` in the background on SOCK
+#                            (OCI_SERVE its pid, OCI_SERVE_ERR its stderr),
+#                            waited for until the socket is there, 0600
+#   oci_serve_alive          is it still running?
+#   oci_wait_request NAME KIND TEXT OUT
+#                            a pending KIND request of the run named NAME
+#                            whose subject holds TEXT, within 30 s (dies
+#                            showing OUT, the container's stdout, if none);
+#                            sets REQ_RUN and REQ_ID
+#   oci_answer VERB          ward VERB REQ_RUN REQ_ID (approve, deny)
+#   oci_wait_line OUT ERE    the container printed a line matching ERE
+#                            within 30 s
 #   oci_send SOCK MODE       what a broken or hostile runtime might send to
 #                            a listener socket: MODE garbage (not JSON, no
 #                            fd), nofd (a well-formed state, no fd), pipe
@@ -252,4 +264,62 @@ try:
 except OSError:
     pass
 EOF
+}
+
+oci_serve() {
+	local sock=$1 policy=$2
+	OCI_SERVE_ERR=$WT_ARTIFACTS/serve.err
+	"$WARD" oci serve --socket "$sock" --policy "$policy" \
+	    >"$WT_ARTIFACTS/serve.out" 2>"$OCI_SERVE_ERR" </dev/null &
+	OCI_SERVE=$!
+	WT_BG_PIDS+=("$OCI_SERVE")
+	oci_serve_up() { test -S "$sock" || ! oci_serve_alive; }
+	if ! wait_for 10 oci_serve_up || ! test -S "$sock"; then
+		show "ward oci serve stderr" "$OCI_SERVE_ERR"
+		oci_serve_alive || die "ward oci serve exited without making its socket $sock"
+		die "ward oci serve made no socket $sock within 10 s"
+	fi
+	assert_eq "the socket's mode" 600 "$(stat -c %a "$sock")"
+}
+
+oci_serve_alive() {
+	kill -0 "$OCI_SERVE" 2>/dev/null &&
+	    [ "$(ps -o stat= -p "$OCI_SERVE" 2>/dev/null | cut -c1)" != Z ]
+}
+
+oci_pending_of() {
+	"$WARD" pending --json >"$WT_ARTIFACTS/pending.json" 2>&1 </dev/null || return 1
+	local hit
+	hit=$(jq -r --arg n "$1" --arg k "$2" --arg s "$3" '
+	    .[] | select(.name == $n and .kind == $k and (.subject | contains($s)))
+	    | "\(.run) \(.id)"' "$WT_ARTIFACTS/pending.json" 2>/dev/null | head -n 1)
+	[ -n "$hit" ] || return 1
+	read -r REQ_RUN REQ_ID <<<"$hit"
+}
+
+oci_wait_request() {
+	if ! wait_for 30 oci_pending_of "$1" "$2" "$3"; then
+		show "ward pending --json" "$WT_ARTIFACTS/pending.json"
+		show "container stdout" "$4"
+		show "container stderr" "${4%.out}.err"
+		show "ward oci serve stderr" "$OCI_SERVE_ERR"
+		die "no pending $2 request for '$3' in a run named $1 within 30 s"
+	fi
+	note "request $REQ_ID of run $REQ_RUN: $2 $3"
+}
+
+oci_answer() {
+	local st=0
+	"$WARD" "$1" "$REQ_RUN" "$REQ_ID" >"$WT_ARTIFACTS/answer.out" 2>&1 </dev/null || st=$?
+	[ "$st" = 0 ] || { show "ward $1" "$WT_ARTIFACTS/answer.out"; fail "ward $1 $REQ_RUN $REQ_ID exited $st"; }
+}
+
+oci_wait_line() {
+	if wait_for 30 grep -Eq -- "$2" "$1"; then
+		note "ok: the program said /$2/"
+	else
+		show "container stdout" "$1"
+		show "container stderr" "${1%.out}.err"
+		fail "the program did not say /$2/ within 30 s"
+	fi
 }

@@ -89,61 +89,8 @@ assert_absent "no /tmp/in-ok" "$OCI_DIR/$main/rootfs/tmp/in-ok"
 note "runc said: $(tail -n 1 "$WT_ARTIFACTS/noserve.err" | cut -c1-200)"
 
 # --- serve ------------------------------------------------------------
-serve_err=$WT_ARTIFACTS/serve.err
-"$WARD" oci serve --socket "$sock" --policy "$share/oci.ini" \
-    >"$WT_ARTIFACTS/serve.out" 2>"$serve_err" </dev/null &
-serve=$!
-WT_BG_PIDS+=("$serve")
-serve_alive() {
-	kill -0 "$serve" 2>/dev/null &&
-	    [ "$(ps -o stat= -p "$serve" 2>/dev/null | cut -c1)" != Z ]
-}
-serve_up() { test -S "$sock" || ! serve_alive; }
-if ! wait_for 10 serve_up || ! test -S "$sock"; then
-	show "ward oci serve stderr" "$serve_err"
-	serve_alive || die "ward oci serve exited without making its socket $sock"
-	die "ward oci serve made no socket $sock within 10 s"
-fi
-assert_eq "the socket's mode" 600 "$(stat -c %a "$sock")"
-
-# A pending request of the run named $name: KIND and a subject holding
-# TEXT. Sets REQ_RUN and REQ_ID.
-pending_of() {
-	"$WARD" pending --json >"$WT_ARTIFACTS/pending.json" 2>&1 </dev/null || return 1
-	local hit
-	hit=$(jq -r --arg n "$1" --arg k "$2" --arg s "$3" '
-	    .[] | select(.name == $n and .kind == $k and (.subject | contains($s)))
-	    | "\(.run) \(.id)"' "$WT_ARTIFACTS/pending.json" 2>/dev/null | head -n 1)
-	[ -n "$hit" ] || return 1
-	read -r REQ_RUN REQ_ID <<<"$hit"
-}
-# wait_request NAME KIND TEXT OUT: dies, showing what there is, when no
-# such request comes within 30 s.
-wait_request() {
-	if ! wait_for 30 pending_of "$1" "$2" "$3"; then
-		show "ward pending --json" "$WT_ARTIFACTS/pending.json"
-		show "container stdout" "$4"
-		show "container stderr" "${4%.out}.err"
-		show "ward oci serve stderr" "$serve_err"
-		die "no pending $2 request for '$3' in a run named $1 within 30 s"
-	fi
-	note "request $REQ_ID of run $REQ_RUN: $2 $3"
-}
-answer() {
-	local st=0
-	"$WARD" "$1" "$REQ_RUN" "$REQ_ID" >"$WT_ARTIFACTS/answer.out" 2>&1 </dev/null || st=$?
-	[ "$st" = 0 ] || { show "ward $1" "$WT_ARTIFACTS/answer.out"; fail "ward $1 $REQ_RUN $REQ_ID exited $st"; }
-}
-# wait_line OUT ERE: the program printed it within 30 s.
-wait_line() {
-	if wait_for 30 grep -Eq -- "$2" "$1"; then
-		note "ok: the program said /$2/"
-	else
-		show "container stdout" "$1"
-		show "container stderr" "${1%.out}.err"
-		fail "the program did not say /$2/ within 30 s"
-	fi
-}
+oci_serve "$sock" "$share/oci.ini"
+serve_err=$OCI_SERVE_ERR
 
 # --- the container ----------------------------------------------------
 out=$WT_ARTIFACTS/main.out
@@ -151,7 +98,7 @@ oci_run_bg "$main" "$out" "${out%.out}.err"
 rootfs=$OCI_DIR/$main/rootfs
 
 # b) asked: the write is not done while it waits; denied
-wait_request "$name" write /etc/denied-file "$out"
+oci_wait_request "$name" write /etc/denied-file "$out"
 run=$REQ_RUN
 note "the container is run $run"
 # a) went on unasked before b)
@@ -163,38 +110,38 @@ assert_eq "ward ps lists the run under the container's name" "$name" \
 assert_grep "the run's command is the container's process.args" \
     "\"command\": *\"[^\"]*prog\\.sh" "$WT_ARTIFACTS/ps.json"
 assert_absent "b) not written while asked" "$rootfs/etc/denied-file"
-answer deny
-wait_line "$out" '^B refused$'
+oci_answer deny
+oci_wait_line "$out" '^B refused$'
 assert_absent "b) /etc/denied-file denied" "$rootfs/etc/denied-file"
 
 # c) asked, approved
-wait_request "$name" write /etc/approved-file "$out"
+oci_wait_request "$name" write /etc/approved-file "$out"
 assert_eq "c) the same run" "$run" "$REQ_RUN"
-answer approve
-wait_line "$out" '^C wrote$'
+oci_answer approve
+oci_wait_line "$out" '^C wrote$'
 assert_file_content "c) /etc/approved-file in the rootfs" approved "$rootfs/etc/approved-file"
 
 # d) a connection asked: denied, then approved
-wait_request "$name" connect "$OCI_LISTEN_ADDR" "$out"
+oci_wait_request "$name" connect "$OCI_LISTEN_ADDR" "$out"
 sleep 0.3
 assert_eq "d) connections the listener saw while asked" 0 "$(oci_listen_count)"
-answer deny
-wait_line "$out" '^D1 refused$'
+oci_answer deny
+oci_wait_line "$out" '^D1 refused$'
 assert_eq "d) connections the listener saw after the deny" 0 "$(oci_listen_count)"
-wait_request "$name" connect "$OCI_LISTEN_ADDR" "$out"
-answer approve
-wait_line "$out" '^D2 connected$'
+oci_wait_request "$name" connect "$OCI_LISTEN_ADDR" "$out"
+oci_answer approve
+oci_wait_line "$out" '^D2 connected$'
 assert_grep "d) the listener answered the approved one" '^hello from web$' "$out"
 assert_eq "d) connections the listener saw after the approval" 1 "$(oci_listen_count)"
 
 # e) a package install asked, denied
-wait_request "$name" package wardtiny "$out"
-answer deny
-wait_line "$out" '^E refused [0-9]+$'
+oci_wait_request "$name" package wardtiny "$out"
+oci_answer deny
+oci_wait_line "$out" '^E refused [0-9]+$'
 assert_no_grep "e) pip never ran" '^pip-ran' "$out"
 
 # the end: the container exits, the run ends
-wait_line "$out" '^done$'
+oci_wait_line "$out" '^done$'
 if oci_wait "$OCI_PID" 20; then
 	assert_eq "runc run's status (the program's)" 0 "$OCI_STATUS"
 else
@@ -244,7 +191,7 @@ for mode in garbage nofd pipe; do
 		show "ward oci serve stderr" "$serve_err"
 		fail "$mode: no line on serve's stderr naming the sender (pid $sender)"
 	fi
-	serve_alive || die "ward oci serve exited after the $mode message"
+	oci_serve_alive || die "ward oci serve exited after the $mode message"
 done
 "$WARD" ps --json 2>/dev/null </dev/null >"$WT_ARTIFACTS/ps.forged.json" || true
 assert_eq "no run named forged" "" \
@@ -255,13 +202,13 @@ oci_config "$second" false "$WT_ARTIFACTS/profile.json" "$name-2" /bin/sh -c \
     'if echo two >/etc/second-file; then echo "second wrote"; else echo "second refused"; fi'
 out2=$WT_ARTIFACTS/second.out
 oci_run_bg "$second" "$out2" "${out2%.out}.err"
-wait_request "$name-2" write /etc/second-file "$out2"
+oci_wait_request "$name-2" write /etc/second-file "$out2"
 assert_ne "the second container is a run of its own" "$run" "$REQ_RUN"
-answer approve
-wait_line "$out2" '^second wrote$'
+oci_answer approve
+oci_wait_line "$out2" '^second wrote$'
 assert_file_content "the second container's file" two "$OCI_DIR/$second/rootfs/etc/second-file"
 oci_wait "$OCI_PID" 20 ||
     fail "the second container still runs 20 s after its last line"
 assert_eq "the second runc run's status" 0 "$OCI_STATUS"
-serve_alive && note "ok: serve still serving" || fail "ward oci serve is gone"
+oci_serve_alive && note "ok: serve still serving" || fail "ward oci serve is gone"
 finish
