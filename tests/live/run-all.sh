@@ -8,8 +8,9 @@
 # folders of its own and a time limit. Tests named t-home-*.sh get the
 # user's real home as HOME instead (/root, /home/USER) and, when root, run
 # a third time as "wardhome", whose home is /home/wardhome (created with
-# useradd -m if missing, and left, as wardtest is). t-oci-runc (runc's
-# containers) runs as root only when root runs the suite.
+# useradd -m if missing, and left, as wardtest is). t-oci-runc and
+# t-oci-hostile (runc's containers) run as root only when root runs the
+# suite.
 #
 #   tests/live/run-all.sh [t-NAME ...]
 #
@@ -371,10 +372,10 @@ for u in "${users[@]}"; do
 		d=$base/$u/$name
 		# the home user runs only the tests of a real home
 		case $name in t-home-*) ;; *) [ "$u" != "$homeuser" ] || continue ;; esac
-		# t-oci-runc: runc needs root; when root runs the suite it runs
-		# as root alone (a skip as another user would fail CI).
-		# t-oci-serve runs as each user (serve as an ordinary user).
-		case $name in t-oci-runc)
+		# t-oci-runc, t-oci-hostile: runc needs root; when root runs
+		# the suite they run as root alone (a skip as another user
+		# would fail CI). t-oci-serve runs as each user.
+		case $name in t-oci-runc|t-oci-hostile)
 			[ "$(id -u)" != 0 ] || [ "$(id -u "$u")" = 0 ] || continue ;;
 		esac
 		mkdir -p "$d"/{state,runtime,config,home,scratch,scratch/artifacts}
