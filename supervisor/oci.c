@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "approvals/ocistate.h"
 #include "config/util.h"
 #include "supervisor/compat.h"
 #include "supervisor/dns.h"
@@ -38,21 +39,6 @@ netns_cookie_now(void)
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) < 0)
 		return 0;
 	return c;
-}
-
-/* The kernel names a listener's file so: an fd of any other kind (a
- * pipe, a socket) is not one, whatever the runtime said. */
-static bool
-is_listener(int fd)
-{
-	char link[64], buf[64];
-	ssize_t n;
-
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, buf, sizeof buf - 1)) < 0)
-		return false;
-	buf[n] = '\0';
-	return strcmp(buf, "anon_inode:seccomp notify") == 0;
 }
 
 /* Are the container's user ids the host's (no user namespace, or one
@@ -337,12 +323,12 @@ oci_adopt(struct sup *s, int fd, pid_t pid, struct oci_names *names,
 {
 	char p[64];
 	cleanup_fd int nsfd = -1;
+	cleanup_free char *why = NULL;
 	uint64_t host;
 	long pfd;
 
-	if (!is_listener(fd)) {
-		*cause = xasprintf("--oci-listener %d: not a seccomp listener",
-		    fd);
+	if (ocistate_fd_is_listener(fd, &why) < 0) {
+		*cause = xasprintf("--oci-listener %d: %s", fd, why);
 		return -EINVAL;
 	}
 	if ((pfd = syscall(SYS_pidfd_open, pid, 0)) < 0) {

@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "tests/listener.h"
+
 #include "approvals/ocistate.h"
 #include "config/util.h"
 
@@ -563,21 +565,8 @@ listener_child(int sk, bool extra)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct sock_filter insns[] = {
-			BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			    offsetof(struct seccomp_data, nr)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		struct sock_fprog prog = { .len = ARRAY_SIZE(insns),
-		    .filter = insns };
-		int fd;
+		int fd = test_listener_new();
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			_exit(2);
-		fd = (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 		if (fd < 0)
 			_exit(3);
 		if (extra) {

@@ -4,7 +4,8 @@
  * names a caller's own fd by (oci_fd_path), the devices the supervisor
  * opens for a container (oci_device_ok, on real device nodes and made-up
  * numbers), a thread's file ids, and oci_adopt refusing what is not a
- * seccomp listener (a pipe) while taking a real one, made by a child.
+ * seccomp listener (a pipe) while taking a real one, made by a child
+ * (tests/listener.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "tests/listener.h"
 
 #include "config/util.h"
 #include "supervisor/oci.h"
@@ -127,10 +130,6 @@ real_listener(void)
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	if ((c = fork()) == 0) {
-		struct sock_filter f[] = {
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		struct sock_fprog prog = { 1, f };
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 		struct iovec iov = { (void *)"l", 1 };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -138,9 +137,7 @@ real_listener(void)
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		long l;
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    (l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0)
+		if ((l = test_listener_new()) < 0)
 			_exit(1);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;

@@ -27,29 +27,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "tests/listener.h"
+
 static char buf[4 << 20];
 
 static int
 listener(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog p = { .len = 4, .filter = f };
-	int fd;
+	int fd = test_listener_new();
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		perror("ocisend: PR_SET_NO_NEW_PRIVS");
-		exit(1);
-	}
-	fd = (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &p);
 	if (fd < 0) {
-		perror("ocisend: seccomp");
+		perror("ocisend: a seccomp listener");
 		exit(1);
 	}
 	return fd;
