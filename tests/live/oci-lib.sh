@@ -44,6 +44,9 @@
 #   oci_answer VERB          ward VERB REQ_RUN REQ_ID (approve, deny)
 #   oci_wait_line OUT ERE    the container printed a line matching ERE
 #                            within 30 s
+#   oci_log_of RUN           the record's rows of run RUN (ward log --json
+#                            --all, selected) into $WT_ARTIFACTS/log.json,
+#                            for assert_log
 #   oci_send SOCK MODE       what a broken or hostile runtime might send to
 #                            a listener socket: MODE garbage (not JSON, no
 #                            fd), nofd (a well-formed state, no fd), pipe
@@ -322,4 +325,11 @@ oci_wait_line() {
 		show "container stderr" "${1%.out}.err"
 		fail "the program did not say /$2/ within 30 s"
 	fi
+}
+
+oci_log_of() {
+	"$WARD" log --json --all >"$WT_ARTIFACTS/log.all.json" \
+	    2>"$WT_ARTIFACTS/log.err" </dev/null || fail "ward log --json --all failed"
+	jq -c --arg r "$1" 'select(.run == $r)' "$WT_ARTIFACTS/log.all.json" \
+	    >"$WT_ARTIFACTS/log.json"
 }

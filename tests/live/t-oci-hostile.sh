@@ -162,8 +162,7 @@ oci_wait_line "$out" '^done$'
 oci_wait "$OCI_PID" 20 || fail "runc run still running after the program's end"
 
 # the record
-"$WARD" log --json --all >"$WT_ARTIFACTS/log.all.json" 2>/dev/null </dev/null || fail "ward log --json --all failed"
-jq -c --arg r "$run" 'select(.run == $r)' "$WT_ARTIFACTS/log.all.json" >"$WT_ARTIFACTS/log.json"
+oci_log_of "$run"
 lj=$WT_ARTIFACTS/log.json
 assert_log "1. /etc/passwd denied by a person" "$lj" \
     '.kind == "write" and .subject == "/etc/passwd" and .verdict == "deny" and .how == "person"'

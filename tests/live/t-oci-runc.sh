@@ -159,9 +159,7 @@ else
 fi
 
 # --- the record ---------------------------------------------------------
-"$WARD" log --json --all >"$WT_ARTIFACTS/log.all.json" 2>"$WT_ARTIFACTS/log.err" </dev/null ||
-    fail "ward log --json --all failed"
-jq -c --arg r "$run" 'select(.run == $r)' "$WT_ARTIFACTS/log.all.json" >"$WT_ARTIFACTS/log.json"
+oci_log_of "$run"
 lj=$WT_ARTIFACTS/log.json
 assert_log "a) /tmp/in-ok allowed unasked" "$lj" \
     '.kind == "write" and (.subject | contains("/tmp/in-ok")) and .verdict == "allow" and .how != "person"'
