@@ -300,8 +300,12 @@ finish(struct sup *s, int status, bool have_status)
 	while (queue_len(s->queue) > 0)
 		unotify_resolve(s, queue_at(s->queue, 0)->id, VERDICT_DENY,
 		    HOW_SUPERVISOR, "run ended", NULL);
-	snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
-	    s->exit_code, s->exit_signal);
+	if (s->oci && s->exit_code < 0)
+		snprintf(detail, sizeof detail, "the container's processes are "
+		    "gone (its exit status is its runtime's)");
+	else
+		snprintf(detail, sizeof detail, "exit_code=%d signal=%d",
+		    s->exit_code, s->exit_signal);
 	sup_record_run(s, s->end_reason, VERDICT_NONE, HOW_SUPERVISOR,
 	    "supervisor", detail);
 	{

@@ -150,6 +150,9 @@ view_keys(const struct model *m, struct grid *g)
 		else if (m->run.exit_signal > 0)
 			text = xasprintf(" run ended by signal %d%s - q to "
 			    "leave", m->run.exit_signal, staged);
+		else if (m->run.exit_code < 0)
+			/* A container's: its status is its runtime's. */
+			text = xasprintf(" run exited%s - q to leave", staged);
 		else
 			text = xasprintf(" run exited with status %d%s - "
 			    "q to leave", m->run.exit_code, staged);
