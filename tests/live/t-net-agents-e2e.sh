@@ -221,8 +221,11 @@ check_run() {
 	# Code's) or "sh: cannot create PATH: Permission denied" (dash).
 	api_has "$name: the project's tests passed inside" 1 "" \
 	    '.seen | contains("TESTS PASS")'
+	# dash says "sh: 1: python3: Permission denied"; the command's own
+	# "pip exit 126" may come before or after it (stdout and stderr
+	# race in the pane's pty).
 	api_has "$name: the denied install reached the agent as permission denied" 1 "" \
-	    '.seen | test("permission denied[^\"]{0,40}(python3|pip)"; "i")'
+	    '.seen | test("permission denied[^\"]{0,40}(python3|pip)|(python3|pip): permission denied"; "i")'
 	api_has "$name: the denied write reached the agent as permission denied" 1 "" \
 	    "(.seen | contains(\"$outside/canary\")) and (.seen | test(\"permission denied: [^\\\"]*canary|canary: permission denied\"; \"i\"))"
 	# A person's reason, once ward tells it to the denied process's
