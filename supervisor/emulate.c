@@ -35,10 +35,11 @@ emulate_host_path(const struct sup *s, const char *inside)
 	const char *best_in = NULL, *best_host = NULL;
 	size_t best = 0;
 
-	/* A container's path is its own: no host folder of ours behind
-	 * it; what is done is done inside its root (open_parent). */
+	/* A container's path has no host folder of ours behind it (what
+	 * is done is done inside its root, open_parent); its writable
+	 * folders' binds name container paths, never host ones. */
 	if (s->oci)
-		return xstrdup(inside);
+		return NULL;
 
 	for (size_t i = 0; i < s->n_binds; i++) {
 		size_t n = strlen(s->binds[i].inside);
@@ -99,6 +100,22 @@ openat2_path(int dirfd, const char *path, uint64_t resolve)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* Folder sdir (absolute) as process pid sees it, opened in its root
+ * with nothing followed (the path was resolved there): an fd, or
+ * -errno. */
+static int
+open_inside(pid_t pid, const char *sdir)
+{
+	char rootp[48];
+	cleanup_fd int rootfd = -1;
+
+	snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
+	if ((rootfd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -ESRCH;
+	return openat2_path(rootfd, sdir[1] ? sdir + 1 : ".", RESOLVE_IN_ROOT |
+	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
 /*
  * Open the host folder that holds inside (a resolved sandbox path) and
  * check that it is the folder the sandbox sees. Returns the fd (or, for
@@ -109,9 +126,9 @@ static int
 open_parent(const struct sup *s, pid_t pid, const char *inside,
     const char **name, bool sandbox_side)
 {
-	char sdir[PATH_MAX], rootp[48];
+	char sdir[PATH_MAX];
 	cleanup_free char *host = NULL;
-	cleanup_fd int rootfd = -1, sfd = -1, hfd = -1;
+	cleanup_fd int sfd = -1, hfd = -1;
 	const char *hname;
 	char hdir[PATH_MAX];
 	struct stat a, b;
@@ -119,17 +136,10 @@ open_parent(const struct sup *s, pid_t pid, const char *inside,
 
 	if ((r = split(inside, sdir, name)) < 0)
 		return -EROFS;
-	if (s->oci) {
-		/* The container's folder, opened in its root with nothing
-		 * followed (the path was resolved there): the only side. */
-		snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
-		if ((rootfd = open(rootp, O_PATH | O_DIRECTORY |
-		    O_CLOEXEC)) < 0)
-			return -ESRCH;
-		return openat2_path(rootfd, sdir[1] ? sdir + 1 : ".",
-		    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
-		    RESOLVE_NO_MAGICLINKS);
-	}
+	/* A container's folder has no host side of ours: its own is the
+	 * only one. */
+	if (s->oci)
+		return open_inside(pid, sdir);
 	if ((host = emulate_host_path(s, inside)) == NULL)
 		return -EROFS;
 	if ((r = split(host, hdir, &hname)) < 0)
@@ -138,12 +148,7 @@ open_parent(const struct sup *s, pid_t pid, const char *inside,
 	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (hfd < 0)
 		return hfd;
-	snprintf(rootp, sizeof rootp, "/proc/%d/root", (int)pid);
-	if ((rootfd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -ESRCH;
-	sfd = openat2_path(rootfd, sdir[1] ? sdir + 1 : ".", RESOLVE_IN_ROOT |
-	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (sfd < 0)
+	if ((sfd = open_inside(pid, sdir)) < 0)
 		return sfd;
 	if (fstat(hfd, &a) < 0 || fstat(sfd, &b) < 0)
 		return -errno;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -443,11 +442,7 @@ run_forward(struct sup *s, int sig)
 		s->grace_mono = now_mono_ms() + RUN_GRACE_MS;
 		s->grace_signal = sig;
 	}
-	if (s->oci && s->oci_pidfd >= 0)
-		(void)syscall(SYS_pidfd_send_signal, s->oci_pidfd, sig, NULL,
-		    0);
-	else if (!s->oci && s->sp.init_pid > 0)
-		(void)kill(s->sp.init_pid, sig);
+	sup_signal_init(s, sig);
 }
 
 /* A container's init is gone (its pidfd is readable): the run ends. */

@@ -561,13 +561,19 @@ sup_kill(struct sup *s, const char *reason)
 	s->end_reason = reason;
 	/* The init is pid 1 of the sandbox: with it, everything inside
 	 * dies, whatever it forked or detached. */
+	sup_signal_init(s, SIGKILL);
+}
+
+void
+sup_signal_init(struct sup *s, int sig)
+{
 	if (s->oci && s->oci_pidfd >= 0)
 		/* Not our child: its pid could be another's once it is
 		 * gone; the pidfd cannot. */
-		(void)syscall(SYS_pidfd_send_signal, s->oci_pidfd, SIGKILL,
-		    NULL, 0);
+		(void)syscall(SYS_pidfd_send_signal, s->oci_pidfd, sig, NULL,
+		    0);
 	else if (!s->oci && s->sp.init_pid > 0)
-		kill(s->sp.init_pid, SIGKILL);
+		(void)kill(s->sp.init_pid, sig);
 }
 
 static void

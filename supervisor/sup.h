@@ -358,5 +358,8 @@ void	sup_tell_denied(struct sup *, const char *reason);
 
 /* End the run: SIGKILL to the sandbox's init, once. */
 void	sup_kill(struct sup *, const char *reason);
+/* sig to the run's init: the sandbox's by its pid (our child), a
+ * container's by its pidfd (a pid of someone else's may be reused). */
+void	sup_signal_init(struct sup *, int sig);
 /* The limits in force, as the console and `ward log` show them. */
 void	sup_limits(const struct sup *, char *, size_t);
