@@ -1503,7 +1503,7 @@ static void
 oci_reopen(struct sup *s, const struct seccomp_notif *req,
     struct write_call *c, int n)
 {
-	char p[64];
+	char p[64], self[64];
 	cleanup_fd int cur = -1, fd = -1;
 	struct stat a, b;
 	int flags = (int)(c->flags & ~(uint64_t)(O_CREAT | O_EXCL |
@@ -1517,15 +1517,14 @@ oci_reopen(struct sup *s, const struct seccomp_notif *req,
 	if (S_ISFIFO(a.st_mode) || (S_ISCHR(a.st_mode) && oci_device_ok(&a))) {
 		/* Through our own O_PATH fd, never the thread's table again:
 		 * a dup2 since the fstat cannot swap another file in. */
-		snprintf(p, sizeof p, "/proc/self/fd/%d", cur);
-		if ((fd = open(p, flags)) < 0) {
+		snprintf(self, sizeof self, "/proc/self/fd/%d", cur);
+		if ((fd = open(self, flags)) < 0) {
 			sup_respond(s, req->id, -errno, 0);
 			return;
 		}
 		oci_hand_in(s, req, c, steal_fd(&fd));
 		return;
 	}
-	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, n);
 	/* The name the fd has, in the container's view (the kernel names
 	 * it from the container's root for a reader outside it). */
 	{

@@ -1344,10 +1344,10 @@ open_signalfd(struct sup *s)
 		die("signalfd: %s", strerror(errno));
 }
 
-/* What the supervisor learns of the sandbox once it stands: its network
- * namespace, the DNS stub's sockets, its root, the listener's sizes. */
 static void learn_listener(struct sup *);
 
+/* What the supervisor learns of the sandbox once it stands: its network
+ * namespace, the DNS stub's sockets, its root, the listener's sizes. */
 static void
 learn_sandbox(struct sup *s)
 {
@@ -1554,9 +1554,10 @@ end_run(struct sup *s)
 
 /*
  * A container's run (ward oci serve): the runtime's listener adopted
- * (oci.c) in place of a sandbox of ours; the record, the control
- * socket, the loop and the end as for any run. No gate, no DNS stub, no
- * output: the container's streams are its runtime's.
+ * (oci.c) in place of a sandbox of ours; the DNS stub in its network
+ * namespace, the record, the control socket, the loop and the end as
+ * for any run. No gate, no output: the container's streams are its
+ * runtime's.
  */
 static int
 oci_run(struct sup *s, struct args *a)
@@ -1571,6 +1572,7 @@ oci_run(struct sup *s, struct args *a)
 	open_signalfd(s);
 	if (oci_adopt(s, a->oci_fd, a->oci_pid, &names, &cause) < 0)
 		die("container %s: %s", s->oci_container, cause);
+	net_learn_mounts(s);
 	if (names.udp >= 0) {
 		/* The stub takes both sockets, also on failure. */
 		if (net_dns_start(s, names.udp, names.tcp, &cause) < 0) {

@@ -180,13 +180,21 @@ on_private_mount(const struct sup *s, int fd)
 void
 net_learn_mounts(struct sup *s)
 {
-	static const char *const own[] = { "work", "out", "tmp", "dev/shm" };
+	static const char *const run[] = { "work", "out", "tmp", "dev/shm" };
+	/* A container's root ("") and its usual tmpfs folders; a socket
+	 * bound in from the host (docker.sock) is a mount of its own. */
+	static const char *const container[] = { "", "tmp", "run", "dev/shm" };
+	const char *const *own = s->oci ? container : run;
 
-	for (size_t i = 0; i < ARRAY_SIZE(own) &&
+	_Static_assert(ARRAY_SIZE(run) == ARRAY_SIZE(container),
+	    "one list as long as the other");
+
+	for (size_t i = 0; i < ARRAY_SIZE(run) &&
 	    i < ARRAY_SIZE(s->private_mnt); i++) {
 		struct statx sx;
 
-		if (statx(s->rootfd, own[i], AT_NO_AUTOMOUNT, STATX_MNT_ID,
+		if (statx(s->rootfd, own[i], AT_NO_AUTOMOUNT |
+		    (own[i][0] == '\0' ? AT_EMPTY_PATH : 0), STATX_MNT_ID,
 		    &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
 			s->private_mnt[i] = sx.stx_mnt_id;
 	}
@@ -251,6 +259,20 @@ connect_copy(int copy, const struct sockaddr *sa, socklen_t len)
 	return r;
 }
 
+/* A connect inside the namespace: continued in a run (its empty
+ * namespace is the floor), done by us on the target's socket in a
+ * container's (above no floor of ours). */
+static void
+connect_inside(struct sup *s, const struct seccomp_notif *req,
+    const struct connect_call *c, int copy)
+{
+	if (s->oci)
+		sup_respond(s, req->id, connect_copy(copy, (const struct
+		    sockaddr *)&c->sa, c->salen), 0);
+	else
+		sup_continue(s, req->id);
+}
+
 /*
  * connect to a path-named unix socket: only to one on the run's own
  * mounts, and made by us on the file we judged (continuing would let the
@@ -266,13 +288,8 @@ unix_connect(struct sup *s, const struct seccomp_notif *req,
 	char subject[PATH_MAX];
 
 	if (unix_abstract(un, c->salen)) {
-		/* The abstract namespace is the network namespace's (in a
-		 * container, above no floor of ours: connected by us). */
-		if (s->oci)
-			sup_respond(s, req->id, connect_copy(copy, (const struct
-			    sockaddr *)&c->sa, c->salen), 0);
-		else
-			sup_continue(s, req->id);
+		/* The abstract namespace is the network namespace's. */
+		connect_inside(s, req, c, copy);
 		return;
 	}
 	snprintf(subject, sizeof subject, "unix:%.*s",
@@ -748,13 +765,8 @@ floor_check(struct sup *s, const struct seccomp_notif *req,
 		return 0;
 	case AF_UNSPEC:
 	case AF_NETLINK:
-		/* Inside the sandbox's own namespace (a container's: done by
-		 * us, so that what is done is what was judged). */
-		if (s->oci)
-			sup_respond(s, req->id, connect_copy(copy, (const struct
-			    sockaddr *)&c->sa, c->salen), 0);
-		else
-			sup_continue(s, req->id);
+		/* Inside the sandbox's own namespace. */
+		connect_inside(s, req, c, copy);
 		return 0;
 	case AF_INET:
 	case AF_INET6:

@@ -64,25 +64,6 @@ ids_identity(pid_t pid)
 	return ok;
 }
 
-/* The mounts of the container a unix socket may be on and be its own:
- * its root and its usual tmpfs folders. A socket bound in from the host
- * (docker.sock) is a mount of its own, and refused (net.c). */
-static void
-learn_mounts(struct sup *s)
-{
-	static const char *const own[] = { "", "tmp", "run", "dev/shm" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(own) &&
-	    i < ARRAY_SIZE(s->private_mnt); i++) {
-		struct statx sx;
-
-		if (statx(s->rootfd, own[i], AT_NO_AUTOMOUNT |
-		    (own[i][0] == '\0' ? AT_EMPTY_PATH : 0), STATX_MNT_ID,
-		    &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
-			s->private_mnt[i] = sx.stx_mnt_id;
-	}
-}
-
 /* The policy's writable folders, read as the container's own paths: a
  * bind each (host == inside), whose changes the supervisor performs. */
 static void
@@ -368,16 +349,9 @@ oci_adopt(struct sup *s, int fd, pid_t pid, struct oci_names *names,
 	}
 	s->oci_own_netns = s->netns_cookie != host;
 	s->oci_ids_identity = ids_identity(pid);
-	learn_mounts(s);
 	writable_binds(s);
 	container_dns(s, pid, names);
 	return 0;
-}
-
-bool
-oci_own_netns(const struct sup *s)
-{
-	return s->oci_own_netns;
 }
 
 int

@@ -42,8 +42,6 @@ int	oci_adopt(struct sup *, int fd, pid_t pid, struct oci_names *,
 /* The ids thread tid acts with on files (its fsuid and fsgid, as the
  * host sees them): 0 or -errno. */
 int	oci_target_ids(pid_t tid, uid_t *uid, gid_t *gid);
-/* Has the container's network namespace of its own (not the host's)? */
-bool	oci_own_netns(const struct sup *);
 /* A device the supervisor may open for a container: the null, zero,
  * full and random devices, the terminal ones (tty, ptmx, a pts), and a
  * FIFO. Not a disk, not a driver: the runtime's device rules bind the
