@@ -29,6 +29,13 @@
  * notification costs at all (a supervisor that serves nothing else, no
  * output, no timer, no signal). Against the ping-pong it shows how far
  * the mechanism alone is above two switches on this machine.
+ *
+ * With "unotify-read": the floor of a supervisor that judges a path,
+ * as ward's does: poll, RECV, the path read from the target's memory
+ * (one pread of 256 bytes through /proc/PID/mem, opened once, as
+ * ward's cache keeps it), CONTINUE. "unotify-read US". What ward adds
+ * beyond it is its judgement alone. "unotify-vmread": the same read by
+ * process_vm_readv(2) (no fd; the same pages pinned).
  */
 #define _GNU_SOURCE	/* sched_getcpu, CPU_SET */
 #include <fcntl.h>
@@ -44,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,9 +142,15 @@ write_opens(long n)
 	return (now_us() - t) / (double)n;
 }
 
+enum floor_read { READ_NONE, READ_PREAD, READ_VM };
+
 static int
-floor_unotify(long n, bool with_poll)
+floor_unotify(long n, bool with_poll, enum floor_read rd)
 {
+	static const char *const names[] = { "unotify", "unotify-read",
+	    "unotify-vmread" };
+	char path[256], mem[64];
+	int memfd = -1;
 	struct sock_filter prog[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
@@ -165,7 +179,7 @@ floor_unotify(long n, bool with_poll)
 		if (write(sv[1], &fd, sizeof fd) != sizeof fd)
 			_exit(1);
 		write_opens(n / 10 + 100);	/* warm, as the floor */
-		printf("%s %.2f\n", with_poll ? "unotify" : "unotify-recv",
+		printf("%s %.2f\n", with_poll ? names[rd] : "unotify-recv",
 		    write_opens(n));
 		unlink("opens.tmp");
 		fflush(stdout);
@@ -180,6 +194,11 @@ floor_unotify(long n, bool with_poll)
 	}
 	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
+	snprintf(mem, sizeof mem, "/proc/%d/mem", (int)pid);
+	if (rd == READ_PREAD && (memfd = open(mem, O_RDONLY | O_CLOEXEC)) < 0) {
+		perror(mem);
+		return 1;
+	}
 	for (;;) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
 
@@ -191,6 +210,16 @@ floor_unotify(long n, bool with_poll)
 			if (!with_poll)
 				break;	/* the target gone: ENOENT, no more */
 			continue;
+		}
+		if (rd == READ_PREAD && pread(memfd, path, sizeof path,
+		    (off_t)req.data.args[1]) <= 0)
+			perror("pread");
+		if (rd == READ_VM) {
+			struct iovec l = { path, sizeof path },
+			    r = { (void *)req.data.args[1], sizeof path };
+
+			if (process_vm_readv(req.pid, &l, 1, &r, 1, 0) <= 0)
+				perror("process_vm_readv");
 		}
 		resp = (struct seccomp_notif_resp){ .id = req.id,
 		    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
@@ -208,7 +237,8 @@ main(int argc, char **argv)
 
 	if (n <= 0) {
 		fprintf(stderr, "usage: opens [N] "
-		    "[floor|floor-cross|unotify|unotify-recv]\n");
+		    "[floor|floor-cross|unotify|unotify-recv|unotify-read|"
+		    "unotify-vmread]\n");
 		return 2;
 	}
 	if (argc > 2 && strcmp(argv[2], "floor") == 0)
@@ -216,9 +246,13 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "floor-cross") == 0)
 		return floor_pingpong(n, "floor-cross", false);
 	if (argc > 2 && strcmp(argv[2], "unotify") == 0)
-		return floor_unotify(n, true);
+		return floor_unotify(n, true, READ_NONE);
 	if (argc > 2 && strcmp(argv[2], "unotify-recv") == 0)
-		return floor_unotify(n, false);
+		return floor_unotify(n, false, READ_NONE);
+	if (argc > 2 && strcmp(argv[2], "unotify-read") == 0)
+		return floor_unotify(n, true, READ_PREAD);
+	if (argc > 2 && strcmp(argv[2], "unotify-vmread") == 0)
+		return floor_unotify(n, true, READ_VM);
 	printf("write-open %.2f\n", write_opens(n));
 	t = now_us();
 	for (long i = 0; i < n; i++) {

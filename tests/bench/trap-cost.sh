@@ -8,8 +8,10 @@
 # is woken on its target's CPU; floor-cross, the same free to cross CPUs,
 # is printed beside it), the mechanism's own floor (opens N unotify: a
 # supervisor that only polls, receives and continues; unotify-recv, the
-# same asleep in RECV with no poll, the least the mechanism costs at all)
-# and the issue's target.
+# same asleep in RECV with no poll, the least the mechanism costs at all;
+# unotify-read, poll, RECV, one read of the path from the target's memory
+# and CONTINUE: the least a supervisor that judges a path pays) and the
+# issue's target.
 # Usage: tests/bench/trap-cost.sh [N] (from the repo root, after make).
 # WARD_BEFORE=DIR (a built tree of an earlier commit, its ./ward) adds a
 # column: that ward, measured in the same rounds, turn about with this one.
@@ -25,12 +27,13 @@ cc -O2 -o "$tmp/opens" "$ROOT/tests/bench/opens.c"
 export XDG_STATE_HOME="$st/state" XDG_RUNTIME_DIR="$st/run"
 mkdir -p "$XDG_STATE_HOME" && mkdir -m 700 "$XDG_RUNTIME_DIR"
 BEFORE=${WARD_BEFORE:-}
-nat_w=() nat_r=() w_w=() w_r=() fl=() fx=() un=() ur=() b_w=() b_r=()
+nat_w=() nat_r=() w_w=() w_r=() fl=() fx=() un=() ur=() rd=() b_w=() b_r=()
 for ((i = 0; i < ROUNDS; i++)); do
 	fl+=("$(cd "$tmp" && ./opens "$N" floor | awk '/^floor /{print $2}')")
 	fx+=("$(cd "$tmp" && ./opens "$N" floor-cross | awk '/^floor-cross /{print $2}')")
 	un+=("$(cd "$tmp" && ./opens "$N" unotify | awk '/^unotify /{print $2}')")
 	ur+=("$(cd "$tmp" && ./opens "$N" unotify-recv | awk '/^unotify-recv /{print $2}')")
+	rd+=("$(cd "$tmp" && ./opens "$N" unotify-read | awk '/^unotify-read /{print $2}')")
 	out=$(cd "$tmp" && ./opens "$N")
 	nat_w+=("$(awk '/^write-open/{print $2}' <<<"$out")")
 	nat_r+=("$(awk '/^read-open/{print $2}' <<<"$out")")
@@ -46,6 +49,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)
 nw=$(median "${nat_w[@]}") nr=$(median "${nat_r[@]}")
 ww=$(median "${w_w[@]}") wr=$(median "${w_r[@]}") fm=$(median "${fl[@]}")
 fxm=$(median "${fx[@]}") um=$(median "${un[@]}") urm=$(median "${ur[@]}")
+rdm=$(median "${rd[@]}")
 echo "trap cost, median of $ROUNDS rounds x $N calls (microseconds per open+close):"
 printf '  %-28s %8s %8s %8s\n' "" native ward "x native"
 printf '  %-28s %8.2f %8.2f %8.2f\n' "write-open in /work (trapped)" "$nw" "$ww" "$(awk -v a="$ww" -v b="$nw" 'BEGIN{print a/b}')"
@@ -54,6 +58,7 @@ printf '  %-28s %8.2f\n' "two-switch floor (ping-pong)" "$fm"
 printf '  %-28s %8.2f   (the two free to cross CPUs: not the floor)\n' "ping-pong across CPUs" "$fxm"
 printf '  %-28s %8.2f   (poll, RECV, CONTINUE and nothing else: what any supervisor pays)\n' "unotify floor (write-open)" "$um"
 printf '  %-28s %8.2f   (RECV, CONTINUE, no poll: the mechanism alone)\n' "unotify, no poll" "$urm"
+printf '  %-28s %8.2f   (poll, RECV, the path read from the target, CONTINUE: what judging a path costs at least)\n' "unotify + one path read" "$rdm"
 # The issue's target is a multiple of the ping-pong, which does no call;
 # a trapped open still does its open and close once continued, and the
 # kernel's user notification costs more than a pipe's wake-up.
@@ -81,3 +86,12 @@ printf '  ward / the unotify floor: %.2f; ward beyond it (its own work per call)
 printf '  ward / the mechanism alone: %.2f; beyond it: %.2f us\n' \
 	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a/u}')" \
 	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a-u}')"
+# Issue 35's target, and the floor under it: no supervisor that reads
+# the path it judges does less than poll, RECV, the read and CONTINUE.
+printf '  issue 35: write-open under ward / the mechanism alone: %.2f (target: <= 1.25); ward beyond it: %.2f us (target: <= 2.4 us)\n' \
+	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a/u}')" \
+	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a-u}')"
+printf '    the floor under it: one path read / the mechanism alone: %.2f; ward / that floor: %.2f, its judgement beyond it: %.2f us\n' \
+	"$(awk -v r="$rdm" -v u="$urm" 'BEGIN{print r/u}')" \
+	"$(awk -v a="$ww" -v r="$rdm" 'BEGIN{print a/r}')" \
+	"$(awk -v a="$ww" -v r="$rdm" 'BEGIN{print a-r}')"
