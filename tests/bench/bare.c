@@ -14,9 +14,11 @@
  *
  * The child sets no_new_privs, loads the filter with a new listener (the
  * flags ward uses), passes the listener up over a socketpair and execs
- * CMD. The parent loops NOTIF_RECV / NOTIF_SEND (CONTINUE) on the main
- * thread; a second thread waits for the child and exits with its status
- * (128 + signal if killed), so that the loop needs no poll.
+ * CMD. The parent sets the listener's synchronous wake-up, as ward does
+ * (6.6 and later: the supervisor woken on its target's CPU), and loops
+ * NOTIF_RECV / NOTIF_SEND (CONTINUE) on the main thread; a second thread
+ * waits for the child and exits with its status (128 + signal if
+ * killed), so that the loop needs no poll.
  *
  *   cc -O2 -pthread -I build/gen -o bare tests/bench/bare.c
  */
@@ -39,6 +41,12 @@
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
 static pid_t child;
@@ -155,6 +163,10 @@ main(int argc, char **argv)
 		bare_on_exit(NULL);
 	}
 	close(sv[0]);
+	/* Before 6.6 the kernel has no such flag: the wake-up then crosses
+	 * CPUs, as ward's does there too. */
+	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	errno = pthread_create(&waiter, NULL, bare_on_exit, NULL);
 	if (errno != 0)
 		die("pthread_create");
