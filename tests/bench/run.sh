@@ -44,8 +44,8 @@
 #               /dev/shm); under ward in the run's own /tmp (sh -c 'cd
 #               /tmp && exec files N' as the others: the sandbox's private
 #               tmpfs, bounded by the floor, every write-open trapped and
-#               continued). The disk's swings out of
-#               the figure, so what is left is the sandboxes' own cost
+#               continued). The disk's swings out of the figure, so
+#               what is left is the sandboxes' own cost
 #   files_writable  the same (FILES_N files) in that tmpfs folder made
 #               writable in ward by the policy's `writable`: each change
 #               performed and recorded by ward itself (issue 31); native
@@ -109,8 +109,7 @@
 #               own with no ward
 #
 # Settings (environment): ROUNDS (5) for true, files_tmpfs and
-# files_writable, FILES_ROUNDS
-# (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
+# files_writable, FILES_ROUNDS (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
 # since the disk's swings make a round take 1-25 s here), PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
