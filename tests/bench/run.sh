@@ -7,6 +7,10 @@
 # Each workload runs natively, under
 #   bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind W W \
 #         --unshare-all --die-with-parent --new-session
+# and, for true, files, files_tmpfs and files_writable, under bare
+# (tests/bench/bare.c: ward's own carried filter, every trapped call
+# continued by a supervisor that does nothing else: the mechanism alone,
+# no namespaces, no Landlock, no judgement),
 # and under `ward run --headless` with a policy that allows what the workload
 # needs (nothing past /work and /tmp; every other write, connection and
 # install is denied without asking, so nothing can stall on a question).
@@ -34,11 +38,18 @@
 #               start-up
 #   files       tests/bench/files.c: create+write+close DISK_FILES_N files in
 #               the working folder, read back, stat, rename, delete
-#   files_tmpfs the same with FILES_N files in a folder on a tmpfs (mounted for the run as
-#               root, else a folder below /dev/shm), writable in ward by
-#               the policy's `writable` (every write-open still trapped and
-#               continued): the disk's swings out of the figure, so what
-#               is left is the sandboxes' own cost
+#   files_tmpfs the same with FILES_N files on a tmpfs: natively, under
+#               bwrap and bare in a folder on a tmpfs of the run's own
+#               (mounted for the run as root, else a folder below
+#               /dev/shm); under ward in the run's own /tmp (sh -c 'cd
+#               /tmp && exec files N' as the others: the sandbox's private
+#               tmpfs, bounded by the floor, every write-open trapped and
+#               continued). The disk's swings out of the figure, so
+#               what is left is the sandboxes' own cost
+#   files_writable  the same (FILES_N files) in that tmpfs folder made
+#               writable in ward by the policy's `writable`: each change
+#               performed and recorded by ward itself (issue 31); native
+#               and bare beside it, no bwrap
 #   files_project  the same in a project folder (ward run --project DIR
 #               --chdir DIR: every write staged in the run's overlay, or its
 #               copy where the kernel refuses one); natively and under bwrap
@@ -97,16 +108,16 @@
 #               its echo drawn in the pane) against `cat` on a pty of its
 #               own with no ward
 #
-# Settings (environment): ROUNDS (5) for true and files_tmpfs, FILES_ROUNDS
-# (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
+# Settings (environment): ROUNDS (5) for true, files_tmpfs and
+# files_writable, FILES_ROUNDS (3) for files and files_project (on the disk: DISK_FILES_N (5000) files,
 # since the disk's swings make a round take 1-25 s here), PY_ROUNDS (1) for
 # python (one round of it is ~2 minutes: test_subprocess alone takes ~30 s),
 # REAL_ROUNDS (2) for cc, TRUE_RUNS (20), FILES_N (20000), APPROVALS (1000),
 # APPROVAL_ROUNDS (3), SCALE_N (50), SCALE_ROUNDS (2), BENCH_RUNS (500),
 # AGENT_MB (100), AGENT_KEYS (100), BIG_RECORD_MB (200; 0 leaves the
 # ward_record row out), WORKLOADS (all of "true files
-# files_tmpfs files_project python cc approvals scale fleet console
-# agent"), KEEP=1 keeps the temporary
+# files_tmpfs files_writable files_project python cc approvals scale fleet
+# console gate agent"), KEEP=1 keeps the temporary
 # folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: a headless ward supervises its run in its
@@ -147,7 +158,7 @@ CONSOLE_FRAMES=${CONSOLE_FRAMES:-300}
 AGENT_MB=${AGENT_MB:-100}
 AGENT_KEYS=${AGENT_KEYS:-100}
 BIG_RECORD_MB=${BIG_RECORD_MB:-200}
-WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_project python cc approvals scale fleet console gate agent"}
+WORKLOADS=${WORKLOADS:-"true files files_tmpfs files_writable files_project python cc approvals scale fleet console gate agent"}
 SQLITE_NPM=better-sqlite3@12.11.1
 
 say() { printf 'bench: [%3d s] %s\n' "$SECONDS" "$*" >&2; }
@@ -207,6 +218,8 @@ fi
 mkdir -p "$BUILD" "$BUILD/src" || broke "cannot create $BUILD"
 cc -O2 -Wall -o "$BUILD/files" "$BENCH/files.c" || broke "cannot build files.c"
 cc -O2 -Wall -o "$BUILD/outside" "$BENCH/outside.c" || broke "cannot build outside.c"
+cc -O2 -Wall -pthread -I"$ROOT/build/gen" -o "$BUILD/bare" "$BENCH/bare.c" ||
+	broke "cannot build bare.c (make all generates build/gen/filter-bpf.h)"
 
 TMPD=$(mktemp -d /var/tmp/ward-bench.XXXXXX) || broke "mktemp"
 # Below /var, which ward shows its sandboxes read-only: the scale workload's
@@ -228,7 +241,7 @@ trap 'exit 130' INT TERM
 # A snapshot of the programs: others may rebuild the tree meanwhile.
 # The workloads' own programs beside them, where every sandbox sees them.
 mkdir -p "$TMPD/bin" && cp "$ROOT/ward" "$ROOT/ward-tui" "$ROOT/ward-supervisor" \
-	"$BUILD/files" "$BUILD/outside" "$TMPD/bin/" || broke "cannot copy ward"
+	"$BUILD/files" "$BUILD/outside" "$BUILD/bare" "$TMPD/bin/" || broke "cannot copy ward"
 WARD=$TMPD/bin/ward
 BIN=$TMPD/bin
 
@@ -266,11 +279,12 @@ connect = deny
 install = deny
 EOF
 
-# files_tmpfs's folder: a tmpfs of its own as root, else below /dev/shm.
-# Writable in ward by the policy (a writable folder, not the run's /work,
-# which lives beside the record on the disk).
+# files_tmpfs's and files_writable's folder: a tmpfs of its own as root,
+# else below /dev/shm. Writable in ward by the policy for files_writable
+# (a writable folder, not the run's /work, which lives beside the record
+# on the disk); ward's files_tmpfs runs in its own /tmp instead.
 TFS=
-if want files_tmpfs; then
+if want files_tmpfs || want files_writable; then
 	TFS=$TMPD/tmpfs
 	mkdir -p "$TFS" || broke "cannot create $TFS"
 	if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1g,mode=755 ward-bench "$TFS"; then
@@ -331,6 +345,15 @@ cmd_for() {
 	true) cmd="/usr/bin/true" ;;
 	files) cmd="$BIN/files $DISK_FILES_N"; in=(--in "$BIN") ;;
 	files_tmpfs)
+		# ward in the run's own /tmp, through sh as the others (its
+		# --chdir takes only folders the sandbox shows from the host)
+		if [ "$sb" = ward ]; then
+			cmd="sh -c 'cd /tmp && exec $BIN/files $FILES_N'"
+			in=(--in "$BIN")
+		else
+			cmd="sh -c 'cd $TFS && exec $BIN/files $FILES_N'"
+		fi ;;
+	files_writable)
 		if [ "$sb" = ward ]; then
 			cmd="$BIN/files $FILES_N"
 			in=(--in "$BIN" --chdir "$TFS")
@@ -349,12 +372,13 @@ cmd_for() {
 	esac
 	case $sb in
 	native) printf '%s' "$cmd" ;;
+	bare) printf '%s %s' "$BIN/bare" "$cmd" ;;
 	bwrap) printf '%s ' "${BWRAP[@]}"
 		[ "$wl" = files_tmpfs ] && printf -- '--bind %s %s ' "$TFS" "$TFS"
 		printf '%s' "$cmd" ;;
 	ward|ward_record)
 		printf '%s run --headless --policy %s ' "$WARD" \
-			"$([ "$wl" = files_tmpfs ] && echo "$TFS_POLICY" || echo "$POLICY")"
+			"$([ "$wl" = files_writable ] && echo "$TFS_POLICY" || echo "$POLICY")"
 		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
 		printf -- '-- %s' "$cmd" ;;
 	esac
@@ -365,9 +389,13 @@ sb_env() {
 	if [ "$1" = ward_record ]; then export XDG_STATE_HOME=$BIG_STATE; fi
 }
 
-# sandboxes [WORKLOAD]: true's timed rounds add ward_record
+# sandboxes [WORKLOAD]: true's timed rounds add ward_record; true and
+# the files workloads but files_project add bare; files_writable has no
+# bwrap
 sandboxes() {
+	if [ "${1:-}" = files_writable ]; then echo native bare ward; return; fi
 	if [ -n "$HAVE_BWRAP" ]; then echo native bwrap ward; else echo native ward; fi
+	case ${1:-} in true | files | files_tmpfs) echo bare ;; esac
 	[ "${1:-}" = true ] && [ -n "$BIG_STATE" ] && echo ward_record
 }
 
@@ -485,6 +513,10 @@ if want files_tmpfs; then
 	timed_workload files_tmpfs "$ROUNDS" 1 0 0
 	rss_pass files_tmpfs 1
 	TIMED+=(files_tmpfs)
+fi
+if want files_writable; then
+	timed_workload files_writable "$ROUNDS" 1 0 0
+	TIMED+=(files_writable)
 fi
 if want files_project; then
 	# Said once: overlay, or why a copy.
@@ -657,7 +689,7 @@ EOF
 T_END=$(date +%s)
 echo
 echo "ward benchmark -- $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $((T_END - T_START)) s"
-echo "rounds: true/files_tmpfs $ROUNDS (true: $TRUE_RUNS runs a round), files/files_project (disk) $FILES_ROUNDS, python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N on tmpfs, $DISK_FILES_N on disk"
+echo "rounds: true/files_tmpfs/files_writable $ROUNDS (true: $TRUE_RUNS runs a round), files/files_project (disk) $FILES_ROUNDS, python $PY_ROUNDS, cc $REAL_ROUNDS, approvals $APPROVAL_ROUNDS x $APPROVALS, scale $SCALE_ROUNDS x $SCALE_N; agent $AGENT_MB MiB x $AGENT_KEYS keys; files N = $FILES_N on tmpfs, $DISK_FILES_N on disk"
 [ -n "$CC_WL" ] && echo "$CC_WL: $CC_DESC"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo

@@ -29,6 +29,9 @@ Definitions (the same in the table and the TSV):
                 the outer bwrap; the largest seen over the workload's sampled
                 runs (scale50: the median over the concurrent supervisors);
                 NA natively and for the approval rows
+Sandbox bare (true and the files workloads): tests/bench/bare.c, ward's
+filter with every trapped call continued and nothing else. Below the
+table, ward / bare: ward's median over bare's, same workload, same run.
 Ratios only: no verdicts.
 """
 import glob
@@ -40,6 +43,8 @@ import statistics
 import sys
 
 SANDBOXES = ("native", "bwrap", "ward")
+TIMED_SANDBOXES = ("native", "bwrap", "bare", "ward")
+BARE_WORKLOADS = ("true", "files", "files_tmpfs", "files_writable")
 CLI_HWM = {}    # workload -> peak RSS of the ward CLI before its exec
 NA = "NA"
 
@@ -104,7 +109,7 @@ def timed_rows(res, workload, meta):
     rows = []
     # true's second ward line: a grown record (run.sh's ward_record)
     extra = ("ward_record",) if workload == "true" else ()
-    for s in SANDBOXES + extra:
+    for s in TIMED_SANDBOXES + extra:
         times, per_round, codes, rss = [], {}, [], None
         for f in sorted(glob.glob(os.path.join(res, "t.%s.%s.*.json" %
                                                (workload, s)))):
@@ -152,6 +157,12 @@ def timed_rows(res, workload, meta):
                 failed.update(m.group(1).split())
         if failed:
             note += "; failed: " + " ".join(sorted(failed))
+        if s == "bare":
+            note += "; ward's filter, every trap continued"
+        elif s == "ward" and workload == "files_tmpfs":
+            note += "; in the run's own /tmp"
+        elif s == "ward" and workload == "files_writable":
+            note += "; policy-writable: each change done by ward, recorded"
         rows.append(Row(workload, s, statistics.median(times), per_round,
                         rss, note))
     finish(rows)
@@ -379,6 +390,24 @@ def fleet_rows(res):
     return rows, extra, d
 
 
+def bare_lines(rows):
+    """ward / bare of each workload that has both: medians, and the
+    spread of the per-round ratio (rounds interleave the sandboxes)."""
+    out = []
+    for w in BARE_WORKLOADS:
+        by = {r.sandbox: r for r in rows if r.workload == w}
+        wa, ba = by.get("ward"), by.get("bare")
+        if not wa or not ba:
+            continue
+        rs = [ratio(v, ba.per_round.get(k)) for k, v in wa.per_round.items()]
+        rs = [x for x in rs if x is not None]
+        out.append("ward / bare  %-15s %6s   (rounds %s; %.4f s / %.4f s)"
+                   % (w, fmt(ratio(wa.median, ba.median), ".2f"),
+                      "%.2f..%.2f" % (min(rs), max(rs)) if rs else NA,
+                      wa.median, ba.median))
+    return out
+
+
 def main():
     res, tsv = sys.argv[1], sys.argv[2]
     meta = load(os.path.join(res, "meta.json"))
@@ -423,6 +452,11 @@ def main():
     if cli:
         aextra.append("ward CLI's own peak RSS before it execs the supervisor "
                       "(KiB, sampled): " + ", ".join(cli))
+    bl = bare_lines(rows)
+    if bl:
+        print()
+        for line in bl:
+            print(line)
     if aextra or sextra:
         print()
         for line in aextra + sextra:
@@ -445,7 +479,7 @@ def main():
         print("  files ward / bwrap           %6s   (target: within 1.5x)"
               % fmt(t.r_bwrap, ".2f"))
     for w in meta["timed"]:
-        if w in ("true", "files", "files_tmpfs"):
+        if w in ("true", "files", "files_tmpfs", "files_writable"):
             continue
         t = get(w, "ward")
         if t:
@@ -535,6 +569,34 @@ def main():
                  fmt(max(cpu) * 1e3 if cpu else None, ".1f")))
         print("  runs completed / recorded    %d / %d of %d (target: all)"
               % (sum(1 for c in fleet["exit_codes"] if c == 0), rec[2], n))
+
+    def over(w, a, b):
+        x, y = get(w, a), get(w, b)
+        return ratio(x.median, y.median) if x and y else None
+    lines = []
+    if get("files_tmpfs", "ward"):
+        lines.append("  files on tmpfs ward / bare   %6s   (target: <= 1.3x; "
+                     "ward / bwrap %s)"
+                     % (fmt(over("files_tmpfs", "ward", "bare"), ".2f"),
+                        fmt(over("files_tmpfs", "ward", "bwrap"), ".2f")))
+    if get("true", "ward"):
+        lines.append("  start-up ward / bwrap        %6s   (target: <= 1.2x)"
+                     % fmt(over("true", "ward", "bwrap"), ".2f"))
+    t = get("approvals_p99", "ward")
+    if t:
+        lines.append("  approval round trip p99      %6s ms (target: <= 0.8 ms "
+                     "in the full bench; <= 0.5 ms alone)"
+                     % fmt(t.median * 1e3, ".3f"))
+    if get("files_writable", "ward"):
+        lines.append("  files in a policy-writable folder ward / bare %s "
+                     "(no target: each change performed and recorded by "
+                     "ward)" % fmt(over("files_writable", "ward", "bare"),
+                                   ".2f"))
+    if lines:
+        print()
+        print("issue 35 targets, measured figure beside each (no verdicts):")
+        for line in lines:
+            print(line)
     return 0
 
 
