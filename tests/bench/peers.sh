@@ -10,7 +10,9 @@
 #             Linux bubblewrap, socat and ripgrep), `srt --settings S --
 #             CMD` with a settings file that allows writes to the
 #             workload's folder (python: W and /tmp, the host's, where its
-#             tests make their temporary files) and no network domain
+#             tests make their temporary files) and no network domain;
+#             its seccomp filter refuses AF_UNIX sockets too, so
+#             test_pathlib's test_is_socket_true errs under it
 #   codex     Codex's sandbox (npm PEER_CODEX_NPM), `codex sandbox -P
 #             :workspace -C DIR -- CMD`: the built-in workspace profile,
 #             writes to DIR (the workload's folder) and /tmp, no network;
@@ -21,7 +23,11 @@
 #             --read-only=/ --read-write=DIR --private-tmp --keep-var-tmp
 #             --net=none CMD`: writes only to the workload's folder and a
 #             private /tmp, no network (--keep-var-tmp: firejail otherwise
-#             hides /var/tmp, where the workloads' programs are)
+#             hides /var/tmp, where the workloads' programs are). As root
+#             the workload runs as root inside; as an ordinary user
+#             firejail (setuid root) refuses unless the user is listed in
+#             /etc/firejail/firejail.users ("the user is not allowed to
+#             use Firejail", Debian's 0.9.72): its check then leaves it out
 # npm installs are cached in build/bench/peers (a second run is offline
 # when the pinned versions are there). A peer that does not install, or
 # does not run a workload (tried once before its timed rounds), is named

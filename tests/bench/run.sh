@@ -110,7 +110,8 @@
 # folder. PEERS=1 adds other sandboxes for true, files_tmpfs and python:
 # srt (Anthropic's sandbox-runtime), codex (`codex sandbox`) and firejail,
 # each installed if missing (npm versions pinned by PEER_SRT_NPM and
-# PEER_CODEX_NPM, cached in build/bench/peers; see tests/bench/peers.sh). About 6 minutes on 2 (shared, busy) cores with the defaults.
+# PEER_CODEX_NPM, cached in build/bench/peers; see tests/bench/peers.sh).
+# About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: a headless ward supervises its run in its
 # own process (a build before exec'd ward-supervisor in place), so the
