@@ -360,6 +360,9 @@ fuzz:
 fuzz-check: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
+# `make bench PEERS=1` adds srt, codex and firejail beside native, bwrap
+# and ward for true, files_tmpfs and python (tests/bench/peers.sh; make
+# hands a variable set on its command line to run.sh's environment).
 bench: all $(BUILD)/tests/bench-console $(BUILD)/tests/bench-gate
 	tests/bench/run.sh
 

@@ -118,7 +118,11 @@
 # ward_record row out), WORKLOADS (all of "true files
 # files_tmpfs files_writable files_project python cc approvals scale fleet
 # console gate agent"), KEEP=1 keeps the temporary
-# folder. About 6 minutes on 2 (shared, busy) cores with the defaults.
+# folder. PEERS=1 adds other sandboxes for true, files_tmpfs and python:
+# srt (Anthropic's sandbox-runtime), codex (`codex sandbox`) and firejail,
+# each installed if missing (npm versions pinned by PEER_SRT_NPM and
+# PEER_CODEX_NPM, cached in build/bench/peers; see tests/bench/peers.sh).
+# About 6 minutes on 2 (shared, busy) cores with the defaults.
 #
 # Peak RSS of the supervisor: a headless ward supervises its run in its
 # own process (a build before exec'd ward-supervisor in place), so the
@@ -299,6 +303,9 @@ if want files_tmpfs || want files_writable; then
 	grep -q "^writable = $TFS" "$TFS_POLICY" || broke "cannot write $TFS_POLICY"
 fi
 
+# PEERS=1: srt, codex and firejail beside them (tests/bench/peers.sh)
+[ "${PEERS:-0}" != 0 ] && . "$BENCH/peers.sh"
+
 BWRAP=(bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$W" "$W"
 	--unshare-all --die-with-parent --new-session)
 
@@ -381,6 +388,7 @@ cmd_for() {
 			"$([ "$wl" = files_writable ] && echo "$TFS_POLICY" || echo "$POLICY")"
 		[ ${#in[@]} -gt 0 ] && printf '%s ' "${in[@]}"
 		printf -- '-- %s' "$cmd" ;;
+	*) peer_cmd "$wl" "$sb" "$cmd" ;;
 	esac
 }
 
@@ -397,6 +405,8 @@ sandboxes() {
 	if [ -n "$HAVE_BWRAP" ]; then echo native bwrap ward; else echo native ward; fi
 	case ${1:-} in true | files | files_tmpfs) echo bare ;; esac
 	[ "${1:-}" = true ] && [ -n "$BIG_STATE" ] && echo ward_record
+	declare -F peer_sandboxes >/dev/null && peer_sandboxes "${1:-}"
+	return 0
 }
 
 # rotate N WORDS...: the words, starting at the (N mod count)th

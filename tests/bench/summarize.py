@@ -45,6 +45,7 @@ import sys
 SANDBOXES = ("native", "bwrap", "ward")
 TIMED_SANDBOXES = ("native", "bwrap", "bare", "ward")
 BARE_WORKLOADS = ("true", "files", "files_tmpfs", "files_writable")
+PEERS = ("srt", "codex", "firejail")    # run.sh PEERS=1 (tests/bench/peers.sh)
 CLI_HWM = {}    # workload -> peak RSS of the ward CLI before its exec
 NA = "NA"
 
@@ -109,7 +110,16 @@ def timed_rows(res, workload, meta):
     rows = []
     # true's second ward line: a grown record (run.sh's ward_record)
     extra = ("ward_record",) if workload == "true" else ()
-    for s in TIMED_SANDBOXES + extra:
+    # Any other sandbox with results (the peers, or one this script does
+    # not know yet) after them, with the same ratios; its RSS is NA.
+    known = TIMED_SANDBOXES + extra
+    seen = {os.path.basename(f).split(".")[2] for f in
+            glob.glob(os.path.join(res, "t.%s.*.json" % workload))
+            if os.path.basename(f).count(".") >= 4}
+    others = sorted(seen - set(known),
+                    key=lambda x: (PEERS.index(x) if x in PEERS else
+                                   len(PEERS), x))
+    for s in known + tuple(others):
         times, per_round, codes, rss = [], {}, [], None
         for f in sorted(glob.glob(os.path.join(res, "t.%s.%s.*.json" %
                                                (workload, s)))):
@@ -432,9 +442,16 @@ def main():
                 fmt(r.min_r, ".3f"), fmt(r.max_r, ".3f"),
                 NA if r.rss is None else "%d" % r.rss]) + "\n")
 
-    hdr = ("%-22s %-7s %11s %8s %8s %15s %8s  %s"
+    hdr = ("%-22s %-8s %11s %8s %8s %15s %8s  %s"
            % ("workload", "sandbox", "median_s", "x native", "x bwrap",
               "min..max x nat", "rss_kib", "notes"))
+    # PEERS=1: the peers' versions (tests/bench/peers.sh), above the table
+    try:
+        with open(os.path.join(res, "peers.txt")) as fh:
+            print("peers: " + fh.read().strip())
+        print()
+    except OSError:
+        pass
     print(hdr)
     print("-" * len(hdr))
     last = None
@@ -444,7 +461,7 @@ def main():
             print()
         last = group
         spread = NA if r.min_r is None else "%.2f..%.2f" % (r.min_r, r.max_r)
-        print("%-22s %-7s %11s %8s %8s %15s %8s  %s" % (
+        print("%-22s %-8s %11s %8s %8s %15s %8s  %s" % (
             r.label or r.workload, r.sandbox, fmt(r.median, ".6f"),
             fmt(r.r_native, ".2f"), fmt(r.r_bwrap, ".2f"), spread,
             NA if r.rss is None else "%d" % r.rss, r.note))
