@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,24 +38,7 @@ struct loop {
 	struct loop_entry *e;
 	size_t		 n_p, n_e, max;
 	int64_t		 due;		/* earliest this round, 0 = none */
-	/* The same table waited on again and again (loop_wait, a streak
-	 * of trapped calls answered quietly): past LOOP_KEEP_AFTER waits
-	 * it is put into an epoll set once, and each further wait is one
-	 * epoll_wait instead of a poll that takes, queues on and releases
-	 * every fd of the table. ep: -1 while polled; kept_failed: this
-	 * table cannot be one (an fd epoll refuses: a regular file, the
-	 * same fd twice), polled until loop_clear. */
-	int		 ep;
-	unsigned	 waits;
-	bool		 kept_failed;
-	struct epoll_event *ev;
 };
-
-/* Waits of one table before it is kept: a set costs an epoll_create1
- * and an epoll_ctl a fd (the run's table has 9-12), once. Measured on
- * 20,000 trapped write-opens (perf stat --no-inherit, the supervisor's
- * task-clock, 6 runs each, turn about): 232 ms polled, 217 ms kept. */
-#define LOOP_KEEP_AFTER	16
 
 struct loop *
 loop_new(size_t max)
@@ -66,8 +48,6 @@ loop_new(size_t max)
 	l->max = max;
 	l->p = xcalloc(max, sizeof *l->p);
 	l->e = xcalloc(max, sizeof *l->e);
-	l->ev = xcalloc(max, sizeof *l->ev);
-	l->ep = -1;
 	return l;
 }
 
@@ -76,11 +56,8 @@ loop_free(struct loop *l)
 {
 	if (l == NULL)
 		return;
-	if (l->ep >= 0)
-		close(l->ep);
 	free(l->p);
 	free(l->e);
-	free(l->ev);
 	free(l);
 }
 
@@ -139,58 +116,12 @@ loop_timeout(int64_t due, int64_t now)
 	return wait > INT_MAX ? INT_MAX : (int)wait;
 }
 
-/* The table into an epoll set, level-triggered: epoll_wait then says
- * what poll would have (the same bits; POLLHUP and POLLERR unasked). */
-static bool
-loop_keep(struct loop *l)
-{
-	if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
-		goto fail;
-	for (size_t i = 0; i < l->n_p; i++) {
-		struct epoll_event ev = {
-			.events = (uint32_t)(uint16_t)l->p[i].events,
-			.data.u64 = i,
-		};
-
-		if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->p[i].fd, &ev) < 0)
-			goto fail;
-	}
-	return true;
-fail:
-	if (l->ep >= 0)
-		close(l->ep);
-	l->ep = -1;
-	l->kept_failed = true;
-	return false;
-}
-
-/* poll(2)'s answer from the kept set: the same revents in the table. */
-static int
-loop_wait_kept(struct loop *l, int timeout)
-{
-	int n;
-
-	if ((n = epoll_wait(l->ep, l->ev, (int)l->n_p, timeout)) < 0)
-		return -1;
-	for (size_t i = 0; i < l->n_p; i++)
-		l->p[i].revents = 0;
-	for (int i = 0; i < n; i++)
-		l->p[l->ev[i].data.u64].revents =
-		    (short)(l->ev[i].events & 0xffff);
-	return n;
-}
-
 int
 loop_wait(struct loop *l, int64_t now)
 {
-	int timeout = loop_timeout(l->due, now), ready = 0, n;
+	int ready = 0;
 
-	if (l->ep < 0 && !l->kept_failed && l->n_p > 1 &&
-	    ++l->waits > LOOP_KEEP_AFTER)
-		loop_keep(l);
-	n = l->ep >= 0 ? loop_wait_kept(l, timeout) :
-	    poll(l->p, (nfds_t)l->n_p, timeout);
-	if (n < 0)
+	if (poll(l->p, (nfds_t)l->n_p, loop_timeout(l->due, now)) < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (size_t i = 0; i < l->n_e; i++) {
 		const struct loop_entry *e = &l->e[i];
@@ -213,11 +144,6 @@ loop_wait(struct loop *l, int64_t now)
 void
 loop_clear(struct loop *l)
 {
-	if (l->ep >= 0)
-		close(l->ep);
-	l->ep = -1;
-	l->waits = 0;
-	l->kept_failed = false;
 	l->n_p = l->n_e = 0;
 	l->due = 0;
 }

@@ -52,10 +52,7 @@ int	loop_poll(struct loop *, int64_t now);
 /* The same, but the table stays as it was, for another loop_wait()
  * (until loop_clear): how many of its entries were ready (a set counts
  * once), or -errno of poll() (EINTR: 0). For a caller that knows none of
- * its sources changed in the callbacks that ran. A table waited on this
- * way past its first 16 waits is kept in an epoll set until loop_clear
- * (one epoll_wait a wait, not a poll over every fd): it must not close
- * or replace any of its fds meanwhile. */
+ * its sources changed in the callbacks that ran. */
 int	loop_wait(struct loop *, int64_t now);
 void	loop_clear(struct loop *);
 

@@ -4,8 +4,7 @@
  * limits of 720 h and more, which once wrapped negative past 2^31 ms), the
  * earliest of several deadlines, the run's own deadlines with a queue on a
  * clock the test moves, the table's dispatch on real pipes and
- * socketpairs (polled, and kept in an epoll set through a streak), and
- * when a run gives memory back (loop_shed_due).
+ * socketpairs, and when a run gives memory back (loop_shed_due).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +14,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -433,132 +431,6 @@ test_dispatch_sets(void **state)
 	loop_free(l);
 }
 
-/* How many epoll fds this process holds: a kept table is one. */
-static int
-epoll_fds(void)
-{
-	char p[64], link[64];
-	int n = 0;
-
-	for (int fd = 0; fd < 1024; fd++) {
-		ssize_t len;
-
-		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-		if ((len = readlink(p, link, sizeof link - 1)) < 0)
-			continue;
-		link[len] = '\0';
-		n += strcmp(link, "anon_inode:[eventpoll]") == 0;
-	}
-	return n;
-}
-
-/* A table waited on again and again is kept in an epoll set past its
- * first waits (a streak of trapped calls): each wait then says what
- * poll said, the same callbacks, fds and bits, in the order added, a
- * deadline still ends a wait, and the writer gone is POLLHUP. A table
- * with an fd epoll refuses (a regular file) is polled as it was.
- * loop_clear lets the set go. */
-static void
-test_wait_kept_as_polled(void **state)
-{
-	struct loop *l = loop_new(6);
-	struct calls c = { 0 };
-	struct tag a = { &c, 1, { 0 }, 0, 0 }, b = { &c, 2, { 0 }, 0, 0 };
-	struct tag set = { &c, 3, { 0 }, 0, POLLIN };
-	struct tag file = { &c, 4, { 0 }, 0, 0 };
-	int p1[2], p2[2], sp[2], base = epoll_fds(), f;
-	char buf[4], tmpl[] = "/tmp/ward-test-loop.XXXXXX";
-
-	(void)state;
-	assert_int_equal(pipe2(p1, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(p2, O_CLOEXEC), 0);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-	    sp), 0);
-	set.fds[0] = sp[0];
-	set.n_fds = 1;
-	loop_add(l, p1[0], POLLIN, on_fd, &a);
-	loop_add(l, p2[0], POLLIN, on_fd, &b);
-	loop_add_set(l, 8, set_fill, set_ready, &set);
-	loop_due(l, 1000);
-
-	for (int i = 0; i < 40; i++) {
-		int w = i % 3, fd = w == 0 ? p1[1] : w == 1 ? p2[1] : sp[1];
-
-		assert_int_equal(write(fd, "x", 1), 1);
-		c.n = 0;
-		assert_int_equal(loop_wait(l, 999), 1);
-		assert_int_equal(c.n, 1);
-		assert_int_equal(c.who[0], w + 1);
-		assert_int_equal(c.fd[0], w == 0 ? p1[0] : w == 1 ? p2[0] :
-		    sp[0]);
-		assert_int_equal(c.revents[0], POLLIN);
-		assert_int_equal(read(w == 0 ? p1[0] : w == 1 ? p2[0] : sp[0],
-		    buf, sizeof buf), 1);
-		if (i == 10)
-			assert_int_equal(epoll_fds(), base);	/* still polled */
-	}
-	assert_int_equal(epoll_fds(), base + 1);	/* kept by now */
-
-	/* Two ready at once: both, in the order they were added. */
-	assert_int_equal(write(sp[1], "y", 1), 1);
-	assert_int_equal(write(p1[1], "z", 1), 1);
-	c.n = 0;
-	assert_int_equal(loop_wait(l, 999), 2);
-	assert_int_equal(c.n, 2);
-	assert_int_equal(c.who[0], 1);
-	assert_int_equal(c.who[1], 3);
-	assert_int_equal(read(p1[0], buf, sizeof buf), 1);
-	assert_int_equal(read(sp[0], buf, sizeof buf), 1);
-
-	/* Nothing ready, the deadline passed: back at once, no call. */
-	c.n = 0;
-	assert_int_equal(loop_wait(l, 1000), 0);
-	assert_int_equal(c.n, 0);
-
-	/* The writer gone: POLLHUP, as poll says it. */
-	close(p2[1]);
-	c.n = 0;
-	assert_int_equal(loop_wait(l, 999), 1);
-	assert_int_equal(c.who[0], 2);
-	assert_true(c.revents[0] & POLLHUP);
-	loop_clear(l);
-	assert_int_equal(epoll_fds(), base);
-
-	/* A regular file in the table: never kept, still dispatched (a
-	 * file is always ready to poll). */
-	assert_true((f = mkstemp(tmpl)) >= 0);
-	unlink(tmpl);
-	for (int i = 0; i < 30; i++) {
-		assert_int_equal(write(p1[1], "x", 1), 1);
-		loop_add(l, p1[0], POLLIN, on_fd, &a);
-		loop_add(l, f, POLLIN, on_fd, &file);
-		c.n = 0;
-		assert_int_equal(loop_wait(l, 0), 2);
-		assert_int_equal(c.who[0], 1);
-		assert_int_equal(c.who[1], 4);
-		assert_int_equal(read(p1[0], buf, sizeof buf), 1);
-		if (i < 29)
-			loop_clear(l);
-	}
-	for (int i = 0; i < 30; i++) {
-		assert_int_equal(write(p1[1], "x", 1), 1);
-		c.n = 0;
-		assert_int_equal(loop_wait(l, 0), 2);
-		assert_int_equal(c.who[1], 4);
-		assert_int_equal(read(p1[0], buf, sizeof buf), 1);
-	}
-	assert_int_equal(epoll_fds(), base);	/* refused: polled */
-	loop_clear(l);
-
-	close(f);
-	close(p1[0]);
-	close(p1[1]);
-	close(p2[0]);
-	close(sp[0]);
-	close(sp[1]);
-	loop_free(l);
-}
-
 /* loop_wait: the table stays for another wait, with its deadlines; the
  * count is of entries ready (a set once); loop_clear empties it. */
 static void
@@ -743,7 +615,6 @@ main(void)
 		cmocka_unit_test(test_dispatch_pipes),
 		cmocka_unit_test(test_dispatch_sets),
 		cmocka_unit_test(test_wait_keeps_table),
-		cmocka_unit_test(test_wait_kept_as_polled),
 		cmocka_unit_test(test_waits_for_deadline),
 	};
 
