@@ -20,7 +20,7 @@
  * waits for the child and exits with its status (128 + signal if
  * killed), so that the loop needs no poll.
  *
- *   cc -O2 -pthread -I build/gen -o bare tests/bench/bare.c
+ *   cc -O2 -pthread -I. -I build/gen -o bare tests/bench/bare.c
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -38,16 +38,7 @@
 #include <unistd.h>
 
 #include "filter-bpf.h"
-
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "supervisor/compat.h"	/* what Debian 12's headers lack */
 
 static pid_t child;
 

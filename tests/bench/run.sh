@@ -222,7 +222,7 @@ fi
 mkdir -p "$BUILD" "$BUILD/src" || broke "cannot create $BUILD"
 cc -O2 -Wall -o "$BUILD/files" "$BENCH/files.c" || broke "cannot build files.c"
 cc -O2 -Wall -o "$BUILD/outside" "$BENCH/outside.c" || broke "cannot build outside.c"
-cc -O2 -Wall -pthread -I"$ROOT/build/gen" -o "$BUILD/bare" "$BENCH/bare.c" ||
+cc -O2 -Wall -pthread -I"$ROOT" -I"$ROOT/build/gen" -o "$BUILD/bare" "$BENCH/bare.c" ||
 	broke "cannot build bare.c (make all generates build/gen/filter-bpf.h)"
 
 TMPD=$(mktemp -d /var/tmp/ward-bench.XXXXXX) || broke "mktemp"
