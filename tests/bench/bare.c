@@ -2,7 +2,7 @@
 /*
  * bare -- the bare seccomp-unotify mechanism, for the benchmark (issue 35).
  *
- *   bare CMD [ARG...]
+ *   bare [--read] CMD [ARG...]
  *
  * Runs CMD under ward's own carried filter (build/gen/filter-bpf.h, the
  * program ward-supervisor loads) and a supervisor that CONTINUEs every
@@ -20,13 +20,24 @@
  * waits for the child and exits with its status (128 + signal if
  * killed), so that the loop needs no poll.
  *
+ * With --read: the floor of a supervisor that judges the paths it is
+ * asked about, as ward's does, with nothing else. Before each RECV it
+ * polls the listener (one fd: a supervisor that serves anything else
+ * waits in poll), and it reads each path argument of the call from the
+ * target's memory (one pread of at most 256 bytes, up to the page's
+ * end, through a /proc/PID/mem fd kept for the last pid, as ward's
+ * target.c reads) before the CONTINUE. Nothing is judged or recorded.
+ *
  *   cc -O2 -pthread -I. -I build/gen -o bare tests/bench/bare.c
  */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +52,56 @@
 #include "supervisor/compat.h"	/* what Debian 12's headers lack */
 
 static pid_t child;
+
+/* Which arguments of a trapped call are paths (--read): index + 1, 0 =
+ * none. The calls that the files workloads and a shell make. */
+struct path_args {
+	long	nr;
+	int	arg[2];
+};
+
+static const struct path_args path_args[] = {
+	{ SYS_open, { 1, 0 } },		{ SYS_openat, { 2, 0 } },
+	{ SYS_creat, { 1, 0 } },	{ SYS_unlink, { 1, 0 } },
+	{ SYS_unlinkat, { 2, 0 } },	{ SYS_rename, { 1, 2 } },
+	{ SYS_renameat, { 2, 4 } },	{ SYS_renameat2, { 2, 4 } },
+	{ SYS_mkdir, { 1, 0 } },	{ SYS_mkdirat, { 2, 0 } },
+	{ SYS_rmdir, { 1, 0 } },	{ SYS_link, { 1, 2 } },
+	{ SYS_linkat, { 2, 4 } },	{ SYS_symlink, { 1, 2 } },
+	{ SYS_symlinkat, { 1, 3 } },	{ SYS_execve, { 1, 0 } },
+	{ SYS_execveat, { 2, 0 } },	{ SYS_truncate, { 1, 0 } },
+	{ SYS_chmod, { 1, 0 } },	{ SYS_fchmodat, { 2, 0 } },
+};
+
+/* The path arguments of req read from the target's memory (--read). */
+static void
+read_paths(const struct seccomp_notif *req)
+{
+	static pid_t mem_pid;
+	static int mem = -1;
+	char path[256], name[64];
+
+	for (size_t i = 0; i < sizeof path_args / sizeof path_args[0]; i++) {
+		if (path_args[i].nr != req->data.nr)
+			continue;
+		if ((pid_t)req->pid != mem_pid) {
+			if (mem >= 0)
+				close(mem);
+			snprintf(name, sizeof name, "/proc/%u/mem", req->pid);
+			mem = open(name, O_RDONLY | O_CLOEXEC);
+			mem_pid = (pid_t)req->pid;
+		}
+		for (int j = 0; j < 2 && path_args[i].arg[j] != 0; j++) {
+			uint64_t at = req->data.args[path_args[i].arg[j] - 1];
+			size_t len = 4096 - at % 4096;
+
+			if (mem >= 0)
+				(void)pread(mem, path, len < sizeof path ? len :
+				    sizeof path, (off_t)at);
+		}
+		return;
+	}
+}
 
 static void
 die(const char *what)
@@ -134,10 +195,12 @@ main(int argc, char **argv)
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
 	pthread_t waiter;
-	int sv[2], fd;
+	int sv[2], fd, first = 1;
+	int reads = argc > 1 && strcmp(argv[1], "--read") == 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: bare CMD [ARG...]\n");
+	first += reads;
+	if (argc <= first) {
+		fprintf(stderr, "usage: bare [--read] CMD [ARG...]\n");
 		return 2;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -146,7 +209,7 @@ main(int argc, char **argv)
 		die("fork");
 	if (child == 0) {
 		close(sv[0]);
-		bare_child(sv[1], argv + 1);
+		bare_child(sv[1], argv + first);
 	}
 	close(sv[1]);
 	if ((fd = bare_receive(sv[0])) < 0) {
@@ -163,12 +226,18 @@ main(int argc, char **argv)
 		die("pthread_create");
 
 	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (reads && poll(&p, 1, -1) < 0 && errno != EINTR)
+			die("poll");
 		memset(&req, 0, sizeof req);
 		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			die("SECCOMP_IOCTL_NOTIF_RECV");
 		}
+		if (reads)
+			read_paths(&req);
 		memset(&resp, 0, sizeof resp);
 		resp.id = req.id;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

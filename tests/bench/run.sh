@@ -10,7 +10,9 @@
 # and, for true, files, files_tmpfs and files_writable, under bare
 # (tests/bench/bare.c: ward's own carried filter, every trapped call
 # continued by a supervisor that does nothing else: the mechanism alone,
-# no namespaces, no Landlock, no judgement),
+# no namespaces, no Landlock, no judgement; for files_tmpfs also as
+# bare_read, `bare --read`: each path argument read from the target's
+# memory before the CONTINUE, the floor of a supervisor that judges),
 # and under `ward run --headless` with a policy that allows what the workload
 # needs (nothing past /work and /tmp; every other write, connection and
 # install is denied without asking, so nothing can stall on a question).
@@ -380,6 +382,7 @@ cmd_for() {
 	case $sb in
 	native) printf '%s' "$cmd" ;;
 	bare) printf '%s %s' "$BIN/bare" "$cmd" ;;
+	bare_read) printf '%s --read %s' "$BIN/bare" "$cmd" ;;
 	bwrap) printf '%s ' "${BWRAP[@]}"
 		[ "$wl" = files_tmpfs ] && printf -- '--bind %s %s ' "$TFS" "$TFS"
 		printf '%s' "$cmd" ;;
@@ -398,12 +401,14 @@ sb_env() {
 }
 
 # sandboxes [WORKLOAD]: true's timed rounds add ward_record; true and
-# the files workloads but files_project add bare; files_writable has no
-# bwrap
+# the files workloads but files_project add bare, files_tmpfs bare_read
+# too (bare --read: the floor of a supervisor that reads each path it
+# judges); files_writable has no bwrap
 sandboxes() {
 	if [ "${1:-}" = files_writable ]; then echo native bare ward; return; fi
 	if [ -n "$HAVE_BWRAP" ]; then echo native bwrap ward; else echo native ward; fi
 	case ${1:-} in true | files | files_tmpfs) echo bare ;; esac
+	[ "${1:-}" = files_tmpfs ] && echo bare_read
 	[ "${1:-}" = true ] && [ -n "$BIG_STATE" ] && echo ward_record
 	declare -F peer_sandboxes >/dev/null && peer_sandboxes "${1:-}"
 	return 0

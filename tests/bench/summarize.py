@@ -30,8 +30,10 @@ Definitions (the same in the table and the TSV):
                 runs (scale50: the median over the concurrent supervisors);
                 NA natively and for the approval rows
 Sandbox bare (true and the files workloads): tests/bench/bare.c, ward's
-filter with every trapped call continued and nothing else. Below the
-table, ward / bare: ward's median over bare's, same workload, same run.
+filter with every trapped call continued and nothing else; bare_read
+(files_tmpfs), the same with each path read from the target's memory
+first, the floor of a supervisor that judges paths. Below the table,
+ward / bare: ward's median over bare's, same workload, same run.
 Ratios only: no verdicts.
 """
 import glob
@@ -43,7 +45,7 @@ import statistics
 import sys
 
 SANDBOXES = ("native", "bwrap", "ward")
-TIMED_SANDBOXES = ("native", "bwrap", "bare", "ward")
+TIMED_SANDBOXES = ("native", "bwrap", "bare", "bare_read", "ward")
 BARE_WORKLOADS = ("true", "files", "files_tmpfs", "files_writable")
 PEERS = ("srt", "codex", "firejail")    # run.sh PEERS=1 (tests/bench/peers.sh)
 CLI_HWM = {}    # workload -> peak RSS of the ward CLI before its exec
@@ -169,6 +171,8 @@ def timed_rows(res, workload, meta):
             note += "; failed: " + " ".join(sorted(failed))
         if s == "bare":
             note += "; ward's filter, every trap continued"
+        elif s == "bare_read":
+            note += "; the same, each path read first (poll, RECV, pread)"
         elif s == "ward" and workload == "files_tmpfs":
             note += "; in the run's own /tmp"
         elif s == "ward" and workload == "files_writable":
@@ -596,6 +600,13 @@ def main():
                      "ward / bwrap %s)"
                      % (fmt(over("files_tmpfs", "ward", "bare"), ".2f"),
                         fmt(over("files_tmpfs", "ward", "bwrap"), ".2f")))
+    if get("files_tmpfs", "bare_read"):
+        lines.append("    the floor under it: bare --read / bare %s (each "
+                     "path read, as a judging supervisor must); ward / "
+                     "bare --read %s"
+                     % (fmt(over("files_tmpfs", "bare_read", "bare"), ".2f"),
+                        fmt(over("files_tmpfs", "ward", "bare_read"),
+                            ".2f")))
     if get("true", "ward"):
         lines.append("  start-up ward / bwrap        %6s   (target: <= 1.2x)"
                      % fmt(over("true", "ward", "bwrap"), ".2f"))
