@@ -34,8 +34,7 @@
  * as ward's does: poll, RECV, the path read from the target's memory
  * (one pread of 256 bytes through /proc/PID/mem, opened once, as
  * ward's cache keeps it), CONTINUE. "unotify-read US". What ward adds
- * beyond it is its judgement alone. "unotify-vmread": the same read by
- * process_vm_readv(2) (no fd; the same pages pinned).
+ * beyond it is its judgement alone.
  */
 #define _GNU_SOURCE	/* sched_getcpu, CPU_SET */
 #include <fcntl.h>
@@ -51,7 +50,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,13 +140,9 @@ write_opens(long n)
 	return (now_us() - t) / (double)n;
 }
 
-enum floor_read { READ_NONE, READ_PREAD, READ_VM };
-
 static int
-floor_unotify(long n, bool with_poll, enum floor_read rd)
+floor_unotify(long n, bool with_poll, bool read_path)
 {
-	static const char *const names[] = { "unotify", "unotify-read",
-	    "unotify-vmread" };
 	char path[256], mem[64];
 	int memfd = -1;
 	struct sock_filter prog[] = {
@@ -179,7 +173,8 @@ floor_unotify(long n, bool with_poll, enum floor_read rd)
 		if (write(sv[1], &fd, sizeof fd) != sizeof fd)
 			_exit(1);
 		write_opens(n / 10 + 100);	/* warm, as the floor */
-		printf("%s %.2f\n", with_poll ? names[rd] : "unotify-recv",
+		printf("%s %.2f\n", !with_poll ? "unotify-recv" :
+		    read_path ? "unotify-read" : "unotify",
 		    write_opens(n));
 		unlink("opens.tmp");
 		fflush(stdout);
@@ -195,7 +190,7 @@ floor_unotify(long n, bool with_poll, enum floor_read rd)
 	(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0);
 	snprintf(mem, sizeof mem, "/proc/%d/mem", (int)pid);
-	if (rd == READ_PREAD && (memfd = open(mem, O_RDONLY | O_CLOEXEC)) < 0) {
+	if (read_path && (memfd = open(mem, O_RDONLY | O_CLOEXEC)) < 0) {
 		perror(mem);
 		return 1;
 	}
@@ -211,16 +206,9 @@ floor_unotify(long n, bool with_poll, enum floor_read rd)
 				break;	/* the target gone: ENOENT, no more */
 			continue;
 		}
-		if (rd == READ_PREAD && pread(memfd, path, sizeof path,
+		if (read_path && pread(memfd, path, sizeof path,
 		    (off_t)req.data.args[1]) <= 0)
 			perror("pread");
-		if (rd == READ_VM) {
-			struct iovec l = { path, sizeof path },
-			    r = { (void *)req.data.args[1], sizeof path };
-
-			if (process_vm_readv(req.pid, &l, 1, &r, 1, 0) <= 0)
-				perror("process_vm_readv");
-		}
 		resp = (struct seccomp_notif_resp){ .id = req.id,
 		    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
 		(void)ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
@@ -237,8 +225,7 @@ main(int argc, char **argv)
 
 	if (n <= 0) {
 		fprintf(stderr, "usage: opens [N] "
-		    "[floor|floor-cross|unotify|unotify-recv|unotify-read|"
-		    "unotify-vmread]\n");
+		    "[floor|floor-cross|unotify|unotify-recv|unotify-read]\n");
 		return 2;
 	}
 	if (argc > 2 && strcmp(argv[2], "floor") == 0)
@@ -246,13 +233,11 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "floor-cross") == 0)
 		return floor_pingpong(n, "floor-cross", false);
 	if (argc > 2 && strcmp(argv[2], "unotify") == 0)
-		return floor_unotify(n, true, READ_NONE);
+		return floor_unotify(n, true, false);
 	if (argc > 2 && strcmp(argv[2], "unotify-recv") == 0)
-		return floor_unotify(n, false, READ_NONE);
+		return floor_unotify(n, false, false);
 	if (argc > 2 && strcmp(argv[2], "unotify-read") == 0)
-		return floor_unotify(n, true, READ_PREAD);
-	if (argc > 2 && strcmp(argv[2], "unotify-vmread") == 0)
-		return floor_unotify(n, true, READ_VM);
+		return floor_unotify(n, true, true);
 	printf("write-open %.2f\n", write_opens(n));
 	t = now_us();
 	for (long i = 0; i < n; i++) {
