@@ -83,9 +83,6 @@ printf '  floor + the native call: %.2f us = %.2f x floor; ward beyond it: %.2f 
 printf '  ward / the unotify floor: %.2f; ward beyond it (its own work per call): %.2f us\n' \
 	"$(awk -v a="$ww" -v u="$um" 'BEGIN{print a/u}')" \
 	"$(awk -v a="$ww" -v u="$um" 'BEGIN{print a-u}')"
-printf '  ward / the mechanism alone: %.2f; beyond it: %.2f us\n' \
-	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a/u}')" \
-	"$(awk -v a="$ww" -v u="$urm" 'BEGIN{print a-u}')"
 # Issue 35's target, and the floor under it: no supervisor that reads
 # the path it judges does less than poll, RECV, the read and CONTINUE.
 printf '  issue 35: write-open under ward / the mechanism alone: %.2f (target: <= 1.25); ward beyond it: %.2f us (target: <= 2.4 us)\n' \
